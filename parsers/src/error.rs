@@ -1,0 +1,150 @@
+//! Typed decode errors: which layer failed and why.
+
+use core::fmt;
+
+/// The protocol layer a parser works on; named in every [`Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layer {
+    Ethernet,
+    Vlan,
+    LinuxSll,
+    MacControl,
+    Ipv4,
+    Ipv6,
+    Udp,
+    Gre,
+    Erspan,
+    Vxlan,
+    Grh,
+    Bth,
+    ExtHeader,
+    Mad,
+}
+
+impl Layer {
+    /// Short lower-case name used in reports (`"bth"`, `"ipv4"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Ethernet => "ethernet",
+            Layer::Vlan => "vlan",
+            Layer::LinuxSll => "linux_sll",
+            Layer::MacControl => "mac_control",
+            Layer::Ipv4 => "ipv4",
+            Layer::Ipv6 => "ipv6",
+            Layer::Udp => "udp",
+            Layer::Gre => "gre",
+            Layer::Erspan => "erspan",
+            Layer::Vxlan => "vxlan",
+            Layer::Grh => "grh",
+            Layer::Bth => "bth",
+            Layer::ExtHeader => "ext_header",
+            Layer::Mad => "mad",
+        }
+    }
+}
+
+/// What went wrong at a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input ends before the header does.
+    Truncated { needed: usize, available: usize },
+    /// A field holds a value the protocol does not allow.
+    Invalid(&'static str),
+}
+
+/// A decode failure: the layer and the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Error {
+    pub layer: Layer,
+    pub kind: ErrorKind,
+}
+
+impl Error {
+    pub const fn truncated(layer: Layer, needed: usize, available: usize) -> Self {
+        Error { layer, kind: ErrorKind::Truncated { needed, available } }
+    }
+
+    pub const fn invalid(layer: Layer, reason: &'static str) -> Self {
+        Error { layer, kind: ErrorKind::Invalid(reason) }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            ErrorKind::Truncated { needed, available } => write!(
+                f,
+                "{}: truncated, needs {needed} bytes, {available} available",
+                self.layer.name()
+            ),
+            ErrorKind::Invalid(reason) => write!(f, "{}: {reason}", self.layer.name()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The error type handed to nom combinators inside this crate; mapped to [`Error`] at each
+/// header's public `parse` function, where the layer and the needed length are known.
+pub(crate) type NomError<'a> = nom::error::Error<&'a [u8]>;
+
+/// Splits a fixed-size header off the front of `input` with nom's `take`, as an array reference
+/// so that every accessor's index is checked at compile time.
+pub(crate) fn split_array<const N: usize>(
+    input: &[u8],
+    layer: Layer,
+) -> Result<(&[u8; N], &[u8]), Error> {
+    let truncated = Error::truncated(layer, N, input.len());
+    let (rest, head) =
+        nom::bytes::complete::take::<usize, &[u8], NomError<'_>>(N)(input).map_err(|_| truncated)?;
+    let head: &[u8; N] = head.try_into().map_err(|_| truncated)?;
+    Ok((head, rest))
+}
+
+/// Splits `n` bytes (a length known only at run time) off the front of `input`.
+pub(crate) fn split_bytes(input: &[u8], n: usize, layer: Layer) -> Result<(&[u8], &[u8]), Error> {
+    nom::bytes::complete::take::<usize, &[u8], NomError<'_>>(n)(input)
+        .map(|(rest, head)| (head, rest))
+        .map_err(|_| Error::truncated(layer, n, input.len()))
+}
+
+#[inline]
+pub(crate) fn be16(b: [u8; 2]) -> u16 {
+    u16::from_be_bytes(b)
+}
+
+#[inline]
+pub(crate) fn be24(b: [u8; 3]) -> u32 {
+    u32::from_be_bytes([0, b[0], b[1], b[2]])
+}
+
+#[inline]
+pub(crate) fn be32(b: [u8; 4]) -> u32 {
+    u32::from_be_bytes(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_array_reports_needed_and_available() {
+        let err = split_array::<12>(&[0u8; 7], Layer::Bth).unwrap_err();
+        assert_eq!(err, Error::truncated(Layer::Bth, 12, 7));
+        assert_eq!(err.to_string(), "bth: truncated, needs 12 bytes, 7 available");
+    }
+
+    #[test]
+    fn split_array_returns_head_and_rest() {
+        let (head, rest) = split_array::<2>(&[1, 2, 3], Layer::Udp).unwrap();
+        assert_eq!(head, &[1, 2]);
+        assert_eq!(rest, &[3]);
+    }
+
+    #[test]
+    fn big_endian_helpers() {
+        assert_eq!(be16([0x12, 0x34]), 0x1234);
+        assert_eq!(be24([0xff, 0xff, 0xff]), 0x00ff_ffff);
+        assert_eq!(be32([0xde, 0xad, 0xbe, 0xef]), 0xdead_beef);
+    }
+}

@@ -1,0 +1,34 @@
+//! Zero-copy, panic-free wire parsers for RoCE captures.
+//!
+//! One module per protocol layer, in the style of smoltcp's `wire` module: each header is a small
+//! `Copy` view over the captured bytes with named field accessors, produced by a nom parser that
+//! checks the length first, so an accessor can never read out of bounds. Nothing here allocates,
+//! performs I/O or panics, whatever the input. Errors name the layer and the reason ([`Error`]).
+//!
+//! Layout facts follow the InfiniBand Architecture Specification Vol. 1 (IBA) and its RoCEv2
+//! annex A17, IEEE 802.1Q / 802.3, RFC 791 / 8200 / 768 / 2784 / 7348 and the ERSPAN draft; each
+//! module cites the sections it relies on.
+
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod bth;
+pub mod cm;
+pub mod erspan;
+pub mod error;
+pub mod ethernet;
+pub mod ext;
+pub mod gre;
+pub mod grh;
+pub mod ib;
+pub mod icrc;
+pub mod ipv4;
+pub mod ipv6;
+pub mod mac_control;
+pub mod opcode;
+pub mod psn;
+pub mod sll;
+pub mod udp;
+pub mod vxlan;
+
+pub use error::{Error, ErrorKind, Layer};
