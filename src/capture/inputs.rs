@@ -1,0 +1,73 @@
+//! Several captures read as one stream of numbered frames, merged by timestamp (rotated files,
+//! two taps). Within one file the file's own order is kept.
+
+use super::{CaptureError, CaptureReader, Record};
+
+/// One frame of the merged stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// 1-based position in the merged stream.
+    pub number: u64,
+    /// Index of the file it came from.
+    pub file: usize,
+    pub record: Record<'a>,
+}
+
+pub struct Inputs {
+    readers: Vec<CaptureReader>,
+    /// The reader whose record was handed out last; it advances at the next call.
+    last: Option<usize>,
+    started: bool,
+    next_number: u64,
+    damage: Vec<CaptureError>,
+}
+
+impl Inputs {
+    pub fn new(readers: Vec<CaptureReader>) -> Self {
+        Inputs { readers, last: None, started: false, next_number: 1, damage: Vec::new() }
+    }
+
+    pub fn readers(&self) -> &[CaptureReader] {
+        &self.readers
+    }
+
+    fn advance(&mut self, index: usize) {
+        if let Some(reader) = self.readers.get_mut(index) {
+            if let Err(e) = reader.advance() {
+                self.damage.push(e);
+            }
+        }
+    }
+
+    /// The next frame in timestamp order, or `None` when every file has ended.
+    pub fn next_frame(&mut self) -> Option<Frame<'_>> {
+        if !self.started {
+            self.started = true;
+            for i in 0..self.readers.len() {
+                self.advance(i);
+            }
+        } else if let Some(i) = self.last.take() {
+            self.advance(i);
+        }
+        let (file, _) = self
+            .readers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.current().map(|rec| (i, rec.ts_ns)))
+            .min_by_key(|&(i, ts)| (ts, i))?;
+        self.last = Some(file);
+        let number = self.next_number;
+        self.next_number += 1;
+        let record = self.readers.get(file)?.current()?;
+        Some(Frame { number, file, record })
+    }
+
+    /// Damage met since the last call (each ends its file early).
+    pub fn take_damage(&mut self) -> Vec<CaptureError> {
+        std::mem::take(&mut self.damage)
+    }
+
+    pub fn has_damage(&self) -> bool {
+        !self.damage.is_empty()
+    }
+}

@@ -1,0 +1,447 @@
+//! Capture input: pcap (µs and ns, both byte orders, the "modified" variant) and pcapng (any
+//! number of sections and interfaces, per-interface link type and time resolution, enhanced
+//! and simple packet blocks), chosen by magic number; gzip and zstd compression are removed
+//! transparently. No libpcap: records are parsed with `pcap-parser` over a streaming buffer.
+//!
+//! Damage inside a file ends that file at the damaged record with a [`CaptureError`] that
+//! names the file and the byte offset; the records before it are delivered.
+
+mod inputs;
+mod source;
+
+pub use inputs::{Frame, Inputs};
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::Path;
+
+use pcap_parser::nom;
+use pcap_parser::pcapng::{Block, parse_block_be, parse_block_le};
+use pcap_parser::{Linktype, PcapError, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_frame_modified, parse_pcap_header};
+
+use source::ByteSource;
+
+/// The largest captured length libpcap accepts for a pcap record whatever the file's snap
+/// length says (libpcap `MAXIMUM_SNAPLEN`).
+pub const MAX_PCAP_RECORD: u32 = 262_144;
+/// The largest pcapng block read; a longer one is treated as damage.
+pub const MAX_PCAPNG_BLOCK: usize = 16 << 20;
+
+/// Link-layer header types (tcpdump.org/linktypes.html) the decoder understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LinkType(pub u32);
+
+impl LinkType {
+    pub const ETHERNET: LinkType = LinkType(1);
+    pub const RAW: LinkType = LinkType(101);
+    pub const LINUX_SLL: LinkType = LinkType(113);
+    pub const IPV4: LinkType = LinkType(228);
+    pub const IPV6: LinkType = LinkType(229);
+    pub const LINUX_SLL2: LinkType = LinkType(276);
+    /// DLT_RAW as some systems write it in pcap files.
+    pub const RAW_BSD: LinkType = LinkType(12);
+    pub const RAW_OPENBSD: LinkType = LinkType(14);
+}
+
+/// One captured frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    /// Timestamp in nanoseconds since the Unix epoch.
+    pub ts_ns: i64,
+    /// Length of the frame on the wire.
+    pub orig_len: u32,
+    /// The captured bytes (`data.len()` is the captured length).
+    pub data: &'a [u8],
+    pub link_type: LinkType,
+    /// Byte offset of the record in the (decompressed) file.
+    pub offset: u64,
+}
+
+/// Container formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    Pcap,
+    Pcapng,
+}
+
+/// Compression wrapped around the capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+/// Facts about an opened capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureInfo {
+    pub container: Container,
+    pub compression: Compression,
+    /// pcap: "us" or "ns"; pcapng: per interface, so "per-interface".
+    pub ts_resolution: &'static str,
+    pub big_endian: bool,
+    /// pcap: the file's snap length; pcapng: the first interface's (0 = unlimited).
+    pub snaplen: u32,
+}
+
+/// Why a capture could not be opened or read on.
+#[derive(Debug)]
+pub struct CaptureError {
+    pub file: String,
+    /// Byte offset of the damage (in the decompressed stream when compressed).
+    pub offset: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.offset {
+            Some(offset) => write!(f, "{}: at byte offset {offset}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+#[derive(Debug, Clone, Copy)]
+struct Interface {
+    link_type: LinkType,
+    snaplen: u32,
+    /// Timestamp units per second.
+    units_per_second: u64,
+    /// Seconds added to every timestamp (`if_tsoffset`).
+    offset_seconds: i64,
+}
+
+enum Format {
+    Pcap { big_endian: bool, modified: bool, nanos: bool, link_type: LinkType, snaplen: u32 },
+    Pcapng { big_endian: bool, interfaces: Vec<Interface> },
+}
+
+/// Where the next record's bytes sit in the buffer, with its metadata.
+struct Located {
+    start: usize,
+    len: usize,
+    ts_ns: i64,
+    orig_len: u32,
+    link_type: LinkType,
+}
+
+/// A pull reader of [`Record`]s from one capture.
+pub struct CaptureReader {
+    name: String,
+    source: ByteSource,
+    format: Format,
+    info: CaptureInfo,
+    /// The record moved to last and the bytes its block spans (consumed at the next advance).
+    current: Option<(Located, usize)>,
+    /// Set once the file has ended or is damaged.
+    finished: bool,
+}
+
+impl CaptureReader {
+    /// Opens a capture file; `-` reads standard input.
+    pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
+        let name = path.display().to_string();
+        let reader: Box<dyn Read + Send> = if path.as_os_str() == "-" {
+            Box::new(io::stdin())
+        } else {
+            let file = File::open(path).map_err(|e| CaptureError { file: name.clone(), offset: None, message: io_message(&e) })?;
+            if file.metadata().is_ok_and(|m| m.is_dir()) {
+                return Err(CaptureError { file: name, offset: None, message: "is a directory".into() });
+            }
+            Box::new(file)
+        };
+        Self::from_reader(name, reader)
+    }
+
+    /// Reads a capture from any byte stream; `name` is used in messages.
+    pub fn from_reader(name: String, reader: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
+        let fail = |offset: Option<u64>, message: String| CaptureError { file: name.clone(), offset, message };
+        let mut raw = ByteSource::new(reader);
+        raw.fill_to(4).map_err(|e| fail(None, io_message(&e)))?;
+        let compression = match raw.available() {
+            [0x1f, 0x8b, ..] => Compression::Gzip,
+            [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+            _ => Compression::None,
+        };
+        let mut source = match compression {
+            Compression::None => raw,
+            Compression::Gzip => ByteSource::new(Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(PrefixedReader(raw))))),
+            Compression::Zstd => ByteSource::new(Box::new(
+                zstd::stream::read::Decoder::new(PrefixedReader(raw)).map_err(|e| fail(None, format!("zstd: {e}")))?,
+            )),
+        };
+        source.fill_to(64).map_err(|e| fail(None, decompress_message(compression, &e)))?;
+        let (format, info) = match source.available() {
+            [] => return Err(fail(None, "empty file".into())),
+            [0x0a, 0x0d, 0x0d, 0x0a, ..] => {
+                let big_endian = match source.available().get(8..12) {
+                    Some([0x1a, 0x2b, 0x3c, 0x4d]) => true,
+                    Some([0x4d, 0x3c, 0x2b, 0x1a]) => false,
+                    _ => return Err(fail(Some(8), "pcapng section header with an unknown byte-order magic".into())),
+                };
+                let info = CaptureInfo { container: Container::Pcapng, compression, ts_resolution: "per-interface", big_endian, snaplen: 0 };
+                (Format::Pcapng { big_endian, interfaces: Vec::new() }, info)
+            }
+            bytes => match parse_pcap_header(bytes) {
+                Ok((_, header)) => {
+                    let big_endian = header.is_bigendian();
+                    let nanos = header.is_nanosecond_precision();
+                    let link_type = LinkType(u32::try_from(header.network.0).unwrap_or(u32::MAX));
+                    let info = CaptureInfo {
+                        container: Container::Pcap,
+                        compression,
+                        ts_resolution: if nanos { "ns" } else { "us" },
+                        big_endian,
+                        snaplen: header.snaplen,
+                    };
+                    source.consume(header.size());
+                    let modified = header.is_modified_format();
+                    (Format::Pcap { big_endian, modified, nanos, link_type, snaplen: header.snaplen }, info)
+                }
+                Err(nom::Err::Incomplete(_)) => return Err(fail(None, "file ends inside the pcap file header".into())),
+                Err(_) => {
+                    let magic: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+                    return Err(fail(None, format!("not a pcap or pcapng capture (magic {})", magic.join(" "))));
+                }
+            },
+        };
+        Ok(CaptureReader { name, source, format, info, current: None, finished: false })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn info(&self) -> &CaptureInfo {
+        &self.info
+    }
+
+    /// Moves to the next record. Returns `Ok(false)` at the end of the file. An error reports
+    /// damage at a byte offset; the file yields nothing after it.
+    pub fn advance(&mut self) -> Result<bool, CaptureError> {
+        if let Some((_, consumed)) = self.current.take() {
+            self.source.consume(consumed);
+        }
+        if self.finished {
+            return Ok(false);
+        }
+        match self.locate_next() {
+            Ok(Some(found)) => {
+                self.current = Some(found);
+                Ok(true)
+            }
+            Ok(None) => {
+                self.finished = true;
+                Ok(false)
+            }
+            Err(message) => {
+                self.finished = true;
+                Err(CaptureError { file: self.name.clone(), offset: Some(self.source.offset()), message })
+            }
+        }
+    }
+
+    /// The record [`CaptureReader::advance`] moved to, until the next call to it.
+    pub fn current(&self) -> Option<Record<'_>> {
+        let (located, _) = self.current.as_ref()?;
+        let data = self.source.available().get(located.start..located.start + located.len).unwrap_or_default();
+        Some(Record {
+            ts_ns: located.ts_ns,
+            orig_len: located.orig_len,
+            data,
+            link_type: located.link_type,
+            offset: self.source.offset(),
+        })
+    }
+
+    /// Parses blocks until a packet is found; returns where its bytes are and how many bytes
+    /// the block spans. Non-packet pcapng blocks update the interface table and are consumed.
+    fn locate_next(&mut self) -> Result<Option<(Located, usize)>, String> {
+        let mut want = 64usize;
+        loop {
+            self.source.fill_to(want).map_err(|e| decompress_message(self.info.compression, &e))?;
+            let available = self.source.available();
+            if available.is_empty() && self.source.at_eof() {
+                return Ok(None);
+            }
+            let base = available.as_ptr() as usize;
+            let step = match &mut self.format {
+                Format::Pcap { big_endian, modified, nanos, link_type, snaplen } => {
+                    let parse = match (*modified, *big_endian) {
+                        (true, _) => parse_pcap_frame_modified,
+                        (false, true) => parse_pcap_frame_be,
+                        (false, false) => parse_pcap_frame,
+                    };
+                    match parse(available) {
+                        Ok((rest, frame)) => {
+                            let consumed = available.len() - rest.len();
+                            let frac_ns = if *nanos { u64::from(frame.ts_usec) } else { u64::from(frame.ts_usec) * 1_000 };
+                            let ts_ns = i64::try_from(u64::from(frame.ts_sec) * 1_000_000_000 + frac_ns).unwrap_or(i64::MAX);
+                            let located = Located {
+                                start: frame.data.as_ptr() as usize - base,
+                                len: frame.data.len(),
+                                ts_ns,
+                                orig_len: frame.origlen,
+                                link_type: *link_type,
+                            };
+                            Step::Packet(located, consumed)
+                        }
+                        Err(nom::Err::Incomplete(needed)) => {
+                            let record_limit = (*snaplen).max(MAX_PCAP_RECORD) as usize + 24;
+                            Step::Incomplete(available.len() + needed_bytes(needed), record_limit)
+                        }
+                        Err(e) => Step::Damaged(format!("unreadable pcap record: {}", pcap_error(&e))),
+                    }
+                }
+                Format::Pcapng { big_endian, interfaces } => {
+                    let parse = if *big_endian { parse_block_be } else { parse_block_le };
+                    match parse(available) {
+                        Ok((rest, block)) => {
+                            let consumed = available.len() - rest.len();
+                            match ng_block(block, base, big_endian, interfaces) {
+                                Ok(Some(located)) => Step::Packet(located, consumed),
+                                Ok(None) => Step::Skip(consumed),
+                                Err(message) => Step::Damaged(message),
+                            }
+                        }
+                        Err(nom::Err::Incomplete(needed)) => {
+                            Step::Incomplete(available.len() + needed_bytes(needed), MAX_PCAPNG_BLOCK)
+                        }
+                        Err(e) => Step::Damaged(format!("unreadable pcapng block: {}", pcap_error(&e))),
+                    }
+                }
+            };
+            match step {
+                Step::Packet(located, consumed) => return Ok(Some((located, consumed))),
+                Step::Skip(consumed) => {
+                    self.source.consume(consumed);
+                    want = 64;
+                }
+                Step::Incomplete(needed, limit) => {
+                    if needed > limit {
+                        return Err(format!("record claims {needed} bytes, more than the {limit}-byte limit; the file is damaged"));
+                    }
+                    if self.source.at_eof() {
+                        let have = self.source.available().len();
+                        return Err(format!("file ends inside a record ({have} of {needed} bytes present)"));
+                    }
+                    want = needed;
+                }
+                Step::Damaged(message) => return Err(message),
+            }
+        }
+    }
+}
+
+enum Step {
+    Packet(Located, usize),
+    Skip(usize),
+    /// Bytes needed in all, and the most a record may take.
+    Incomplete(usize, usize),
+    Damaged(String),
+}
+
+/// Handles one pcapng block: updates section state, or locates a packet.
+fn ng_block(block: Block<'_>, base: usize, big_endian: &mut bool, interfaces: &mut Vec<Interface>) -> Result<Option<Located>, String> {
+    match block {
+        Block::SectionHeader(shb) => {
+            *big_endian = shb.big_endian();
+            interfaces.clear();
+            Ok(None)
+        }
+        Block::InterfaceDescription(idb) => {
+            let units_per_second = idb
+                .ts_resolution()
+                .filter(|u| *u > 0)
+                .ok_or_else(|| format!("interface {} has an unusable if_tsresol {}", interfaces.len(), idb.if_tsresol))?;
+            interfaces.push(Interface {
+                link_type: LinkType(u32::try_from(idb.linktype.0).unwrap_or(u32::MAX)),
+                snaplen: idb.snaplen,
+                units_per_second,
+                offset_seconds: idb.if_tsoffset,
+            });
+            Ok(None)
+        }
+        Block::EnhancedPacket(epb) => {
+            let iface = interfaces
+                .get(epb.if_id as usize)
+                .ok_or_else(|| format!("packet block names interface {} but only {} are described", epb.if_id, interfaces.len()))?;
+            let units = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
+            let ns = units * 1_000_000_000 / u128::from(iface.units_per_second);
+            let ts_ns = i64::try_from(ns).unwrap_or(i64::MAX).saturating_add(iface.offset_seconds.saturating_mul(1_000_000_000));
+            let len = (epb.caplen as usize).min(epb.data.len());
+            Ok(Some(Located { start: epb.data.as_ptr() as usize - base, len, ts_ns, orig_len: epb.origlen, link_type: iface.link_type }))
+        }
+        Block::SimplePacket(spb) => {
+            let iface = interfaces.first().ok_or("simple packet block before any interface description")?;
+            let mut len = (spb.origlen as usize).min(spb.data.len());
+            if iface.snaplen > 0 {
+                len = len.min(iface.snaplen as usize);
+            }
+            // Simple packet blocks carry no timestamp.
+            Ok(Some(Located { start: spb.data.as_ptr() as usize - base, len, ts_ns: 0, orig_len: spb.origlen, link_type: iface.link_type }))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn needed_bytes(needed: nom::Needed) -> usize {
+    match needed {
+        nom::Needed::Size(n) => n.get(),
+        nom::Needed::Unknown => 1,
+    }
+}
+
+fn pcap_error(e: &nom::Err<PcapError<&[u8]>>) -> String {
+    match e {
+        nom::Err::Error(e) | nom::Err::Failure(e) => match e {
+            PcapError::HeaderNotRecognized => "header not recognized".into(),
+            PcapError::NomError(_, kind) => format!("{kind:?}"),
+            other => format!("{other:?}"),
+        },
+        nom::Err::Incomplete(_) => "incomplete".into(),
+    }
+}
+
+fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+fn decompress_message(compression: Compression, e: &io::Error) -> String {
+    match compression {
+        Compression::None => io_message(e),
+        Compression::Gzip => format!("gzip stream: {e}"),
+        Compression::Zstd => format!("zstd stream: {e}"),
+    }
+}
+
+/// Hands a decompressor the bytes a [`ByteSource`] already read while sniffing the magic,
+/// then the rest of the stream.
+struct PrefixedReader(ByteSource);
+
+impl Read for PrefixedReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.0.available().is_empty() {
+            self.0.fill_to(1)?;
+        }
+        let available = self.0.available();
+        let n = available.len().min(out.len());
+        out.get_mut(..n).unwrap_or_default().copy_from_slice(available.get(..n).unwrap_or_default());
+        self.0.consume(n);
+        Ok(n)
+    }
+}
+
+impl From<Linktype> for LinkType {
+    fn from(l: Linktype) -> Self {
+        LinkType(u32::try_from(l.0).unwrap_or(u32::MAX))
+    }
+}

@@ -1,0 +1,137 @@
+//! The command line (clap). Help texts are written to read like a manual page.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::filter::{Only, OpcodeSelector};
+use crate::output::TimeFormat;
+
+/// Exit status: success (possibly with warnings about damaged input).
+pub const EXIT_OK: u8 = 0;
+/// Exit status: no input could be read.
+pub const EXIT_NO_INPUT: u8 = 1;
+/// Exit status: the command line was wrong (clap's own usage errors use it too).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: the output could not be written.
+pub const EXIT_OUTPUT: u8 = 3;
+
+const EXIT_STATUS_HELP: &str = "\
+EXIT STATUS:
+    0  success; damaged input files were read up to the damage and reported on stderr
+    1  no input could be read (missing, unreadable, not a capture, or damaged before the first frame)
+    2  usage error
+    3  the output could not be written";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rocescope",
+    version,
+    about = "Analyze RoCE / RoCEv2 packet captures",
+    long_about = "rocescope decodes RoCE (RDMA over Converged Ethernet) packet captures: Ethernet with any \
+VLAN/QinQ tags, Linux cooked and raw-IP captures, IPv4 and IPv6, RoCEv2 on UDP 4791 and RoCEv1, \
+ERSPAN II/III, VXLAN and GRE mirror encapsulations, every InfiniBand transport header, RDMA CM \
+messages, PFC and PAUSE frames. It verifies the ICRC of every RoCE packet.\n\n\
+Captures may be pcap or pcapng, optionally gzip- or zstd-compressed; the format is recognised by \
+its magic number. A file named '-' is standard input. Several files are merged by timestamp into \
+one stream of numbered frames.",
+    after_help = EXIT_STATUS_HELP
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List and decode every frame, like Wireshark's packet list
+    #[command(
+        long_about = "List every frame of the captures, one line each: number, time, source, destination, \
+protocol, length and a summary of the RoCE headers with the ICRC verdict. -V prints the full decode \
+tree instead, -x adds a hex dump, and --format jsonl writes one JSON object per frame (schema in \
+docs/jsonl-schema.md).",
+        after_help = concat!(
+            "EXAMPLES:\n",
+            "    rocescope packets capture.pcapng\n",
+            "    rocescope packets -V -c 1 --opcode 0x81 capture.pcap\n",
+            "    rocescope packets --only errors --qp 0x12a capture.pcap.gz\n",
+            "    rocescope packets --format jsonl capture.pcap | jq 'select(.icrc == \"bad\")'\n\n",
+            "EXIT STATUS:\n",
+            "    0  success; damaged input files were read up to the damage and reported on stderr\n",
+            "    1  no input could be read (missing, unreadable, not a capture, or damaged before the first frame)\n",
+            "    2  usage error\n",
+            "    3  the output could not be written"
+        )
+    )]
+    Packets(PacketsArgs),
+    /// Write the deterministic sample captures (the ones in samples/)
+    #[command(long_about = "Write the sample captures that ship in samples/, built by rocescope's own \
+deterministic frame generator (every run writes identical bytes). See docs/samples.md for what \
+each scenario contains.")]
+    Generate(GenerateArgs),
+}
+
+/// Output format of `packets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PacketsFormat {
+    /// Human-readable packet list (or decode tree with -V).
+    Text,
+    /// One JSON object per line, per frame.
+    Jsonl,
+}
+
+#[derive(Debug, Args)]
+pub struct PacketsArgs {
+    /// Capture files (pcap or pcapng, optionally .gz or .zst); '-' reads standard input
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Print the full decode tree of every frame: each layer, each field with its meaning
+    #[arg(short = 'V', long)]
+    pub verbose: bool,
+
+    /// Print a hex dump of every frame
+    #[arg(short = 'x', long)]
+    pub hex: bool,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = PacketsFormat::Text)]
+    pub format: PacketsFormat,
+
+    /// Only frames of this QP: BTH destination QP, DETH source QP, or a QPN in a CM message
+    /// (decimal or 0x-hex; repeatable)
+    #[arg(long = "qp", value_name = "QPN", value_parser = crate::filter::parse_qpn)]
+    pub qps: Vec<u32>,
+
+    /// Only RoCE packets with this opcode: a number (0x06) or part of a name (WRITE, rc_ack)
+    /// (repeatable)
+    #[arg(long = "opcode", value_name = "OPCODE")]
+    pub opcodes: Vec<OpcodeSelector>,
+
+    /// Only frames from or to this IP address (or RoCEv1 GID) (repeatable)
+    #[arg(long = "ip", value_name = "ADDR")]
+    pub ips: Vec<std::net::IpAddr>,
+
+    /// Only one class of frames
+    #[arg(long, value_enum)]
+    pub only: Option<Only>,
+
+    /// Stop after showing N frames
+    #[arg(short = 'c', long = "count", value_name = "N")]
+    pub count: Option<u64>,
+
+    /// Time column: since the first listed frame, since the previous one, epoch seconds, or UTC
+    #[arg(short = 't', long = "time", value_enum, default_value_t = TimeFormat::Relative)]
+    pub time: TimeFormat,
+
+    /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
+    #[arg(long = "roce-port", value_name = "PORT")]
+    pub roce_ports: Vec<u16>,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Directory to write the sample captures into (created if missing)
+    #[arg(value_name = "DIR", default_value = "samples")]
+    pub dir: PathBuf,
+}

@@ -1,0 +1,307 @@
+//! Frame decoding: from a captured record to one [`Packet`] view, following the link type,
+//! VLAN tags, IP, UDP and mirror encapsulations down to the RoCE transport headers, and
+//! verifying the ICRC. Nothing here allocates.
+
+mod packet;
+
+pub use packet::*;
+
+use std::net::IpAddr;
+
+use rocescope_parsers::bth::Bth;
+use rocescope_parsers::cm::{CmMad, GSI_QP};
+use rocescope_parsers::erspan::ErspanHeader;
+use rocescope_parsers::ethernet::{self as eth, EthernetFrame};
+use rocescope_parsers::gre::{self, GreHeader};
+use rocescope_parsers::grh::GrhHeader;
+use rocescope_parsers::ib::IbPacket;
+use rocescope_parsers::ipv4::{self, Ipv4Header};
+use rocescope_parsers::ipv6::Ipv6Header;
+use rocescope_parsers::mac_control::MacControl;
+use rocescope_parsers::sll::{SllHeader, SllVersion};
+use rocescope_parsers::udp::{self, UdpHeader};
+use rocescope_parsers::vxlan::VxlanHeader;
+use rocescope_parsers::{Error, Layer, icrc};
+
+use crate::capture::{LinkType, Record};
+
+const IPPROTO_ICMPV6: u8 = 58;
+/// The opcode of a UD SEND ONLY, which carries CM MADs to QP1.
+const UD_SEND_ONLY: u8 = 0x64;
+
+/// Decodes frames; holds the UDP ports that mean RoCEv2.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    roce_ports: Vec<u16>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new(&[])
+    }
+}
+
+fn malformed<'a>(error: Error) -> Body<'a> {
+    Body::Malformed(Malformed { error, bth: None })
+}
+
+impl Decoder {
+    /// A decoder for UDP destination port 4791 and the `extra_roce_ports`.
+    pub fn new(extra_roce_ports: &[u16]) -> Self {
+        let mut roce_ports = vec![udp::PORT_ROCEV2];
+        roce_ports.extend_from_slice(extra_roce_ports);
+        Decoder { roce_ports }
+    }
+
+    pub fn decode<'a>(&self, record: &Record<'a>) -> Packet<'a> {
+        let data = record.data;
+        let mut p = Packet {
+            data,
+            orig_len: record.orig_len,
+            ts_ns: record.ts_ns,
+            link: Link::Ethernet,
+            encaps: EncapStack::default(),
+            eth: None,
+            net: None,
+            udp: None,
+            body: Body::Other(Other::UnsupportedLink(record.link_type.0)),
+            trailer: Trailer::default(),
+        };
+        p.body = match record.link_type {
+            LinkType::ETHERNET => self.ethernet(&mut p, data),
+            LinkType::LINUX_SLL | LinkType::LINUX_SLL2 => {
+                let version = if record.link_type == LinkType::LINUX_SLL { SllVersion::V1 } else { SllVersion::V2 };
+                match SllHeader::parse(data, version) {
+                    Ok((sll, rest)) => {
+                        p.link = Link::Sll(sll);
+                        self.ethertype(&mut p, sll.protocol(), rest, &[])
+                    }
+                    Err(e) => malformed(e),
+                }
+            }
+            LinkType::RAW | LinkType::RAW_BSD | LinkType::RAW_OPENBSD | LinkType::IPV4 | LinkType::IPV6 => {
+                p.link = Link::RawIp;
+                self.raw_ip(&mut p, data)
+            }
+            other => {
+                p.link = Link::Unsupported(other);
+                Body::Other(Other::UnsupportedLink(other.0))
+            }
+        };
+        p
+    }
+
+    fn ethernet<'a>(&self, p: &mut Packet<'a>, frame: &'a [u8]) -> Body<'a> {
+        match EthernetFrame::parse(frame) {
+            Ok((header, payload)) => {
+                p.eth = Some(header);
+                self.ethertype(p, header.ethertype, payload, frame)
+            }
+            Err(e) => malformed(e),
+        }
+    }
+
+    /// Dispatches on an EtherType. `l2_frame` is the whole Ethernet frame (empty when the link
+    /// layer is not Ethernet), used to locate trailers.
+    fn ethertype<'a>(&self, p: &mut Packet<'a>, ethertype: u16, payload: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+        match ethertype {
+            eth::ETHERTYPE_IPV4 => self.ipv4(p, payload, l2_frame),
+            eth::ETHERTYPE_IPV6 => self.ipv6(p, payload, l2_frame),
+            eth::ETHERTYPE_ROCEV1 => self.rocev1(p, payload, l2_frame),
+            eth::ETHERTYPE_MAC_CONTROL => match MacControl::parse(payload) {
+                Ok(MacControl::Other { opcode }) => Body::Other(Other::MacControl { opcode }),
+                Ok(mac_control) => Body::MacControl(mac_control),
+                Err(e) => malformed(e),
+            },
+            eth::ETHERTYPE_ARP => Body::Other(Other::Arp),
+            eth::ETHERTYPE_LLDP => Body::Other(Other::Lldp),
+            other => Body::Other(Other::EtherType(other)),
+        }
+    }
+
+    fn raw_ip<'a>(&self, p: &mut Packet<'a>, data: &'a [u8]) -> Body<'a> {
+        match data.first().map(|b| b >> 4) {
+            Some(4) => self.ipv4(p, data, &[]),
+            Some(6) => self.ipv6(p, data, &[]),
+            _ => malformed(Error::invalid(Layer::Ipv4, "raw IP frame with an IP version other than 4 or 6")),
+        }
+    }
+
+    fn ipv4<'a>(&self, p: &mut Packet<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+        let (ip, after_header) = match Ipv4Header::parse(data) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        p.net = Some(Network::Ipv4(ip));
+        p.trailer = trailer(l2_frame, after_header, ip.payload_len());
+        if ip.is_fragment() {
+            return Body::Other(Other::IpFragment);
+        }
+        let (payload, _) = ip.payload(after_header);
+        let outer = (IpAddr::from(ip.source()), IpAddr::from(ip.destination()));
+        self.transport(p, ip.protocol(), payload, ip.payload_len(), outer)
+    }
+
+    fn ipv6<'a>(&self, p: &mut Packet<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+        let (ip, after_header) = match Ipv6Header::parse(data) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        p.net = Some(Network::Ipv6(ip));
+        p.trailer = trailer(l2_frame, after_header, usize::from(ip.payload_length()));
+        let upper = match ip.upper_layer(after_header) {
+            Ok(upper) => upper,
+            Err(e) => return malformed(e),
+        };
+        if upper.fragment {
+            return Body::Other(Other::IpFragment);
+        }
+        let declared = usize::from(ip.payload_length()).saturating_sub(upper.extension_len);
+        let outer = (IpAddr::from(ip.source()), IpAddr::from(ip.destination()));
+        self.transport(p, upper.protocol, upper.payload, declared, outer)
+    }
+
+    /// Dispatches on the IP protocol; `declared` is the upper-layer length per the IP header.
+    fn transport<'a>(&self, p: &mut Packet<'a>, protocol: u8, payload: &'a [u8], declared: usize, outer: (IpAddr, IpAddr)) -> Body<'a> {
+        match protocol {
+            ipv4::PROTO_UDP => self.udp(p, payload, declared, outer),
+            ipv4::PROTO_GRE => self.gre(p, payload, outer),
+            ipv4::PROTO_TCP => match payload {
+                [s0, s1, d0, d1, ..] => Body::Other(Other::Tcp { sport: u16::from_be_bytes([*s0, *s1]), dport: u16::from_be_bytes([*d0, *d1]) }),
+                _ => Body::Other(Other::IpProtocol(protocol)),
+            },
+            ipv4::PROTO_ICMP => Body::Other(Other::Icmp),
+            IPPROTO_ICMPV6 => Body::Other(Other::Icmpv6),
+            other => Body::Other(Other::IpProtocol(other)),
+        }
+    }
+
+    fn udp<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], declared: usize, outer: (IpAddr, IpAddr)) -> Body<'a> {
+        let (udp, rest) = match UdpHeader::parse(payload) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        p.udp = Some(udp);
+        let dport = udp.destination_port();
+        if self.roce_ports.contains(&dport) {
+            if usize::from(udp.length()) > declared {
+                return malformed(Error::invalid(Layer::Udp, "length larger than the IP payload"));
+            }
+            return self.transport_packet(p, 2, rest, udp.payload_len());
+        }
+        if dport == udp::PORT_VXLAN || dport == udp::PORT_VXLAN_LINUX {
+            return match VxlanHeader::parse(rest) {
+                Ok((vxlan, inner)) => self.unwrap_ethernet(p, Encap { kind: EncapKind::Vxlan { vni: vxlan.vni() }, outer_src: outer.0, outer_dst: outer.1 }, inner, Layer::Vxlan),
+                Err(_) => Body::Other(Other::Udp { sport: udp.source_port(), dport }),
+            };
+        }
+        Body::Other(Other::Udp { sport: udp.source_port(), dport })
+    }
+
+    fn gre<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], outer: (IpAddr, IpAddr)) -> Body<'a> {
+        let (header, rest) = match GreHeader::parse(payload) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        let encap = |kind| Encap { kind, outer_src: outer.0, outer_dst: outer.1 };
+        match header.protocol {
+            gre::PROTO_ERSPAN_II if header.sequence.is_none() => self.unwrap_ethernet(p, encap(EncapKind::Erspan1), rest, Layer::Gre),
+            gre::PROTO_ERSPAN_II => match ErspanHeader::parse_type2(rest) {
+                Ok((erspan, inner)) => self.unwrap_ethernet(p, encap(EncapKind::Erspan2(erspan)), inner, Layer::Erspan),
+                Err(e) => malformed(e),
+            },
+            gre::PROTO_ERSPAN_III => match ErspanHeader::parse_type3(rest) {
+                Ok((erspan, inner)) if erspan.frame_type == Some(0) => {
+                    self.unwrap_ethernet(p, encap(EncapKind::Erspan3(erspan)), inner, Layer::Erspan)
+                }
+                Ok((erspan, inner)) => self.unwrap_ip(p, encap(EncapKind::Erspan3(erspan)), inner, Layer::Erspan),
+                Err(e) => malformed(e),
+            },
+            gre::PROTO_TRANSPARENT_ETHERNET => {
+                self.unwrap_ethernet(p, encap(EncapKind::Gre { protocol: header.protocol, key: header.key }), rest, Layer::Gre)
+            }
+            eth::ETHERTYPE_IPV4 | eth::ETHERTYPE_IPV6 => {
+                self.unwrap_ip(p, encap(EncapKind::Gre { protocol: header.protocol, key: header.key }), rest, Layer::Gre)
+            }
+            protocol => Body::Other(Other::Gre { protocol }),
+        }
+    }
+
+    /// Records an encapsulation and forgets the outer headers, so that the inner frame's own
+    /// headers describe the packet.
+    fn enter<'a>(p: &mut Packet<'a>, encap: Encap, layer: Layer) -> Result<(), Body<'a>> {
+        if !p.encaps.push(encap) {
+            return Err(malformed(Error::invalid(layer, "encapsulations nested too deeply")));
+        }
+        p.eth = None;
+        p.net = None;
+        p.udp = None;
+        p.trailer = Trailer::default();
+        Ok(())
+    }
+
+    fn unwrap_ethernet<'a>(&self, p: &mut Packet<'a>, encap: Encap, inner: &'a [u8], layer: Layer) -> Body<'a> {
+        match Self::enter(p, encap, layer) {
+            Ok(()) => self.ethernet(p, inner),
+            Err(body) => body,
+        }
+    }
+
+    fn unwrap_ip<'a>(&self, p: &mut Packet<'a>, encap: Encap, inner: &'a [u8], layer: Layer) -> Body<'a> {
+        match Self::enter(p, encap, layer) {
+            Ok(()) => self.raw_ip(p, inner),
+            Err(body) => body,
+        }
+    }
+
+    fn rocev1<'a>(&self, p: &mut Packet<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+        let (grh, rest) = match GrhHeader::parse(data) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        p.net = Some(Network::Grh(grh));
+        let declared = usize::from(grh.payload_length());
+        p.trailer = trailer(l2_frame, rest, declared);
+        let captured = rest.get(..declared).unwrap_or(rest);
+        self.transport_packet(p, 1, captured, declared)
+    }
+
+    /// Decodes the InfiniBand transport packet and checks its ICRC.
+    fn transport_packet<'a>(&self, p: &Packet<'a>, version: u8, captured: &'a [u8], declared: usize) -> Body<'a> {
+        let ib = match IbPacket::parse(captured, declared) {
+            Ok(ib) => ib,
+            Err(error) => return Body::Malformed(Malformed { error, bth: Bth::parse(captured).ok().map(|(bth, _)| bth) }),
+        };
+        let icrc_computed = if p.encaps.iter().any(|e| e.kind.truncated_by_mirror()) {
+            None
+        } else {
+            ib.icrc_covered.and_then(|covered| match (p.net, p.udp) {
+                (Some(Network::Ipv4(ip)), Some(udp)) => Some(icrc::rocev2_ipv4(ip.as_bytes(), udp.as_bytes(), covered)),
+                (Some(Network::Ipv6(ip)), Some(udp)) => Some(icrc::rocev2_ipv6(ip.as_bytes(), udp.as_bytes(), covered)),
+                (Some(Network::Grh(grh)), _) => Some(icrc::rocev1(grh.as_bytes(), covered)),
+                _ => None,
+            })
+        };
+        let icrc = match (icrc_computed, ib.icrc) {
+            (Some(computed), Some(wire)) if icrc::to_wire(computed) == wire => IcrcStatus::Ok,
+            (Some(_), Some(_)) => IcrcStatus::Bad,
+            _ => IcrcStatus::Unverifiable,
+        };
+        let cm = (ib.bth.opcode() == UD_SEND_ONLY && ib.bth.dest_qp() == GSI_QP).then(|| CmMad::parse(ib.payload).ok()).flatten();
+        Body::Roce(Roce { version, ib, icrc, icrc_computed, cm })
+    }
+}
+
+/// The bytes after a packet of `declared` bytes that starts at `after_header`'s header, inside
+/// `l2_frame` (empty when the link layer is not Ethernet).
+fn trailer<'a>(l2_frame: &'a [u8], after_header: &'a [u8], declared_after_header: usize) -> Trailer<'a> {
+    let header_end = l2_frame.len().saturating_sub(after_header.len());
+    if l2_frame.is_empty() || after_header.as_ptr() as usize != l2_frame.as_ptr() as usize + header_end {
+        return Trailer::default();
+    }
+    let end = header_end + declared_after_header;
+    match (l2_frame.get(..end), l2_frame.get(end..)) {
+        (Some(frame), Some(bytes)) => Trailer { frame, bytes },
+        _ => Trailer::default(),
+    }
+}

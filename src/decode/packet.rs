@@ -1,0 +1,320 @@
+//! The decoded view of one frame: every layer found, borrowed from the frame's bytes.
+
+use std::net::IpAddr;
+
+use rocescope_parsers::bth::Bth;
+use rocescope_parsers::cm::CmMad;
+use rocescope_parsers::erspan::ErspanHeader;
+use rocescope_parsers::ethernet::{EthernetFrame, MacAddr};
+use rocescope_parsers::grh::GrhHeader;
+use rocescope_parsers::ib::IbPacket;
+use rocescope_parsers::ipv4::Ipv4Header;
+use rocescope_parsers::ipv6::Ipv6Header;
+use rocescope_parsers::mac_control::MacControl;
+use rocescope_parsers::sll::SllHeader;
+use rocescope_parsers::udp::UdpHeader;
+use rocescope_parsers::Error;
+
+use crate::capture::LinkType;
+
+/// Mirror encapsulations unwrapped before a frame is given up as too deeply nested.
+pub const MAX_ENCAP_DEPTH: usize = 4;
+
+/// A mirror/tunnel encapsulation that was removed to reach the inner frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Encap {
+    pub kind: EncapKind,
+    pub outer_src: IpAddr,
+    pub outer_dst: IpAddr,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum EncapKind {
+    /// ERSPAN type I (GRE 0x88BE without a sequence number, no ERSPAN header).
+    Erspan1,
+    Erspan2(ErspanHeader),
+    Erspan3(ErspanHeader),
+    Vxlan { vni: u32 },
+    /// GRE carrying Ethernet (0x6558) or IP directly.
+    Gre { protocol: u16, key: Option<u32> },
+}
+
+impl EncapKind {
+    /// Short name used in reports (`erspan2`, `vxlan`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            EncapKind::Erspan1 => "erspan1",
+            EncapKind::Erspan2(_) => "erspan2",
+            EncapKind::Erspan3(_) => "erspan3",
+            EncapKind::Vxlan { .. } => "vxlan",
+            EncapKind::Gre { .. } => "gre",
+        }
+    }
+
+    /// Did the mirroring switch truncate the inner frame (ERSPAN T bit)?
+    pub fn truncated_by_mirror(&self) -> bool {
+        matches!(self, EncapKind::Erspan2(h) | EncapKind::Erspan3(h) if h.truncated)
+    }
+}
+
+/// The encapsulations of a frame, outermost first (fixed capacity, no allocation).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EncapStack {
+    layers: [Option<Encap>; MAX_ENCAP_DEPTH],
+    len: usize,
+}
+
+impl EncapStack {
+    pub fn push(&mut self, encap: Encap) -> bool {
+        match self.layers.get_mut(self.len) {
+            Some(slot) => {
+                *slot = Some(encap);
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Encap> {
+        self.layers.iter().flatten()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// The link layer the capture file announced.
+#[derive(Debug, Clone, Copy)]
+pub enum Link<'a> {
+    Ethernet,
+    Sll(SllHeader<'a>),
+    RawIp,
+    Unsupported(LinkType),
+}
+
+/// The network header of the innermost packet.
+#[derive(Debug, Clone, Copy)]
+pub enum Network<'a> {
+    Ipv4(Ipv4Header<'a>),
+    Ipv6(Ipv6Header<'a>),
+    /// RoCEv1's Global Route Header.
+    Grh(GrhHeader<'a>),
+}
+
+impl Network<'_> {
+    pub fn source(&self) -> IpAddr {
+        match self {
+            Network::Ipv4(h) => IpAddr::from(h.source()),
+            Network::Ipv6(h) => IpAddr::from(h.source()),
+            Network::Grh(h) => IpAddr::from(h.source_gid()),
+        }
+    }
+
+    pub fn destination(&self) -> IpAddr {
+        match self {
+            Network::Ipv4(h) => IpAddr::from(h.destination()),
+            Network::Ipv6(h) => IpAddr::from(h.destination()),
+            Network::Grh(h) => IpAddr::from(h.destination_gid()),
+        }
+    }
+
+    /// TTL or hop limit.
+    pub fn ttl(&self) -> u8 {
+        match self {
+            Network::Ipv4(h) => h.ttl(),
+            Network::Ipv6(h) => h.hop_limit(),
+            Network::Grh(h) => h.hop_limit(),
+        }
+    }
+
+    /// DSCP, for IP (RoCEv2) only.
+    pub fn dscp(&self) -> Option<u8> {
+        match self {
+            Network::Ipv4(h) => Some(h.dscp()),
+            Network::Ipv6(h) => Some(h.dscp()),
+            Network::Grh(_) => None,
+        }
+    }
+
+    /// ECN codepoint, for IP (RoCEv2) only.
+    pub fn ecn(&self) -> Option<u8> {
+        match self {
+            Network::Ipv4(h) => Some(h.ecn()),
+            Network::Ipv6(h) => Some(h.ecn()),
+            Network::Grh(_) => None,
+        }
+    }
+}
+
+/// ICRC verdict of one RoCE packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IcrcStatus {
+    Ok,
+    Bad,
+    /// The capture does not hold the whole packet (snap length, ERSPAN truncation).
+    Unverifiable,
+}
+
+impl IcrcStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            IcrcStatus::Ok => "ok",
+            IcrcStatus::Bad => "bad",
+            IcrcStatus::Unverifiable => "unverifiable",
+        }
+    }
+}
+
+/// A RoCE packet: transport headers, ICRC verdict, and the CM message it carries, if any.
+#[derive(Debug, Clone, Copy)]
+pub struct Roce<'a> {
+    /// 1 (EtherType 0x8915 + GRH) or 2 (UDP).
+    pub version: u8,
+    pub ib: IbPacket<'a>,
+    pub icrc: IcrcStatus,
+    /// The ICRC computed over the captured bytes, when they are all there.
+    pub icrc_computed: Option<u32>,
+    pub cm: Option<CmMad<'a>>,
+}
+
+/// A frame that needed RoCE/IP decoding and could not get it.
+#[derive(Debug, Clone, Copy)]
+pub struct Malformed<'a> {
+    pub error: Error,
+    /// The BTH, when it was read before the failure (a reserved opcode, bad lengths).
+    pub bth: Option<Bth<'a>>,
+}
+
+/// Non-RoCE traffic, named for the packet list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Other {
+    Arp,
+    Lldp,
+    EtherType(u16),
+    IpFragment,
+    Tcp { sport: u16, dport: u16 },
+    Udp { sport: u16, dport: u16 },
+    Icmp,
+    Icmpv6,
+    IpProtocol(u8),
+    Gre { protocol: u16 },
+    MacControl { opcode: u16 },
+    UnsupportedLink(u32),
+}
+
+/// What the frame carries after its headers.
+#[derive(Debug, Clone, Copy)]
+pub enum Body<'a> {
+    Roce(Roce<'a>),
+    /// PFC or PAUSE.
+    MacControl(MacControl),
+    Other(Other),
+    Malformed(Malformed<'a>),
+}
+
+/// The kind of a frame, as counted in reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    Roce,
+    Pfc,
+    Pause,
+    Other,
+    Malformed,
+}
+
+impl FrameKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameKind::Roce => "roce",
+            FrameKind::Pfc => "pfc",
+            FrameKind::Pause => "pause",
+            FrameKind::Other => "other",
+            FrameKind::Malformed => "malformed",
+        }
+    }
+}
+
+/// One decoded frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Packet<'a> {
+    /// The captured bytes.
+    pub data: &'a [u8],
+    pub orig_len: u32,
+    pub ts_ns: i64,
+    pub link: Link<'a>,
+    /// Encapsulations removed to reach the inner frame, outermost first.
+    pub encaps: EncapStack,
+    /// The innermost Ethernet header (the one of the RoCE packet itself).
+    pub eth: Option<EthernetFrame<'a>>,
+    pub net: Option<Network<'a>>,
+    pub udp: Option<UdpHeader<'a>>,
+    pub body: Body<'a>,
+    /// Bytes after the innermost IP datagram or GRH packet (Ethernet padding, FCS, trailers),
+    /// with the frame bytes before them, for FCS detection.
+    pub trailer: Trailer<'a>,
+}
+
+/// What follows the innermost packet in its Ethernet frame.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Trailer<'a> {
+    /// The Ethernet frame from its destination MAC to the end of the packet.
+    pub frame: &'a [u8],
+    pub bytes: &'a [u8],
+}
+
+impl Trailer<'_> {
+    /// Is the trailer a valid 4-byte Ethernet FCS?
+    pub fn is_fcs(&self) -> bool {
+        rocescope_parsers::icrc::is_ethernet_fcs(self.frame, self.bytes)
+    }
+}
+
+impl<'a> Packet<'a> {
+    pub fn kind(&self) -> FrameKind {
+        match &self.body {
+            Body::Roce(_) => FrameKind::Roce,
+            Body::MacControl(MacControl::Pfc(_)) => FrameKind::Pfc,
+            Body::MacControl(MacControl::Pause { .. }) => FrameKind::Pause,
+            Body::MacControl(MacControl::Other { .. }) | Body::Other(_) => FrameKind::Other,
+            Body::Malformed(_) => FrameKind::Malformed,
+        }
+    }
+
+    pub fn roce(&self) -> Option<&Roce<'a>> {
+        match &self.body {
+            Body::Roce(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The BTH, for RoCE packets and for malformed ones whose BTH was read.
+    pub fn bth(&self) -> Option<Bth<'a>> {
+        match &self.body {
+            Body::Roce(r) => Some(r.ib.bth),
+            Body::Malformed(m) => m.bth,
+            _ => None,
+        }
+    }
+
+    pub fn src_mac(&self) -> Option<MacAddr> {
+        self.eth.map(|e| e.header.source())
+    }
+
+    pub fn dst_mac(&self) -> Option<MacAddr> {
+        self.eth.map(|e| e.header.destination())
+    }
+
+    pub fn src_ip(&self) -> Option<IpAddr> {
+        self.net.map(|n| n.source())
+    }
+
+    pub fn dst_ip(&self) -> Option<IpAddr> {
+        self.net.map(|n| n.destination())
+    }
+}

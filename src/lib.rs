@@ -1,0 +1,12 @@
+//! rocescope: a RoCE / RoCEv2 capture analyzer.
+//!
+//! Data flows one way: [`capture`] reads records, [`decode`] turns each into a [`decode::Packet`]
+//! view, and [`output`] writes packet lists and decode trees.
+
+pub mod capture;
+pub mod decode;
+pub mod output;
+pub mod cli;
+pub mod filter;
+pub mod generate;
+pub mod packets;

@@ -1,0 +1,251 @@
+//! One JSON object per frame (`packets --format jsonl`). The schema is documented in
+//! `docs/jsonl-schema.md`; every key is present in every object, `null` when it does not apply.
+
+use std::fmt::Display;
+
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
+
+use rocescope_parsers::cm::CmMessage;
+use rocescope_parsers::mac_control::MacControl;
+
+use crate::decode::{Body, Network, Packet};
+
+/// Version of the per-frame JSON schema; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Serialises a value through its `Display` implementation, without an intermediate string.
+struct Disp<T>(T);
+
+impl<T: Display> Serialize for Disp<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// Four bytes as eight lower-case hex digits, in the given order.
+struct Hex4([u8; 4]);
+
+impl Display for Hex4 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c, d] = self.0;
+        write!(f, "{a:02x}{b:02x}{c:02x}{d:02x}")
+    }
+}
+
+struct EncapList<'p, 'a>(&'p Packet<'a>);
+
+impl Serialize for EncapList<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let p = self.0;
+        let mut seq = s.serialize_seq(None)?;
+        for encap in p.encaps.iter() {
+            seq.serialize_element(encap.kind.name())?;
+        }
+        if let Some(eth) = &p.eth {
+            for _ in eth.vlans.iter() {
+                seq.serialize_element("vlan")?;
+            }
+        }
+        if matches!(p.net, Some(Network::Grh(_))) {
+            seq.serialize_element("rocev1")?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct VlanJson {
+    id: u16,
+    pcp: u8,
+    dei: u8,
+    tpid: u16,
+}
+
+struct VlanList<'p, 'a>(&'p Packet<'a>);
+
+impl Serialize for VlanList<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        if let Some(eth) = &self.0.eth {
+            for tag in eth.vlans.iter() {
+                seq.serialize_element(&VlanJson { id: tag.vid(), pcp: tag.pcp(), dei: u8::from(tag.dei()), tpid: tag.tpid })?;
+            }
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct RethJson {
+    va: u64,
+    rkey: u32,
+    dma_len: u32,
+}
+
+#[derive(Serialize)]
+struct AethJson {
+    syndrome: u8,
+    msn: u32,
+}
+
+#[derive(Serialize)]
+struct AtomicJson {
+    va: u64,
+    rkey: u32,
+    swap_add: u64,
+    compare: u64,
+}
+
+#[derive(Serialize)]
+struct AtomicAckJson {
+    orig: u64,
+}
+
+#[derive(Serialize)]
+struct PfcJson {
+    opcode: u16,
+    class_enable: u16,
+    quanta: [u16; 8],
+}
+
+#[derive(Serialize)]
+struct ErrorJson {
+    layer: &'static str,
+    reason: Disp<rocescope_parsers::Error>,
+}
+
+#[derive(Serialize, Default)]
+struct CmJson {
+    message: &'static str,
+    attribute_id: u16,
+    local_comm_id: Option<u32>,
+    remote_comm_id: Option<u32>,
+    local_qpn: Option<u32>,
+    remote_qpn: Option<u32>,
+    starting_psn: Option<u32>,
+    path_mtu: Option<u32>,
+    retry_count: Option<u8>,
+    rnr_retry_count: Option<u8>,
+    local_ack_timeout: Option<u8>,
+    reject_reason: Option<u16>,
+}
+
+fn cm_json(attribute_id: u16, message: &CmMessage<'_>) -> CmJson {
+    let base = CmJson { message: message.name(), attribute_id, ..CmJson::default() };
+    match message {
+        CmMessage::Req(r) => CmJson {
+            local_comm_id: Some(r.local_comm_id()),
+            local_qpn: Some(r.local_qpn()),
+            starting_psn: Some(r.starting_psn()),
+            path_mtu: r.path_mtu(),
+            retry_count: Some(r.retry_count()),
+            rnr_retry_count: Some(r.rnr_retry_count()),
+            local_ack_timeout: Some(r.local_ack_timeout()),
+            ..base
+        },
+        CmMessage::Rep(r) => CmJson {
+            local_comm_id: Some(r.local_comm_id()),
+            remote_comm_id: Some(r.remote_comm_id()),
+            local_qpn: Some(r.local_qpn()),
+            starting_psn: Some(r.starting_psn()),
+            rnr_retry_count: Some(r.rnr_retry_count()),
+            ..base
+        },
+        CmMessage::Rej(r) => CmJson {
+            local_comm_id: Some(r.local_comm_id()),
+            remote_comm_id: Some(r.remote_comm_id()),
+            reject_reason: Some(r.reason()),
+            ..base
+        },
+        CmMessage::Dreq(r) => CmJson {
+            local_comm_id: Some(r.local_comm_id()),
+            remote_comm_id: Some(r.remote_comm_id()),
+            remote_qpn: Some(r.remote_qpn()),
+            ..base
+        },
+        CmMessage::Rtu(r) | CmMessage::Drep(r) => {
+            CmJson { local_comm_id: Some(r.local_comm_id()), remote_comm_id: Some(r.remote_comm_id()), ..base }
+        }
+        CmMessage::Other { .. } => base,
+    }
+}
+
+/// A frame and its number, serialised as one JSON object.
+pub struct FrameJson<'p, 'a> {
+    pub number: u64,
+    pub packet: &'p Packet<'a>,
+}
+
+impl Serialize for FrameJson<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let p = self.packet;
+        let roce = p.roce();
+        let bth = roce.map(|r| r.ib.bth);
+        let ext = roce.and_then(|r| r.ib.ext).unwrap_or_default();
+        let bit = |f: fn(&rocescope_parsers::bth::Bth<'_>) -> bool| bth.map(|b| u8::from(f(&b)));
+        let mut o = s.serialize_struct("frame", 48)?;
+        o.serialize_field("frame", &self.number)?;
+        o.serialize_field("ts_ns", &p.ts_ns)?;
+        o.serialize_field("len", &p.orig_len)?;
+        o.serialize_field("caplen", &p.data.len())?;
+        o.serialize_field("kind", p.kind().name())?;
+        o.serialize_field("encap", &EncapList(p))?;
+        o.serialize_field("vlan", &VlanList(p))?;
+        o.serialize_field("src_mac", &p.src_mac().map(Disp))?;
+        o.serialize_field("dst_mac", &p.dst_mac().map(Disp))?;
+        o.serialize_field("src_ip", &p.src_ip().map(Disp))?;
+        o.serialize_field("dst_ip", &p.dst_ip().map(Disp))?;
+        o.serialize_field("ttl", &p.net.map(|n| n.ttl()))?;
+        o.serialize_field("dscp", &p.net.and_then(|n| n.dscp()))?;
+        o.serialize_field("ecn", &p.net.and_then(|n| n.ecn()))?;
+        o.serialize_field("udp_sport", &p.udp.map(|u| u.source_port()))?;
+        o.serialize_field("udp_dport", &p.udp.map(|u| u.destination_port()))?;
+        o.serialize_field("roce", &roce.map(|r| r.version))?;
+        o.serialize_field("opcode", &bth.map(|b| b.opcode()))?;
+        o.serialize_field("opcode_name", &roce.map(|r| r.ib.info.name))?;
+        o.serialize_field("se", &bit(|b| b.solicited()))?;
+        o.serialize_field("m", &bit(|b| b.mig_req()))?;
+        o.serialize_field("pad", &bth.map(|b| b.pad_count()))?;
+        o.serialize_field("tver", &bth.map(|b| b.tver()))?;
+        o.serialize_field("pkey", &bth.map(|b| b.pkey()))?;
+        o.serialize_field("fecn", &bit(|b| b.fecn()))?;
+        o.serialize_field("becn", &bit(|b| b.becn()))?;
+        o.serialize_field("dst_qp", &bth.map(|b| b.dest_qp()))?;
+        o.serialize_field("ack_req", &bit(|b| b.ack_req()))?;
+        o.serialize_field("psn", &bth.map(|b| b.psn()))?;
+        o.serialize_field("src_qp", &ext.deth.map(|d| d.src_qp))?;
+        o.serialize_field("qkey", &ext.deth.map(|d| d.qkey))?;
+        o.serialize_field("ee_context", &ext.rdeth.map(|d| d.ee_context))?;
+        o.serialize_field("xrc_srq", &ext.xrceth.map(|x| x.xrc_srq))?;
+        o.serialize_field("reth", &ext.reth.map(|r| RethJson { va: r.va, rkey: r.rkey, dma_len: r.dma_len }))?;
+        o.serialize_field("aeth", &ext.aeth.map(|a| AethJson { syndrome: a.syndrome, msn: a.msn }))?;
+        o.serialize_field("imm", &ext.imm)?;
+        o.serialize_field("ieth_rkey", &ext.ieth.map(|i| i.rkey))?;
+        o.serialize_field(
+            "atomic",
+            &ext.atomic_eth.map(|a| AtomicJson { va: a.va, rkey: a.rkey, swap_add: a.swap_add, compare: a.compare }),
+        )?;
+        o.serialize_field("atomic_ack", &ext.atomic_ack_eth.map(|a| AtomicAckJson { orig: a.orig }))?;
+        o.serialize_field("payload_len", &roce.map(|r| r.ib.payload_len))?;
+        o.serialize_field("icrc", &roce.map(|r| r.icrc.name()))?;
+        o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc).map(|w| Disp(Hex4(w))))?;
+        o.serialize_field("icrc_computed", &roce.and_then(|r| r.icrc_computed).map(|c| Disp(Hex4(c.to_le_bytes()))))?;
+        o.serialize_field("cm", &roce.and_then(|r| r.cm).map(|cm| cm_json(cm.header.attribute_id(), &cm.message)))?;
+        let (pfc, pause) = match &p.body {
+            Body::MacControl(MacControl::Pfc(pfc)) => {
+                (Some(PfcJson { opcode: 0x0101, class_enable: pfc.class_enable, quanta: pfc.quanta }), None)
+            }
+            Body::MacControl(MacControl::Pause { quanta }) => (None, Some(*quanta)),
+            _ => (None, None),
+        };
+        o.serialize_field("pfc", &pfc)?;
+        o.serialize_field("pause_quanta", &pause)?;
+        let error = match &p.body {
+            Body::Malformed(m) => Some(ErrorJson { layer: m.error.layer.name(), reason: Disp(m.error) }),
+            _ => None,
+        };
+        o.serialize_field("error", &error)?;
+        o.end()
+    }
+}

@@ -1,0 +1,73 @@
+//! Writers for decoded frames: the packet list line, the decode tree, the hex dump and JSON
+//! lines.
+
+pub mod hexdump;
+pub mod jsonl;
+pub mod names;
+pub mod summary;
+pub mod tree;
+
+use std::fmt::{self, Write};
+use std::time::{Duration, UNIX_EPOCH};
+
+use crate::decode::Packet;
+
+/// How the time column is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimeFormat {
+    /// Seconds since the first frame listed.
+    Relative,
+    /// Seconds since the previous frame listed.
+    Delta,
+    /// Seconds since the Unix epoch.
+    Epoch,
+    /// UTC date and time (RFC 3339, nanoseconds).
+    Absolute,
+}
+
+/// Writes a timestamp as an RFC 3339 UTC date and time with nanoseconds (times before the
+/// epoch, which no real capture has, as signed epoch seconds).
+pub fn write_absolute_time(out: &mut impl Write, ts_ns: i64) -> fmt::Result {
+    match u64::try_from(ts_ns) {
+        Ok(ns) => write!(out, "{}", humantime::format_rfc3339_nanos(UNIX_EPOCH + Duration::from_nanos(ns))),
+        Err(_) => names::write_seconds(out, ts_ns),
+    }
+}
+
+/// The state the time column needs across lines.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    pub format: TimeFormat,
+    first: Option<i64>,
+    previous: Option<i64>,
+}
+
+impl Clock {
+    pub fn new(format: TimeFormat) -> Self {
+        Clock { format, first: None, previous: None }
+    }
+
+    /// Writes the time column for a frame at `ts_ns` and remembers it.
+    pub fn write(&mut self, out: &mut impl Write, ts_ns: i64) -> fmt::Result {
+        let first = *self.first.get_or_insert(ts_ns);
+        let previous = self.previous.replace(ts_ns).unwrap_or(ts_ns);
+        match self.format {
+            TimeFormat::Relative => names::write_seconds(out, ts_ns.saturating_sub(first)),
+            TimeFormat::Delta => names::write_seconds(out, ts_ns.saturating_sub(previous)),
+            TimeFormat::Epoch => names::write_seconds(out, ts_ns),
+            TimeFormat::Absolute => write_absolute_time(out, ts_ns),
+        }
+    }
+}
+
+/// Writes one packet-list line (without the newline) into `line`, reusing `scratch` buffers.
+pub fn write_list_line(line: &mut String, scratch: &mut [String; 2], clock: &mut Clock, number: u64, p: &Packet<'_>) -> fmt::Result {
+    let [src, dst] = scratch;
+    src.clear();
+    dst.clear();
+    summary::write_endpoints(src, dst, p)?;
+    write!(line, "{number:>6} ")?;
+    clock.write(line, p.ts_ns)?;
+    write!(line, " {src:>15} → {dst:<15} {:<9} {:>5} ", summary::protocol(p), p.orig_len)?;
+    summary::write_info(line, p)
+}

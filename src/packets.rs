@@ -1,0 +1,119 @@
+//! The `packets` command: decode every frame and write the packet list, decode trees, hex
+//! dumps or JSON lines.
+
+use std::fmt::Write as _;
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use crate::capture::{CaptureReader, Inputs};
+use crate::cli::{EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, PacketsArgs, PacketsFormat};
+use crate::decode::Decoder;
+use crate::filter::Filter;
+use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
+
+pub fn run(args: &PacketsArgs) -> ExitCode {
+    let mut readers = Vec::new();
+    let mut unreadable = 0usize;
+    for path in &args.files {
+        match CaptureReader::open(path) {
+            Ok(reader) => readers.push(reader),
+            Err(e) => {
+                eprintln!("rocescope: {e}");
+                unreadable += 1;
+            }
+        }
+    }
+    let filter = Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
+    let decoder = Decoder::new(&args.roce_ports);
+    let mut inputs = Inputs::new(readers);
+    let stdout = io::stdout().lock();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout);
+    let mut writer = FrameWriter::new(args);
+    let mut frames = 0u64;
+    let mut shown = 0u64;
+    let mut damaged = 0usize;
+    let mut result = Ok(());
+    while let Some(frame) = inputs.next_frame() {
+        frames += 1;
+        let packet = decoder.decode(&frame.record);
+        if filter.matches(&packet) {
+            shown += 1;
+            result = writer.write(&mut out, frame.number, &packet);
+            if result.is_err() || args.count.is_some_and(|c| shown >= c) {
+                break;
+            }
+        }
+        if inputs.has_damage() {
+            damaged += report_damage(&mut inputs);
+        }
+    }
+    damaged += report_damage(&mut inputs);
+    let result = result.and_then(|()| out.flush());
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::from(EXIT_OK),
+        Err(e) => {
+            eprintln!("rocescope: cannot write the output: {e}");
+            return ExitCode::from(EXIT_OUTPUT);
+        }
+        Ok(()) => {}
+    }
+    if frames == 0 && (unreadable > 0 || damaged > 0) {
+        return ExitCode::from(EXIT_NO_INPUT);
+    }
+    ExitCode::from(EXIT_OK)
+}
+
+fn report_damage(inputs: &mut Inputs) -> usize {
+    let damage = inputs.take_damage();
+    for e in &damage {
+        eprintln!("rocescope: warning: {e}; the rest of this file is skipped");
+    }
+    damage.len()
+}
+
+/// Formats frames in the chosen style, reusing its buffers from frame to frame.
+struct FrameWriter {
+    format: PacketsFormat,
+    verbose: bool,
+    hex: bool,
+    clock: Clock,
+    line: String,
+    scratch: [String; 2],
+}
+
+impl FrameWriter {
+    fn new(args: &PacketsArgs) -> Self {
+        FrameWriter {
+            format: args.format,
+            verbose: args.verbose,
+            hex: args.hex,
+            clock: Clock::new(args.time),
+            line: String::with_capacity(256),
+            scratch: [String::new(), String::new()],
+        }
+    }
+
+    fn write(&mut self, out: &mut impl Write, number: u64, packet: &crate::decode::Packet<'_>) -> io::Result<()> {
+        if self.format == PacketsFormat::Jsonl {
+            serde_json::to_writer(&mut *out, &FrameJson { number, packet })?;
+            return out.write_all(b"\n");
+        }
+        self.line.clear();
+        let formatted = if self.verbose {
+            tree::write_tree(&mut self.line, number, packet)
+        } else {
+            write_list_line(&mut self.line, &mut self.scratch, &mut self.clock, number, packet).and_then(|()| self.line.write_char('\n'))
+        };
+        formatted.map_err(|_| io::Error::other("formatting failed"))?;
+        if self.hex {
+            if !self.verbose {
+                self.line.push('\n');
+            }
+            hexdump::write_hexdump(&mut self.line, packet.data).map_err(|_| io::Error::other("formatting failed"))?;
+            self.line.push('\n');
+        } else if self.verbose {
+            self.line.push('\n');
+        }
+        out.write_all(self.line.as_bytes())
+    }
+}

@@ -1,0 +1,46 @@
+//! Helpers shared by the end-to-end tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The `shared/` folder that sits beside the checkout, if present.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    dir.is_dir().then_some(dir)
+}
+
+/// A folder under `shared/`, or `None` with a message saying the test is skipped.
+pub fn shared_subdir(name: &str) -> Option<PathBuf> {
+    match shared_dir().map(|d| d.join(name)).filter(|d| d.is_dir()) {
+        Some(dir) => Some(dir),
+        None => {
+            eprintln!("SKIPPED: ../shared/{name} is not beside the checkout");
+            None
+        }
+    }
+}
+
+pub fn rocescope() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rocescope"))
+}
+
+/// Runs rocescope with `args`, asserting success, and returns stdout.
+pub fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(out.status.success(), "rocescope {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+pub fn run(args: &[&str]) -> Output {
+    rocescope().args(args).output().expect("rocescope runs")
+}
+
+/// `packets --format jsonl` of a file, parsed.
+pub fn jsonl(path: &std::path::Path, extra: &[&str]) -> Vec<serde_json::Value> {
+    let path = path.to_str().expect("UTF-8 path");
+    let mut args = vec!["packets", "--format", "jsonl"];
+    args.extend_from_slice(extra);
+    args.push(path);
+    run_ok(&args).lines().map(|l| serde_json::from_str(l).expect("valid JSON line")).collect()
+}
