@@ -4,9 +4,9 @@
 //! view, and [`output`] writes packet lists and decode trees.
 
 pub mod capture;
-pub mod decode;
-pub mod output;
 pub mod cli;
+pub mod decode;
 pub mod filter;
 pub mod generate;
+pub mod output;
 pub mod packets;

@@ -23,7 +23,8 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
             }
         }
     }
-    let filter = Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
+    let filter =
+        Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
     let decoder = Decoder::new(&args.roce_ports);
     let mut inputs = Inputs::new(readers);
     let stdout = io::stdout().lock();
@@ -102,7 +103,8 @@ impl FrameWriter {
         let formatted = if self.verbose {
             tree::write_tree(&mut self.line, number, packet)
         } else {
-            write_list_line(&mut self.line, &mut self.scratch, &mut self.clock, number, packet).and_then(|()| self.line.write_char('\n'))
+            write_list_line(&mut self.line, &mut self.scratch, &mut self.clock, number, packet)
+                .and_then(|()| self.line.write_char('\n'))
         };
         formatted.map_err(|_| io::Error::other("formatting failed"))?;
         if self.hex {

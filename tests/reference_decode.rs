@@ -9,9 +9,41 @@ use serde_json::{Value, json};
 
 /// Fields compared one to one (the key and the JSON lines use the same name and encoding).
 const SAME_FIELDS: &[&str] = &[
-    "frame", "ts_ns", "len", "caplen", "kind", "roce", "src_mac", "dst_mac", "src_ip", "dst_ip", "ttl", "dscp", "ecn",
-    "udp_sport", "opcode_name", "dst_qp", "psn", "ack_req", "se", "m", "pad", "pkey", "fecn", "becn", "tver", "src_qp",
-    "qkey", "reth", "aeth", "imm", "ieth_rkey", "atomic", "atomic_ack", "payload_len", "icrc",
+    "frame",
+    "ts_ns",
+    "len",
+    "caplen",
+    "kind",
+    "roce",
+    "src_mac",
+    "dst_mac",
+    "src_ip",
+    "dst_ip",
+    "ttl",
+    "dscp",
+    "ecn",
+    "udp_sport",
+    "opcode_name",
+    "dst_qp",
+    "psn",
+    "ack_req",
+    "se",
+    "m",
+    "pad",
+    "pkey",
+    "fecn",
+    "becn",
+    "tver",
+    "src_qp",
+    "qkey",
+    "reth",
+    "aeth",
+    "imm",
+    "ieth_rkey",
+    "atomic",
+    "atomic_ack",
+    "payload_len",
+    "icrc",
 ];
 
 /// The key's `encap` string as rocescope's list of layers.
@@ -39,7 +71,9 @@ fn check_frame(file: &str, truth: &Value, got: &Value) {
     if let Some(encap) = truth.get("encap").and_then(Value::as_str) {
         assert_eq!(got["encap"], encap_list(encap), "{}", ctx("encap"));
     }
-    if let (Some(ids), Some(pcps)) = (truth.get("vlan").and_then(Value::as_array), truth.get("vlan_pcp").and_then(Value::as_array)) {
+    if let (Some(ids), Some(pcps)) =
+        (truth.get("vlan").and_then(Value::as_array), truth.get("vlan_pcp").and_then(Value::as_array))
+    {
         let got_ids: Vec<&Value> = got["vlan"].as_array().expect("vlan list").iter().map(|t| &t["id"]).collect();
         let got_pcps: Vec<&Value> = got["vlan"].as_array().expect("vlan list").iter().map(|t| &t["pcp"]).collect();
         assert_eq!(got_ids, ids.iter().collect::<Vec<_>>(), "{}", ctx("vlan"));
@@ -74,7 +108,11 @@ fn check_totals(file: &str, truth: &Value, got: &[Value]) {
     assert_eq!(totals["malformed"], count(&kind("malformed")), "{file}: malformed");
     assert_eq!(totals["pfc_frames"], count(&kind("pfc")), "{file}: pfc_frames");
     assert_eq!(totals["pause_frames"], count(&kind("pause")), "{file}: pause_frames");
-    assert_eq!(totals["non_roce"], count(&|f| f["kind"] != json!("roce") && f["kind"] != json!("malformed")), "{file}: non_roce");
+    assert_eq!(
+        totals["non_roce"],
+        count(&|f| f["kind"] != json!("roce") && f["kind"] != json!("malformed")),
+        "{file}: non_roce"
+    );
     for verdict in ["ok", "bad", "unverifiable"] {
         assert_eq!(truth["icrc"][verdict], count(&|f| f["icrc"] == json!(verdict)), "{file}: icrc.{verdict}");
     }
@@ -114,7 +152,9 @@ fn every_reference_capture_decodes_like_its_answer_key() {
     let mut checked_frames = 0;
     for entry in std::fs::read_dir(&dir).expect("readable folder") {
         let path = entry.expect("entry").path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".truth.json")) else { continue };
+        let Some(name) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".truth.json")) else {
+            continue;
+        };
         let truth: Value = serde_json::from_slice(&std::fs::read(&path).expect("key")).expect("key is JSON");
         let capture = dir.join(truth["file"].as_str().expect("file name"));
         let got = common::jsonl(&capture, &[]);

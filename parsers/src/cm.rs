@@ -347,7 +347,9 @@ pub enum CmMessage<'a> {
     Dreq(CmDreq<'a>),
     Drep(CmIds<'a>),
     /// Another CM attribute (MRA, SIDR, LAP, APR, ClassPortInfo).
-    Other { attribute_id: u16 },
+    Other {
+        attribute_id: u16,
+    },
 }
 
 impl CmMessage<'_> {

@@ -72,11 +72,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
-            ErrorKind::Truncated { needed, available } => write!(
-                f,
-                "{}: truncated, needs {needed} bytes, {available} available",
-                self.layer.name()
-            ),
+            ErrorKind::Truncated { needed, available } => {
+                write!(f, "{}: truncated, needs {needed} bytes, {available} available", self.layer.name())
+            }
             ErrorKind::Invalid(reason) => write!(f, "{}: {reason}", self.layer.name()),
         }
     }
@@ -90,13 +88,9 @@ pub(crate) type NomError<'a> = nom::error::Error<&'a [u8]>;
 
 /// Splits a fixed-size header off the front of `input` with nom's `take`, as an array reference
 /// so that every accessor's index is checked at compile time.
-pub(crate) fn split_array<const N: usize>(
-    input: &[u8],
-    layer: Layer,
-) -> Result<(&[u8; N], &[u8]), Error> {
+pub(crate) fn split_array<const N: usize>(input: &[u8], layer: Layer) -> Result<(&[u8; N], &[u8]), Error> {
     let truncated = Error::truncated(layer, N, input.len());
-    let (rest, head) =
-        nom::bytes::complete::take::<usize, &[u8], NomError<'_>>(N)(input).map_err(|_| truncated)?;
+    let (rest, head) = nom::bytes::complete::take::<usize, &[u8], NomError<'_>>(N)(input).map_err(|_| truncated)?;
     let head: &[u8; N] = head.try_into().map_err(|_| truncated)?;
     Ok((head, rest))
 }

@@ -109,9 +109,15 @@ impl NakCode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AethKind {
     /// ACK; `credits` is `None` for the code 0x1F, "invalid / unlimited".
-    Ack { credit_code: u8, credits: Option<u32> },
+    Ack {
+        credit_code: u8,
+        credits: Option<u32>,
+    },
     /// Receiver not ready; the requester waits `delay_us` before retrying.
-    RnrNak { timer_code: u8, delay_us: u32 },
+    RnrNak {
+        timer_code: u8,
+        delay_us: u32,
+    },
     Nak(NakCode),
     /// Syndrome class 0b10 is reserved.
     Reserved,
@@ -119,8 +125,8 @@ pub enum AethKind {
 
 /// ACK credit count per 5-bit credit code (IBA Table 46).
 const CREDITS: [u32; 31] = [
-    0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096,
-    6144, 8192, 12288, 16384, 24576, 32768,
+    0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144,
+    8192, 12288, 16384, 24576, 32768,
 ];
 
 /// RNR NAK timer per 5-bit code, in microseconds (IBA Table 47). Code 0 is the longest.

@@ -43,9 +43,12 @@ impl GreHeader {
         let optional = |flag: u16| flags_version & flag != 0;
         let needed = 4 + 4 * [FLAG_CHECKSUM, FLAG_KEY, FLAG_SEQUENCE].iter().filter(|f| optional(**f)).count();
         let truncated = |_| Error::truncated(Layer::Gre, needed, input.len());
-        let (rest, checksum) = cond(optional(FLAG_CHECKSUM), be_u32::<_, NomError<'_>>).parse_complete(rest).map_err(truncated)?;
-        let (rest, key) = cond(optional(FLAG_KEY), be_u32::<_, NomError<'_>>).parse_complete(rest).map_err(truncated)?;
-        let (rest, sequence) = cond(optional(FLAG_SEQUENCE), be_u32::<_, NomError<'_>>).parse_complete(rest).map_err(truncated)?;
+        let (rest, checksum) =
+            cond(optional(FLAG_CHECKSUM), be_u32::<_, NomError<'_>>).parse_complete(rest).map_err(truncated)?;
+        let (rest, key) =
+            cond(optional(FLAG_KEY), be_u32::<_, NomError<'_>>).parse_complete(rest).map_err(truncated)?;
+        let (rest, sequence) =
+            cond(optional(FLAG_SEQUENCE), be_u32::<_, NomError<'_>>).parse_complete(rest).map_err(truncated)?;
         let header = GreHeader { flags_version, protocol: be16([base[2], base[3]]), checksum, key, sequence };
         Ok((header, rest))
     }
@@ -83,8 +86,14 @@ mod tests {
     #[test]
     fn malformed() {
         assert_eq!(GreHeader::parse(&[0x10, 0, 0x88]).unwrap_err(), Error::truncated(Layer::Gre, 4, 3));
-        assert_eq!(GreHeader::parse(&[0x30, 0, 0x88, 0xbe, 0, 0, 0, 1]).unwrap_err(), Error::truncated(Layer::Gre, 12, 8));
-        assert_eq!(GreHeader::parse(&[0x00, 1, 0x88, 0xbe]).unwrap_err(), Error::invalid(Layer::Gre, "version is not 0"));
+        assert_eq!(
+            GreHeader::parse(&[0x30, 0, 0x88, 0xbe, 0, 0, 0, 1]).unwrap_err(),
+            Error::truncated(Layer::Gre, 12, 8)
+        );
+        assert_eq!(
+            GreHeader::parse(&[0x00, 1, 0x88, 0xbe]).unwrap_err(),
+            Error::invalid(Layer::Gre, "version is not 0")
+        );
         assert!(GreHeader::parse(&[0x40, 0, 0x88, 0xbe]).is_err());
     }
 }

@@ -134,7 +134,10 @@ mod tests {
     fn malformed_packets() {
         let b = send_only_pad3();
         assert_eq!(IbPacket::parse(&b[..11], 24).unwrap_err(), Error::truncated(Layer::Bth, 12, 11));
-        assert_eq!(IbPacket::parse(&b, 15).unwrap_err(), Error::invalid(Layer::Bth, "length shorter than the opcode's headers and ICRC"));
+        assert_eq!(
+            IbPacket::parse(&b, 15).unwrap_err(),
+            Error::invalid(Layer::Bth, "length shorter than the opcode's headers and ICRC")
+        );
         assert_eq!(IbPacket::parse(&b, 11).unwrap_err(), Error::invalid(Layer::Bth, "length field shorter than a BTH"));
         // PadCnt 3 with a 2-byte payload region: pad does not fit
         assert_eq!(IbPacket::parse(&b, 18).unwrap_err(), Error::invalid(Layer::Bth, "PadCnt larger than the payload"));
@@ -144,6 +147,9 @@ mod tests {
         // an ACK that claims a payload
         let mut ack = vec![0x11, 0, 0xff, 0xff, 0, 0, 0, 1, 0, 0, 0, 1, 0x1f, 0, 0, 1];
         ack.extend_from_slice(&[0; 8]);
-        assert_eq!(IbPacket::parse(&ack, 24).unwrap_err(), Error::invalid(Layer::Bth, "payload on an opcode that carries none"));
+        assert_eq!(
+            IbPacket::parse(&ack, 24).unwrap_err(),
+            Error::invalid(Layer::Bth, "payload on an opcode that carries none")
+        );
     }
 }

@@ -157,7 +157,10 @@ mod tests {
         frame.extend_from_slice(&[0xFC; 4]); // trailer beyond payload length
         let (ip, rest) = Ipv6Header::parse(&frame).unwrap();
         let up = ip.upper_layer(rest).unwrap();
-        assert_eq!((up.protocol, up.payload.len(), up.extension_len, up.fragment, up.complete), (17, 8, 0, false, true));
+        assert_eq!(
+            (up.protocol, up.payload.len(), up.extension_len, up.fragment, up.complete),
+            (17, 8, 0, false, true)
+        );
     }
 
     #[test]

@@ -14,8 +14,8 @@
 
 pub mod bth;
 pub mod cm;
-pub mod erspan;
 pub mod error;
+pub mod erspan;
 pub mod ethernet;
 pub mod ext;
 pub mod gre;

@@ -32,10 +32,8 @@ impl Inputs {
     }
 
     fn advance(&mut self, index: usize) {
-        if let Some(reader) = self.readers.get_mut(index) {
-            if let Err(e) = reader.advance() {
-                self.damage.push(e);
-            }
+        if let Some(Err(e)) = self.readers.get_mut(index).map(CaptureReader::advance) {
+            self.damage.push(e);
         }
     }
 

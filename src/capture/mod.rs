@@ -18,7 +18,9 @@ use std::path::Path;
 
 use pcap_parser::nom;
 use pcap_parser::pcapng::{Block, parse_block_be, parse_block_le};
-use pcap_parser::{Linktype, PcapError, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_frame_modified, parse_pcap_header};
+use pcap_parser::{
+    Linktype, PcapError, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_frame_modified, parse_pcap_header,
+};
 
 use source::ByteSource;
 
@@ -148,7 +150,11 @@ impl CaptureReader {
         let reader: Box<dyn Read + Send> = if path.as_os_str() == "-" {
             Box::new(io::stdin())
         } else {
-            let file = File::open(path).map_err(|e| CaptureError { file: name.clone(), offset: None, message: io_message(&e) })?;
+            let file = File::open(path).map_err(|e| CaptureError {
+                file: name.clone(),
+                offset: None,
+                message: io_message(&e),
+            })?;
             if file.metadata().is_ok_and(|m| m.is_dir()) {
                 return Err(CaptureError { file: name, offset: None, message: "is a directory".into() });
             }
@@ -169,7 +175,9 @@ impl CaptureReader {
         };
         let mut source = match compression {
             Compression::None => raw,
-            Compression::Gzip => ByteSource::new(Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(PrefixedReader(raw))))),
+            Compression::Gzip => {
+                ByteSource::new(Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(PrefixedReader(raw)))))
+            }
             Compression::Zstd => ByteSource::new(Box::new(
                 zstd::stream::read::Decoder::new(PrefixedReader(raw)).map_err(|e| fail(None, format!("zstd: {e}")))?,
             )),
@@ -183,7 +191,13 @@ impl CaptureReader {
                     Some([0x4d, 0x3c, 0x2b, 0x1a]) => false,
                     _ => return Err(fail(Some(8), "pcapng section header with an unknown byte-order magic".into())),
                 };
-                let info = CaptureInfo { container: Container::Pcapng, compression, ts_resolution: "per-interface", big_endian, snaplen: 0 };
+                let info = CaptureInfo {
+                    container: Container::Pcapng,
+                    compression,
+                    ts_resolution: "per-interface",
+                    big_endian,
+                    snaplen: 0,
+                };
                 (Format::Pcapng { big_endian, interfaces: Vec::new() }, info)
             }
             bytes => match parse_pcap_header(bytes) {
@@ -279,8 +293,10 @@ impl CaptureReader {
                     match parse(available) {
                         Ok((rest, frame)) => {
                             let consumed = available.len() - rest.len();
-                            let frac_ns = if *nanos { u64::from(frame.ts_usec) } else { u64::from(frame.ts_usec) * 1_000 };
-                            let ts_ns = i64::try_from(u64::from(frame.ts_sec) * 1_000_000_000 + frac_ns).unwrap_or(i64::MAX);
+                            let frac_ns =
+                                if *nanos { u64::from(frame.ts_usec) } else { u64::from(frame.ts_usec) * 1_000 };
+                            let ts_ns =
+                                i64::try_from(u64::from(frame.ts_sec) * 1_000_000_000 + frac_ns).unwrap_or(i64::MAX);
                             let located = Located {
                                 start: frame.data.as_ptr() as usize - base,
                                 len: frame.data.len(),
@@ -323,7 +339,9 @@ impl CaptureReader {
                 }
                 Step::Incomplete(needed, limit) => {
                     if needed > limit {
-                        return Err(format!("record claims {needed} bytes, more than the {limit}-byte limit; the file is damaged"));
+                        return Err(format!(
+                            "record claims {needed} bytes, more than the {limit}-byte limit; the file is damaged"
+                        ));
                     }
                     if self.source.at_eof() {
                         let have = self.source.available().len();
@@ -346,7 +364,12 @@ enum Step {
 }
 
 /// Handles one pcapng block: updates section state, or locates a packet.
-fn ng_block(block: Block<'_>, base: usize, big_endian: &mut bool, interfaces: &mut Vec<Interface>) -> Result<Option<Located>, String> {
+fn ng_block(
+    block: Block<'_>,
+    base: usize,
+    big_endian: &mut bool,
+    interfaces: &mut Vec<Interface>,
+) -> Result<Option<Located>, String> {
     match block {
         Block::SectionHeader(shb) => {
             *big_endian = shb.big_endian();
@@ -354,10 +377,9 @@ fn ng_block(block: Block<'_>, base: usize, big_endian: &mut bool, interfaces: &m
             Ok(None)
         }
         Block::InterfaceDescription(idb) => {
-            let units_per_second = idb
-                .ts_resolution()
-                .filter(|u| *u > 0)
-                .ok_or_else(|| format!("interface {} has an unusable if_tsresol {}", interfaces.len(), idb.if_tsresol))?;
+            let units_per_second = idb.ts_resolution().filter(|u| *u > 0).ok_or_else(|| {
+                format!("interface {} has an unusable if_tsresol {}", interfaces.len(), idb.if_tsresol)
+            })?;
             interfaces.push(Interface {
                 link_type: LinkType(u32::try_from(idb.linktype.0).unwrap_or(u32::MAX)),
                 snaplen: idb.snaplen,
@@ -367,14 +389,22 @@ fn ng_block(block: Block<'_>, base: usize, big_endian: &mut bool, interfaces: &m
             Ok(None)
         }
         Block::EnhancedPacket(epb) => {
-            let iface = interfaces
-                .get(epb.if_id as usize)
-                .ok_or_else(|| format!("packet block names interface {} but only {} are described", epb.if_id, interfaces.len()))?;
+            let iface = interfaces.get(epb.if_id as usize).ok_or_else(|| {
+                format!("packet block names interface {} but only {} are described", epb.if_id, interfaces.len())
+            })?;
             let units = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
             let ns = units * 1_000_000_000 / u128::from(iface.units_per_second);
-            let ts_ns = i64::try_from(ns).unwrap_or(i64::MAX).saturating_add(iface.offset_seconds.saturating_mul(1_000_000_000));
+            let ts_ns = i64::try_from(ns)
+                .unwrap_or(i64::MAX)
+                .saturating_add(iface.offset_seconds.saturating_mul(1_000_000_000));
             let len = (epb.caplen as usize).min(epb.data.len());
-            Ok(Some(Located { start: epb.data.as_ptr() as usize - base, len, ts_ns, orig_len: epb.origlen, link_type: iface.link_type }))
+            Ok(Some(Located {
+                start: epb.data.as_ptr() as usize - base,
+                len,
+                ts_ns,
+                orig_len: epb.origlen,
+                link_type: iface.link_type,
+            }))
         }
         Block::SimplePacket(spb) => {
             let iface = interfaces.first().ok_or("simple packet block before any interface description")?;
@@ -383,7 +413,13 @@ fn ng_block(block: Block<'_>, base: usize, big_endian: &mut bool, interfaces: &m
                 len = len.min(iface.snaplen as usize);
             }
             // Simple packet blocks carry no timestamp.
-            Ok(Some(Located { start: spb.data.as_ptr() as usize - base, len, ts_ns: 0, orig_len: spb.origlen, link_type: iface.link_type }))
+            Ok(Some(Located {
+                start: spb.data.as_ptr() as usize - base,
+                len,
+                ts_ns: 0,
+                orig_len: spb.origlen,
+                link_type: iface.link_type,
+            }))
         }
         _ => Ok(None),
     }

@@ -162,12 +162,22 @@ impl Decoder {
     }
 
     /// Dispatches on the IP protocol; `declared` is the upper-layer length per the IP header.
-    fn transport<'a>(&self, p: &mut Packet<'a>, protocol: u8, payload: &'a [u8], declared: usize, outer: (IpAddr, IpAddr)) -> Body<'a> {
+    fn transport<'a>(
+        &self,
+        p: &mut Packet<'a>,
+        protocol: u8,
+        payload: &'a [u8],
+        declared: usize,
+        outer: (IpAddr, IpAddr),
+    ) -> Body<'a> {
         match protocol {
             ipv4::PROTO_UDP => self.udp(p, payload, declared, outer),
             ipv4::PROTO_GRE => self.gre(p, payload, outer),
             ipv4::PROTO_TCP => match payload {
-                [s0, s1, d0, d1, ..] => Body::Other(Other::Tcp { sport: u16::from_be_bytes([*s0, *s1]), dport: u16::from_be_bytes([*d0, *d1]) }),
+                [s0, s1, d0, d1, ..] => Body::Other(Other::Tcp {
+                    sport: u16::from_be_bytes([*s0, *s1]),
+                    dport: u16::from_be_bytes([*d0, *d1]),
+                }),
                 _ => Body::Other(Other::IpProtocol(protocol)),
             },
             ipv4::PROTO_ICMP => Body::Other(Other::Icmp),
@@ -191,7 +201,12 @@ impl Decoder {
         }
         if dport == udp::PORT_VXLAN || dport == udp::PORT_VXLAN_LINUX {
             return match VxlanHeader::parse(rest) {
-                Ok((vxlan, inner)) => self.unwrap_ethernet(p, Encap { kind: EncapKind::Vxlan { vni: vxlan.vni() }, outer_src: outer.0, outer_dst: outer.1 }, inner, Layer::Vxlan),
+                Ok((vxlan, inner)) => self.unwrap_ethernet(
+                    p,
+                    Encap { kind: EncapKind::Vxlan { vni: vxlan.vni() }, outer_src: outer.0, outer_dst: outer.1 },
+                    inner,
+                    Layer::Vxlan,
+                ),
                 Err(_) => Body::Other(Other::Udp { sport: udp.source_port(), dport }),
             };
         }
@@ -205,7 +220,9 @@ impl Decoder {
         };
         let encap = |kind| Encap { kind, outer_src: outer.0, outer_dst: outer.1 };
         match header.protocol {
-            gre::PROTO_ERSPAN_II if header.sequence.is_none() => self.unwrap_ethernet(p, encap(EncapKind::Erspan1), rest, Layer::Gre),
+            gre::PROTO_ERSPAN_II if header.sequence.is_none() => {
+                self.unwrap_ethernet(p, encap(EncapKind::Erspan1), rest, Layer::Gre)
+            }
             gre::PROTO_ERSPAN_II => match ErspanHeader::parse_type2(rest) {
                 Ok((erspan, inner)) => self.unwrap_ethernet(p, encap(EncapKind::Erspan2(erspan)), inner, Layer::Erspan),
                 Err(e) => malformed(e),
@@ -217,21 +234,27 @@ impl Decoder {
                 Ok((erspan, inner)) => self.unwrap_ip(p, encap(EncapKind::Erspan3(erspan)), inner, Layer::Erspan),
                 Err(e) => malformed(e),
             },
-            gre::PROTO_TRANSPARENT_ETHERNET => {
-                self.unwrap_ethernet(p, encap(EncapKind::Gre { protocol: header.protocol, key: header.key }), rest, Layer::Gre)
-            }
-            eth::ETHERTYPE_IPV4 | eth::ETHERTYPE_IPV6 => {
-                self.unwrap_ip(p, encap(EncapKind::Gre { protocol: header.protocol, key: header.key }), rest, Layer::Gre)
-            }
+            gre::PROTO_TRANSPARENT_ETHERNET => self.unwrap_ethernet(
+                p,
+                encap(EncapKind::Gre { protocol: header.protocol, key: header.key }),
+                rest,
+                Layer::Gre,
+            ),
+            eth::ETHERTYPE_IPV4 | eth::ETHERTYPE_IPV6 => self.unwrap_ip(
+                p,
+                encap(EncapKind::Gre { protocol: header.protocol, key: header.key }),
+                rest,
+                Layer::Gre,
+            ),
             protocol => Body::Other(Other::Gre { protocol }),
         }
     }
 
     /// Records an encapsulation and forgets the outer headers, so that the inner frame's own
     /// headers describe the packet.
-    fn enter<'a>(p: &mut Packet<'a>, encap: Encap, layer: Layer) -> Result<(), Body<'a>> {
+    fn enter(p: &mut Packet<'_>, encap: Encap, layer: Layer) -> Result<(), Error> {
         if !p.encaps.push(encap) {
-            return Err(malformed(Error::invalid(layer, "encapsulations nested too deeply")));
+            return Err(Error::invalid(layer, "encapsulations nested too deeply"));
         }
         p.eth = None;
         p.net = None;
@@ -243,14 +266,14 @@ impl Decoder {
     fn unwrap_ethernet<'a>(&self, p: &mut Packet<'a>, encap: Encap, inner: &'a [u8], layer: Layer) -> Body<'a> {
         match Self::enter(p, encap, layer) {
             Ok(()) => self.ethernet(p, inner),
-            Err(body) => body,
+            Err(e) => malformed(e),
         }
     }
 
     fn unwrap_ip<'a>(&self, p: &mut Packet<'a>, encap: Encap, inner: &'a [u8], layer: Layer) -> Body<'a> {
         match Self::enter(p, encap, layer) {
             Ok(()) => self.raw_ip(p, inner),
-            Err(body) => body,
+            Err(e) => malformed(e),
         }
     }
 
@@ -270,7 +293,9 @@ impl Decoder {
     fn transport_packet<'a>(&self, p: &Packet<'a>, version: u8, captured: &'a [u8], declared: usize) -> Body<'a> {
         let ib = match IbPacket::parse(captured, declared) {
             Ok(ib) => ib,
-            Err(error) => return Body::Malformed(Malformed { error, bth: Bth::parse(captured).ok().map(|(bth, _)| bth) }),
+            Err(error) => {
+                return Body::Malformed(Malformed { error, bth: Bth::parse(captured).ok().map(|(bth, _)| bth) });
+            }
         };
         let icrc_computed = if p.encaps.iter().any(|e| e.kind.truncated_by_mirror()) {
             None
@@ -287,7 +312,9 @@ impl Decoder {
             (Some(_), Some(_)) => IcrcStatus::Bad,
             _ => IcrcStatus::Unverifiable,
         };
-        let cm = (ib.bth.opcode() == UD_SEND_ONLY && ib.bth.dest_qp() == GSI_QP).then(|| CmMad::parse(ib.payload).ok()).flatten();
+        let cm = (ib.bth.opcode() == UD_SEND_ONLY && ib.bth.dest_qp() == GSI_QP)
+            .then(|| CmMad::parse(ib.payload).ok())
+            .flatten();
         Body::Roce(Roce { version, ib, icrc, icrc_computed, cm })
     }
 }

@@ -2,6 +2,7 @@
 
 use std::net::IpAddr;
 
+use rocescope_parsers::Error;
 use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::CmMad;
 use rocescope_parsers::erspan::ErspanHeader;
@@ -13,7 +14,6 @@ use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::sll::SllHeader;
 use rocescope_parsers::udp::UdpHeader;
-use rocescope_parsers::Error;
 
 use crate::capture::LinkType;
 
@@ -34,9 +34,14 @@ pub enum EncapKind {
     Erspan1,
     Erspan2(ErspanHeader),
     Erspan3(ErspanHeader),
-    Vxlan { vni: u32 },
+    Vxlan {
+        vni: u32,
+    },
     /// GRE carrying Ethernet (0x6558) or IP directly.
-    Gre { protocol: u16, key: Option<u32> },
+    Gre {
+        protocol: u16,
+        key: Option<u32>,
+    },
 }
 
 impl EncapKind {
@@ -209,6 +214,8 @@ pub enum Other {
 }
 
 /// What the frame carries after its headers.
+// The RoCE variant is the large one and the common one; boxing it would allocate per packet.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy)]
 pub enum Body<'a> {
     Roce(Roce<'a>),

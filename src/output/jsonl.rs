@@ -69,7 +69,12 @@ impl Serialize for VlanList<'_, '_> {
         let mut seq = s.serialize_seq(None)?;
         if let Some(eth) = &self.0.eth {
             for tag in eth.vlans.iter() {
-                seq.serialize_element(&VlanJson { id: tag.vid(), pcp: tag.pcp(), dei: u8::from(tag.dei()), tpid: tag.tpid })?;
+                seq.serialize_element(&VlanJson {
+                    id: tag.vid(),
+                    pcp: tag.pcp(),
+                    dei: u8::from(tag.dei()),
+                    tpid: tag.tpid,
+                })?;
             }
         }
         seq.end()

@@ -61,7 +61,13 @@ impl Clock {
 }
 
 /// Writes one packet-list line (without the newline) into `line`, reusing `scratch` buffers.
-pub fn write_list_line(line: &mut String, scratch: &mut [String; 2], clock: &mut Clock, number: u64, p: &Packet<'_>) -> fmt::Result {
+pub fn write_list_line(
+    line: &mut String,
+    scratch: &mut [String; 2],
+    clock: &mut Clock,
+    number: u64,
+    p: &Packet<'_>,
+) -> fmt::Result {
     let [src, dst] = scratch;
     src.clear();
     dst.clear();

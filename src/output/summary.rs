@@ -138,11 +138,17 @@ fn write_roce(out: &mut impl Write, roce: &Roce<'_>) -> fmt::Result {
                     write!(out, " orig=0x{:x}", a.orig)?;
                 }
             }
-            AethKind::RnrNak { delay_us, .. } => {
-                write!(out, "RNR NAK QP=0x{qp:06x} PSN={psn} MSN={} timer={}.{:02} ms", aeth.msn, delay_us / 1000, (delay_us % 1000) / 10)?
-            }
+            AethKind::RnrNak { delay_us, .. } => write!(
+                out,
+                "RNR NAK QP=0x{qp:06x} PSN={psn} MSN={} timer={}.{:02} ms",
+                aeth.msn,
+                delay_us / 1000,
+                (delay_us % 1000) / 10
+            )?,
             AethKind::Nak(code) => write!(out, "NAK {} QP=0x{qp:06x} PSN={psn} MSN={}", code.describe(), aeth.msn)?,
-            AethKind::Reserved => write!(out, "AETH reserved syndrome 0x{:02x} QP=0x{qp:06x} PSN={psn}", aeth.syndrome)?,
+            AethKind::Reserved => {
+                write!(out, "AETH reserved syndrome 0x{:02x} QP=0x{qp:06x} PSN={psn}", aeth.syndrome)?
+            }
         }
     } else if bth.opcode() == 0x81 {
         write!(out, "CNP QP=0x{qp:06x}")?;

@@ -73,7 +73,13 @@ pub fn write_tree(out: &mut impl Write, number: u64, p: &Packet<'_>) -> fmt::Res
 }
 
 fn write_encap(out: &mut impl Write, encap: &Encap) -> fmt::Result {
-    writeln!(out, "Mirror encapsulation {}, outer Src: {}, Dst: {}", encap.kind.name(), encap.outer_src, encap.outer_dst)?;
+    writeln!(
+        out,
+        "Mirror encapsulation {}, outer Src: {}, Dst: {}",
+        encap.kind.name(),
+        encap.outer_src,
+        encap.outer_dst
+    )?;
     match &encap.kind {
         EncapKind::Erspan1 => writeln!(out, "{IND}ERSPAN type I (no header)"),
         EncapKind::Erspan2(h) | EncapKind::Erspan3(h) => {
@@ -111,7 +117,14 @@ fn write_ethernet(out: &mut impl Write, eth: &EthernetFrame<'_>) -> fmt::Result 
     writeln!(out, "{IND}Destination: {}", eth.header.destination())?;
     writeln!(out, "{IND}Source: {}", eth.header.source())?;
     for tag in eth.vlans.iter() {
-        writeln!(out, "{IND}VLAN tag (TPID 0x{:04x}): PCP {}, DEI {}, VID {}", tag.tpid, tag.pcp(), flag(tag.dei()), tag.vid())?;
+        writeln!(
+            out,
+            "{IND}VLAN tag (TPID 0x{:04x}): PCP {}, DEI {}, VID {}",
+            tag.tpid,
+            tag.pcp(),
+            flag(tag.dei()),
+            tag.vid()
+        )?;
     }
     writeln!(out, "{IND}Type: {} (0x{:04x})", ethertype_name(eth.ethertype), eth.ethertype)
 }
@@ -133,7 +146,13 @@ fn write_network(out: &mut impl Write, net: &Network<'_>) -> fmt::Result {
             write_dscp_ecn(out, ip.dscp(), ip.ecn())?;
             writeln!(out, "{IND}Total length: {}", ip.total_length())?;
             writeln!(out, "{IND}Identification: 0x{:04x}", ip.identification())?;
-            writeln!(out, "{IND}Flags: DF={} MF={}, fragment offset {}", flag(ip.dont_fragment()), flag(ip.more_fragments()), ip.fragment_offset())?;
+            writeln!(
+                out,
+                "{IND}Flags: DF={} MF={}, fragment offset {}",
+                flag(ip.dont_fragment()),
+                flag(ip.more_fragments()),
+                ip.fragment_offset()
+            )?;
             writeln!(out, "{IND}Time to live: {}", ip.ttl())?;
             writeln!(out, "{IND}Protocol: {} ({})", ip_protocol_name(ip.protocol()), ip.protocol())?;
             writeln!(out, "{IND}Header checksum: 0x{:04x}", ip.checksum())
@@ -147,7 +166,12 @@ fn write_network(out: &mut impl Write, net: &Network<'_>) -> fmt::Result {
             writeln!(out, "{IND}Hop limit: {}", ip.hop_limit())
         }
         Network::Grh(grh) => {
-            writeln!(out, "InfiniBand Global Route Header (RoCEv1), SGID: {}, DGID: {}", net.source(), net.destination())?;
+            writeln!(
+                out,
+                "InfiniBand Global Route Header (RoCEv1), SGID: {}, DGID: {}",
+                net.source(),
+                net.destination()
+            )?;
             writeln!(out, "{IND}Traffic class: {}", grh.traffic_class())?;
             writeln!(out, "{IND}Flow label: 0x{:05x}", grh.flow_label())?;
             writeln!(out, "{IND}Payload length: {}", grh.payload_length())?;
@@ -186,7 +210,11 @@ fn write_ext(out: &mut impl Write, ext: &ExtHeaders) -> fmt::Result {
         writeln!(out, "Reliable Datagram ETH\n{IND}EE Context: {}", h.ee_context)?;
     }
     if let Some(h) = ext.deth {
-        writeln!(out, "Datagram ETH\n{IND}Queue Key: 0x{:08x}\n{IND}Source QP: 0x{:06x} ({})", h.qkey, h.src_qp, h.src_qp)?;
+        writeln!(
+            out,
+            "Datagram ETH\n{IND}Queue Key: 0x{:08x}\n{IND}Source QP: 0x{:06x} ({})",
+            h.qkey, h.src_qp, h.src_qp
+        )?;
     }
     if let Some(h) = ext.xrceth {
         writeln!(out, "XRC ETH\n{IND}XRC SRQ: 0x{:06x}", h.xrc_srq)?;
@@ -195,7 +223,11 @@ fn write_ext(out: &mut impl Write, ext: &ExtHeaders) -> fmt::Result {
         writeln!(out, "Flush ETH\n{IND}Placement type: {}\n{IND}Selectivity: {}", h.placement_type(), h.selectivity())?;
     }
     if let Some(h) = ext.reth {
-        writeln!(out, "RDMA ETH\n{IND}Virtual Address: 0x{:016x}\n{IND}Remote Key: 0x{:08x}\n{IND}DMA Length: {}", h.va, h.rkey, h.dma_len)?;
+        writeln!(
+            out,
+            "RDMA ETH\n{IND}Virtual Address: 0x{:016x}\n{IND}Remote Key: 0x{:08x}\n{IND}DMA Length: {}",
+            h.va, h.rkey, h.dma_len
+        )?;
     }
     if let Some(h) = ext.atomic_eth {
         writeln!(
@@ -207,9 +239,15 @@ fn write_ext(out: &mut impl Write, ext: &ExtHeaders) -> fmt::Result {
     if let Some(h) = ext.aeth {
         writeln!(out, "ACK ETH\n{IND}Syndrome: 0x{:02x}", h.syndrome)?;
         match h.kind() {
-            AethKind::Ack { credit_code, credits: Some(c) } => writeln!(out, "{IND}Meaning: ACK, credit code {credit_code} = {c} credits")?,
-            AethKind::Ack { credit_code, credits: None } => writeln!(out, "{IND}Meaning: ACK, credit code {credit_code} (invalid / unlimited)")?,
-            AethKind::RnrNak { timer_code, delay_us } => writeln!(out, "{IND}Meaning: RNR NAK, timer code {timer_code} = {delay_us} µs")?,
+            AethKind::Ack { credit_code, credits: Some(c) } => {
+                writeln!(out, "{IND}Meaning: ACK, credit code {credit_code} = {c} credits")?
+            }
+            AethKind::Ack { credit_code, credits: None } => {
+                writeln!(out, "{IND}Meaning: ACK, credit code {credit_code} (invalid / unlimited)")?
+            }
+            AethKind::RnrNak { timer_code, delay_us } => {
+                writeln!(out, "{IND}Meaning: RNR NAK, timer code {timer_code} = {delay_us} µs")?
+            }
             AethKind::Nak(code) => writeln!(out, "{IND}Meaning: NAK, {}", code.describe())?,
             AethKind::Reserved => writeln!(out, "{IND}Meaning: reserved syndrome class")?,
         }
@@ -266,7 +304,12 @@ fn write_cm(out: &mut impl Write, cm: &CmMad<'_>) -> fmt::Result {
             writeln!(out, "{IND}Local CA GUID: 0x{:016x}", r.local_ca_guid())?;
             writeln!(out, "{IND}Local Q_Key: 0x{:08x}", r.local_qkey())?;
             writeln!(out, "{IND}Local QPN: 0x{:06x}", r.local_qpn())?;
-            writeln!(out, "{IND}Responder resources: {}, initiator depth: {}", r.responder_resources(), r.initiator_depth())?;
+            writeln!(
+                out,
+                "{IND}Responder resources: {}, initiator depth: {}",
+                r.responder_resources(),
+                r.initiator_depth()
+            )?;
             writeln!(out, "{IND}Transport service type: {}", r.transport_service_type())?;
             writeln!(out, "{IND}Starting PSN: {} (0x{:06x})", r.starting_psn(), r.starting_psn())?;
             writeln!(out, "{IND}Retry count: {}", r.retry_count())?;
@@ -276,35 +319,67 @@ fn write_cm(out: &mut impl Write, cm: &CmMad<'_>) -> fmt::Result {
             writeln!(out, "{IND}Max CM retries: {}, SRQ: {}", r.max_cm_retries(), flag(r.srq()))?;
             writeln!(out, "{IND}Primary local GID: {}", std::net::Ipv6Addr::from(r.primary_local_gid()))?;
             writeln!(out, "{IND}Primary remote GID: {}", std::net::Ipv6Addr::from(r.primary_remote_gid()))?;
-            writeln!(out, "{IND}Primary flow label: 0x{:05x}, traffic class: {}, hop limit: {}, SL: {}", r.primary_flow_label(), r.primary_traffic_class(), r.primary_hop_limit(), r.primary_sl())?;
+            writeln!(
+                out,
+                "{IND}Primary flow label: 0x{:05x}, traffic class: {}, hop limit: {}, SL: {}",
+                r.primary_flow_label(),
+                r.primary_traffic_class(),
+                r.primary_hop_limit(),
+                r.primary_sl()
+            )?;
             let t = r.local_ack_timeout();
             writeln!(out, "{IND}Local ACK timeout: {t} (4.096 µs × 2^{t})")
         }
         CmMessage::Rep(r) => {
             writeln!(out, "CM ConnectReply")?;
-            writeln!(out, "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}", r.local_comm_id(), r.remote_comm_id())?;
+            writeln!(
+                out,
+                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
+                r.local_comm_id(),
+                r.remote_comm_id()
+            )?;
             writeln!(out, "{IND}Local Q_Key: 0x{:08x}", r.local_qkey())?;
             writeln!(out, "{IND}Local QPN: 0x{:06x}", r.local_qpn())?;
             writeln!(out, "{IND}Starting PSN: {} (0x{:06x})", r.starting_psn(), r.starting_psn())?;
-            writeln!(out, "{IND}Responder resources: {}, initiator depth: {}", r.responder_resources(), r.initiator_depth())?;
+            writeln!(
+                out,
+                "{IND}Responder resources: {}, initiator depth: {}",
+                r.responder_resources(),
+                r.initiator_depth()
+            )?;
             writeln!(out, "{IND}Target ACK delay: {}", r.target_ack_delay())?;
             writeln!(out, "{IND}RNR retry count: {}, SRQ: {}", r.rnr_retry_count(), flag(r.srq()))?;
             writeln!(out, "{IND}Local CA GUID: 0x{:016x}", r.local_ca_guid())
         }
         CmMessage::Rej(r) => {
             writeln!(out, "CM ConnectReject")?;
-            writeln!(out, "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}", r.local_comm_id(), r.remote_comm_id())?;
+            writeln!(
+                out,
+                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
+                r.local_comm_id(),
+                r.remote_comm_id()
+            )?;
             writeln!(out, "{IND}Message rejected: {}", r.message_rejected())?;
             writeln!(out, "{IND}Reason: {}", r.reason())
         }
         CmMessage::Dreq(r) => {
             writeln!(out, "CM DisconnectRequest")?;
-            writeln!(out, "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}", r.local_comm_id(), r.remote_comm_id())?;
+            writeln!(
+                out,
+                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
+                r.local_comm_id(),
+                r.remote_comm_id()
+            )?;
             writeln!(out, "{IND}Remote QPN: 0x{:06x}", r.remote_qpn())
         }
         CmMessage::Rtu(r) | CmMessage::Drep(r) => {
             writeln!(out, "CM {}", cm.message.name())?;
-            writeln!(out, "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}", r.local_comm_id(), r.remote_comm_id())
+            writeln!(
+                out,
+                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
+                r.local_comm_id(),
+                r.remote_comm_id()
+            )
         }
         CmMessage::Other { .. } => Ok(()),
     }
