@@ -36,9 +36,21 @@ fn cm_exchange_of_the_soft_roce_capture() {
     let Some(dir) = common::shared_subdir("captures/real") else { return };
     let frames = common::jsonl(&dir.join("softroce_cm_write_read_distinct_qpns.pcap"), &["--only", "cm"]);
     let messages: Vec<&Value> = frames.iter().map(|f| &f["cm"]["message"]).collect();
-    assert_eq!(messages, [&json!("ConnectRequest"), &json!("ConnectReply"), &json!("ReadyToUse"), &json!("DisconnectRequest"), &json!("DisconnectReply")]);
+    assert_eq!(
+        messages,
+        [
+            &json!("ConnectRequest"),
+            &json!("ConnectReply"),
+            &json!("ReadyToUse"),
+            &json!("DisconnectRequest"),
+            &json!("DisconnectReply")
+        ]
+    );
     let req = &frames[0]["cm"];
-    assert_eq!((&req["local_qpn"], &req["starting_psn"], &req["path_mtu"]), (&json!(0x17), &json!(0x89bb0e), &json!(1024)));
+    assert_eq!(
+        (&req["local_qpn"], &req["starting_psn"], &req["path_mtu"]),
+        (&json!(0x17), &json!(0x89bb0e), &json!(1024))
+    );
     assert_eq!(frames[1]["cm"]["local_qpn"], json!(0x11));
     assert_eq!(frames[1]["cm"]["remote_comm_id"], req["local_comm_id"]);
 }
@@ -48,7 +60,16 @@ fn tshark_fields(path: &Path) -> Option<Vec<(String, String, String)>> {
     let out = Command::new("tshark")
         .args(["--disable-protocol", "tftp", "-r"])
         .arg(path)
-        .args(["-T", "fields", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.bth.destqp"])
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "infiniband.bth.opcode",
+            "-e",
+            "infiniband.bth.psn",
+            "-e",
+            "infiniband.bth.destqp",
+        ])
         .output()
         .ok()?;
     assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -78,7 +99,12 @@ fn real_captures_agree_with_tshark() {
         for (f, (opcode, psn, qp)) in frames.iter().zip(&expected) {
             let got = |key: &str| f[key].as_u64().map(|v| v.to_string()).unwrap_or_default();
             let qp_hex = f["dst_qp"].as_u64().map(|q| format!("0x{q:06x}")).unwrap_or_default();
-            assert_eq!((got("opcode"), got("psn"), qp_hex), (opcode.clone(), psn.clone(), qp.clone()), "{file} frame {}", f["frame"]);
+            assert_eq!(
+                (got("opcode"), got("psn"), qp_hex),
+                (opcode.clone(), psn.clone(), qp.clone()),
+                "{file} frame {}",
+                f["frame"]
+            );
         }
     }
 }

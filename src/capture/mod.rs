@@ -141,6 +141,8 @@ pub struct CaptureReader {
     current: Option<(Located, usize)>,
     /// Set once the file has ended or is damaged.
     finished: bool,
+    /// Timestamp of the last packet, given to simple packet blocks (which carry none).
+    last_ts_ns: i64,
 }
 
 impl CaptureReader {
@@ -223,7 +225,7 @@ impl CaptureReader {
                 }
             },
         };
-        Ok(CaptureReader { name, source, format, info, current: None, finished: false })
+        Ok(CaptureReader { name, source, format, info, current: None, finished: false, last_ts_ns: 0 })
     }
 
     pub fn name(&self) -> &str {
@@ -318,7 +320,7 @@ impl CaptureReader {
                     match parse(available) {
                         Ok((rest, block)) => {
                             let consumed = available.len() - rest.len();
-                            match ng_block(block, base, big_endian, interfaces) {
+                            match ng_block(block, base, big_endian, interfaces, self.last_ts_ns) {
                                 Ok(Some(located)) => Step::Packet(located, consumed),
                                 Ok(None) => Step::Skip(consumed),
                                 Err(message) => Step::Damaged(message),
@@ -332,7 +334,10 @@ impl CaptureReader {
                 }
             };
             match step {
-                Step::Packet(located, consumed) => return Ok(Some((located, consumed))),
+                Step::Packet(located, consumed) => {
+                    self.last_ts_ns = located.ts_ns;
+                    return Ok(Some((located, consumed)));
+                }
                 Step::Skip(consumed) => {
                     self.source.consume(consumed);
                     want = 64;
@@ -363,12 +368,14 @@ enum Step {
     Damaged(String),
 }
 
-/// Handles one pcapng block: updates section state, or locates a packet.
+/// Handles one pcapng block: updates section state, or locates a packet. A simple packet
+/// block has no timestamp and is given `previous_ts_ns`, that of the packet before it.
 fn ng_block(
     block: Block<'_>,
     base: usize,
     big_endian: &mut bool,
     interfaces: &mut Vec<Interface>,
+    previous_ts_ns: i64,
 ) -> Result<Option<Located>, String> {
     match block {
         Block::SectionHeader(shb) => {
@@ -412,11 +419,10 @@ fn ng_block(
             if iface.snaplen > 0 {
                 len = len.min(iface.snaplen as usize);
             }
-            // Simple packet blocks carry no timestamp.
             Ok(Some(Located {
                 start: spb.data.as_ptr() as usize - base,
                 len,
-                ts_ns: 0,
+                ts_ns: previous_ts_ns,
                 orig_len: spb.origlen,
                 link_type: iface.link_type,
             }))

@@ -1,0 +1,395 @@
+//! Frame encoders for the sample generator: the inverse of the decoders, used to build
+//! captures whose every byte is known. Lengths, pad counts and the ICRC are computed, so a
+//! built frame is valid unless a scenario damages it on purpose.
+
+use rocescope_parsers::ext::ExtHeaders;
+use rocescope_parsers::icrc;
+use rocescope_parsers::opcode::{self, ExtHeader};
+
+pub type Mac = [u8; 6];
+
+/// Ethernet addressing and VLAN tags (TPID, PCP, VID), outermost first.
+#[derive(Debug, Clone, Default)]
+pub struct L2 {
+    pub src: Mac,
+    pub dst: Mac,
+    pub vlans: Vec<(u16, u8, u16)>,
+}
+
+impl L2 {
+    pub fn new(src: Mac, dst: Mac) -> Self {
+        L2 { src, dst, vlans: Vec::new() }
+    }
+
+    pub fn tagged(mut self, pcp: u8, vid: u16) -> Self {
+        self.vlans.push((0x8100, pcp, vid));
+        self
+    }
+
+    /// The Ethernet header and tags, ending with `ethertype`.
+    pub fn header(&self, ethertype: u16) -> Vec<u8> {
+        let mut b = Vec::with_capacity(14 + 4 * self.vlans.len());
+        b.extend_from_slice(&self.dst);
+        b.extend_from_slice(&self.src);
+        for &(tpid, pcp, vid) in &self.vlans {
+            b.extend_from_slice(&tpid.to_be_bytes());
+            b.extend_from_slice(&((u16::from(pcp) << 13) | (vid & 0x0FFF)).to_be_bytes());
+        }
+        b.extend_from_slice(&ethertype.to_be_bytes());
+        b
+    }
+}
+
+/// The network layer of a RoCE packet.
+#[derive(Debug, Clone, Copy)]
+pub enum L3 {
+    V4 {
+        src: [u8; 4],
+        dst: [u8; 4],
+        dscp: u8,
+        ecn: u8,
+        ttl: u8,
+        id: u16,
+    },
+    V6 {
+        src: [u8; 16],
+        dst: [u8; 16],
+        dscp: u8,
+        ecn: u8,
+        hop_limit: u8,
+        flow_label: u32,
+    },
+    /// RoCEv1: the GRH.
+    Grh {
+        sgid: [u8; 16],
+        dgid: [u8; 16],
+        traffic_class: u8,
+        flow_label: u32,
+        hop_limit: u8,
+    },
+}
+
+impl L3 {
+    pub fn v4(src: [u8; 4], dst: [u8; 4]) -> Self {
+        L3::V4 { src, dst, dscp: 26, ecn: 2, ttl: 64, id: 0 }
+    }
+
+    /// The same header with other DSCP and ECN values (no effect on a GRH).
+    pub fn with_qos(self, new_dscp: u8, new_ecn: u8) -> Self {
+        match self {
+            L3::V4 { src, dst, ttl, id, .. } => L3::V4 { src, dst, dscp: new_dscp, ecn: new_ecn, ttl, id },
+            L3::V6 { src, dst, hop_limit, flow_label, .. } => {
+                L3::V6 { src, dst, dscp: new_dscp, ecn: new_ecn, hop_limit, flow_label }
+            }
+            grh => grh,
+        }
+    }
+
+    /// The same header with another TTL / hop limit.
+    pub fn with_ttl(self, new_ttl: u8) -> Self {
+        match self {
+            L3::V4 { src, dst, dscp, ecn, id, .. } => L3::V4 { src, dst, dscp, ecn, ttl: new_ttl, id },
+            L3::V6 { src, dst, dscp, ecn, flow_label, .. } => {
+                L3::V6 { src, dst, dscp, ecn, hop_limit: new_ttl, flow_label }
+            }
+            L3::Grh { sgid, dgid, traffic_class, flow_label, .. } => {
+                L3::Grh { sgid, dgid, traffic_class, flow_label, hop_limit: new_ttl }
+            }
+        }
+    }
+
+    /// The header for a payload of `payload_len` bytes carrying IP protocol `protocol`.
+    pub fn header(&self, protocol: u8, payload_len: usize) -> Vec<u8> {
+        match *self {
+            L3::V4 { src, dst, dscp, ecn, ttl, id } => {
+                ipv4_header(src, dst, (dscp << 2) | ecn, ttl, id, protocol, payload_len)
+            }
+            L3::V6 { src, dst, dscp, ecn, hop_limit, flow_label } => {
+                six_header((dscp << 2) | ecn, flow_label, payload_len, protocol, hop_limit, src, dst)
+            }
+            L3::Grh { sgid, dgid, traffic_class, flow_label, hop_limit } => {
+                six_header(traffic_class, flow_label, payload_len, 0x1B, hop_limit, sgid, dgid)
+            }
+        }
+    }
+}
+
+/// An IPv4 header with a correct header checksum.
+pub fn ipv4_header(src: [u8; 4], dst: [u8; 4], tos: u8, ttl: u8, id: u16, protocol: u8, payload_len: usize) -> Vec<u8> {
+    let total = (20 + payload_len) as u16;
+    let mut h = vec![0x45, tos];
+    h.extend_from_slice(&total.to_be_bytes());
+    h.extend_from_slice(&id.to_be_bytes());
+    h.extend_from_slice(&[0x40, 0x00, ttl, protocol, 0, 0]);
+    h.extend_from_slice(&src);
+    h.extend_from_slice(&dst);
+    let sum: u32 = h.chunks(2).map(|w| u32::from(u16::from_be_bytes([w[0], w[1]]))).sum();
+    let folded = (sum & 0xFFFF) + (sum >> 16);
+    let checksum = !(((folded & 0xFFFF) + (folded >> 16)) as u16);
+    h[10..12].copy_from_slice(&checksum.to_be_bytes());
+    h
+}
+
+/// An IPv6 header or a GRH (same shape).
+fn six_header(tclass: u8, flow: u32, payload_len: usize, next: u8, hop: u8, src: [u8; 16], dst: [u8; 16]) -> Vec<u8> {
+    let word = (6u32 << 28) | (u32::from(tclass) << 20) | (flow & 0xF_FFFF);
+    let mut h = word.to_be_bytes().to_vec();
+    h.extend_from_slice(&(payload_len as u16).to_be_bytes());
+    h.extend_from_slice(&[next, hop]);
+    h.extend_from_slice(&src);
+    h.extend_from_slice(&dst);
+    h
+}
+
+/// BTH fields a scenario sets; PadCnt is computed from the payload.
+#[derive(Debug, Clone, Copy)]
+pub struct BthFields {
+    pub opcode: u8,
+    pub solicited: bool,
+    pub mig_req: bool,
+    pub pkey: u16,
+    pub fecn: bool,
+    pub becn: bool,
+    pub dest_qp: u32,
+    pub ack_req: bool,
+    pub psn: u32,
+}
+
+impl BthFields {
+    pub fn new(opcode: u8, dest_qp: u32, psn: u32) -> Self {
+        BthFields {
+            opcode,
+            solicited: false,
+            mig_req: false,
+            pkey: 0xFFFF,
+            fecn: false,
+            becn: false,
+            dest_qp,
+            ack_req: false,
+            psn,
+        }
+    }
+}
+
+/// A whole RoCE frame.
+#[derive(Debug, Clone)]
+pub struct RoceFrame {
+    pub l2: L2,
+    pub l3: L3,
+    pub udp_sport: u16,
+    pub udp_dport: u16,
+    pub bth: BthFields,
+    /// Values for the extended headers the opcode calls for (missing ones are written as 0).
+    pub ext: ExtHeaders,
+    pub payload: Vec<u8>,
+}
+
+impl RoceFrame {
+    /// Encodes the frame: Ethernet, IP/GRH, UDP (RoCEv2), BTH, extended headers, payload, pad
+    /// and the ICRC.
+    pub fn encode(&self) -> Vec<u8> {
+        let ib = self.transport_without_icrc();
+        match self.l3 {
+            L3::Grh { .. } => {
+                let grh = self.l3.header(0x1B, ib.len() + 4);
+                let grh_array: [u8; 40] = grh.as_slice().try_into().expect("a GRH is 40 bytes");
+                let crc = icrc::rocev1(&grh_array, &ib);
+                let mut f = self.l2.header(0x8915);
+                f.extend_from_slice(&grh);
+                f.extend_from_slice(&ib);
+                f.extend_from_slice(&icrc::to_wire(crc));
+                f
+            }
+            L3::V4 { .. } | L3::V6 { .. } => {
+                let udp_len = 8 + ib.len() + 4;
+                let ip = self.l3.header(17, udp_len);
+                let mut udp = [0u8; 8];
+                udp[0..2].copy_from_slice(&self.udp_sport.to_be_bytes());
+                udp[2..4].copy_from_slice(&self.udp_dport.to_be_bytes());
+                udp[4..6].copy_from_slice(&(udp_len as u16).to_be_bytes());
+                let crc = match self.l3 {
+                    L3::V6 { .. } => {
+                        icrc::rocev2_ipv6(ip.as_slice().try_into().expect("40-byte IPv6 header"), &udp, &ib)
+                    }
+                    _ => icrc::rocev2_ipv4(&ip, &udp, &ib),
+                };
+                let ethertype = if matches!(self.l3, L3::V6 { .. }) { 0x86DD } else { 0x0800 };
+                let mut f = self.l2.header(ethertype);
+                f.extend_from_slice(&ip);
+                f.extend_from_slice(&udp);
+                f.extend_from_slice(&ib);
+                f.extend_from_slice(&icrc::to_wire(crc));
+                f
+            }
+        }
+    }
+
+    /// BTH, extended headers, payload and pad.
+    fn transport_without_icrc(&self) -> Vec<u8> {
+        let b = &self.bth;
+        let pad = ((4 - self.payload.len() % 4) % 4) as u8;
+        let mut ib = vec![b.opcode, (u8::from(b.solicited) << 7) | (u8::from(b.mig_req) << 6) | (pad << 4)];
+        ib.extend_from_slice(&b.pkey.to_be_bytes());
+        ib.push((u8::from(b.fecn) << 7) | (u8::from(b.becn) << 6));
+        ib.extend_from_slice(&b.dest_qp.to_be_bytes()[1..]);
+        ib.push(u8::from(b.ack_req) << 7);
+        ib.extend_from_slice(&b.psn.to_be_bytes()[1..]);
+        let set = opcode::info(b.opcode).map(|i| i.ext).unwrap_or_default();
+        for kind in set.iter() {
+            encode_ext(&mut ib, kind, &self.ext);
+        }
+        ib.extend_from_slice(&self.payload);
+        ib.extend(std::iter::repeat_n(0u8, usize::from(pad)));
+        ib
+    }
+}
+
+fn encode_ext(out: &mut Vec<u8>, kind: ExtHeader, ext: &ExtHeaders) {
+    match kind {
+        ExtHeader::Rdeth => out.extend_from_slice(&ext.rdeth.map_or(0, |r| r.ee_context & 0xFF_FFFF).to_be_bytes()),
+        ExtHeader::Deth => {
+            let d = ext.deth.unwrap_or(rocescope_parsers::ext::Deth { qkey: 0, src_qp: 0 });
+            out.extend_from_slice(&d.qkey.to_be_bytes());
+            out.extend_from_slice(&(d.src_qp & 0xFF_FFFF).to_be_bytes());
+        }
+        ExtHeader::Xrceth => out.extend_from_slice(&ext.xrceth.map_or(0, |x| x.xrc_srq & 0xFF_FFFF).to_be_bytes()),
+        ExtHeader::Feth => out.extend_from_slice(&ext.feth.map_or(0, |f| f.raw).to_be_bytes()),
+        ExtHeader::Reth => {
+            let r = ext.reth.unwrap_or(rocescope_parsers::ext::Reth { va: 0, rkey: 0, dma_len: 0 });
+            out.extend_from_slice(&r.va.to_be_bytes());
+            out.extend_from_slice(&r.rkey.to_be_bytes());
+            out.extend_from_slice(&r.dma_len.to_be_bytes());
+        }
+        ExtHeader::AtomicEth => {
+            let a =
+                ext.atomic_eth.unwrap_or(rocescope_parsers::ext::AtomicEth { va: 0, rkey: 0, swap_add: 0, compare: 0 });
+            out.extend_from_slice(&a.va.to_be_bytes());
+            out.extend_from_slice(&a.rkey.to_be_bytes());
+            out.extend_from_slice(&a.swap_add.to_be_bytes());
+            out.extend_from_slice(&a.compare.to_be_bytes());
+        }
+        ExtHeader::Aeth => {
+            let a = ext.aeth.unwrap_or(rocescope_parsers::ext::Aeth { syndrome: 0x1F, msn: 0 });
+            out.push(a.syndrome);
+            out.extend_from_slice(&a.msn.to_be_bytes()[1..]);
+        }
+        ExtHeader::AtomicAckEth => out.extend_from_slice(&ext.atomic_ack_eth.map_or(0, |a| a.orig).to_be_bytes()),
+        ExtHeader::ImmDt => out.extend_from_slice(&ext.imm.unwrap_or(0).to_be_bytes()),
+        ExtHeader::Ieth => out.extend_from_slice(&ext.ieth.map_or(0, |i| i.rkey).to_be_bytes()),
+        ExtHeader::CnpReserved => out.extend_from_slice(&[0; 16]),
+    }
+}
+
+/// An IPv4 GRE packet carrying `inner` behind an ERSPAN type II header (GRE with a sequence
+/// number), as a switch's mirror session sends it.
+pub fn erspan2(outer: &L2, src: [u8; 4], dst: [u8; 4], session: u16, sequence: u32, inner: &[u8]) -> Vec<u8> {
+    let mut gre = vec![0x10, 0x00, 0x88, 0xBE];
+    gre.extend_from_slice(&sequence.to_be_bytes());
+    let word0 = (1u32 << 28) | u32::from(session & 0x3FF);
+    gre.extend_from_slice(&word0.to_be_bytes());
+    gre.extend_from_slice(&0u32.to_be_bytes());
+    gre.extend_from_slice(inner);
+    let mut f = outer.header(0x0800);
+    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
+    f.extend_from_slice(&gre);
+    f
+}
+
+/// An IPv4 GRE packet carrying `inner` behind an ERSPAN type III header with a timestamp
+/// (100 ns granularity) and, when `truncated`, the T bit set.
+pub fn erspan3(
+    outer: &L2,
+    src: [u8; 4],
+    dst: [u8; 4],
+    session: u16,
+    timestamp: u32,
+    truncated: bool,
+    inner: &[u8],
+) -> Vec<u8> {
+    let mut gre = vec![0x10, 0x00, 0x22, 0xEB, 0, 0, 0, 1];
+    let word0 = (2u32 << 28) | (u32::from(truncated) << 10) | u32::from(session & 0x3FF);
+    gre.extend_from_slice(&word0.to_be_bytes());
+    gre.extend_from_slice(&timestamp.to_be_bytes());
+    gre.extend_from_slice(&[0, 0, 0, 0b0000_0010]); // FT 0 (Ethernet), granularity 01 (100 ns)
+    gre.extend_from_slice(inner);
+    let mut f = outer.header(0x0800);
+    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
+    f.extend_from_slice(&gre);
+    f
+}
+
+/// An IPv4 UDP packet to port 4789 carrying `inner` behind a VXLAN header.
+pub fn vxlan(outer: &L2, src: [u8; 4], dst: [u8; 4], vni: u32, inner: &[u8]) -> Vec<u8> {
+    let mut udp = vec![0u8; 8];
+    udp[0..2].copy_from_slice(&49152u16.to_be_bytes());
+    udp[2..4].copy_from_slice(&4789u16.to_be_bytes());
+    udp[4..6].copy_from_slice(&((16 + inner.len()) as u16).to_be_bytes());
+    udp.extend_from_slice(&[0x08, 0, 0, 0]);
+    udp.extend_from_slice(&(vni << 8).to_be_bytes());
+    udp.extend_from_slice(inner);
+    let mut f = outer.header(0x0800);
+    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 17, udp.len()));
+    f.extend_from_slice(&udp);
+    f
+}
+
+/// An IPv4 GRE packet (protocol 0x6558, with a key) carrying an Ethernet frame.
+pub fn gre_ethernet(outer: &L2, src: [u8; 4], dst: [u8; 4], key: u32, inner: &[u8]) -> Vec<u8> {
+    let mut gre = vec![0x20, 0x00, 0x65, 0x58];
+    gre.extend_from_slice(&key.to_be_bytes());
+    gre.extend_from_slice(inner);
+    let mut f = outer.header(0x0800);
+    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
+    f.extend_from_slice(&gre);
+    f
+}
+
+/// A 60-byte PFC frame (802.1Qbb): class-enable vector and per-priority pause quanta.
+pub fn pfc_frame(src: Mac, class_enable: u8, quanta: [u16; 8]) -> Vec<u8> {
+    let mut f = L2::new(src, [0x01, 0x80, 0xC2, 0, 0, 0x01]).header(0x8808);
+    f.extend_from_slice(&[0x01, 0x01, 0x00, class_enable]);
+    for q in quanta {
+        f.extend_from_slice(&q.to_be_bytes());
+    }
+    f.resize(60, 0);
+    f
+}
+
+/// A 60-byte 802.3x PAUSE frame.
+pub fn pause_frame(src: Mac, quanta: u16) -> Vec<u8> {
+    let mut f = L2::new(src, [0x01, 0x80, 0xC2, 0, 0, 0x01]).header(0x8808);
+    f.extend_from_slice(&[0x00, 0x01]);
+    f.extend_from_slice(&quanta.to_be_bytes());
+    f.resize(60, 0);
+    f
+}
+
+/// A 60-byte ARP request (a non-RoCE decoy).
+pub fn arp_request(src: Mac, sender: [u8; 4], target: [u8; 4]) -> Vec<u8> {
+    let mut f = L2::new(src, [0xFF; 6]).header(0x0806);
+    f.extend_from_slice(&[0, 1, 0x08, 0, 6, 4, 0, 1]);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&sender);
+    f.extend_from_slice(&[0; 6]);
+    f.extend_from_slice(&target);
+    f.resize(60, 0);
+    f
+}
+
+/// A CM MAD (256 bytes): the MAD header for `attribute_id` and the message bytes.
+pub fn cm_mad(attribute_id: u16, transaction_id: u64, message: &[(usize, &[u8])]) -> Vec<u8> {
+    let mut m = vec![0u8; 256];
+    m[..4].copy_from_slice(&[1, 0x07, 2, 0x03]);
+    m[8..16].copy_from_slice(&transaction_id.to_be_bytes());
+    m[16..18].copy_from_slice(&attribute_id.to_be_bytes());
+    for &(offset, bytes) in message {
+        m[24 + offset..24 + offset + bytes.len()].copy_from_slice(bytes);
+    }
+    m
+}
+
+/// The last three bytes of a 24-bit value, as written in BTH and CM fields.
+pub fn u24(v: u32) -> [u8; 3] {
+    let [_, a, b, c] = v.to_be_bytes();
+    [a, b, c]
+}
