@@ -6,6 +6,9 @@ mod packet;
 
 pub use packet::*;
 
+#[cfg(test)]
+mod tests;
+
 use std::net::IpAddr;
 
 use rocescope_parsers::bth::Bth;

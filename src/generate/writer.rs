@@ -87,7 +87,9 @@ impl<W: Write> CaptureWriter<W> {
             }
             Kind::Pcapng { interfaces } => {
                 let iface = interfaces[interface];
-                let captured = &frame[..frame.len().min(iface.snaplen as usize)];
+                // A pcapng snap length of 0 means no limit.
+                let limit = if iface.snaplen == 0 { frame.len() } else { iface.snaplen as usize };
+                let captured = &frame[..frame.len().min(limit)];
                 let units = if iface.tsresol >= 9 {
                     ts * 10u64.pow(u32::from(iface.tsresol) - 9)
                 } else {

@@ -1,0 +1,247 @@
+//! Capture containers and damaged files: every pcap flavour, pcapng with several interfaces,
+//! compressed files, several files merged by time, and files that are cut, lie, or are not
+//! captures at all.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+
+use rocescope::generate::scenarios::{self, T0};
+use rocescope::generate::writer::{CaptureWriter, Interface};
+use serde_json::{Value, json};
+
+/// The frames of the healthy-connection sample.
+fn frames() -> Vec<(i64, Vec<u8>)> {
+    scenarios::rc_write_healthy().frames.into_iter().map(|f| (f.ts_ns, f.bytes)).collect()
+}
+
+fn write_pcap(path: &Path, nanos: bool, big_endian: bool, snaplen: u32) {
+    let mut w = CaptureWriter::pcap(std::fs::File::create(path).expect("create"), 1, snaplen, nanos, big_endian)
+        .expect("header");
+    for (ts, bytes) in frames() {
+        w.packet(0, ts, &bytes).expect("record");
+    }
+    w.finish().expect("flush");
+}
+
+/// Decoded fields that do not depend on the container.
+fn decoded(path: &Path) -> Vec<Value> {
+    common::jsonl(path, &[])
+        .into_iter()
+        .map(|mut f| {
+            f.as_object_mut().expect("object").remove("ts_ns");
+            f
+        })
+        .collect()
+}
+
+#[test]
+fn every_pcap_flavour_and_pcapng_decode_the_same() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reference = dir.path().join("us_le.pcap");
+    write_pcap(&reference, false, false, 65535);
+    let expected = decoded(&reference);
+    assert_eq!(expected.len(), frames().len());
+    for (name, nanos, big_endian) in
+        [("ns_le.pcap", true, false), ("us_be.pcap", false, true), ("ns_be.pcap", true, true)]
+    {
+        let path = dir.path().join(name);
+        write_pcap(&path, nanos, big_endian, 65535);
+        assert_eq!(decoded(&path), expected, "{name}");
+    }
+    let ng = dir.path().join("ns.pcapng");
+    let mut w = CaptureWriter::pcapng(
+        std::fs::File::create(&ng).expect("create"),
+        &[Interface { link_type: 1, snaplen: 0, tsresol: 9 }],
+    )
+    .expect("header");
+    for (ts, bytes) in frames() {
+        w.packet(0, ts, &bytes).expect("block");
+    }
+    w.finish().expect("flush");
+    assert_eq!(decoded(&ng), expected, "pcapng");
+}
+
+#[test]
+fn timestamps_keep_their_resolution() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ns = dir.path().join("ns.pcap");
+    let us = dir.path().join("us.pcap");
+    let mut w = CaptureWriter::pcap(std::fs::File::create(&ns).expect("create"), 1, 65535, true, true).expect("header");
+    w.packet(0, T0 + 123_456_789, &frames()[0].1).expect("record");
+    w.finish().expect("flush");
+    let mut w =
+        CaptureWriter::pcap(std::fs::File::create(&us).expect("create"), 1, 65535, false, false).expect("header");
+    w.packet(0, T0 + 123_456_789, &frames()[0].1).expect("record");
+    w.finish().expect("flush");
+    assert_eq!(common::jsonl(&ns, &[])[0]["ts_ns"], json!(T0 + 123_456_789));
+    assert_eq!(common::jsonl(&us, &[])[0]["ts_ns"], json!(T0 + 123_456_000));
+}
+
+#[test]
+fn pcapng_interfaces_keep_their_link_types_and_resolutions() {
+    let frames = common::jsonl(&common_sample("encapsulations.pcapng"), &[]);
+    // frame 13 is on the Linux cooked v2 interface (ns), 14 on the raw IP one (µs)
+    assert_eq!(frames[12]["src_ip"], json!("10.0.0.1"));
+    assert_eq!(frames[12]["src_mac"], Value::Null);
+    assert_eq!(frames[12]["ts_ns"], json!(T0 + 12 * 10_001_i64));
+    assert_eq!(frames[13]["ts_ns"], json!((T0 + 13 * 10_001_i64) / 1000 * 1000));
+    assert_eq!(frames[13]["icrc"], json!("ok"));
+    // the simple packet block takes the timestamp of the packet before it
+    assert_eq!(frames[14]["ts_ns"], frames[13]["ts_ns"]);
+}
+
+fn common_sample(name: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples").join(name)
+}
+
+#[test]
+fn gzip_and_zstd_captures_are_read_transparently() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plain = common_sample("rc_write_healthy.pcap");
+    let bytes = std::fs::read(&plain).expect("sample");
+    let gz = dir.path().join("capture.pcap.gz");
+    let mut enc =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz).expect("create"), flate2::Compression::default());
+    enc.write_all(&bytes).expect("gzip");
+    enc.finish().expect("gzip end");
+    let zst = dir.path().join("capture.bin"); // the extension does not matter
+    std::fs::write(&zst, zstd::encode_all(&bytes[..], 3).expect("zstd")).expect("write");
+    let expected = common::jsonl(&plain, &[]);
+    assert_eq!(common::jsonl(&gz, &[]), expected);
+    assert_eq!(common::jsonl(&zst, &[]), expected);
+}
+
+#[test]
+fn several_files_merge_by_timestamp() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let all = frames();
+    let (even, odd): (Vec<_>, Vec<_>) = all.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    for (name, part) in [("even.pcap", &even), ("odd.pcap", &odd)] {
+        let mut w =
+            CaptureWriter::pcap(std::fs::File::create(dir.path().join(name)).expect("create"), 1, 65535, false, false)
+                .expect("header");
+        for (_, (ts, bytes)) in part.iter() {
+            w.packet(0, *ts, bytes).expect("record");
+        }
+        w.finish().expect("flush");
+    }
+    let merged = common::run_ok(&[
+        "packets",
+        "--format",
+        "jsonl",
+        dir.path().join("odd.pcap").to_str().unwrap(),
+        dir.path().join("even.pcap").to_str().unwrap(),
+    ]);
+    let psns: Vec<Value> = merged.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["ts_ns"].clone()).collect();
+    let expected: Vec<Value> = all.iter().map(|(ts, _)| json!(ts)).collect();
+    assert_eq!(psns, expected);
+    let numbers: Vec<u64> =
+        merged.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["frame"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, (1..=all.len() as u64).collect::<Vec<_>>());
+}
+
+#[test]
+fn standard_input_is_read_with_a_dash() {
+    let sample = std::fs::read(common_sample("bad_icrc.pcap")).expect("sample");
+    let mut child = common::rocescope()
+        .args(["packets", "--format", "jsonl", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child.stdin.take().expect("stdin").write_all(&sample).expect("feed");
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 30);
+}
+
+/// A pcap file of the healthy sample cut `cut` bytes before its end.
+fn truncated_copy(dir: &Path, cut: usize) -> (std::path::PathBuf, usize) {
+    let bytes = std::fs::read(common_sample("rc_write_healthy.pcap")).expect("sample");
+    let path = dir.join("cut.pcap");
+    std::fs::write(&path, &bytes[..bytes.len() - cut]).expect("write");
+    (path, bytes.len() - cut)
+}
+
+#[test]
+fn a_file_cut_mid_record_is_read_up_to_the_damage() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (path, _) = truncated_copy(dir.path(), 10);
+    let out = common::run(&["packets", path.to_str().unwrap()]);
+    assert!(out.status.success(), "damage after some frames is not a failure");
+    let listed = String::from_utf8(out.stdout).unwrap().lines().count();
+    assert_eq!(listed, frames().len() - 1);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    // the last record (a 62-byte ACK) starts 16 + 62 bytes before the end of the whole file
+    let offset = std::fs::metadata(common_sample("rc_write_healthy.pcap")).unwrap().len() - 78;
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "rocescope: warning: {}: at byte offset {offset}: file ends inside a record (68 of 78 bytes present); the rest of this file is skipped",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_record_claiming_an_absurd_length_is_rejected_without_reading_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut bytes = std::fs::read(common_sample("bad_icrc.pcap")).expect("sample");
+    // the first record's captured length (bytes 24+8..24+12) claims 2 GiB
+    bytes[32..36].copy_from_slice(&0x8000_0000u32.to_le_bytes());
+    let path = dir.path().join("absurd.pcap");
+    std::fs::write(&path, &bytes).expect("write");
+    let out = common::run(&["packets", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "nothing could be read");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains(&format!("{}: at byte offset 24: record claims", path.display())), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1);
+}
+
+#[test]
+fn inputs_that_cannot_be_read_get_one_line_each_and_exit_1() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "this is not a capture\n").expect("write");
+    let empty = dir.path().join("empty.pcap");
+    std::fs::write(&empty, "").expect("write");
+    let missing = dir.path().join("missing.pcap");
+    for (path, message) in [
+        (&text, "not a pcap or pcapng capture (magic 74 68 69 73)"),
+        (&empty, "empty file"),
+        (&missing, "no such file"),
+        (&dir.path().to_path_buf(), "is a directory"),
+    ] {
+        let out = common::run(&["packets", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{message}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), format!("rocescope: {}: {message}\n", path.display()));
+        assert!(out.stdout.is_empty());
+    }
+    // one good file among bad ones: success, with the bad ones named
+    let out = common::run(&["packets", missing.to_str().unwrap(), common_sample("bad_icrc.pcap").to_str().unwrap()]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 30);
+}
+
+#[test]
+fn a_pcapng_block_with_a_bad_length_is_damage() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut bytes = std::fs::read(common_sample("encapsulations.pcapng")).expect("sample");
+    // the section header block is 28 bytes, three interface blocks follow (20, 32, 20 bytes),
+    // then the first packet block at 100: give it a length that is not a multiple of 4
+    bytes[104..108].copy_from_slice(&13u32.to_le_bytes());
+    let path = dir.path().join("bad_block.pcapng");
+    std::fs::write(&path, &bytes).expect("write");
+    let out = common::run(&["packets", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(&format!(
+            "rocescope: warning: {}: at byte offset 100: unreadable pcapng block",
+            path.display()
+        )),
+        "{stderr}"
+    );
+}
