@@ -4,9 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 /// (file, RoCE frames, total frames), from the captures' README.
@@ -55,56 +52,15 @@ fn cm_exchange_of_the_soft_roce_capture() {
     assert_eq!(frames[1]["cm"]["remote_comm_id"], req["local_comm_id"]);
 }
 
-/// tshark's opcode, PSN and destination QP per frame (empty strings where it decoded no BTH).
-fn tshark_fields(path: &Path) -> Option<Vec<(String, String, String)>> {
-    let out = Command::new("tshark")
-        .args(["--disable-protocol", "tftp", "-r"])
-        .arg(path)
-        .args([
-            "-T",
-            "fields",
-            "-e",
-            "infiniband.bth.opcode",
-            "-e",
-            "infiniband.bth.psn",
-            "-e",
-            "infiniband.bth.destqp",
-        ])
-        .output()
-        .ok()?;
-    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).expect("UTF-8");
-    Some(
-        text.lines()
-            .map(|l| {
-                let mut cols = l.split('\t').map(str::to_string);
-                let mut next = || cols.next().unwrap_or_default();
-                (next(), next(), next())
-            })
-            .collect(),
-    )
-}
-
 #[test]
 fn real_captures_agree_with_tshark() {
     let Some(dir) = common::shared_subdir("captures/real") else { return };
     for &(file, _, _) in CAPTURES {
         let path = dir.join(file);
-        let Some(expected) = tshark_fields(&path) else {
+        let Some(expected) = common::tshark_bth_fields(&path) else {
             eprintln!("SKIPPED: tshark is not installed");
             return;
         };
-        let frames = common::jsonl(&path, &[]);
-        assert_eq!(frames.len(), expected.len(), "{file}: frame count");
-        for (f, (opcode, psn, qp)) in frames.iter().zip(&expected) {
-            let got = |key: &str| f[key].as_u64().map(|v| v.to_string()).unwrap_or_default();
-            let qp_hex = f["dst_qp"].as_u64().map(|q| format!("0x{q:06x}")).unwrap_or_default();
-            assert_eq!(
-                (got("opcode"), got("psn"), qp_hex),
-                (opcode.clone(), psn.clone(), qp.clone()),
-                "{file} frame {}",
-                f["frame"]
-            );
-        }
+        assert_eq!(common::rocescope_bth_fields(&path), expected, "{file}");
     }
 }

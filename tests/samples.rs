@@ -3,8 +3,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use serde_json::json;
 
@@ -113,40 +112,13 @@ fn every_defined_opcode_decodes_with_its_headers() {
     }
 }
 
-fn tshark_triples(path: &Path) -> Option<String> {
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(path)
-        .args([
-            "-T",
-            "fields",
-            "-e",
-            "infiniband.bth.opcode",
-            "-e",
-            "infiniband.bth.psn",
-            "-e",
-            "infiniband.bth.destqp",
-        ])
-        .output()
-        .ok()?;
-    Some(String::from_utf8(out.stdout).expect("UTF-8"))
-}
-
 #[test]
 fn samples_agree_with_tshark() {
     for path in sample_files() {
-        let Some(expected) = tshark_triples(&path) else {
+        let Some(expected) = common::tshark_bth_fields(&path) else {
             eprintln!("SKIPPED: tshark is not installed");
             return;
         };
-        let got: String = common::jsonl(&path, &[])
-            .iter()
-            .map(|f| {
-                let n = |k: &str| f[k].as_u64().map(|v| v.to_string()).unwrap_or_default();
-                let qp = f["dst_qp"].as_u64().map(|q| format!("0x{q:06x}")).unwrap_or_default();
-                format!("{}\t{}\t{}\n", n("opcode"), n("psn"), qp)
-            })
-            .collect();
-        assert_eq!(got, expected, "{}", path.display());
+        assert_eq!(common::rocescope_bth_fields(&path), expected, "{}", path.display());
     }
 }

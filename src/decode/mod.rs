@@ -286,7 +286,7 @@ impl Decoder {
             Err(e) => return malformed(e),
         };
         p.net = Some(Network::Grh(grh));
-        let declared = usize::from(grh.payload_length());
+        let declared = usize::from(grh.fields().payload_length());
         p.trailer = trailer(l2_frame, rest, declared);
         let captured = rest.get(..declared).unwrap_or(rest);
         self.transport_packet(p, 1, captured, declared)

@@ -117,7 +117,7 @@ impl Network<'_> {
         match self {
             Network::Ipv4(h) => IpAddr::from(h.source()),
             Network::Ipv6(h) => IpAddr::from(h.source()),
-            Network::Grh(h) => IpAddr::from(h.source_gid()),
+            Network::Grh(h) => IpAddr::from(h.fields().source()),
         }
     }
 
@@ -125,7 +125,7 @@ impl Network<'_> {
         match self {
             Network::Ipv4(h) => IpAddr::from(h.destination()),
             Network::Ipv6(h) => IpAddr::from(h.destination()),
-            Network::Grh(h) => IpAddr::from(h.destination_gid()),
+            Network::Grh(h) => IpAddr::from(h.fields().destination()),
         }
     }
 
@@ -134,7 +134,7 @@ impl Network<'_> {
         match self {
             Network::Ipv4(h) => h.ttl(),
             Network::Ipv6(h) => h.hop_limit(),
-            Network::Grh(h) => h.hop_limit(),
+            Network::Grh(h) => h.fields().hop_limit(),
         }
     }
 

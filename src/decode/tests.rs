@@ -6,7 +6,7 @@ use rocescope_parsers::{ErrorKind, Layer};
 
 use super::*;
 use crate::capture::{LinkType, Record};
-use crate::generate::encode::{self, BthFields, L2, L3, RoceFrame};
+use crate::generate::encode::{self, Addresses, BthFields, L2, L3, RoceFrame};
 
 fn write_only(payload: usize) -> RoceFrame {
     RoceFrame {
@@ -164,7 +164,7 @@ fn cooked_and_raw_link_types() {
     assert!(matches!(p.link, Link::Sll(_)));
     assert_eq!(icrc(&p), IcrcStatus::Ok);
     let mut v6 = write_only(16);
-    v6.l3 = L3::V6 { src: [0xFD; 16], dst: [0xFE; 16], dscp: 26, ecn: 2, hop_limit: 3, flow_label: 0xABCDE };
+    v6.l3 = L3 { addresses: Addresses::V6 { src: [0xFD; 16], dst: [0xFE; 16] }, ttl: 3, flow_label: 0xABCDE, ..v6.l3 };
     let v6 = v6.encode();
     let p = decode_as(LinkType::RAW, &v6[14..]);
     assert!(matches!(p.link, Link::RawIp));

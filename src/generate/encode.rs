@@ -40,75 +40,59 @@ impl L2 {
     }
 }
 
-/// The network layer of a RoCE packet.
+/// Addresses of the network layer of a RoCE packet.
 #[derive(Debug, Clone, Copy)]
-pub enum L3 {
+pub enum Addresses {
     V4 {
         src: [u8; 4],
         dst: [u8; 4],
-        dscp: u8,
-        ecn: u8,
-        ttl: u8,
-        id: u16,
     },
     V6 {
         src: [u8; 16],
         dst: [u8; 16],
-        dscp: u8,
-        ecn: u8,
-        hop_limit: u8,
-        flow_label: u32,
     },
-    /// RoCEv1: the GRH.
+    /// RoCEv1: the GRH's GIDs.
     Grh {
         sgid: [u8; 16],
         dgid: [u8; 16],
-        traffic_class: u8,
-        flow_label: u32,
-        hop_limit: u8,
     },
 }
 
+/// The network layer of a RoCE packet: IPv4, IPv6 or (RoCEv1) the GRH, with the fields a
+/// path may change.
+#[derive(Debug, Clone, Copy)]
+pub struct L3 {
+    pub addresses: Addresses,
+    pub dscp: u8,
+    pub ecn: u8,
+    /// TTL, hop limit or HopLmt.
+    pub ttl: u8,
+    /// IPv6 / GRH flow label (unused for IPv4).
+    pub flow_label: u32,
+}
+
 impl L3 {
+    /// IPv4 with DSCP 26, ECT(0), TTL 64.
     pub fn v4(src: [u8; 4], dst: [u8; 4]) -> Self {
-        L3::V4 { src, dst, dscp: 26, ecn: 2, ttl: 64, id: 0 }
+        L3 { addresses: Addresses::V4 { src, dst }, dscp: 26, ecn: 2, ttl: 64, flow_label: 0 }
     }
 
-    /// The same header with other DSCP and ECN values (no effect on a GRH).
-    pub fn with_qos(self, new_dscp: u8, new_ecn: u8) -> Self {
-        match self {
-            L3::V4 { src, dst, ttl, id, .. } => L3::V4 { src, dst, dscp: new_dscp, ecn: new_ecn, ttl, id },
-            L3::V6 { src, dst, hop_limit, flow_label, .. } => {
-                L3::V6 { src, dst, dscp: new_dscp, ecn: new_ecn, hop_limit, flow_label }
-            }
-            grh => grh,
-        }
+    /// The same header with other DSCP and ECN values.
+    pub fn with_qos(self, dscp: u8, ecn: u8) -> Self {
+        L3 { dscp, ecn, ..self }
     }
 
-    /// The same header with another TTL / hop limit.
-    pub fn with_ttl(self, new_ttl: u8) -> Self {
-        match self {
-            L3::V4 { src, dst, dscp, ecn, id, .. } => L3::V4 { src, dst, dscp, ecn, ttl: new_ttl, id },
-            L3::V6 { src, dst, dscp, ecn, flow_label, .. } => {
-                L3::V6 { src, dst, dscp, ecn, hop_limit: new_ttl, flow_label }
-            }
-            L3::Grh { sgid, dgid, traffic_class, flow_label, .. } => {
-                L3::Grh { sgid, dgid, traffic_class, flow_label, hop_limit: new_ttl }
-            }
-        }
-    }
-
-    /// The header for a payload of `payload_len` bytes carrying IP protocol `protocol`.
+    /// The header for a payload of `payload_len` bytes carrying IP protocol `protocol` (a GRH
+    /// always announces a BTH).
     pub fn header(&self, protocol: u8, payload_len: usize) -> Vec<u8> {
-        match *self {
-            L3::V4 { src, dst, dscp, ecn, ttl, id } => {
-                ipv4_header(src, dst, (dscp << 2) | ecn, ttl, id, protocol, payload_len)
+        let tclass = (self.dscp << 2) | self.ecn;
+        match self.addresses {
+            Addresses::V4 { src, dst } => ipv4_header(src, dst, tclass, self.ttl, 0, protocol, payload_len),
+            Addresses::V6 { src, dst } => {
+                six_header(tclass, self.flow_label, payload_len, protocol, self.ttl, src, dst)
             }
-            L3::V6 { src, dst, dscp, ecn, hop_limit, flow_label } => {
-                six_header((dscp << 2) | ecn, flow_label, payload_len, protocol, hop_limit, src, dst)
-            }
-            L3::Grh { sgid, dgid, traffic_class, flow_label, hop_limit } => {
-                six_header(traffic_class, flow_label, payload_len, 0x1B, hop_limit, sgid, dgid)
+            Addresses::Grh { sgid, dgid } => {
+                six_header(tclass, self.flow_label, payload_len, 0x1B, self.ttl, sgid, dgid)
             }
         }
     }
@@ -189,8 +173,8 @@ impl RoceFrame {
     /// and the ICRC.
     pub fn encode(&self) -> Vec<u8> {
         let ib = self.transport_without_icrc();
-        match self.l3 {
-            L3::Grh { .. } => {
+        match self.l3.addresses {
+            Addresses::Grh { .. } => {
                 let grh = self.l3.header(0x1B, ib.len() + 4);
                 let grh_array: [u8; 40] = grh.as_slice().try_into().expect("a GRH is 40 bytes");
                 let crc = icrc::rocev1(&grh_array, &ib);
@@ -200,20 +184,19 @@ impl RoceFrame {
                 f.extend_from_slice(&icrc::to_wire(crc));
                 f
             }
-            L3::V4 { .. } | L3::V6 { .. } => {
+            Addresses::V4 { .. } | Addresses::V6 { .. } => {
                 let udp_len = 8 + ib.len() + 4;
                 let ip = self.l3.header(17, udp_len);
                 let mut udp = [0u8; 8];
                 udp[0..2].copy_from_slice(&self.udp_sport.to_be_bytes());
                 udp[2..4].copy_from_slice(&self.udp_dport.to_be_bytes());
                 udp[4..6].copy_from_slice(&(udp_len as u16).to_be_bytes());
-                let crc = match self.l3 {
-                    L3::V6 { .. } => {
-                        icrc::rocev2_ipv6(ip.as_slice().try_into().expect("40-byte IPv6 header"), &udp, &ib)
+                let (crc, ethertype) = match self.l3.addresses {
+                    Addresses::V6 { .. } => {
+                        (icrc::rocev2_ipv6(ip.as_slice().try_into().expect("40-byte IPv6 header"), &udp, &ib), 0x86DD)
                     }
-                    _ => icrc::rocev2_ipv4(&ip, &udp, &ib),
+                    _ => (icrc::rocev2_ipv4(&ip, &udp, &ib), 0x0800),
                 };
-                let ethertype = if matches!(self.l3, L3::V6 { .. }) { 0x86DD } else { 0x0800 };
                 let mut f = self.l2.header(ethertype);
                 f.extend_from_slice(&ip);
                 f.extend_from_slice(&udp);

@@ -4,7 +4,7 @@
 use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Ieth, Reth, Xrceth};
 use rocescope_parsers::psn::psn_add;
 
-use super::encode::{self, BthFields, L2, L3, Mac, RoceFrame, u24};
+use super::encode::{self, Addresses, BthFields, L2, L3, Mac, RoceFrame, u24};
 use super::writer::Interface;
 
 /// Base time of every scenario: 2023-11-14T22:13:20Z.
@@ -412,7 +412,7 @@ pub fn mirror_erspan() -> Scenario {
         sequence[0] += 1;
         s.push(t, encode::erspan2(&collector, [192, 0, 2, 1], [192, 0, 2, 100], 1, sequence[0], &f.encode()));
         let mut hop = f.clone();
-        hop.l3 = hop.l3.with_ttl(63);
+        hop.l3.ttl = 63;
         hop.l2 = L2::new([0x02, 0, 0, 0, 0xAA, 0x01], [0x02, 0, 0, 0, 0xAA, 0x02]);
         sequence[1] += 1;
         s.push(t + 1_500, encode::erspan2(&collector, [192, 0, 2, 2], [192, 0, 2, 100], 2, sequence[1], &hop.encode()));
@@ -506,11 +506,11 @@ pub fn encapsulations() -> Scenario {
     next(&mut s, 0, qinq.encode());
     let mut v6 = write_only(37);
     let six = |n: u8| [0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n];
-    v6.l3 = L3::V6 { src: six(1), dst: six(2), dscp: 26, ecn: 2, hop_limit: 64, flow_label: 0xBEEF };
+    v6.l3 = L3 { addresses: Addresses::V6 { src: six(1), dst: six(2) }, flow_label: 0xBEEF, ..v6.l3 };
     next(&mut s, 0, v6.encode());
     let mut v1 = write_only(48);
     let gid = |n: u8| [0xFE, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFE, 0, 0, n];
-    v1.l3 = L3::Grh { sgid: gid(1), dgid: gid(2), traffic_class: 106, flow_label: 0, hop_limit: 64 };
+    v1.l3 = L3 { addresses: Addresses::Grh { sgid: gid(1), dgid: gid(2) }, ..v1.l3 };
     next(&mut s, 0, v1.encode());
     let outer = L2::new([0x02, 0, 0, 0, 0xEE, 0x01], [0x02, 0, 0, 0, 0xEE, 0xFF]);
     let ack = conn.ack(false, psn.get(), 1, ACK_32_CREDITS);

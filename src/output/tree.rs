@@ -166,6 +166,7 @@ fn write_network(out: &mut impl Write, net: &Network<'_>) -> fmt::Result {
             writeln!(out, "{IND}Hop limit: {}", ip.hop_limit())
         }
         Network::Grh(grh) => {
+            let grh = grh.fields();
             writeln!(
                 out,
                 "InfiniBand Global Route Header (RoCEv1), SGID: {}, DGID: {}",
@@ -332,12 +333,7 @@ fn write_cm(out: &mut impl Write, cm: &CmMad<'_>) -> fmt::Result {
         }
         CmMessage::Rep(r) => {
             writeln!(out, "CM ConnectReply")?;
-            writeln!(
-                out,
-                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
-                r.local_comm_id(),
-                r.remote_comm_id()
-            )?;
+            write_comm_ids(out, r.local_comm_id(), r.remote_comm_id())?;
             writeln!(out, "{IND}Local Q_Key: 0x{:08x}", r.local_qkey())?;
             writeln!(out, "{IND}Local QPN: 0x{:06x}", r.local_qpn())?;
             writeln!(out, "{IND}Starting PSN: {} (0x{:06x})", r.starting_psn(), r.starting_psn())?;
@@ -353,36 +349,25 @@ fn write_cm(out: &mut impl Write, cm: &CmMad<'_>) -> fmt::Result {
         }
         CmMessage::Rej(r) => {
             writeln!(out, "CM ConnectReject")?;
-            writeln!(
-                out,
-                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
-                r.local_comm_id(),
-                r.remote_comm_id()
-            )?;
+            write_comm_ids(out, r.local_comm_id(), r.remote_comm_id())?;
             writeln!(out, "{IND}Message rejected: {}", r.message_rejected())?;
             writeln!(out, "{IND}Reason: {}", r.reason())
         }
         CmMessage::Dreq(r) => {
             writeln!(out, "CM DisconnectRequest")?;
-            writeln!(
-                out,
-                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
-                r.local_comm_id(),
-                r.remote_comm_id()
-            )?;
+            write_comm_ids(out, r.local_comm_id(), r.remote_comm_id())?;
             writeln!(out, "{IND}Remote QPN: 0x{:06x}", r.remote_qpn())
         }
         CmMessage::Rtu(r) | CmMessage::Drep(r) => {
             writeln!(out, "CM {}", cm.message.name())?;
-            writeln!(
-                out,
-                "{IND}Local / remote Communication ID: 0x{:08x} / 0x{:08x}",
-                r.local_comm_id(),
-                r.remote_comm_id()
-            )
+            write_comm_ids(out, r.local_comm_id(), r.remote_comm_id())
         }
         CmMessage::Other { .. } => Ok(()),
     }
+}
+
+fn write_comm_ids(out: &mut impl Write, local: u32, remote: u32) -> fmt::Result {
+    writeln!(out, "{IND}Local / remote Communication ID: 0x{local:08x} / 0x{remote:08x}")
 }
 
 fn write_mac_control(out: &mut impl Write, mc: &MacControl) -> fmt::Result {

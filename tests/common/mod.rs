@@ -44,3 +44,37 @@ pub fn jsonl(path: &std::path::Path, extra: &[&str]) -> Vec<serde_json::Value> {
     args.push(path);
     run_ok(&args).lines().map(|l| serde_json::from_str(l).expect("valid JSON line")).collect()
 }
+
+/// tshark's opcode, PSN and destination QP per frame, one tab-separated line each (empty
+/// fields where it decoded no BTH); `None` when tshark is not installed.
+pub fn tshark_bth_fields(path: &std::path::Path) -> Option<String> {
+    let out = Command::new("tshark")
+        .args(["--disable-protocol", "tftp", "-r"])
+        .arg(path)
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "infiniband.bth.opcode",
+            "-e",
+            "infiniband.bth.psn",
+            "-e",
+            "infiniband.bth.destqp",
+        ])
+        .output()
+        .ok()?;
+    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
+    Some(String::from_utf8(out.stdout).expect("UTF-8"))
+}
+
+/// rocescope's opcode, PSN and destination QP per frame, in tshark's field format.
+pub fn rocescope_bth_fields(path: &std::path::Path) -> String {
+    jsonl(path, &[])
+        .iter()
+        .map(|f| {
+            let n = |k: &str| f[k].as_u64().map(|v| v.to_string()).unwrap_or_default();
+            let qp = f["dst_qp"].as_u64().map(|q| format!("0x{q:06x}")).unwrap_or_default();
+            format!("{}\t{}\t{}\n", n("opcode"), n("psn"), qp)
+        })
+        .collect()
+}
