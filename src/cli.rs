@@ -15,13 +15,16 @@ pub const EXIT_NO_INPUT: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 /// Exit status: the output could not be written.
 pub const EXIT_OUTPUT: u8 = 3;
+/// Exit status: `analyze --fail-on` found a finding of that severity or worse.
+pub const EXIT_FINDINGS: u8 = 4;
 
 const EXIT_STATUS_HELP: &str = "\
 EXIT STATUS:
     0  success; damaged input files were read up to the damage and reported on stderr
     1  no input could be read (missing, unreadable, not a capture, or damaged before the first frame)
     2  usage error
-    3  the output could not be written";
+    3  the output could not be written
+    4  analyze --fail-on: a finding of that severity or worse";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -64,6 +67,31 @@ docs/jsonl-schema.md).",
         )
     )]
     Packets(PacketsArgs),
+    /// Reconstruct per-QP flows and explain loss, retransmission, congestion, PFC and marking
+    #[command(
+        long_about = "Analyse the captures in one streaming pass: per-QP flows (one direction of one QP) \
+paired into connections, PSN gaps and retransmit episodes with their trigger (NAK, RNR NAK, timeout), \
+ECN marks and CNPs, PFC and PAUSE per source and priority with pause storms, DSCP/PCP/ECN marking \
+against the fabric's policy, and findings with their likely cause and first action. Prints a \
+summary; --json prints the report as JSON (docs/report-schema.md); --out writes it as files. \
+Definitions of every counter are in docs/analysis.md.",
+        after_help = concat!(
+            "EXAMPLES:\n",
+            "    rocescope analyze capture.pcap\n",
+            "    rocescope analyze --json tap1.pcapng tap2.pcapng > report.json\n",
+            "    rocescope analyze --link-speed 400G --policy fabric.toml --fail-on warning capture.pcap\n\n",
+            "POLICY FILE (TOML, every key optional):\n",
+            "    data_dscp = 26\n    cnp_dscp = 48\n    data_pcp = 3\n    cnp_pcp = 6\n",
+            "    require_ect = true\n    lossless_priority = 3\n\n",
+            "EXIT STATUS:\n",
+            "    0  success; damaged input files were read up to the damage and reported on stderr\n",
+            "    1  no input could be read\n",
+            "    2  usage error (also a policy file that cannot be read)\n",
+            "    3  the output could not be written\n",
+            "    4  --fail-on: a finding of that severity or worse"
+        )
+    )]
+    Analyze(AnalyzeArgs),
     /// Write the deterministic sample captures (the ones in samples/)
     #[command(long_about = "Write the sample captures that ship in samples/, built by rocescope's own \
 deterministic frame generator (every run writes identical bytes). See docs/samples.md for what \
@@ -127,6 +155,74 @@ pub struct PacketsArgs {
     /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Capture files (pcap or pcapng, optionally .gz or .zst), merged by timestamp; '-' is stdin
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Print the report as one JSON document on stdout instead of the summary
+    #[arg(long)]
+    pub json: bool,
+
+    /// Link speed for PFC pause quanta (512 bit times each): 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G
+    #[arg(long, value_name = "SPEED", default_value = "100G", value_parser = parse_link_speed)]
+    pub link_speed: u64,
+
+    /// A priority paused without a break for at least this long is a pause storm
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    pub pfc_storm_ms: u64,
+
+    /// Copies of a packet at most this far apart, from another tap, are mirror duplicates
+    #[arg(long, value_name = "US", default_value_t = 1000)]
+    pub mirror_window_us: u64,
+
+    /// Marking policy from a TOML file (see below); the flags override it
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+
+    /// Expected DSCP of RoCE data (default 26)
+    #[arg(long, value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
+    pub data_dscp: Option<u8>,
+
+    /// Expected DSCP of CNPs (default 48)
+    #[arg(long, value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
+    pub cnp_dscp: Option<u8>,
+
+    /// Expected 802.1p priority of VLAN-tagged data (default 3)
+    #[arg(long, value_name = "PCP", value_parser = clap::value_parser!(u8).range(0..8))]
+    pub data_pcp: Option<u8>,
+
+    /// Expected 802.1p priority of VLAN-tagged CNPs (default 6)
+    #[arg(long, value_name = "PCP", value_parser = clap::value_parser!(u8).range(0..8))]
+    pub cnp_pcp: Option<u8>,
+
+    /// The priority PFC may pause (default 3)
+    #[arg(long, value_name = "PRIORITY", value_parser = clap::value_parser!(u8).range(0..8))]
+    pub lossless_priority: Option<u8>,
+
+    /// Do not require RoCE data to be ECN-capable
+    #[arg(long)]
+    pub allow_not_ect: bool,
+
+    /// Exit with status 4 when a finding of this severity or worse is found
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<crate::analyze::findings::Severity>,
+
+    /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
+    #[arg(long = "roce-port", value_name = "PORT")]
+    pub roce_ports: Vec<u16>,
+}
+
+/// Parses a link speed such as `100G`, `25g` or `400` into Gb/s.
+pub fn parse_link_speed(s: &str) -> Result<u64, String> {
+    let digits = s.strip_suffix(['G', 'g']).unwrap_or(s);
+    match digits.parse::<u64>() {
+        Ok(g) if (1..=1600).contains(&g) => Ok(g),
+        _ => Err(format!("'{s}' is not a link speed in Gb/s such as 100G")),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,8 @@
 //! Data flows one way: [`capture`] reads records, [`decode`] turns each into a [`decode::Packet`]
 //! view, and [`output`] writes packet lists and decode trees.
 
+pub mod analyze;
+pub mod analyze_command;
 pub mod capture;
 pub mod cli;
 pub mod decode;

@@ -8,6 +8,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Command::Packets(args) => rocescope::packets::run(args),
+        Command::Analyze(args) => rocescope::analyze_command::run(args),
         Command::Generate(args) => rocescope::generate::run(args),
     }
 }

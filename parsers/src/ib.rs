@@ -26,6 +26,8 @@ pub struct IbPacket<'a> {
     pub payload: &'a [u8],
     /// The ICRC as on the wire, when captured.
     pub icrc: Option<[u8; 4]>,
+    /// The captured bytes of the packet, BTH onwards (at most the declared length).
+    pub bytes: &'a [u8],
     /// The bytes the ICRC covers after the IP/UDP or GRH headers (BTH through pad), when the
     /// whole packet was captured.
     pub icrc_covered: Option<&'a [u8]>,
@@ -57,7 +59,8 @@ impl<'a> IbPacket<'a> {
         let icrc_at = declared_len - ICRC_LEN;
         let icrc = captured.get(icrc_at..declared_len).and_then(|b| <[u8; 4]>::try_from(b).ok());
         let icrc_covered = icrc.and_then(|_| captured.get(..icrc_at));
-        Ok(IbPacket { bth, info, ext, payload_len, payload, icrc, icrc_covered })
+        let bytes = captured.get(..declared_len).unwrap_or(captured);
+        Ok(IbPacket { bth, info, ext, payload_len, payload, icrc, bytes, icrc_covered })
     }
 
     /// Has the capture kept every byte of the packet?
@@ -87,6 +90,7 @@ mod tests {
         assert_eq!(p.payload, b"hello");
         assert_eq!(p.icrc, Some([0xaa, 0xbb, 0xcc, 0xdd]));
         assert_eq!(p.icrc_covered.map(<[u8]>::len), Some(20));
+        assert_eq!(p.bytes.len(), 24);
         assert_eq!(p.info.name, "RC_SEND_ONLY");
         assert!(p.fully_captured());
     }
@@ -98,6 +102,7 @@ mod tests {
         b.extend_from_slice(&[1, 2, 3, 4]); // an Ethernet FCS
         let p = IbPacket::parse(&b, declared).unwrap();
         assert_eq!(p.icrc, Some([0xaa, 0xbb, 0xcc, 0xdd]));
+        assert_eq!(p.bytes.len(), declared);
         assert_eq!(p.payload_len, 5);
     }
 

@@ -1,6 +1,7 @@
 //! Writers for decoded frames: the packet list line, the decode tree, the hex dump and JSON
 //! lines.
 
+pub mod analysis_text;
 pub mod hexdump;
 pub mod jsonl;
 pub mod names;

@@ -1,0 +1,125 @@
+//! RDMA CM connection tracking (IBA §12.6; protocol-facts §12.4): a ConnectRequest from the
+//! active side gives its QPN and starting PSN, the ConnectReply that answers it (its remote
+//! communication ID is the request's local one) gives the passive side's. The two directions
+//! of the connection are then known exactly: active → passive packets carry the passive QPN,
+//! passive → active packets the active QPN.
+
+use std::net::IpAddr;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use rocescope_parsers::cm::{CmMad, CmMessage};
+
+/// A connection set up by CM in the capture.
+#[derive(Debug, Clone, Serialize)]
+pub struct Connection {
+    pub active_ip: IpAddr,
+    pub passive_ip: IpAddr,
+    pub active_qpn: u32,
+    pub passive_qpn: Option<u32>,
+    pub active_start_psn: u32,
+    pub passive_start_psn: Option<u32>,
+    pub path_mtu: Option<u32>,
+    pub retry_count: u8,
+    pub rnr_retry_count: u8,
+    /// Local ACK timeout exponent: 4.096 µs × 2^value.
+    pub local_ack_timeout: u8,
+    pub request_frame: u64,
+    pub reply_frame: Option<u64>,
+    pub ready_frame: Option<u64>,
+    pub reject_reason: Option<u16>,
+    pub disconnect_frame: Option<u64>,
+    #[serde(skip)]
+    passive_comm_id: Option<u32>,
+}
+
+/// What a CM message changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmEvent {
+    /// The reply completed connection `index`: both QPNs are known.
+    Established(usize),
+    Other,
+}
+
+#[derive(Debug, Default)]
+pub struct CmTracker {
+    pub connections: Vec<Connection>,
+    /// Connections by (active IP, active communication ID).
+    by_active: FxHashMap<(IpAddr, u32), usize>,
+}
+
+impl CmTracker {
+    pub fn observe(&mut self, frame: u64, src: IpAddr, dst: IpAddr, mad: &CmMad<'_>) -> CmEvent {
+        match &mad.message {
+            CmMessage::Req(req) => {
+                let index = self.connections.len();
+                self.connections.push(Connection {
+                    active_ip: src,
+                    passive_ip: dst,
+                    active_qpn: req.local_qpn(),
+                    passive_qpn: None,
+                    active_start_psn: req.starting_psn(),
+                    passive_start_psn: None,
+                    path_mtu: req.path_mtu(),
+                    retry_count: req.retry_count(),
+                    rnr_retry_count: req.rnr_retry_count(),
+                    local_ack_timeout: req.local_ack_timeout(),
+                    request_frame: frame,
+                    reply_frame: None,
+                    ready_frame: None,
+                    reject_reason: None,
+                    disconnect_frame: None,
+                    passive_comm_id: None,
+                });
+                self.by_active.insert((src, req.local_comm_id()), index);
+                CmEvent::Other
+            }
+            CmMessage::Rep(rep) => match self.by_active.get(&(dst, rep.remote_comm_id())).copied() {
+                Some(index) => {
+                    if let Some(c) = self.connections.get_mut(index) {
+                        c.passive_qpn = Some(rep.local_qpn());
+                        c.passive_start_psn = Some(rep.starting_psn());
+                        c.reply_frame = Some(frame);
+                        c.passive_comm_id = Some(rep.local_comm_id());
+                    }
+                    CmEvent::Established(index)
+                }
+                None => CmEvent::Other,
+            },
+            CmMessage::Rtu(ids) => {
+                if let Some(c) = self.active_index(src, ids.local_comm_id()).and_then(|i| self.connections.get_mut(i)) {
+                    c.ready_frame.get_or_insert(frame);
+                }
+                CmEvent::Other
+            }
+            CmMessage::Rej(rej) => {
+                // A reject answers a request: the rejecting side names it as its remote ID.
+                if let Some(c) = self.active_index(dst, rej.remote_comm_id()).and_then(|i| self.connections.get_mut(i))
+                {
+                    c.reject_reason = Some(rej.reason());
+                }
+                CmEvent::Other
+            }
+            CmMessage::Dreq(ids) => {
+                // Either side may disconnect.
+                let index = self
+                    .active_index(src, ids.local_comm_id())
+                    .or_else(|| self.passive_index(src, ids.local_comm_id()));
+                if let Some(c) = index.and_then(|i| self.connections.get_mut(i)) {
+                    c.disconnect_frame.get_or_insert(frame);
+                }
+                CmEvent::Other
+            }
+            _ => CmEvent::Other,
+        }
+    }
+
+    fn active_index(&self, active_ip: IpAddr, active_comm_id: u32) -> Option<usize> {
+        self.by_active.get(&(active_ip, active_comm_id)).copied()
+    }
+
+    fn passive_index(&self, passive_ip: IpAddr, passive_comm_id: u32) -> Option<usize> {
+        self.connections.iter().rposition(|c| c.passive_ip == passive_ip && c.passive_comm_id == Some(passive_comm_id))
+    }
+}

@@ -1,0 +1,161 @@
+//! Retransmit episodes: a maximal run of retransmitted packets of one flow, with what
+//! triggered it and how the sender resent.
+//!
+//! Trigger: a PSN-sequence-error NAK or an RNR NAK carried by the peer flow since the flow's
+//! previous episode (go-back-N after NAK / after RNR), else a timeout (the sender resent on its
+//! own; the idle time before the episode is reported). Pattern: `go_back_n` when the resent
+//! PSNs run contiguously from the first resent one to the highest PSN sent before the episode;
+//! `selective` when every resent PSN was a hole the tap saw skipped; `partial` otherwise.
+
+use serde::Serialize;
+
+use rocescope_parsers::psn::{psn_add, psn_diff};
+
+use super::flows::FlowId;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    NakPsnSeqErr,
+    RnrNak,
+    Timeout,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    GoBackN,
+    Selective,
+    Partial,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Episode {
+    pub flow: FlowId,
+    pub start_frame: u64,
+    pub end_frame: u64,
+    pub start_ts_ns: i64,
+    pub end_ts_ns: i64,
+    pub first_psn: u32,
+    pub last_psn: u32,
+    pub packets: u64,
+    /// The highest PSN the flow had sent before the episode.
+    pub highest_sent_psn: u32,
+    pub trigger: Trigger,
+    /// The NAK or RNR NAK that triggered the episode.
+    pub trigger_frame: Option<u64>,
+    /// Time from the triggering NAK to the first resent packet.
+    pub nak_to_resend_ns: Option<i64>,
+    /// The RNR NAK's timer.
+    pub rnr_delay_us: Option<u32>,
+    /// Time without a sequenced packet before the episode (for timeouts).
+    pub idle_before_ns: Option<i64>,
+    /// Time from the gap that skipped the first resent PSN to its resend.
+    pub gap_to_recovery_ns: Option<i64>,
+    pub pattern: Pattern,
+    #[serde(skip)]
+    contiguous: bool,
+    #[serde(skip)]
+    all_holes: bool,
+}
+
+impl Episode {
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        flow: FlowId,
+        frame: u64,
+        ts_ns: i64,
+        psn: u32,
+        highest_sent_psn: u32,
+        trigger: (Trigger, Option<u64>, Option<i64>, Option<u32>),
+        idle_before_ns: Option<i64>,
+        hole_ts: Option<i64>,
+    ) -> Self {
+        let (trigger, trigger_frame, trigger_ts, rnr_delay_us) = trigger;
+        Episode {
+            flow,
+            start_frame: frame,
+            end_frame: frame,
+            start_ts_ns: ts_ns,
+            end_ts_ns: ts_ns,
+            first_psn: psn,
+            last_psn: psn,
+            packets: 1,
+            highest_sent_psn,
+            trigger,
+            trigger_frame,
+            nak_to_resend_ns: trigger_ts.map(|t| (ts_ns - t).max(0)),
+            rnr_delay_us,
+            idle_before_ns: if trigger == Trigger::Timeout { idle_before_ns } else { None },
+            gap_to_recovery_ns: hole_ts.map(|t| (ts_ns - t).max(0)),
+            pattern: Pattern::Partial,
+            contiguous: true,
+            all_holes: hole_ts.is_some(),
+        }
+    }
+
+    /// Adds the next retransmitted packet of the episode.
+    pub fn extend(&mut self, frame: u64, ts_ns: i64, psn: u32, in_hole: bool) {
+        self.contiguous &= psn == psn_add(self.last_psn, 1);
+        self.all_holes &= in_hole;
+        self.last_psn = psn;
+        self.end_frame = frame;
+        self.end_ts_ns = ts_ns;
+        self.packets += 1;
+    }
+
+    /// Decides the pattern once the episode is over.
+    pub fn close(&mut self) {
+        let reached_highest = psn_diff(self.last_psn, self.highest_sent_psn) >= 0;
+        self.pattern = if self.contiguous && reached_highest {
+            Pattern::GoBackN
+        } else if self.all_holes {
+            Pattern::Selective
+        } else {
+            Pattern::Partial
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn episode(psns: &[u32], highest: u32, holes: &[u32]) -> Episode {
+        let in_hole = |p: u32| holes.contains(&p);
+        let first = psns[0];
+        let mut e = Episode::start(
+            0,
+            1,
+            0,
+            first,
+            highest,
+            (Trigger::Timeout, None, None, None),
+            Some(5),
+            in_hole(first).then_some(0),
+        );
+        for (i, &p) in psns.iter().enumerate().skip(1) {
+            e.extend(i as u64 + 1, i as i64, p, in_hole(p));
+        }
+        e.close();
+        e
+    }
+
+    #[test]
+    fn patterns() {
+        assert_eq!(episode(&[10, 11, 12, 13], 13, &[10, 11]).pattern, Pattern::GoBackN);
+        assert_eq!(episode(&[10, 11], 13, &[10, 11]).pattern, Pattern::Selective);
+        assert_eq!(episode(&[10, 12], 13, &[10, 12]).pattern, Pattern::Selective);
+        assert_eq!(episode(&[10, 11], 13, &[]).pattern, Pattern::Partial);
+        assert_eq!(episode(&[0xFF_FFFF, 0, 1], 1, &[]).pattern, Pattern::GoBackN);
+    }
+
+    #[test]
+    fn timing_fields() {
+        let e =
+            Episode::start(3, 7, 1_000, 5, 9, (Trigger::NakPsnSeqErr, Some(4), Some(400), None), Some(900), Some(100));
+        assert_eq!((e.nak_to_resend_ns, e.idle_before_ns, e.gap_to_recovery_ns), (Some(600), None, Some(900)));
+        let e = Episode::start(3, 7, 1_000, 5, 9, (Trigger::Timeout, None, None, None), Some(900), None);
+        assert_eq!((e.idle_before_ns, e.gap_to_recovery_ns), (Some(900), None));
+    }
+}

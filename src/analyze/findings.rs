@@ -1,0 +1,450 @@
+//! Findings: what an operator should look at, each with a severity, a stable code, a one-line
+//! message, evidence (flows, frame numbers, counts), the likely cause and the first action.
+//! They are rules over the finished report, so they explain exactly the numbers it shows.
+
+use serde::Serialize;
+
+use super::episodes::Trigger;
+use super::report::{FlowReport, Report};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Where a finding shows: flow ids and frame numbers (at most [`EVIDENCE_KEPT`] each) and
+/// how many occurrences there were in all.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Evidence {
+    pub count: u64,
+    pub flows: Vec<u32>,
+    pub frames: Vec<u64>,
+}
+
+pub const EVIDENCE_KEPT: usize = 10;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    pub evidence: Evidence,
+    pub cause: &'static str,
+    pub action: &'static str,
+}
+
+/// A flow as operators name it.
+pub fn flow_label(f: &FlowReport) -> String {
+    format!("{} → {} QP 0x{:06x}", f.src_ip, f.dst_ip, f.dst_qp)
+}
+
+/// Evidence from the flows where `count` is not zero, with the frame `first` gives, and the
+/// number of such flows.
+fn from_flows(
+    report: &Report,
+    count: impl Fn(&FlowReport) -> u64,
+    first: impl Fn(&FlowReport) -> Option<u64>,
+) -> (Evidence, usize) {
+    let mut e = Evidence::default();
+    let mut flows = 0;
+    for f in report.flows.iter().filter(|f| count(f) > 0) {
+        e.count += count(f);
+        flows += 1;
+        if e.flows.len() < EVIDENCE_KEPT {
+            e.flows.push(f.id);
+            e.frames.extend(first(f));
+        }
+    }
+    (e, flows)
+}
+
+/// The first three flows of the evidence by name, and how many more there are.
+fn names(report: &Report, e: &Evidence, flows: usize) -> String {
+    let mut s: Vec<String> =
+        e.flows.iter().take(3).filter_map(|&id| report.flows.get(id as usize)).map(flow_label).collect();
+    if flows > 3 {
+        s.push(format!("{} more", flows - 3));
+    }
+    s.join(", ")
+}
+
+struct Rules<'r> {
+    report: &'r Report,
+    out: Vec<Finding>,
+}
+
+impl Rules<'_> {
+    fn add(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        message: String,
+        evidence: Evidence,
+        cause: &'static str,
+        action: &'static str,
+    ) {
+        self.out.push(Finding { severity, code, message, evidence, cause, action });
+    }
+
+    /// A finding about flows where `count` is not zero; `message` gets the total and the names.
+    #[allow(clippy::too_many_arguments)]
+    fn flow_rule(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        count: impl Fn(&FlowReport) -> u64,
+        first: impl Fn(&FlowReport) -> Option<u64>,
+        message: impl Fn(u64, usize, &str) -> String,
+        cause: &'static str,
+        action: &'static str,
+    ) {
+        let (e, flows) = from_flows(self.report, count, first);
+        if e.count > 0 {
+            let text = message(e.count, flows, &names(self.report, &e, flows));
+            self.add(severity, code, text, e, cause, action);
+        }
+    }
+}
+
+pub fn evaluate(report: &Report) -> Vec<Finding> {
+    let mut r = Rules { report, out: Vec::new() };
+    icrc(&mut r);
+    loss(&mut r);
+    congestion(&mut r);
+    marking(&mut r);
+    pauses(&mut r);
+    capture_quality(&mut r);
+    r.out.sort_by(|a, b| b.severity.cmp(&a.severity));
+    r.out
+}
+
+fn icrc(r: &mut Rules<'_>) {
+    r.flow_rule(
+        Severity::Error,
+        "ICRC_BAD",
+        |f| f.icrc_bad,
+        |f| f.first_icrc_bad_frame,
+        |n, flows, names| format!("{n} RoCE packets with a bad ICRC on {flows} flows ({names})"),
+        "The bytes changed on the way: the ICRC ignores re-marking (DSCP, ECN, TTL, FECN/BECN, UDP checksum), so a mismatch means bit errors on a link (optics, cable, connector), a faulty NIC or switch buffer, or a device rewriting invariant fields.",
+        "Check FEC and symbol-error counters on every hop of the flows (ethtool -S on hosts, interface counters on switches); clean or replace the optics and cables of the link whose counters grow.",
+    );
+}
+
+fn loss(r: &mut Rules<'_>) {
+    r.flow_rule(
+        Severity::Warning,
+        "PSN_GAP",
+        |f| f.missing_psns,
+        |f| Some(f.first_frame),
+        |n, flows, names| format!("{n} PSNs never reached the tap on {flows} flows ({names})"),
+        "Packets were dropped before the tap: a buffer overflow on a priority that is not lossless (PFC not enabled end to end, or the traffic is on another priority than the one PFC protects), a link error, or the capture itself dropping packets.",
+        "Compare the switch drop counters of the RoCE priority along the path with the capture's own drop count (pcap statistics, NIC rx_dropped); check that PFC is enabled on the priority the RoCE DSCP maps to on every hop.",
+    );
+    let episodes = &r.report.retransmit_episodes;
+    if !episodes.is_empty() || r.report.retransmit_episodes_not_kept > 0 {
+        let by = |t: Trigger| episodes.iter().filter(|e| e.trigger == t).count();
+        let (mut e, _) = from_flows(r.report, |f| f.retransmit_episodes, |_| None);
+        e.frames = episodes.iter().take(EVIDENCE_KEPT).map(|ep| ep.start_frame).collect();
+        let packets: u64 = r.report.flows.iter().map(|f| f.retransmitted).sum();
+        let message = format!(
+            "{} retransmit episodes ({packets} packets resent): {} go-back-N after a PSN-sequence NAK, {} after an RNR NAK, {} after a timeout",
+            e.count,
+            by(Trigger::NakPsnSeqErr),
+            by(Trigger::RnrNak),
+            by(Trigger::Timeout)
+        );
+        r.add(
+            Severity::Warning,
+            "RETRANSMISSION",
+            message,
+            e,
+            "Requesters resent data: after a NAK the responder saw a gap, after an RNR NAK it had no receive buffer, after a timeout the data or its ACK was lost beyond the tap.",
+            "Follow the more specific findings (NAKs, RNR NAKs, timeouts); each retransmit episode is listed with its trigger and timing.",
+        );
+    }
+    let timeouts: Vec<_> = episodes.iter().filter(|e| e.trigger == Trigger::Timeout).collect();
+    if !timeouts.is_empty() {
+        let mut flows: Vec<u32> = timeouts.iter().map(|e| e.flow).collect();
+        flows.dedup();
+        flows.truncate(EVIDENCE_KEPT);
+        let longest = timeouts.iter().filter_map(|e| e.idle_before_ns).max().unwrap_or(0);
+        let e = Evidence {
+            count: timeouts.len() as u64,
+            flows,
+            frames: timeouts.iter().take(EVIDENCE_KEPT).map(|e| e.start_frame).collect(),
+        };
+        r.add(
+            Severity::Warning,
+            "RETRANSMIT_TIMEOUT",
+            format!(
+                "{} retransmit episodes with no NAK before them: the requester's ACK timer expired (longest silence before a resend {:.3} ms)",
+                e.count,
+                longest as f64 / 1e6
+            ),
+            e,
+            "Packets or their ACKs were lost after the tap (the tap saw them, the peer did not answer), or the tail of a transfer was dropped so no later packet could reveal a gap. Each timeout stalls the QP for the full local ACK timeout.",
+            "Look for drops between the tap and the responder; check the local ACK timeout (CM ConnectRequest, ibv_modify_qp timeout) is neither too short (spurious resends) nor far above the fabric RTT.",
+        );
+    }
+    r.flow_rule(
+        Severity::Warning,
+        "NAK_PSN_SEQUENCE",
+        |f| f.naks_psn_seq_err,
+        |f| Some(f.first_frame),
+        |n, flows, names| format!("{n} NAKs (PSN sequence error) on {flows} flows ({names})"),
+        "The responder received a PSN beyond the one it expected: packets were lost between requester and responder.",
+        "Find where the packets were dropped (the PSN_GAP and switch drop counters); a NAK costs a go-back-N resend of everything in flight.",
+    );
+    r.flow_rule(
+        Severity::Warning,
+        "RNR_NAK",
+        |f| f.rnr_naks,
+        |f| Some(f.first_frame),
+        |n, flows, names| format!("{n} RNR NAKs on {flows} flows ({names})"),
+        "Receiver not ready: a SEND arrived when no receive work request was posted. The requester waits the RNR timer and resends.",
+        "Post receive buffers earlier or deeper (receive queue depth, SRQ), and check the application keeps up; a short min_rnr_timer only hides the cause.",
+    );
+    r.flow_rule(
+        Severity::Error,
+        "NAK_FATAL",
+        |f| f.naks_other,
+        |f| Some(f.first_frame),
+        |n, flows, names| format!("{n} NAKs for invalid request, remote access or remote operational errors on {flows} flows ({names})"),
+        "The responder refused a request: bad R_Key, address or length outside the memory region, missing access rights, or a responder fault. The QP goes to the error state.",
+        "Check the application's memory registration and remote keys for the QP; the requester's completion queue shows the matching error status.",
+    );
+}
+
+fn congestion(r: &mut Rules<'_>) {
+    let report = r.report;
+    let ce: u64 = report.ecn.ce;
+    if ce > 0 {
+        let unanswered = |f: &FlowReport| if f.ce > 0 && f.from_peer.is_none_or(|p| p.cnps == 0) { f.ce } else { 0 };
+        let (e, flows) = from_flows(report, unanswered, |f| Some(f.first_frame));
+        if e.count > 0 {
+            let msg = if report.cnps == 0 {
+                format!("{ce} CE-marked packets and no CNP in the whole capture")
+            } else {
+                format!(
+                    "{} CE-marked packets on flows whose receivers sent no CNP ({})",
+                    e.count,
+                    names(report, &e, flows)
+                )
+            };
+            r.add(
+                Severity::Warning,
+                "CE_WITHOUT_CNP",
+                msg,
+                e,
+                "Switches mark congestion but the receivers' notification point does not answer, so senders never slow down: DCQCN is off on the receiving NICs, or the CNPs leave on a path the capture does not see.",
+                "Enable the DCQCN notification point on the receivers (e.g. /sys/class/net/IF/ecn/roce_np/enable/PRIO) and capture both directions.",
+            );
+        }
+    }
+}
+
+fn marking(r: &mut Rules<'_>) {
+    let p = r.report.policy.clone();
+    r.flow_rule(
+        Severity::Warning,
+        "CNP_DSCP",
+        |f| f.policy.cnp_dscp.count,
+        |f| f.policy.cnp_dscp.first_frame,
+        |n, _, names| format!("{n} CNPs not marked DSCP {} ({names})", p.expected_cnp_dscp),
+        "CNPs outside their high-priority class queue behind data, so senders learn of congestion late.",
+        "Set the NICs' CNP DSCP (mlxconfig CNP_DSCP / ecn/roce_np/cnp_dscp) to the fabric's CNP class and trust DSCP on the switches.",
+    );
+    r.flow_rule(
+        Severity::Warning,
+        "CNP_PCP",
+        |f| f.policy.cnp_pcp.count,
+        |f| f.policy.cnp_pcp.first_frame,
+        |n, _, names| format!("{n} VLAN-tagged CNPs not on priority {} ({names})", p.expected_cnp_pcp),
+        "CNPs on the wrong 802.1p priority wait behind data or are paused with it.",
+        "Set the NICs' CNP priority (mlxconfig CNP_802P_PRIO / ecn/roce_np/cnp_802p_prio).",
+    );
+    r.flow_rule(
+        Severity::Warning,
+        "DATA_DSCP",
+        |f| f.policy.data_dscp.count,
+        |f| f.policy.data_dscp.first_frame,
+        |n, _, names| format!("{n} RoCE data packets not marked DSCP {} ({names})", p.expected_data_dscp),
+        "Data outside the lossless class maps to a lossy queue: it can be dropped, and ECN/PFC settings of the RoCE class do not apply to it.",
+        "Set the traffic class of the QPs or the NIC default (e.g. cma_roce_tos 106 for DSCP 26 with ECT(0)) and check the switches trust DSCP.",
+    );
+    r.flow_rule(
+        Severity::Warning,
+        "DATA_PCP",
+        |f| f.policy.data_pcp.count,
+        |f| f.policy.data_pcp.first_frame,
+        |n, _, names| format!("{n} VLAN-tagged RoCE data packets not on priority {} ({names})", p.expected_data_pcp),
+        "Data on another 802.1p priority than the lossless one is not protected by PFC.",
+        "Map the RoCE DSCP to the lossless priority on the NICs (DSCP-to-priority or egress map) and switches.",
+    );
+    r.flow_rule(
+        Severity::Warning,
+        "NOT_ECT_DATA",
+        |f| f.policy.not_ect_data.count,
+        |f| f.policy.not_ect_data.first_frame,
+        |n, _, names| format!("{n} RoCE data packets not ECN-capable (Not-ECT) ({names})"),
+        "Switches cannot mark Not-ECT packets, so they drop them (or pause the link) instead of signalling congestion; DCQCN never engages for these flows.",
+        "Enable ECN on the sending NICs (DCQCN reaction point, e.g. ecn/roce_rp/enable) or set ECT(0) in the traffic class.",
+    );
+}
+
+fn pauses(r: &mut Rules<'_>) {
+    let report = r.report;
+    let lossless = report.policy.lossless_priority;
+    let storms: Vec<_> = report.pfc.iter().filter(|p| p.stats.storm).collect();
+    if !storms.is_empty() {
+        let longest = storms.iter().map(|p| p.stats.longest_pause_ns).max().unwrap_or(0);
+        let who: Vec<String> =
+            storms.iter().map(|p| format!("{} priority {}", p.src_mac, p.priority.unwrap_or(0))).collect();
+        let e = Evidence {
+            count: storms.iter().map(|p| p.stats.storm_periods).sum(),
+            flows: Vec::new(),
+            frames: storms.iter().filter_map(|p| p.stats.first_storm_frame).take(EVIDENCE_KEPT).collect(),
+        };
+        r.add(
+            Severity::Error,
+            "PFC_STORM",
+            format!("PFC pause storm: {} kept a priority paused for up to {:.1} ms without a break", who.join(", "), longest as f64 / 1e6),
+            e,
+            "A device keeps pausing its link partner: a NIC that stopped draining its receive buffer (driver hang, host stall) or a congestion tree; the pause spreads upstream and can stop the whole fabric.",
+            "Find the port of the sending MAC and its host; enable the switches' PFC watchdog so a stuck port is taken out of the lossless class.",
+        );
+    }
+    let other: Vec<_> = report.pfc.iter().filter(|p| p.priority != Some(lossless) && p.stats.xoff > 0).collect();
+    if !other.is_empty() {
+        let e = Evidence {
+            count: other.iter().map(|p| p.stats.xoff).sum(),
+            flows: Vec::new(),
+            frames: other.iter().map(|p| p.stats.first_frame).take(EVIDENCE_KEPT).collect(),
+        };
+        let which: Vec<String> =
+            other.iter().map(|p| format!("{} priority {}", p.src_mac, p.priority.unwrap_or(0))).collect();
+        r.add(
+            Severity::Warning,
+            "PFC_OTHER_PRIORITY",
+            format!("{} PFC XOFF frames for priorities other than the lossless priority {lossless} ({})", e.count, which.join(", ")),
+            e,
+            "PFC is enabled on a priority that is not the RoCE one, or RoCE traffic is mapped to another priority than the one PFC protects.",
+            "Align the PFC-enabled priority, the DSCP-to-priority map and the RoCE traffic class on NICs and switches.",
+        );
+    }
+    let xoffs: u64 = report.pfc.iter().chain(&report.pause).map(|p| p.stats.xoff).sum();
+    if xoffs > 0 && report.ecn.ce == 0 && report.totals.roce_v2 > 0 {
+        r.add(
+            Severity::Warning,
+            "PAUSE_WITHOUT_ECN",
+            format!("{xoffs} pause frames and not one CE-marked RoCE packet: ECN marking looks disabled"),
+            Evidence { count: xoffs, ..Evidence::default() },
+            "With ECN off, congestion is handled by PFC alone: senders never slow down, pauses spread upstream and block unrelated flows (head-of-line blocking) and can turn into storms.",
+            "Enable ECN marking (WRED/ECN thresholds Kmin/Kmax) on the switches' lossless queue so DCQCN throttles senders before buffers fill.",
+        );
+    }
+    if !report.pause.is_empty() {
+        let e = Evidence {
+            count: report.pause.iter().map(|p| p.stats.xoff + p.stats.xon).sum(),
+            flows: Vec::new(),
+            frames: report.pause.iter().map(|p| p.stats.first_frame).take(EVIDENCE_KEPT).collect(),
+        };
+        r.add(
+            Severity::Warning,
+            "LINK_PAUSE",
+            format!("{} 802.3x PAUSE frames: link-level flow control pauses every priority", e.count),
+            e,
+            "Global pause is enabled on a port of a PFC fabric; it stops all traffic classes, not only the lossless one.",
+            "Disable 802.3x flow control (ethtool -A IF rx off tx off) on ports that use PFC.",
+        );
+    }
+}
+
+fn capture_quality(r: &mut Rules<'_>) {
+    let report = r.report;
+    if report.totals.mirror_duplicates > 0 {
+        let (e, _) = from_flows(report, |f| f.mirror_duplicates, |f| Some(f.first_frame));
+        r.add(
+            Severity::Info,
+            "MIRROR_DUPLICATES",
+            format!("{} frames are second copies of packets seen at another tap; flows count each packet once", report.totals.mirror_duplicates),
+            e,
+            "The capture holds the same traffic from two mirror sessions or taps (the copies differ in TTL or MAC addresses).",
+            "Nothing to fix; filter the capture to one session if only one vantage point is wanted.",
+        );
+    }
+    let cut = report.capture.snaplen_cut + report.capture.mirror_truncated;
+    if cut > 0 || report.icrc.unverifiable > 0 {
+        r.add(
+            Severity::Info,
+            "TRUNCATED_FRAMES",
+            format!(
+                "{} frames were cut by the snap length or the mirror; {} RoCE ICRCs could not be verified",
+                cut, report.icrc.unverifiable
+            ),
+            Evidence { count: cut.max(report.icrc.unverifiable), ..Evidence::default() },
+            "The capture keeps only the start of each frame (tcpdump -s, mirror session truncation).",
+            "Capture full frames (tcpdump -s 0, no truncation on the mirror session) when ICRC verification matters.",
+        );
+    }
+    let damaged: Vec<_> = report.inputs.iter().filter(|i| i.damage.is_some()).collect();
+    if !damaged.is_empty() {
+        let what: Vec<String> = damaged
+            .iter()
+            .filter_map(|i| {
+                i.damage.as_ref().map(|d| format!("{} at byte {}: {}", i.file, d.offset.unwrap_or(0), d.message))
+            })
+            .collect();
+        r.add(
+            Severity::Warning,
+            "CAPTURE_DAMAGED",
+            format!("capture file damaged, analysed up to the damage: {}", what.join("; ")),
+            Evidence { count: damaged.len() as u64, ..Evidence::default() },
+            "The file was cut short (disk full, capture killed, transfer interrupted) or corrupted.",
+            "Take the capture again if the missing tail matters; everything before the damage is analysed.",
+        );
+    }
+    if report.totals.malformed > 0 {
+        let frames = report.capture.malformed_by_layer.iter().map(|m| m.first_frame).take(EVIDENCE_KEPT).collect();
+        let layers: Vec<String> = report
+            .capture
+            .malformed_by_layer
+            .iter()
+            .map(|m| format!("{} {} ({})", m.count, m.layer, m.first_reason))
+            .collect();
+        r.add(
+            Severity::Warning,
+            "MALFORMED_FRAMES",
+            format!("{} malformed frames: {}", report.totals.malformed, layers.join("; ")),
+            Evidence { count: report.totals.malformed, flows: Vec::new(), frames },
+            "Frames that should carry RoCE could not be decoded: truncated headers, impossible lengths, reserved opcodes, or non-RoCE traffic on UDP port 4791.",
+            "Inspect the first malformed frames with `rocescope packets -V --only errors`.",
+        );
+    }
+    if report.capture.non_monotonic_timestamps > 0 {
+        r.add(
+            Severity::Info,
+            "TIMESTAMPS_BACKWARDS",
+            format!(
+                "{} frames are timestamped earlier than the frame before them",
+                report.capture.non_monotonic_timestamps
+            ),
+            Evidence { count: report.capture.non_monotonic_timestamps, ..Evidence::default() },
+            "Several capture queues or interfaces with unsynchronised clocks, or merged files that overlap.",
+            "Treat sub-microsecond timings with care; durations that would be negative are counted as zero.",
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! Flows: one direction of one QP, keyed by (source IP, destination IP, BTH destination QP);
+//! for RoCEv1 the GIDs stand for the IPs. Each flow carries its counters, its PSN sequence and
+//! the state the analysis needs between packets; memory grows with flows, not packets.
+
+use std::net::IpAddr;
+
+use rustc_hash::FxHashMap;
+
+use super::histogram::LogHistogram;
+use super::policy::PolicyCounts;
+use super::sequence::Sequence;
+
+pub type FlowId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub dst_qp: u32,
+}
+
+/// How the two directions of a connection were matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairMethod {
+    /// From an RDMA CM ConnectRequest / ConnectReply exchange.
+    Cm,
+    /// The reverse flow's ACK, NAK or READ-response PSNs fall in this flow's PSN range.
+    Psn,
+}
+
+impl PairMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            PairMethod::Cm => "cm",
+            PairMethod::Psn => "psn",
+        }
+    }
+}
+
+/// Small counted set of values (DSCP, PCP, UDP ports, opcodes); flows see only a few.
+#[derive(Debug, Clone, Default)]
+pub struct Tally<T: Copy + PartialEq> {
+    pub entries: Vec<(T, u64)>,
+}
+
+impl<T: Copy + PartialEq> Tally<T> {
+    pub fn add(&mut self, value: T) {
+        match self.entries.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, n)) => *n += 1,
+            None => self.entries.push((value, 1)),
+        }
+    }
+}
+
+/// The last NAK or RNR NAK a flow carried, to explain the peer's next retransmissions.
+#[derive(Debug, Clone, Copy)]
+pub struct NakEvent {
+    pub rnr: bool,
+    pub psn: u32,
+    pub ts_ns: i64,
+    pub frame: u64,
+    pub rnr_delay_us: Option<u32>,
+    /// Already used to explain an episode.
+    pub used: bool,
+}
+
+/// A range of PSNs a gap skipped.
+#[derive(Debug, Clone, Copy)]
+pub struct Hole {
+    pub first_psn: u32,
+    pub count: u32,
+    pub ts_ns: i64,
+}
+
+/// How many recent holes a flow remembers for classifying retransmissions.
+pub const HOLES_KEPT: usize = 8;
+/// How many requests awaiting an ACK a flow remembers for ACK latency.
+pub const OUTSTANDING_KEPT: usize = 4096;
+
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub key: FlowKey,
+    pub version: u8,
+    /// Transport of the first packet (RC, UC, UD, RD, XRC, CNP).
+    pub transport: &'static str,
+    pub first_frame: u64,
+    pub first_ts_ns: i64,
+    pub last_ts_ns: i64,
+    pub packets: u64,
+    pub bytes: u64,
+    pub payload_bytes: u64,
+    pub opcodes: Tally<u8>,
+    pub dscp: Tally<u8>,
+    pub pcp: Tally<u8>,
+    pub ecn: [u64; 4],
+    pub udp_sports: Tally<u16>,
+    pub icrc_bad: u64,
+    pub first_icrc_bad_frame: Option<u64>,
+    pub icrc_unverifiable: u64,
+    pub seq: Sequence,
+    pub mirror_duplicates: u64,
+    pub acks: u64,
+    pub atomic_acks: u64,
+    pub rnr_naks: u64,
+    pub naks_psn_seq_err: u64,
+    pub naks_other: u64,
+    pub cnps: u64,
+    pub read_requests: u64,
+    pub messages: u64,
+    pub message_bytes: LogHistogram,
+    pub current_message_bytes: u64,
+    /// Path MTU inferred from FIRST/MIDDLE payload sizes, or given by the CM exchange.
+    pub pmtu: Option<u32>,
+    pub policy: PolicyCounts,
+    pub peer: Option<(FlowId, PairMethod)>,
+    /// The sender's QP, when known (DETH, or the peer flow's destination QP).
+    pub src_qp: Option<u32>,
+    pub last_nak: Option<NakEvent>,
+    pub holes: Vec<Hole>,
+    pub outstanding: std::collections::VecDeque<(u32, i64)>,
+    pub ack_latency: LogHistogram,
+    pub last_cnp_ts: Option<i64>,
+    pub cnp_spacing: LogHistogram,
+    /// The first CE mark not yet answered by a CNP on the peer flow.
+    pub unanswered_ce_ts: Option<i64>,
+    pub ce_to_cnp: LogHistogram,
+    /// Index of the retransmit episode in progress.
+    pub open_episode: Option<usize>,
+    /// Timestamp of the last sequenced packet.
+    pub last_sequenced_ts: Option<i64>,
+    pub last_frame: u64,
+}
+
+impl Flow {
+    pub fn new(key: FlowKey, version: u8, transport: &'static str, frame: u64, ts_ns: i64) -> Self {
+        Flow {
+            key,
+            version,
+            transport,
+            first_frame: frame,
+            first_ts_ns: ts_ns,
+            last_ts_ns: ts_ns,
+            packets: 0,
+            bytes: 0,
+            payload_bytes: 0,
+            opcodes: Tally::default(),
+            dscp: Tally::default(),
+            pcp: Tally::default(),
+            ecn: [0; 4],
+            udp_sports: Tally::default(),
+            icrc_bad: 0,
+            first_icrc_bad_frame: None,
+            icrc_unverifiable: 0,
+            seq: Sequence::default(),
+            mirror_duplicates: 0,
+            acks: 0,
+            atomic_acks: 0,
+            rnr_naks: 0,
+            naks_psn_seq_err: 0,
+            naks_other: 0,
+            cnps: 0,
+            read_requests: 0,
+            messages: 0,
+            message_bytes: LogHistogram::default(),
+            current_message_bytes: 0,
+            pmtu: None,
+            policy: PolicyCounts::default(),
+            peer: None,
+            src_qp: None,
+            last_nak: None,
+            holes: Vec::new(),
+            outstanding: std::collections::VecDeque::new(),
+            ack_latency: LogHistogram::default(),
+            last_cnp_ts: None,
+            cnp_spacing: LogHistogram::default(),
+            unanswered_ce_ts: None,
+            ce_to_cnp: LogHistogram::default(),
+            open_episode: None,
+            last_sequenced_ts: None,
+            last_frame: frame,
+        }
+    }
+
+    /// Does `psn` fall in the PSNs this flow has sent, [first, highest + 1] (the NAK of a PSN
+    /// sequence error carries the next expected PSN)?
+    pub fn psn_in_range(&self, psn: u32) -> bool {
+        match (self.seq.first_psn, self.seq.expected()) {
+            (Some(first), Some(next)) => {
+                let span = rocescope_parsers::psn::psn_forward_distance(next, first);
+                rocescope_parsers::psn::psn_forward_distance(psn, first) <= span
+            }
+            _ => false,
+        }
+    }
+
+    pub fn remember_hole(&mut self, hole: Hole) {
+        if self.holes.len() == HOLES_KEPT {
+            self.holes.remove(0);
+        }
+        self.holes.push(hole);
+    }
+
+    /// The hole containing `psn`, if one is remembered.
+    pub fn hole_of(&self, psn: u32) -> Option<&Hole> {
+        self.holes.iter().rev().find(|h| rocescope_parsers::psn::psn_forward_distance(psn, h.first_psn) < h.count)
+    }
+}
+
+/// Every flow, in order of first appearance, with lookups by key and by host pair.
+#[derive(Debug, Default)]
+pub struct FlowTable {
+    pub flows: Vec<Flow>,
+    by_key: FxHashMap<FlowKey, FlowId>,
+    by_hosts: FxHashMap<(IpAddr, IpAddr), Vec<FlowId>>,
+    last: Option<(FlowKey, FlowId)>,
+}
+
+impl FlowTable {
+    pub fn get(&self, key: &FlowKey) -> Option<FlowId> {
+        self.by_key.get(key).copied()
+    }
+
+    /// The flow of `key`, created by `make` when new.
+    pub fn get_or_insert(&mut self, key: FlowKey, make: impl FnOnce() -> Flow) -> FlowId {
+        if let Some((k, id)) = self.last {
+            if k == key {
+                return id;
+            }
+        }
+        let id = match self.by_key.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.flows.len() as FlowId;
+                self.flows.push(make());
+                self.by_key.insert(key, id);
+                self.by_hosts.entry((key.src, key.dst)).or_default().push(id);
+                id
+            }
+        };
+        self.last = Some((key, id));
+        id
+    }
+
+    /// Stops routing `key` to its current flow (the QPN was reused by a new connection); the
+    /// old flow stays in the report.
+    pub fn retire(&mut self, key: &FlowKey) {
+        if let Some(id) = self.by_key.remove(key) {
+            if let Some(ids) = self.by_hosts.get_mut(&(key.src, key.dst)) {
+                ids.retain(|i| *i != id);
+            }
+        }
+        self.last = None;
+    }
+
+    /// Current flows from `src` to `dst`.
+    pub fn between(&self, src: IpAddr, dst: IpAddr) -> &[FlowId] {
+        self.by_hosts.get(&(src, dst)).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    pub fn flow(&self, id: FlowId) -> Option<&Flow> {
+        self.flows.get(id as usize)
+    }
+
+    pub fn flow_mut(&mut self, id: FlowId) -> Option<&mut Flow> {
+        self.flows.get_mut(id as usize)
+    }
+
+    /// Pairs two flows as the directions of one connection.
+    pub fn pair(&mut self, a: FlowId, b: FlowId, method: PairMethod) {
+        let (qa, qb) = match (self.flow(a), self.flow(b)) {
+            (Some(fa), Some(fb)) => (fa.key.dst_qp, fb.key.dst_qp),
+            _ => return,
+        };
+        if let Some(fa) = self.flow_mut(a) {
+            fa.peer = Some((b, method));
+            fa.src_qp = Some(qb);
+        }
+        if let Some(fb) = self.flow_mut(b) {
+            fb.peer = Some((a, method));
+            fb.src_qp = Some(qa);
+        }
+    }
+}

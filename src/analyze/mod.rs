@@ -1,0 +1,569 @@
+//! The streaming analysis: one pass over decoded frames builds per-flow PSN sequences,
+//! retransmit episodes, congestion (ECN, CNP) and pause (PFC, PAUSE) accounting and policy
+//! checks. Definitions are in docs/analysis.md. State grows with the number of flows, pause
+//! sources and CM connections, never with the number of packets (retransmit episode details
+//! are kept up to [`MAX_EPISODES_KEPT`]).
+
+pub mod cm;
+pub mod duplicates;
+pub mod episodes;
+pub mod findings;
+pub mod flows;
+pub mod histogram;
+pub mod pfc;
+pub mod policy;
+pub mod report;
+pub mod sequence;
+
+use std::net::IpAddr;
+
+use rustc_hash::FxHashMap;
+
+use rocescope_parsers::ext::AethKind;
+use rocescope_parsers::opcode::{self, Position};
+use rocescope_parsers::psn::{psn_add, psn_diff};
+
+use crate::decode::{Body, IcrcStatus, Network, Packet, Roce};
+use cm::{CmEvent, CmTracker};
+use duplicates::{DuplicateWindow, TapView};
+use episodes::{Episode, Trigger};
+use flows::{Flow, FlowId, FlowKey, FlowTable, Hole, NakEvent, OUTSTANDING_KEPT, PairMethod};
+use pfc::PauseTracker;
+use policy::{Policy, PolicyCounts};
+use sequence::SeqClass;
+
+/// Retransmit episodes whose details are kept; more are counted per flow only.
+pub const MAX_EPISODES_KEPT: usize = 100_000;
+
+/// Analysis settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// Link speed for PFC quanta, Gb/s.
+    pub link_gbps: u64,
+    pub pfc_storm_ns: i64,
+    pub mirror_window_ns: i64,
+    pub policy: Policy,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { link_gbps: 100, pfc_storm_ns: 100_000_000, mirror_window_ns: 1_000_000, policy: Policy::default() }
+    }
+}
+
+/// What the analysis concluded about one frame (for per-packet output).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Verdict {
+    pub flow: Option<FlowId>,
+    pub seq: Option<SeqClass>,
+    pub mirror_duplicate: bool,
+}
+
+/// Frame counts of the whole capture (report conventions: every frame is RoCE, non-RoCE or
+/// malformed; PFC and PAUSE frames are non-RoCE; mirror duplicates count as frames).
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    pub frames: u64,
+    pub roce_v1: u64,
+    pub roce_v2: u64,
+    pub non_roce: u64,
+    pub pfc_frames: u64,
+    pub pause_frames: u64,
+    pub malformed: u64,
+    pub mirror_duplicates: u64,
+    pub icrc: [u64; 3],
+    pub opcodes: Vec<u64>,
+    pub ecn: [u64; 4],
+    pub dscp: Vec<u64>,
+    pub cnps: u64,
+    pub cnp_dscp: Vec<u64>,
+    pub cnp_vlan_pcp: [u64; 8],
+    pub bytes: u64,
+}
+
+/// Facts about the capture as a measurement.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureFacts {
+    pub first_ts_ns: Option<i64>,
+    pub last_ts_ns: Option<i64>,
+    pub previous_ts_ns: Option<i64>,
+    /// Frames whose timestamp is earlier than the frame before.
+    pub non_monotonic_timestamps: u64,
+    /// Frames cut by the snap length (captured < on the wire).
+    pub snaplen_cut: u64,
+    /// RoCE frames an ERSPAN mirror marked truncated.
+    pub mirror_truncated: u64,
+    pub encapsulations: Vec<(&'static str, u64)>,
+    /// Malformed frames by layer, with the first frame and reason of each.
+    pub malformed: Vec<(&'static str, u64, u64, String)>,
+}
+
+pub struct Analyzer {
+    pub config: Config,
+    pub totals: Totals,
+    pub capture: CaptureFacts,
+    pub flows: FlowTable,
+    pub pauses: PauseTracker,
+    pub cm: CmTracker,
+    pub episodes: Vec<Episode>,
+    pub episodes_dropped: u64,
+    /// Policy breaches over every RoCEv2 packet, mirror duplicates included.
+    pub policy: PolicyCounts,
+    duplicates: DuplicateWindow,
+    /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
+    cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
+    /// Path MTU inferred per host pair (lower address first).
+    host_pmtu: FxHashMap<(IpAddr, IpAddr), u32>,
+}
+
+fn host_pair(a: IpAddr, b: IpAddr) -> (IpAddr, IpAddr) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+/// A content signature of a RoCE packet for mirror-duplicate detection: its ICRC when the
+/// whole packet was captured (which covers every invariant byte), else a CRC of the captured
+/// transport bytes with the variant BTH byte masked.
+fn signature(roce: &Roce<'_>) -> u32 {
+    if let Some(icrc) = roce.icrc_computed {
+        return icrc;
+    }
+    let bytes = roce.ib.bytes;
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(bytes.get(..4).unwrap_or_default());
+    hasher.update(&[0xFF]);
+    hasher.update(bytes.get(5..).unwrap_or_default());
+    hasher.finalize()
+}
+
+fn bump<T: PartialEq>(list: &mut Vec<(T, u64)>, key: T) {
+    match list.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, n)) => *n += 1,
+        None => list.push((key, 1)),
+    }
+}
+
+impl Analyzer {
+    pub fn new(config: Config) -> Self {
+        Analyzer {
+            config,
+            totals: Totals { opcodes: vec![0; 256], dscp: vec![0; 64], cnp_dscp: vec![0; 64], ..Totals::default() },
+            capture: CaptureFacts::default(),
+            flows: FlowTable::default(),
+            pauses: PauseTracker::new(config.link_gbps, config.pfc_storm_ns),
+            cm: CmTracker::default(),
+            episodes: Vec::new(),
+            episodes_dropped: 0,
+            policy: PolicyCounts::default(),
+            duplicates: DuplicateWindow::new(config.mirror_window_ns),
+            cm_links: FxHashMap::default(),
+            host_pmtu: FxHashMap::default(),
+        }
+    }
+
+    /// Takes one decoded frame, numbered `frame` in the input stream.
+    pub fn observe(&mut self, frame: u64, p: &Packet<'_>) -> Verdict {
+        self.observe_capture(p);
+        match &p.body {
+            Body::Roce(roce) => self.observe_roce(frame, p, roce),
+            Body::MacControl(mc) => {
+                self.totals.non_roce += 1;
+                let src = p.src_mac().unwrap_or(rocescope_parsers::ethernet::MacAddr([0; 6]));
+                match mc {
+                    rocescope_parsers::mac_control::MacControl::Pfc(pfc) => {
+                        self.totals.pfc_frames += 1;
+                        self.pauses.observe_pfc(frame, p.ts_ns, src, pfc);
+                    }
+                    rocescope_parsers::mac_control::MacControl::Pause { quanta } => {
+                        self.totals.pause_frames += 1;
+                        self.pauses.observe_pause(frame, p.ts_ns, src, *quanta);
+                    }
+                    rocescope_parsers::mac_control::MacControl::Other { .. } => {}
+                }
+                Verdict::default()
+            }
+            Body::Other(_) => {
+                self.totals.non_roce += 1;
+                Verdict::default()
+            }
+            Body::Malformed(m) => {
+                self.totals.malformed += 1;
+                let layer = m.error.layer.name();
+                match self.capture.malformed.iter_mut().find(|(l, ..)| *l == layer) {
+                    Some((_, count, ..)) => *count += 1,
+                    None => self.capture.malformed.push((layer, 1, frame, m.error.to_string())),
+                }
+                Verdict::default()
+            }
+        }
+    }
+
+    fn observe_capture(&mut self, p: &Packet<'_>) {
+        let c = &mut self.capture;
+        self.totals.frames += 1;
+        self.totals.bytes += u64::from(p.orig_len);
+        c.first_ts_ns.get_or_insert(p.ts_ns);
+        c.last_ts_ns = Some(c.last_ts_ns.map_or(p.ts_ns, |t| t.max(p.ts_ns)));
+        if c.previous_ts_ns.is_some_and(|t| p.ts_ns < t) {
+            c.non_monotonic_timestamps += 1;
+        }
+        c.previous_ts_ns = Some(p.ts_ns);
+        if (p.data.len() as u64) < u64::from(p.orig_len) {
+            c.snaplen_cut += 1;
+        }
+        for encap in p.encaps.iter() {
+            bump(&mut c.encapsulations, encap.kind.name());
+            if encap.kind.truncated_by_mirror() {
+                c.mirror_truncated += 1;
+            }
+        }
+        if let Some(eth) = &p.eth {
+            for _ in eth.vlans.iter() {
+                bump(&mut c.encapsulations, "vlan");
+            }
+        }
+        if matches!(p.net, Some(Network::Grh(_))) {
+            bump(&mut c.encapsulations, "rocev1");
+        }
+    }
+
+    /// Capture-wide RoCE counters (mirror duplicates included).
+    fn count_roce(&mut self, frame: u64, p: &Packet<'_>, roce: &Roce<'_>) -> Option<(u8, u8, Option<u8>)> {
+        let t = &mut self.totals;
+        let opcode = roce.ib.bth.opcode();
+        if let Some(n) = t.opcodes.get_mut(usize::from(opcode)) {
+            *n += 1;
+        }
+        t.icrc[match roce.icrc {
+            IcrcStatus::Ok => 0,
+            IcrcStatus::Bad => 1,
+            IcrcStatus::Unverifiable => 2,
+        }] += 1;
+        let cnp = opcode == 0x81;
+        let pcp = p.eth.and_then(|e| e.vlans.outer()).map(|t| t.pcp());
+        if cnp {
+            t.cnps += 1;
+            if let Some(pcp) = pcp {
+                t.cnp_vlan_pcp[usize::from(pcp & 7)] += 1;
+            }
+        }
+        if roce.version == 1 {
+            t.roce_v1 += 1;
+            return None;
+        }
+        t.roce_v2 += 1;
+        let (dscp, ecn) = (p.net.and_then(|n| n.dscp()).unwrap_or(0), p.net.and_then(|n| n.ecn()).unwrap_or(0));
+        if let Some(n) = t.dscp.get_mut(usize::from(dscp)) {
+            *n += 1;
+        }
+        t.ecn[usize::from(ecn & 3)] += 1;
+        if let (true, Some(n)) = (cnp, t.cnp_dscp.get_mut(usize::from(dscp))) {
+            *n += 1;
+        }
+        self.policy.check(&self.config.policy, frame, cnp, dscp, ecn, pcp);
+        Some((dscp, ecn, pcp))
+    }
+
+    fn observe_roce(&mut self, frame: u64, p: &Packet<'_>, roce: &Roce<'_>) -> Verdict {
+        let qos = self.count_roce(frame, p, roce);
+        let (Some(src), Some(dst)) = (p.src_ip(), p.dst_ip()) else { return Verdict::default() };
+        let bth = roce.ib.bth;
+        let key = FlowKey { src, dst, dst_qp: bth.dest_qp() };
+        if let Some(mad) = &roce.cm {
+            if let CmEvent::Established(index) = self.cm.observe(frame, src, dst, mad) {
+                self.link_cm_connection(index);
+            }
+        }
+        let transport = opcode::Transport::of(bth.opcode()).name();
+        let fid = self.flows.get_or_insert(key, || Flow::new(key, roce.version, transport, frame, p.ts_ns));
+        if self.flows.flow(fid).is_some_and(|f| f.packets == 0) {
+            self.on_new_flow(fid, key);
+        }
+        let view = TapView { ttl: p.net.map_or(0, |n| n.ttl()), src_mac: p.src_mac(), dst_mac: p.dst_mac() };
+        if self.duplicates.check(fid, signature(roce), p.ts_ns, view) {
+            self.totals.mirror_duplicates += 1;
+            if let Some(f) = self.flows.flow_mut(fid) {
+                f.mirror_duplicates += 1;
+            }
+            return Verdict { flow: Some(fid), seq: None, mirror_duplicate: true };
+        }
+        self.count_flow(fid, frame, p, roce, qos);
+        let ext = roce.ib.ext.unwrap_or_default();
+        if let Some(aeth) = ext.aeth.filter(|_| !roce.ib.info.payload || opcode::is_read_response(bth.opcode())) {
+            self.observe_response(fid, frame, p.ts_ns, bth.opcode(), bth.psn(), aeth.kind());
+        }
+        if bth.opcode() == 0x81 {
+            self.observe_cnp(fid, p.ts_ns);
+        } else if qos.is_some_and(|(_, ecn, _)| ecn == 3) {
+            if let Some(f) = self.flows.flow_mut(fid) {
+                f.unanswered_ce_ts.get_or_insert(p.ts_ns);
+            }
+        }
+        if opcode::is_unsequenced(bth.opcode()) {
+            return Verdict { flow: Some(fid), seq: None, mirror_duplicate: false };
+        }
+        let seq = self.observe_sequenced(fid, frame, p.ts_ns, roce);
+        Verdict { flow: Some(fid), seq: Some(seq), mirror_duplicate: false }
+    }
+
+    /// A CM reply completed a connection: retire flows left by an earlier use of its QPNs,
+    /// and pair the two directions when (or as soon as) both are seen.
+    fn link_cm_connection(&mut self, index: usize) {
+        let Some(c) = self.cm.connections.get(index) else { return };
+        let Some(passive_qpn) = c.passive_qpn else { return };
+        let forward = FlowKey { src: c.active_ip, dst: c.passive_ip, dst_qp: passive_qpn };
+        let reverse = FlowKey { src: c.passive_ip, dst: c.active_ip, dst_qp: c.active_qpn };
+        let pmtu = c.path_mtu;
+        for key in [forward, reverse] {
+            self.flows.retire(&key);
+        }
+        self.cm_links.insert(forward, (reverse, pmtu));
+        self.cm_links.insert(reverse, (forward, pmtu));
+        if let Some(pmtu) = pmtu {
+            self.host_pmtu.insert(host_pair(c.active_ip, c.passive_ip), pmtu);
+        }
+    }
+
+    fn on_new_flow(&mut self, fid: FlowId, key: FlowKey) {
+        let Some(&(peer_key, pmtu)) = self.cm_links.get(&key) else { return };
+        if let Some(f) = self.flows.flow_mut(fid) {
+            f.pmtu = f.pmtu.or(pmtu);
+        }
+        if let Some(peer) = self.flows.get(&peer_key) {
+            self.flows.pair(fid, peer, PairMethod::Cm);
+        }
+    }
+
+    fn count_flow(
+        &mut self,
+        fid: FlowId,
+        frame: u64,
+        p: &Packet<'_>,
+        roce: &Roce<'_>,
+        qos: Option<(u8, u8, Option<u8>)>,
+    ) {
+        let policy = self.config.policy;
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        let opcode = roce.ib.bth.opcode();
+        f.packets += 1;
+        f.bytes += u64::from(p.orig_len);
+        f.payload_bytes += roce.ib.payload_len as u64;
+        f.last_ts_ns = f.last_ts_ns.max(p.ts_ns);
+        f.last_frame = frame;
+        f.opcodes.add(opcode);
+        if let Some(udp) = p.udp {
+            f.udp_sports.add(udp.source_port());
+        }
+        if let Some((dscp, ecn, pcp)) = qos {
+            f.dscp.add(dscp);
+            f.ecn[usize::from(ecn & 3)] += 1;
+            if let Some(pcp) = pcp {
+                f.pcp.add(pcp);
+            }
+            f.policy.check(&policy, frame, opcode == 0x81, dscp, ecn, pcp);
+        }
+        match roce.icrc {
+            IcrcStatus::Bad => {
+                f.icrc_bad += 1;
+                f.first_icrc_bad_frame.get_or_insert(frame);
+            }
+            IcrcStatus::Unverifiable => f.icrc_unverifiable += 1,
+            IcrcStatus::Ok => {}
+        }
+        if let Some(deth) = roce.ib.ext.and_then(|e| e.deth) {
+            f.src_qp.get_or_insert(deth.src_qp);
+        }
+    }
+
+    /// An AETH-carrying response (ACK, NAK, ATOMIC ACK, READ response) on flow `fid`.
+    fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, kind: AethKind) {
+        let acknowledge = matches!(opcode, 0x11 | 0x51 | 0xB1);
+        let atomic_ack = matches!(opcode, 0x12 | 0x52 | 0xB2);
+        if let Some(f) = self.flows.flow_mut(fid) {
+            match kind {
+                AethKind::Ack { .. } if acknowledge => f.acks += 1,
+                AethKind::RnrNak { delay_us, .. } if acknowledge => {
+                    f.rnr_naks += 1;
+                    f.last_nak =
+                        Some(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us), used: false });
+                }
+                AethKind::Nak(rocescope_parsers::ext::NakCode::PsnSequenceError) if acknowledge => {
+                    f.naks_psn_seq_err += 1;
+                    f.last_nak = Some(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None, used: false });
+                }
+                AethKind::Nak(_) | AethKind::Reserved if acknowledge => f.naks_other += 1,
+                _ => {}
+            }
+            if atomic_ack {
+                f.atomic_acks += 1;
+            }
+        }
+        self.pair_by_psn(fid, psn);
+        let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
+        if let (AethKind::Ack { .. }, Some(r)) = (kind, self.flows.flow_mut(requests)) {
+            while let Some(&(req_psn, req_ts)) = r.outstanding.front() {
+                if psn_diff(psn, req_psn) < 0 {
+                    break;
+                }
+                r.outstanding.pop_front();
+                r.ack_latency.record(u64::try_from(ts_ns - req_ts).unwrap_or(0));
+            }
+        }
+    }
+
+    /// Pairs an unpaired response flow with the one unpaired flow in the opposite direction
+    /// whose PSN range holds `psn`; several candidates wait for a later, decisive response.
+    fn pair_by_psn(&mut self, fid: FlowId, psn: u32) {
+        let Some(f) = self.flows.flow(fid) else { return };
+        if f.peer.is_some() {
+            return;
+        }
+        let mut found = None;
+        for &candidate in self.flows.between(f.key.dst, f.key.src) {
+            let Some(c) = self.flows.flow(candidate) else { continue };
+            if candidate != fid && c.peer.is_none() && c.psn_in_range(psn) {
+                if found.is_some() {
+                    return;
+                }
+                found = Some(candidate);
+            }
+        }
+        if let Some(forward) = found {
+            self.flows.pair(fid, forward, PairMethod::Psn);
+        }
+    }
+
+    fn observe_cnp(&mut self, fid: FlowId, ts_ns: i64) {
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        f.cnps += 1;
+        if let Some(last) = f.last_cnp_ts.replace(ts_ns) {
+            f.cnp_spacing.record(u64::try_from(ts_ns - last).unwrap_or(0));
+        }
+        let Some((data, _)) = f.peer else { return };
+        if let Some(d) = self.flows.flow_mut(data) {
+            if let Some(ce) = d.unanswered_ce_ts.take() {
+                d.ce_to_cnp.record(u64::try_from(ts_ns - ce).unwrap_or(0));
+            }
+        }
+    }
+
+    /// The path MTU to count a READ's responses with: the flow's, its peer's, or its hosts'.
+    fn pmtu_of(&self, fid: FlowId) -> Option<u32> {
+        let f = self.flows.flow(fid)?;
+        f.pmtu
+            .or_else(|| f.peer.and_then(|(p, _)| self.flows.flow(p)).and_then(|p| p.pmtu))
+            .or_else(|| self.host_pmtu.get(&host_pair(f.key.src, f.key.dst)).copied())
+    }
+
+    fn observe_sequenced(&mut self, fid: FlowId, frame: u64, ts_ns: i64, roce: &Roce<'_>) -> SeqClass {
+        let bth = roce.ib.bth;
+        let (opcode, psn) = (bth.opcode(), bth.psn());
+        let read = if opcode::is_read_request(opcode) {
+            let dma_len = roce.ib.ext.and_then(|e| e.reth).map_or(0, |r| r.dma_len);
+            Some((dma_len, self.pmtu_of(fid)))
+        } else {
+            None
+        };
+        let Some(f) = self.flows.flow_mut(fid) else { return SeqClass::InOrder };
+        let observation = f.seq.observe(psn, read);
+        let idle = f.last_sequenced_ts.replace(ts_ns).map(|t| ts_ns - t);
+        if observation.episode_end {
+            if let Some(e) = f.open_episode.take().and_then(|i| self.episodes.get_mut(i)) {
+                e.close();
+            }
+        }
+        match observation.class {
+            SeqClass::Retransmission => {
+                let hole_ts = f.hole_of(psn).map(|h| h.ts_ns);
+                if let (false, Some(e)) =
+                    (observation.episode_start, f.open_episode.and_then(|i| self.episodes.get_mut(i)))
+                {
+                    e.extend(frame, ts_ns, psn, hole_ts.is_some());
+                }
+                if observation.episode_start {
+                    let highest = observation.expected_before.map_or(psn, |e| psn_add(e, 0xFF_FFFF));
+                    let trigger = match self.peer_nak(fid) {
+                        Some(n) if n.rnr => (Trigger::RnrNak, Some(n.frame), Some(n.ts_ns), n.rnr_delay_us),
+                        Some(n) => (Trigger::NakPsnSeqErr, Some(n.frame), Some(n.ts_ns), None),
+                        None => (Trigger::Timeout, None, None, None),
+                    };
+                    self.start_episode(Episode::start(fid, frame, ts_ns, psn, highest, trigger, idle, hole_ts));
+                }
+            }
+            SeqClass::Gap { missing } => {
+                let first_psn = observation.expected_before.unwrap_or(psn);
+                f.remember_hole(Hole { first_psn, count: missing, ts_ns });
+                self.count_new_packet(fid, ts_ns, roce, read.is_some());
+            }
+            SeqClass::First | SeqClass::InOrder => self.count_new_packet(fid, ts_ns, roce, read.is_some()),
+        }
+        observation.class
+    }
+
+    fn start_episode(&mut self, episode: Episode) {
+        if self.episodes.len() >= MAX_EPISODES_KEPT {
+            self.episodes_dropped += 1;
+            return;
+        }
+        if let Some(f) = self.flows.flow_mut(episode.flow) {
+            f.open_episode = Some(self.episodes.len());
+        }
+        self.episodes.push(episode);
+    }
+
+    /// Bookkeeping of a sequenced packet sent for the first time: requests awaiting an ACK,
+    /// message reassembly, the path MTU its size reveals.
+    fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &Roce<'_>, read_request: bool) {
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        let bth = roce.ib.bth;
+        if bth.ack_req() && f.transport == "RC" {
+            if f.outstanding.len() == OUTSTANDING_KEPT {
+                f.outstanding.pop_front();
+            }
+            f.outstanding.push_back((bth.psn(), ts_ns));
+        }
+        let payload = roce.ib.payload_len as u64;
+        match roce.ib.info.position {
+            Position::First => f.current_message_bytes = payload,
+            Position::Middle => f.current_message_bytes += payload,
+            Position::Last => {
+                f.messages += 1;
+                f.message_bytes.record(f.current_message_bytes + payload);
+                f.current_message_bytes = 0;
+            }
+            Position::Only if roce.ib.info.payload => {
+                f.messages += 1;
+                f.message_bytes.record(payload);
+            }
+            Position::Only => {}
+        }
+        if read_request {
+            f.read_requests += 1;
+        }
+        let inferred = matches!(roce.ib.info.position, Position::First | Position::Middle)
+            .then_some(payload as u32)
+            .filter(|m| [256, 512, 1024, 2048, 4096].contains(m));
+        if let Some(mtu) = inferred {
+            f.pmtu.get_or_insert(mtu);
+            let hosts = host_pair(f.key.src, f.key.dst);
+            self.host_pmtu.entry(hosts).or_insert(mtu);
+        }
+    }
+
+    /// The peer's NAK not yet used to explain an episode of `fid`, marking it used.
+    fn peer_nak(&mut self, fid: FlowId) -> Option<NakEvent> {
+        let (peer, _) = self.flows.flow(fid)?.peer?;
+        let nak = self.flows.flow_mut(peer)?.last_nak.as_mut().filter(|n| !n.used)?;
+        nak.used = true;
+        Some(*nak)
+    }
+
+    /// Ends the analysis: closes open episodes and pause periods.
+    pub fn finish(&mut self) {
+        for f in &mut self.flows.flows {
+            if let Some(e) = f.open_episode.take().and_then(|i| self.episodes.get_mut(i)) {
+                e.close();
+            }
+        }
+        self.pauses.finish();
+    }
+}

@@ -1,0 +1,194 @@
+//! PFC (802.1Qbb) and 802.3x PAUSE accounting per (source MAC, priority).
+//!
+//! For each enabled class a time > 0 is an XOFF and 0 an XON. A pause lasts quanta × 512 bit
+//! times at the link speed. A pause period starts with an XOFF while the priority is not
+//! paused; each XOFF arriving strictly before the current expiry extends it to the new XOFF's
+//! expiry; an XON ends it at its own timestamp. A period lasts from its first XOFF to
+//! min(XON, last expiry); a storm is a period of at least the storm threshold.
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use rocescope_parsers::ethernet::MacAddr;
+
+/// Pause accounting of one (source MAC, priority).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PauseStats {
+    pub xoff: u64,
+    pub xon: u64,
+    pub paused_ns: u64,
+    pub longest_pause_ns: u64,
+    pub storm: bool,
+    /// Periods that reached the storm threshold.
+    pub storm_periods: u64,
+    pub first_frame: u64,
+    pub first_ts_ns: i64,
+    /// Start of the first storm period.
+    pub first_storm_frame: Option<u64>,
+    #[serde(skip)]
+    period: Option<Period>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Period {
+    start_ns: i64,
+    start_frame: u64,
+    expiry_ns: i64,
+}
+
+impl PauseStats {
+    fn xoff(&mut self, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) {
+        self.xoff += 1;
+        match &mut self.period {
+            Some(p) if ts_ns < p.expiry_ns => p.expiry_ns = ts_ns + pause_ns,
+            _ => {
+                self.close(None, storm_ns);
+                self.period = Some(Period { start_ns: ts_ns, start_frame: frame, expiry_ns: ts_ns + pause_ns });
+            }
+        }
+    }
+
+    fn xon(&mut self, ts_ns: i64, storm_ns: i64) {
+        self.xon += 1;
+        if self.period.is_some_and(|p| ts_ns < p.expiry_ns) {
+            self.close(Some(ts_ns), storm_ns);
+        }
+    }
+
+    /// Ends the open period at `end_ns`, or at its expiry.
+    fn close(&mut self, end_ns: Option<i64>, storm_ns: i64) {
+        let Some(p) = self.period.take() else { return };
+        let end = end_ns.map_or(p.expiry_ns, |e| e.min(p.expiry_ns));
+        let length = u64::try_from(end - p.start_ns).unwrap_or(0);
+        self.paused_ns += length;
+        self.longest_pause_ns = self.longest_pause_ns.max(length);
+        if length >= u64::try_from(storm_ns).unwrap_or(u64::MAX) {
+            self.storm = true;
+            self.storm_periods += 1;
+            self.first_storm_frame.get_or_insert(p.start_frame);
+        }
+    }
+}
+
+/// Pause state of every source seen.
+#[derive(Debug)]
+pub struct PauseTracker {
+    /// Link speed in Gb/s: one quantum lasts 512 / speed nanoseconds.
+    link_gbps: u64,
+    storm_ns: i64,
+    pub pfc: FxHashMap<(MacAddr, u8), PauseStats>,
+    /// 802.3x PAUSE, per source MAC.
+    pub pause: FxHashMap<MacAddr, PauseStats>,
+}
+
+impl PauseTracker {
+    pub fn new(link_gbps: u64, storm_ns: i64) -> Self {
+        PauseTracker { link_gbps: link_gbps.max(1), storm_ns, pfc: FxHashMap::default(), pause: FxHashMap::default() }
+    }
+
+    /// Pause length of `quanta` at the link speed, in whole nanoseconds.
+    pub fn quanta_ns(&self, quanta: u16) -> i64 {
+        (u64::from(quanta) * 512 / self.link_gbps) as i64
+    }
+
+    fn update(stats: &mut PauseStats, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) {
+        if stats.xoff + stats.xon == 0 {
+            stats.first_frame = frame;
+            stats.first_ts_ns = ts_ns;
+        }
+        if pause_ns > 0 { stats.xoff(frame, ts_ns, pause_ns, storm_ns) } else { stats.xon(ts_ns, storm_ns) }
+    }
+
+    pub fn observe_pfc(&mut self, frame: u64, ts_ns: i64, src: MacAddr, pfc: &rocescope_parsers::mac_control::Pfc) {
+        for priority in 0..8u8 {
+            if let Some(quanta) = pfc.pause_quanta(priority) {
+                let pause_ns = self.quanta_ns(quanta);
+                let stats = self.pfc.entry((src, priority)).or_default();
+                Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
+            }
+        }
+    }
+
+    pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
+        let pause_ns = self.quanta_ns(quanta);
+        let stats = self.pause.entry(src).or_default();
+        Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
+    }
+
+    /// Closes every open period at its expiry.
+    pub fn finish(&mut self) {
+        let storm_ns = self.storm_ns;
+        self.pfc.values_mut().chain(self.pause.values_mut()).for_each(|s| s.close(None, storm_ns));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocescope_parsers::mac_control::Pfc;
+
+    const MAC: MacAddr = MacAddr([2, 0, 0, 0, 0, 1]);
+    const MS: i64 = 1_000_000;
+
+    fn xoff(priority: u8, quanta: u16) -> Pfc {
+        let mut q = [0u16; 8];
+        q[usize::from(priority)] = quanta;
+        Pfc { class_enable: 1 << priority, quanta: q }
+    }
+
+    #[test]
+    fn quanta_at_100g() {
+        let t = PauseTracker::new(100, 100 * MS);
+        assert_eq!(t.quanta_ns(320), 1638);
+        assert_eq!(t.quanta_ns(0xFFFF), 335_539);
+        assert_eq!(PauseTracker::new(25, 0).quanta_ns(0xFFFF), 1_342_156);
+    }
+
+    #[test]
+    fn refreshed_xoffs_form_one_period_until_xon() {
+        let mut t = PauseTracker::new(100, 100 * MS);
+        let mut ts = 0;
+        let mut frame = 0;
+        while ts < 150 * MS {
+            frame += 1;
+            t.observe_pfc(frame, ts, MAC, &xoff(3, 0xFFFF));
+            ts += 300_000;
+        }
+        t.observe_pfc(frame + 1, 150 * MS, MAC, &xoff(3, 0));
+        t.finish();
+        let s = &t.pfc[&(MAC, 3)];
+        assert_eq!((s.xoff, s.xon, s.longest_pause_ns, s.storm, s.storm_periods), (500, 1, 150 * MS as u64, true, 1));
+        assert_eq!(s.first_storm_frame, Some(1));
+    }
+
+    #[test]
+    fn spaced_xoffs_are_separate_short_periods() {
+        let mut t = PauseTracker::new(100, 100 * MS);
+        for i in 0..5 {
+            t.observe_pfc(i, i as i64 * MS, MAC, &xoff(3, 320));
+        }
+        t.finish();
+        let s = &t.pfc[&(MAC, 3)];
+        assert_eq!((s.xoff, s.longest_pause_ns, s.paused_ns, s.storm), (5, 1638, 5 * 1638, false));
+    }
+
+    #[test]
+    fn a_late_xon_does_not_shorten_an_expired_pause() {
+        let mut t = PauseTracker::new(100, 100 * MS);
+        t.observe_pfc(1, 0, MAC, &xoff(5, 1000)); // 5120 ns
+        t.observe_pfc(2, 10_000, MAC, &xoff(5, 0));
+        t.finish();
+        let s = &t.pfc[&(MAC, 5)];
+        assert_eq!((s.xoff, s.xon, s.longest_pause_ns), (1, 1, 5120));
+    }
+
+    #[test]
+    fn an_early_xon_ends_the_period() {
+        let mut t = PauseTracker::new(100, 100 * MS);
+        t.observe_pause(1, 0, MAC, 0xFFFF);
+        t.observe_pause(2, 1_000, MAC, 0);
+        t.finish();
+        assert_eq!(t.pause[&MAC].longest_pause_ns, 1_000);
+        assert!(t.pfc.is_empty());
+    }
+}

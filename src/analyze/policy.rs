@@ -1,0 +1,123 @@
+//! The fabric's marking policy and the per-flow counts of packets that break it.
+//!
+//! Data packets are every RoCEv2 packet but CNPs (ACKs and NAKs included); CNPs are opcode
+//! 0x81. Defaults follow the common RoCE deployment: data DSCP 26 on priority 3, CNPs DSCP 48
+//! on priority 6, data ECN-capable, priority 3 lossless.
+
+use serde::{Deserialize, Serialize};
+
+/// The expected marking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Policy {
+    pub data_dscp: u8,
+    pub cnp_dscp: u8,
+    /// 802.1p priority of VLAN-tagged data.
+    pub data_pcp: u8,
+    /// 802.1p priority of VLAN-tagged CNPs.
+    pub cnp_pcp: u8,
+    /// Data must be ECT(0) or ECT(1).
+    pub require_ect: bool,
+    /// The priority PFC may pause.
+    pub lossless_priority: u8,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy { data_dscp: 26, cnp_dscp: 48, data_pcp: 3, cnp_pcp: 6, require_ect: true, lossless_priority: 3 }
+    }
+}
+
+/// How often a rule was broken, and where first.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Violations {
+    pub count: u64,
+    pub first_frame: Option<u64>,
+}
+
+impl Violations {
+    pub fn record(&mut self, frame: u64) {
+        self.count += 1;
+        self.first_frame.get_or_insert(frame);
+    }
+
+    pub fn merge(&mut self, other: &Violations) {
+        self.count += other.count;
+        self.first_frame = match (self.first_frame, other.first_frame) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// Policy breaches of one flow.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PolicyCounts {
+    pub data_dscp: Violations,
+    pub data_pcp: Violations,
+    pub not_ect_data: Violations,
+    pub cnp_dscp: Violations,
+    pub cnp_pcp: Violations,
+}
+
+impl PolicyCounts {
+    /// Checks one RoCEv2 packet: `dscp`/`ecn` from IP, `pcp` of the outermost VLAN tag.
+    pub fn check(&mut self, policy: &Policy, frame: u64, cnp: bool, dscp: u8, ecn: u8, pcp: Option<u8>) {
+        if cnp {
+            if dscp != policy.cnp_dscp {
+                self.cnp_dscp.record(frame);
+            }
+            if pcp.is_some_and(|p| p != policy.cnp_pcp) {
+                self.cnp_pcp.record(frame);
+            }
+        } else {
+            if dscp != policy.data_dscp {
+                self.data_dscp.record(frame);
+            }
+            if pcp.is_some_and(|p| p != policy.data_pcp) {
+                self.data_pcp.record(frame);
+            }
+            if policy.require_ect && ecn == 0 {
+                self.not_ect_data.record(frame);
+            }
+        }
+    }
+
+    pub fn merge(&mut self, other: &PolicyCounts) {
+        self.data_dscp.merge(&other.data_dscp);
+        self.data_pcp.merge(&other.data_pcp);
+        self.not_ect_data.merge(&other.not_ect_data);
+        self.cnp_dscp.merge(&other.cnp_dscp);
+        self.cnp_pcp.merge(&other.cnp_pcp);
+    }
+
+    pub fn total(&self) -> u64 {
+        self.data_dscp.count + self.data_pcp.count + self.not_ect_data.count + self.cnp_dscp.count + self.cnp_pcp.count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_and_cnp_rules() {
+        let p = Policy::default();
+        let mut c = PolicyCounts::default();
+        c.check(&p, 1, false, 26, 2, Some(3)); // good data
+        c.check(&p, 2, false, 0, 0, Some(0)); // wrong DSCP, Not-ECT, wrong PCP
+        c.check(&p, 3, true, 48, 0, Some(6)); // good CNP (ECN not checked)
+        c.check(&p, 4, true, 0, 2, None); // wrong CNP DSCP, untagged
+        assert_eq!((c.data_dscp.count, c.data_dscp.first_frame), (1, Some(2)));
+        assert_eq!((c.not_ect_data.count, c.data_pcp.count), (1, 1));
+        assert_eq!((c.cnp_dscp.count, c.cnp_dscp.first_frame, c.cnp_pcp.count), (1, Some(4), 0));
+        assert_eq!(c.total(), 4);
+    }
+
+    #[test]
+    fn policy_from_toml() {
+        let p: Policy = toml::from_str("data_dscp = 24\nlossless_priority = 4\n").unwrap();
+        assert_eq!((p.data_dscp, p.cnp_dscp, p.lossless_priority), (24, 48, 4));
+        assert!(toml::from_str::<Policy>("data_dcsp = 1").is_err());
+    }
+}

@@ -1,0 +1,457 @@
+//! The analysis report: the document `analyze --json` prints (schema in
+//! docs/report-schema.md), built from the finished [`Analyzer`] state.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use serde::Serialize;
+
+use super::cm::Connection;
+use super::episodes::Episode;
+use super::findings::{self, Finding};
+use super::histogram::LogHistogram;
+use super::pfc::PauseStats;
+use super::policy::{Policy, PolicyCounts};
+use super::{Analyzer, Config};
+use crate::capture::{CaptureError, CaptureReader, Container};
+
+/// Version of the report schema; raised on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: ToolReport,
+    pub inputs: Vec<InputReport>,
+    pub config: ConfigReport,
+    pub capture: CaptureReport,
+    pub totals: TotalsReport,
+    pub icrc: IcrcReport,
+    pub opcodes: BTreeMap<String, u64>,
+    pub ecn: EcnReport,
+    pub dscp: BTreeMap<u8, u64>,
+    pub cnps: u64,
+    pub cnp_dscp: BTreeMap<u8, u64>,
+    pub cnp_vlan_pcp: BTreeMap<u8, u64>,
+    pub flows: Vec<FlowReport>,
+    pub connections: Vec<Connection>,
+    pub retransmit_episodes: Vec<Episode>,
+    pub retransmit_episodes_not_kept: u64,
+    pub pfc: Vec<PauseReport>,
+    pub pause: Vec<PauseReport>,
+    pub policy: PolicyReport,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolReport {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InputReport {
+    pub file: String,
+    pub container: &'static str,
+    pub compression: &'static str,
+    pub ts_resolution: &'static str,
+    pub byte_order: &'static str,
+    pub snaplen: u32,
+    /// Where the file was damaged, if it was: the frames before were analysed.
+    pub damage: Option<DamageReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DamageReport {
+    pub offset: Option<u64>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigReport {
+    pub link_speed_gbps: u64,
+    pub pfc_storm_ns: i64,
+    pub mirror_window_ns: i64,
+    pub policy: Policy,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CaptureReport {
+    pub first_ts_ns: Option<i64>,
+    pub last_ts_ns: Option<i64>,
+    pub duration_ns: i64,
+    pub non_monotonic_timestamps: u64,
+    pub snaplen_cut: u64,
+    pub mirror_truncated: u64,
+    pub encapsulations: BTreeMap<&'static str, u64>,
+    pub malformed_by_layer: Vec<MalformedReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MalformedReport {
+    pub layer: &'static str,
+    pub count: u64,
+    pub first_frame: u64,
+    pub first_reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TotalsReport {
+    pub frames: u64,
+    pub bytes: u64,
+    pub roce_packets: u64,
+    pub roce_v1: u64,
+    pub roce_v2: u64,
+    pub non_roce: u64,
+    pub pfc_frames: u64,
+    pub pause_frames: u64,
+    pub malformed: u64,
+    pub mirror_duplicates: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IcrcReport {
+    pub ok: u64,
+    pub bad: u64,
+    pub unverifiable: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct EcnReport {
+    pub not_ect: u64,
+    pub ect0: u64,
+    pub ect1: u64,
+    pub ce: u64,
+}
+
+impl EcnReport {
+    fn from_counts(c: &[u64; 4]) -> Self {
+        EcnReport { not_ect: c[0], ect1: c[1], ect0: c[2], ce: c[3] }
+    }
+}
+
+/// A distribution of durations in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct DurationSummary {
+    pub count: u64,
+    pub min: Option<u64>,
+    pub p50: Option<u64>,
+    pub p99: Option<u64>,
+    pub max: Option<u64>,
+}
+
+impl From<&LogHistogram> for DurationSummary {
+    fn from(h: &LogHistogram) -> Self {
+        DurationSummary { count: h.count(), min: h.min(), p50: h.quantile(0.5), p99: h.quantile(0.99), max: h.max() }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct SizeSummary {
+    pub min: Option<u64>,
+    pub mean: Option<u64>,
+    pub max: Option<u64>,
+}
+
+/// What the peer flow of a pair reports back to this one.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PeerSummary {
+    pub naks_psn_seq_err: u64,
+    pub naks_other: u64,
+    pub rnr_naks: u64,
+    pub acks: u64,
+    pub cnps: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowReport {
+    pub id: u32,
+    pub src_ip: IpAddr,
+    pub dst_ip: IpAddr,
+    pub dst_qp: u32,
+    pub src_qp: Option<u32>,
+    pub version: u8,
+    pub transport: &'static str,
+    pub first_frame: u64,
+    pub last_frame: u64,
+    pub first_ts_ns: i64,
+    pub last_ts_ns: i64,
+    pub duration_ns: i64,
+    pub packets: u64,
+    pub bytes: u64,
+    pub payload_bytes: u64,
+    pub throughput_bps: u64,
+    pub opcodes: BTreeMap<String, u64>,
+    pub dscp: BTreeMap<u8, u64>,
+    pub ecn: EcnReport,
+    pub pcp: BTreeMap<u8, u64>,
+    pub udp_sports: Vec<u16>,
+    pub icrc_bad: u64,
+    pub first_icrc_bad_frame: Option<u64>,
+    pub icrc_unverifiable: u64,
+    pub sequenced: u64,
+    pub first_psn: Option<u32>,
+    pub highest_psn: Option<u32>,
+    pub gaps: u64,
+    pub missing_psns: u64,
+    pub retransmitted: u64,
+    pub retransmit_episodes: u64,
+    pub mirror_duplicates: u64,
+    pub naks_psn_seq_err: u64,
+    pub naks_other: u64,
+    pub rnr_naks: u64,
+    pub acks: u64,
+    pub atomic_acks: u64,
+    pub ce: u64,
+    pub cnps: u64,
+    pub cnp_spacing_ns: DurationSummary,
+    pub messages: u64,
+    pub message_bytes: SizeSummary,
+    pub read_requests: u64,
+    pub pmtu: Option<u32>,
+    pub peer: Option<u32>,
+    pub pairing: Option<&'static str>,
+    pub from_peer: Option<PeerSummary>,
+    pub ack_latency_ns: DurationSummary,
+    pub ce_to_cnp_ns: DurationSummary,
+    pub policy: PolicyCounts,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PauseReport {
+    pub src_mac: String,
+    /// PFC priority; `null` for 802.3x PAUSE, which pauses every priority.
+    pub priority: Option<u8>,
+    #[serde(flatten)]
+    pub stats: PauseStats,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyReport {
+    pub expected_data_dscp: u8,
+    pub expected_cnp_dscp: u8,
+    pub expected_data_pcp: u8,
+    pub expected_cnp_pcp: u8,
+    pub lossless_priority: u8,
+    pub data_dscp_violations: u64,
+    pub cnp_dscp_violations: u64,
+    pub not_ect_data: u64,
+    pub data_pcp_violations: u64,
+    pub cnp_pcp_violations: u64,
+    /// PFC XOFF frames for a priority other than the lossless one.
+    pub pfc_other_priority_xoff: u64,
+    pub first_frames: PolicyCounts,
+}
+
+fn tally<T: Copy + Ord>(entries: &[(T, u64)]) -> BTreeMap<T, u64> {
+    entries.iter().copied().collect()
+}
+
+fn opcode_map(counts: impl Iterator<Item = (u8, u64)>) -> BTreeMap<String, u64> {
+    counts.filter(|(_, n)| *n > 0).map(|(op, n)| (format!("0x{op:02x}"), n)).collect()
+}
+
+fn nonzero_map(counts: &[u64]) -> BTreeMap<u8, u64> {
+    counts.iter().enumerate().filter(|(_, n)| **n > 0).map(|(v, n)| (v as u8, *n)).collect()
+}
+
+impl Report {
+    /// Builds the report of a finished analysis. `damage` lists where input files were cut short.
+    pub fn build(a: &Analyzer, readers: &[CaptureReader], damage: &[CaptureError]) -> Report {
+        let t = &a.totals;
+        let c = &a.capture;
+        let flows: Vec<FlowReport> =
+            a.flows.flows.iter().enumerate().map(|(id, f)| flow_report(a, id as u32, f)).collect();
+        let mut pfc: Vec<PauseReport> = a
+            .pauses
+            .pfc
+            .iter()
+            .map(|((mac, priority), stats)| PauseReport {
+                src_mac: mac.to_string(),
+                priority: Some(*priority),
+                stats: stats.clone(),
+            })
+            .collect();
+        pfc.sort_by_key(|p| (p.stats.first_frame, p.priority));
+        let mut pause: Vec<PauseReport> = a
+            .pauses
+            .pause
+            .iter()
+            .map(|(mac, stats)| PauseReport { src_mac: mac.to_string(), priority: None, stats: stats.clone() })
+            .collect();
+        pause.sort_by_key(|p| p.stats.first_frame);
+        let policy = a.config.policy;
+        let pfc_other_priority_xoff =
+            pfc.iter().filter(|p| p.priority != Some(policy.lossless_priority)).map(|p| p.stats.xoff).sum();
+        let mut report = Report {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
+            inputs: readers.iter().map(|r| input_report(r, damage)).collect(),
+            config: config_report(&a.config),
+            capture: CaptureReport {
+                first_ts_ns: c.first_ts_ns,
+                last_ts_ns: c.last_ts_ns,
+                duration_ns: c.last_ts_ns.zip(c.first_ts_ns).map_or(0, |(l, f)| (l - f).max(0)),
+                non_monotonic_timestamps: c.non_monotonic_timestamps,
+                snaplen_cut: c.snaplen_cut,
+                mirror_truncated: c.mirror_truncated,
+                encapsulations: c.encapsulations.iter().copied().collect(),
+                malformed_by_layer: c
+                    .malformed
+                    .iter()
+                    .map(|(layer, count, first_frame, reason)| MalformedReport {
+                        layer,
+                        count: *count,
+                        first_frame: *first_frame,
+                        first_reason: reason.clone(),
+                    })
+                    .collect(),
+            },
+            totals: TotalsReport {
+                frames: t.frames,
+                bytes: t.bytes,
+                roce_packets: t.roce_v1 + t.roce_v2,
+                roce_v1: t.roce_v1,
+                roce_v2: t.roce_v2,
+                non_roce: t.non_roce,
+                pfc_frames: t.pfc_frames,
+                pause_frames: t.pause_frames,
+                malformed: t.malformed,
+                mirror_duplicates: t.mirror_duplicates,
+            },
+            icrc: IcrcReport { ok: t.icrc[0], bad: t.icrc[1], unverifiable: t.icrc[2] },
+            opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
+            ecn: EcnReport::from_counts(&t.ecn),
+            dscp: nonzero_map(&t.dscp),
+            cnps: t.cnps,
+            cnp_dscp: nonzero_map(&t.cnp_dscp),
+            cnp_vlan_pcp: nonzero_map(&t.cnp_vlan_pcp),
+            flows,
+            connections: a.cm.connections.clone(),
+            retransmit_episodes: a.episodes.clone(),
+            retransmit_episodes_not_kept: a.episodes_dropped,
+            pfc,
+            pause,
+            policy: PolicyReport {
+                expected_data_dscp: policy.data_dscp,
+                expected_cnp_dscp: policy.cnp_dscp,
+                expected_data_pcp: policy.data_pcp,
+                expected_cnp_pcp: policy.cnp_pcp,
+                lossless_priority: policy.lossless_priority,
+                data_dscp_violations: a.policy.data_dscp.count,
+                cnp_dscp_violations: a.policy.cnp_dscp.count,
+                not_ect_data: a.policy.not_ect_data.count,
+                data_pcp_violations: a.policy.data_pcp.count,
+                cnp_pcp_violations: a.policy.cnp_pcp.count,
+                pfc_other_priority_xoff,
+                first_frames: a.policy,
+            },
+            findings: Vec::new(),
+        };
+        report.findings = findings::evaluate(&report);
+        report
+    }
+}
+
+fn config_report(c: &Config) -> ConfigReport {
+    ConfigReport {
+        link_speed_gbps: c.link_gbps,
+        pfc_storm_ns: c.pfc_storm_ns,
+        mirror_window_ns: c.mirror_window_ns,
+        policy: c.policy,
+    }
+}
+
+fn input_report(r: &CaptureReader, damage: &[CaptureError]) -> InputReport {
+    let info = r.info();
+    InputReport {
+        file: r.name().to_string(),
+        container: match info.container {
+            Container::Pcap => "pcap",
+            Container::Pcapng => "pcapng",
+        },
+        compression: match info.compression {
+            crate::capture::Compression::None => "none",
+            crate::capture::Compression::Gzip => "gzip",
+            crate::capture::Compression::Zstd => "zstd",
+        },
+        ts_resolution: info.ts_resolution,
+        byte_order: if info.big_endian { "big" } else { "little" },
+        snaplen: info.snaplen,
+        damage: damage
+            .iter()
+            .find(|d| d.file == r.name())
+            .map(|d| DamageReport { offset: d.offset, message: d.message.clone() }),
+    }
+}
+
+fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
+    let duration_ns = (f.last_ts_ns - f.first_ts_ns).max(0);
+    let peer = f.peer.and_then(|(p, _)| a.flows.flow(p));
+    FlowReport {
+        id,
+        src_ip: f.key.src,
+        dst_ip: f.key.dst,
+        dst_qp: f.key.dst_qp,
+        src_qp: f.src_qp,
+        version: f.version,
+        transport: f.transport,
+        first_frame: f.first_frame,
+        last_frame: f.last_frame,
+        first_ts_ns: f.first_ts_ns,
+        last_ts_ns: f.last_ts_ns,
+        duration_ns,
+        packets: f.packets,
+        bytes: f.bytes,
+        payload_bytes: f.payload_bytes,
+        throughput_bps: if duration_ns > 0 {
+            (u128::from(f.payload_bytes) * 8 * 1_000_000_000 / duration_ns as u128) as u64
+        } else {
+            0
+        },
+        opcodes: opcode_map(f.opcodes.entries.iter().copied()),
+        dscp: tally(&f.dscp.entries),
+        ecn: EcnReport::from_counts(&f.ecn),
+        pcp: tally(&f.pcp.entries),
+        udp_sports: f.udp_sports.entries.iter().map(|(p, _)| *p).collect(),
+        icrc_bad: f.icrc_bad,
+        first_icrc_bad_frame: f.first_icrc_bad_frame,
+        icrc_unverifiable: f.icrc_unverifiable,
+        sequenced: f.seq.sequenced,
+        first_psn: f.seq.first_psn,
+        highest_psn: f.seq.highest(),
+        gaps: f.seq.gaps,
+        missing_psns: f.seq.missing_psns,
+        retransmitted: f.seq.retransmitted,
+        retransmit_episodes: f.seq.retransmit_episodes,
+        mirror_duplicates: f.mirror_duplicates,
+        naks_psn_seq_err: f.naks_psn_seq_err,
+        naks_other: f.naks_other,
+        rnr_naks: f.rnr_naks,
+        acks: f.acks,
+        atomic_acks: f.atomic_acks,
+        ce: f.ecn[3],
+        cnps: f.cnps,
+        cnp_spacing_ns: (&f.cnp_spacing).into(),
+        messages: f.messages,
+        message_bytes: SizeSummary {
+            min: f.message_bytes.min(),
+            mean: f.message_bytes.mean(),
+            max: f.message_bytes.max(),
+        },
+        read_requests: f.read_requests,
+        pmtu: f.pmtu,
+        peer: f.peer.map(|(p, _)| p),
+        pairing: f.peer.map(|(_, m)| m.name()),
+        from_peer: peer.map(|p| PeerSummary {
+            naks_psn_seq_err: p.naks_psn_seq_err,
+            naks_other: p.naks_other,
+            rnr_naks: p.rnr_naks,
+            acks: p.acks,
+            cnps: p.cnps,
+        }),
+        ack_latency_ns: (&f.ack_latency).into(),
+        ce_to_cnp_ns: (&f.ce_to_cnp).into(),
+        policy: f.policy,
+    }
+}

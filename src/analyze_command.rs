@@ -1,0 +1,96 @@
+//! The `analyze` command: read every input in one streaming pass, analyse, and print the
+//! summary or the JSON report.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use crate::analyze::policy::Policy;
+use crate::analyze::report::Report;
+use crate::analyze::{Analyzer, Config};
+use crate::capture::{CaptureReader, Inputs};
+use crate::cli::{AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
+use crate::decode::Decoder;
+use crate::output::analysis_text;
+
+/// The policy: defaults, then the policy file, then the flags.
+fn policy(args: &AnalyzeArgs) -> Result<Policy, String> {
+    let mut p = match &args.policy {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?
+        }
+        None => Policy::default(),
+    };
+    p.data_dscp = args.data_dscp.unwrap_or(p.data_dscp);
+    p.cnp_dscp = args.cnp_dscp.unwrap_or(p.cnp_dscp);
+    p.data_pcp = args.data_pcp.unwrap_or(p.data_pcp);
+    p.cnp_pcp = args.cnp_pcp.unwrap_or(p.cnp_pcp);
+    p.lossless_priority = args.lossless_priority.unwrap_or(p.lossless_priority);
+    p.require_ect &= !args.allow_not_ect;
+    Ok(p)
+}
+
+pub fn run(args: &AnalyzeArgs) -> ExitCode {
+    let policy = match policy(args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("rocescope: policy file {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let config = Config {
+        link_gbps: args.link_speed,
+        pfc_storm_ns: i64::try_from(args.pfc_storm_ms.saturating_mul(1_000_000)).unwrap_or(i64::MAX),
+        mirror_window_ns: i64::try_from(args.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
+        policy,
+    };
+    let mut readers = Vec::new();
+    let mut unreadable = 0usize;
+    for path in &args.files {
+        match CaptureReader::open(path) {
+            Ok(reader) => readers.push(reader),
+            Err(e) => {
+                eprintln!("rocescope: {e}");
+                unreadable += 1;
+            }
+        }
+    }
+    let decoder = Decoder::new(&args.roce_ports);
+    let mut analyzer = Analyzer::new(config);
+    let mut inputs = Inputs::new(readers);
+    let mut damage = Vec::new();
+    while let Some(frame) = inputs.next_frame() {
+        let packet = decoder.decode(&frame.record);
+        analyzer.observe(frame.number, &packet);
+        if inputs.has_damage() {
+            damage.append(&mut inputs.take_damage());
+        }
+    }
+    damage.append(&mut inputs.take_damage());
+    for e in &damage {
+        eprintln!("rocescope: warning: {e}; the rest of this file is skipped");
+    }
+    if analyzer.totals.frames == 0 && (unreadable > 0 || !damage.is_empty()) {
+        return ExitCode::from(EXIT_NO_INPUT);
+    }
+    analyzer.finish();
+    let report = Report::build(&analyzer, inputs.readers(), &damage);
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
+    } else {
+        analysis_text::write_summary(&mut out, &report)
+    };
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("rocescope: cannot write the report: {e}");
+            return ExitCode::from(EXIT_OUTPUT);
+        }
+        Ok(()) => {}
+    }
+    match args.fail_on {
+        Some(level) if report.findings.iter().any(|f| f.severity >= level) => ExitCode::from(EXIT_FINDINGS),
+        _ => ExitCode::from(EXIT_OK),
+    }
+}

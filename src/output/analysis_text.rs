@@ -1,0 +1,140 @@
+//! The terminal summary of an analysis: capture, ICRC, flows sorted by trouble, PFC, findings.
+
+use std::io::{self, Write};
+
+use crate::analyze::findings::flow_label;
+use crate::analyze::report::{FlowReport, Report};
+
+/// How much is wrong with a flow, for sorting: integrity first, then loss, then congestion.
+fn trouble(f: &FlowReport) -> u64 {
+    f.icrc_bad * 1_000_000
+        + (f.naks_other + f.rnr_naks + f.naks_psn_seq_err) * 10_000
+        + (f.missing_psns + f.retransmitted) * 100
+        + f.policy.total() * 10
+        + f.ce
+        + f.cnps
+}
+
+fn ms(ns: u64) -> String {
+    format!("{:.3}", ns as f64 / 1e6)
+}
+
+fn us(ns: Option<u64>) -> String {
+    ns.map_or_else(|| "-".to_string(), |v| format!("{:.1}", v as f64 / 1e3))
+}
+
+/// The most flows listed; the JSON report has them all.
+const FLOWS_SHOWN: usize = 20;
+
+pub fn write_summary(out: &mut impl Write, r: &Report) -> io::Result<()> {
+    let t = &r.totals;
+    let files: Vec<&str> = r.inputs.iter().map(|i| i.file.as_str()).collect();
+    writeln!(out, "Capture: {}", files.join(", "))?;
+    writeln!(out, "  duration {} ms, {} frames, {} bytes", ms(r.capture.duration_ns as u64), t.frames, t.bytes)?;
+    writeln!(
+        out,
+        "  RoCE {} (v2 {}, v1 {}), other {} (PFC {}, PAUSE {}), malformed {}, mirror duplicates {}",
+        t.roce_packets,
+        t.roce_v2,
+        t.roce_v1,
+        t.non_roce,
+        t.pfc_frames,
+        t.pause_frames,
+        t.malformed,
+        t.mirror_duplicates
+    )?;
+    writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.icrc.ok, r.icrc.bad, r.icrc.unverifiable)?;
+    writeln!(
+        out,
+        "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE; CNPs {}",
+        r.ecn.not_ect, r.ecn.ect0, r.ecn.ect1, r.ecn.ce, r.cnps
+    )?;
+    if !r.capture.encapsulations.is_empty() {
+        let e: Vec<String> = r.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        writeln!(out, "  encapsulations: {}", e.join(", "))?;
+    }
+    writeln!(out)?;
+
+    let mut flows: Vec<&FlowReport> = r.flows.iter().collect();
+    flows.sort_by_key(|f| (std::cmp::Reverse(trouble(f)), f.id));
+    writeln!(out, "Flows ({}, most troubled first)", r.flows.len())?;
+    writeln!(
+        out,
+        "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
+        "id",
+        "flow",
+        "type",
+        "packets",
+        "gaps",
+        "missing",
+        "retx",
+        "NAK",
+        "RNR",
+        "CNP",
+        "CE",
+        "ICRC!",
+        "pair",
+        "ACK p50 us"
+    )?;
+    for f in flows.iter().take(FLOWS_SHOWN) {
+        writeln!(
+            out,
+            "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
+            f.id,
+            flow_label(f),
+            f.transport,
+            f.packets,
+            f.gaps,
+            f.missing_psns,
+            f.retransmitted,
+            f.naks_psn_seq_err + f.naks_other,
+            f.rnr_naks,
+            f.cnps,
+            f.ce,
+            f.icrc_bad,
+            f.pairing.unwrap_or("-"),
+            us(f.ack_latency_ns.p50)
+        )?;
+    }
+    if flows.len() > FLOWS_SHOWN {
+        writeln!(out, "  … {} more flows (see --json)", flows.len() - FLOWS_SHOWN)?;
+    }
+    if !r.pfc.is_empty() || !r.pause.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Pause frames")?;
+        writeln!(
+            out,
+            "  {:<17} {:>8} {:>6} {:>5} {:>12} {:>12} {:>5}",
+            "source MAC", "priority", "XOFF", "XON", "paused ms", "longest ms", "storm"
+        )?;
+        for p in r.pfc.iter().chain(&r.pause) {
+            writeln!(
+                out,
+                "  {:<17} {:>8} {:>6} {:>5} {:>12} {:>12} {:>5}",
+                p.src_mac,
+                p.priority.map_or_else(|| "all".to_string(), |v| v.to_string()),
+                p.stats.xoff,
+                p.stats.xon,
+                ms(p.stats.paused_ns),
+                ms(p.stats.longest_pause_ns),
+                if p.stats.storm { "YES" } else { "no" }
+            )?;
+        }
+    }
+    writeln!(out)?;
+    if r.findings.is_empty() {
+        writeln!(out, "Findings: none")?;
+    } else {
+        writeln!(out, "Findings ({})", r.findings.len())?;
+        for f in &r.findings {
+            writeln!(out, "  {:<7} {:<20} {}", f.severity.name().to_uppercase(), f.code, f.message)?;
+            if !f.evidence.frames.is_empty() {
+                let frames: Vec<String> = f.evidence.frames.iter().map(u64::to_string).collect();
+                writeln!(out, "          frames: {}", frames.join(", "))?;
+            }
+            writeln!(out, "          cause:  {}", f.cause)?;
+            writeln!(out, "          action: {}", f.action)?;
+        }
+    }
+    Ok(())
+}
