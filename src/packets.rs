@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+use crate::analyze::{Analyzer, Config, Verdict};
 use crate::capture::{CaptureReader, Inputs};
 use crate::cli::{EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, PacketsArgs, PacketsFormat};
 use crate::decode::Decoder;
@@ -30,6 +31,8 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, stdout);
     let mut writer = FrameWriter::new(args);
+    // The analysis sees every frame, shown or not, so that sequence classes are right.
+    let mut analyzer = Analyzer::new(Config::default());
     let mut frames = 0u64;
     let mut shown = 0u64;
     let mut damaged = 0usize;
@@ -37,9 +40,10 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     while let Some(frame) = inputs.next_frame() {
         frames += 1;
         let packet = decoder.decode(&frame.record);
+        let verdict = analyzer.observe(frame.number, &packet);
         if filter.matches(&packet) {
             shown += 1;
-            result = writer.write(&mut out, frame.number, &packet);
+            result = writer.write(&mut out, frame.number, &packet, &verdict);
             if result.is_err() || args.count.is_some_and(|c| shown >= c) {
                 break;
             }
@@ -94,16 +98,23 @@ impl FrameWriter {
         }
     }
 
-    fn write(&mut self, out: &mut impl Write, number: u64, packet: &crate::decode::Packet<'_>) -> io::Result<()> {
+    fn write(
+        &mut self,
+        out: &mut impl Write,
+        number: u64,
+        packet: &crate::decode::Packet<'_>,
+        verdict: &Verdict,
+    ) -> io::Result<()> {
         if self.format == PacketsFormat::Jsonl {
-            serde_json::to_writer(&mut *out, &FrameJson { number, packet })?;
+            serde_json::to_writer(&mut *out, &FrameJson { number, packet, verdict })?;
             return out.write_all(b"\n");
         }
         self.line.clear();
         let formatted = if self.verbose {
-            tree::write_tree(&mut self.line, number, packet)
+            tree::write_tree(&mut self.line, number, packet).and_then(|()| write_verdict_tree(&mut self.line, verdict))
         } else {
             write_list_line(&mut self.line, &mut self.scratch, &mut self.clock, number, packet)
+                .and_then(|()| write_verdict_flag(&mut self.line, verdict))
                 .and_then(|()| self.line.write_char('\n'))
         };
         formatted.map_err(|_| io::Error::other("formatting failed"))?;
@@ -118,4 +129,30 @@ impl FrameWriter {
         }
         out.write_all(self.line.as_bytes())
     }
+}
+
+/// The analysis flag appended to a packet-list line, like Wireshark's TCP analysis flags.
+fn write_verdict_flag(line: &mut String, verdict: &Verdict) -> std::fmt::Result {
+    use crate::analyze::sequence::SeqClass;
+    if verdict.mirror_duplicate {
+        return line.write_str(" [mirror duplicate]");
+    }
+    match verdict.seq {
+        Some(SeqClass::Gap { missing }) => write!(line, " [gap: {missing} PSNs missing]"),
+        Some(SeqClass::Retransmission) => line.write_str(" [retransmission]"),
+        _ => Ok(()),
+    }
+}
+
+/// The analysis section of the decode tree.
+fn write_verdict_tree(out: &mut String, verdict: &Verdict) -> std::fmt::Result {
+    let Some(flow) = verdict.flow else { return Ok(()) };
+    writeln!(out, "rocescope analysis")?;
+    writeln!(out, "    Flow: {flow}")?;
+    if verdict.mirror_duplicate {
+        writeln!(out, "    Mirror duplicate of a packet seen at another tap")?;
+    } else if let Some(class) = verdict.seq {
+        writeln!(out, "    Sequence: {}", class.name())?;
+    }
+    Ok(())
 }

@@ -64,3 +64,72 @@ fn real_captures_agree_with_tshark() {
         assert_eq!(common::rocescope_bth_fields(&path), expected, "{file}");
     }
 }
+
+fn analyze(path: &std::path::Path) -> Value {
+    serde_json::from_str(&common::run_ok(&["analyze", "--json", path.to_str().expect("UTF-8")])).expect("JSON report")
+}
+
+fn flow<'a>(report: &'a Value, src: &str, dst_qp: u64) -> &'a Value {
+    report["flows"]
+        .as_array()
+        .expect("flows")
+        .iter()
+        .find(|f| f["src_ip"] == json!(src) && f["dst_qp"] == json!(dst_qp))
+        .unwrap_or_else(|| panic!("no flow from {src} to QP {dst_qp}"))
+}
+
+#[test]
+fn real_captures_pair_their_connections_and_show_no_loss() {
+    let Some(dir) = common::shared_subdir("captures/real") else { return };
+    // (file, active IP, QPN the active side sends to, passive IP, QPN the passive side sends to, pairing)
+    let cases = [
+        ("hwnic_rc_send_imm.pcap", "192.168.70.4", 0x48, "192.168.70.6", 0x45, "psn"),
+        ("softroce_cm_write_read.pcap", "192.168.65.5", 0x11, "192.168.65.4", 0x11, "cm"),
+        ("softroce_cm_write_read_distinct_qpns.pcap", "192.168.2.25", 0x11, "192.168.2.24", 0x17, "cm"),
+    ];
+    for (file, a, a_to_p_qp, p, p_to_a_qp, method) in cases {
+        let report = analyze(&dir.join(file));
+        let forward = flow(&report, a, a_to_p_qp);
+        let reverse = flow(&report, p, p_to_a_qp);
+        assert_eq!(forward["peer"], reverse["id"], "{file}: pairing");
+        assert_eq!(reverse["peer"], forward["id"], "{file}: pairing");
+        assert_eq!(forward["pairing"], json!(method), "{file}: pairing method");
+        assert_eq!(
+            forward["src_qp"],
+            json!(p_to_a_qp),
+            "{file}: the forward flow's source QP is the reverse flow's destination"
+        );
+        assert_eq!(reverse["src_qp"], json!(a_to_p_qp), "{file}: source QP of the reverse flow");
+        for f in report["flows"].as_array().expect("flows") {
+            for counter in
+                ["gaps", "missing_psns", "retransmitted", "naks_psn_seq_err", "naks_other", "rnr_naks", "icrc_bad"]
+            {
+                assert_eq!(f[counter], json!(0), "{file}: flow {}: {counter}", f["id"]);
+            }
+        }
+        assert_eq!(report["retransmit_episodes"], json!([]), "{file}");
+        let codes: Vec<&Value> = report["findings"].as_array().expect("findings").iter().map(|f| &f["code"]).collect();
+        for absent in ["PSN_GAP", "RETRANSMISSION", "ICRC_BAD", "MALFORMED_FRAMES"] {
+            assert!(!codes.contains(&&json!(absent)), "{file}: {absent} in {codes:?}");
+        }
+    }
+}
+
+#[test]
+fn the_cm_exchange_gives_the_connection_parameters() {
+    let Some(dir) = common::shared_subdir("captures/real") else { return };
+    let report = analyze(&dir.join("softroce_cm_write_read_distinct_qpns.pcap"));
+    let c = &report["connections"][0];
+    assert_eq!(
+        (&c["active_ip"], &c["active_qpn"], &c["passive_qpn"]),
+        (&json!("192.168.2.25"), &json!(0x17), &json!(0x11))
+    );
+    assert_eq!((&c["active_start_psn"], &c["path_mtu"]), (&json!(0x89bb0e), &json!(1024)));
+    assert!(c["disconnect_frame"].is_u64());
+    // the 4096-byte READ at MTU 1024 is answered by four responses and no PSN is missing
+    let forward = flow(&report, "192.168.2.25", 0x11);
+    assert_eq!((&forward["read_requests"], &forward["pmtu"]), (&json!(1), &json!(1024)));
+    let reverse = flow(&report, "192.168.2.24", 0x17);
+    assert_eq!(reverse["messages"], json!(1), "the READ response is one message");
+    assert_eq!(reverse["message_bytes"]["max"], json!(4096));
+}

@@ -60,7 +60,7 @@ impl DuplicateWindow {
     }
 
     /// Frames currently remembered.
-    pub fn len(&self) -> usize {
+    pub fn remembered(&self) -> usize {
         self.seen.len()
     }
 }
@@ -90,6 +90,6 @@ mod tests {
         for i in 0..10_000u32 {
             w.check(1, i, i64::from(i) * 100, A);
         }
-        assert!(w.len() <= 11, "{}", w.len());
+        assert!(w.remembered() <= 11, "{}", w.remembered());
     }
 }

@@ -127,7 +127,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     marking(&mut r);
     pauses(&mut r);
     capture_quality(&mut r);
-    r.out.sort_by(|a, b| b.severity.cmp(&a.severity));
+    r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out
 }
 

@@ -222,10 +222,10 @@ impl FlowTable {
 
     /// The flow of `key`, created by `make` when new.
     pub fn get_or_insert(&mut self, key: FlowKey, make: impl FnOnce() -> Flow) -> FlowId {
-        if let Some((k, id)) = self.last {
-            if k == key {
-                return id;
-            }
+        if let Some((k, id)) = self.last
+            && k == key
+        {
+            return id;
         }
         let id = match self.by_key.get(&key) {
             Some(&id) => id,
@@ -244,10 +244,10 @@ impl FlowTable {
     /// Stops routing `key` to its current flow (the QPN was reused by a new connection); the
     /// old flow stays in the report.
     pub fn retire(&mut self, key: &FlowKey) {
-        if let Some(id) = self.by_key.remove(key) {
-            if let Some(ids) = self.by_hosts.get_mut(&(key.src, key.dst)) {
-                ids.retain(|i| *i != id);
-            }
+        if let Some(id) = self.by_key.remove(key)
+            && let Some(ids) = self.by_hosts.get_mut(&(key.src, key.dst))
+        {
+            ids.retain(|i| *i != id);
         }
         self.last = None;
     }

@@ -268,10 +268,10 @@ impl Analyzer {
         let (Some(src), Some(dst)) = (p.src_ip(), p.dst_ip()) else { return Verdict::default() };
         let bth = roce.ib.bth;
         let key = FlowKey { src, dst, dst_qp: bth.dest_qp() };
-        if let Some(mad) = &roce.cm {
-            if let CmEvent::Established(index) = self.cm.observe(frame, src, dst, mad) {
-                self.link_cm_connection(index);
-            }
+        if let Some(mad) = &roce.cm
+            && let CmEvent::Established(index) = self.cm.observe(frame, src, dst, mad)
+        {
+            self.link_cm_connection(index);
         }
         let transport = opcode::Transport::of(bth.opcode()).name();
         let fid = self.flows.get_or_insert(key, || Flow::new(key, roce.version, transport, frame, p.ts_ns));
@@ -293,10 +293,10 @@ impl Analyzer {
         }
         if bth.opcode() == 0x81 {
             self.observe_cnp(fid, p.ts_ns);
-        } else if qos.is_some_and(|(_, ecn, _)| ecn == 3) {
-            if let Some(f) = self.flows.flow_mut(fid) {
-                f.unanswered_ce_ts.get_or_insert(p.ts_ns);
-            }
+        } else if qos.is_some_and(|(_, ecn, _)| ecn == 3)
+            && let Some(f) = self.flows.flow_mut(fid)
+        {
+            f.unanswered_ce_ts.get_or_insert(p.ts_ns);
         }
         if opcode::is_unsequenced(bth.opcode()) {
             return Verdict { flow: Some(fid), seq: None, mirror_duplicate: false };
@@ -439,10 +439,10 @@ impl Analyzer {
             f.cnp_spacing.record(u64::try_from(ts_ns - last).unwrap_or(0));
         }
         let Some((data, _)) = f.peer else { return };
-        if let Some(d) = self.flows.flow_mut(data) {
-            if let Some(ce) = d.unanswered_ce_ts.take() {
-                d.ce_to_cnp.record(u64::try_from(ts_ns - ce).unwrap_or(0));
-            }
+        if let Some(d) = self.flows.flow_mut(data)
+            && let Some(ce) = d.unanswered_ce_ts.take()
+        {
+            d.ce_to_cnp.record(u64::try_from(ts_ns - ce).unwrap_or(0));
         }
     }
 
@@ -466,10 +466,10 @@ impl Analyzer {
         let Some(f) = self.flows.flow_mut(fid) else { return SeqClass::InOrder };
         let observation = f.seq.observe(psn, read);
         let idle = f.last_sequenced_ts.replace(ts_ns).map(|t| ts_ns - t);
-        if observation.episode_end {
-            if let Some(e) = f.open_episode.take().and_then(|i| self.episodes.get_mut(i)) {
-                e.close();
-            }
+        if observation.episode_end
+            && let Some(e) = f.open_episode.take().and_then(|i| self.episodes.get_mut(i))
+        {
+            e.close();
         }
         match observation.class {
             SeqClass::Retransmission => {

@@ -81,10 +81,11 @@ impl Sequence {
     /// when the packet is an RDMA READ request.
     pub fn observe(&mut self, psn: u32, read: Option<(u32, Option<u32>)>) -> Observation {
         self.sequenced += 1;
-        if let (Some(alternatives), Some(e)) = (self.read_alternatives.take(), self.expected) {
-            if alternatives.contains(&psn) && psn != e {
-                self.expected = Some(psn);
-            }
+        if let (Some(alternatives), Some(e)) = (self.read_alternatives.take(), self.expected)
+            && alternatives.contains(&psn)
+            && psn != e
+        {
+            self.expected = Some(psn);
         }
         let expected_before = self.expected;
         let class = match self.expected {

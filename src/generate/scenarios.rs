@@ -156,14 +156,11 @@ fn write_message(conn: &Conn, psn: u32, len: usize, mtu: usize, va: u64) -> Vec<
 
 /// CM REQ / REP / RTU between A (active) and B, then nothing else.
 fn cm_setup(conn: &Conn, a_psn: u32, b_psn: u32, mtu_code: u8) -> [RoceFrame; 3] {
+    // Each side's QP1 numbers its MADs with its own PSNs.
     let gsi = |from_a: bool, attribute: u16, tid: u64, fields: &[(usize, &[u8])]| {
-        let mut f = conn.frame(
-            from_a,
-            0x64,
-            0,
-            ExtHeaders { deth: Some(Deth { qkey: 0x8001_0000, src_qp: 1 }), ..ExtHeaders::default() },
-            0,
-        );
+        let psn = if from_a { 0x40 + u32::from(attribute == 0x0014) } else { 0x90 };
+        let deth = ExtHeaders { deth: Some(Deth { qkey: 0x8001_0000, src_qp: 1 }), ..ExtHeaders::default() };
+        let mut f = conn.frame(from_a, 0x64, psn, deth, 0);
         f.bth.dest_qp = 1;
         f.payload = encode::cm_mad(attribute, tid, fields);
         f

@@ -9,6 +9,8 @@ use serde::{Serialize, Serializer};
 use rocescope_parsers::cm::CmMessage;
 use rocescope_parsers::mac_control::MacControl;
 
+use crate::analyze::Verdict;
+use crate::analyze::sequence::SeqClass;
 use crate::decode::{Body, Network, Packet};
 
 /// Version of the per-frame JSON schema; bumped on any incompatible change.
@@ -176,10 +178,12 @@ fn cm_json(attribute_id: u16, message: &CmMessage<'_>) -> CmJson {
     }
 }
 
-/// A frame and its number, serialised as one JSON object.
+/// A frame, its number and what the analysis concluded about it, serialised as one JSON
+/// object.
 pub struct FrameJson<'p, 'a> {
     pub number: u64,
     pub packet: &'p Packet<'a>,
+    pub verdict: &'p Verdict,
 }
 
 impl Serialize for FrameJson<'_, '_> {
@@ -251,6 +255,17 @@ impl Serialize for FrameJson<'_, '_> {
             _ => None,
         };
         o.serialize_field("error", &error)?;
+        let v = self.verdict;
+        o.serialize_field("flow", &v.flow)?;
+        o.serialize_field("seq_class", &v.seq.map(SeqClass::name))?;
+        o.serialize_field(
+            "gap_missing",
+            &match v.seq {
+                Some(SeqClass::Gap { missing }) => missing,
+                _ => 0,
+            },
+        )?;
+        o.serialize_field("mirror_duplicate", &v.mirror_duplicate)?;
         o.end()
     }
 }
