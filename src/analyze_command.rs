@@ -11,6 +11,7 @@ use crate::capture::{CaptureReader, Inputs};
 use crate::cli::{AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
 use crate::decode::Decoder;
 use crate::output::analysis_text;
+use crate::output::tables::{self, PacketTable};
 
 /// The policy: defaults, then the policy file, then the flags.
 fn policy(args: &AnalyzeArgs) -> Result<Policy, String> {
@@ -55,13 +56,35 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             }
         }
     }
+    if let Some(dir) = &args.out {
+        if let Err(e) = prepare_out_dir(dir, args) {
+            eprintln!("rocescope: {e}");
+            return ExitCode::from(EXIT_OUTPUT);
+        }
+    }
+    let mut packet_table = match (&args.out, args.packets) {
+        (Some(dir), true) => match PacketTable::create(dir) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("rocescope: cannot write the packet table into {}: {e}", dir.display());
+                return ExitCode::from(EXIT_OUTPUT);
+            }
+        },
+        _ => None,
+    };
     let decoder = Decoder::new(&args.roce_ports);
     let mut analyzer = Analyzer::new(config);
     let mut inputs = Inputs::new(readers);
     let mut damage = Vec::new();
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
-        analyzer.observe(frame.number, &packet);
+        let verdict = analyzer.observe(frame.number, &packet);
+        if let Some(table) = &mut packet_table {
+            if let Err(e) = table.push(frame.number, &packet, &verdict) {
+                eprintln!("rocescope: cannot write the packet table: {e}");
+                return ExitCode::from(EXIT_OUTPUT);
+            }
+        }
         if inputs.has_damage() {
             damage.append(&mut inputs.take_damage());
         }
@@ -75,6 +98,14 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     }
     analyzer.finish();
     let report = Report::build(&analyzer, inputs.readers(), &damage);
+    if let Some(dir) = &args.out {
+        let written =
+            packet_table.map_or(Ok(()), PacketTable::finish).and_then(|()| tables::write_report(dir, &report));
+        if let Err(e) = written {
+            eprintln!("rocescope: cannot write the report into {}: {e}", dir.display());
+            return ExitCode::from(EXIT_OUTPUT);
+        }
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     let written = if args.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
@@ -93,4 +124,34 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         Some(level) if report.findings.iter().any(|f| f.severity >= level) => ExitCode::from(EXIT_FINDINGS),
         _ => ExitCode::from(EXIT_OK),
     }
+}
+
+/// The files `--out` writes.
+const OUT_FILES: &[&str] = &[
+    "report.json",
+    "flows.csv",
+    "flows.parquet",
+    "retransmit_episodes.csv",
+    "retransmit_episodes.parquet",
+    "findings.csv",
+    "findings.parquet",
+    "pfc.csv",
+    "pfc.parquet",
+    "packets.csv",
+    "packets.parquet",
+];
+
+/// Creates the output directory and refuses to write over an input file.
+fn prepare_out_dir(dir: &std::path::Path, args: &AnalyzeArgs) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let inputs: Vec<_> = args.files.iter().filter_map(|f| std::fs::canonicalize(f).ok()).collect();
+    for name in OUT_FILES {
+        let target = dir.join(name);
+        if let Ok(existing) = std::fs::canonicalize(&target) {
+            if inputs.contains(&existing) {
+                return Err(format!("refusing to overwrite the input {} with a report file", target.display()));
+            }
+        }
+    }
+    Ok(())
 }

@@ -167,6 +167,15 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Also write the report into DIR (created if missing): report.json, and the flows,
+    /// retransmit episodes, findings and PFC tables as CSV and Parquet
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// With --out: also write a per-packet table (packets.csv, packets.parquet)
+    #[arg(long, requires = "out")]
+    pub packets: bool,
+
     /// Link speed for PFC pause quanta (512 bit times each): 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G
     #[arg(long, value_name = "SPEED", default_value = "100G", value_parser = parse_link_speed)]
     pub link_speed: u64,

@@ -29,6 +29,26 @@ pub enum Pattern {
     Partial,
 }
 
+impl Trigger {
+    pub fn name(self) -> &'static str {
+        match self {
+            Trigger::NakPsnSeqErr => "nak_psn_seq_err",
+            Trigger::RnrNak => "rnr_nak",
+            Trigger::Timeout => "timeout",
+        }
+    }
+}
+
+impl Pattern {
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::GoBackN => "go_back_n",
+            Pattern::Selective => "selective",
+            Pattern::Partial => "partial",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Episode {
     pub flow: FlowId,

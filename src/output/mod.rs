@@ -6,6 +6,7 @@ pub mod hexdump;
 pub mod jsonl;
 pub mod names;
 pub mod summary;
+pub mod tables;
 pub mod tree;
 
 use std::fmt::{self, Write};

@@ -1,0 +1,327 @@
+//! `analyze --out DIR`: the report as files — `report.json`, and the flows, retransmit
+//! episodes, findings and pause tables as CSV and Parquet (polars); with `--packets` also a
+//! per-packet table, written in batches as the capture is read. Every file is written under a
+//! temporary name and renamed when complete, so a failed run leaves no half-written file.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use crate::analyze::Verdict;
+use crate::analyze::report::Report;
+use crate::analyze::sequence::SeqClass;
+use crate::decode::Packet;
+
+/// A file being written under a temporary name in the output directory.
+pub struct AtomicFile {
+    partial: PathBuf,
+    target: PathBuf,
+}
+
+impl AtomicFile {
+    pub fn create(dir: &Path, name: &str) -> io::Result<(AtomicFile, File)> {
+        let partial = dir.join(format!(".{name}.partial"));
+        let file = File::create(&partial)?;
+        Ok((AtomicFile { partial, target: dir.join(name) }, file))
+    }
+
+    pub fn commit(self) -> io::Result<()> {
+        std::fs::rename(&self.partial, &self.target)
+    }
+
+    pub fn abandon(self) {
+        let _ = std::fs::remove_file(&self.partial);
+    }
+}
+
+fn polars_error(e: PolarsError) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// Writes `df` as NAME.csv and NAME.parquet in `dir`.
+fn write_table(dir: &Path, name: &str, df: &mut DataFrame) -> io::Result<()> {
+    for (ext, parquet) in [("csv", false), ("parquet", true)] {
+        let (atomic, file) = AtomicFile::create(dir, &format!("{name}.{ext}"))?;
+        let mut out = BufWriter::new(file);
+        let written = if parquet {
+            ParquetWriter::new(&mut out).finish(df).map(|_| ())
+        } else {
+            CsvWriter::new(&mut out).finish(df)
+        };
+        match written.map_err(polars_error).and_then(|()| out.flush()) {
+            Ok(()) => atomic.commit()?,
+            Err(e) => {
+                atomic.abandon();
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A column built from one field of every row.
+fn col<R, T>(name: &str, rows: &[R], field: impl Fn(&R) -> T) -> Column
+where
+    Series: NamedFrom<Vec<T>, [T]>,
+{
+    Column::new(name.into(), rows.iter().map(field).collect::<Vec<T>>())
+}
+
+fn frame(columns: Vec<Column>) -> io::Result<DataFrame> {
+    DataFrame::new_infer_height(columns).map_err(polars_error)
+}
+
+fn join<T: ToString>(values: &[T]) -> String {
+    values.iter().map(ToString::to_string).collect::<Vec<_>>().join(";")
+}
+
+/// Writes report.json and the tables.
+pub fn write_report(dir: &Path, report: &Report) -> io::Result<()> {
+    let (atomic, file) = AtomicFile::create(dir, "report.json")?;
+    let mut out = BufWriter::new(file);
+    match serde_json::to_writer_pretty(&mut out, report)
+        .map_err(io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => atomic.commit()?,
+        Err(e) => {
+            atomic.abandon();
+            return Err(e);
+        }
+    }
+    let f = &report.flows;
+    write_table(
+        dir,
+        "flows",
+        &mut frame(vec![
+            col("id", f, |f| f.id),
+            col("src_ip", f, |f| f.src_ip.to_string()),
+            col("dst_ip", f, |f| f.dst_ip.to_string()),
+            col("dst_qp", f, |f| f.dst_qp),
+            col("src_qp", f, |f| f.src_qp),
+            col("version", f, |f| u32::from(f.version)),
+            col("transport", f, |f| f.transport.to_string()),
+            col("first_frame", f, |f| f.first_frame),
+            col("last_frame", f, |f| f.last_frame),
+            col("first_ts_ns", f, |f| f.first_ts_ns),
+            col("last_ts_ns", f, |f| f.last_ts_ns),
+            col("packets", f, |f| f.packets),
+            col("bytes", f, |f| f.bytes),
+            col("payload_bytes", f, |f| f.payload_bytes),
+            col("throughput_bps", f, |f| f.throughput_bps),
+            col("sequenced", f, |f| f.sequenced),
+            col("first_psn", f, |f| f.first_psn),
+            col("highest_psn", f, |f| f.highest_psn),
+            col("gaps", f, |f| f.gaps),
+            col("missing_psns", f, |f| f.missing_psns),
+            col("retransmitted", f, |f| f.retransmitted),
+            col("retransmit_episodes", f, |f| f.retransmit_episodes),
+            col("mirror_duplicates", f, |f| f.mirror_duplicates),
+            col("naks_psn_seq_err", f, |f| f.naks_psn_seq_err),
+            col("naks_other", f, |f| f.naks_other),
+            col("rnr_naks", f, |f| f.rnr_naks),
+            col("acks", f, |f| f.acks),
+            col("atomic_acks", f, |f| f.atomic_acks),
+            col("ecn_not_ect", f, |f| f.ecn.not_ect),
+            col("ecn_ect0", f, |f| f.ecn.ect0),
+            col("ecn_ect1", f, |f| f.ecn.ect1),
+            col("ce", f, |f| f.ce),
+            col("cnps", f, |f| f.cnps),
+            col("cnps_from_peer", f, |f| f.from_peer.map(|p| p.cnps)),
+            col("naks_from_peer", f, |f| f.from_peer.map(|p| p.naks_psn_seq_err + p.naks_other)),
+            col("messages", f, |f| f.messages),
+            col("read_requests", f, |f| f.read_requests),
+            col("pmtu", f, |f| f.pmtu),
+            col("peer", f, |f| f.peer),
+            col("pairing", f, |f| f.pairing.map(str::to_string)),
+            col("icrc_bad", f, |f| f.icrc_bad),
+            col("icrc_unverifiable", f, |f| f.icrc_unverifiable),
+            col("ack_latency_p50_ns", f, |f| f.ack_latency_ns.p50),
+            col("ack_latency_p99_ns", f, |f| f.ack_latency_ns.p99),
+            col("ack_latency_max_ns", f, |f| f.ack_latency_ns.max),
+            col("ce_to_cnp_p50_ns", f, |f| f.ce_to_cnp_ns.p50),
+            col("cnp_spacing_min_ns", f, |f| f.cnp_spacing_ns.min),
+            col("cnp_spacing_p50_ns", f, |f| f.cnp_spacing_ns.p50),
+            col("data_dscp_violations", f, |f| f.policy.data_dscp.count),
+            col("cnp_dscp_violations", f, |f| f.policy.cnp_dscp.count),
+            col("not_ect_data", f, |f| f.policy.not_ect_data.count),
+            col("data_pcp_violations", f, |f| f.policy.data_pcp.count),
+            col("cnp_pcp_violations", f, |f| f.policy.cnp_pcp.count),
+        ])?,
+    )?;
+    let e = &report.retransmit_episodes;
+    write_table(
+        dir,
+        "retransmit_episodes",
+        &mut frame(vec![
+            col("flow", e, |e| e.flow),
+            col("start_frame", e, |e| e.start_frame),
+            col("end_frame", e, |e| e.end_frame),
+            col("start_ts_ns", e, |e| e.start_ts_ns),
+            col("end_ts_ns", e, |e| e.end_ts_ns),
+            col("first_psn", e, |e| e.first_psn),
+            col("last_psn", e, |e| e.last_psn),
+            col("packets", e, |e| e.packets),
+            col("highest_sent_psn", e, |e| e.highest_sent_psn),
+            col("trigger", e, |e| e.trigger.name().to_string()),
+            col("trigger_frame", e, |e| e.trigger_frame),
+            col("nak_to_resend_ns", e, |e| e.nak_to_resend_ns),
+            col("rnr_delay_us", e, |e| e.rnr_delay_us),
+            col("idle_before_ns", e, |e| e.idle_before_ns),
+            col("gap_to_recovery_ns", e, |e| e.gap_to_recovery_ns),
+            col("pattern", e, |e| e.pattern.name().to_string()),
+        ])?,
+    )?;
+    let fi = &report.findings;
+    write_table(
+        dir,
+        "findings",
+        &mut frame(vec![
+            col("severity", fi, |f| f.severity.name().to_string()),
+            col("code", fi, |f| f.code.to_string()),
+            col("message", fi, |f| f.message.clone()),
+            col("count", fi, |f| f.evidence.count),
+            col("flows", fi, |f| join(&f.evidence.flows)),
+            col("frames", fi, |f| join(&f.evidence.frames)),
+            col("cause", fi, |f| f.cause.to_string()),
+            col("action", fi, |f| f.action.to_string()),
+        ])?,
+    )?;
+    let pauses: Vec<_> =
+        report.pfc.iter().map(|p| ("pfc", p)).chain(report.pause.iter().map(|p| ("pause", p))).collect();
+    write_table(
+        dir,
+        "pfc",
+        &mut frame(vec![
+            col("kind", &pauses, |(k, _)| k.to_string()),
+            col("src_mac", &pauses, |(_, p)| p.src_mac.clone()),
+            col("priority", &pauses, |(_, p)| p.priority.map(u32::from)),
+            col("xoff", &pauses, |(_, p)| p.stats.xoff),
+            col("xon", &pauses, |(_, p)| p.stats.xon),
+            col("paused_ns", &pauses, |(_, p)| p.stats.paused_ns),
+            col("longest_pause_ns", &pauses, |(_, p)| p.stats.longest_pause_ns),
+            col("storm", &pauses, |(_, p)| p.stats.storm),
+            col("storm_periods", &pauses, |(_, p)| p.stats.storm_periods),
+            col("first_frame", &pauses, |(_, p)| p.stats.first_frame),
+            col("first_storm_frame", &pauses, |(_, p)| p.stats.first_storm_frame),
+        ])?,
+    )
+}
+
+/// Rows per batch of the per-packet table.
+const BATCH_ROWS: usize = 65_536;
+
+/// One per-packet row.
+struct PacketRow {
+    frame: u64,
+    ts_ns: i64,
+    kind: &'static str,
+    flow: Option<u32>,
+    src_ip: Option<String>,
+    dst_ip: Option<String>,
+    dst_qp: Option<u32>,
+    opcode: Option<u32>,
+    psn: Option<u32>,
+    ack_req: Option<bool>,
+    payload_len: Option<u64>,
+    dscp: Option<u32>,
+    ecn: Option<u32>,
+    icrc: Option<&'static str>,
+    seq_class: Option<&'static str>,
+    mirror_duplicate: bool,
+}
+
+/// The per-packet table (`--packets`): packets.csv and packets.parquet, written a batch at a
+/// time so memory does not grow with the capture.
+pub struct PacketTable {
+    rows: Vec<PacketRow>,
+    csv: polars::io::csv::write::BatchedWriter<BufWriter<File>>,
+    parquet: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
+    files: [AtomicFile; 2],
+}
+
+fn packet_frame(rows: &[PacketRow]) -> io::Result<DataFrame> {
+    frame(vec![
+        col("frame", rows, |r| r.frame),
+        col("ts_ns", rows, |r| r.ts_ns),
+        col("kind", rows, |r| r.kind.to_string()),
+        col("flow", rows, |r| r.flow),
+        col("src_ip", rows, |r| r.src_ip.clone()),
+        col("dst_ip", rows, |r| r.dst_ip.clone()),
+        col("dst_qp", rows, |r| r.dst_qp),
+        col("opcode", rows, |r| r.opcode),
+        col("psn", rows, |r| r.psn),
+        col("ack_req", rows, |r| r.ack_req),
+        col("payload_len", rows, |r| r.payload_len),
+        col("dscp", rows, |r| r.dscp),
+        col("ecn", rows, |r| r.ecn),
+        col("icrc", rows, |r| r.icrc.map(str::to_string)),
+        col("seq_class", rows, |r| r.seq_class.map(str::to_string)),
+        col("mirror_duplicate", rows, |r| r.mirror_duplicate),
+    ])
+}
+
+impl PacketTable {
+    pub fn create(dir: &Path) -> io::Result<PacketTable> {
+        let schema = packet_frame(&[])?.schema().as_ref().clone();
+        let (csv_file, csv) = AtomicFile::create(dir, "packets.csv")?;
+        let (parquet_file, parquet) = AtomicFile::create(dir, "packets.parquet")?;
+        let csv = CsvWriter::new(BufWriter::new(csv)).batched(&schema).map_err(polars_error)?;
+        let parquet = ParquetWriter::new(BufWriter::new(parquet)).batched(&schema).map_err(polars_error)?;
+        Ok(PacketTable { rows: Vec::with_capacity(BATCH_ROWS), csv, parquet, files: [csv_file, parquet_file] })
+    }
+
+    pub fn push(&mut self, number: u64, p: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
+        let roce = p.roce();
+        let bth = roce.map(|r| r.ib.bth);
+        self.rows.push(PacketRow {
+            frame: number,
+            ts_ns: p.ts_ns,
+            kind: p.kind().name(),
+            flow: verdict.flow,
+            src_ip: p.src_ip().map(|a| a.to_string()),
+            dst_ip: p.dst_ip().map(|a| a.to_string()),
+            dst_qp: bth.map(|b| b.dest_qp()),
+            opcode: bth.map(|b| u32::from(b.opcode())),
+            psn: bth.map(|b| b.psn()),
+            ack_req: bth.map(|b| b.ack_req()),
+            payload_len: roce.map(|r| r.ib.payload_len as u64),
+            dscp: p.net.and_then(|n| n.dscp()).map(u32::from),
+            ecn: p.net.and_then(|n| n.ecn()).map(u32::from),
+            icrc: roce.map(|r| r.icrc.name()),
+            seq_class: verdict.seq.map(SeqClass::name),
+            mirror_duplicate: verdict.mirror_duplicate,
+        });
+        if self.rows.len() >= BATCH_ROWS { self.flush() } else { Ok(()) }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let df = packet_frame(&self.rows)?;
+        self.rows.clear();
+        self.csv.write_batch(&df).map_err(polars_error)?;
+        self.parquet.write_batch(&df).map_err(polars_error)
+    }
+
+    /// Writes the last batch and gives the files their names.
+    pub fn finish(mut self) -> io::Result<()> {
+        let result = self.flush().and_then(|()| {
+            self.csv.finish().map_err(polars_error)?;
+            self.parquet.finish().map_err(polars_error).map(|_| ())
+        });
+        let [csv, parquet] = self.files;
+        match result {
+            Ok(()) => {
+                csv.commit()?;
+                parquet.commit()
+            }
+            Err(e) => {
+                csv.abandon();
+                parquet.abandon();
+                Err(e)
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! `analyze --out DIR`: the JSON report and the CSV/Parquet tables agree with each other and
+//! with `--json`; the per-packet table has one row per frame; inputs are never overwritten
+//! and unwritable destinations are clear errors.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use serde_json::Value;
+
+fn sample(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples").join(name).to_str().expect("UTF-8").to_string()
+}
+
+fn parquet(path: &Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(path).expect("parquet file")).finish().expect("readable Parquet")
+}
+
+fn csv_rows(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path).expect("CSV file").lines().map(str::to_string).collect()
+}
+
+#[test]
+fn tables_agree_with_the_json_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("report");
+    let file = sample("loss_go_back_n.pcap");
+    common::run_ok(&["analyze", "--out", out.to_str().unwrap(), "--packets", &file]);
+    let json: Value = serde_json::from_str(&common::run_ok(&["analyze", "--json", &file])).unwrap();
+    let written: Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(written, json, "report.json equals --json");
+
+    let flows = parquet(&out.join("flows.parquet"));
+    assert_eq!(flows.height(), json["flows"].as_array().unwrap().len());
+    let missing = flows.column("missing_psns").unwrap().u64().unwrap().get(0);
+    assert_eq!(missing, json["flows"][0]["missing_psns"].as_u64());
+    let pairing = flows.column("pairing").unwrap().str().unwrap().get(0).map(str::to_string);
+    assert_eq!(pairing.as_deref(), json["flows"][0]["pairing"].as_str());
+    assert_eq!(csv_rows(&out.join("flows.csv")).len(), flows.height() + 1);
+
+    let episodes = parquet(&out.join("retransmit_episodes.parquet"));
+    assert_eq!(episodes.height(), 1);
+    assert_eq!(episodes.column("trigger").unwrap().str().unwrap().get(0), Some("nak_psn_seq_err"));
+    assert_eq!(episodes.column("pattern").unwrap().str().unwrap().get(0), Some("go_back_n"));
+
+    let findings = parquet(&out.join("findings.parquet"));
+    assert_eq!(findings.height(), json["findings"].as_array().unwrap().len());
+
+    let packets = parquet(&out.join("packets.parquet"));
+    assert_eq!(packets.height() as u64, json["totals"]["frames"].as_u64().unwrap());
+    let classes = packets.column("seq_class").unwrap().str().unwrap();
+    assert_eq!((0..classes.len()).filter(|&i| classes.get(i) == Some("retransmission")).count(), 6);
+    assert_eq!(csv_rows(&out.join("packets.csv")).len(), packets.height() + 1);
+
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn the_packet_table_is_written_in_batches() {
+    // more frames than one batch (65,536): the PFC storm sample merged with itself 150 times
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = sample("pfc_storm.pcap");
+    let mut args =
+        vec!["analyze".to_string(), "--out".into(), dir.path().join("o").to_str().unwrap().into(), "--packets".into()];
+    args.extend(std::iter::repeat_n(file, 150));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::run_ok(&args);
+    let packets = parquet(&dir.path().join("o/packets.parquet"));
+    assert_eq!(packets.height(), 456 * 150);
+    let frames = packets.column("frame").unwrap().u64().unwrap();
+    assert_eq!((frames.get(0), frames.get(456 * 150 - 1)), (Some(1), Some(456 * 150)));
+}
+
+#[test]
+fn the_pfc_table_holds_pfc_and_pause_sources() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::run_ok(&["analyze", "--out", dir.path().to_str().unwrap(), &sample("pfc_storm.pcap")]);
+    let pfc = parquet(&dir.path().join("pfc.parquet"));
+    assert_eq!(pfc.height(), 4);
+    let storms = pfc.column("storm").unwrap().bool().unwrap();
+    assert_eq!((0..storms.len()).filter(|&i| storms.get(i) == Some(true)).count(), 1);
+    let kind = pfc.column("kind").unwrap().str().unwrap();
+    let kinds: Vec<Option<&str>> = (0..kind.len()).map(|i| kind.get(i)).collect();
+    assert_eq!(kinds, [Some("pfc"), Some("pfc"), Some("pfc"), Some("pause")]);
+}
+
+#[test]
+fn inputs_are_never_overwritten_and_bad_destinations_are_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // an input that happens to be named like a report file in the output directory
+    let input = dir.path().join("flows.csv");
+    std::fs::copy(sample("bad_icrc.pcap"), &input).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let out = common::run(&["analyze", "--out", dir.path().to_str().unwrap(), input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to overwrite the input"));
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let out = common::run(&["analyze", "--out", file.join("sub").to_str().unwrap(), &sample("bad_icrc.pcap")]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("rocescope: cannot create"));
+
+    let out = common::run(&["analyze", "--packets", &sample("bad_icrc.pcap")]);
+    assert_eq!(out.status.code(), Some(2), "--packets needs --out");
+}
