@@ -56,11 +56,11 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             }
         }
     }
-    if let Some(dir) = &args.out {
-        if let Err(e) = prepare_out_dir(dir, args) {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_OUTPUT);
-        }
+    if let Some(dir) = &args.out
+        && let Err(e) = prepare_out_dir(dir, args)
+    {
+        eprintln!("rocescope: {e}");
+        return ExitCode::from(EXIT_OUTPUT);
     }
     let mut packet_table = match (&args.out, args.packets) {
         (Some(dir), true) => match PacketTable::create(dir) {
@@ -79,11 +79,11 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
         let verdict = analyzer.observe(frame.number, &packet);
-        if let Some(table) = &mut packet_table {
-            if let Err(e) = table.push(frame.number, &packet, &verdict) {
-                eprintln!("rocescope: cannot write the packet table: {e}");
-                return ExitCode::from(EXIT_OUTPUT);
-            }
+        if let Some(table) = &mut packet_table
+            && let Err(e) = table.push(frame.number, &packet, &verdict)
+        {
+            eprintln!("rocescope: cannot write the packet table: {e}");
+            return ExitCode::from(EXIT_OUTPUT);
         }
         if inputs.has_damage() {
             damage.append(&mut inputs.take_damage());
@@ -147,10 +147,10 @@ fn prepare_out_dir(dir: &std::path::Path, args: &AnalyzeArgs) -> Result<(), Stri
     let inputs: Vec<_> = args.files.iter().filter_map(|f| std::fs::canonicalize(f).ok()).collect();
     for name in OUT_FILES {
         let target = dir.join(name);
-        if let Ok(existing) = std::fs::canonicalize(&target) {
-            if inputs.contains(&existing) {
-                return Err(format!("refusing to overwrite the input {} with a report file", target.display()));
-            }
+        if let Ok(existing) = std::fs::canonicalize(&target)
+            && inputs.contains(&existing)
+        {
+            return Err(format!("refusing to overwrite the input {} with a report file", target.display()));
         }
     }
     Ok(())

@@ -46,6 +46,11 @@ pub struct Finding {
     pub action: &'static str,
 }
 
+/// "1 flow", "2 flows".
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 /// A flow as operators name it.
 pub fn flow_label(f: &FlowReport) -> String {
     format!("{} → {} QP 0x{:06x}", f.src_ip, f.dst_ip, f.dst_qp)
@@ -137,7 +142,7 @@ fn icrc(r: &mut Rules<'_>) {
         "ICRC_BAD",
         |f| f.icrc_bad,
         |f| f.first_icrc_bad_frame,
-        |n, flows, names| format!("{n} RoCE packets with a bad ICRC on {flows} flows ({names})"),
+        |n, flows, names| format!("{} with a bad ICRC on {} ({names})", plural(n as usize, "RoCE packet"), plural(flows, "flow")),
         "The bytes changed on the way: the ICRC ignores re-marking (DSCP, ECN, TTL, FECN/BECN, UDP checksum), so a mismatch means bit errors on a link (optics, cable, connector), a faulty NIC or switch buffer, or a device rewriting invariant fields.",
         "Check FEC and symbol-error counters on every hop of the flows (ethtool -S on hosts, interface counters on switches); clean or replace the optics and cables of the link whose counters grow.",
     );
@@ -148,20 +153,21 @@ fn loss(r: &mut Rules<'_>) {
         Severity::Warning,
         "PSN_GAP",
         |f| f.missing_psns,
-        |f| Some(f.first_frame),
-        |n, flows, names| format!("{n} PSNs never reached the tap on {flows} flows ({names})"),
+        |f| f.first_frames.gap,
+        |n, flows, names| format!("{n} PSNs never reached the tap on {} ({names})", plural(flows, "flow")),
         "Packets were dropped before the tap: a buffer overflow on a priority that is not lossless (PFC not enabled end to end, or the traffic is on another priority than the one PFC protects), a link error, or the capture itself dropping packets.",
         "Compare the switch drop counters of the RoCE priority along the path with the capture's own drop count (pcap statistics, NIC rx_dropped); check that PFC is enabled on the priority the RoCE DSCP maps to on every hop.",
     );
     let episodes = &r.report.retransmit_episodes;
     if !episodes.is_empty() || r.report.retransmit_episodes_not_kept > 0 {
         let by = |t: Trigger| episodes.iter().filter(|e| e.trigger == t).count();
-        let (mut e, _) = from_flows(r.report, |f| f.retransmit_episodes, |_| None);
+        let (mut e, _) = from_flows(r.report, |f| f.retransmit_episodes, |f| f.first_frames.retransmission);
         e.frames = episodes.iter().take(EVIDENCE_KEPT).map(|ep| ep.start_frame).collect();
         let packets: u64 = r.report.flows.iter().map(|f| f.retransmitted).sum();
         let message = format!(
-            "{} retransmit episodes ({packets} packets resent): {} go-back-N after a PSN-sequence NAK, {} after an RNR NAK, {} after a timeout",
-            e.count,
+            "{} ({} resent): {} go-back-N after a PSN-sequence NAK, {} after an RNR NAK, {} after a timeout",
+            plural(e.count as usize, "retransmit episode"),
+            plural(packets as usize, "packet"),
             by(Trigger::NakPsnSeqErr),
             by(Trigger::RnrNak),
             by(Trigger::Timeout)
@@ -203,8 +209,8 @@ fn loss(r: &mut Rules<'_>) {
         Severity::Warning,
         "NAK_PSN_SEQUENCE",
         |f| f.naks_psn_seq_err,
-        |f| Some(f.first_frame),
-        |n, flows, names| format!("{n} NAKs (PSN sequence error) on {flows} flows ({names})"),
+        |f| f.first_frames.nak_psn_seq_err,
+        |n, flows, names| format!("{} (PSN sequence error) on {} ({names})", plural(n as usize, "NAK"), plural(flows, "flow")),
         "The responder received a PSN beyond the one it expected: packets were lost between requester and responder.",
         "Find where the packets were dropped (the PSN_GAP and switch drop counters); a NAK costs a go-back-N resend of everything in flight.",
     );
@@ -212,8 +218,8 @@ fn loss(r: &mut Rules<'_>) {
         Severity::Warning,
         "RNR_NAK",
         |f| f.rnr_naks,
-        |f| Some(f.first_frame),
-        |n, flows, names| format!("{n} RNR NAKs on {flows} flows ({names})"),
+        |f| f.first_frames.rnr_nak,
+        |n, flows, names| format!("{} on {} ({names})", plural(n as usize, "RNR NAK"), plural(flows, "flow")),
         "Receiver not ready: a SEND arrived when no receive work request was posted. The requester waits the RNR timer and resends.",
         "Post receive buffers earlier or deeper (receive queue depth, SRQ), and check the application keeps up; a short min_rnr_timer only hides the cause.",
     );
@@ -221,8 +227,14 @@ fn loss(r: &mut Rules<'_>) {
         Severity::Error,
         "NAK_FATAL",
         |f| f.naks_other,
-        |f| Some(f.first_frame),
-        |n, flows, names| format!("{n} NAKs for invalid request, remote access or remote operational errors on {flows} flows ({names})"),
+        |f| f.first_frames.nak_other,
+        |n, flows, names| {
+            format!(
+                "{} for invalid request, remote access or remote operational errors on {} ({names})",
+                plural(n as usize, "NAK"),
+                plural(flows, "flow")
+            )
+        },
         "The responder refused a request: bad R_Key, address or length outside the memory region, missing access rights, or a responder fault. The QP goes to the error state.",
         "Check the application's memory registration and remote keys for the QP; the requester's completion queue shows the matching error status.",
     );
@@ -233,7 +245,7 @@ fn congestion(r: &mut Rules<'_>) {
     let ce: u64 = report.ecn.ce;
     if ce > 0 {
         let unanswered = |f: &FlowReport| if f.ce > 0 && f.from_peer.is_none_or(|p| p.cnps == 0) { f.ce } else { 0 };
-        let (e, flows) = from_flows(report, unanswered, |f| Some(f.first_frame));
+        let (e, flows) = from_flows(report, unanswered, |f| f.first_frames.ce);
         if e.count > 0 {
             let msg = if report.cnps == 0 {
                 format!("{ce} CE-marked packets and no CNP in the whole capture")

@@ -72,6 +72,17 @@ pub struct Hole {
     pub ts_ns: i64,
 }
 
+/// The first frame of each kind of event on a flow, for findings' evidence.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct FirstFrames {
+    pub gap: Option<u64>,
+    pub retransmission: Option<u64>,
+    pub nak_psn_seq_err: Option<u64>,
+    pub nak_other: Option<u64>,
+    pub rnr_nak: Option<u64>,
+    pub ce: Option<u64>,
+}
+
 /// How many recent holes a flow remembers for classifying retransmissions.
 pub const HOLES_KEPT: usize = 8;
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
@@ -129,6 +140,7 @@ pub struct Flow {
     /// Timestamp of the last sequenced packet.
     pub last_sequenced_ts: Option<i64>,
     pub last_frame: u64,
+    pub first_frames: FirstFrames,
 }
 
 impl Flow {
@@ -178,6 +190,7 @@ impl Flow {
             open_episode: None,
             last_sequenced_ts: None,
             last_frame: frame,
+            first_frames: FirstFrames::default(),
         }
     }
 

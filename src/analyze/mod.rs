@@ -350,6 +350,10 @@ impl Analyzer {
         f.last_ts_ns = f.last_ts_ns.max(p.ts_ns);
         f.last_frame = frame;
         f.opcodes.add(opcode);
+        if f.transport == "CNP" && opcode != 0x81 {
+            // A flow that started with a CNP takes the transport of its first other packet.
+            f.transport = opcode::Transport::of(opcode).name();
+        }
         if let Some(udp) = p.udp {
             f.udp_sports.add(udp.source_port());
         }
@@ -383,14 +387,19 @@ impl Analyzer {
                 AethKind::Ack { .. } if acknowledge => f.acks += 1,
                 AethKind::RnrNak { delay_us, .. } if acknowledge => {
                     f.rnr_naks += 1;
+                    f.first_frames.rnr_nak.get_or_insert(frame);
                     f.last_nak =
                         Some(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us), used: false });
                 }
                 AethKind::Nak(rocescope_parsers::ext::NakCode::PsnSequenceError) if acknowledge => {
                     f.naks_psn_seq_err += 1;
+                    f.first_frames.nak_psn_seq_err.get_or_insert(frame);
                     f.last_nak = Some(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None, used: false });
                 }
-                AethKind::Nak(_) | AethKind::Reserved if acknowledge => f.naks_other += 1,
+                AethKind::Nak(_) | AethKind::Reserved if acknowledge => {
+                    f.naks_other += 1;
+                    f.first_frames.nak_other.get_or_insert(frame);
+                }
                 _ => {}
             }
             if atomic_ack {
@@ -473,6 +482,7 @@ impl Analyzer {
         }
         match observation.class {
             SeqClass::Retransmission => {
+                f.first_frames.retransmission.get_or_insert(frame);
                 let hole_ts = f.hole_of(psn).map(|h| h.ts_ns);
                 if let (false, Some(e)) =
                     (observation.episode_start, f.open_episode.and_then(|i| self.episodes.get_mut(i)))
@@ -490,6 +500,7 @@ impl Analyzer {
                 }
             }
             SeqClass::Gap { missing } => {
+                f.first_frames.gap.get_or_insert(frame);
                 let first_psn = observation.expected_before.unwrap_or(psn);
                 f.remember_hole(Hole { first_psn, count: missing, ts_ns });
                 self.count_new_packet(fid, ts_ns, roce, read.is_some());

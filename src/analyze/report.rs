@@ -215,6 +215,8 @@ pub struct FlowReport {
     pub ack_latency_ns: DurationSummary,
     pub ce_to_cnp_ns: DurationSummary,
     pub policy: PolicyCounts,
+    /// The first frame of each kind of event.
+    pub first_frames: super::flows::FirstFrames,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -453,5 +455,6 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         ack_latency_ns: (&f.ack_latency).into(),
         ce_to_cnp_ns: (&f.ce_to_cnp).into(),
         policy: f.policy,
+        first_frames: f.first_frames,
     }
 }
