@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use crate::analyze::policy::Policy;
 use crate::analyze::report::Report;
 use crate::analyze::{Analyzer, Config};
-use crate::capture::{CaptureReader, Inputs};
-use crate::cli::{AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
+use crate::capture::Inputs;
+use crate::cli::{
+    AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
+};
 use crate::decode::Decoder;
 use crate::output::analysis_text;
 use crate::output::tables::{self, PacketTable};
@@ -45,17 +47,8 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         mirror_window_ns: i64::try_from(args.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
         policy,
     };
-    let mut readers = Vec::new();
-    let mut unreadable = 0usize;
-    for path in &args.files {
-        match CaptureReader::open(path) {
-            Ok(reader) => readers.push(reader),
-            Err(e) => {
-                eprintln!("rocescope: {e}");
-                unreadable += 1;
-            }
-        }
-    }
+    let (mut inputs, unreadable) = Inputs::open(&args.files);
+    report_unreadable(&unreadable);
     if let Some(dir) = &args.out
         && let Err(e) = prepare_out_dir(dir, args)
     {
@@ -74,7 +67,6 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     };
     let decoder = Decoder::new(&args.roce_ports);
     let mut analyzer = Analyzer::new(config);
-    let mut inputs = Inputs::new(readers);
     let mut damage = Vec::new();
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
@@ -90,10 +82,8 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         }
     }
     damage.append(&mut inputs.take_damage());
-    for e in &damage {
-        eprintln!("rocescope: warning: {e}; the rest of this file is skipped");
-    }
-    if analyzer.totals.frames == 0 && (unreadable > 0 || !damage.is_empty()) {
+    report_damage(&damage);
+    if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return ExitCode::from(EXIT_NO_INPUT);
     }
     analyzer.finish();

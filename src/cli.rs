@@ -240,3 +240,17 @@ pub struct GenerateArgs {
     #[arg(value_name = "DIR", default_value = "samples")]
     pub dir: PathBuf,
 }
+
+/// Tells the user about input files that could not be opened.
+pub fn report_unreadable(errors: &[crate::capture::CaptureError]) {
+    for e in errors {
+        eprintln!("rocescope: {e}");
+    }
+}
+
+/// Tells the user where input files were damaged.
+pub fn report_damage(errors: &[crate::capture::CaptureError]) {
+    for e in errors {
+        eprintln!("rocescope: warning: {e}; the rest of this file is skipped");
+    }
+}

@@ -6,28 +6,18 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use crate::analyze::{Analyzer, Config, Verdict};
-use crate::capture::{CaptureReader, Inputs};
-use crate::cli::{EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, PacketsArgs, PacketsFormat};
+use crate::capture::Inputs;
+use crate::cli::{EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
 use crate::decode::Decoder;
 use crate::filter::Filter;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
 
 pub fn run(args: &PacketsArgs) -> ExitCode {
-    let mut readers = Vec::new();
-    let mut unreadable = 0usize;
-    for path in &args.files {
-        match CaptureReader::open(path) {
-            Ok(reader) => readers.push(reader),
-            Err(e) => {
-                eprintln!("rocescope: {e}");
-                unreadable += 1;
-            }
-        }
-    }
+    let (mut inputs, unreadable) = Inputs::open(&args.files);
+    report_unreadable(&unreadable);
     let filter =
         Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
     let decoder = Decoder::new(&args.roce_ports);
-    let mut inputs = Inputs::new(readers);
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, stdout);
     let mut writer = FrameWriter::new(args);
@@ -49,10 +39,10 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
             }
         }
         if inputs.has_damage() {
-            damaged += report_damage(&mut inputs);
+            damaged += take_damage(&mut inputs);
         }
     }
-    damaged += report_damage(&mut inputs);
+    damaged += take_damage(&mut inputs);
     let result = result.and_then(|()| out.flush());
     match result {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::from(EXIT_OK),
@@ -62,17 +52,15 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         }
         Ok(()) => {}
     }
-    if frames == 0 && (unreadable > 0 || damaged > 0) {
+    if frames == 0 && (!unreadable.is_empty() || damaged > 0) {
         return ExitCode::from(EXIT_NO_INPUT);
     }
     ExitCode::from(EXIT_OK)
 }
 
-fn report_damage(inputs: &mut Inputs) -> usize {
+fn take_damage(inputs: &mut Inputs) -> usize {
     let damage = inputs.take_damage();
-    for e in &damage {
-        eprintln!("rocescope: warning: {e}; the rest of this file is skipped");
-    }
+    report_damage(&damage);
     damage.len()
 }
 

@@ -61,9 +61,11 @@ pub struct Verdict {
 
 /// Frame counts of the whole capture (report conventions: every frame is RoCE, non-RoCE or
 /// malformed; PFC and PAUSE frames are non-RoCE; mirror duplicates count as frames).
-#[derive(Debug, Clone, Default)]
-pub struct Totals {
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct FrameCounts {
     pub frames: u64,
+    pub bytes: u64,
+    pub roce_packets: u64,
     pub roce_v1: u64,
     pub roce_v2: u64,
     pub non_roce: u64,
@@ -71,6 +73,12 @@ pub struct Totals {
     pub pause_frames: u64,
     pub malformed: u64,
     pub mirror_duplicates: u64,
+}
+
+/// Capture-wide counters.
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    pub frames: FrameCounts,
     pub icrc: [u64; 3],
     pub opcodes: Vec<u64>,
     pub ecn: [u64; 4],
@@ -78,7 +86,6 @@ pub struct Totals {
     pub cnps: u64,
     pub cnp_dscp: Vec<u64>,
     pub cnp_vlan_pcp: [u64; 8],
-    pub bytes: u64,
 }
 
 /// Facts about the capture as a measurement.
@@ -166,15 +173,15 @@ impl Analyzer {
         match &p.body {
             Body::Roce(roce) => self.observe_roce(frame, p, roce),
             Body::MacControl(mc) => {
-                self.totals.non_roce += 1;
+                self.totals.frames.non_roce += 1;
                 let src = p.src_mac().unwrap_or(rocescope_parsers::ethernet::MacAddr([0; 6]));
                 match mc {
                     rocescope_parsers::mac_control::MacControl::Pfc(pfc) => {
-                        self.totals.pfc_frames += 1;
+                        self.totals.frames.pfc_frames += 1;
                         self.pauses.observe_pfc(frame, p.ts_ns, src, pfc);
                     }
                     rocescope_parsers::mac_control::MacControl::Pause { quanta } => {
-                        self.totals.pause_frames += 1;
+                        self.totals.frames.pause_frames += 1;
                         self.pauses.observe_pause(frame, p.ts_ns, src, *quanta);
                     }
                     rocescope_parsers::mac_control::MacControl::Other { .. } => {}
@@ -182,11 +189,11 @@ impl Analyzer {
                 Verdict::default()
             }
             Body::Other(_) => {
-                self.totals.non_roce += 1;
+                self.totals.frames.non_roce += 1;
                 Verdict::default()
             }
             Body::Malformed(m) => {
-                self.totals.malformed += 1;
+                self.totals.frames.malformed += 1;
                 let layer = m.error.layer.name();
                 match self.capture.malformed.iter_mut().find(|(l, ..)| *l == layer) {
                     Some((_, count, ..)) => *count += 1,
@@ -199,8 +206,8 @@ impl Analyzer {
 
     fn observe_capture(&mut self, p: &Packet<'_>) {
         let c = &mut self.capture;
-        self.totals.frames += 1;
-        self.totals.bytes += u64::from(p.orig_len);
+        self.totals.frames.frames += 1;
+        self.totals.frames.bytes += u64::from(p.orig_len);
         c.first_ts_ns.get_or_insert(p.ts_ns);
         c.last_ts_ns = Some(c.last_ts_ns.map_or(p.ts_ns, |t| t.max(p.ts_ns)));
         if c.previous_ts_ns.is_some_and(|t| p.ts_ns < t) {
@@ -246,11 +253,12 @@ impl Analyzer {
                 t.cnp_vlan_pcp[usize::from(pcp & 7)] += 1;
             }
         }
+        t.frames.roce_packets += 1;
         if roce.version == 1 {
-            t.roce_v1 += 1;
+            t.frames.roce_v1 += 1;
             return None;
         }
-        t.roce_v2 += 1;
+        t.frames.roce_v2 += 1;
         let (dscp, ecn) = (p.net.and_then(|n| n.dscp()).unwrap_or(0), p.net.and_then(|n| n.ecn()).unwrap_or(0));
         if let Some(n) = t.dscp.get_mut(usize::from(dscp)) {
             *n += 1;
@@ -280,7 +288,7 @@ impl Analyzer {
         }
         let view = TapView { ttl: p.net.map_or(0, |n| n.ttl()), src_mac: p.src_mac(), dst_mac: p.dst_mac() };
         if self.duplicates.check(fid, signature(roce), p.ts_ns, view) {
-            self.totals.mirror_duplicates += 1;
+            self.totals.frames.mirror_duplicates += 1;
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.mirror_duplicates += 1;
             }

@@ -12,7 +12,7 @@ use super::findings::{self, Finding};
 use super::histogram::LogHistogram;
 use super::pfc::PauseStats;
 use super::policy::{Policy, PolicyCounts};
-use super::{Analyzer, Config};
+use super::{Analyzer, Config, FrameCounts};
 use crate::capture::{CaptureError, CaptureReader, Container};
 
 /// Version of the report schema; raised on any incompatible change.
@@ -25,7 +25,7 @@ pub struct Report {
     pub inputs: Vec<InputReport>,
     pub config: ConfigReport,
     pub capture: CaptureReport,
-    pub totals: TotalsReport,
+    pub totals: FrameCounts,
     pub icrc: IcrcReport,
     pub opcodes: BTreeMap<String, u64>,
     pub ecn: EcnReport,
@@ -93,20 +93,6 @@ pub struct MalformedReport {
     pub count: u64,
     pub first_frame: u64,
     pub first_reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TotalsReport {
-    pub frames: u64,
-    pub bytes: u64,
-    pub roce_packets: u64,
-    pub roce_v1: u64,
-    pub roce_v2: u64,
-    pub non_roce: u64,
-    pub pfc_frames: u64,
-    pub pause_frames: u64,
-    pub malformed: u64,
-    pub mirror_duplicates: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -309,18 +295,7 @@ impl Report {
                     })
                     .collect(),
             },
-            totals: TotalsReport {
-                frames: t.frames,
-                bytes: t.bytes,
-                roce_packets: t.roce_v1 + t.roce_v2,
-                roce_v1: t.roce_v1,
-                roce_v2: t.roce_v2,
-                non_roce: t.non_roce,
-                pfc_frames: t.pfc_frames,
-                pause_frames: t.pause_frames,
-                malformed: t.malformed,
-                mirror_duplicates: t.mirror_duplicates,
-            },
+            totals: t.frames.clone(),
             icrc: IcrcReport { ok: t.icrc[0], bad: t.icrc[1], unverifiable: t.icrc[2] },
             opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
             ecn: EcnReport::from_counts(&t.ecn),

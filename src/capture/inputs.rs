@@ -23,6 +23,19 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Opens every file; the ones that cannot be opened are returned as errors.
+    pub fn open(paths: &[std::path::PathBuf]) -> (Inputs, Vec<CaptureError>) {
+        let mut readers = Vec::new();
+        let mut errors = Vec::new();
+        for path in paths {
+            match CaptureReader::open(path) {
+                Ok(reader) => readers.push(reader),
+                Err(e) => errors.push(e),
+            }
+        }
+        (Inputs::new(readers), errors)
+    }
+
     pub fn new(readers: Vec<CaptureReader>) -> Self {
         Inputs { readers, last: None, started: false, next_number: 1, damage: Vec::new() }
     }
