@@ -47,7 +47,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         mirror_window_ns: i64::try_from(args.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
         policy,
     };
-    let (mut inputs, unreadable) = Inputs::open(&args.files);
+    let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);
     if let Some(dir) = &args.out
         && let Err(e) = prepare_out_dir(dir, args)

@@ -155,6 +155,11 @@ pub struct PacketsArgs {
     /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
+
+    /// Threads to use: 1 reads and analyses on one thread; more read (and decompress) each
+    /// input ahead on threads of their own. The output is the same for any number
+    #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
 }
 
 #[derive(Debug, Args)]
@@ -223,6 +228,16 @@ pub struct AnalyzeArgs {
     /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
+
+    /// Threads to use: 1 reads and analyses on one thread; more read (and decompress) each
+    /// input ahead on threads of their own. The output is the same for any number
+    #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+}
+
+/// Every core of the machine.
+fn default_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1))
 }
 
 /// Parses a link speed such as `100G`, `25g` or `400` into Gb/s.
@@ -236,9 +251,34 @@ pub fn parse_link_speed(s: &str) -> Result<u64, String> {
 
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
-    /// Directory to write the sample captures into (created if missing)
-    #[arg(value_name = "DIR", default_value = "samples")]
+    /// Directory to write the sample captures into (created if missing); with --benchmark,
+    /// the capture file to write
+    #[arg(value_name = "PATH", default_value = "samples")]
     pub dir: PathBuf,
+
+    /// Write one benchmark capture instead: 64 RC connections of 1 KiB WRITEs with CE marks,
+    /// CNPs, go-back-N losses and PFC frames (mixed), or ACK and CNP frames only (small)
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub benchmark: Option<crate::generate::bench::BenchKind>,
+
+    /// Size of the benchmark capture in bytes (suffixes K, M, G)
+    #[arg(long, value_name = "BYTES", default_value = "1G", value_parser = parse_size, requires = "benchmark")]
+    pub size: u64,
+}
+
+/// Parses a size such as `1G`, `500M` or `4096`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let (digits, unit) = match s.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&s[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&s[..i], 1 << 20),
+        Some((i, 'G' | 'g')) => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .ok_or_else(|| format!("'{s}' is not a size such as 1G"))
 }
 
 /// Tells the user about input files that could not be opened.

@@ -85,7 +85,7 @@ impl Filter {
             return true;
         }
         let Some(roce) = p.roce() else { return false };
-        let mut qpns = [Some(roce.ib.bth.dest_qp()), roce.ib.ext.and_then(|e| e.deth).map(|d| d.src_qp), None];
+        let mut qpns = [Some(roce.ib.bth.dest_qp()), roce.ib.ext().and_then(|e| e.deth).map(|d| d.src_qp), None];
         if let Some(cm) = &roce.cm {
             qpns[2] = match &cm.message {
                 CmMessage::Req(r) => Some(r.local_qpn()),

@@ -13,7 +13,7 @@ use crate::filter::Filter;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
 
 pub fn run(args: &PacketsArgs) -> ExitCode {
-    let (mut inputs, unreadable) = Inputs::open(&args.files);
+    let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);
     let filter =
         Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };

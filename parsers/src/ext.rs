@@ -180,6 +180,33 @@ pub struct ExtHeaders {
 
 type R<'a, T> = nom::IResult<&'a [u8], T, NomError<'a>>;
 
+/// Decodes one header of kind `kind` at the start of `input`.
+fn decode_one<'a, T>(input: &'a [u8], parser: fn(&'a [u8]) -> R<'a, T>) -> Option<T> {
+    parser(input).ok().map(|(_, v)| v)
+}
+
+/// Decoders of single headers, for callers that need one header of a packet: given the bytes
+/// after the BTH and the opcode's header set, decode just that header.
+pub mod single {
+    use super::*;
+
+    fn at(set: ExtSet, kind: ExtHeader, after_bth: &[u8]) -> Option<&[u8]> {
+        after_bth.get(set.offset_of(kind)?..)
+    }
+
+    pub fn aeth(set: ExtSet, after_bth: &[u8]) -> Option<Aeth> {
+        decode_one(at(set, ExtHeader::Aeth, after_bth)?, super::aeth)
+    }
+
+    pub fn reth(set: ExtSet, after_bth: &[u8]) -> Option<Reth> {
+        decode_one(at(set, ExtHeader::Reth, after_bth)?, super::reth)
+    }
+
+    pub fn deth(set: ExtSet, after_bth: &[u8]) -> Option<Deth> {
+        decode_one(at(set, ExtHeader::Deth, after_bth)?, super::deth)
+    }
+}
+
 fn rdeth(i: &[u8]) -> R<'_, Rdeth> {
     let (i, (_, ee_context)) = (be_u8, be_u24).parse_complete(i)?;
     Ok((i, Rdeth { ee_context }))
@@ -362,6 +389,19 @@ mod tests {
     fn truncated_extended_headers() {
         assert_eq!(ExtHeaders::parse(set(0x13), &[0; 27]).unwrap_err(), Error::truncated(Layer::ExtHeader, 28, 27));
         assert_eq!(ExtHeaders::parse(set(0x0B), &[0; 19]).unwrap_err(), Error::truncated(Layer::ExtHeader, 20, 19));
+    }
+
+    #[test]
+    fn single_headers_decode_like_the_whole_set() {
+        let mut b = vec![0xff, 0, 0, 7, 0x80, 1, 0, 0, 0, 0, 0, 9]; // RDETH, DETH
+        b.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 5, 0, 0, 1, 0]); // RETH
+        b.extend_from_slice(&[1, 2, 3, 4]); // ImmDt
+        let set = set(0x4B);
+        let (all, _) = ExtHeaders::parse(set, &b).unwrap();
+        assert_eq!(single::deth(set, &b), all.deth);
+        assert_eq!(single::reth(set, &b), all.reth);
+        assert_eq!(single::aeth(set, &b), None);
+        assert_eq!(single::reth(set, &b[..20]), None, "cut short");
     }
 
     #[test]

@@ -18,8 +18,9 @@ pub const ICRC_LEN: usize = 4;
 pub struct IbPacket<'a> {
     pub bth: Bth<'a>,
     pub info: OpcodeInfo,
-    /// Extended headers; `None` when the capture ends inside them.
-    pub ext: Option<ExtHeaders>,
+    /// The captured bytes of the extended headers (fewer than the opcode calls for when the
+    /// capture ends inside them); decoded by [`IbPacket::ext`].
+    pub ext_bytes: &'a [u8],
     /// Payload length per the length fields.
     pub payload_len: usize,
     /// The captured part of the payload (shorter than `payload_len` when cut by the snap length).
@@ -52,7 +53,7 @@ impl<'a> IbPacket<'a> {
         if !info.payload && payload_len != 0 {
             return Err(Error::invalid(Layer::Bth, "payload on an opcode that carries none"));
         }
-        let ext = ExtHeaders::parse(info.ext, after_bth).ok().map(|(ext, _)| ext);
+        let ext_bytes = after_bth.get(..info.ext.len()).unwrap_or(after_bth);
         let payload_start = headers_len.min(captured.len());
         let payload_end = (headers_len + payload_len).min(captured.len());
         let payload = captured.get(payload_start..payload_end).unwrap_or_default();
@@ -60,7 +61,27 @@ impl<'a> IbPacket<'a> {
         let icrc = captured.get(icrc_at..declared_len).and_then(|b| <[u8; 4]>::try_from(b).ok());
         let icrc_covered = icrc.and_then(|_| captured.get(..icrc_at));
         let bytes = captured.get(..declared_len).unwrap_or(captured);
-        Ok(IbPacket { bth, info, ext, payload_len, payload, icrc, bytes, icrc_covered })
+        Ok(IbPacket { bth, info, ext_bytes, payload_len, payload, icrc, bytes, icrc_covered })
+    }
+
+    /// The extended headers the opcode calls for; `None` when the capture ends inside them.
+    pub fn ext(&self) -> Option<ExtHeaders> {
+        ExtHeaders::parse(self.info.ext, self.ext_bytes).ok().map(|(ext, _)| ext)
+    }
+
+    /// The AETH, when the opcode has one and it was captured.
+    pub fn aeth(&self) -> Option<crate::ext::Aeth> {
+        crate::ext::single::aeth(self.info.ext, self.ext_bytes)
+    }
+
+    /// The RETH, when the opcode has one and it was captured.
+    pub fn reth(&self) -> Option<crate::ext::Reth> {
+        crate::ext::single::reth(self.info.ext, self.ext_bytes)
+    }
+
+    /// The DETH, when the opcode has one and it was captured.
+    pub fn deth(&self) -> Option<crate::ext::Deth> {
+        crate::ext::single::deth(self.info.ext, self.ext_bytes)
     }
 
     /// Has the capture kept every byte of the packet?
@@ -121,7 +142,7 @@ mod tests {
         let mut b = vec![0x06, 0, 0xff, 0xff, 0, 0, 0, 1, 0, 0, 0, 1];
         b.extend_from_slice(&[0; 10]);
         let p = IbPacket::parse(&b, 12 + 16 + 1024 + 4).unwrap();
-        assert!(p.ext.is_none());
+        assert!(p.ext().is_none());
         assert_eq!(p.payload_len, 1024);
         assert!(p.payload.is_empty());
     }

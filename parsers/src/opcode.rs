@@ -142,6 +142,11 @@ impl ExtSet {
         self.0 == 0
     }
 
+    /// Byte offset of `h` after the BTH, when the set holds it.
+    pub fn offset_of(self, h: ExtHeader) -> Option<usize> {
+        self.contains(h).then(|| self.iter().take_while(|k| *k != h).map(ExtHeader::size).sum())
+    }
+
     /// The headers in wire order.
     pub fn iter(self) -> impl Iterator<Item = ExtHeader> {
         ExtHeader::ALL.into_iter().filter(move |h| self.contains(*h))
@@ -424,6 +429,16 @@ mod tests {
         assert_eq!(flush, vec![Feth, Reth]);
         let atomic_ack: Vec<_> = info(0x12).unwrap().ext.iter().collect();
         assert_eq!(atomic_ack, vec![Aeth, AtomicAckEth]);
+    }
+
+    #[test]
+    fn offsets_of_extended_headers() {
+        let rd_write = info(0x4B).unwrap().ext;
+        assert_eq!(rd_write.offset_of(Rdeth), Some(0));
+        assert_eq!(rd_write.offset_of(Deth), Some(4));
+        assert_eq!(rd_write.offset_of(Reth), Some(12));
+        assert_eq!(rd_write.offset_of(ImmDt), Some(28));
+        assert_eq!(rd_write.offset_of(Aeth), None);
     }
 
     #[test]

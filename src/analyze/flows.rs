@@ -219,18 +219,32 @@ impl Flow {
     }
 }
 
+/// A flow key as plain integers (IPv4 addresses mapped into IPv6), cheap to hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PackedKey(u128, u128, u32);
+
+impl From<&FlowKey> for PackedKey {
+    fn from(k: &FlowKey) -> Self {
+        let bits = |a: IpAddr| match a {
+            IpAddr::V4(v4) => u128::from(v4.to_ipv6_mapped()),
+            IpAddr::V6(v6) => u128::from(v6),
+        };
+        PackedKey(bits(k.src), bits(k.dst), k.dst_qp)
+    }
+}
+
 /// Every flow, in order of first appearance, with lookups by key and by host pair.
 #[derive(Debug, Default)]
 pub struct FlowTable {
     pub flows: Vec<Flow>,
-    by_key: FxHashMap<FlowKey, FlowId>,
+    by_key: FxHashMap<PackedKey, FlowId>,
     by_hosts: FxHashMap<(IpAddr, IpAddr), Vec<FlowId>>,
     last: Option<(FlowKey, FlowId)>,
 }
 
 impl FlowTable {
     pub fn get(&self, key: &FlowKey) -> Option<FlowId> {
-        self.by_key.get(key).copied()
+        self.by_key.get(&PackedKey::from(key)).copied()
     }
 
     /// The flow of `key`, created by `make` when new.
@@ -240,12 +254,13 @@ impl FlowTable {
         {
             return id;
         }
-        let id = match self.by_key.get(&key) {
+        let packed = PackedKey::from(&key);
+        let id = match self.by_key.get(&packed) {
             Some(&id) => id,
             None => {
                 let id = self.flows.len() as FlowId;
                 self.flows.push(make());
-                self.by_key.insert(key, id);
+                self.by_key.insert(packed, id);
                 self.by_hosts.entry((key.src, key.dst)).or_default().push(id);
                 id
             }
@@ -257,7 +272,7 @@ impl FlowTable {
     /// Stops routing `key` to its current flow (the QPN was reused by a new connection); the
     /// old flow stays in the report.
     pub fn retire(&mut self, key: &FlowKey) {
-        if let Some(id) = self.by_key.remove(key)
+        if let Some(id) = self.by_key.remove(&PackedKey::from(key))
             && let Some(ids) = self.by_hosts.get_mut(&(key.src, key.dst))
         {
             ids.retain(|i| *i != id);

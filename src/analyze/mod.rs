@@ -294,9 +294,8 @@ impl Analyzer {
             }
             return Verdict { flow: Some(fid), seq: None, mirror_duplicate: true };
         }
-        self.count_flow(fid, frame, p, roce, qos);
-        let ext = roce.ib.ext.unwrap_or_default();
-        if let Some(aeth) = ext.aeth.filter(|_| !roce.ib.info.payload || opcode::is_read_response(bth.opcode())) {
+        self.count_flow(fid, frame, p, roce, qos, roce.ib.deth());
+        if let Some(aeth) = roce.ib.aeth().filter(|_| !roce.ib.info.payload || opcode::is_read_response(bth.opcode())) {
             self.observe_response(fid, frame, p.ts_ns, bth.opcode(), bth.psn(), aeth.kind());
         }
         if bth.opcode() == 0x81 {
@@ -348,6 +347,7 @@ impl Analyzer {
         p: &Packet<'_>,
         roce: &Roce<'_>,
         qos: Option<(u8, u8, Option<u8>)>,
+        deth: Option<rocescope_parsers::ext::Deth>,
     ) {
         let policy = self.config.policy;
         let Some(f) = self.flows.flow_mut(fid) else { return };
@@ -381,7 +381,7 @@ impl Analyzer {
             IcrcStatus::Unverifiable => f.icrc_unverifiable += 1,
             IcrcStatus::Ok => {}
         }
-        if let Some(deth) = roce.ib.ext.and_then(|e| e.deth) {
+        if let Some(deth) = deth {
             f.src_qp.get_or_insert(deth.src_qp);
         }
     }
@@ -475,7 +475,7 @@ impl Analyzer {
         let bth = roce.ib.bth;
         let (opcode, psn) = (bth.opcode(), bth.psn());
         let read = if opcode::is_read_request(opcode) {
-            let dma_len = roce.ib.ext.and_then(|e| e.reth).map_or(0, |r| r.dma_len);
+            let dma_len = roce.ib.reth().map_or(0, |r| r.dma_len);
             Some((dma_len, self.pmtu_of(fid)))
         } else {
             None
@@ -561,10 +561,9 @@ impl Analyzer {
         let inferred = matches!(roce.ib.info.position, Position::First | Position::Middle)
             .then_some(payload as u32)
             .filter(|m| [256, 512, 1024, 2048, 4096].contains(m));
-        if let Some(mtu) = inferred {
-            f.pmtu.get_or_insert(mtu);
-            let hosts = host_pair(f.key.src, f.key.dst);
-            self.host_pmtu.entry(hosts).or_insert(mtu);
+        if let Some(mtu) = inferred.filter(|_| f.pmtu.is_none()) {
+            f.pmtu = Some(mtu);
+            self.host_pmtu.entry(host_pair(f.key.src, f.key.dst)).or_insert(mtu);
         }
     }
 

@@ -23,12 +23,13 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Opens every file; the ones that cannot be opened are returned as errors.
-    pub fn open(paths: &[std::path::PathBuf]) -> (Inputs, Vec<CaptureError>) {
+    /// Opens every file, each read ahead on a thread of its own when `read_ahead`; the files
+    /// that cannot be opened are returned as errors.
+    pub fn open(paths: &[std::path::PathBuf], read_ahead: bool) -> (Inputs, Vec<CaptureError>) {
         let mut readers = Vec::new();
         let mut errors = Vec::new();
         for path in paths {
-            match CaptureReader::open(path) {
+            match CaptureReader::open(path, read_ahead) {
                 Ok(reader) => readers.push(reader),
                 Err(e) => errors.push(e),
             }

@@ -146,8 +146,9 @@ pub struct CaptureReader {
 }
 
 impl CaptureReader {
-    /// Opens a capture file; `-` reads standard input.
-    pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
+    /// Opens a capture file; `-` reads standard input. With `read_ahead`, the file is read
+    /// (and decompressed) on a thread of its own while the caller parses.
+    pub fn open(path: &Path, read_ahead: bool) -> Result<CaptureReader, CaptureError> {
         let name = path.display().to_string();
         let reader: Box<dyn Read + Send> = if path.as_os_str() == "-" {
             Box::new(io::stdin())
@@ -162,28 +163,33 @@ impl CaptureReader {
             }
             Box::new(file)
         };
-        Self::from_reader(name, reader)
+        Self::from_reader(name, reader, read_ahead)
     }
 
     /// Reads a capture from any byte stream; `name` is used in messages.
-    pub fn from_reader(name: String, reader: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
+    pub fn from_reader(
+        name: String,
+        mut reader: Box<dyn Read + Send>,
+        read_ahead: bool,
+    ) -> Result<CaptureReader, CaptureError> {
         let fail = |offset: Option<u64>, message: String| CaptureError { file: name.clone(), offset, message };
-        let mut raw = ByteSource::new(reader);
-        raw.fill_to(4).map_err(|e| fail(None, io_message(&e)))?;
-        let compression = match raw.available() {
+        let mut magic = [0u8; 4];
+        let sniffed = source::fill(reader.as_mut(), &mut magic).map_err(|e| fail(None, io_message(&e)))?;
+        let prefix = magic.get(..sniffed).unwrap_or_default().to_vec();
+        let compression = match prefix.as_slice() {
             [0x1f, 0x8b, ..] => Compression::Gzip,
-            [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+            [0x28, 0xb5, 0x2f, 0xfd] => Compression::Zstd,
             _ => Compression::None,
         };
-        let mut source = match compression {
-            Compression::None => raw,
-            Compression::Gzip => {
-                ByteSource::new(Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(PrefixedReader(raw)))))
+        let whole = io::Cursor::new(prefix).chain(reader);
+        let stream: Box<dyn Read + Send> = match compression {
+            Compression::None => Box::new(whole),
+            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(whole))),
+            Compression::Zstd => {
+                Box::new(zstd::stream::read::Decoder::new(whole).map_err(|e| fail(None, format!("zstd: {e}")))?)
             }
-            Compression::Zstd => ByteSource::new(Box::new(
-                zstd::stream::read::Decoder::new(PrefixedReader(raw)).map_err(|e| fail(None, format!("zstd: {e}")))?,
-            )),
         };
+        let mut source = ByteSource::new(stream, read_ahead);
         source.fill_to(64).map_err(|e| fail(None, decompress_message(compression, &e)))?;
         let (format, info) = match source.available() {
             [] => return Err(fail(None, "empty file".into())),
@@ -462,23 +468,6 @@ fn decompress_message(compression: Compression, e: &io::Error) -> String {
         Compression::None => io_message(e),
         Compression::Gzip => format!("gzip stream: {e}"),
         Compression::Zstd => format!("zstd stream: {e}"),
-    }
-}
-
-/// Hands a decompressor the bytes a [`ByteSource`] already read while sniffing the magic,
-/// then the rest of the stream.
-struct PrefixedReader(ByteSource);
-
-impl Read for PrefixedReader {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.0.available().is_empty() {
-            self.0.fill_to(1)?;
-        }
-        let available = self.0.available();
-        let n = available.len().min(out.len());
-        out.get_mut(..n).unwrap_or_default().copy_from_slice(available.get(..n).unwrap_or_default());
-        self.0.consume(n);
-        Ok(n)
     }
 }
 

@@ -1,13 +1,92 @@
-//! A growable read buffer over any byte stream, tracking the absolute offset of its first
-//! unread byte so that damage can be reported by position.
+//! The byte stream under a capture reader: the unread bytes held in memory, their absolute
+//! offset (so damage can be reported by position), and the reading itself — either on the
+//! caller's thread, or on a read-ahead thread that fills large blocks while the caller parses
+//! the previous ones (and, for compressed captures, decompresses them).
+//!
+//! Blocks carry empty headroom in front of their data: a record cut by a block boundary is
+//! completed by copying its start into the next block's headroom, so records are parsed in
+//! place and bytes are copied only at block boundaries.
 
 use std::io::{self, Read};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::thread::JoinHandle;
 
-/// Bytes read ahead in one go.
-const READ_CHUNK: usize = 1 << 20;
+/// Bytes read into one block.
+const BLOCK: usize = 256 << 10;
+/// Room in front of each block for the start of a record cut by the previous block boundary.
+const HEADROOM: usize = 64 << 10;
+/// Blocks filled ahead of the parser.
+const BLOCKS_AHEAD: usize = 4;
+
+/// A filled block: data at `buf[HEADROOM..HEADROOM + len]`.
+struct Block {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+pub(super) fn fill(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(buf.get_mut(filled..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+fn new_block_buffer() -> Vec<u8> {
+    vec![0; HEADROOM + BLOCK]
+}
+
+/// Where blocks come from.
+enum Feed {
+    /// Read on the caller's thread.
+    Direct(Box<dyn Read + Send>),
+    /// Read ahead on a thread of their own.
+    Ahead { blocks: Receiver<io::Result<Block>>, recycle: SyncSender<Vec<u8>>, _thread: JoinHandle<()> },
+}
+
+impl Feed {
+    fn ahead(mut reader: Box<dyn Read + Send>) -> Feed {
+        let (block_tx, blocks) = mpsc::sync_channel::<io::Result<Block>>(BLOCKS_AHEAD);
+        let (recycle, recycled) = mpsc::sync_channel::<Vec<u8>>(BLOCKS_AHEAD + 2);
+        let thread = std::thread::spawn(move || {
+            loop {
+                let mut buf = recycled.try_recv().unwrap_or_else(|_| new_block_buffer());
+                let result = fill(reader.as_mut(), buf.get_mut(HEADROOM..).unwrap_or_default());
+                let done = !matches!(result, Ok(n) if n > 0);
+                if block_tx.send(result.map(|len| Block { buf, len })).is_err() || done {
+                    return;
+                }
+            }
+        });
+        Feed::Ahead { blocks, recycle, _thread: thread }
+    }
+
+    /// The next block, reusing `spare` where possible; `len` 0 at the end of the stream.
+    fn next(&mut self, spare: Vec<u8>) -> io::Result<Block> {
+        match self {
+            Feed::Direct(reader) => {
+                let mut buf = if spare.len() == HEADROOM + BLOCK { spare } else { new_block_buffer() };
+                let len = fill(reader.as_mut(), buf.get_mut(HEADROOM..).unwrap_or_default())?;
+                Ok(Block { buf, len })
+            }
+            Feed::Ahead { blocks, recycle, .. } => {
+                if spare.len() == HEADROOM + BLOCK {
+                    let _ = recycle.try_send(spare);
+                }
+                blocks.recv().unwrap_or(Ok(Block { buf: Vec::new(), len: 0 }))
+            }
+        }
+    }
+}
 
 pub struct ByteSource {
-    reader: Box<dyn Read + Send>,
+    feed: Feed,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -17,8 +96,10 @@ pub struct ByteSource {
 }
 
 impl ByteSource {
-    pub fn new(reader: Box<dyn Read + Send>) -> Self {
-        ByteSource { reader, buf: vec![0; READ_CHUNK], start: 0, end: 0, eof: false, offset: 0 }
+    /// A source over `reader`; with `read_ahead`, reading happens on a thread of its own.
+    pub fn new(reader: Box<dyn Read + Send>, read_ahead: bool) -> Self {
+        let feed = if read_ahead { Feed::ahead(reader) } else { Feed::Direct(reader) };
+        ByteSource { feed, buf: Vec::new(), start: 0, end: 0, eof: false, offset: 0 }
     }
 
     /// The unread bytes held in memory.
@@ -43,29 +124,36 @@ impl ByteSource {
     }
 
     /// Reads until at least `want` unread bytes are held or the stream ends. The caller bounds
-    /// `want`; the buffer grows to it when needed.
+    /// `want`.
     pub fn fill_to(&mut self, want: usize) -> io::Result<()> {
-        if self.end - self.start >= want || self.eof {
-            return Ok(());
-        }
-        if self.buf.len() - self.start < want.max(READ_CHUNK / 2) {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.buf.len() < want {
-            self.buf.resize(want, 0);
-        }
-        while self.end - self.start < want {
-            let space = self.buf.get_mut(self.end..).unwrap_or_default();
-            match self.reader.read(space) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => self.end += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+        while self.end - self.start < want && !self.eof {
+            let spare = std::mem::take(&mut self.buf);
+            let tail_range = self.start..self.end;
+            let tail_len = tail_range.len();
+            // Keep the unread tail of the current block before asking for the next.
+            let mut tail_copy = None;
+            if tail_len > 0 {
+                tail_copy = Some(spare.get(tail_range.clone()).unwrap_or_default().to_vec());
+            }
+            let block = self.feed.next(spare)?;
+            if block.len == 0 {
+                self.eof = true;
+            }
+            let tail = tail_copy.unwrap_or_default();
+            if tail.len() <= HEADROOM && block.buf.len() == HEADROOM + BLOCK {
+                let mut buf = block.buf;
+                let at = HEADROOM - tail.len();
+                buf.get_mut(at..HEADROOM).unwrap_or_default().copy_from_slice(&tail);
+                self.buf = buf;
+                self.start = at;
+                self.end = HEADROOM + block.len;
+            } else {
+                // A record longer than the headroom (or the end of the stream): join the two.
+                let mut joined = tail;
+                joined.extend_from_slice(block.buf.get(HEADROOM..HEADROOM + block.len).unwrap_or_default());
+                self.end = joined.len();
+                self.start = 0;
+                self.buf = joined;
             }
         }
         Ok(())
@@ -88,10 +176,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn fills_across_short_reads_and_tracks_offsets() {
+    fn check_stream(read_ahead: bool) {
         let data: Vec<u8> = (0..100).collect();
-        let mut s = ByteSource::new(Box::new(Trickle(data, 0)));
+        let mut s = ByteSource::new(Box::new(Trickle(data, 0)), read_ahead);
         s.fill_to(10).unwrap();
         assert!(s.available().len() >= 10);
         s.consume(7);
@@ -106,10 +193,37 @@ mod tests {
     }
 
     #[test]
-    fn grows_for_a_large_record() {
-        let data = vec![5u8; 3 * READ_CHUNK];
-        let mut s = ByteSource::new(Box::new(io::Cursor::new(data)));
-        s.fill_to(2 * READ_CHUNK + 1).unwrap();
-        assert!(s.available().len() > 2 * READ_CHUNK);
+    fn fills_across_short_reads_and_tracks_offsets() {
+        check_stream(false);
+        check_stream(true);
+    }
+
+    fn check_records_across_blocks(read_ahead: bool) {
+        // 3.5 blocks of bytes i % 251, read as 1000-byte records and one 300 KiB record
+        // (longer than the headroom) straddling a block boundary.
+        let data: Vec<u8> = (0..(BLOCK * 7 / 2)).map(|i| (i % 251) as u8).collect();
+        let mut s = ByteSource::new(Box::new(io::Cursor::new(data.clone())), read_ahead);
+        let mut at = 0usize;
+        let mut sizes = std::iter::repeat_n(1000, BLOCK / 1000).chain([300 << 10]).chain(std::iter::repeat(1000));
+        loop {
+            let size = sizes.next().unwrap();
+            s.fill_to(size).unwrap();
+            let available = s.available();
+            if available.is_empty() {
+                break;
+            }
+            let n = size.min(available.len());
+            assert_eq!(&available[..n], &data[at..at + n], "at {at}");
+            assert_eq!(s.offset(), at as u64);
+            s.consume(n);
+            at += n;
+        }
+        assert_eq!(at, data.len());
+    }
+
+    #[test]
+    fn records_cut_by_block_boundaries_are_whole() {
+        check_records_across_blocks(false);
+        check_records_across_blocks(true);
     }
 }

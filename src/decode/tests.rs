@@ -71,10 +71,10 @@ fn snap_length_cut_keeps_the_headers() {
     let roce = p.roce().unwrap();
     assert_eq!(roce.icrc, IcrcStatus::Unverifiable);
     assert_eq!(roce.ib.payload_len, 1024);
-    assert_eq!(roce.ib.ext.unwrap().reth.unwrap().dma_len, 1024);
+    assert_eq!(roce.ib.ext().unwrap().reth.unwrap().dma_len, 1024);
     // cut inside the RETH: still RoCE, extended headers unknown
     let p = decode(&bytes[..14 + 20 + 8 + 12 + 5]);
-    assert!(p.roce().unwrap().ib.ext.is_none());
+    assert!(p.roce().unwrap().ib.ext().is_none());
 }
 
 #[test]

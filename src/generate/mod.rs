@@ -1,6 +1,7 @@
 //! The deterministic sample generator behind `rocescope generate`: frame encoders, capture
 //! writers and the sample scenarios (documented in docs/samples.md).
 
+pub mod bench;
 pub mod encode;
 pub mod scenarios;
 pub mod writer;
@@ -33,6 +34,19 @@ pub fn write_scenario(dir: &Path, scenario: &Scenario) -> std::io::Result<()> {
 }
 
 pub fn run(args: &GenerateArgs) -> ExitCode {
+    if let Some(kind) = args.benchmark {
+        let path = args.dir.clone();
+        return match bench::write_benchmark(&path, kind, args.size) {
+            Ok(frames) => {
+                println!("{}: {frames} frames", path.display());
+                ExitCode::from(EXIT_OK)
+            }
+            Err(e) => {
+                eprintln!("rocescope: cannot write {}: {e}", path.display());
+                ExitCode::from(EXIT_OUTPUT)
+            }
+        };
+    }
     let result = fs::create_dir_all(&args.dir).and_then(|()| {
         scenarios::all().iter().try_for_each(|s| {
             write_scenario(&args.dir, s)?;

@@ -191,7 +191,7 @@ impl Serialize for FrameJson<'_, '_> {
         let p = self.packet;
         let roce = p.roce();
         let bth = roce.map(|r| r.ib.bth);
-        let ext = roce.and_then(|r| r.ib.ext).unwrap_or_default();
+        let ext = roce.and_then(|r| r.ib.ext()).unwrap_or_default();
         let bit = |f: fn(&rocescope_parsers::bth::Bth<'_>) -> bool| bth.map(|b| u8::from(f(&b)));
         let mut o = s.serialize_struct("frame", 48)?;
         o.serialize_field("frame", &self.number)?;

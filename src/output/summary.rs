@@ -120,7 +120,7 @@ fn write_pfc(out: &mut impl Write, pfc: &Pfc) -> fmt::Result {
 
 fn write_roce(out: &mut impl Write, roce: &Roce<'_>) -> fmt::Result {
     let bth = roce.ib.bth;
-    let ext = roce.ib.ext.unwrap_or_default();
+    let ext = roce.ib.ext().unwrap_or_default();
     let (qp, psn) = (bth.dest_qp(), bth.psn());
     if let Some(cm) = &roce.cm {
         write_cm(out, &cm.message)?;

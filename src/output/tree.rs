@@ -268,7 +268,7 @@ fn write_ext(out: &mut impl Write, ext: &ExtHeaders) -> fmt::Result {
 
 fn write_roce(out: &mut impl Write, roce: &Roce<'_>) -> fmt::Result {
     write_bth(out, &roce.ib.bth)?;
-    match &roce.ib.ext {
+    match &roce.ib.ext() {
         Some(ext) => write_ext(out, ext)?,
         None => writeln!(out, "[Extended transport headers cut by the snap length]")?,
     }

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Times rocescope against `cat` and tshark on the repository's benchmark captures.
+
+Builds the release binary, generates the captures with `rocescope generate --benchmark` (once,
+into target/bench/), warms the page cache, then runs each command several times and prints the
+median wall time, throughput, frames per second, peak RSS and the ratios the performance
+targets are stated in. Usage:
+
+    scripts/bench.py [--size 1G] [--runs 5] [--no-tshark]
+
+Results are recorded in docs/performance.md.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "rocescope")
+BENCH_DIR = os.path.join(ROOT, "target", "bench")
+
+
+def run_once(argv):
+    """Runs argv with stdout to /dev/null; returns (seconds, peak RSS in MiB)."""
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        stderr = proc.stderr.read().decode(errors="replace")
+        proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(argv)}\n{stderr}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def measure(argv, runs):
+    times, rss = [], 0.0
+    for _ in range(runs):
+        t, r = run_once(argv)
+        times.append(t)
+        rss = max(rss, r)
+    return statistics.median(times), min(times), rss
+
+
+def capture(name, kind, size):
+    path = os.path.join(BENCH_DIR, name)
+    if not os.path.exists(path):
+        subprocess.run([BIN, "generate", "--benchmark", kind, "--size", size, path], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)  # into the page cache
+    return path
+
+
+def frames_of(path):
+    out = subprocess.run([BIN, "analyze", "--json", path], check=True, capture_output=True).stdout
+    import json
+
+    return json.loads(out)["totals"]["frames"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", default="1G", help="size of the mixed capture (default 1G)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per command (default 5)")
+    parser.add_argument("--no-tshark", action="store_true", help="skip the tshark comparison")
+    args = parser.parse_args()
+
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    os.makedirs(BENCH_DIR, exist_ok=True)
+    mixed = capture(f"mixed_{args.size}.pcap", "mixed", args.size)
+    size_bytes = os.path.getsize(mixed)
+    double_size = f"{2 * size_bytes}"
+    double = capture(f"mixed_{args.size}_x2.pcap", "mixed", double_size)
+    small = capture("small_400M.pcap", "small", "400M")
+    frames = {p: frames_of(p) for p in (mixed, double, small)}
+
+    rows = []
+
+    def row(label, path, argv, runs=args.runs):
+        median, best, rss = measure(argv, runs)
+        size = os.path.getsize(path)
+        rows.append((label, path, median, best, size / median / 1e9, frames[path] / median, rss))
+        return median, rss
+
+    cat, _ = row("cat FILE > /dev/null", mixed, ["cat", mixed])
+    analyze, rss = row("rocescope analyze --json", mixed, [BIN, "analyze", "--json", mixed])
+    analyze1, _ = row("rocescope analyze --json --threads 1", mixed, [BIN, "analyze", "--json", "--threads", "1", mixed])
+    jsonl, _ = row("rocescope packets --format jsonl", mixed, [BIN, "packets", "--format", "jsonl", mixed], runs=3)
+    _, rss2 = row("rocescope analyze --json (2x capture)", double, [BIN, "analyze", "--json", double], runs=3)
+    small_time, _ = row("rocescope analyze --json (64-byte frames)", small, [BIN, "analyze", "--json", small])
+    tshark = None
+    if not args.no_tshark and shutil.which("tshark"):
+        fields = ["-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.bth.destqp"]
+        tshark, _ = row("tshark -T fields (opcode, PSN, QP)", mixed, ["tshark", "-r", mixed, "-T", "fields", *fields], runs=1)
+
+    print(f"machine: {os.cpu_count()} cores; mixed capture {size_bytes / 1e9:.2f} GB, {frames[mixed]} frames\n")
+    print("| command | capture | median s | best s | GB/s | frames/s | peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|")
+    for label, path, median, best, gbps, fps, rss_mib in rows:
+        print(f"| `{label}` | {os.path.basename(path)} | {median:.3f} | {best:.3f} | {gbps:.2f} | {fps / 1e6:.2f} M | {rss_mib:.1f} |")
+    print()
+    checks = [
+        ("analyze ≤ 2× cat", analyze / cat, analyze <= 2 * cat),
+        ("analyze --threads 1 / cat", analyze1 / cat, True),
+        ("64-byte frames ≥ 5 M frames/s", frames[small] / small_time / 1e6, frames[small] / small_time >= 5e6),
+        ("packets --format jsonl ≥ 500 k frames/s", frames[mixed] / jsonl / 1e3, frames[mixed] / jsonl >= 5e5),
+        ("peak RSS ≤ 64 MiB", rss, rss <= 64),
+        ("RSS of the 2× capture ≤ 1.1 × RSS", rss2 / rss, rss2 <= 1.1 * rss),
+    ]
+    if tshark:
+        checks.append(("tshark / analyze ≥ 100", tshark / analyze, tshark >= 100 * analyze))
+    print("| target | value | met |")
+    print("|---|---|---|")
+    for name, value, ok in checks:
+        print(f"| {name} | {value:.2f} | {'yes' if ok else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()
