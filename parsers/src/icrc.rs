@@ -15,8 +15,12 @@ pub const SEED: u32 = 0x2144_DF1C;
 /// The largest IPv4 header (IHL 15).
 const MAX_IPV4_HEADER: usize = 60;
 
-/// The longest masked prefix: an IPv4 header with options, UDP, BTH.
-const MAX_PREFIX: usize = MAX_IPV4_HEADER + 8 + BTH_LEN;
+/// Transport bytes copied after the masked headers, so that both CRC updates are long enough
+/// for crc32fast's carry-less-multiply path (short inputs take a much slower one).
+const SIMD_MIN: usize = 64;
+
+/// The longest masked prefix: an IPv4 header with options, UDP, BTH, and [`SIMD_MIN`] more.
+const MAX_PREFIX: usize = MAX_IPV4_HEADER + 8 + BTH_LEN + SIMD_MIN;
 
 /// Hashes `prefix` (the masked network and UDP headers, already written to the front of
 /// `buf`) followed by the masked BTH and the rest of the transport packet. The headers are
@@ -35,8 +39,13 @@ fn finish(buf: &mut [u8; MAX_PREFIX], prefix_len: usize, ib_without_icrc: &[u8])
             *b = 0xFF;
         }
     }
-    hasher.update(buf.get(..end).unwrap_or_default());
-    hasher.update(rest);
+    let moved = rest.len().min(SIMD_MIN);
+    let (head, tail) = rest.split_at(moved);
+    if let Some(slot) = buf.get_mut(end..end + moved) {
+        slot.copy_from_slice(head);
+    }
+    hasher.update(buf.get(..end + moved).unwrap_or_default());
+    hasher.update(tail);
     hasher.finalize()
 }
 

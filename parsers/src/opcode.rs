@@ -135,7 +135,14 @@ impl ExtSet {
 
     /// Total length in bytes of the headers in the set.
     pub fn len(self) -> usize {
-        self.iter().map(ExtHeader::size).sum()
+        let mut bits = self.0;
+        let mut total = 0;
+        while bits != 0 {
+            let bit = bits & bits.wrapping_neg();
+            total += ExtHeader::ALL.get(bit.trailing_zeros() as usize).map_or(0, |h| h.size());
+            bits &= bits - 1;
+        }
+        total
     }
 
     pub fn is_empty(self) -> bool {
@@ -144,7 +151,8 @@ impl ExtSet {
 
     /// Byte offset of `h` after the BTH, when the set holds it.
     pub fn offset_of(self, h: ExtHeader) -> Option<usize> {
-        self.contains(h).then(|| self.iter().take_while(|k| *k != h).map(ExtHeader::size).sum())
+        // Headers sit in bit order, so the ones before `h` are the set's bits below h's bit.
+        self.contains(h).then(|| ExtSet(self.0 & ((h as u16) - 1)).len())
     }
 
     /// The headers in wire order.

@@ -12,7 +12,7 @@
 use rocescope_parsers::ethernet::MacAddr;
 
 /// Table size: a power of two.
-pub const SLOTS: usize = 1 << 16;
+pub const SLOTS: usize = 1 << 14;
 
 /// What distinguishes two copies of one packet seen at different taps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -22,12 +22,30 @@ pub struct TapView {
     pub dst_mac: Option<MacAddr>,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+impl TapView {
+    /// A compact fingerprint of the view (collisions only hide a duplicate, never invent one
+    /// that has the same content).
+    fn fingerprint(&self) -> u64 {
+        let mac = |m: Option<MacAddr>| {
+            m.map_or(0, |MacAddr(b)| u64::from_be_bytes([0, 0, b[0], b[1], b[2], b[3], b[4], b[5]]))
+        };
+        (mac(self.src_mac).wrapping_mul(31) ^ mac(self.dst_mac)).wrapping_mul(0x100_0000_01B3) ^ u64::from(self.ttl)
+    }
+}
+
+/// One remembered frame: its (flow, signature) key, when it was seen, and its view's
+/// fingerprint; `ts_ns` is `i64::MIN` in an empty slot.
+#[derive(Debug, Clone, Copy)]
 struct Slot {
     key: u64,
     ts_ns: i64,
-    view: TapView,
-    used: bool,
+    view: u64,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot { key: 0, ts_ns: i64::MIN, view: 0 }
+    }
 }
 
 #[derive(Debug)]
@@ -48,13 +66,14 @@ impl DuplicateWindow {
         // Fibonacci hashing spreads flows and signatures over the table.
         let index = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.trailing_zeros())) as usize;
         let Some(slot) = self.slots.get_mut(index) else { return false };
-        if slot.used && slot.key == key {
+        let view = view.fingerprint();
+        if slot.key == key && slot.ts_ns != i64::MIN {
             let age = ts_ns.saturating_sub(slot.ts_ns);
             if (0..=self.window_ns).contains(&age) && slot.view != view {
                 return true;
             }
         }
-        *slot = Slot { key, ts_ns, view, used: true };
+        *slot = Slot { key, ts_ns, view };
         false
     }
 }

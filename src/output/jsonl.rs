@@ -25,13 +25,44 @@ impl<T: Display> Serialize for Disp<T> {
     }
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Writes `bytes` as lower-case hex digits into `out`, with `separator` between bytes when
+/// given; returns the text. Formatting through `fmt` costs several times more per frame.
+fn hex_into<'b>(bytes: &[u8], separator: Option<u8>, out: &'b mut [u8; 24]) -> &'b str {
+    let mut n = 0;
+    for (i, b) in bytes.iter().enumerate() {
+        if let (Some(sep), true) = (separator, i > 0) {
+            if let Some(slot) = out.get_mut(n) {
+                *slot = sep;
+            }
+            n += 1;
+        }
+        for digit in [b >> 4, b & 0x0F] {
+            if let (Some(slot), Some(h)) = (out.get_mut(n), HEX.get(usize::from(digit))) {
+                *slot = *h;
+            }
+            n += 1;
+        }
+    }
+    std::str::from_utf8(out.get(..n).unwrap_or_default()).unwrap_or_default()
+}
+
 /// Four bytes as eight lower-case hex digits, in the given order.
 struct Hex4([u8; 4]);
 
-impl Display for Hex4 {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let [a, b, c, d] = self.0;
-        write!(f, "{a:02x}{b:02x}{c:02x}{d:02x}")
+impl Serialize for Hex4 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(hex_into(&self.0, None, &mut [0; 24]))
+    }
+}
+
+/// A MAC address as `aa:bb:cc:dd:ee:ff`.
+struct Mac(rocescope_parsers::ethernet::MacAddr);
+
+impl Serialize for Mac {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(hex_into(&self.0.0, Some(b':'), &mut [0; 24]))
     }
 }
 
@@ -201,8 +232,8 @@ impl Serialize for FrameJson<'_, '_> {
         o.serialize_field("kind", p.kind().name())?;
         o.serialize_field("encap", &EncapList(p))?;
         o.serialize_field("vlan", &VlanList(p))?;
-        o.serialize_field("src_mac", &p.src_mac().map(Disp))?;
-        o.serialize_field("dst_mac", &p.dst_mac().map(Disp))?;
+        o.serialize_field("src_mac", &p.src_mac().map(Mac))?;
+        o.serialize_field("dst_mac", &p.dst_mac().map(Mac))?;
         o.serialize_field("src_ip", &p.src_ip().map(Disp))?;
         o.serialize_field("dst_ip", &p.dst_ip().map(Disp))?;
         o.serialize_field("ttl", &p.net.map(|n| n.ttl()))?;
@@ -238,8 +269,8 @@ impl Serialize for FrameJson<'_, '_> {
         o.serialize_field("atomic_ack", &ext.atomic_ack_eth.map(|a| AtomicAckJson { orig: a.orig }))?;
         o.serialize_field("payload_len", &roce.map(|r| r.ib.payload_len))?;
         o.serialize_field("icrc", &roce.map(|r| r.icrc.name()))?;
-        o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc).map(|w| Disp(Hex4(w))))?;
-        o.serialize_field("icrc_computed", &roce.and_then(|r| r.icrc_computed).map(|c| Disp(Hex4(c.to_le_bytes()))))?;
+        o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc).map(Hex4))?;
+        o.serialize_field("icrc_computed", &roce.and_then(|r| r.icrc_computed).map(|c| Hex4(c.to_le_bytes())))?;
         o.serialize_field("cm", &roce.and_then(|r| r.cm).map(|cm| cm_json(cm.header.attribute_id(), &cm.message)))?;
         let (pfc, pause) = match &p.body {
             Body::MacControl(MacControl::Pfc(pfc)) => {
@@ -267,5 +298,16 @@ impl Serialize for FrameJson<'_, '_> {
         )?;
         o.serialize_field("mirror_duplicate", &v.mirror_duplicate)?;
         o.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_text() {
+        assert_eq!(hex_into(&[0x3d, 0x01, 0x0e, 0x3a], None, &mut [0; 24]), "3d010e3a");
+        assert_eq!(hex_into(&[2, 0, 0, 0xab, 0, 0xff], Some(b':'), &mut [0; 24]), "02:00:00:ab:00:ff");
     }
 }
