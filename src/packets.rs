@@ -72,6 +72,7 @@ struct FrameWriter {
     clock: Clock,
     line: String,
     scratch: [String; 2],
+    json: Vec<u8>,
 }
 
 impl FrameWriter {
@@ -83,6 +84,7 @@ impl FrameWriter {
             clock: Clock::new(args.time),
             line: String::with_capacity(256),
             scratch: [String::new(), String::new()],
+            json: Vec::with_capacity(2048),
         }
     }
 
@@ -94,8 +96,10 @@ impl FrameWriter {
         verdict: &Verdict,
     ) -> io::Result<()> {
         if self.format == PacketsFormat::Jsonl {
-            serde_json::to_writer(&mut *out, &FrameJson { number, packet, verdict })?;
-            return out.write_all(b"\n");
+            self.json.clear();
+            FrameJson { number, packet, verdict }.write_to(&mut self.json)?;
+            self.json.push(b'\n');
+            return out.write_all(&self.json);
         }
         self.line.clear();
         let formatted = if self.verbose {
