@@ -57,11 +57,7 @@ fn pipeline(c: &mut Criterion) {
             out.clear();
             for (n, r) in records().enumerate() {
                 let packet = decoder.decode(&r);
-                serde_json::to_writer(
-                    &mut out,
-                    &FrameJson { number: n as u64, packet: &packet, verdict: &Verdict::default() },
-                )
-                .ok();
+                FrameJson { number: n as u64, packet: &packet, verdict: &Verdict::default() }.write_to(&mut out).ok();
             }
             black_box(out.len())
         })
