@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times rocescope against `cat` and tshark on the repository's benchmark captures.
 
-Builds the release binary, generates the captures with `rocescope generate --benchmark` (once,
+Needs GNU time (/usr/bin/time, Debian package `time`). Builds the release binary, generates the captures with `rocescope generate --benchmark` (once,
 into target/bench/), warms the page cache, then runs each command several times and prints the
 median wall time, throughput, frames per second, peak RSS and the ratios the performance
 targets are stated in. Usage:
@@ -25,17 +25,18 @@ BENCH_DIR = os.path.join(ROOT, "target", "bench")
 
 
 def run_once(argv):
-    """Runs argv with stdout to /dev/null; returns (seconds, peak RSS in MiB)."""
+    """Runs argv with stdout to /dev/null; returns (seconds, peak RSS in MiB).
+
+    The RSS comes from GNU time, which execs the command itself: the ru_maxrss of a child
+    forked from this script would include the script's own memory from before the exec."""
     with open(os.devnull, "wb") as null:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=null, stderr=subprocess.PIPE)
         elapsed = time.perf_counter() - start
-        stderr = proc.stderr.read().decode(errors="replace")
-        proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(argv)}\n{stderr}")
-    return elapsed, usage.ru_maxrss / 1024
+    stderr = proc.stderr.decode(errors="replace").strip().splitlines()
+    if proc.returncode != 0 or not stderr:
+        sys.exit(f"failed: {' '.join(argv)}\n{chr(10).join(stderr)}")
+    return elapsed, int(stderr[-1]) / 1024
 
 
 def measure(argv, runs):
