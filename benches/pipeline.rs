@@ -5,6 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rocescope::analyze::frame::FrameSummary;
 use rocescope::analyze::{Analyzer, Config, Verdict};
 use rocescope::capture::{LinkType, Record};
 use rocescope::decode::Decoder;
@@ -46,7 +47,7 @@ fn pipeline(c: &mut Criterion) {
         b.iter(|| {
             let mut analyzer = Analyzer::new(Config::default());
             for (n, r) in records().enumerate() {
-                black_box(analyzer.observe(n as u64 + 1, &decoder.decode(&r)));
+                black_box(analyzer.observe(&FrameSummary::of(n as u64 + 1, &decoder.decode(&r))));
             }
             analyzer.finish();
         })

@@ -6,8 +6,11 @@ use std::process::ExitCode;
 
 use crate::analyze::policy::Policy;
 use crate::analyze::report::Report;
+use std::sync::mpsc;
+
+use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config};
-use crate::capture::Inputs;
+use crate::capture::{CaptureError, Inputs};
 use crate::cli::{
     AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
 };
@@ -47,7 +50,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         mirror_window_ns: i64::try_from(args.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
         policy,
     };
-    let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
+    let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
     if let Some(dir) = &args.out
         && let Err(e) = prepare_out_dir(dir, args)
@@ -55,7 +58,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         eprintln!("rocescope: {e}");
         return ExitCode::from(EXIT_OUTPUT);
     }
-    let mut packet_table = match (&args.out, args.packets) {
+    let packet_table = match (&args.out, args.packets) {
         (Some(dir), true) => match PacketTable::create(dir) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -66,22 +69,19 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         _ => None,
     };
     let decoder = Decoder::new(&args.roce_ports);
-    let mut analyzer = Analyzer::new(config);
-    let mut damage = Vec::new();
-    while let Some(frame) = inputs.next_frame() {
-        let packet = decoder.decode(&frame.record);
-        let verdict = analyzer.observe(frame.number, &packet);
-        if let Some(table) = &mut packet_table
-            && let Err(e) = table.push(frame.number, &packet, &verdict)
-        {
+    let analysis = Analysis { analyzer: Analyzer::new(config), packet_table };
+    let (analysis, damage) = if args.threads > 1 {
+        analyse_on_a_second_thread(&mut inputs, &decoder, analysis)
+    } else {
+        analyse_here(&mut inputs, &decoder, analysis)
+    };
+    let Analysis { mut analyzer, packet_table } = match analysis {
+        Ok(analysis) => analysis,
+        Err(e) => {
             eprintln!("rocescope: cannot write the packet table: {e}");
             return ExitCode::from(EXIT_OUTPUT);
         }
-        if inputs.has_damage() {
-            damage.append(&mut inputs.take_damage());
-        }
-    }
-    damage.append(&mut inputs.take_damage());
+    };
     report_damage(&damage);
     if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return ExitCode::from(EXIT_NO_INPUT);
@@ -144,4 +144,86 @@ fn prepare_out_dir(dir: &std::path::Path, args: &AnalyzeArgs) -> Result<(), Stri
         }
     }
     Ok(())
+}
+
+/// The analysis and the per-packet table, which consume frame summaries in order.
+struct Analysis {
+    analyzer: Analyzer,
+    packet_table: Option<PacketTable>,
+}
+
+impl Analysis {
+    fn consume(&mut self, frame: &FrameSummary) -> io::Result<()> {
+        let verdict = self.analyzer.observe(frame);
+        match &mut self.packet_table {
+            Some(table) => table.push(frame, &verdict),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Frames handed to the analysis thread at a time.
+const BATCH: usize = 1024;
+
+/// Decodes and analyses every frame on this thread.
+fn analyse_here(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    mut analysis: Analysis,
+) -> (io::Result<Analysis>, Vec<CaptureError>) {
+    let mut damage = Vec::new();
+    while let Some(frame) = inputs.next_frame() {
+        let packet = decoder.decode(&frame.record);
+        if let Err(e) = analysis.consume(&FrameSummary::of(frame.number, &packet)) {
+            return (Err(e), damage);
+        }
+        if inputs.has_damage() {
+            damage.append(&mut inputs.take_damage());
+        }
+    }
+    damage.append(&mut inputs.take_damage());
+    (Ok(analysis), damage)
+}
+
+/// Decodes on this thread and analyses on another, which receives the frame summaries in
+/// order, in batches; the result is the same as [`analyse_here`]'s.
+fn analyse_on_a_second_thread(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    mut analysis: Analysis,
+) -> (io::Result<Analysis>, Vec<CaptureError>) {
+    let mut damage = Vec::new();
+    let result = std::thread::scope(|scope| {
+        let (batches, received) = mpsc::sync_channel::<Vec<FrameSummary>>(4);
+        let (recycle, recycled) = mpsc::channel::<Vec<FrameSummary>>();
+        let worker = scope.spawn(move || {
+            for mut batch in received {
+                for frame in &batch {
+                    analysis.consume(frame)?;
+                }
+                batch.clear();
+                let _ = recycle.send(batch);
+            }
+            Ok(analysis)
+        });
+        let mut batch = Vec::with_capacity(BATCH);
+        while let Some(frame) = inputs.next_frame() {
+            let packet = decoder.decode(&frame.record);
+            batch.push(FrameSummary::of(frame.number, &packet));
+            if batch.len() == BATCH {
+                let next = recycled.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                if batches.send(std::mem::replace(&mut batch, next)).is_err() {
+                    break; // the analysis stopped on an error, which join reports
+                }
+            }
+            if inputs.has_damage() {
+                damage.append(&mut inputs.take_damage());
+            }
+        }
+        let _ = batches.send(batch);
+        drop(batches);
+        worker.join().unwrap_or_else(|_| Err(io::Error::other("the analysis thread failed")))
+    });
+    damage.append(&mut inputs.take_damage());
+    (result, damage)
 }

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
 use crate::capture::Inputs;
 use crate::cli::{EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
@@ -30,7 +31,7 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     while let Some(frame) = inputs.next_frame() {
         frames += 1;
         let packet = decoder.decode(&frame.record);
-        let verdict = analyzer.observe(frame.number, &packet);
+        let verdict = analyzer.observe(&FrameSummary::of(frame.number, &packet));
         if filter.matches(&packet) {
             shown += 1;
             result = writer.write(&mut out, frame.number, &packet, &verdict);

@@ -334,6 +334,7 @@ fn ce_marks_cnps_and_their_reaction_time() {
     let data = flow(&r, 1, 0x200);
     assert_eq!((&data["ce"], &data["from_peer"]["cnps"]), (&json!(1), &json!(2)));
     assert_eq!(data["ce_to_cnp_ns"]["p50"], json!(7 * US));
+    assert_eq!(data["first_frames"]["ce"], json!(1));
     assert_eq!(flow(&r, 2, 0x100)["cnp_spacing_ns"]["min"], json!(53 * US));
     // the same marks with no CNP at all
     let mut c = Capture::new();

@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use rocescope_parsers::cm::{CmMad, CmMessage};
+use super::frame::CmFacts;
 
 /// A connection set up by CM in the capture.
 #[derive(Debug, Clone, Serialize)]
@@ -50,21 +50,29 @@ pub struct CmTracker {
 }
 
 impl CmTracker {
-    pub fn observe(&mut self, frame: u64, src: IpAddr, dst: IpAddr, mad: &CmMad<'_>) -> CmEvent {
-        match &mad.message {
-            CmMessage::Req(req) => {
+    pub fn observe(&mut self, frame: u64, src: IpAddr, dst: IpAddr, message: &CmFacts) -> CmEvent {
+        match *message {
+            CmFacts::Req {
+                local_comm_id,
+                local_qpn,
+                starting_psn,
+                path_mtu,
+                retry_count,
+                rnr_retry_count,
+                local_ack_timeout,
+            } => {
                 let index = self.connections.len();
                 self.connections.push(Connection {
                     active_ip: src,
                     passive_ip: dst,
-                    active_qpn: req.local_qpn(),
+                    active_qpn: local_qpn,
                     passive_qpn: None,
-                    active_start_psn: req.starting_psn(),
+                    active_start_psn: starting_psn,
                     passive_start_psn: None,
-                    path_mtu: req.path_mtu(),
-                    retry_count: req.retry_count(),
-                    rnr_retry_count: req.rnr_retry_count(),
-                    local_ack_timeout: req.local_ack_timeout(),
+                    path_mtu,
+                    retry_count,
+                    rnr_retry_count,
+                    local_ack_timeout,
                     request_frame: frame,
                     reply_frame: None,
                     ready_frame: None,
@@ -72,46 +80,45 @@ impl CmTracker {
                     disconnect_frame: None,
                     passive_comm_id: None,
                 });
-                self.by_active.insert((src, req.local_comm_id()), index);
+                self.by_active.insert((src, local_comm_id), index);
                 CmEvent::Other
             }
-            CmMessage::Rep(rep) => match self.by_active.get(&(dst, rep.remote_comm_id())).copied() {
-                Some(index) => {
-                    if let Some(c) = self.connections.get_mut(index) {
-                        c.passive_qpn = Some(rep.local_qpn());
-                        c.passive_start_psn = Some(rep.starting_psn());
-                        c.reply_frame = Some(frame);
-                        c.passive_comm_id = Some(rep.local_comm_id());
+            CmFacts::Rep { local_comm_id, remote_comm_id, local_qpn, starting_psn } => {
+                match self.by_active.get(&(dst, remote_comm_id)).copied() {
+                    Some(index) => {
+                        if let Some(c) = self.connections.get_mut(index) {
+                            c.passive_qpn = Some(local_qpn);
+                            c.passive_start_psn = Some(starting_psn);
+                            c.reply_frame = Some(frame);
+                            c.passive_comm_id = Some(local_comm_id);
+                        }
+                        CmEvent::Established(index)
                     }
-                    CmEvent::Established(index)
+                    None => CmEvent::Other,
                 }
-                None => CmEvent::Other,
-            },
-            CmMessage::Rtu(ids) => {
-                if let Some(c) = self.active_index(src, ids.local_comm_id()).and_then(|i| self.connections.get_mut(i)) {
+            }
+            CmFacts::Rtu { local_comm_id } => {
+                if let Some(c) = self.active_index(src, local_comm_id).and_then(|i| self.connections.get_mut(i)) {
                     c.ready_frame.get_or_insert(frame);
                 }
                 CmEvent::Other
             }
-            CmMessage::Rej(rej) => {
+            CmFacts::Rej { remote_comm_id, reason } => {
                 // A reject answers a request: the rejecting side names it as its remote ID.
-                if let Some(c) = self.active_index(dst, rej.remote_comm_id()).and_then(|i| self.connections.get_mut(i))
-                {
-                    c.reject_reason = Some(rej.reason());
+                if let Some(c) = self.active_index(dst, remote_comm_id).and_then(|i| self.connections.get_mut(i)) {
+                    c.reject_reason = Some(reason);
                 }
                 CmEvent::Other
             }
-            CmMessage::Dreq(ids) => {
+            CmFacts::Dreq { local_comm_id } => {
                 // Either side may disconnect.
-                let index = self
-                    .active_index(src, ids.local_comm_id())
-                    .or_else(|| self.passive_index(src, ids.local_comm_id()));
+                let index = self.active_index(src, local_comm_id).or_else(|| self.passive_index(src, local_comm_id));
                 if let Some(c) = index.and_then(|i| self.connections.get_mut(i)) {
                     c.disconnect_frame.get_or_insert(frame);
                 }
                 CmEvent::Other
             }
-            _ => CmEvent::Other,
+            CmFacts::Other => CmEvent::Other,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod duplicates;
 pub mod episodes;
 pub mod findings;
 pub mod flows;
+pub mod frame;
 pub mod histogram;
 pub mod pfc;
 pub mod policy;
@@ -23,11 +24,12 @@ use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, Position};
 use rocescope_parsers::psn::{psn_add, psn_diff};
 
-use crate::decode::{Body, IcrcStatus, Network, Packet, Roce};
+use crate::decode::IcrcStatus;
 use cm::{CmEvent, CmTracker};
 use duplicates::{DuplicateWindow, TapView};
 use episodes::{Episode, Trigger};
 use flows::{Flow, FlowId, FlowKey, FlowTable, Hole, NakEvent, OUTSTANDING_KEPT, PairMethod};
+use frame::{Content, FrameSummary, RoceFacts};
 use pfc::PauseTracker;
 use policy::{Policy, PolicyCounts};
 use sequence::SeqClass;
@@ -127,21 +129,6 @@ fn host_pair(a: IpAddr, b: IpAddr) -> (IpAddr, IpAddr) {
     if a <= b { (a, b) } else { (b, a) }
 }
 
-/// A content signature of a RoCE packet for mirror-duplicate detection: its ICRC when the
-/// whole packet was captured (which covers every invariant byte), else a CRC of the captured
-/// transport bytes with the variant BTH byte masked.
-fn signature(roce: &Roce<'_>) -> u32 {
-    if let Some(icrc) = roce.icrc_computed {
-        return icrc;
-    }
-    let bytes = roce.ib.bytes;
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(bytes.get(..4).unwrap_or_default());
-    hasher.update(&[0xFF]);
-    hasher.update(bytes.get(5..).unwrap_or_default());
-    hasher.finalize()
-}
-
 fn bump<T: PartialEq>(list: &mut Vec<(T, u64)>, key: T) {
     match list.iter_mut().find(|(k, _)| *k == key) {
         Some((_, n)) => *n += 1,
@@ -167,77 +154,71 @@ impl Analyzer {
         }
     }
 
-    /// Takes one decoded frame, numbered `frame` in the input stream.
-    pub fn observe(&mut self, frame: u64, p: &Packet<'_>) -> Verdict {
-        self.observe_capture(p);
-        match &p.body {
-            Body::Roce(roce) => self.observe_roce(frame, p, roce),
-            Body::MacControl(mc) => {
+    /// Takes one frame (the summary of a decoded frame).
+    pub fn observe(&mut self, s: &FrameSummary) -> Verdict {
+        self.observe_capture(s);
+        let frame = s.number;
+        match &s.content {
+            Content::Roce(roce) => self.observe_roce(s, roce),
+            Content::Pfc { src, pfc } => {
                 self.totals.frames.non_roce += 1;
-                let src = p.src_mac().unwrap_or(rocescope_parsers::ethernet::MacAddr([0; 6]));
-                match mc {
-                    rocescope_parsers::mac_control::MacControl::Pfc(pfc) => {
-                        self.totals.frames.pfc_frames += 1;
-                        self.pauses.observe_pfc(frame, p.ts_ns, src, pfc);
-                    }
-                    rocescope_parsers::mac_control::MacControl::Pause { quanta } => {
-                        self.totals.frames.pause_frames += 1;
-                        self.pauses.observe_pause(frame, p.ts_ns, src, *quanta);
-                    }
-                    rocescope_parsers::mac_control::MacControl::Other { .. } => {}
-                }
+                self.totals.frames.pfc_frames += 1;
+                self.pauses.observe_pfc(frame, s.ts_ns, *src, pfc);
                 Verdict::default()
             }
-            Body::Other(_) => {
+            Content::Pause { src, quanta } => {
+                self.totals.frames.non_roce += 1;
+                self.totals.frames.pause_frames += 1;
+                self.pauses.observe_pause(frame, s.ts_ns, *src, *quanta);
+                Verdict::default()
+            }
+            Content::Other => {
                 self.totals.frames.non_roce += 1;
                 Verdict::default()
             }
-            Body::Malformed(m) => {
+            Content::Malformed(error) => {
                 self.totals.frames.malformed += 1;
-                let layer = m.error.layer.name();
+                let layer = error.layer.name();
                 match self.capture.malformed.iter_mut().find(|(l, ..)| *l == layer) {
                     Some((_, count, ..)) => *count += 1,
-                    None => self.capture.malformed.push((layer, 1, frame, m.error.to_string())),
+                    None => self.capture.malformed.push((layer, 1, frame, error.to_string())),
                 }
                 Verdict::default()
             }
         }
     }
 
-    fn observe_capture(&mut self, p: &Packet<'_>) {
+    fn observe_capture(&mut self, s: &FrameSummary) {
         let c = &mut self.capture;
         self.totals.frames.frames += 1;
-        self.totals.frames.bytes += u64::from(p.orig_len);
-        c.first_ts_ns.get_or_insert(p.ts_ns);
-        c.last_ts_ns = Some(c.last_ts_ns.map_or(p.ts_ns, |t| t.max(p.ts_ns)));
-        if c.previous_ts_ns.is_some_and(|t| p.ts_ns < t) {
+        self.totals.frames.bytes += u64::from(s.orig_len);
+        c.first_ts_ns.get_or_insert(s.ts_ns);
+        c.last_ts_ns = Some(c.last_ts_ns.map_or(s.ts_ns, |t| t.max(s.ts_ns)));
+        if c.previous_ts_ns.is_some_and(|t| s.ts_ns < t) {
             c.non_monotonic_timestamps += 1;
         }
-        c.previous_ts_ns = Some(p.ts_ns);
-        if (p.data.len() as u64) < u64::from(p.orig_len) {
+        c.previous_ts_ns = Some(s.ts_ns);
+        if s.caplen < s.orig_len {
             c.snaplen_cut += 1;
         }
-        for encap in p.encaps.iter() {
-            bump(&mut c.encapsulations, encap.kind.name());
-            if encap.kind.truncated_by_mirror() {
-                c.mirror_truncated += 1;
-            }
+        for name in s.encaps.iter().flatten() {
+            bump(&mut c.encapsulations, name);
         }
-        if let Some(eth) = &p.eth {
-            for _ in eth.vlans.iter() {
-                bump(&mut c.encapsulations, "vlan");
-            }
+        if s.mirror_truncated {
+            c.mirror_truncated += 1;
         }
-        if matches!(p.net, Some(Network::Grh(_))) {
+        for _ in 0..s.vlan_tags {
+            bump(&mut c.encapsulations, "vlan");
+        }
+        if s.rocev1 {
             bump(&mut c.encapsulations, "rocev1");
         }
     }
 
     /// Capture-wide RoCE counters (mirror duplicates included).
-    fn count_roce(&mut self, frame: u64, p: &Packet<'_>, roce: &Roce<'_>) -> Option<(u8, u8, Option<u8>)> {
+    fn count_roce(&mut self, frame: u64, roce: &RoceFacts) {
         let t = &mut self.totals;
-        let opcode = roce.ib.bth.opcode();
-        if let Some(n) = t.opcodes.get_mut(usize::from(opcode)) {
+        if let Some(n) = t.opcodes.get_mut(usize::from(roce.opcode)) {
             *n += 1;
         }
         t.icrc[match roce.icrc {
@@ -245,21 +226,19 @@ impl Analyzer {
             IcrcStatus::Bad => 1,
             IcrcStatus::Unverifiable => 2,
         }] += 1;
-        let cnp = opcode == 0x81;
-        let pcp = p.eth.and_then(|e| e.vlans.outer()).map(|t| t.pcp());
+        let cnp = roce.opcode == 0x81;
         if cnp {
             t.cnps += 1;
-            if let Some(pcp) = pcp {
+            if let Some(pcp) = roce.pcp {
                 t.cnp_vlan_pcp[usize::from(pcp & 7)] += 1;
             }
         }
         t.frames.roce_packets += 1;
-        if roce.version == 1 {
+        let Some((dscp, ecn)) = roce.qos else {
             t.frames.roce_v1 += 1;
-            return None;
-        }
+            return;
+        };
         t.frames.roce_v2 += 1;
-        let (dscp, ecn) = (p.net.and_then(|n| n.dscp()).unwrap_or(0), p.net.and_then(|n| n.ecn()).unwrap_or(0));
         if let Some(n) = t.dscp.get_mut(usize::from(dscp)) {
             *n += 1;
         }
@@ -267,48 +246,47 @@ impl Analyzer {
         if let (true, Some(n)) = (cnp, t.cnp_dscp.get_mut(usize::from(dscp))) {
             *n += 1;
         }
-        self.policy.check(&self.config.policy, frame, cnp, dscp, ecn, pcp);
-        Some((dscp, ecn, pcp))
+        self.policy.check(&self.config.policy, frame, cnp, dscp, ecn, roce.pcp);
     }
 
-    fn observe_roce(&mut self, frame: u64, p: &Packet<'_>, roce: &Roce<'_>) -> Verdict {
-        let qos = self.count_roce(frame, p, roce);
-        let (Some(src), Some(dst)) = (p.src_ip(), p.dst_ip()) else { return Verdict::default() };
-        let bth = roce.ib.bth;
-        let key = FlowKey { src, dst, dst_qp: bth.dest_qp() };
-        if let Some(mad) = &roce.cm
-            && let CmEvent::Established(index) = self.cm.observe(frame, src, dst, mad)
+    fn observe_roce(&mut self, s: &FrameSummary, roce: &RoceFacts) -> Verdict {
+        let (frame, ts_ns) = (s.number, s.ts_ns);
+        self.count_roce(frame, roce);
+        let key = FlowKey { src: roce.src, dst: roce.dst, dst_qp: roce.dest_qp };
+        if let Some(cm) = &roce.cm
+            && let CmEvent::Established(index) = self.cm.observe(frame, roce.src, roce.dst, cm)
         {
             self.link_cm_connection(index);
         }
-        let transport = opcode::Transport::of(bth.opcode()).name();
-        let fid = self.flows.get_or_insert(key, || Flow::new(key, roce.version, transport, frame, p.ts_ns));
+        let transport = opcode::Transport::of(roce.opcode).name();
+        let fid = self.flows.get_or_insert(key, || Flow::new(key, roce.version, transport, frame, ts_ns));
         if self.flows.flow(fid).is_some_and(|f| f.packets == 0) {
             self.on_new_flow(fid, key);
         }
-        let view = TapView { ttl: p.net.map_or(0, |n| n.ttl()), src_mac: p.src_mac(), dst_mac: p.dst_mac() };
-        if self.duplicates.check(fid, signature(roce), p.ts_ns, view) {
+        let view = TapView { ttl: roce.ttl, src_mac: roce.src_mac, dst_mac: roce.dst_mac };
+        if self.duplicates.check(fid, roce.signature, ts_ns, view) {
             self.totals.frames.mirror_duplicates += 1;
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.mirror_duplicates += 1;
             }
             return Verdict { flow: Some(fid), seq: None, mirror_duplicate: true };
         }
-        self.count_flow(fid, frame, p, roce, qos, roce.ib.deth());
-        if let Some(aeth) = roce.ib.aeth().filter(|_| !roce.ib.info.payload || opcode::is_read_response(bth.opcode())) {
-            self.observe_response(fid, frame, p.ts_ns, bth.opcode(), bth.psn(), aeth.kind());
+        self.count_flow(fid, s, roce);
+        if let Some(aeth) = roce.aeth.filter(|_| !roce.info.payload || opcode::is_read_response(roce.opcode)) {
+            self.observe_response(fid, frame, ts_ns, roce.opcode, roce.psn, aeth.kind());
         }
-        if bth.opcode() == 0x81 {
-            self.observe_cnp(fid, p.ts_ns);
-        } else if qos.is_some_and(|(_, ecn, _)| ecn == 3)
+        if roce.opcode == 0x81 {
+            self.observe_cnp(fid, ts_ns);
+        } else if roce.qos.is_some_and(|(_, ecn)| ecn == 3)
             && let Some(f) = self.flows.flow_mut(fid)
         {
-            f.unanswered_ce_ts.get_or_insert(p.ts_ns);
+            f.unanswered_ce_ts.get_or_insert(ts_ns);
+            f.first_frames.ce.get_or_insert(frame);
         }
-        if opcode::is_unsequenced(bth.opcode()) {
+        if opcode::is_unsequenced(roce.opcode) {
             return Verdict { flow: Some(fid), seq: None, mirror_duplicate: false };
         }
-        let seq = self.observe_sequenced(fid, frame, p.ts_ns, roce);
+        let seq = self.observe_sequenced(fid, frame, ts_ns, roce);
         Verdict { flow: Some(fid), seq: Some(seq), mirror_duplicate: false }
     }
 
@@ -340,38 +318,31 @@ impl Analyzer {
         }
     }
 
-    fn count_flow(
-        &mut self,
-        fid: FlowId,
-        frame: u64,
-        p: &Packet<'_>,
-        roce: &Roce<'_>,
-        qos: Option<(u8, u8, Option<u8>)>,
-        deth: Option<rocescope_parsers::ext::Deth>,
-    ) {
+    fn count_flow(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
         let policy = self.config.policy;
+        let frame = s.number;
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        let opcode = roce.ib.bth.opcode();
+        let opcode = roce.opcode;
         f.packets += 1;
-        f.bytes += u64::from(p.orig_len);
-        f.payload_bytes += roce.ib.payload_len as u64;
-        f.last_ts_ns = f.last_ts_ns.max(p.ts_ns);
+        f.bytes += u64::from(s.orig_len);
+        f.payload_bytes += roce.payload_len as u64;
+        f.last_ts_ns = f.last_ts_ns.max(s.ts_ns);
         f.last_frame = frame;
         f.opcodes.add(opcode);
         if f.transport == "CNP" && opcode != 0x81 {
             // A flow that started with a CNP takes the transport of its first other packet.
             f.transport = opcode::Transport::of(opcode).name();
         }
-        if let Some(udp) = p.udp {
-            f.udp_sports.add(udp.source_port());
+        if let Some(sport) = roce.udp_sport {
+            f.udp_sports.add(sport);
         }
-        if let Some((dscp, ecn, pcp)) = qos {
+        if let Some((dscp, ecn)) = roce.qos {
             f.dscp.add(dscp);
             f.ecn[usize::from(ecn & 3)] += 1;
-            if let Some(pcp) = pcp {
+            if let Some(pcp) = roce.pcp {
                 f.pcp.add(pcp);
             }
-            f.policy.check(&policy, frame, opcode == 0x81, dscp, ecn, pcp);
+            f.policy.check(&policy, frame, opcode == 0x81, dscp, ecn, roce.pcp);
         }
         match roce.icrc {
             IcrcStatus::Bad => {
@@ -381,7 +352,7 @@ impl Analyzer {
             IcrcStatus::Unverifiable => f.icrc_unverifiable += 1,
             IcrcStatus::Ok => {}
         }
-        if let Some(deth) = deth {
+        if let Some(deth) = roce.deth {
             f.src_qp.get_or_insert(deth.src_qp);
         }
     }
@@ -471,11 +442,10 @@ impl Analyzer {
             .or_else(|| self.host_pmtu.get(&host_pair(f.key.src, f.key.dst)).copied())
     }
 
-    fn observe_sequenced(&mut self, fid: FlowId, frame: u64, ts_ns: i64, roce: &Roce<'_>) -> SeqClass {
-        let bth = roce.ib.bth;
-        let (opcode, psn) = (bth.opcode(), bth.psn());
+    fn observe_sequenced(&mut self, fid: FlowId, frame: u64, ts_ns: i64, roce: &RoceFacts) -> SeqClass {
+        let (opcode, psn) = (roce.opcode, roce.psn);
         let read = if opcode::is_read_request(opcode) {
-            let dma_len = roce.ib.reth().map_or(0, |r| r.dma_len);
+            let dma_len = roce.reth.map_or(0, |r| r.dma_len);
             Some((dma_len, self.pmtu_of(fid)))
         } else {
             None
@@ -531,17 +501,16 @@ impl Analyzer {
 
     /// Bookkeeping of a sequenced packet sent for the first time: requests awaiting an ACK,
     /// message reassembly, the path MTU its size reveals.
-    fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &Roce<'_>, read_request: bool) {
+    fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        let bth = roce.ib.bth;
-        if bth.ack_req() && f.transport == "RC" {
+        if roce.ack_req && f.transport == "RC" {
             if f.outstanding.len() == OUTSTANDING_KEPT {
                 f.outstanding.pop_front();
             }
-            f.outstanding.push_back((bth.psn(), ts_ns));
+            f.outstanding.push_back((roce.psn, ts_ns));
         }
-        let payload = roce.ib.payload_len as u64;
-        match roce.ib.info.position {
+        let payload = roce.payload_len as u64;
+        match roce.info.position {
             Position::First => f.current_message_bytes = payload,
             Position::Middle => f.current_message_bytes += payload,
             Position::Last => {
@@ -549,7 +518,7 @@ impl Analyzer {
                 f.message_bytes.record(f.current_message_bytes + payload);
                 f.current_message_bytes = 0;
             }
-            Position::Only if roce.ib.info.payload => {
+            Position::Only if roce.info.payload => {
                 f.messages += 1;
                 f.message_bytes.record(payload);
             }
@@ -558,7 +527,7 @@ impl Analyzer {
         if read_request {
             f.read_requests += 1;
         }
-        let inferred = matches!(roce.ib.info.position, Position::First | Position::Middle)
+        let inferred = matches!(roce.info.position, Position::First | Position::Middle)
             .then_some(payload as u32)
             .filter(|m| [256, 512, 1024, 2048, 4096].contains(m));
         if let Some(mtu) = inferred.filter(|_| f.pmtu.is_none()) {

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::analyze::Verdict;
+use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::analyze::sequence::SeqClass;
-use crate::decode::Packet;
 
 /// A file being written under a temporary name in the output directory.
 pub struct AtomicFile {
@@ -274,23 +274,22 @@ impl PacketTable {
         Ok(PacketTable { rows: Vec::with_capacity(BATCH_ROWS), csv, parquet, files: [csv_file, parquet_file] })
     }
 
-    pub fn push(&mut self, number: u64, p: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
-        let roce = p.roce();
-        let bth = roce.map(|r| r.ib.bth);
+    pub fn push(&mut self, s: &FrameSummary, verdict: &Verdict) -> io::Result<()> {
+        let roce = s.roce();
         self.rows.push(PacketRow {
-            frame: number,
-            ts_ns: p.ts_ns,
-            kind: p.kind().name(),
+            frame: s.number,
+            ts_ns: s.ts_ns,
+            kind: s.kind_name(),
             flow: verdict.flow,
-            src_ip: p.src_ip().map(|a| a.to_string()),
-            dst_ip: p.dst_ip().map(|a| a.to_string()),
-            dst_qp: bth.map(|b| b.dest_qp()),
-            opcode: bth.map(|b| u32::from(b.opcode())),
-            psn: bth.map(|b| b.psn()),
-            ack_req: bth.map(|b| b.ack_req()),
-            payload_len: roce.map(|r| r.ib.payload_len as u64),
-            dscp: p.net.and_then(|n| n.dscp()).map(u32::from),
-            ecn: p.net.and_then(|n| n.ecn()).map(u32::from),
+            src_ip: s.src_ip.map(|a| a.to_string()),
+            dst_ip: s.dst_ip.map(|a| a.to_string()),
+            dst_qp: roce.map(|r| r.dest_qp),
+            opcode: roce.map(|r| u32::from(r.opcode)),
+            psn: roce.map(|r| r.psn),
+            ack_req: roce.map(|r| r.ack_req),
+            payload_len: roce.map(|r| r.payload_len as u64),
+            dscp: s.dscp.map(u32::from),
+            ecn: s.ecn.map(u32::from),
             icrc: roce.map(|r| r.icrc.name()),
             seq_class: verdict.seq.map(SeqClass::name),
             mirror_duplicate: verdict.mirror_duplicate,

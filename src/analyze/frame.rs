@@ -1,0 +1,229 @@
+//! What the analysis needs of a decoded frame, as an owned value: small enough to copy, and
+//! free of borrows, so that decoding and analysis can run on different threads.
+
+use std::net::IpAddr;
+
+use rocescope_parsers::Error;
+use rocescope_parsers::cm::{CmMad, CmMessage};
+use rocescope_parsers::ethernet::MacAddr;
+use rocescope_parsers::ext::{Aeth, Deth, Reth};
+use rocescope_parsers::mac_control::{MacControl, Pfc};
+use rocescope_parsers::opcode::OpcodeInfo;
+
+use crate::decode::MAX_ENCAP_DEPTH;
+use crate::decode::{Body, IcrcStatus, Network, Packet, Roce};
+
+/// The CM message fields connection tracking uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmFacts {
+    Req {
+        local_comm_id: u32,
+        local_qpn: u32,
+        starting_psn: u32,
+        path_mtu: Option<u32>,
+        retry_count: u8,
+        rnr_retry_count: u8,
+        local_ack_timeout: u8,
+    },
+    Rep {
+        local_comm_id: u32,
+        remote_comm_id: u32,
+        local_qpn: u32,
+        starting_psn: u32,
+    },
+    Rtu {
+        local_comm_id: u32,
+    },
+    Rej {
+        remote_comm_id: u32,
+        reason: u16,
+    },
+    Dreq {
+        local_comm_id: u32,
+    },
+    Other,
+}
+
+impl From<&CmMad<'_>> for CmFacts {
+    fn from(mad: &CmMad<'_>) -> Self {
+        match &mad.message {
+            CmMessage::Req(r) => CmFacts::Req {
+                local_comm_id: r.local_comm_id(),
+                local_qpn: r.local_qpn(),
+                starting_psn: r.starting_psn(),
+                path_mtu: r.path_mtu(),
+                retry_count: r.retry_count(),
+                rnr_retry_count: r.rnr_retry_count(),
+                local_ack_timeout: r.local_ack_timeout(),
+            },
+            CmMessage::Rep(r) => CmFacts::Rep {
+                local_comm_id: r.local_comm_id(),
+                remote_comm_id: r.remote_comm_id(),
+                local_qpn: r.local_qpn(),
+                starting_psn: r.starting_psn(),
+            },
+            CmMessage::Rtu(ids) => CmFacts::Rtu { local_comm_id: ids.local_comm_id() },
+            CmMessage::Rej(r) => CmFacts::Rej { remote_comm_id: r.remote_comm_id(), reason: r.reason() },
+            CmMessage::Dreq(r) => CmFacts::Dreq { local_comm_id: r.local_comm_id() },
+            CmMessage::Drep(_) | CmMessage::Other { .. } => CmFacts::Other,
+        }
+    }
+}
+
+/// A RoCE packet as the analysis sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct RoceFacts {
+    pub version: u8,
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub ttl: u8,
+    /// DSCP and ECN (RoCEv2 only).
+    pub qos: Option<(u8, u8)>,
+    /// PCP of the outermost VLAN tag.
+    pub pcp: Option<u8>,
+    pub src_mac: Option<MacAddr>,
+    pub dst_mac: Option<MacAddr>,
+    pub udp_sport: Option<u16>,
+    pub opcode: u8,
+    pub dest_qp: u32,
+    pub psn: u32,
+    pub ack_req: bool,
+    pub info: OpcodeInfo,
+    pub payload_len: usize,
+    pub icrc: IcrcStatus,
+    /// Content signature for mirror-duplicate detection (see [`signature`]).
+    pub signature: u32,
+    pub aeth: Option<Aeth>,
+    pub reth: Option<Reth>,
+    pub deth: Option<Deth>,
+    pub cm: Option<CmFacts>,
+}
+
+/// What a frame carries, as the analysis counts it.
+#[derive(Debug, Clone, Copy)]
+pub enum Content {
+    Roce(RoceFacts),
+    Pfc { src: MacAddr, pfc: Pfc },
+    Pause { src: MacAddr, quanta: u16 },
+    Other,
+    Malformed(Error),
+}
+
+/// One frame, summarised for the analysis.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameSummary {
+    pub number: u64,
+    pub ts_ns: i64,
+    pub orig_len: u32,
+    pub caplen: u32,
+    /// Names of the mirror encapsulations, outermost first.
+    pub encaps: [Option<&'static str>; MAX_ENCAP_DEPTH],
+    /// A mirror marked the inner frame truncated.
+    pub mirror_truncated: bool,
+    pub vlan_tags: u8,
+    pub rocev1: bool,
+    /// Addresses of the innermost IP header (or GRH), for every kind of frame.
+    pub src_ip: Option<IpAddr>,
+    pub dst_ip: Option<IpAddr>,
+    pub dscp: Option<u8>,
+    pub ecn: Option<u8>,
+    pub content: Content,
+}
+
+/// A content signature of a RoCE packet for mirror-duplicate detection: its ICRC when the
+/// whole packet was captured (which covers every invariant byte), else a CRC of the captured
+/// transport bytes with the variant BTH byte masked.
+fn signature(roce: &Roce<'_>) -> u32 {
+    if let Some(icrc) = roce.icrc_computed {
+        return icrc;
+    }
+    let bytes = roce.ib.bytes;
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(bytes.get(..4).unwrap_or_default());
+    hasher.update(&[0xFF]);
+    hasher.update(bytes.get(5..).unwrap_or_default());
+    hasher.finalize()
+}
+
+impl FrameSummary {
+    pub fn of(number: u64, p: &Packet<'_>) -> FrameSummary {
+        let mut encaps = [None; MAX_ENCAP_DEPTH];
+        for (slot, e) in encaps.iter_mut().zip(p.encaps.iter()) {
+            *slot = Some(e.kind.name());
+        }
+        let content = match &p.body {
+            Body::Roce(roce) => Content::Roce(RoceFacts::of(p, roce)),
+            Body::MacControl(MacControl::Pfc(pfc)) => {
+                Content::Pfc { src: p.src_mac().unwrap_or(MacAddr([0; 6])), pfc: *pfc }
+            }
+            Body::MacControl(MacControl::Pause { quanta }) => {
+                Content::Pause { src: p.src_mac().unwrap_or(MacAddr([0; 6])), quanta: *quanta }
+            }
+            Body::MacControl(MacControl::Other { .. }) | Body::Other(_) => Content::Other,
+            Body::Malformed(m) => Content::Malformed(m.error),
+        };
+        FrameSummary {
+            number,
+            ts_ns: p.ts_ns,
+            orig_len: p.orig_len,
+            caplen: p.data.len() as u32,
+            encaps,
+            mirror_truncated: p.encaps.iter().any(|e| e.kind.truncated_by_mirror()),
+            vlan_tags: p.eth.map_or(0, |e| e.vlans.len() as u8),
+            rocev1: matches!(p.net, Some(Network::Grh(_))),
+            src_ip: p.src_ip(),
+            dst_ip: p.dst_ip(),
+            dscp: p.net.and_then(|n| n.dscp()),
+            ecn: p.net.and_then(|n| n.ecn()),
+            content,
+        }
+    }
+
+    /// The frame kind as reports name it (see [`crate::decode::FrameKind`]).
+    pub fn kind_name(&self) -> &'static str {
+        match self.content {
+            Content::Roce(_) => "roce",
+            Content::Pfc { .. } => "pfc",
+            Content::Pause { .. } => "pause",
+            Content::Other => "other",
+            Content::Malformed(_) => "malformed",
+        }
+    }
+
+    pub fn roce(&self) -> Option<&RoceFacts> {
+        match &self.content {
+            Content::Roce(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl RoceFacts {
+    fn of(p: &Packet<'_>, roce: &Roce<'_>) -> RoceFacts {
+        let bth = roce.ib.bth;
+        let net = p.net;
+        RoceFacts {
+            version: roce.version,
+            src: p.src_ip().unwrap_or(IpAddr::from([0u8; 4])),
+            dst: p.dst_ip().unwrap_or(IpAddr::from([0u8; 4])),
+            ttl: net.map_or(0, |n| n.ttl()),
+            qos: net.and_then(|n| n.dscp().zip(n.ecn())),
+            pcp: p.eth.and_then(|e| e.vlans.outer()).map(|t| t.pcp()),
+            src_mac: p.src_mac(),
+            dst_mac: p.dst_mac(),
+            udp_sport: p.udp.map(|u| u.source_port()),
+            opcode: bth.opcode(),
+            dest_qp: bth.dest_qp(),
+            psn: bth.psn(),
+            ack_req: bth.ack_req(),
+            info: roce.ib.info,
+            payload_len: roce.ib.payload_len,
+            icrc: roce.icrc,
+            signature: signature(roce),
+            aeth: roce.ib.aeth(),
+            reth: roce.ib.reth(),
+            deth: roce.ib.deth(),
+            cm: roce.cm.as_ref().map(CmFacts::from),
+        }
+    }
+}
