@@ -7,6 +7,7 @@
 //! names the file and the byte offset; the records before it are delivered.
 
 mod inputs;
+mod mapped;
 mod source;
 
 pub use inputs::{Frame, Inputs};
@@ -22,7 +23,7 @@ use pcap_parser::{
     Linktype, PcapError, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_frame_modified, parse_pcap_header,
 };
 
-use source::ByteSource;
+use source::{ByteSource, StreamSource};
 
 /// The largest captured length libpcap accepts for a pcap record whatever the file's snap
 /// length says (libpcap `MAXIMUM_SNAPLEN`).
@@ -150,20 +151,25 @@ impl CaptureReader {
     /// (and decompressed) on a thread of its own while the caller parses.
     pub fn open(path: &Path, read_ahead: bool) -> Result<CaptureReader, CaptureError> {
         let name = path.display().to_string();
-        let reader: Box<dyn Read + Send> = if path.as_os_str() == "-" {
-            Box::new(io::stdin())
-        } else {
-            let file = File::open(path).map_err(|e| CaptureError {
-                file: name.clone(),
-                offset: None,
-                message: io_message(&e),
-            })?;
-            if file.metadata().is_ok_and(|m| m.is_dir()) {
-                return Err(CaptureError { file: name, offset: None, message: "is a directory".into() });
+        let fail = |message: String| CaptureError { file: name.clone(), offset: None, message };
+        if path.as_os_str() == "-" {
+            return Self::from_reader(name.clone(), Box::new(io::stdin()), read_ahead);
+        }
+        let mut file = File::open(path).map_err(|e| fail(io_message(&e)))?;
+        let metadata = file.metadata().map_err(|e| fail(io_message(&e)))?;
+        if metadata.is_dir() {
+            return Err(fail("is a directory".into()));
+        }
+        let mut magic = [0u8; 4];
+        let sniffed = source::fill(&mut file, &mut magic).map_err(|e| fail(io_message(&e)))?;
+        let compressed = matches!(magic, [0x1f, 0x8b, ..] | [0x28, 0xb5, 0x2f, 0xfd]);
+        if metadata.is_file() && sniffed == 4 && !compressed {
+            if let Ok(mapped) = mapped::MappedFile::new(&file) {
+                return Self::from_source(name, ByteSource::Mapped(mapped), Compression::None);
             }
-            Box::new(file)
-        };
-        Self::from_reader(name, reader, read_ahead)
+        }
+        let prefix = io::Cursor::new(magic.get(..sniffed).unwrap_or_default().to_vec());
+        Self::from_reader(name, Box::new(prefix.chain(file)), read_ahead)
     }
 
     /// Reads a capture from any byte stream; `name` is used in messages.
@@ -189,7 +195,16 @@ impl CaptureReader {
                 Box::new(zstd::stream::read::Decoder::new(whole).map_err(|e| fail(None, format!("zstd: {e}")))?)
             }
         };
-        let mut source = ByteSource::new(stream, read_ahead);
+        Self::from_source(name, ByteSource::Stream(StreamSource::new(stream, read_ahead)), compression)
+    }
+
+    /// Reads the capture header from `source` and sets up the record parser.
+    fn from_source(
+        name: String,
+        mut source: ByteSource,
+        compression: Compression,
+    ) -> Result<CaptureReader, CaptureError> {
+        let fail = |offset: Option<u64>, message: String| CaptureError { file: name.clone(), offset, message };
         source.fill_to(64).map_err(|e| fail(None, decompress_message(compression, &e)))?;
         let (format, info) = match source.available() {
             [] => return Err(fail(None, "empty file".into())),

@@ -85,7 +85,8 @@ impl Feed {
     }
 }
 
-pub struct ByteSource {
+/// A stream read in blocks (see the module documentation).
+pub struct StreamSource {
     feed: Feed,
     buf: Vec<u8>,
     start: usize,
@@ -95,11 +96,11 @@ pub struct ByteSource {
     offset: u64,
 }
 
-impl ByteSource {
+impl StreamSource {
     /// A source over `reader`; with `read_ahead`, reading happens on a thread of its own.
     pub fn new(reader: Box<dyn Read + Send>, read_ahead: bool) -> Self {
         let feed = if read_ahead { Feed::ahead(reader) } else { Feed::Direct(reader) };
-        ByteSource { feed, buf: Vec::new(), start: 0, end: 0, eof: false, offset: 0 }
+        StreamSource { feed, buf: Vec::new(), start: 0, end: 0, eof: false, offset: 0 }
     }
 
     /// The unread bytes held in memory.
@@ -160,6 +161,53 @@ impl ByteSource {
     }
 }
 
+/// Where a capture reader's bytes come from: a mapped regular file, or a stream.
+pub enum ByteSource {
+    Mapped(super::mapped::MappedFile),
+    Stream(StreamSource),
+}
+
+impl ByteSource {
+    /// The unread bytes held in memory.
+    pub fn available(&self) -> &[u8] {
+        match self {
+            ByteSource::Mapped(m) => m.available(),
+            ByteSource::Stream(s) => s.available(),
+        }
+    }
+
+    /// Stream offset of the first unread byte.
+    pub fn offset(&self) -> u64 {
+        match self {
+            ByteSource::Mapped(m) => m.offset(),
+            ByteSource::Stream(s) => s.offset(),
+        }
+    }
+
+    /// Has the stream ended (no more bytes beyond [`ByteSource::available`])?
+    pub fn at_eof(&self) -> bool {
+        match self {
+            ByteSource::Mapped(_) => true,
+            ByteSource::Stream(s) => s.at_eof(),
+        }
+    }
+
+    pub fn consume(&mut self, n: usize) {
+        match self {
+            ByteSource::Mapped(m) => m.consume(n),
+            ByteSource::Stream(s) => s.consume(n),
+        }
+    }
+
+    /// Makes at least `want` unread bytes available unless the stream ends first.
+    pub fn fill_to(&mut self, want: usize) -> io::Result<()> {
+        match self {
+            ByteSource::Mapped(_) => Ok(()),
+            ByteSource::Stream(s) => s.fill_to(want),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,7 +226,7 @@ mod tests {
 
     fn check_stream(read_ahead: bool) {
         let data: Vec<u8> = (0..100).collect();
-        let mut s = ByteSource::new(Box::new(Trickle(data, 0)), read_ahead);
+        let mut s = StreamSource::new(Box::new(Trickle(data, 0)), read_ahead);
         s.fill_to(10).unwrap();
         assert!(s.available().len() >= 10);
         s.consume(7);
@@ -202,7 +250,7 @@ mod tests {
         // 3.5 blocks of bytes i % 251, read as 1000-byte records and one 300 KiB record
         // (longer than the headroom) straddling a block boundary.
         let data: Vec<u8> = (0..(BLOCK * 7 / 2)).map(|i| (i % 251) as u8).collect();
-        let mut s = ByteSource::new(Box::new(io::Cursor::new(data.clone())), read_ahead);
+        let mut s = StreamSource::new(Box::new(io::Cursor::new(data.clone())), read_ahead);
         let mut at = 0usize;
         let mut sizes = std::iter::repeat_n(1000, BLOCK / 1000).chain([300 << 10]).chain(std::iter::repeat(1000));
         loop {

@@ -1,0 +1,86 @@
+//! A regular capture file read through a memory mapping: records are parsed where the kernel's
+//! page cache holds them, with no copy at all. Consumed pages are released from the mapping as
+//! the reader advances (they stay in the page cache), so the resident set stays bounded by
+//! [`RELEASE_EVERY`] however large the file.
+//!
+//! A mapping is only as stable as the file under it: if another process truncates the file
+//! while it is read, the kernel stops the process with SIGBUS, as for any reader of a mapped
+//! file. Captures read through standard input (`-`) are never mapped.
+
+use std::fs::File;
+use std::io;
+
+use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
+
+/// Consumed bytes released from the mapping at a time.
+const RELEASE_EVERY: usize = 8 << 20;
+
+pub struct MappedFile {
+    map: Mmap,
+    start: usize,
+    /// Bytes before this offset have been released.
+    released: usize,
+}
+
+impl MappedFile {
+    pub fn new(file: &File) -> io::Result<MappedFile> {
+        // SAFETY: the mapping is read-only and private to this reader. The file is not modified
+        // by rocescope; a concurrent truncation by another process is the documented SIGBUS
+        // caveat of the module.
+        let map = unsafe { MmapOptions::new().map(file)? };
+        // Sequential access: the kernel reads ahead and may drop pages behind.
+        let _ = map.advise(Advice::Sequential);
+        Ok(MappedFile { map, start: 0, released: 0 })
+    }
+
+    pub fn available(&self) -> &[u8] {
+        self.map.get(self.start..).unwrap_or_default()
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.start as u64
+    }
+
+    pub fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.map.len());
+        if self.start - self.released >= RELEASE_EVERY {
+            let page = page_size();
+            let end = self.start / page * page;
+            // SAFETY: MADV_DONTNEED on a read-only file mapping drops the pages from this
+            // process's page tables only; a later access (there is none: the range is behind
+            // the reader) would fault them in again from the page cache with the same content.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(UncheckedAdvice::DontNeed, self.released, end - self.released)
+            };
+            self.released = end;
+        }
+    }
+}
+
+fn page_size() -> usize {
+    4096
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn maps_consumes_and_releases() {
+        let mut file = tempfile::tempfile().unwrap();
+        let data: Vec<u8> = (0..(3 * RELEASE_EVERY)).map(|i| (i % 253) as u8).collect();
+        file.write_all(&data).unwrap();
+        let mut m = MappedFile::new(&file).unwrap();
+        let mut at = 0;
+        while !m.available().is_empty() {
+            let n = m.available().len().min(100_000);
+            assert_eq!(&m.available()[..n], &data[at..at + n]);
+            assert_eq!(m.offset(), at as u64);
+            m.consume(n);
+            at += n;
+        }
+        assert_eq!(at, data.len());
+        assert!(m.released >= 2 * RELEASE_EVERY);
+    }
+}
