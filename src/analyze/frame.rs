@@ -74,11 +74,7 @@ impl From<&CmMad<'_>> for CmFacts {
 #[derive(Debug, Clone, Copy)]
 pub struct RoceFacts {
     pub version: u8,
-    pub src: IpAddr,
-    pub dst: IpAddr,
     pub ttl: u8,
-    /// DSCP and ECN (RoCEv2 only).
-    pub qos: Option<(u8, u8)>,
     /// PCP of the outermost VLAN tag.
     pub pcp: Option<u8>,
     pub src_mac: Option<MacAddr>,
@@ -88,7 +84,6 @@ pub struct RoceFacts {
     pub dest_qp: u32,
     pub psn: u32,
     pub ack_req: bool,
-    pub info: OpcodeInfo,
     pub payload_len: usize,
     pub icrc: IcrcStatus,
     /// Content signature for mirror-duplicate detection (see [`signature`]).
@@ -152,7 +147,8 @@ impl FrameSummary {
             *slot = Some(e.kind.name());
         }
         let content = match &p.body {
-            Body::Roce(roce) => Content::Roce(RoceFacts::of(p, roce)),
+            Body::Roce(roce) if p.net.is_some() => Content::Roce(RoceFacts::of(p, roce)),
+            Body::Roce(_) => Content::Other,
             Body::MacControl(MacControl::Pfc(pfc)) => {
                 Content::Pfc { src: p.src_mac().unwrap_or(MacAddr([0; 6])), pfc: *pfc }
             }
@@ -190,6 +186,17 @@ impl FrameSummary {
         }
     }
 
+    /// Source and destination of a RoCE frame (always known: RoCE has an IP header or GRH).
+    pub fn endpoints(&self) -> (IpAddr, IpAddr) {
+        let unknown = IpAddr::from([0u8; 4]);
+        (self.src_ip.unwrap_or(unknown), self.dst_ip.unwrap_or(unknown))
+    }
+
+    /// DSCP and ECN of a RoCEv2 frame.
+    pub fn qos(&self) -> Option<(u8, u8)> {
+        self.dscp.zip(self.ecn)
+    }
+
     pub fn roce(&self) -> Option<&RoceFacts> {
         match &self.content {
             Content::Roce(r) => Some(r),
@@ -199,15 +206,17 @@ impl FrameSummary {
 }
 
 impl RoceFacts {
+    /// The opcode's table entry (every RoCE packet's opcode has one).
+    pub fn info(&self) -> Option<OpcodeInfo> {
+        rocescope_parsers::opcode::info(self.opcode)
+    }
+
     fn of(p: &Packet<'_>, roce: &Roce<'_>) -> RoceFacts {
         let bth = roce.ib.bth;
         let net = p.net;
         RoceFacts {
             version: roce.version,
-            src: p.src_ip().unwrap_or(IpAddr::from([0u8; 4])),
-            dst: p.dst_ip().unwrap_or(IpAddr::from([0u8; 4])),
             ttl: net.map_or(0, |n| n.ttl()),
-            qos: net.and_then(|n| n.dscp().zip(n.ecn())),
             pcp: p.eth.and_then(|e| e.vlans.outer()).map(|t| t.pcp()),
             src_mac: p.src_mac(),
             dst_mac: p.dst_mac(),
@@ -216,7 +225,6 @@ impl RoceFacts {
             dest_qp: bth.dest_qp(),
             psn: bth.psn(),
             ack_req: bth.ack_req(),
-            info: roce.ib.info,
             payload_len: roce.ib.payload_len,
             icrc: roce.icrc,
             signature: signature(roce),

@@ -216,7 +216,7 @@ impl Analyzer {
     }
 
     /// Capture-wide RoCE counters (mirror duplicates included).
-    fn count_roce(&mut self, frame: u64, roce: &RoceFacts) {
+    fn count_roce(&mut self, frame: u64, qos: Option<(u8, u8)>, roce: &RoceFacts) {
         let t = &mut self.totals;
         if let Some(n) = t.opcodes.get_mut(usize::from(roce.opcode)) {
             *n += 1;
@@ -234,7 +234,7 @@ impl Analyzer {
             }
         }
         t.frames.roce_packets += 1;
-        let Some((dscp, ecn)) = roce.qos else {
+        let Some((dscp, ecn)) = qos else {
             t.frames.roce_v1 += 1;
             return;
         };
@@ -251,10 +251,12 @@ impl Analyzer {
 
     fn observe_roce(&mut self, s: &FrameSummary, roce: &RoceFacts) -> Verdict {
         let (frame, ts_ns) = (s.number, s.ts_ns);
-        self.count_roce(frame, roce);
-        let key = FlowKey { src: roce.src, dst: roce.dst, dst_qp: roce.dest_qp };
+        let (src, dst) = s.endpoints();
+        let qos = s.qos();
+        self.count_roce(frame, qos, roce);
+        let key = FlowKey { src, dst, dst_qp: roce.dest_qp };
         if let Some(cm) = &roce.cm
-            && let CmEvent::Established(index) = self.cm.observe(frame, roce.src, roce.dst, cm)
+            && let CmEvent::Established(index) = self.cm.observe(frame, src, dst, cm)
         {
             self.link_cm_connection(index);
         }
@@ -272,12 +274,14 @@ impl Analyzer {
             return Verdict { flow: Some(fid), seq: None, mirror_duplicate: true };
         }
         self.count_flow(fid, s, roce);
-        if let Some(aeth) = roce.aeth.filter(|_| !roce.info.payload || opcode::is_read_response(roce.opcode)) {
+        let info = roce.info();
+        let carries_payload = info.is_some_and(|i| i.payload);
+        if let Some(aeth) = roce.aeth.filter(|_| !carries_payload || opcode::is_read_response(roce.opcode)) {
             self.observe_response(fid, frame, ts_ns, roce.opcode, roce.psn, aeth.kind());
         }
         if roce.opcode == 0x81 {
             self.observe_cnp(fid, ts_ns);
-        } else if roce.qos.is_some_and(|(_, ecn)| ecn == 3)
+        } else if qos.is_some_and(|(_, ecn)| ecn == 3)
             && let Some(f) = self.flows.flow_mut(fid)
         {
             f.unanswered_ce_ts.get_or_insert(ts_ns);
@@ -336,7 +340,7 @@ impl Analyzer {
         if let Some(sport) = roce.udp_sport {
             f.udp_sports.add(sport);
         }
-        if let Some((dscp, ecn)) = roce.qos {
+        if let Some((dscp, ecn)) = s.qos() {
             f.dscp.add(dscp);
             f.ecn[usize::from(ecn & 3)] += 1;
             if let Some(pcp) = roce.pcp {
@@ -510,7 +514,8 @@ impl Analyzer {
             f.outstanding.push_back((roce.psn, ts_ns));
         }
         let payload = roce.payload_len as u64;
-        match roce.info.position {
+        let Some(info) = roce.info() else { return };
+        match info.position {
             Position::First => f.current_message_bytes = payload,
             Position::Middle => f.current_message_bytes += payload,
             Position::Last => {
@@ -518,7 +523,7 @@ impl Analyzer {
                 f.message_bytes.record(f.current_message_bytes + payload);
                 f.current_message_bytes = 0;
             }
-            Position::Only if roce.info.payload => {
+            Position::Only if info.payload => {
                 f.messages += 1;
                 f.message_bytes.record(payload);
             }
@@ -527,7 +532,7 @@ impl Analyzer {
         if read_request {
             f.read_requests += 1;
         }
-        let inferred = matches!(roce.info.position, Position::First | Position::Middle)
+        let inferred = matches!(info.position, Position::First | Position::Middle)
             .then_some(payload as u32)
             .filter(|m| [256, 512, 1024, 2048, 4096].contains(m));
         if let Some(mtu) = inferred.filter(|_| f.pmtu.is_none()) {

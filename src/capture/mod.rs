@@ -163,10 +163,12 @@ impl CaptureReader {
         let mut magic = [0u8; 4];
         let sniffed = source::fill(&mut file, &mut magic).map_err(|e| fail(io_message(&e)))?;
         let compressed = matches!(magic, [0x1f, 0x8b, ..] | [0x28, 0xb5, 0x2f, 0xfd]);
-        if metadata.is_file() && sniffed == 4 && !compressed {
-            if let Ok(mapped) = mapped::MappedFile::new(&file) {
-                return Self::from_source(name, ByteSource::Mapped(mapped), Compression::None);
-            }
+        if metadata.is_file()
+            && sniffed == 4
+            && !compressed
+            && let Ok(mapped) = mapped::MappedFile::new(&file)
+        {
+            return Self::from_source(name, ByteSource::Mapped(mapped), Compression::None);
         }
         let prefix = io::Cursor::new(magic.get(..sniffed).unwrap_or_default().to_vec());
         Self::from_reader(name, Box::new(prefix.chain(file)), read_ahead)
