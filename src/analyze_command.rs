@@ -6,11 +6,13 @@ use std::process::ExitCode;
 
 use crate::analyze::policy::Policy;
 use crate::analyze::report::Report;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
+
+use memmap2::Mmap;
 
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config};
-use crate::capture::{CaptureError, Inputs};
+use crate::capture::{CaptureError, Inputs, mapped};
 use crate::cli::{
     AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
 };
@@ -185,22 +187,40 @@ fn analyse_here(
     (Ok(analysis), damage)
 }
 
+/// A frame summary on its way to the analysis thread, with where its bytes lie in its file's
+/// memory mapping when the ICRC is left to that thread.
+struct Work {
+    summary: FrameSummary,
+    file: usize,
+    at: usize,
+}
+
 /// Decodes on this thread and analyses on another, which receives the frame summaries in
-/// order, in batches; the result is the same as [`analyse_here`]'s.
+/// order, in batches; the result is the same as [`analyse_here`]'s. When every input is
+/// memory-mapped, the ICRCs (the work that reads every byte of every packet) are computed on
+/// the analysis thread too, which balances the two threads, and that thread releases the
+/// mapped pages behind it.
 fn analyse_on_a_second_thread(
     inputs: &mut Inputs,
     decoder: &Decoder,
     mut analysis: Analysis,
 ) -> (io::Result<Analysis>, Vec<CaptureError>) {
+    let mappings: Vec<_> = inputs.share_mappings();
+    let defer = mappings.iter().all(Option::is_some);
+    let decoder = if defer { decoder.clone().deferring_icrc() } else { decoder.clone() };
     let mut damage = Vec::new();
     let result = std::thread::scope(|scope| {
-        let (batches, received) = mpsc::sync_channel::<Vec<FrameSummary>>(4);
-        let (recycle, recycled) = mpsc::channel::<Vec<FrameSummary>>();
+        let (batches, received) = mpsc::sync_channel::<Vec<Work>>(4);
+        let (recycle, recycled) = mpsc::channel::<Vec<Work>>();
+        let mappings = &mappings;
         let worker = scope.spawn(move || {
+            let mut released = vec![0usize; mappings.len()];
             for mut batch in received {
-                for frame in &batch {
-                    analysis.consume(frame)?;
+                for work in &mut batch {
+                    settle_deferred_icrc(mappings, work);
+                    analysis.consume(&work.summary)?;
                 }
+                release_consumed(mappings, &batch, &mut released);
                 batch.clear();
                 let _ = recycle.send(batch);
             }
@@ -209,7 +229,11 @@ fn analyse_on_a_second_thread(
         let mut batch = Vec::with_capacity(BATCH);
         while let Some(frame) = inputs.next_frame() {
             let packet = decoder.decode(&frame.record);
-            batch.push(FrameSummary::of(frame.number, &packet));
+            let at = mappings
+                .get(frame.file)
+                .and_then(Option::as_ref)
+                .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
+            batch.push(Work { summary: FrameSummary::of(frame.number, &packet), file: frame.file, at });
             if batch.len() == BATCH {
                 let next = recycled.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
                 if batches.send(std::mem::replace(&mut batch, next)).is_err() {
@@ -226,4 +250,27 @@ fn analyse_on_a_second_thread(
     });
     damage.append(&mut inputs.take_damage());
     (result, damage)
+}
+
+/// Computes a deferred ICRC from the frame's bytes in its file's mapping.
+fn settle_deferred_icrc(mappings: &[Option<Arc<Mmap>>], work: &mut Work) {
+    let (file, at, caplen) = (work.file, work.at, work.summary.caplen as usize);
+    let Some(roce) = work.summary.roce_mut() else { return };
+    let Some(job) = roce.deferred_icrc else { return };
+    let frame = mappings.get(file).and_then(Option::as_ref).and_then(|map| map.get(at..at + caplen));
+    match frame.and_then(|bytes| job.compute(bytes)) {
+        Some((status, computed)) => roce.settle_icrc(status, computed),
+        None => roce.settle_icrc(crate::decode::IcrcStatus::Unverifiable, 0),
+    }
+}
+
+/// Releases the mapped pages every file's frames have been analysed past.
+fn release_consumed(mappings: &[Option<Arc<Mmap>>], batch: &[Work], released: &mut [usize]) {
+    for (file, map) in mappings.iter().enumerate() {
+        let Some(map) = map else { continue };
+        let Some(end) = batch.iter().filter(|w| w.file == file).map(|w| w.at).max() else { continue };
+        if let Some(done) = released.get_mut(file).filter(|done| end.saturating_sub(**done) >= mapped::RELEASE_EVERY) {
+            *done = mapped::release(map, *done, end);
+        }
+    }
 }

@@ -11,7 +11,7 @@ use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::OpcodeInfo;
 
 use crate::decode::MAX_ENCAP_DEPTH;
-use crate::decode::{Body, IcrcStatus, Network, Packet, Roce};
+use crate::decode::{Body, DeferredIcrc, IcrcStatus, Network, Packet, Roce};
 
 /// The CM message fields connection tracking uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +88,9 @@ pub struct RoceFacts {
     pub icrc: IcrcStatus,
     /// Content signature for mirror-duplicate detection (see [`signature`]).
     pub signature: u32,
+    /// An ICRC the decoder left to compute: `icrc` and `signature` are placeholders until
+    /// [`RoceFacts::settle_icrc`].
+    pub deferred_icrc: Option<DeferredIcrc>,
     pub aeth: Option<Aeth>,
     pub reth: Option<Reth>,
     pub deth: Option<Deth>,
@@ -203,9 +206,24 @@ impl FrameSummary {
             _ => None,
         }
     }
+
+    pub fn roce_mut(&mut self) -> Option<&mut RoceFacts> {
+        match &mut self.content {
+            Content::Roce(r) => Some(r),
+            _ => None,
+        }
+    }
 }
 
 impl RoceFacts {
+    /// Records the ICRC computed for a deferred one: its status, and its value as the content
+    /// signature.
+    pub fn settle_icrc(&mut self, status: IcrcStatus, computed: u32) {
+        self.icrc = status;
+        self.signature = computed;
+        self.deferred_icrc = None;
+    }
+
     /// The opcode's table entry (every RoCE packet's opcode has one).
     pub fn info(&self) -> Option<OpcodeInfo> {
         rocescope_parsers::opcode::info(self.opcode)
@@ -227,7 +245,8 @@ impl RoceFacts {
             ack_req: bth.ack_req(),
             payload_len: roce.ib.payload_len,
             icrc: roce.icrc,
-            signature: signature(roce),
+            signature: if roce.deferred_icrc.is_some() { 0 } else { signature(roce) },
+            deferred_icrc: roce.deferred_icrc,
             aeth: roce.ib.aeth(),
             reth: roce.ib.reth(),
             deth: roce.ib.deth(),

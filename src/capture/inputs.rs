@@ -41,6 +41,11 @@ impl Inputs {
         Inputs { readers, last: None, started: false, next_number: 1, damage: Vec::new() }
     }
 
+    /// The memory mapping of each file that is mapped (see [`CaptureReader::share_mapping`]).
+    pub fn share_mappings(&mut self) -> Vec<Option<std::sync::Arc<memmap2::Mmap>>> {
+        self.readers.iter_mut().map(CaptureReader::share_mapping).collect()
+    }
+
     pub fn readers(&self) -> &[CaptureReader] {
         &self.readers
     }

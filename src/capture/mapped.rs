@@ -9,17 +9,34 @@
 
 use std::fs::File;
 use std::io;
+use std::sync::Arc;
 
 use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
 
 /// Consumed bytes released from the mapping at a time.
-const RELEASE_EVERY: usize = 8 << 20;
+pub const RELEASE_EVERY: usize = 8 << 20;
 
 pub struct MappedFile {
-    map: Mmap,
+    map: Arc<Mmap>,
     start: usize,
     /// Bytes before this offset have been released.
     released: usize,
+    /// Whether this reader releases the pages it consumed (not when another thread still
+    /// reads them: see [`MappedFile::share`]).
+    releases: bool,
+}
+
+/// Releases `map[from..to]` (rounded to whole pages) from the process's page tables.
+pub fn release(map: &Mmap, from: usize, to: usize) -> usize {
+    let page = page_size();
+    let (from, end) = (from / page * page, to / page * page);
+    if end > from {
+        // SAFETY: MADV_DONTNEED on a read-only file mapping drops the pages from this
+        // process's page tables only; a later access would fault them in again from the page
+        // cache with the same content.
+        let _ = unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, from, end - from) };
+    }
+    end.max(from)
 }
 
 impl MappedFile {
@@ -30,7 +47,14 @@ impl MappedFile {
         let map = unsafe { MmapOptions::new().map(file)? };
         // Sequential access: the kernel reads ahead and may drop pages behind.
         let _ = map.advise(Advice::Sequential);
-        Ok(MappedFile { map, start: 0, released: 0 })
+        Ok(MappedFile { map: Arc::new(map), start: 0, released: 0, releases: true })
+    }
+
+    /// The mapping, for a thread that reads the records' bytes after this reader has moved
+    /// on; that thread then releases the pages (this reader stops doing so).
+    pub fn share(&mut self) -> Arc<Mmap> {
+        self.releases = false;
+        Arc::clone(&self.map)
     }
 
     pub fn available(&self) -> &[u8] {

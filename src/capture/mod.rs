@@ -7,7 +7,7 @@
 //! names the file and the byte offset; the records before it are delivered.
 
 mod inputs;
-mod mapped;
+pub mod mapped;
 mod source;
 
 pub use inputs::{Frame, Inputs};
@@ -249,6 +249,15 @@ impl CaptureReader {
             },
         };
         Ok(CaptureReader { name, source, format, info, current: None, finished: false, last_ts_ns: 0 })
+    }
+
+    /// The memory mapping the records are read from, when the file is mapped, for a thread
+    /// that reads their bytes later (it takes over releasing consumed pages).
+    pub fn share_mapping(&mut self) -> Option<std::sync::Arc<memmap2::Mmap>> {
+        match &mut self.source {
+            ByteSource::Mapped(m) => Some(m.share()),
+            ByteSource::Stream(_) => None,
+        }
     }
 
     pub fn name(&self) -> &str {

@@ -36,6 +36,8 @@ const UD_SEND_ONLY: u8 = 0x64;
 #[derive(Debug, Clone)]
 pub struct Decoder {
     roce_ports: Vec<u16>,
+    /// Leave ICRCs to be computed later ([`Roce::deferred_icrc`]).
+    defer_icrc: bool,
 }
 
 impl Default for Decoder {
@@ -53,7 +55,14 @@ impl Decoder {
     pub fn new(extra_roce_ports: &[u16]) -> Self {
         let mut roce_ports = vec![udp::PORT_ROCEV2];
         roce_ports.extend_from_slice(extra_roce_ports);
-        Decoder { roce_ports }
+        Decoder { roce_ports, defer_icrc: false }
+    }
+
+    /// A decoder that does not compute ICRCs but records, in [`Roce::deferred_icrc`], what a
+    /// later [`DeferredIcrc::compute`] over the same frame bytes needs.
+    pub fn deferring_icrc(mut self) -> Self {
+        self.defer_icrc = true;
+        self
     }
 
     pub fn decode<'a>(&self, record: &Record<'a>) -> Packet<'a> {
@@ -300,25 +309,25 @@ impl Decoder {
                 return Body::Malformed(Malformed { error, bth: Bth::parse(captured).ok().map(|(bth, _)| bth) });
             }
         };
-        let icrc_computed = if p.encaps.iter().any(|e| e.kind.truncated_by_mirror()) {
-            None
-        } else {
-            ib.icrc_covered.and_then(|covered| match (p.net, p.udp) {
-                (Some(Network::Ipv4(ip)), Some(udp)) => Some(icrc::rocev2_ipv4(ip.as_bytes(), udp.as_bytes(), covered)),
-                (Some(Network::Ipv6(ip)), Some(udp)) => Some(icrc::rocev2_ipv6(ip.as_bytes(), udp.as_bytes(), covered)),
-                (Some(Network::Grh(grh)), _) => Some(icrc::rocev1(grh.as_bytes(), covered)),
-                _ => None,
-            })
-        };
-        let icrc = match (icrc_computed, ib.icrc) {
-            (Some(computed), Some(wire)) if icrc::to_wire(computed) == wire => IcrcStatus::Ok,
-            (Some(_), Some(_)) => IcrcStatus::Bad,
+        let truncated_by_mirror = p.encaps.iter().any(|e| e.kind.truncated_by_mirror());
+        let covered = ib.icrc_covered.filter(|_| !truncated_by_mirror);
+        let deferred_icrc = covered.filter(|_| self.defer_icrc).and_then(|covered| deferred(p, covered, ib.icrc?));
+        let icrc_computed = covered.filter(|_| deferred_icrc.is_none()).and_then(|covered| match (p.net, p.udp) {
+            (Some(Network::Ipv4(ip)), Some(udp)) => Some(icrc::rocev2_ipv4(ip.as_bytes(), udp.as_bytes(), covered)),
+            (Some(Network::Ipv6(ip)), Some(udp)) => Some(icrc::rocev2_ipv6(ip.as_bytes(), udp.as_bytes(), covered)),
+            (Some(Network::Grh(grh)), _) => Some(icrc::rocev1(grh.as_bytes(), covered)),
+            _ => None,
+        });
+        let icrc = match (icrc_computed, ib.icrc, deferred_icrc) {
+            (_, _, Some(_)) => IcrcStatus::Ok, // a placeholder until the deferred ICRC is computed
+            (Some(computed), Some(wire), None) if icrc::to_wire(computed) == wire => IcrcStatus::Ok,
+            (Some(_), Some(_), None) => IcrcStatus::Bad,
             _ => IcrcStatus::Unverifiable,
         };
         let cm = (ib.bth.opcode() == UD_SEND_ONLY && ib.bth.dest_qp() == GSI_QP)
             .then(|| CmMad::parse(ib.payload).ok())
             .flatten();
-        Body::Roce(Roce { version, ib, icrc, icrc_computed, cm })
+        Body::Roce(Roce { version, ib, icrc, icrc_computed, deferred_icrc, cm })
     }
 }
 
@@ -334,4 +343,24 @@ fn trailer<'a>(l2_frame: &'a [u8], after_header: &'a [u8], declared_after_header
         (Some(frame), Some(bytes)) => Trailer { frame, bytes },
         _ => Trailer::default(),
     }
+}
+
+/// Where a packet's ICRC inputs lie in its frame, for computing it later.
+fn deferred(p: &Packet<'_>, covered: &[u8], wire: [u8; 4]) -> Option<DeferredIcrc> {
+    let at = |bytes: &[u8]| u32::try_from((bytes.as_ptr() as usize).checked_sub(p.data.as_ptr() as usize)?).ok();
+    let (family, network, udp_at) = match (p.net?, p.udp) {
+        (Network::Ipv4(ip), Some(udp)) => (IcrcFamily::Ipv4, ip.as_bytes(), at(udp.as_bytes())?),
+        (Network::Ipv6(ip), Some(udp)) => (IcrcFamily::Ipv6, &ip.as_bytes()[..], at(udp.as_bytes())?),
+        (Network::Grh(grh), _) => (IcrcFamily::Rocev1, &grh.as_bytes()[..], 0),
+        _ => return None,
+    };
+    Some(DeferredIcrc {
+        family,
+        network_at: at(network)?,
+        network_len: network.len() as u32,
+        udp_at,
+        covered_at: at(covered)?,
+        covered_len: covered.len() as u32,
+        wire,
+    })
 }

@@ -185,7 +185,55 @@ pub struct Roce<'a> {
     pub icrc: IcrcStatus,
     /// The ICRC computed over the captured bytes, when they are all there.
     pub icrc_computed: Option<u32>,
+    /// Set instead of the two fields above when the decoder defers the ICRC
+    /// ([`super::Decoder::deferring_icrc`]); `icrc` is then only a placeholder.
+    pub deferred_icrc: Option<DeferredIcrc>,
     pub cm: Option<CmMad<'a>>,
+}
+
+/// Which ICRC rule a deferred computation follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IcrcFamily {
+    Ipv4,
+    Ipv6,
+    Rocev1,
+}
+
+/// An ICRC left to compute later from the frame's bytes: where the network header, the UDP
+/// header and the covered transport bytes lie in the frame, and the value on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeferredIcrc {
+    pub family: IcrcFamily,
+    pub network_at: u32,
+    pub network_len: u32,
+    pub udp_at: u32,
+    pub covered_at: u32,
+    pub covered_len: u32,
+    pub wire: [u8; 4],
+}
+
+impl DeferredIcrc {
+    /// Computes the ICRC from `frame`, the bytes the packet was decoded from: its status and
+    /// value.
+    pub fn compute(&self, frame: &[u8]) -> Option<(IcrcStatus, u32)> {
+        let range = |at: u32, len: u32| frame.get(at as usize..at as usize + len as usize);
+        let network = range(self.network_at, self.network_len)?;
+        let covered = range(self.covered_at, self.covered_len)?;
+        let computed = match self.family {
+            IcrcFamily::Ipv4 => {
+                let udp: &[u8; 8] = range(self.udp_at, 8)?.try_into().ok()?;
+                rocescope_parsers::icrc::rocev2_ipv4(network, udp, covered)
+            }
+            IcrcFamily::Ipv6 => {
+                let udp: &[u8; 8] = range(self.udp_at, 8)?.try_into().ok()?;
+                rocescope_parsers::icrc::rocev2_ipv6(network.try_into().ok()?, udp, covered)
+            }
+            IcrcFamily::Rocev1 => rocescope_parsers::icrc::rocev1(network.try_into().ok()?, covered),
+        };
+        let status =
+            if rocescope_parsers::icrc::to_wire(computed) == self.wire { IcrcStatus::Ok } else { IcrcStatus::Bad };
+        Some((status, computed))
+    }
 }
 
 /// A frame that needed RoCE/IP decoding and could not get it.
