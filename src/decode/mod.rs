@@ -9,8 +9,6 @@ pub use packet::*;
 #[cfg(test)]
 mod tests;
 
-use std::net::IpAddr;
-
 use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::{CmMad, GSI_QP};
 use rocescope_parsers::erspan::ErspanHeader;
@@ -150,8 +148,7 @@ impl Decoder {
             return Body::Other(Other::IpFragment);
         }
         let (payload, _) = ip.payload(after_header);
-        let outer = (IpAddr::from(ip.source()), IpAddr::from(ip.destination()));
-        self.transport(p, ip.protocol(), payload, ip.payload_len(), outer)
+        self.transport(p, ip.protocol(), payload, ip.payload_len(), ip.as_bytes())
     }
 
     fn ipv6<'a>(&self, p: &mut Packet<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
@@ -169,8 +166,7 @@ impl Decoder {
             return Body::Other(Other::IpFragment);
         }
         let declared = usize::from(ip.payload_length()).saturating_sub(upper.extension_len);
-        let outer = (IpAddr::from(ip.source()), IpAddr::from(ip.destination()));
-        self.transport(p, upper.protocol, upper.payload, declared, outer)
+        self.transport(p, upper.protocol, upper.payload, declared, ip.as_bytes())
     }
 
     /// Dispatches on the IP protocol; `declared` is the upper-layer length per the IP header.
@@ -180,7 +176,7 @@ impl Decoder {
         protocol: u8,
         payload: &'a [u8],
         declared: usize,
-        outer: (IpAddr, IpAddr),
+        outer: &'a [u8],
     ) -> Body<'a> {
         match protocol {
             ipv4::PROTO_UDP => self.udp(p, payload, declared, outer),
@@ -198,7 +194,7 @@ impl Decoder {
         }
     }
 
-    fn udp<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], declared: usize, outer: (IpAddr, IpAddr)) -> Body<'a> {
+    fn udp<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], declared: usize, outer: &'a [u8]) -> Body<'a> {
         let (udp, rest) = match UdpHeader::parse(payload) {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
@@ -215,7 +211,7 @@ impl Decoder {
             return match VxlanHeader::parse(rest) {
                 Ok((vxlan, inner)) => self.unwrap_ethernet(
                     p,
-                    Encap { kind: EncapKind::Vxlan { vni: vxlan.vni() }, outer_src: outer.0, outer_dst: outer.1 },
+                    Encap { kind: EncapKind::Vxlan { vni: vxlan.vni() }, outer },
                     inner,
                     Layer::Vxlan,
                 ),
@@ -225,25 +221,31 @@ impl Decoder {
         Body::Other(Other::Udp { sport: udp.source_port(), dport })
     }
 
-    fn gre<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], outer: (IpAddr, IpAddr)) -> Body<'a> {
+    fn gre<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], outer: &'a [u8]) -> Body<'a> {
         let (header, rest) = match GreHeader::parse(payload) {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
         };
-        let encap = |kind| Encap { kind, outer_src: outer.0, outer_dst: outer.1 };
+        let encap = |kind| Encap { kind, outer };
+        // The ERSPAN header's bytes: from after GRE to the inner frame.
+        let erspan_bytes = |inner: &'a [u8]| rest.get(..rest.len() - inner.len()).unwrap_or_default();
         match header.protocol {
             gre::PROTO_ERSPAN_II if header.sequence.is_none() => {
                 self.unwrap_ethernet(p, encap(EncapKind::Erspan1), rest, Layer::Gre)
             }
             gre::PROTO_ERSPAN_II => match ErspanHeader::parse_type2(rest) {
-                Ok((erspan, inner)) => self.unwrap_ethernet(p, encap(EncapKind::Erspan2(erspan)), inner, Layer::Erspan),
+                Ok((_, inner)) => {
+                    self.unwrap_ethernet(p, encap(EncapKind::Erspan2(erspan_bytes(inner))), inner, Layer::Erspan)
+                }
                 Err(e) => malformed(e),
             },
             gre::PROTO_ERSPAN_III => match ErspanHeader::parse_type3(rest) {
                 Ok((erspan, inner)) if erspan.frame_type == Some(0) => {
-                    self.unwrap_ethernet(p, encap(EncapKind::Erspan3(erspan)), inner, Layer::Erspan)
+                    self.unwrap_ethernet(p, encap(EncapKind::Erspan3(erspan_bytes(inner))), inner, Layer::Erspan)
                 }
-                Ok((erspan, inner)) => self.unwrap_ip(p, encap(EncapKind::Erspan3(erspan)), inner, Layer::Erspan),
+                Ok((_, inner)) => {
+                    self.unwrap_ip(p, encap(EncapKind::Erspan3(erspan_bytes(inner))), inner, Layer::Erspan)
+                }
                 Err(e) => malformed(e),
             },
             gre::PROTO_TRANSPARENT_ETHERNET => self.unwrap_ethernet(
@@ -264,7 +266,7 @@ impl Decoder {
 
     /// Records an encapsulation and forgets the outer headers, so that the inner frame's own
     /// headers describe the packet.
-    fn enter(p: &mut Packet<'_>, encap: Encap, layer: Layer) -> Result<(), Error> {
+    fn enter<'a>(p: &mut Packet<'a>, encap: Encap<'a>, layer: Layer) -> Result<(), Error> {
         if !p.encaps.push(encap) {
             return Err(Error::invalid(layer, "encapsulations nested too deeply"));
         }
@@ -275,14 +277,14 @@ impl Decoder {
         Ok(())
     }
 
-    fn unwrap_ethernet<'a>(&self, p: &mut Packet<'a>, encap: Encap, inner: &'a [u8], layer: Layer) -> Body<'a> {
+    fn unwrap_ethernet<'a>(&self, p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Body<'a> {
         match Self::enter(p, encap, layer) {
             Ok(()) => self.ethernet(p, inner),
             Err(e) => malformed(e),
         }
     }
 
-    fn unwrap_ip<'a>(&self, p: &mut Packet<'a>, encap: Encap, inner: &'a [u8], layer: Layer) -> Body<'a> {
+    fn unwrap_ip<'a>(&self, p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Body<'a> {
         match Self::enter(p, encap, layer) {
             Ok(()) => self.raw_ip(p, inner),
             Err(e) => malformed(e),

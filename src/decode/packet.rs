@@ -20,20 +20,44 @@ use crate::capture::LinkType;
 /// Mirror encapsulations unwrapped before a frame is given up as too deeply nested.
 pub const MAX_ENCAP_DEPTH: usize = 4;
 
-/// A mirror/tunnel encapsulation that was removed to reach the inner frame.
+/// A mirror/tunnel encapsulation that was removed to reach the inner frame: its kind and the
+/// outer IP header, as views over the frame's bytes.
 #[derive(Debug, Clone, Copy)]
-pub struct Encap {
-    pub kind: EncapKind,
-    pub outer_src: IpAddr,
-    pub outer_dst: IpAddr,
+pub struct Encap<'a> {
+    pub kind: EncapKind<'a>,
+    /// The outer IPv4 or IPv6 header.
+    pub outer: &'a [u8],
+}
+
+impl Encap<'_> {
+    fn outer_addresses(&self) -> Option<(IpAddr, IpAddr)> {
+        match self.outer.first().map(|b| b >> 4) {
+            Some(4) => Ipv4Header::parse(self.outer).ok().map(|(h, _)| (h.source().into(), h.destination().into())),
+            Some(6) => Ipv6Header::parse(self.outer).ok().map(|(h, _)| (h.source().into(), h.destination().into())),
+            _ => None,
+        }
+    }
+
+    /// Source address of the outer IP header.
+    pub fn outer_src(&self) -> Option<IpAddr> {
+        self.outer_addresses().map(|(s, _)| s)
+    }
+
+    /// Destination address of the outer IP header.
+    pub fn outer_dst(&self) -> Option<IpAddr> {
+        self.outer_addresses().map(|(_, d)| d)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
-pub enum EncapKind {
+pub enum EncapKind<'a> {
     /// ERSPAN type I (GRE 0x88BE without a sequence number, no ERSPAN header).
     Erspan1,
-    Erspan2(ErspanHeader),
-    Erspan3(ErspanHeader),
+    /// ERSPAN type II: the 8 header bytes (decode with [`ErspanHeader::parse_type2`]).
+    Erspan2(&'a [u8]),
+    /// ERSPAN type III: the header bytes, platform sub-header included
+    /// ([`ErspanHeader::parse_type3`]).
+    Erspan3(&'a [u8]),
     Vxlan {
         vni: u32,
     },
@@ -44,7 +68,7 @@ pub enum EncapKind {
     },
 }
 
-impl EncapKind {
+impl EncapKind<'_> {
     /// Short name used in reports (`erspan2`, `vxlan`, ...).
     pub fn name(&self) -> &'static str {
         match self {
@@ -56,21 +80,30 @@ impl EncapKind {
         }
     }
 
+    /// The decoded ERSPAN header, for ERSPAN II and III.
+    pub fn erspan(&self) -> Option<ErspanHeader> {
+        match self {
+            EncapKind::Erspan2(bytes) => ErspanHeader::parse_type2(bytes).ok().map(|(h, _)| h),
+            EncapKind::Erspan3(bytes) => ErspanHeader::parse_type3(bytes).ok().map(|(h, _)| h),
+            _ => None,
+        }
+    }
+
     /// Did the mirroring switch truncate the inner frame (ERSPAN T bit)?
     pub fn truncated_by_mirror(&self) -> bool {
-        matches!(self, EncapKind::Erspan2(h) | EncapKind::Erspan3(h) if h.truncated)
+        self.erspan().is_some_and(|h| h.truncated)
     }
 }
 
 /// The encapsulations of a frame, outermost first (fixed capacity, no allocation).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct EncapStack {
-    layers: [Option<Encap>; MAX_ENCAP_DEPTH],
+pub struct EncapStack<'a> {
+    layers: [Option<Encap<'a>>; MAX_ENCAP_DEPTH],
     len: usize,
 }
 
-impl EncapStack {
-    pub fn push(&mut self, encap: Encap) -> bool {
+impl<'a> EncapStack<'a> {
+    pub fn push(&mut self, encap: Encap<'a>) -> bool {
         match self.layers.get_mut(self.len) {
             Some(slot) => {
                 *slot = Some(encap);
@@ -81,7 +114,7 @@ impl EncapStack {
         }
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Encap> {
+    pub fn iter(&self) -> impl Iterator<Item = &Encap<'a>> {
         self.layers.iter().flatten()
     }
 
@@ -304,7 +337,7 @@ pub struct Packet<'a> {
     pub ts_ns: i64,
     pub link: Link<'a>,
     /// Encapsulations removed to reach the inner frame, outermost first.
-    pub encaps: EncapStack,
+    pub encaps: EncapStack<'a>,
     /// The innermost Ethernet header (the one of the RoCE packet itself).
     pub eth: Option<EthernetFrame<'a>>,
     pub net: Option<Network<'a>>,

@@ -72,17 +72,19 @@ pub fn write_tree(out: &mut impl Write, number: u64, p: &Packet<'_>) -> fmt::Res
     Ok(())
 }
 
-fn write_encap(out: &mut impl Write, encap: &Encap) -> fmt::Result {
+fn write_encap(out: &mut impl Write, encap: &Encap<'_>) -> fmt::Result {
+    let unknown = || "?".to_string();
     writeln!(
         out,
         "Mirror encapsulation {}, outer Src: {}, Dst: {}",
         encap.kind.name(),
-        encap.outer_src,
-        encap.outer_dst
+        encap.outer_src().map_or_else(unknown, |a| a.to_string()),
+        encap.outer_dst().map_or_else(unknown, |a| a.to_string())
     )?;
     match &encap.kind {
         EncapKind::Erspan1 => writeln!(out, "{IND}ERSPAN type I (no header)"),
-        EncapKind::Erspan2(h) | EncapKind::Erspan3(h) => {
+        EncapKind::Erspan2(_) | EncapKind::Erspan3(_) => {
+            let Some(h) = encap.kind.erspan() else { return Ok(()) };
             writeln!(out, "{IND}Session ID: {}", h.session_id)?;
             writeln!(out, "{IND}Original VLAN: {}", h.vlan)?;
             writeln!(out, "{IND}COS: {}", h.cos)?;
