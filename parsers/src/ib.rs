@@ -25,8 +25,6 @@ pub struct IbPacket<'a> {
     pub payload_len: usize,
     /// The captured part of the payload (shorter than `payload_len` when cut by the snap length).
     pub payload: &'a [u8],
-    /// The ICRC as on the wire, when captured.
-    pub icrc: Option<[u8; 4]>,
     /// The captured bytes of the packet, BTH onwards (at most the declared length).
     pub bytes: &'a [u8],
     /// The bytes the ICRC covers after the IP/UDP or GRH headers (BTH through pad), when the
@@ -57,11 +55,11 @@ impl<'a> IbPacket<'a> {
         let payload_start = headers_len.min(captured.len());
         let payload_end = (headers_len + payload_len).min(captured.len());
         let payload = captured.get(payload_start..payload_end).unwrap_or_default();
-        let icrc_at = declared_len - ICRC_LEN;
-        let icrc = captured.get(icrc_at..declared_len).and_then(|b| <[u8; 4]>::try_from(b).ok());
-        let icrc_covered = icrc.and_then(|_| captured.get(..icrc_at));
         let bytes = captured.get(..declared_len).unwrap_or(captured);
-        Ok(IbPacket { bth, info, ext_bytes, payload_len, payload, icrc, bytes, icrc_covered })
+        // The ICRC bytes themselves are read only when asked for ([`IbPacket::icrc`]): a caller
+        // that leaves the ICRC to another thread never touches the end of the packet.
+        let icrc_covered = (bytes.len() == declared_len).then(|| bytes.get(..declared_len - ICRC_LEN)).flatten();
+        Ok(IbPacket { bth, info, ext_bytes, payload_len, payload, bytes, icrc_covered })
     }
 
     /// The extended headers the opcode calls for; `None` when the capture ends inside them.
@@ -84,9 +82,15 @@ impl<'a> IbPacket<'a> {
         crate::ext::single::deth(self.info.ext, self.ext_bytes)
     }
 
+    /// The ICRC as on the wire, when captured.
+    pub fn icrc(&self) -> Option<[u8; 4]> {
+        self.icrc_covered?;
+        self.bytes.last_chunk::<ICRC_LEN>().copied()
+    }
+
     /// Has the capture kept every byte of the packet?
     pub fn fully_captured(&self) -> bool {
-        self.icrc.is_some()
+        self.icrc_covered.is_some()
     }
 }
 
@@ -109,7 +113,7 @@ mod tests {
         let p = IbPacket::parse(&b, b.len()).unwrap();
         assert_eq!(p.payload_len, 5);
         assert_eq!(p.payload, b"hello");
-        assert_eq!(p.icrc, Some([0xaa, 0xbb, 0xcc, 0xdd]));
+        assert_eq!(p.icrc(), Some([0xaa, 0xbb, 0xcc, 0xdd]));
         assert_eq!(p.icrc_covered.map(<[u8]>::len), Some(20));
         assert_eq!(p.bytes.len(), 24);
         assert_eq!(p.info.name, "RC_SEND_ONLY");
@@ -122,7 +126,7 @@ mod tests {
         let declared = b.len();
         b.extend_from_slice(&[1, 2, 3, 4]); // an Ethernet FCS
         let p = IbPacket::parse(&b, declared).unwrap();
-        assert_eq!(p.icrc, Some([0xaa, 0xbb, 0xcc, 0xdd]));
+        assert_eq!(p.icrc(), Some([0xaa, 0xbb, 0xcc, 0xdd]));
         assert_eq!(p.bytes.len(), declared);
         assert_eq!(p.payload_len, 5);
     }
@@ -133,7 +137,7 @@ mod tests {
         let p = IbPacket::parse(&b[..14], b.len()).unwrap();
         assert_eq!(p.payload_len, 5);
         assert_eq!(p.payload, b"he");
-        assert_eq!((p.icrc, p.icrc_covered), (None, None));
+        assert_eq!((p.icrc(), p.icrc_covered), (None, None));
         assert!(!p.fully_captured());
     }
 

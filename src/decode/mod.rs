@@ -313,14 +313,14 @@ impl Decoder {
         };
         let truncated_by_mirror = p.encaps.iter().any(|e| e.kind.truncated_by_mirror());
         let covered = ib.icrc_covered.filter(|_| !truncated_by_mirror);
-        let deferred_icrc = covered.filter(|_| self.defer_icrc).and_then(|covered| deferred(p, covered, ib.icrc?));
+        let deferred_icrc = covered.filter(|_| self.defer_icrc).and_then(|covered| deferred(p, covered));
         let icrc_computed = covered.filter(|_| deferred_icrc.is_none()).and_then(|covered| match (p.net, p.udp) {
             (Some(Network::Ipv4(ip)), Some(udp)) => Some(icrc::rocev2_ipv4(ip.as_bytes(), udp.as_bytes(), covered)),
             (Some(Network::Ipv6(ip)), Some(udp)) => Some(icrc::rocev2_ipv6(ip.as_bytes(), udp.as_bytes(), covered)),
             (Some(Network::Grh(grh)), _) => Some(icrc::rocev1(grh.as_bytes(), covered)),
             _ => None,
         });
-        let icrc = match (icrc_computed, ib.icrc, deferred_icrc) {
+        let icrc = match (icrc_computed, icrc_computed.and(ib.icrc()), deferred_icrc) {
             (_, _, Some(_)) => IcrcStatus::Ok, // a placeholder until the deferred ICRC is computed
             (Some(computed), Some(wire), None) if icrc::to_wire(computed) == wire => IcrcStatus::Ok,
             (Some(_), Some(_), None) => IcrcStatus::Bad,
@@ -348,7 +348,7 @@ fn trailer<'a>(l2_frame: &'a [u8], after_header: &'a [u8], declared_after_header
 }
 
 /// Where a packet's ICRC inputs lie in its frame, for computing it later.
-fn deferred(p: &Packet<'_>, covered: &[u8], wire: [u8; 4]) -> Option<DeferredIcrc> {
+fn deferred(p: &Packet<'_>, covered: &[u8]) -> Option<DeferredIcrc> {
     let at = |bytes: &[u8]| u32::try_from((bytes.as_ptr() as usize).checked_sub(p.data.as_ptr() as usize)?).ok();
     let (family, network, udp_at) = match (p.net?, p.udp) {
         (Network::Ipv4(ip), Some(udp)) => (IcrcFamily::Ipv4, ip.as_bytes(), at(udp.as_bytes())?),
@@ -363,6 +363,5 @@ fn deferred(p: &Packet<'_>, covered: &[u8], wire: [u8; 4]) -> Option<DeferredIcr
         udp_at,
         covered_at: at(covered)?,
         covered_len: covered.len() as u32,
-        wire,
     })
 }

@@ -233,7 +233,8 @@ pub enum IcrcFamily {
 }
 
 /// An ICRC left to compute later from the frame's bytes: where the network header, the UDP
-/// header and the covered transport bytes lie in the frame, and the value on the wire.
+/// header and the covered transport bytes lie in the frame (the ICRC on the wire follows the
+/// covered bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeferredIcrc {
     pub family: IcrcFamily,
@@ -242,7 +243,6 @@ pub struct DeferredIcrc {
     pub udp_at: u32,
     pub covered_at: u32,
     pub covered_len: u32,
-    pub wire: [u8; 4],
 }
 
 impl DeferredIcrc {
@@ -252,6 +252,7 @@ impl DeferredIcrc {
         let range = |at: u32, len: u32| frame.get(at as usize..at as usize + len as usize);
         let network = range(self.network_at, self.network_len)?;
         let covered = range(self.covered_at, self.covered_len)?;
+        let wire: [u8; 4] = range(self.covered_at + self.covered_len, 4)?.try_into().ok()?;
         let computed = match self.family {
             IcrcFamily::Ipv4 => {
                 let udp: &[u8; 8] = range(self.udp_at, 8)?.try_into().ok()?;
@@ -263,8 +264,7 @@ impl DeferredIcrc {
             }
             IcrcFamily::Rocev1 => rocescope_parsers::icrc::rocev1(network.try_into().ok()?, covered),
         };
-        let status =
-            if rocescope_parsers::icrc::to_wire(computed) == self.wire { IcrcStatus::Ok } else { IcrcStatus::Bad };
+        let status = if rocescope_parsers::icrc::to_wire(computed) == wire { IcrcStatus::Ok } else { IcrcStatus::Bad };
         Some((status, computed))
     }
 }

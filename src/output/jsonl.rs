@@ -300,7 +300,7 @@ impl FrameJson<'_, '_> {
         o.serialize_field("atomic_ack", &ext.atomic_ack_eth.map(|a| AtomicAckJson { orig: a.orig }))?;
         o.serialize_field("payload_len", &roce.map(|r| r.ib.payload_len))?;
         o.serialize_field("icrc", &roce.map(|r| r.icrc.name()))?;
-        o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc).map(Hex4))?;
+        o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc()).map(Hex4))?;
         o.serialize_field("icrc_computed", &roce.and_then(|r| r.icrc_computed).map(|c| Hex4(c.to_le_bytes())))?;
         o.serialize_field("cm", &roce.and_then(|r| r.cm).map(|cm| cm_json(cm.header.attribute_id(), &cm.message)))?;
         let (pfc, pause) = match &p.body {

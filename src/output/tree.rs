@@ -279,7 +279,7 @@ fn write_roce(out: &mut impl Write, roce: &Roce<'_>) -> fmt::Result {
     }
     writeln!(out, "Payload: {} bytes ({} captured)", roce.ib.payload_len, roce.ib.payload.len())?;
     write!(out, "Invariant CRC: ")?;
-    match roce.ib.icrc {
+    match roce.ib.icrc() {
         Some(wire) => write!(out, "{:02x}{:02x}{:02x}{:02x} on the wire", wire[0], wire[1], wire[2], wire[3])?,
         None => write!(out, "not captured")?,
     }
