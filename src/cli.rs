@@ -156,8 +156,9 @@ pub struct PacketsArgs {
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
 
-    /// Threads to use: 1 reads and analyses on one thread; more read (and decompress) each
-    /// input ahead on threads of their own. The output is the same for any number
+    /// Threads to use: 1 does everything on one thread; more read (and decompress)
+    /// compressed and piped inputs ahead on a thread of their own. The output is the same
+    /// for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
 }
@@ -229,8 +230,9 @@ pub struct AnalyzeArgs {
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
 
-    /// Threads to use: 1 reads and analyses on one thread; more read (and decompress) each
-    /// input ahead on threads of their own. The output is the same for any number
+    /// Threads to use: 1 does everything on one thread; 2 decodes frames on one thread and
+    /// analyses them (verifying ICRCs of memory-mapped files) on another; 3 or more also
+    /// read compressed and piped inputs ahead. The output is the same for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
 }
