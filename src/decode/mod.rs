@@ -320,7 +320,7 @@ impl Decoder {
             (Some(Network::Grh(grh)), _) => Some(icrc::rocev1(grh.as_bytes(), covered)),
             _ => None,
         });
-        let icrc = match (icrc_computed, icrc_computed.and(ib.icrc()), deferred_icrc) {
+        let icrc = match (icrc_computed, icrc_computed.and_then(|_| ib.icrc()), deferred_icrc) {
             (_, _, Some(_)) => IcrcStatus::Ok, // a placeholder until the deferred ICRC is computed
             (Some(computed), Some(wire), None) if icrc::to_wire(computed) == wire => IcrcStatus::Ok,
             (Some(_), Some(_), None) => IcrcStatus::Bad,
