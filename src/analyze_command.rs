@@ -216,7 +216,11 @@ fn analyse_on_a_second_thread(
         let worker = scope.spawn(move || {
             let mut released = vec![0usize; mappings.len()];
             for mut batch in received {
-                for work in &mut batch {
+                for i in 0..batch.len() {
+                    if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
+                        prefetch_frame(mappings, ahead);
+                    }
+                    let work = &mut batch[i];
                     settle_deferred_icrc(mappings, work);
                     analysis.consume(&work.summary)?;
                 }
@@ -250,6 +254,21 @@ fn analyse_on_a_second_thread(
     });
     damage.append(&mut inputs.take_damage());
     (result, damage)
+}
+
+/// How many frames ahead of its ICRC the analysis thread prefetches a frame's bytes.
+const PREFETCH_AHEAD: usize = 4;
+
+/// Starts loading the bytes of a frame whose ICRC is deferred into the cache.
+fn prefetch_frame(mappings: &[Option<Arc<Mmap>>], work: &Work) {
+    let deferred = work.summary.roce().is_some_and(|r| r.deferred_icrc.is_some());
+    let frame = mappings
+        .get(work.file)
+        .and_then(Option::as_ref)
+        .and_then(|map| map.get(work.at..work.at + work.summary.caplen as usize));
+    if let (true, Some(bytes)) = (deferred, frame) {
+        mapped::prefetch(bytes);
+    }
 }
 
 /// Computes a deferred ICRC from the frame's bytes in its file's mapping.

@@ -81,6 +81,20 @@ impl MappedFile {
     }
 }
 
+/// Asks the CPU to start loading `bytes` into its caches ahead of their use. A thread that
+/// hashes frame after frame of a mapping overlaps the memory latency of the next frames with
+/// the work on this one; the hardware prefetcher alone stops at every page boundary. A hint
+/// only: it never faults and changes no result.
+#[inline]
+pub fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in bytes.chunks(64) {
+        // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 CPU; a prefetch only
+        // hints the cache and never dereferences the pointer (it is in `bytes` anyway).
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr().cast()) };
+    }
+}
+
 fn page_size() -> usize {
     4096
 }
