@@ -2,7 +2,7 @@
 """Times rocescope against `cat` and tshark on the repository's benchmark captures.
 
 Needs GNU time (/usr/bin/time, Debian package `time`). Builds the release binary, generates the captures with `rocescope generate --benchmark` (once,
-into target/bench/), warms the page cache, then runs each command several times and prints the
+into target/bench/), warms the page cache, then runs each command several times (`cat` and `analyze` in turn) and prints the
 median wall time, throughput, frames per second, peak RSS and the ratios the performance
 targets are stated in. Usage:
 
@@ -48,6 +48,18 @@ def measure(argv, runs):
     return statistics.median(times), min(times), rss
 
 
+def measure_interleaved(argvs, runs):
+    """Runs the commands in turn, `runs` rounds: a drift of the machine's speed then weighs on
+    each of them alike, so their ratios hold even when the absolute times move."""
+    times, rss = [[] for _ in argvs], [0.0 for _ in argvs]
+    for _ in range(runs):
+        for i, argv in enumerate(argvs):
+            t, r = run_once(argv)
+            times[i].append(t)
+            rss[i] = max(rss[i], r)
+    return [(statistics.median(t), min(t), r) for t, r in zip(times, rss)]
+
+
 def capture(name, kind, size):
     path = os.path.join(BENCH_DIR, name)
     if not os.path.exists(path):
@@ -81,15 +93,23 @@ def main():
 
     rows = []
 
-    def row(label, path, argv, runs=args.runs):
-        median, best, rss = measure(argv, runs)
+    def add_row(label, path, measured):
+        median, best, rss = measured
         size = os.path.getsize(path)
         rows.append((label, path, median, best, size / median / 1e9, frames[path] / median, rss))
         return median, rss
 
-    cat, _ = row("cat FILE > /dev/null", mixed, ["cat", mixed])
-    analyze, rss = row("rocescope analyze --json", mixed, [BIN, "analyze", "--json", mixed])
-    analyze1, _ = row("rocescope analyze --json --threads 1", mixed, [BIN, "analyze", "--json", "--threads", "1", mixed])
+    def row(label, path, argv, runs=args.runs):
+        return add_row(label, path, measure(argv, runs))
+
+    # cat and analyze alternate, so that their ratio is measured under the same conditions
+    paired = measure_interleaved(
+        [["cat", mixed], [BIN, "analyze", "--json", mixed], [BIN, "analyze", "--json", "--threads", "1", mixed]],
+        args.runs,
+    )
+    cat, _ = add_row("cat FILE > /dev/null", mixed, paired[0])
+    analyze, rss = add_row("rocescope analyze --json", mixed, paired[1])
+    analyze1, _ = add_row("rocescope analyze --json --threads 1", mixed, paired[2])
     jsonl, _ = row("rocescope packets --format jsonl", mixed, [BIN, "packets", "--format", "jsonl", mixed], runs=3)
     _, rss2 = row("rocescope analyze --json (2x capture)", double, [BIN, "analyze", "--json", double], runs=3)
     small_time, _ = row("rocescope analyze --json (64-byte frames)", small, [BIN, "analyze", "--json", small])
