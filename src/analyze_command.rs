@@ -51,6 +51,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         pfc_storm_ns: i64::try_from(args.pfc_storm_ms.saturating_mul(1_000_000)).unwrap_or(i64::MAX),
         mirror_window_ns: i64::try_from(args.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
         policy,
+        max_flows: args.max_flows,
     };
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);

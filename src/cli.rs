@@ -194,6 +194,11 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "US", default_value_t = 1000)]
     pub mirror_window_us: u64,
 
+    /// Track at most this many flows; packets of further flows are counted in the capture-wide
+    /// totals only, and the report says how many there were (finding LIMITS_REACHED)
+    #[arg(long, value_name = "N", default_value_t = crate::analyze::DEFAULT_MAX_FLOWS)]
+    pub max_flows: usize,
+
     /// Marking policy from a TOML file (see below); the flags override it
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
@@ -259,7 +264,8 @@ pub struct GenerateArgs {
     pub dir: PathBuf,
 
     /// Write one benchmark capture instead: 64 RC connections of 1 KiB WRITEs with CE marks,
-    /// CNPs, go-back-N losses and PFC frames (mixed), or ACK and CNP frames only (small)
+    /// CNPs, go-back-N losses and PFC frames (mixed), ACK and CNP frames only (small), or
+    /// small frames to a random destination QP each (random-qpn)
     #[arg(long, value_enum, value_name = "KIND")]
     pub benchmark: Option<crate::generate::bench::BenchKind>,
 

@@ -418,3 +418,44 @@ fn mirror_copies_count_once_per_flow() {
     let r = c.analyze(&["--mirror-window-us", "1"]);
     assert_eq!(r["totals"]["mirror_duplicates"], json!(0));
 }
+
+#[test]
+fn flows_beyond_max_flows_are_counted_in_the_totals_only() {
+    let mut c = Capture::new();
+    // three flows A→B, B→A, C→A, then more packets of the first and the third
+    let cside = Side { n: 3, qpn: 0x300 };
+    c.add(T0, &write_only(A, B, 1, false));
+    c.add(T0 + US, &ack(B, A, 1, 0));
+    c.add(T0 + 2 * US, &write_only(cside, A, 7, false));
+    c.add(T0 + 3 * US, &write_only(A, B, 2, false));
+    c.add(T0 + 4 * US, &write_only(cside, A, 8, false));
+    let r = c.analyze(&["--max-flows", "2"]);
+    assert_eq!(r["config"]["max_flows"], json!(2));
+    assert_eq!(r["flows"].as_array().map(Vec::len), Some(2));
+    assert_eq!(flow(&r, 1, 0x200)["packets"], json!(2), "a tracked flow keeps every packet");
+    assert_eq!(r["limits"]["untracked_packets"], json!(2));
+    assert_eq!(r["limits"]["first_untracked_frame"], json!(3));
+    assert_eq!(r["totals"]["roce_packets"], json!(5), "the totals count untracked packets");
+    let finding = r["findings"].as_array().and_then(|f| f.iter().find(|f| f["code"] == json!("LIMITS_REACHED")));
+    let finding = finding.expect("LIMITS_REACHED finding");
+    assert_eq!((&finding["evidence"]["count"], &finding["evidence"]["frames"]), (&json!(2), &json!([3])));
+    // without the limit: no finding, three flows
+    let r = c.analyze(&[]);
+    assert_eq!((r["flows"].as_array().map(Vec::len), &r["limits"]["untracked_packets"]), (Some(3), &json!(0)));
+    assert!(r["findings"].as_array().is_some_and(|f| f.iter().all(|f| f["code"] != json!("LIMITS_REACHED"))));
+}
+
+#[test]
+fn a_flow_lists_its_first_64_udp_source_ports_and_counts_the_rest() {
+    let mut c = Capture::new();
+    for i in 0..70u16 {
+        let mut f = write_only(A, B, u32::from(i), false);
+        f.udp_sport = 0xC000 + i;
+        c.add(T0 + i64::from(i) * US, &f);
+    }
+    let r = c.analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(f["udp_sports"].as_array().map(Vec::len), Some(64));
+    assert_eq!(f["udp_sports"][63], json!(0xC000 + 63));
+    assert_eq!(f["udp_sports_other_packets"], json!(6));
+}

@@ -42,9 +42,14 @@ pub enum CmEvent {
     Other,
 }
 
+/// CM connections remembered at most; later ConnectRequests are counted in `not_kept` only.
+pub const MAX_CONNECTIONS: usize = 100_000;
+
 #[derive(Debug, Default)]
 pub struct CmTracker {
     pub connections: Vec<Connection>,
+    /// ConnectRequests beyond [`MAX_CONNECTIONS`].
+    pub not_kept: u64,
     /// Connections by (active IP, active communication ID).
     by_active: FxHashMap<(IpAddr, u32), usize>,
 }
@@ -62,6 +67,10 @@ impl CmTracker {
                 local_ack_timeout,
             } => {
                 let index = self.connections.len();
+                if index >= MAX_CONNECTIONS {
+                    self.not_kept += 1;
+                    return CmEvent::Other;
+                }
                 self.connections.push(Connection {
                     active_ip: src,
                     passive_ip: dst,
@@ -128,5 +137,29 @@ impl CmTracker {
 
     fn passive_index(&self, passive_ip: IpAddr, passive_comm_id: u32) -> Option<usize> {
         self.connections.iter().rposition(|c| c.passive_ip == passive_ip && c.passive_comm_id == Some(passive_comm_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_beyond_the_limit_are_counted_only() {
+        let mut t = CmTracker::default();
+        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
+        for i in 0..(MAX_CONNECTIONS as u32 + 2) {
+            let req = CmFacts::Req {
+                local_comm_id: i,
+                local_qpn: i & 0xFF_FFFF,
+                starting_psn: 0,
+                path_mtu: None,
+                retry_count: 7,
+                rnr_retry_count: 7,
+                local_ack_timeout: 14,
+            };
+            t.observe(u64::from(i), a, b, &req);
+        }
+        assert_eq!((t.connections.len(), t.not_kept), (MAX_CONNECTIONS, 2));
     }
 }

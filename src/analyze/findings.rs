@@ -446,6 +446,28 @@ fn capture_quality(r: &mut Rules<'_>) {
             "Inspect the first malformed frames with `rocescope packets -V --only errors`.",
         );
     }
+    let limits = &report.limits;
+    if limits.untracked_packets + limits.connections_not_kept + limits.pause_frames_not_kept > 0 {
+        r.add(
+            Severity::Warning,
+            "LIMITS_REACHED",
+            format!(
+                "{} RoCE packets belong to flows beyond the first {} and are in the capture-wide totals only; \
+                 {} CM connections and {} pause frames beyond the tracking limits were counted only",
+                limits.untracked_packets,
+                report.config.max_flows,
+                limits.connections_not_kept,
+                limits.pause_frames_not_kept
+            ),
+            Evidence {
+                count: limits.untracked_packets,
+                flows: Vec::new(),
+                frames: limits.first_untracked_frame.into_iter().collect(),
+            },
+            "The capture holds more flows (QPs), CM connections or pause sources than the analysis keeps in memory: a very large fabric, random or corrupted QP numbers, or crafted traffic.",
+            "Re-run with a larger --max-flows (each flow takes about 1 KiB), or filter the capture to the hosts of interest.",
+        );
+    }
     if report.capture.non_monotonic_timestamps > 0 {
         r.add(
             Severity::Info,

@@ -37,16 +37,24 @@ impl PairMethod {
     }
 }
 
-/// Small counted set of values (DSCP, PCP, UDP ports, opcodes); flows see only a few.
+/// Small counted set of values (DSCP, PCP, UDP ports, opcodes); flows see only a few. At most
+/// [`TALLY_KEPT`] distinct values are counted; occurrences of further values count in
+/// `others` (only UDP source ports can have more: DSCP has 64 values, a QP's transport fewer
+/// than 64 opcodes).
 #[derive(Debug, Clone, Default)]
 pub struct Tally<T: Copy + PartialEq> {
     pub entries: Vec<(T, u64)>,
+    pub others: u64,
 }
+
+pub const TALLY_KEPT: usize = 64;
 
 impl<T: Copy + PartialEq> Tally<T> {
     pub fn add(&mut self, value: T) {
+        let full = self.entries.len() >= TALLY_KEPT;
         match self.entries.iter_mut().find(|(v, _)| *v == value) {
             Some((_, n)) => *n += 1,
+            None if full => self.others += 1,
             None => self.entries.push((value, 1)),
         }
     }
@@ -86,7 +94,7 @@ pub struct FirstFrames {
 /// How many recent holes a flow remembers for classifying retransmissions.
 pub const HOLES_KEPT: usize = 8;
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
-pub const OUTSTANDING_KEPT: usize = 4096;
+pub const OUTSTANDING_KEPT: usize = 1024;
 
 #[derive(Debug, Clone)]
 pub struct Flow {
@@ -233,30 +241,45 @@ impl From<&FlowKey> for PackedKey {
     }
 }
 
-/// Every flow, in order of first appearance, with lookups by key and by host pair.
-#[derive(Debug, Default)]
+/// Every flow, in order of first appearance, with lookups by key and by host pair. At most
+/// `limit` flows are tracked: a packet of a new flow beyond it gets no flow (see
+/// [`FlowTable::get_or_insert`]), so memory stays bounded whatever the capture holds.
+#[derive(Debug)]
 pub struct FlowTable {
     pub flows: Vec<Flow>,
+    limit: usize,
     by_key: FxHashMap<PackedKey, FlowId>,
     by_hosts: FxHashMap<(IpAddr, IpAddr), Vec<FlowId>>,
     last: Option<(FlowKey, FlowId)>,
 }
 
 impl FlowTable {
+    pub fn with_limit(limit: usize) -> Self {
+        FlowTable { flows: Vec::new(), limit, by_key: FxHashMap::default(), by_hosts: FxHashMap::default(), last: None }
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     pub fn get(&self, key: &FlowKey) -> Option<FlowId> {
         self.by_key.get(&PackedKey::from(key)).copied()
     }
 
-    /// The flow of `key`, created by `make` when new.
-    pub fn get_or_insert(&mut self, key: FlowKey, make: impl FnOnce() -> Flow) -> FlowId {
+    /// The flow of `key`, created by `make` when new; `None` for a new flow when the table
+    /// already holds `limit` flows. Flows are never evicted: each tracked flow's counters stay
+    /// complete from its first packet (an evicted flow that came back would start again and
+    /// show a false PSN gap).
+    pub fn get_or_insert(&mut self, key: FlowKey, make: impl FnOnce() -> Flow) -> Option<FlowId> {
         if let Some((k, id)) = self.last
             && k == key
         {
-            return id;
+            return Some(id);
         }
         let packed = PackedKey::from(&key);
         let id = match self.by_key.get(&packed) {
             Some(&id) => id,
+            None if self.flows.len() >= self.limit => return None,
             None => {
                 let id = self.flows.len() as FlowId;
                 self.flows.push(make());
@@ -266,7 +289,7 @@ impl FlowTable {
             }
         };
         self.last = Some((key, id));
-        id
+        Some(id)
     }
 
     /// Stops routing `key` to its current flow (the QPN was reused by a new connection); the
@@ -307,5 +330,37 @@ impl FlowTable {
             fb.peer = Some((a, method));
             fb.src_qp = Some(qa);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(qp: u32) -> FlowKey {
+        FlowKey { src: IpAddr::from([10, 0, 0, 1]), dst: IpAddr::from([10, 0, 0, 2]), dst_qp: qp }
+    }
+
+    #[test]
+    fn the_table_refuses_new_flows_beyond_its_limit_and_keeps_the_old_ones() {
+        let mut t = FlowTable::with_limit(2);
+        let make = |qp| move || Flow::new(key(qp), 2, "RC", 1, 0);
+        assert_eq!(t.get_or_insert(key(1), make(1)), Some(0));
+        assert_eq!(t.get_or_insert(key(2), make(2)), Some(1));
+        assert_eq!(t.get_or_insert(key(3), make(3)), None);
+        assert_eq!(t.get_or_insert(key(1), make(1)), Some(0));
+        assert_eq!(t.get_or_insert(key(2), make(2)), Some(1));
+        assert_eq!((t.flows.len(), t.between(key(1).src, key(1).dst).len()), (2, 2));
+    }
+
+    #[test]
+    fn a_tally_counts_values_beyond_its_limit_as_others() {
+        let mut t = Tally::default();
+        for v in 0..(TALLY_KEPT as u16 + 3) {
+            t.add(v);
+        }
+        t.add(0);
+        t.add(TALLY_KEPT as u16 + 1);
+        assert_eq!((t.entries.len(), t.entries.first(), t.others), (TALLY_KEPT, Some(&(0, 2)), 4));
     }
 }

@@ -45,11 +45,26 @@ pub struct Config {
     pub pfc_storm_ns: i64,
     pub mirror_window_ns: i64,
     pub policy: Policy,
+    /// Flows tracked at most (see [`FlowTable`]).
+    pub max_flows: usize,
 }
+
+/// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
+/// response would cost too much, and so many open ranges rarely single one flow out).
+pub const MAX_PAIRING_CANDIDATES: usize = 1024;
+
+/// The default of [`Config::max_flows`].
+pub const DEFAULT_MAX_FLOWS: usize = 100_000;
 
 impl Default for Config {
     fn default() -> Self {
-        Config { link_gbps: 100, pfc_storm_ns: 100_000_000, mirror_window_ns: 1_000_000, policy: Policy::default() }
+        Config {
+            link_gbps: 100,
+            pfc_storm_ns: 100_000_000,
+            mirror_window_ns: 1_000_000,
+            policy: Policy::default(),
+            max_flows: DEFAULT_MAX_FLOWS,
+        }
     }
 }
 
@@ -116,6 +131,9 @@ pub struct Analyzer {
     pub cm: CmTracker,
     pub episodes: Vec<Episode>,
     pub episodes_dropped: u64,
+    /// RoCE packets of flows beyond [`Config::max_flows`], and the first of them.
+    pub untracked_packets: u64,
+    pub first_untracked_frame: Option<u64>,
     /// Policy breaches over every RoCEv2 packet, mirror duplicates included.
     pub policy: PolicyCounts,
     duplicates: DuplicateWindow,
@@ -142,11 +160,13 @@ impl Analyzer {
             config,
             totals: Totals { opcodes: vec![0; 256], dscp: vec![0; 64], cnp_dscp: vec![0; 64], ..Totals::default() },
             capture: CaptureFacts::default(),
-            flows: FlowTable::default(),
+            flows: FlowTable::with_limit(config.max_flows),
             pauses: PauseTracker::new(config.link_gbps, config.pfc_storm_ns),
             cm: CmTracker::default(),
             episodes: Vec::new(),
             episodes_dropped: 0,
+            untracked_packets: 0,
+            first_untracked_frame: None,
             policy: PolicyCounts::default(),
             duplicates: DuplicateWindow::new(config.mirror_window_ns),
             cm_links: FxHashMap::default(),
@@ -261,7 +281,11 @@ impl Analyzer {
             self.link_cm_connection(index);
         }
         let transport = opcode::Transport::of(roce.opcode).name();
-        let fid = self.flows.get_or_insert(key, || Flow::new(key, roce.version, transport, frame, ts_ns));
+        let Some(fid) = self.flows.get_or_insert(key, || Flow::new(key, roce.version, transport, frame, ts_ns)) else {
+            self.untracked_packets += 1;
+            self.first_untracked_frame.get_or_insert(frame);
+            return Verdict::default();
+        };
         if self.flows.flow(fid).is_some_and(|f| f.packets == 0) {
             self.on_new_flow(fid, key);
         }
@@ -409,8 +433,12 @@ impl Analyzer {
         if f.peer.is_some() {
             return;
         }
+        let candidates = self.flows.between(f.key.dst, f.key.src);
+        if candidates.len() > MAX_PAIRING_CANDIDATES {
+            return;
+        }
         let mut found = None;
-        for &candidate in self.flows.between(f.key.dst, f.key.src) {
+        for &candidate in candidates {
             let Some(c) = self.flows.flow(candidate) else { continue };
             if candidate != fid && c.peer.is_none() && c.psn_in_range(psn) {
                 if found.is_some() {

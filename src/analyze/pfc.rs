@@ -70,7 +70,11 @@ impl PauseStats {
     }
 }
 
-/// Pause state of every source seen.
+/// Pause sources (a MAC address and, for PFC, a priority) tracked at most; frames from further
+/// sources are counted in `not_kept` only.
+pub const MAX_SOURCES: usize = 4096;
+
+/// Pause state of every source seen, up to [`MAX_SOURCES`].
 #[derive(Debug)]
 pub struct PauseTracker {
     /// Link speed in Gb/s: one quantum lasts 512 / speed nanoseconds.
@@ -79,11 +83,19 @@ pub struct PauseTracker {
     pub pfc: FxHashMap<(MacAddr, u8), PauseStats>,
     /// 802.3x PAUSE, per source MAC.
     pub pause: FxHashMap<MacAddr, PauseStats>,
+    /// PFC and PAUSE frames (counted once each) from sources beyond [`MAX_SOURCES`].
+    pub not_kept: u64,
 }
 
 impl PauseTracker {
     pub fn new(link_gbps: u64, storm_ns: i64) -> Self {
-        PauseTracker { link_gbps: link_gbps.max(1), storm_ns, pfc: FxHashMap::default(), pause: FxHashMap::default() }
+        PauseTracker {
+            link_gbps: link_gbps.max(1),
+            storm_ns,
+            pfc: FxHashMap::default(),
+            pause: FxHashMap::default(),
+            not_kept: 0,
+        }
     }
 
     /// Pause length of `quanta` at the link speed, in whole nanoseconds.
@@ -99,20 +111,40 @@ impl PauseTracker {
         if pause_ns > 0 { stats.xoff(frame, ts_ns, pause_ns, storm_ns) } else { stats.xon(ts_ns, storm_ns) }
     }
 
+    fn full(&self) -> bool {
+        self.pfc.len() + self.pause.len() >= MAX_SOURCES
+    }
+
     pub fn observe_pfc(&mut self, frame: u64, ts_ns: i64, src: MacAddr, pfc: &rocescope_parsers::mac_control::Pfc) {
+        let mut refused = false;
         for priority in 0..8u8 {
             if let Some(quanta) = pfc.pause_quanta(priority) {
                 let pause_ns = self.quanta_ns(quanta);
-                let stats = self.pfc.entry((src, priority)).or_default();
-                Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
+                let full = self.full();
+                match self.pfc.get_mut(&(src, priority)) {
+                    Some(stats) => Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns),
+                    None if full => refused = true,
+                    None => Self::update(
+                        self.pfc.entry((src, priority)).or_default(),
+                        frame,
+                        ts_ns,
+                        pause_ns,
+                        self.storm_ns,
+                    ),
+                }
             }
         }
+        self.not_kept += u64::from(refused);
     }
 
     pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
         let pause_ns = self.quanta_ns(quanta);
-        let stats = self.pause.entry(src).or_default();
-        Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
+        let full = self.full();
+        match self.pause.get_mut(&src) {
+            Some(stats) => Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns),
+            None if full => self.not_kept += 1,
+            None => Self::update(self.pause.entry(src).or_default(), frame, ts_ns, pause_ns, self.storm_ns),
+        }
     }
 
     /// Closes every open period at its expiry.
@@ -134,6 +166,21 @@ mod tests {
         let mut q = [0u16; 8];
         q[usize::from(priority)] = quanta;
         Pfc { class_enable: 1 << priority, quanta: q }
+    }
+
+    #[test]
+    fn sources_beyond_the_limit_are_counted_only() {
+        let mut t = PauseTracker::new(100, 100 * MS);
+        for i in 0..(MAX_SOURCES as u32 + 5) {
+            let [_, a, b, c] = i.to_be_bytes();
+            t.observe_pause(u64::from(i), 0, MacAddr([2, 0, 0, a, b, c]), 0xFFFF);
+        }
+        assert_eq!((t.pause.len(), t.not_kept), (MAX_SOURCES, 5));
+        // a known source is still tracked; PFC from a new source is refused once per frame
+        t.observe_pause(1, MS, MacAddr([2, 0, 0, 0, 0, 0]), 0);
+        assert_eq!(t.pause.get(&MacAddr([2, 0, 0, 0, 0, 0])).map(|s| s.xon), Some(1));
+        t.observe_pfc(2, MS, MAC, &Pfc { class_enable: 0b11, quanta: [1, 1, 0, 0, 0, 0, 0, 0] });
+        assert_eq!((t.pfc.len(), t.not_kept), (0, 6));
     }
 
     #[test]

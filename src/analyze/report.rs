@@ -37,6 +37,7 @@ pub struct Report {
     pub connections: Vec<Connection>,
     pub retransmit_episodes: Vec<Episode>,
     pub retransmit_episodes_not_kept: u64,
+    pub limits: LimitsReport,
     pub pfc: Vec<PauseReport>,
     pub pause: Vec<PauseReport>,
     pub policy: PolicyReport,
@@ -73,6 +74,7 @@ pub struct ConfigReport {
     pub pfc_storm_ns: i64,
     pub mirror_window_ns: i64,
     pub policy: Policy,
+    pub max_flows: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -85,6 +87,18 @@ pub struct CaptureReport {
     pub mirror_truncated: u64,
     pub encapsulations: BTreeMap<&'static str, u64>,
     pub malformed_by_layer: Vec<MalformedReport>,
+}
+
+/// What the analysis's memory bounds left out (docs/analysis.md, "Memory bounds").
+#[derive(Debug, Clone, Serialize)]
+pub struct LimitsReport {
+    /// RoCE packets of flows beyond `config.max_flows`, and the first of them.
+    pub untracked_packets: u64,
+    pub first_untracked_frame: Option<u64>,
+    /// CM connections beyond the first [`super::cm::MAX_CONNECTIONS`].
+    pub connections_not_kept: u64,
+    /// PFC / PAUSE frames from sources beyond the first [`super::pfc::MAX_SOURCES`].
+    pub pause_frames_not_kept: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -171,7 +185,10 @@ pub struct FlowReport {
     pub dscp: BTreeMap<u8, u64>,
     pub ecn: EcnReport,
     pub pcp: BTreeMap<u8, u64>,
+    /// The first [`crate::analyze::flows::TALLY_KEPT`] UDP source ports seen.
     pub udp_sports: Vec<u16>,
+    /// Packets whose UDP source port is not in `udp_sports`.
+    pub udp_sports_other_packets: u64,
     pub icrc_bad: u64,
     pub first_icrc_bad_frame: Option<u64>,
     pub icrc_unverifiable: u64,
@@ -307,6 +324,12 @@ impl Report {
             connections: a.cm.connections.clone(),
             retransmit_episodes: a.episodes.clone(),
             retransmit_episodes_not_kept: a.episodes_dropped,
+            limits: LimitsReport {
+                untracked_packets: a.untracked_packets,
+                first_untracked_frame: a.first_untracked_frame,
+                connections_not_kept: a.cm.not_kept,
+                pause_frames_not_kept: a.pauses.not_kept,
+            },
             pfc,
             pause,
             policy: PolicyReport {
@@ -336,6 +359,7 @@ fn config_report(c: &Config) -> ConfigReport {
         pfc_storm_ns: c.pfc_storm_ns,
         mirror_window_ns: c.mirror_window_ns,
         policy: c.policy,
+        max_flows: c.max_flows,
     }
 }
 
@@ -391,6 +415,7 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         ecn: EcnReport::from_counts(&f.ecn),
         pcp: tally(&f.pcp.entries),
         udp_sports: f.udp_sports.entries.iter().map(|(p, _)| *p).collect(),
+        udp_sports_other_packets: f.udp_sports.others,
         icrc_bad: f.icrc_bad,
         first_icrc_bad_frame: f.first_icrc_bad_frame,
         icrc_unverifiable: f.icrc_unverifiable,

@@ -6,6 +6,9 @@
 //!   per 50 µs per QP); a go-back-N loss episode (3 packets lost before the tap, a NAK, the
 //!   resend) every 200,000 data packets; a PFC XOFF/XON pair on priority 3 every millisecond.
 //! - `small`: the same 64 connections as ACK and CNP frames only (62 and 74 bytes).
+//! - `random-qpn`: the same hosts, but every frame goes to a random destination QP — SEND
+//!   ONLY packets and ACKs of 58 and 62 bytes — so nearly every frame opens a new flow: the
+//!   test of the analysis's memory bounds.
 //!
 //! The output is a pure function of the kind and the size.
 
@@ -24,6 +27,7 @@ use super::writer::CaptureWriter;
 pub enum BenchKind {
     Mixed,
     Small,
+    RandomQpn,
 }
 
 const CONNECTIONS: u32 = 64;
@@ -166,6 +170,17 @@ pub fn write_benchmark(path: &Path, kind: BenchKind, target_bytes: u64) -> io::R
     let switch = [2, 0, 0, 0, 0xFF, 1];
     while out.bytes < target_bytes {
         for c in conns.iter_mut() {
+            if kind == BenchKind::RandomQpn {
+                let random = rng.next_u64();
+                c.receiver_qpn = (random & 0xFF_FFFF) as u32;
+                c.sender_qpn = ((random >> 24) & 0xFF_FFFF) as u32;
+                let mut send = c.frame(true, 0x04, c.next_psn, ExtHeaders::default(), 0);
+                send.bth.ack_req = true;
+                out.emit(&send.encode())?;
+                out.emit(&c.aeth(false, 0x11, c.next_psn, 0x1F).encode())?;
+                c.next_psn = psn_add(c.next_psn, 1);
+                continue;
+            }
             if kind == BenchKind::Small {
                 c.msn += 1;
                 out.emit(&c.aeth(false, 0x11, c.next_psn, 0x1F).encode())?;
