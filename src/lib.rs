@@ -4,6 +4,7 @@
 //! view, and [`output`] writes packet lists and decode trees.
 
 pub mod analyze;
+#[cfg(feature = "tables")]
 pub mod analyze_command;
 pub mod capture;
 pub mod cli;

@@ -6,6 +6,7 @@ pub mod hexdump;
 pub mod jsonl;
 pub mod names;
 pub mod summary;
+#[cfg(feature = "tables")]
 pub mod tables;
 pub mod tree;
 

@@ -1,0 +1,57 @@
+//! Every wire parser of `rocescope-parsers` on arbitrary bytes, with the accessors a decoder
+//! calls on what parses. The parsers must return an error, never panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rocescope_parsers::{
+    bth, cm, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, mac_control, opcode, sll, udp, vxlan,
+};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok((frame, _)) = ethernet::EthernetFrame::parse(data) {
+        let _ = (frame.vlans.outer().map(|t| t.pcp()), frame.vlans.len(), frame.ethertype);
+    }
+    for version in [sll::SllVersion::V1, sll::SllVersion::V2] {
+        if let Ok((sll, _)) = sll::SllHeader::parse(data, version) {
+            let _ = sll.protocol();
+        }
+    }
+    let _ = mac_control::MacControl::parse(data);
+    if let Ok((ip, rest)) = ipv4::Ipv4Header::parse(data) {
+        let _ = (ip.payload(rest), ip.payload_len(), ip.is_fragment(), ip.protocol(), ip.as_bytes());
+    }
+    if let Ok((ip, rest)) = ipv6::Ipv6Header::parse(data) {
+        let _ = (ip.upper_layer(rest), ip.payload_length());
+    }
+    if let Ok((u, _)) = udp::UdpHeader::parse(data) {
+        let _ = u.source_port();
+    }
+    let _ = gre::GreHeader::parse(data);
+    let _ = erspan::ErspanHeader::parse_type2(data);
+    let _ = erspan::ErspanHeader::parse_type3(data);
+    let _ = vxlan::VxlanHeader::parse(data);
+    let _ = grh::GrhHeader::parse(data);
+    let _ = bth::Bth::parse(data);
+    let _ = cm::CmMad::parse(data);
+    if let [op, rest @ ..] = data
+        && let Some(info) = opcode::info(*op)
+    {
+        let _ = ext::ExtHeaders::parse(info.ext, rest);
+        let _ =
+            (ext::single::aeth(info.ext, rest), ext::single::reth(info.ext, rest), ext::single::deth(info.ext, rest));
+    }
+    if let [hi, lo, rest @ ..] = data {
+        let declared = usize::from(u16::from_be_bytes([*hi, *lo]));
+        if let Ok(packet) = ib::IbPacket::parse(rest, declared) {
+            let _ = (packet.ext(), packet.aeth(), packet.reth(), packet.deth(), packet.icrc(), packet.fully_captured());
+        }
+    }
+    if let Some((udp_header, rest)) = data.split_first_chunk::<8>() {
+        let _ = icrc::rocev2_ipv4(rest.get(..20).unwrap_or_default(), udp_header, rest);
+    }
+    if let Some((header, rest)) = data.split_first_chunk::<40>() {
+        let udp_header = [0u8; 8];
+        let _ = icrc::rocev2_ipv6(header, &udp_header, rest);
+        let _ = icrc::rocev1(header, rest);
+    }
+});

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Writes the fuzz targets' seed inputs (fuzz/seeds/TARGET/) from the repository's samples and,
+where present, the reference captures in ../shared/reference-captures. Deterministic: the same
+inputs give the same files.
+
+    fuzz/seed.py
+
+seeds/capture and seeds/pipeline get whole small captures (and gzip/zstd copies of one);
+seeds/frame and seeds/parsers get single frames (the frame target's first byte selects the
+link type: 0 is Ethernet) and, for the parsers, the same frame from its IP and UDP headers on.
+"""
+
+import gzip
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "fuzz", "seeds")
+MAX_CAPTURE = 8 * 1024  # captures larger than this are cut to their first records
+FRAMES_PER_CAPTURE = 12
+
+
+def put(target, data):
+    path = os.path.join(CORPUS, target, hashlib.sha1(data).hexdigest()[:16])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def pcap_records(data):
+    """(header, frames) of a classic pcap file, or None for anything else."""
+    if len(data) < 24:
+        return None
+    magic = data[:4]
+    order = {b"\xd4\xc3\xb2\xa1": "<", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">", b"\xa1\xb2\x3c\x4d": ">"}.get(magic)
+    if order is None:
+        return None
+    frames, at = [], 24
+    while at + 16 <= len(data):
+        incl = struct.unpack(order + "I", data[at + 8 : at + 12])[0]
+        frames.append((at, data[at + 16 : at + 16 + incl]))
+        at += 16 + incl
+    return data[:24], frames
+
+
+def seed_capture(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    parsed = pcap_records(data)
+    if parsed and len(data) > MAX_CAPTURE:
+        header, frames = parsed
+        end = next((at for at, _ in frames if at > MAX_CAPTURE), len(data))
+        data = data[:end]
+    put("capture", data)
+    put("pipeline", data)
+    if not parsed:
+        return
+    _, frames = parsed
+    seen = set()
+    for _, frame in frames:
+        kind = frame[12:14] + frame[23:24] + frame[42:43]  # EtherType, IP protocol, BTH opcode
+        if kind in seen or len(seen) >= FRAMES_PER_CAPTURE:
+            continue
+        seen.add(kind)
+        put("frame", b"\x00" + frame)
+        for start in (0, 14, 34, 42):
+            put("parsers", frame[start:])
+
+
+def main():
+    shutil.rmtree(CORPUS, ignore_errors=True)
+    sources = [os.path.join(ROOT, "samples", n) for n in sorted(os.listdir(os.path.join(ROOT, "samples"))) if n.endswith((".pcap", ".pcapng"))]
+    shared = os.path.join(ROOT, "..", "shared", "reference-captures")
+    if os.path.isdir(shared):
+        sources += [os.path.join(shared, n) for n in sorted(os.listdir(shared)) if n.endswith((".pcap", ".pcapng"))]
+    for path in sources:
+        seed_capture(path)
+    small = os.path.join(shared, "encap_vlan.pcap")
+    if os.path.exists(small):
+        with open(small, "rb") as f:
+            data = f.read()
+        put("capture", gzip.compress(data, mtime=0))
+        if shutil.which("zstd"):
+            put("capture", subprocess.run(["zstd", "-c", "-q"], input=data, capture_output=True, check=True).stdout)
+    for target in sorted(os.listdir(CORPUS)):
+        files = os.listdir(os.path.join(CORPUS, target))
+        size = sum(os.path.getsize(os.path.join(CORPUS, target, n)) for n in files)
+        print(f"{target}: {len(files)} files, {size // 1024} KiB")
+
+
+if __name__ == "__main__":
+    main()
