@@ -349,6 +349,11 @@ impl CaptureReader {
                 }
                 Format::Pcapng { big_endian, interfaces } => {
                     let parse = if *big_endian { parse_block_be } else { parse_block_le };
+                    // pcap-parser subtracts 12 from a block's length before checking it for
+                    // some block types, so an impossible length is refused here first
+                    if let Some(reason) = bad_leading_length(available, *big_endian) {
+                        return Err(format!("unreadable pcapng block: {reason}"));
+                    }
                     match parse(available) {
                         Ok((rest, block)) => {
                             let consumed = available.len() - rest.len();
@@ -361,7 +366,10 @@ impl CaptureReader {
                         Err(nom::Err::Incomplete(needed)) => {
                             Step::Incomplete(available.len() + needed_bytes(needed), MAX_PCAPNG_BLOCK)
                         }
-                        Err(e) => Step::Damaged(format!("unreadable pcapng block: {}", pcap_error(&e))),
+                        Err(e) => Step::Damaged(format!(
+                            "unreadable pcapng block: {}",
+                            bad_block_reason(available, *big_endian).unwrap_or_else(|| pcap_error(&e))
+                        )),
                     }
                 }
             };
@@ -468,6 +476,33 @@ fn needed_bytes(needed: nom::Needed) -> usize {
         nom::Needed::Size(n) => n.get(),
         nom::Needed::Unknown => 1,
     }
+}
+
+/// The 32-bit word at `at` of a pcapng block.
+fn block_word(bytes: &[u8], at: usize, big_endian: bool) -> Option<u32> {
+    let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
+    Some(if big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) })
+}
+
+/// What is wrong with the length of the pcapng block at the start of `bytes` (pcapng §3.1: a
+/// block is at least 12 bytes long and a multiple of 4).
+fn bad_leading_length(bytes: &[u8], big_endian: bool) -> Option<String> {
+    let len = block_word(bytes, 4, big_endian)?;
+    if len < 12 {
+        return Some(format!("block length {len} is below the 12-byte minimum"));
+    }
+    (len % 4 != 0).then(|| format!("block length {len} is not a multiple of 4"))
+}
+
+/// Why the pcapng block at the start of `bytes` is unreadable, when its lengths tell: a bad
+/// leading length, or a trailing copy that differs from it.
+fn bad_block_reason(bytes: &[u8], big_endian: bool) -> Option<String> {
+    if let Some(reason) = bad_leading_length(bytes, big_endian) {
+        return Some(reason);
+    }
+    let len = block_word(bytes, 4, big_endian)?;
+    let trailing = block_word(bytes, len as usize - 4, big_endian)?;
+    (trailing != len).then(|| format!("block length {len} does not match the {trailing} at its end"))
 }
 
 fn pcap_error(e: &nom::Err<PcapError<&[u8]>>) -> String {
