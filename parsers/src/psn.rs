@@ -48,6 +48,30 @@ mod tests {
         assert_eq!(psn_forward_distance(0xFF_FFFE, 3), PSN_MODULUS - 5);
     }
 
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn comparison_is_antisymmetric(a in 0..PSN_MODULUS, b in 0..PSN_MODULUS) {
+            // the one pair of points exactly half the circle apart is behind both ways
+            if psn_forward_distance(a, b) == PSN_HALF {
+                prop_assert_eq!((psn_diff(a, b), psn_diff(b, a)), (-(PSN_HALF as i32), -(PSN_HALF as i32)));
+            } else {
+                prop_assert_eq!(psn_diff(a, b), -psn_diff(b, a));
+            }
+            prop_assert_eq!(psn_diff(a, b) == 0, a == b);
+        }
+
+        #[test]
+        fn moving_forward_is_ahead_across_the_wrap(a in 0..PSN_MODULUS, n in 1..PSN_HALF) {
+            let b = psn_add(a, n);
+            prop_assert!(b <= PSN_MASK);
+            prop_assert_eq!(psn_diff(b, a), n as i32);
+            prop_assert_eq!(psn_forward_distance(b, a), n);
+            prop_assert_eq!(psn_forward_distance(a, b), PSN_MODULUS - n);
+        }
+    }
+
     #[test]
     fn antisymmetric_except_at_half() {
         for (a, b) in [(0u32, 1u32), (10, 0xFF_FFF0), (0x12_3456, 0x65_4321), (7, 7)] {
