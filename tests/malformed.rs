@@ -134,6 +134,16 @@ fn corpus() -> Vec<(&'static str, Vec<u8>)> {
             "pcapng_block_claims_4gib.pcapng",
             pcapng(&[epb(&write_first(1), None), epb(&write_first(2), Some(0xFFFF_FFFC))]),
         ),
+        ("pcapng_timestamp_past_2262.pcapng", {
+            // two PAUSE frames whose 64-bit microsecond timestamps are beyond what nanoseconds
+            // in an i64 hold (found by the pipeline fuzz target: adding the pause overflowed)
+            let pause = rocescope::generate::encode::pause_frame([2, 0, 0, 0, 0, 9], 0xFFFF);
+            let mut bytes = pcapng(&[epb(&pause, None), epb(&pause, None)]);
+            for block in [48, 48 + 92] {
+                bytes[block + 12..block + 20].copy_from_slice(&[0xFF; 8]);
+            }
+            bytes
+        }),
         ("record_longer_than_snaplen.pcap", pcap(1, 64, &[good(0), good(1)])),
         ("timestamps_backwards_and_past_2038.pcap", {
             let mut r = vec![good(0), good(1), good(2), good(3)];
@@ -281,6 +291,11 @@ fn odd_but_readable_containers_are_read_as_they_are() {
     assert_eq!(r["capture"]["non_monotonic_timestamps"], json!(1));
     assert_eq!(r["capture"]["last_ts_ns"], json!(0x8000_0000i64 * 1_000_000_000 + 30_000));
     assert!(r["findings"].as_array().is_some_and(|f| f.iter().any(|f| f["code"] == json!("TIMESTAMPS_BACKWARDS"))));
+    // a time past 2262 is held as the largest time there is, and pauses end there
+    let (_, r, _) = analyze("pcapng_timestamp_past_2262.pcapng");
+    let r = r.expect("report");
+    assert_eq!((&r["capture"]["last_ts_ns"], &r["totals"]["pause_frames"]), (&json!(i64::MAX), &json!(2)));
+    assert_eq!((&r["pause"][0]["xoff"], &r["pause"][0]["paused_ns"]), (&json!(2), &json!(0)));
     // frames of a link type rocescope does not decode are counted, as "other"
     let (_, r, _) = analyze("unknown_link_type.pcap");
     let r = r.expect("report");

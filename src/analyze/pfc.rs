@@ -40,10 +40,11 @@ impl PauseStats {
     fn xoff(&mut self, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) {
         self.xoff += 1;
         match &mut self.period {
-            Some(p) if ts_ns < p.expiry_ns => p.expiry_ns = ts_ns + pause_ns,
+            Some(p) if ts_ns < p.expiry_ns => p.expiry_ns = ts_ns.saturating_add(pause_ns),
             _ => {
                 self.close(None, storm_ns);
-                self.period = Some(Period { start_ns: ts_ns, start_frame: frame, expiry_ns: ts_ns + pause_ns });
+                self.period =
+                    Some(Period { start_ns: ts_ns, start_frame: frame, expiry_ns: ts_ns.saturating_add(pause_ns) });
             }
         }
     }
@@ -166,6 +167,17 @@ mod tests {
         let mut q = [0u16; 8];
         q[usize::from(priority)] = quanta;
         Pfc { class_enable: 1 << priority, quanta: q }
+    }
+
+    #[test]
+    fn a_pause_at_the_end_of_time_expires_there() {
+        // pcapng timestamps past 2262 are read as i64::MAX nanoseconds; found by fuzzing
+        let mut t = PauseTracker::new(100, 100 * MS);
+        t.observe_pause(1, i64::MAX - 10, MAC, 0xFFFF);
+        t.observe_pause(2, i64::MAX, MAC, 0xFFFF);
+        t.finish();
+        let s = t.pause.get(&MAC).unwrap();
+        assert_eq!((s.xoff, s.paused_ns), (2, 10));
     }
 
     #[test]
