@@ -18,7 +18,7 @@ use crate::cli::{
 };
 use crate::decode::Decoder;
 use crate::output::analysis_text;
-use crate::output::tables::{self, PacketTable};
+use crate::output::tables::{self, PacketTable, Written};
 
 /// The policy: defaults, then the policy file, then the flags.
 fn policy(args: &AnalyzeArgs) -> Result<Policy, String> {
@@ -92,8 +92,11 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     analyzer.finish();
     let report = Report::build(&analyzer, inputs.readers(), &damage);
     if let Some(dir) = &args.out {
-        let written =
-            packet_table.map_or(Ok(()), PacketTable::finish).and_then(|()| tables::write_report(dir, &report));
+        // every file of the run, or none: they are named together once all are complete
+        let written = packet_table.map_or(Ok(Written::default()), PacketTable::finish).and_then(|mut files| {
+            files.append(tables::write_report(dir, &report)?);
+            files.commit()
+        });
         if let Err(e) = written {
             eprintln!("rocescope: cannot write the report into {}: {e}", dir.display());
             return ExitCode::from(EXIT_OUTPUT);

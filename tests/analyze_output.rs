@@ -111,3 +111,66 @@ fn inputs_are_never_overwritten_and_bad_destinations_are_errors() {
     let out = common::run(&["analyze", "--packets", &sample("bad_icrc.pcap")]);
     assert_eq!(out.status.code(), Some(2), "--packets needs --out");
 }
+
+/// Runs rocescope with its standard output on /dev/full (every write fails with ENOSPC).
+fn run_into_full_device(args: &[&str]) -> std::process::Output {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    common::rocescope().args(args).stdout(full).output().expect("run")
+}
+
+/// A 64 KiB tmpfs, unmounted when dropped; `None` where mounting is not permitted.
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    fn mount() -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().ok()?;
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(SmallDisk(dir))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_leaves_no_report() {
+    let big = sample("congestion_ecn_cnp.pcap");
+    for (args, message) in [
+        (vec!["analyze", "--json", big.as_str()], "rocescope: cannot write the report: No space left on device"),
+        (
+            vec!["packets", "--format", "jsonl", big.as_str()],
+            "rocescope: cannot write the output: No space left on device",
+        ),
+    ] {
+        let out = run_into_full_device(&args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).starts_with(message),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let Some(disk) = SmallDisk::mount() else {
+        eprintln!("skipped the --out part: mounting a small tmpfs is not permitted here");
+        return;
+    };
+    // the report fits, the per-packet tables do not: nothing of the run may stay behind
+    let dir = disk.0.path().join("out");
+    let out = common::run(&["analyze", "--packets", "--out", dir.to_str().unwrap(), &big]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0), 0, "files left in {}", dir.display());
+    // a run that fits writes every file
+    let out = common::run(&["analyze", "--out", dir.to_str().unwrap(), &sample("bad_icrc.pcap")]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0), 9);
+}

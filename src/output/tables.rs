@@ -1,7 +1,8 @@
 //! `analyze --out DIR`: the report as files — `report.json`, and the flows, retransmit
 //! episodes, findings and pause tables as CSV and Parquet (polars); with `--packets` also a
 //! per-packet table, written in batches as the capture is read. Every file is written under a
-//! temporary name and renamed when complete, so a failed run leaves no half-written file.
+//! temporary name; the files get their names together once all of them are complete, so a
+//! failed run (a full disk, say) leaves neither a half-written file nor a partial set.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -14,25 +15,49 @@ use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::analyze::sequence::SeqClass;
 
-/// A file being written under a temporary name in the output directory.
+/// A file being written under a temporary name in the output directory; removed when dropped
+/// before [`AtomicFile::commit`] gives it its name.
 pub struct AtomicFile {
     partial: PathBuf,
     target: PathBuf,
+    committed: bool,
 }
 
 impl AtomicFile {
     pub fn create(dir: &Path, name: &str) -> io::Result<(AtomicFile, File)> {
         let partial = dir.join(format!(".{name}.partial"));
         let file = File::create(&partial)?;
-        Ok((AtomicFile { partial, target: dir.join(name) }, file))
+        Ok((AtomicFile { partial, target: dir.join(name), committed: false }, file))
+    }
+
+    fn commit(mut self) -> io::Result<()> {
+        std::fs::rename(&self.partial, &self.target)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
+}
+
+/// Complete files still under their temporary names; [`Written::commit`] names them all,
+/// dropping them removes them.
+#[derive(Default)]
+#[must_use = "the files are removed unless committed"]
+pub struct Written(Vec<AtomicFile>);
+
+impl Written {
+    pub fn append(&mut self, mut other: Written) {
+        self.0.append(&mut other.0);
     }
 
     pub fn commit(self) -> io::Result<()> {
-        std::fs::rename(&self.partial, &self.target)
-    }
-
-    pub fn abandon(self) {
-        let _ = std::fs::remove_file(&self.partial);
+        self.0.into_iter().try_for_each(AtomicFile::commit)
     }
 }
 
@@ -40,23 +65,15 @@ fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
 }
 
-/// Writes `df` as NAME.csv and NAME.parquet in `dir`.
-fn write_table(dir: &Path, name: &str, df: &mut DataFrame) -> io::Result<()> {
+/// Writes `df` as NAME.csv and NAME.parquet in `dir`, adding both to `written`.
+fn write_table(dir: &Path, name: &str, df: &mut DataFrame, written: &mut Written) -> io::Result<()> {
     for (ext, parquet) in [("csv", false), ("parquet", true)] {
         let (atomic, file) = AtomicFile::create(dir, &format!("{name}.{ext}"))?;
         let mut out = BufWriter::new(file);
-        let written = if parquet {
-            ParquetWriter::new(&mut out).finish(df).map(|_| ())
-        } else {
-            CsvWriter::new(&mut out).finish(df)
-        };
-        match written.map_err(polars_error).and_then(|()| out.flush()) {
-            Ok(()) => atomic.commit()?,
-            Err(e) => {
-                atomic.abandon();
-                return Err(e);
-            }
-        }
+        if parquet { ParquetWriter::new(&mut out).finish(df).map(|_| ()) } else { CsvWriter::new(&mut out).finish(df) }
+            .map_err(polars_error)?;
+        out.flush()?;
+        written.0.push(atomic);
     }
     Ok(())
 }
@@ -78,20 +95,14 @@ fn join<T: ToString>(values: &[T]) -> String {
 }
 
 /// Writes report.json and the tables.
-pub fn write_report(dir: &Path, report: &Report) -> io::Result<()> {
+pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
+    let mut written = Written::default();
     let (atomic, file) = AtomicFile::create(dir, "report.json")?;
     let mut out = BufWriter::new(file);
-    match serde_json::to_writer_pretty(&mut out, report)
-        .map_err(io::Error::from)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
-    {
-        Ok(()) => atomic.commit()?,
-        Err(e) => {
-            atomic.abandon();
-            return Err(e);
-        }
-    }
+    serde_json::to_writer_pretty(&mut out, report)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    written.0.push(atomic);
     let f = &report.flows;
     write_table(
         dir,
@@ -151,6 +162,7 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<()> {
             col("data_pcp_violations", f, |f| f.policy.data_pcp.count),
             col("cnp_pcp_violations", f, |f| f.policy.cnp_pcp.count),
         ])?,
+        &mut written,
     )?;
     let e = &report.retransmit_episodes;
     write_table(
@@ -174,6 +186,7 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<()> {
             col("gap_to_recovery_ns", e, |e| e.gap_to_recovery_ns),
             col("pattern", e, |e| e.pattern.name().to_string()),
         ])?,
+        &mut written,
     )?;
     let fi = &report.findings;
     write_table(
@@ -189,6 +202,7 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<()> {
             col("cause", fi, |f| f.cause.to_string()),
             col("action", fi, |f| f.action.to_string()),
         ])?,
+        &mut written,
     )?;
     let pauses: Vec<_> =
         report.pfc.iter().map(|p| ("pfc", p)).chain(report.pause.iter().map(|p| ("pause", p))).collect();
@@ -208,7 +222,9 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<()> {
             col("first_frame", &pauses, |(_, p)| p.stats.first_frame),
             col("first_storm_frame", &pauses, |(_, p)| p.stats.first_storm_frame),
         ])?,
-    )
+        &mut written,
+    )?;
+    Ok(written)
 }
 
 /// Rows per batch of the per-packet table.
@@ -304,23 +320,11 @@ impl PacketTable {
         self.parquet.write_batch(&df).map_err(polars_error)
     }
 
-    /// Writes the last batch and gives the files their names.
-    pub fn finish(mut self) -> io::Result<()> {
-        let result = self.flush().and_then(|()| {
-            self.csv.finish().map_err(polars_error)?;
-            self.parquet.finish().map_err(polars_error).map(|_| ())
-        });
-        let [csv, parquet] = self.files;
-        match result {
-            Ok(()) => {
-                csv.commit()?;
-                parquet.commit()
-            }
-            Err(e) => {
-                csv.abandon();
-                parquet.abandon();
-                Err(e)
-            }
-        }
+    /// Writes the last batch; the complete files are still to be committed.
+    pub fn finish(mut self) -> io::Result<Written> {
+        self.flush()?;
+        self.csv.finish().map_err(polars_error)?;
+        self.parquet.finish().map_err(polars_error)?;
+        Ok(Written(self.files.into()))
     }
 }
