@@ -116,22 +116,26 @@ impl PauseTracker {
         self.pfc.len() + self.pause.len() >= MAX_SOURCES
     }
 
+    /// The stats of `key`, created when new unless the tracker is `full`.
+    fn stats<K: std::hash::Hash + Eq>(
+        map: &mut FxHashMap<K, PauseStats>,
+        key: K,
+        full: bool,
+    ) -> Option<&mut PauseStats> {
+        if full && !map.contains_key(&key) {
+            return None;
+        }
+        Some(map.entry(key).or_default())
+    }
+
     pub fn observe_pfc(&mut self, frame: u64, ts_ns: i64, src: MacAddr, pfc: &rocescope_parsers::mac_control::Pfc) {
         let mut refused = false;
         for priority in 0..8u8 {
             if let Some(quanta) = pfc.pause_quanta(priority) {
-                let pause_ns = self.quanta_ns(quanta);
-                let full = self.full();
-                match self.pfc.get_mut(&(src, priority)) {
+                let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
+                match Self::stats(&mut self.pfc, (src, priority), full) {
                     Some(stats) => Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns),
-                    None if full => refused = true,
-                    None => Self::update(
-                        self.pfc.entry((src, priority)).or_default(),
-                        frame,
-                        ts_ns,
-                        pause_ns,
-                        self.storm_ns,
-                    ),
+                    None => refused = true,
                 }
             }
         }
@@ -139,12 +143,10 @@ impl PauseTracker {
     }
 
     pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
-        let pause_ns = self.quanta_ns(quanta);
-        let full = self.full();
-        match self.pause.get_mut(&src) {
+        let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
+        match Self::stats(&mut self.pause, src, full) {
             Some(stats) => Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns),
-            None if full => self.not_kept += 1,
-            None => Self::update(self.pause.entry(src).or_default(), frame, ts_ns, pause_ns, self.storm_ns),
+            None => self.not_kept += 1,
         }
     }
 
