@@ -258,10 +258,6 @@ impl FlowTable {
         FlowTable { flows: Vec::new(), limit, by_key: FxHashMap::default(), by_hosts: FxHashMap::default(), last: None }
     }
 
-    pub fn limit(&self) -> usize {
-        self.limit
-    }
-
     pub fn get(&self, key: &FlowKey) -> Option<FlowId> {
         self.by_key.get(&PackedKey::from(key)).copied()
     }
