@@ -149,6 +149,8 @@ pub struct Flow {
     pub last_sequenced_ts: Option<i64>,
     pub last_frame: u64,
     pub first_frames: FirstFrames,
+    /// What the flow's charts need; the first [`super::trace::TRACED_FLOWS`] flows have one.
+    pub trace: Option<Box<super::trace::FlowTrace>>,
 }
 
 impl Flow {
@@ -199,6 +201,7 @@ impl Flow {
             last_sequenced_ts: None,
             last_frame: frame,
             first_frames: FirstFrames::default(),
+            trace: None,
         }
     }
 

@@ -15,10 +15,14 @@ pub mod pfc;
 pub mod policy;
 pub mod report;
 pub mod sequence;
+pub mod timeline;
+pub mod trace;
 
 use std::net::IpAddr;
 
 use rustc_hash::FxHashMap;
+use timeline::Timeline;
+use trace::{Event, EventKind, TRACED_FLOWS};
 
 use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, Position};
@@ -52,6 +56,13 @@ pub struct Config {
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
 /// response would cost too much, and so many open ranges rarely single one flow out).
 pub const MAX_PAIRING_CANDIDATES: usize = 1024;
+
+/// Bins of the capture-wide timeline.
+pub const TIMELINE_BINS: usize = 256;
+/// Channels of the capture-wide timeline.
+pub const ROCE_BYTES: usize = 0;
+pub const CE_MARKS: usize = 1;
+pub const CNPS: usize = 2;
 
 /// The default of [`Config::max_flows`].
 pub const DEFAULT_MAX_FLOWS: usize = 100_000;
@@ -134,6 +145,9 @@ pub struct Analyzer {
     /// RoCE packets of flows beyond [`Config::max_flows`], and the first of them.
     pub untracked_packets: u64,
     pub first_untracked_frame: Option<u64>,
+    /// RoCE bytes, CE marks and CNPs over time ([`ROCE_BYTES`], [`CE_MARKS`], [`CNPS`]),
+    /// mirror duplicates included.
+    pub timeline: Timeline,
     /// Policy breaches over every RoCEv2 packet, mirror duplicates included.
     pub policy: PolicyCounts,
     duplicates: DuplicateWindow,
@@ -167,6 +181,7 @@ impl Analyzer {
             episodes_dropped: 0,
             untracked_packets: 0,
             first_untracked_frame: None,
+            timeline: Timeline::new(TIMELINE_BINS, CNPS + 1),
             policy: PolicyCounts::default(),
             duplicates: DuplicateWindow::new(config.mirror_window_ns),
             cm_links: FxHashMap::default(),
@@ -274,6 +289,13 @@ impl Analyzer {
         let (src, dst) = s.endpoints();
         let qos = s.qos();
         self.count_roce(frame, qos, roce);
+        self.timeline.add(ts_ns, ROCE_BYTES, u64::from(s.orig_len));
+        if qos.is_some_and(|(_, ecn)| ecn == 3) {
+            self.timeline.add(ts_ns, CE_MARKS, 1);
+        }
+        if roce.opcode == 0x81 {
+            self.timeline.add(ts_ns, CNPS, 1);
+        }
         let key = FlowKey { src, dst, dst_qp: roce.dest_qp };
         if let Some(cm) = &roce.cm
             && let CmEvent::Established(index) = self.cm.observe(frame, src, dst, cm)
@@ -337,6 +359,11 @@ impl Analyzer {
     }
 
     fn on_new_flow(&mut self, fid: FlowId, key: FlowKey) {
+        if (fid as usize) < TRACED_FLOWS
+            && let Some(f) = self.flows.flow_mut(fid)
+        {
+            f.trace = Some(Box::default());
+        }
         let Some(&(peer_key, pmtu)) = self.cm_links.get(&key) else { return };
         if let Some(f) = self.flows.flow_mut(fid) {
             f.pmtu = f.pmtu.or(pmtu);
@@ -353,6 +380,9 @@ impl Analyzer {
         let opcode = roce.opcode;
         f.packets += 1;
         f.bytes += u64::from(s.orig_len);
+        if let Some(t) = &mut f.trace {
+            t.bytes.add(s.ts_ns, 0, u64::from(s.orig_len));
+        }
         f.payload_bytes += roce.payload_len as u64;
         f.last_ts_ns = f.last_ts_ns.max(s.ts_ns);
         f.last_frame = frame;
@@ -390,6 +420,11 @@ impl Analyzer {
         let acknowledge = matches!(opcode, 0x11 | 0x51 | 0xB1);
         let atomic_ack = matches!(opcode, 0x12 | 0x52 | 0xB2);
         if let Some(f) = self.flows.flow_mut(fid) {
+            if let (AethKind::RnrNak { .. } | AethKind::Nak(_) | AethKind::Reserved, true, Some(t)) =
+                (kind, acknowledge, &mut f.trace)
+            {
+                t.event(Event { ts_ns, psn, kind: EventKind::Nak { rnr: matches!(kind, AethKind::RnrNak { .. }) } });
+            }
             match kind {
                 AethKind::Ack { .. } if acknowledge => f.acks += 1,
                 AethKind::RnrNak { delay_us, .. } if acknowledge => {
@@ -489,6 +524,17 @@ impl Analyzer {
             && let Some(e) = f.open_episode.take().and_then(|i| self.episodes.get_mut(i))
         {
             e.close();
+        }
+        if let Some(t) = &mut f.trace {
+            match observation.class {
+                SeqClass::Retransmission => t.resent(ts_ns, psn),
+                SeqClass::Gap { missing } => {
+                    let first = observation.expected_before.unwrap_or(psn);
+                    t.event(Event { ts_ns, psn: first, kind: EventKind::Gap { count: missing } });
+                    t.sent(ts_ns, psn);
+                }
+                SeqClass::First | SeqClass::InOrder => t.sent(ts_ns, psn),
+            }
         }
         match observation.class {
             SeqClass::Retransmission => {

@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use rocescope_parsers::ethernet::MacAddr;
 
+use super::timeline::Timeline;
+
 /// Pause accounting of one (source MAC, priority).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PauseStats {
@@ -36,44 +38,63 @@ struct Period {
     expiry_ns: i64,
 }
 
+/// A pause period that ended: when, and whether it was a storm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub storm: bool,
+}
+
 impl PauseStats {
-    fn xoff(&mut self, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) {
+    fn xoff(&mut self, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
         self.xoff += 1;
         match &mut self.period {
-            Some(p) if ts_ns < p.expiry_ns => p.expiry_ns = ts_ns.saturating_add(pause_ns),
+            Some(p) if ts_ns < p.expiry_ns => {
+                p.expiry_ns = ts_ns.saturating_add(pause_ns);
+                None
+            }
             _ => {
-                self.close(None, storm_ns);
+                let closed = self.close(None, storm_ns);
                 self.period =
                     Some(Period { start_ns: ts_ns, start_frame: frame, expiry_ns: ts_ns.saturating_add(pause_ns) });
+                closed
             }
         }
     }
 
-    fn xon(&mut self, ts_ns: i64, storm_ns: i64) {
+    fn xon(&mut self, ts_ns: i64, storm_ns: i64) -> Option<Closed> {
         self.xon += 1;
-        if self.period.is_some_and(|p| ts_ns < p.expiry_ns) {
-            self.close(Some(ts_ns), storm_ns);
-        }
+        if self.period.is_some_and(|p| ts_ns < p.expiry_ns) { self.close(Some(ts_ns), storm_ns) } else { None }
     }
 
     /// Ends the open period at `end_ns`, or at its expiry.
-    fn close(&mut self, end_ns: Option<i64>, storm_ns: i64) {
-        let Some(p) = self.period.take() else { return };
+    fn close(&mut self, end_ns: Option<i64>, storm_ns: i64) -> Option<Closed> {
+        let p = self.period.take()?;
         let end = end_ns.map_or(p.expiry_ns, |e| e.min(p.expiry_ns));
         let length = u64::try_from(end - p.start_ns).unwrap_or(0);
         self.paused_ns += length;
         self.longest_pause_ns = self.longest_pause_ns.max(length);
-        if length >= u64::try_from(storm_ns).unwrap_or(u64::MAX) {
+        let storm = length >= u64::try_from(storm_ns).unwrap_or(u64::MAX);
+        if storm {
             self.storm = true;
             self.storm_periods += 1;
             self.first_storm_frame.get_or_insert(p.start_frame);
         }
+        Some(Closed { start_ns: p.start_ns, end_ns: end, storm })
     }
 }
 
 /// Pause sources (a MAC address and, for PFC, a priority) tracked at most; frames from further
 /// sources are counted in `not_kept` only.
 pub const MAX_SOURCES: usize = 4096;
+
+/// Bins of the paused-time timeline.
+pub const TIMELINE_BINS: usize = 256;
+/// The timeline's channel of 802.3x PAUSE (channels 0–7 are the PFC priorities).
+pub const PAUSE_CHANNEL: usize = 8;
+/// Storm periods kept for the charts (the first ones).
+pub const STORMS_KEPT: usize = 64;
 
 /// Pause state of every source seen, up to [`MAX_SOURCES`].
 #[derive(Debug)]
@@ -86,6 +107,10 @@ pub struct PauseTracker {
     pub pause: FxHashMap<MacAddr, PauseStats>,
     /// PFC and PAUSE frames (counted once each) from sources beyond [`MAX_SOURCES`].
     pub not_kept: u64,
+    /// Paused time per priority (and [`PAUSE_CHANNEL`]) over time, summed over sources.
+    pub paused: Timeline,
+    /// The first storm periods: (priority or [`PAUSE_CHANNEL`], start, end).
+    pub storms: Vec<(usize, i64, i64)>,
 }
 
 impl PauseTracker {
@@ -96,6 +121,8 @@ impl PauseTracker {
             pfc: FxHashMap::default(),
             pause: FxHashMap::default(),
             not_kept: 0,
+            paused: Timeline::new(TIMELINE_BINS, PAUSE_CHANNEL + 1),
+            storms: Vec::new(),
         }
     }
 
@@ -104,12 +131,21 @@ impl PauseTracker {
         (u64::from(quanta) * 512 / self.link_gbps) as i64
     }
 
-    fn update(stats: &mut PauseStats, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) {
+    fn update(stats: &mut PauseStats, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
         if stats.xoff + stats.xon == 0 {
             stats.first_frame = frame;
             stats.first_ts_ns = ts_ns;
         }
         if pause_ns > 0 { stats.xoff(frame, ts_ns, pause_ns, storm_ns) } else { stats.xon(ts_ns, storm_ns) }
+    }
+
+    /// Puts a period that ended on the timeline of `channel`.
+    fn chart(paused: &mut Timeline, storms: &mut Vec<(usize, i64, i64)>, channel: usize, closed: Option<Closed>) {
+        let Some(c) = closed else { return };
+        paused.add_span(c.start_ns, c.end_ns, channel);
+        if c.storm && storms.len() < STORMS_KEPT {
+            storms.push((channel, c.start_ns, c.end_ns));
+        }
     }
 
     fn full(&self) -> bool {
@@ -134,7 +170,10 @@ impl PauseTracker {
             if let Some(quanta) = pfc.pause_quanta(priority) {
                 let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
                 match Self::stats(&mut self.pfc, (src, priority), full) {
-                    Some(stats) => Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns),
+                    Some(stats) => {
+                        let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
+                        Self::chart(&mut self.paused, &mut self.storms, usize::from(priority), closed);
+                    }
                     None => refused = true,
                 }
             }
@@ -145,7 +184,10 @@ impl PauseTracker {
     pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
         let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
         match Self::stats(&mut self.pause, src, full) {
-            Some(stats) => Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns),
+            Some(stats) => {
+                let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
+                Self::chart(&mut self.paused, &mut self.storms, PAUSE_CHANNEL, closed);
+            }
             None => self.not_kept += 1,
         }
     }
@@ -153,7 +195,18 @@ impl PauseTracker {
     /// Closes every open period at its expiry.
     pub fn finish(&mut self) {
         let storm_ns = self.storm_ns;
-        self.pfc.values_mut().chain(self.pause.values_mut()).for_each(|s| s.close(None, storm_ns));
+        // by source, so that the timeline does not depend on the hash maps' order
+        let mut pfc: Vec<_> = self.pfc.iter_mut().map(|((mac, p), s)| ((mac.0, usize::from(*p)), s)).collect();
+        pfc.sort_by_key(|(k, _)| *k);
+        for ((_, priority), stats) in pfc {
+            Self::chart(&mut self.paused, &mut self.storms, priority, stats.close(None, storm_ns));
+        }
+        let mut pause: Vec<_> = self.pause.iter_mut().collect();
+        pause.sort_by_key(|(mac, _)| mac.0);
+        for (_, stats) in pause {
+            Self::chart(&mut self.paused, &mut self.storms, PAUSE_CHANNEL, stats.close(None, storm_ns));
+        }
+        self.storms.sort_by_key(|s| (s.1, s.0));
     }
 }
 

@@ -1,0 +1,131 @@
+//! Sums over time in a fixed number of bins, for the report's charts: memory does not grow
+//! with the capture's length. Bins start at the first sample and are [`INITIAL_WIDTH_NS`]
+//! wide; when a sample falls past the last bin, neighbouring bins are merged pairwise and the
+//! width doubles, as often as needed. A sample earlier than the first counts in the first bin.
+
+/// The width of a bin before any merge.
+pub const INITIAL_WIDTH_NS: i64 = 1_000;
+
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    start_ns: Option<i64>,
+    width_ns: i64,
+    bins: usize,
+    channels: usize,
+    /// `bins × channels` sums, bin-major.
+    sums: Vec<u64>,
+}
+
+impl Timeline {
+    pub fn new(bins: usize, channels: usize) -> Self {
+        let bins = bins.max(2) & !1; // an even count, so that pairs merge evenly
+        Timeline { start_ns: None, width_ns: INITIAL_WIDTH_NS, bins, channels, sums: vec![0; bins * channels] }
+    }
+
+    /// The bin of `ts_ns`, after widening the bins until it fits.
+    fn bin_of(&mut self, ts_ns: i64) -> usize {
+        let start = *self.start_ns.get_or_insert(ts_ns);
+        let offset = ts_ns.saturating_sub(start).max(0);
+        while offset / self.width_ns >= self.bins as i64 {
+            self.merge_pairs();
+        }
+        (offset / self.width_ns) as usize
+    }
+
+    fn merge_pairs(&mut self) {
+        let c = self.channels;
+        for bin in 0..self.bins / 2 {
+            for ch in 0..c {
+                let merged = self.sums[2 * bin * c + ch] + self.sums[(2 * bin + 1) * c + ch];
+                self.sums[bin * c + ch] = merged;
+            }
+        }
+        self.sums[self.bins / 2 * c..].fill(0);
+        self.width_ns = self.width_ns.saturating_mul(2);
+    }
+
+    pub fn add(&mut self, ts_ns: i64, channel: usize, value: u64) {
+        if channel >= self.channels {
+            return;
+        }
+        let bin = self.bin_of(ts_ns);
+        self.sums[bin * self.channels + channel] += value;
+    }
+
+    /// Adds the length of `[from_ns, to_ns)` to every bin it overlaps, in nanoseconds.
+    pub fn add_span(&mut self, from_ns: i64, to_ns: i64, channel: usize) {
+        if channel >= self.channels || to_ns <= from_ns {
+            return;
+        }
+        self.bin_of(to_ns.saturating_sub(1)); // widen first, so that both ends fit
+        let mut at = from_ns;
+        while at < to_ns {
+            let bin = self.bin_of(at);
+            let bin_end = self.bin_start(bin).saturating_add(self.width_ns);
+            let end = to_ns.min(bin_end).max(at.saturating_add(1));
+            self.sums[bin * self.channels + channel] += (end - at) as u64;
+            at = end;
+        }
+    }
+
+    fn bin_start(&self, bin: usize) -> i64 {
+        self.start_ns.unwrap_or(0).saturating_add(self.width_ns.saturating_mul(bin as i64))
+    }
+
+    pub fn width_ns(&self) -> i64 {
+        self.width_ns
+    }
+
+    pub fn start_ns(&self) -> Option<i64> {
+        self.start_ns
+    }
+
+    /// Start time and sum of each bin of `channel`, up to the last bin with a sample in any
+    /// channel.
+    pub fn series(&self, channel: usize) -> Vec<(i64, u64)> {
+        let used = (0..self.bins)
+            .rev()
+            .find(|b| self.sums[b * self.channels..(b + 1) * self.channels].iter().any(|v| *v > 0))
+            .map_or(0, |b| b + 1);
+        (0..used)
+            .map(|b| (self.bin_start(b), self.sums.get(b * self.channels + channel).copied().unwrap_or(0)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_land_in_their_bins_and_bins_widen_to_fit() {
+        let mut t = Timeline::new(4, 2);
+        t.add(100, 0, 1); // the start
+        t.add(100 + 999, 0, 2);
+        t.add(100 + 3_500, 1, 5);
+        assert_eq!(t.series(0), [(100, 3), (1_100, 0), (2_100, 0), (3_100, 0)]);
+        assert_eq!(t.series(1)[3], (3_100, 5));
+        // 4 bins of 1 µs cover 4 µs; a sample at 9 µs needs 4 µs bins
+        t.add(100 + 9_000, 1, 7);
+        assert_eq!(t.width_ns(), 4_000);
+        assert_eq!(t.series(0), [(100, 3), (4_100, 0), (8_100, 0)]);
+        assert_eq!(t.series(1), [(100, 5), (4_100, 0), (8_100, 7)]);
+        // an earlier sample counts in the first bin; an unknown channel is ignored
+        t.add(0, 0, 1);
+        t.add(500, 9, 1);
+        assert_eq!(t.series(0)[0], (100, 4));
+    }
+
+    #[test]
+    fn a_span_is_split_over_the_bins_it_covers() {
+        let mut t = Timeline::new(8, 1);
+        t.add(0, 0, 0);
+        t.add_span(1_500, 4_200, 0);
+        assert_eq!(t.series(0), [(0, 0), (1_000, 500), (2_000, 1_000), (3_000, 1_000), (4_000, 200)]);
+        // a span past the end widens the bins first
+        t.add_span(7_000, 12_000, 0);
+        assert_eq!(t.width_ns(), 2_000);
+        let total: u64 = t.series(0).iter().map(|(_, v)| v).sum();
+        assert_eq!(total, 2_700 + 5_000);
+    }
+}
