@@ -17,8 +17,8 @@ use crate::cli::{
     AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
 };
 use crate::decode::Decoder;
-use crate::output::analysis_text;
 use crate::output::tables::{self, PacketTable, Written};
+use crate::output::{analysis_text, html};
 
 /// The policy: defaults, then the policy file, then the flags.
 fn policy(args: &AnalyzeArgs) -> Result<Policy, String> {
@@ -55,9 +55,8 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     };
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
-    if let Some(dir) = &args.out
-        && let Err(e) = prepare_out_dir(dir, args)
-    {
+    let prepared = args.out.as_deref().map_or(Ok(()), |dir| prepare_out_dir(dir, args));
+    if let Err(e) = prepared.and_then(|()| args.html.as_deref().map_or(Ok(()), |page| refuse_input(page, args))) {
         eprintln!("rocescope: {e}");
         return ExitCode::from(EXIT_OUTPUT);
     }
@@ -91,14 +90,24 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     }
     analyzer.finish();
     let report = Report::build(&analyzer, inputs.readers(), &damage);
+    let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer));
     if let Some(dir) = &args.out {
         // every file of the run, or none: they are named together once all are complete
         let written = packet_table.map_or(Ok(Written::default()), PacketTable::finish).and_then(|mut files| {
             files.append(tables::write_report(dir, &report)?);
+            files.append(tables::write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
             files.commit()
         });
         if let Err(e) = written {
             eprintln!("rocescope: cannot write the report into {}: {e}", dir.display());
+            return ExitCode::from(EXIT_OUTPUT);
+        }
+    }
+    if let (Some(path), Some(page)) = (&args.html, &page) {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Err(e) = tables::write_text(dir, &name, page).and_then(Written::commit) {
+            eprintln!("rocescope: cannot write {}: {e}", path.display());
             return ExitCode::from(EXIT_OUTPUT);
         }
     }
@@ -125,6 +134,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
 /// The files `--out` writes.
 const OUT_FILES: &[&str] = &[
     "report.json",
+    "index.html",
     "flows.csv",
     "flows.parquet",
     "retransmit_episodes.csv",
@@ -140,14 +150,14 @@ const OUT_FILES: &[&str] = &[
 /// Creates the output directory and refuses to write over an input file.
 fn prepare_out_dir(dir: &std::path::Path, args: &AnalyzeArgs) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let inputs: Vec<_> = args.files.iter().filter_map(|f| std::fs::canonicalize(f).ok()).collect();
-    for name in OUT_FILES {
-        let target = dir.join(name);
-        if let Ok(existing) = std::fs::canonicalize(&target)
-            && inputs.contains(&existing)
-        {
-            return Err(format!("refusing to overwrite the input {} with a report file", target.display()));
-        }
+    OUT_FILES.iter().try_for_each(|name| refuse_input(&dir.join(name), args))
+}
+
+/// An error when `target` is one of the input files.
+fn refuse_input(target: &std::path::Path, args: &AnalyzeArgs) -> Result<(), String> {
+    let existing = std::fs::canonicalize(target).ok();
+    if existing.is_some_and(|e| args.files.iter().any(|f| std::fs::canonicalize(f).is_ok_and(|i| i == e))) {
+        return Err(format!("refusing to overwrite the input {} with a report file", target.display()));
     }
     Ok(())
 }

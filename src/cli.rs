@@ -173,10 +173,14 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Also write the report into DIR (created if missing): report.json, and the flows,
-    /// retransmit episodes, findings and PFC tables as CSV and Parquet
+    /// Also write the report into DIR (created if missing): report.json, index.html, and the
+    /// flows, retransmit episodes, findings and PFC tables as CSV and Parquet
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// Also write the report as one self-contained HTML page (findings, flows, charts)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 
     /// With --out: also write a per-packet table (packets.csv, packets.parquet)
     #[arg(long, requires = "out")]

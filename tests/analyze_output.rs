@@ -118,14 +118,14 @@ fn run_into_full_device(args: &[&str]) -> std::process::Output {
     common::rocescope().args(args).stdout(full).output().expect("run")
 }
 
-/// A 64 KiB tmpfs, unmounted when dropped; `None` where mounting is not permitted.
+/// A 192 KiB tmpfs, unmounted when dropped; `None` where mounting is not permitted.
 struct SmallDisk(tempfile::TempDir);
 
 impl SmallDisk {
     fn mount() -> Option<SmallDisk> {
         let dir = tempfile::tempdir().ok()?;
         let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .args(["-t", "tmpfs", "-o", "size=192k", "tmpfs"])
             .arg(dir.path())
             .stderr(std::process::Stdio::null())
             .status()
@@ -172,5 +172,5 @@ fn a_full_disk_is_a_clear_error_and_leaves_no_report() {
     // a run that fits writes every file
     let out = common::run(&["analyze", "--out", dir.to_str().unwrap(), &sample("bad_icrc.pcap")]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0), 9);
+    assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0), 10);
 }

@@ -136,6 +136,17 @@ impl LogHistogram {
         Some(self.max)
     }
 
+    /// (lowest value, width, count) of every bucket in use, in order.
+    pub fn buckets(&self) -> Vec<(u64, u64, u32)> {
+        self.counts
+            .in_use()
+            .map(|(index, c)| {
+                let (low, width) = bucket_range(index);
+                (low, width, c)
+            })
+            .collect()
+    }
+
     /// Adds another histogram's samples.
     pub fn merge(&mut self, other: &LogHistogram) {
         if other.count == 0 {

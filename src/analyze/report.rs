@@ -222,6 +222,28 @@ pub struct FlowReport {
     pub first_frames: super::flows::FirstFrames,
 }
 
+impl FlowReport {
+    /// How much is wrong with the flow, for sorting: integrity first, then loss, then
+    /// congestion.
+    pub fn trouble(&self) -> u64 {
+        self.icrc_bad * 1_000_000
+            + (self.naks_other + self.rnr_naks + self.naks_psn_seq_err) * 10_000
+            + (self.missing_psns + self.retransmitted) * 100
+            + self.policy.total() * 10
+            + self.ce
+            + self.cnps
+    }
+}
+
+impl Report {
+    /// The flows, most troubled first (then in order of appearance).
+    pub fn flows_by_trouble(&self) -> Vec<&FlowReport> {
+        let mut flows: Vec<&FlowReport> = self.flows.iter().collect();
+        flows.sort_by_key(|f| (std::cmp::Reverse(f.trouble()), f.id));
+        flows
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PauseReport {
     pub src_mac: String,

@@ -3,17 +3,7 @@
 use std::io::{self, Write};
 
 use crate::analyze::findings::flow_label;
-use crate::analyze::report::{FlowReport, Report};
-
-/// How much is wrong with a flow, for sorting: integrity first, then loss, then congestion.
-fn trouble(f: &FlowReport) -> u64 {
-    f.icrc_bad * 1_000_000
-        + (f.naks_other + f.rnr_naks + f.naks_psn_seq_err) * 10_000
-        + (f.missing_psns + f.retransmitted) * 100
-        + f.policy.total() * 10
-        + f.ce
-        + f.cnps
-}
+use crate::analyze::report::Report;
 
 fn ms(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
@@ -55,8 +45,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report) -> io::Result<()> {
     }
     writeln!(out)?;
 
-    let mut flows: Vec<&FlowReport> = r.flows.iter().collect();
-    flows.sort_by_key(|f| (std::cmp::Reverse(trouble(f)), f.id));
+    let flows = r.flows_by_trouble();
     writeln!(out, "Flows ({}, most troubled first)", r.flows.len())?;
     writeln!(
         out,

@@ -2,7 +2,9 @@
 //! lines.
 
 pub mod analysis_text;
+pub mod charts;
 pub mod hexdump;
+pub mod html;
 pub mod jsonl;
 pub mod names;
 pub mod summary;

@@ -78,6 +78,14 @@ fn write_table(dir: &Path, name: &str, df: &mut DataFrame, written: &mut Written
     Ok(())
 }
 
+/// Writes `text` as `dir/name`, to be committed with the run's other files.
+pub fn write_text(dir: &Path, name: &str, text: &str) -> io::Result<Written> {
+    let (atomic, mut file) = AtomicFile::create(dir, name)?;
+    file.write_all(text.as_bytes())?;
+    file.flush()?;
+    Ok(Written(vec![atomic]))
+}
+
 /// A column built from one field of every row.
 fn col<R, T>(name: &str, rows: &[R], field: impl Fn(&R) -> T) -> Column
 where

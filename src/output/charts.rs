@@ -1,0 +1,235 @@
+//! The report's charts, drawn with plotters into SVG strings for inlining in the HTML page:
+//! lines over time (with highlighted spans), the PSN-versus-time graph of a flow, and bars.
+//! Every chart is drawn from a bounded summary (timelines, traces, histograms), never from
+//! the packets.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+pub const WIDTH: u32 = 720;
+pub const HEIGHT: u32 = 240;
+
+/// Colours of the series, in order (colour-blind safe, from the Okabe–Ito palette).
+pub const PALETTE: [RGBColor; 9] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(120, 120, 120),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+
+const STORM: RGBColor = RGBColor(213, 94, 0);
+const FONT: &str = "sans-serif";
+
+/// One named line.
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Draws into a fresh SVG document; a drawing error yields an empty chart with its title.
+fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>) -> String {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (WIDTH, HEIGHT)).into_drawing_area();
+        let drawn = root.fill(&WHITE).map_err(|e| e.to_string()).and_then(|()| draw(&root));
+        let _ = drawn.and_then(|()| root.present().map_err(|e| e.to_string()));
+    }
+    out
+}
+
+/// The range of `values`, widened so that it is never empty.
+fn range(values: impl Iterator<Item = f64>, floor_zero: bool) -> std::ops::Range<f64> {
+    let (mut lo, mut hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+    if !lo.is_finite() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    if floor_zero {
+        lo = lo.min(0.0);
+    }
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    lo..hi + (hi - lo) * 0.05
+}
+
+/// Lines over time (x in milliseconds), with `spans` shaded (storm periods).
+pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64)]) -> String {
+    svg(|root| {
+        let xs =
+            range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(spans.iter().map(|s| s.1)), false);
+        let ys = range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)), true);
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(32)
+            .y_label_area_size(64)
+            .build_cartesian_2d(xs, ys.clone())
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .label_style((FONT, 14))
+            .max_light_lines(1)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(
+                spans.iter().map(|&(a, b)| Rectangle::new([(a, ys.start), (b, ys.end)], STORM.mix(0.15).filled())),
+            )
+            .map_err(|e| e.to_string())?;
+        for (i, s) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
+                .map_err(|e| e.to_string())?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        }
+        if series.len() > 1 || !spans.is_empty() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font((FONT, 14))
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK.mix(0.3))
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })
+}
+
+/// What the PSN graph of one flow shows, x in milliseconds, y as PSNs after the first.
+pub struct PsnGraph {
+    pub sent: Vec<(f64, f64)>,
+    pub resent: Vec<(f64, f64)>,
+    pub gaps: Vec<(f64, f64)>,
+    pub naks: Vec<(f64, f64)>,
+}
+
+/// The sequence graph of a flow (the equivalent of Wireshark's TCP stream graph): first
+/// transmissions as dots, resends as crosses, the first PSN of each gap and the PSN of each
+/// NAK as markers.
+pub fn psn_graph(g: &PsnGraph) -> String {
+    svg(|root| {
+        let all = || g.sent.iter().chain(&g.resent).chain(&g.gaps).chain(&g.naks);
+        let xs = range(all().map(|p| p.0), false);
+        let ys = range(all().map(|p| p.1), true);
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(32)
+            .y_label_area_size(64)
+            .build_cartesian_2d(xs, ys)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("ms since the capture's start")
+            .y_desc("PSN − first PSN")
+            .label_style((FONT, 14))
+            .max_light_lines(1)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        let [sent, resent, gap, nak] = [PALETTE[0], PALETTE[1], PALETTE[6], PALETTE[8]];
+        chart
+            .draw_series(g.sent.iter().map(|&p| Circle::new(p, 2, sent.filled())))
+            .map_err(|e| e.to_string())?
+            .label("sent")
+            .legend(move |(x, y)| Circle::new((x + 8, y), 3, sent.filled()));
+        chart
+            .draw_series(g.resent.iter().map(|&p| Cross::new(p, 4, resent.stroke_width(2))))
+            .map_err(|e| e.to_string())?
+            .label("resent")
+            .legend(move |(x, y)| Cross::new((x + 8, y), 4, resent.stroke_width(2)));
+        chart
+            .draw_series(g.gaps.iter().map(|&p| TriangleMarker::new(p, 5, gap.filled())))
+            .map_err(|e| e.to_string())?
+            .label("gap (first missing PSN)")
+            .legend(move |(x, y)| TriangleMarker::new((x + 8, y), 5, gap.filled()));
+        chart
+            .draw_series(g.naks.iter().map(|&p| Rectangle::new([(p.0, p.1), (p.0, p.1)], nak.stroke_width(6))))
+            .map_err(|e| e.to_string())?
+            .label("NAK (expected PSN)")
+            .legend(move |(x, y)| Rectangle::new([(x + 5, y - 3), (x + 11, y + 3)], nak.filled()));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font((FONT, 14))
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK.mix(0.3))
+            .draw()
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// Vertical bars with a label each.
+pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> String {
+    svg(|root| {
+        let n = bars.len().max(1);
+        let ys = range(bars.iter().map(|b| b.1), true);
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d((0..n - 1).into_segmented(), ys)
+            .map_err(|e| e.to_string())?;
+        let label = |v: &SegmentValue<usize>| match v {
+            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => bars.get(*i).map(|b| b.0.clone()).unwrap_or_default(),
+            SegmentValue::Last => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .x_labels(n)
+            .x_label_formatter(&label)
+            .label_style((FONT, 14))
+            .max_light_lines(1)
+            .draw()
+            .map_err(|e| e.to_string())?;
+        // rectangles in order (plotters' Histogram sums through a hash map, whose order
+        // varies from run to run); a white outline separates neighbours
+        chart
+            .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                Rectangle::new([(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), b.1)], PALETTE[0].filled())
+            }))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                Rectangle::new(
+                    [(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), b.1)],
+                    WHITE.stroke_width(6),
+                )
+            }))
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charts_are_svg_documents_with_their_labels() {
+        let l = lines(
+            "ms",
+            "CE marks",
+            &[Series { name: "CE".into(), points: vec![(0.0, 1.0), (1.0, 3.0)] }],
+            &[(0.2, 0.4)],
+        );
+        assert!(l.starts_with("<svg") && l.contains("CE marks") && l.trim_end().ends_with("</svg>"));
+        let g = psn_graph(&PsnGraph { sent: vec![(0.0, 0.0)], resent: vec![(1.0, 0.0)], gaps: vec![], naks: vec![] });
+        assert!(g.contains("resent") && g.contains("PSN"));
+        let b = bars("DSCP", "packets", &[("26".into(), 10.0), ("48".into(), 2.0)]);
+        assert!(b.contains(">\n26\n<") || b.contains(">26<"), "{b}");
+        // empty inputs still give a chart
+        assert!(lines("ms", "x", &[], &[]).starts_with("<svg"));
+        assert!(bars("x", "y", &[]).starts_with("<svg"));
+    }
+}
