@@ -193,19 +193,17 @@ pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> String {
             .draw()
             .map_err(|e| e.to_string())?;
         // rectangles in order (plotters' Histogram sums through a hash map, whose order
-        // varies from run to run); a white outline separates neighbours
+        // varies from run to run), each filling its segment (the last ends at `Last`); a
+        // white outline separates neighbours
+        let segment = |i: usize, v: f64| {
+            let end = if i + 1 < n { SegmentValue::Exact(i + 1) } else { SegmentValue::Last };
+            [(SegmentValue::Exact(i), 0.0), (end, v)]
+        };
         chart
-            .draw_series(bars.iter().enumerate().map(|(i, b)| {
-                Rectangle::new([(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), b.1)], PALETTE[0].filled())
-            }))
+            .draw_series(bars.iter().enumerate().map(|(i, b)| Rectangle::new(segment(i, b.1), PALETTE[0].filled())))
             .map_err(|e| e.to_string())?;
         chart
-            .draw_series(bars.iter().enumerate().map(|(i, b)| {
-                Rectangle::new(
-                    [(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), b.1)],
-                    WHITE.stroke_width(6),
-                )
-            }))
+            .draw_series(bars.iter().enumerate().map(|(i, b)| Rectangle::new(segment(i, b.1), WHITE.stroke_width(6))))
             .map_err(|e| e.to_string())?;
         Ok(())
     })
