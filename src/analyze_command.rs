@@ -19,6 +19,7 @@ use crate::cli::{
 use crate::decode::Decoder;
 use crate::output::tables::{self, PacketTable, Written};
 use crate::output::{analysis_text, html};
+use crate::progress::{Progress, UPDATE_EVERY};
 
 /// The policy: defaults, then the policy file, then the flags.
 fn policy(args: &AnalyzeArgs) -> Result<Policy, String> {
@@ -72,11 +73,13 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     };
     let decoder = Decoder::new(&args.roce_ports);
     let analysis = Analysis { analyzer: Analyzer::new(config), packet_table };
+    let progress = Progress::new(inputs.size(), !args.quiet);
     let (analysis, damage) = if args.threads > 1 {
-        analyse_on_a_second_thread(&mut inputs, &decoder, analysis)
+        analyse_on_a_second_thread(&mut inputs, &decoder, analysis, &progress)
     } else {
-        analyse_here(&mut inputs, &decoder, analysis)
+        analyse_here(&mut inputs, &decoder, analysis, &progress)
     };
+    progress.finish();
     let Analysis { mut analyzer, packet_table } = match analysis {
         Ok(analysis) => analysis,
         Err(e) => {
@@ -115,7 +118,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     let written = if args.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
     } else {
-        analysis_text::write_summary(&mut out, &report)
+        analysis_text::write_summary(&mut out, &report, args.color.enabled())
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
@@ -186,12 +189,16 @@ fn analyse_here(
     inputs: &mut Inputs,
     decoder: &Decoder,
     mut analysis: Analysis,
+    progress: &Progress,
 ) -> (io::Result<Analysis>, Vec<CaptureError>) {
     let mut damage = Vec::new();
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
         if let Err(e) = analysis.consume(&FrameSummary::of(frame.number, &packet)) {
             return (Err(e), damage);
+        }
+        if frame.number.is_multiple_of(UPDATE_EVERY) {
+            progress.set(inputs.position());
         }
         if inputs.has_damage() {
             damage.append(&mut inputs.take_damage());
@@ -218,6 +225,7 @@ fn analyse_on_a_second_thread(
     inputs: &mut Inputs,
     decoder: &Decoder,
     mut analysis: Analysis,
+    progress: &Progress,
 ) -> (io::Result<Analysis>, Vec<CaptureError>) {
     let mappings: Vec<_> = inputs.share_mappings();
     let defer = mappings.iter().all(Option::is_some);
@@ -251,7 +259,11 @@ fn analyse_on_a_second_thread(
                 .get(frame.file)
                 .and_then(Option::as_ref)
                 .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
-            batch.push(Work { summary: FrameSummary::of(frame.number, &packet), file: frame.file, at });
+            let number = frame.number;
+            batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at });
+            if number.is_multiple_of(UPDATE_EVERY) {
+                progress.set(inputs.position());
+            }
             if batch.len() == BATCH {
                 let next = recycled.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
                 if batches.send(std::mem::replace(&mut batch, next)).is_err() {

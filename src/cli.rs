@@ -182,6 +182,15 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
+    /// No progress bar (it is shown on standard error only when that is a terminal)
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Colour the summary's findings: auto (when standard output is a terminal and NO_COLOR
+    /// is not set), always or never
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
+    pub color: ColourChoice,
+
     /// With --out: also write a per-packet table (packets.csv, packets.parquet)
     #[arg(long, requires = "out")]
     pub packets: bool,
@@ -257,6 +266,29 @@ pub fn parse_link_speed(s: &str) -> Result<u64, String> {
     match digits.parse::<u64>() {
         Ok(g) if (1..=1600).contains(&g) => Ok(g),
         _ => Err(format!("'{s}' is not a link speed in Gb/s such as 100G")),
+    }
+}
+
+/// When to colour terminal output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColourChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColourChoice {
+    /// Whether to colour output written to standard output (no-color.org: a non-empty
+    /// NO_COLOR turns automatic colour off).
+    pub fn enabled(self) -> bool {
+        match self {
+            ColourChoice::Always => true,
+            ColourChoice::Never => false,
+            ColourChoice::Auto => {
+                std::io::IsTerminal::is_terminal(&std::io::stdout())
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
     }
 }
 

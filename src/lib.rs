@@ -13,3 +13,4 @@ pub mod filter;
 pub mod generate;
 pub mod output;
 pub mod packets;
+pub mod progress;

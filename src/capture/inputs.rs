@@ -50,6 +50,16 @@ impl Inputs {
         &self.readers
     }
 
+    /// Bytes consumed so far over every file.
+    pub fn position(&self) -> u64 {
+        self.readers.iter().map(CaptureReader::position).sum()
+    }
+
+    /// The total size of the files, when every one is known before reading.
+    pub fn size(&self) -> Option<u64> {
+        self.readers.iter().map(CaptureReader::size).sum()
+    }
+
     fn advance(&mut self, index: usize) {
         if let Some(Err(e)) = self.readers.get_mut(index).map(CaptureReader::advance) {
             self.damage.push(e);

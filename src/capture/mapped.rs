@@ -57,6 +57,11 @@ impl MappedFile {
         Arc::clone(&self.map)
     }
 
+    /// The size of the mapped file.
+    pub fn size(&self) -> usize {
+        self.map.len()
+    }
+
     pub fn available(&self) -> &[u8] {
         self.map.get(self.start..).unwrap_or_default()
     }

@@ -264,6 +264,19 @@ impl CaptureReader {
         &self.name
     }
 
+    /// Bytes of the (decompressed) file consumed so far.
+    pub fn position(&self) -> u64 {
+        self.source.offset()
+    }
+
+    /// The file's size, when it is known before reading (a memory-mapped file).
+    pub fn size(&self) -> Option<u64> {
+        match &self.source {
+            ByteSource::Mapped(m) => Some(m.size() as u64),
+            ByteSource::Stream(_) => None,
+        }
+    }
+
     pub fn info(&self) -> &CaptureInfo {
         &self.info
     }

@@ -2,8 +2,10 @@
 
 use std::io::{self, Write};
 
+use crate::analyze::findings::Severity;
 use crate::analyze::findings::flow_label;
 use crate::analyze::report::Report;
+use anstyle::{AnsiColor, Style};
 
 fn ms(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
@@ -16,7 +18,21 @@ fn us(ns: Option<u64>) -> String {
 /// The most flows listed; the JSON report has them all.
 const FLOWS_SHOWN: usize = 20;
 
-pub fn write_summary(out: &mut impl Write, r: &Report) -> io::Result<()> {
+/// The style of a severity's label when colour is on: errors red, warnings yellow, info blue.
+fn severity_style(severity: Severity, colour: bool) -> Style {
+    if !colour {
+        return Style::new();
+    }
+    let fg = match severity {
+        Severity::Error => AnsiColor::Red,
+        Severity::Warning => AnsiColor::Yellow,
+        Severity::Info => AnsiColor::Blue,
+    };
+    Style::new().fg_color(Some(fg.into())).bold()
+}
+
+/// Writes the summary; `colour` styles the findings' severities with ANSI escapes.
+pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Result<()> {
     let t = &r.totals;
     let files: Vec<&str> = r.inputs.iter().map(|i| i.file.as_str()).collect();
     writeln!(out, "Capture: {}", files.join(", "))?;
@@ -116,7 +132,9 @@ pub fn write_summary(out: &mut impl Write, r: &Report) -> io::Result<()> {
     } else {
         writeln!(out, "Findings ({})", r.findings.len())?;
         for f in &r.findings {
-            writeln!(out, "  {:<7} {:<20} {}", f.severity.name().to_uppercase(), f.code, f.message)?;
+            let style = severity_style(f.severity, colour);
+            let label = format!("{:<7}", f.severity.name().to_uppercase());
+            writeln!(out, "  {style}{label}{style:#} {:<20} {}", f.code, f.message)?;
             if !f.evidence.frames.is_empty() {
                 let frames: Vec<String> = f.evidence.frames.iter().map(u64::to_string).collect();
                 writeln!(out, "          frames: {}", frames.join(", "))?;
