@@ -103,13 +103,20 @@ def main():
         return add_row(label, path, measure(argv, runs))
 
     # cat and analyze alternate, so that their ratio is measured under the same conditions
+    page = os.path.join(BENCH_DIR, "report.html")
     paired = measure_interleaved(
-        [["cat", mixed], [BIN, "analyze", "--json", mixed], [BIN, "analyze", "--json", "--threads", "1", mixed]],
+        [
+            ["cat", mixed],
+            [BIN, "analyze", "--json", mixed],
+            [BIN, "analyze", "--json", "--threads", "1", mixed],
+            [BIN, "analyze", "--json", "--html", page, mixed],
+        ],
         args.runs,
     )
     cat, _ = add_row("cat FILE > /dev/null", mixed, paired[0])
     analyze, rss = add_row("rocescope analyze --json", mixed, paired[1])
     analyze1, _ = add_row("rocescope analyze --json --threads 1", mixed, paired[2])
+    with_html, _ = add_row("rocescope analyze --json --html FILE", mixed, paired[3])
     jsonl, _ = row("rocescope packets --format jsonl", mixed, [BIN, "packets", "--format", "jsonl", mixed], runs=3)
     _, rss2 = row("rocescope analyze --json (2x capture)", double, [BIN, "analyze", "--json", double], runs=3)
     small_time, _ = row("rocescope analyze --json (64-byte frames)", small, [BIN, "analyze", "--json", small])
@@ -127,6 +134,7 @@ def main():
     checks = [
         ("analyze ≤ 2× cat", analyze / cat, analyze <= 2 * cat),
         ("analyze --threads 1 / cat", analyze1 / cat, True),
+        ("analyze --html ≤ 1.1 × analyze --json", with_html / analyze, with_html <= 1.1 * analyze),
         ("64-byte frames ≥ 5 M frames/s", frames[small] / small_time / 1e6, frames[small] / small_time >= 5e6),
         ("packets --format jsonl ≥ 500 k frames/s", frames[mixed] / jsonl / 1e3, frames[mixed] / jsonl >= 5e5),
         ("peak RSS ≤ 64 MiB", rss, rss <= 64),

@@ -1,5 +1,5 @@
 //! Arbitrary bytes as a capture through the whole `analyze` path: reading, decoding, every
-//! packet writer, the analysis, and the JSON report.
+//! packet writer, the analysis, the JSON report and the HTML page.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -23,4 +23,5 @@ fuzz_target!(|data: &[u8]| {
     analyzer.finish();
     let report = Report::build(&analyzer, inputs.readers(), &damage);
     let _ = serde_json::to_vec(&report);
+    let _ = rocescope::output::html::render(&report, &analyzer);
 });
