@@ -4,14 +4,13 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use crate::analyze::policy::Policy;
 use crate::analyze::report::Report;
 use std::sync::{Arc, mpsc};
 
 use memmap2::Mmap;
 
+use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::{Analyzer, Config};
 use crate::capture::{CaptureError, Inputs, mapped};
 use crate::cli::{
     AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
@@ -21,38 +20,13 @@ use crate::output::tables::{self, PacketTable, Written};
 use crate::output::{analysis_text, html};
 use crate::progress::{Progress, UPDATE_EVERY};
 
-/// The policy: defaults, then the policy file, then the flags.
-fn policy(args: &AnalyzeArgs) -> Result<Policy, String> {
-    let mut p = match &args.policy {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?
-        }
-        None => Policy::default(),
-    };
-    p.data_dscp = args.data_dscp.unwrap_or(p.data_dscp);
-    p.cnp_dscp = args.cnp_dscp.unwrap_or(p.cnp_dscp);
-    p.data_pcp = args.data_pcp.unwrap_or(p.data_pcp);
-    p.cnp_pcp = args.cnp_pcp.unwrap_or(p.cnp_pcp);
-    p.lossless_priority = args.lossless_priority.unwrap_or(p.lossless_priority);
-    p.require_ect &= !args.allow_not_ect;
-    Ok(p)
-}
-
 pub fn run(args: &AnalyzeArgs) -> ExitCode {
-    let policy = match policy(args) {
-        Ok(p) => p,
+    let config = match args.analysis.config() {
+        Ok(c) => c,
         Err(e) => {
-            eprintln!("rocescope: policy file {e}");
+            eprintln!("rocescope: {e}");
             return ExitCode::from(EXIT_USAGE);
         }
-    };
-    let config = Config {
-        link_gbps: args.link_speed,
-        pfc_storm_ns: i64::try_from(args.pfc_storm_ms.saturating_mul(1_000_000)).unwrap_or(i64::MAX),
-        mirror_window_ns: i64::try_from(args.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
-        policy,
-        max_flows: args.max_flows,
     };
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
@@ -71,7 +45,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         },
         _ => None,
     };
-    let decoder = Decoder::new(&args.roce_ports);
+    let decoder = Decoder::new(&args.analysis.roce_ports);
     let analysis = Analysis { analyzer: Analyzer::new(config), packet_table };
     let progress = Progress::new(inputs.size(), !args.quiet);
     let (analysis, damage) = if args.threads > 1 {

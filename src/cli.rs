@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::analyze::Config;
+use crate::analyze::policy::Policy;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::filter::{Only, OpcodeSelector};
@@ -195,6 +198,23 @@ pub struct AnalyzeArgs {
     #[arg(long, requires = "out")]
     pub packets: bool,
 
+    #[command(flatten)]
+    pub analysis: AnalysisOptions,
+
+    /// Exit with status 4 when a finding of this severity or worse is found
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<crate::analyze::findings::Severity>,
+
+    /// Threads to use: 1 does everything on one thread; 2 decodes frames on one thread and
+    /// analyses them (verifying ICRCs of memory-mapped files) on another; 3 or more also
+    /// read compressed and piped inputs ahead. The output is the same for any number
+    #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+}
+
+/// How frames are analysed, shared by `analyze` and `capture`.
+#[derive(Debug, Args)]
+pub struct AnalysisOptions {
     /// Link speed for PFC pause quanta (512 bit times each): 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G
     #[arg(long, value_name = "SPEED", default_value = "100G", value_parser = parse_link_speed)]
     pub link_speed: u64,
@@ -240,19 +260,40 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub allow_not_ect: bool,
 
-    /// Exit with status 4 when a finding of this severity or worse is found
-    #[arg(long, value_enum, value_name = "SEVERITY")]
-    pub fail_on: Option<crate::analyze::findings::Severity>,
-
     /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
+}
 
-    /// Threads to use: 1 does everything on one thread; 2 decodes frames on one thread and
-    /// analyses them (verifying ICRCs of memory-mapped files) on another; 3 or more also
-    /// read compressed and piped inputs ahead. The output is the same for any number
-    #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub threads: u32,
+impl AnalysisOptions {
+    /// The marking policy: defaults, then the policy file, then the flags.
+    fn policy(&self) -> Result<Policy, String> {
+        let mut p = match &self.policy {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?
+            }
+            None => Policy::default(),
+        };
+        p.data_dscp = self.data_dscp.unwrap_or(p.data_dscp);
+        p.cnp_dscp = self.cnp_dscp.unwrap_or(p.cnp_dscp);
+        p.data_pcp = self.data_pcp.unwrap_or(p.data_pcp);
+        p.cnp_pcp = self.cnp_pcp.unwrap_or(p.cnp_pcp);
+        p.lossless_priority = self.lossless_priority.unwrap_or(p.lossless_priority);
+        p.require_ect &= !self.allow_not_ect;
+        Ok(p)
+    }
+
+    /// The analysis's configuration; an error names the policy file that cannot be used.
+    pub fn config(&self) -> Result<Config, String> {
+        Ok(Config {
+            link_gbps: self.link_speed,
+            pfc_storm_ns: i64::try_from(self.pfc_storm_ms.saturating_mul(1_000_000)).unwrap_or(i64::MAX),
+            mirror_window_ns: i64::try_from(self.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
+            policy: self.policy().map_err(|e| format!("policy file {e}"))?,
+            max_flows: self.max_flows,
+        })
+    }
 }
 
 /// Every core of the machine.

@@ -23,6 +23,8 @@ pub struct Report {
     pub schema_version: u32,
     pub tool: ToolReport,
     pub inputs: Vec<InputReport>,
+    /// A live capture's packet counts from libpcap; `null` for files.
+    pub live: Option<LiveReport>,
     pub config: ConfigReport,
     pub capture: CaptureReport,
     pub totals: FrameCounts,
@@ -60,6 +62,16 @@ pub struct InputReport {
     pub snaplen: u32,
     /// Where the file was damaged, if it was: the frames before were analysed.
     pub damage: Option<DamageReport>,
+}
+
+/// What libpcap counted during a live capture (`pcap_stats`): packets the filter passed,
+/// packets the kernel dropped for want of buffer space, and packets the interface or its driver
+/// dropped. Dropped packets never reach the analysis and look like PSN gaps.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct LiveReport {
+    pub interface_received: u64,
+    pub kernel_dropped: u64,
+    pub interface_dropped: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -285,6 +297,11 @@ fn nonzero_map(counts: &[u64]) -> BTreeMap<u8, u64> {
 impl Report {
     /// Builds the report of a finished analysis. `damage` lists where input files were cut short.
     pub fn build(a: &Analyzer, readers: &[CaptureReader], damage: &[CaptureError]) -> Report {
+        Report::build_from(a, readers.iter().map(|r| input_report(r, damage)).collect(), None)
+    }
+
+    /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
+    pub fn build_from(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
         let t = &a.totals;
         let c = &a.capture;
         let flows: Vec<FlowReport> =
@@ -313,7 +330,8 @@ impl Report {
         let mut report = Report {
             schema_version: SCHEMA_VERSION,
             tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
-            inputs: readers.iter().map(|r| input_report(r, damage)).collect(),
+            inputs,
+            live,
             config: config_report(&a.config),
             capture: CaptureReport {
                 first_ts_ns: c.first_ts_ns,
