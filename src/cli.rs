@@ -100,6 +100,29 @@ Definitions of every counter are in docs/analysis.md.",
 deterministic frame generator (every run writes identical bytes). See docs/samples.md for what \
 each scenario contains.")]
     Generate(GenerateArgs),
+    /// Capture live from an interface and analyse as frames arrive (needs the `live` build)
+    #[command(
+        long_about = "Capture from an interface that receives RoCE traffic — the port a switch mirrors \
+(SPAN or ERSPAN) to, or an RDMA device libpcap can sniff — and analyse every frame as it arrives with \
+the engine of `analyze`: a rolling summary every --interval (flows' CE marks, CNPs, NAKs, PSN gaps, \
+resends, pauses, and the packets libpcap lost), then the full report on Ctrl-C, at --duration or \
+after --count frames. With -w the frames are also written to a capture file (rotated with -C or -G \
+like tcpdump), and the final report equals `rocescope analyze` of that file. Needs a build with \
+`--features live` (libpcap) and root or the CAP_NET_RAW and CAP_NET_ADMIN capabilities.",
+        after_help = concat!(
+            "EXAMPLES:\n",
+            "    rocescope capture -i ens1f0 -w mirror.pcapng --duration 60s\n",
+            "    rocescope capture -i ens1f0 --json --interval 5s | jq .\n",
+            "    rocescope capture -i mlx5_0 -c 100000 -w rdma.pcap\n\n",
+            "EXIT STATUS:\n",
+            "    0  success\n",
+            "    1  the interface cannot be opened (missing, no permission) or the capture failed\n",
+            "    2  usage error, or a build without live capture\n",
+            "    3  the capture file or the output could not be written\n",
+            "    4  --fail-on: a finding of that severity or worse"
+        )
+    )]
+    Capture(CaptureArgs),
 }
 
 /// Output format of `packets`.
@@ -210,6 +233,62 @@ pub struct AnalyzeArgs {
     /// read compressed and piped inputs ahead. The output is the same for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// Interface to capture on (see `ip link`; an RDMA device where libpcap supports it)
+    #[arg(short = 'i', long, value_name = "IFACE")]
+    pub interface: String,
+
+    /// BPF filter; the default keeps RoCEv2 (UDP 4791), RoCEv1, MAC control (PFC, PAUSE),
+    /// GRE (ERSPAN) and VXLAN, tagged or not
+    #[arg(short = 'f', long, value_name = "EXPRESSION")]
+    pub filter: Option<String>,
+
+    /// Bytes captured of each frame
+    #[arg(short = 's', long, value_name = "BYTES", default_value_t = 65535)]
+    pub snaplen: u32,
+
+    /// Do not put the interface into promiscuous mode
+    #[arg(long)]
+    pub no_promisc: bool,
+
+    /// Also write the frames to FILE: pcapng when the name ends in .pcapng, else pcap with
+    /// nanosecond timestamps
+    #[arg(short = 'w', long, value_name = "FILE")]
+    pub write: Option<PathBuf>,
+
+    /// With -w, start a new file after MB megabytes (1,000,000 bytes): FILE, FILE.1, FILE.2, …
+    #[arg(short = 'C', long, value_name = "MB", requires = "write", value_parser = clap::value_parser!(u64).range(1..))]
+    pub file_size: Option<u64>,
+
+    /// With -w, start a new file every SECONDS
+    #[arg(short = 'G', long, value_name = "SECONDS", requires = "write", value_parser = clap::value_parser!(u64).range(1..))]
+    pub rotate_seconds: Option<u64>,
+
+    /// Stop after this long (30s, 5m, 1h)
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub duration: Option<std::time::Duration>,
+
+    /// Stop after N frames
+    #[arg(short = 'c', long, value_name = "N")]
+    pub count: Option<u64>,
+
+    /// Time between two rolling summaries
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = humantime::parse_duration)]
+    pub interval: std::time::Duration,
+
+    /// One JSON object per interval instead of a text line, and the final report as JSON
+    #[arg(long)]
+    pub json: bool,
+
+    /// Exit with status 4 when a finding of this severity or worse is found
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<crate::analyze::findings::Severity>,
+
+    #[command(flatten)]
+    pub analysis: AnalysisOptions,
 }
 
 /// How frames are analysed, shared by `analyze` and `capture`.

@@ -11,6 +11,8 @@ pub mod cli;
 pub mod decode;
 pub mod filter;
 pub mod generate;
+#[cfg(feature = "live")]
+pub mod live;
 pub mod output;
 pub mod packets;
 pub mod progress;

@@ -169,3 +169,12 @@ fn extra_roce_ports() {
     let extra = common::jsonl(&file, &["--roce-port", "50000"]);
     assert_ne!(extra[41]["kind"], "other");
 }
+
+#[test]
+#[cfg(not(feature = "live"))]
+fn capture_without_the_live_build_says_how_to_get_it() {
+    let out = common::run(&["capture", "-i", "lo"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--features live") && stderr.contains("libpcap"), "{stderr}");
+}

@@ -446,6 +446,19 @@ fn capture_quality(r: &mut Rules<'_>) {
             "Inspect the first malformed frames with `rocescope packets -V --only errors`.",
         );
     }
+    if let Some(live) = report.live.filter(|l| l.kernel_dropped + l.interface_dropped > 0) {
+        r.add(
+            Severity::Warning,
+            "CAPTURE_LOST_PACKETS",
+            format!(
+                "the capture lost {} packets in the kernel and {} at the interface; PSN gaps may be the capture's own",
+                live.kernel_dropped, live.interface_dropped
+            ),
+            Evidence { count: live.kernel_dropped + live.interface_dropped, ..Evidence::default() },
+            "The capture host did not read frames as fast as they arrived (CPU, disk, or a buffer too small), or the NIC dropped them.",
+            "Capture with a narrower filter or a smaller snap length, write to a faster disk, or spread the mirror over several capture ports; compare the gaps with these losses before blaming the fabric.",
+        );
+    }
     let limits = &report.limits;
     if limits.untracked_packets + limits.connections_not_kept + limits.pause_frames_not_kept > 0 {
         r.add(

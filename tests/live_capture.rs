@@ -1,0 +1,180 @@
+//! `rocescope capture` end to end (needs `--features live`): inside a network namespace this
+//! test makes itself, sample captures are replayed into one end of a veth pair (raw packet
+//! socket, tests/live/replay.py) and captured on the other. The final report must equal
+//! `analyze` of the file the capture wrote, and agree with `analyze` of the sample in every
+//! count that does not depend on timing. No traffic leaves the namespace. Skips with a message
+//! where namespaces cannot be made (not root, no iproute2) or python3 is missing.
+#![cfg(feature = "live")]
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// A network namespace with a veth pair `va`–`vb`, removed when dropped.
+struct Namespace(String);
+
+impl Namespace {
+    fn create() -> Option<Namespace> {
+        let name = format!("rocescope-test-{}", std::process::id());
+        let ip =
+            |args: &[&str]| Command::new("ip").args(args).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+        if !ip(&["netns", "add", &name]) {
+            return None;
+        }
+        let ns = Namespace(name);
+        let ok = ns
+            .run_ok(&["ip", "link", "add", "va", "mtu", "9000", "type", "veth", "peer", "name", "vb", "mtu", "9000"])
+            && ns.run_ok(&["ip", "link", "set", "va", "up"])
+            && ns.run_ok(&["ip", "link", "set", "vb", "up"]);
+        ok.then_some(ns)
+    }
+
+    fn command(&self, argv: &[&str]) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.0]).args(argv);
+        c
+    }
+
+    fn run_ok(&self, argv: &[&str]) -> bool {
+        self.command(argv).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+    }
+}
+
+fn root() -> String {
+    env!("CARGO_MANIFEST_DIR").to_string()
+}
+
+/// The final report: the pretty JSON document after the one-line interval objects.
+fn final_report(stdout: &str) -> Value {
+    let start = stdout.find("\n{\n").map_or(0, |i| i + 1);
+    serde_json::from_str(&stdout[start..]).expect("the final JSON report")
+}
+
+fn without(mut v: Value, keys: &[&str]) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        keys.iter().for_each(|k| {
+            o.remove(*k);
+        });
+    }
+    v
+}
+
+/// Findings about durations, which a replay at its own pace does not reproduce.
+const TIMING_FINDINGS: [&str; 2] = ["PFC_STORM", "RETRANSMIT_TIMEOUT"];
+
+/// What does not depend on when frames were seen.
+fn timeless(r: &Value) -> Value {
+    let flows: Vec<Value> = r["flows"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .map(|f| {
+                    serde_json::json!([
+                        f["src_ip"],
+                        f["dst_qp"],
+                        f["packets"],
+                        f["gaps"],
+                        f["missing_psns"],
+                        f["retransmitted"],
+                        f["icrc_bad"],
+                        f["ce"],
+                        f["cnps"]
+                    ])
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let findings: Vec<&Value> = r["findings"]
+        .as_array()
+        .map(|f| f.iter().map(|f| &f["code"]).filter(|c| !TIMING_FINDINGS.iter().any(|t| *c == t)).collect())
+        .unwrap_or_default();
+    serde_json::json!([r["totals"], r["icrc"], r["opcodes"], r["ecn"], r["dscp"], r["cnps"], flows, findings])
+}
+
+#[test]
+fn a_live_capture_reports_what_analyze_reports_of_the_same_traffic() {
+    let Some(ns) = Namespace::create() else {
+        eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
+        return;
+    };
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is needed to replay frames");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bin = env!("CARGO_BIN_EXE_rocescope");
+    for name in ["loss_go_back_n", "congestion_ecn_cnp", "bad_icrc", "pfc_storm"] {
+        let sample = format!("{}/samples/{name}.pcap", root());
+        let frames = common::jsonl(std::path::Path::new(&sample), &[]).len().to_string();
+        let written = dir.path().join(format!("{name}.pcap"));
+        let written = written.to_str().unwrap();
+        let mut capture = ns
+            .command(&[bin, "capture", "-i", "vb", "-w", written, "--json", "-c", &frames, "--duration", "30s"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("capture runs");
+        // wait until the interface is open
+        let mut stderr = BufReader::new(capture.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("the capture starts");
+        assert!(line.contains("capturing on vb"), "{line}");
+        let replay = ns
+            .command(&["python3", &format!("{}/tests/live/replay.py", root()), "va", &sample])
+            .output()
+            .expect("replay");
+        assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+        let out = capture.wait_with_output().expect("the capture ends");
+        assert!(out.status.success(), "{name}: capture failed");
+        let live = final_report(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(live["live"]["kernel_dropped"], serde_json::json!(0), "{name}: the capture lost frames");
+        assert_eq!(live["totals"]["frames"].as_u64().map(|n| n.to_string()), Some(frames.clone()), "{name}");
+        // the report equals analyze of the written file, but for the live statistics
+        let of_file: Value = serde_json::from_str(&common::run_ok(&["analyze", "--json", written])).expect("JSON");
+        assert_eq!(
+            without(live.clone(), &["live"]),
+            without(of_file, &["live"]),
+            "{name}: report differs from analyze of the written file"
+        );
+        // and agrees with analyze of the sample in everything but timing
+        let of_sample: Value = serde_json::from_str(&common::run_ok(&["analyze", "--json", &sample])).expect("JSON");
+        assert_eq!(timeless(&live), timeless(&of_sample), "{name}: counts differ from analyze of the sample");
+    }
+}
+
+#[test]
+fn a_missing_interface_is_a_clear_error() {
+    let out = common::run(&["capture", "-i", "rocescope-no-such-if0", "--duration", "1s"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("rocescope-no-such-if0") && stderr.lines().count() == 1, "{stderr}");
+}
+
+#[test]
+fn missing_permission_names_the_capabilities() {
+    // an unprivileged user (nobody) through util-linux's setpriv
+    let bin = env!("CARGO_BIN_EXE_rocescope");
+    let Ok(out) = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", bin, "capture", "-i", "lo", "--duration", "1s"])
+        .output()
+    else {
+        eprintln!("skipped: setpriv (util-linux) is not installed");
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("setpriv:") {
+        eprintln!("skipped: cannot change user here ({})", stderr.trim());
+        return;
+    }
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("permission denied") && stderr.contains("CAP_NET_RAW"), "{stderr}");
+}
