@@ -283,6 +283,11 @@ pub struct CaptureArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Serve the rolling counters for Prometheus at http://ADDR/metrics (e.g. 0.0.0.0:9464),
+    /// updated every interval
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+
     /// Exit with status 4 when a finding of this severity or worse is found
     #[arg(long, value_enum, value_name = "SEVERITY")]
     pub fail_on: Option<crate::analyze::findings::Severity>,

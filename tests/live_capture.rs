@@ -17,8 +17,9 @@ use serde_json::Value;
 struct Namespace(String);
 
 impl Namespace {
-    fn create() -> Option<Namespace> {
-        let name = format!("rocescope-test-{}", std::process::id());
+    /// `tag` keeps the namespaces of tests running at the same time apart.
+    fn create(tag: &str) -> Option<Namespace> {
+        let name = format!("rocescope-{tag}-{}", std::process::id());
         let ip =
             |args: &[&str]| Command::new("ip").args(args).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
         if !ip(&["netns", "add", &name]) {
@@ -28,7 +29,8 @@ impl Namespace {
         let ok = ns
             .run_ok(&["ip", "link", "add", "va", "mtu", "9000", "type", "veth", "peer", "name", "vb", "mtu", "9000"])
             && ns.run_ok(&["ip", "link", "set", "va", "up"])
-            && ns.run_ok(&["ip", "link", "set", "vb", "up"]);
+            && ns.run_ok(&["ip", "link", "set", "vb", "up"])
+            && ns.run_ok(&["ip", "link", "set", "lo", "up"]);
         ok.then_some(ns)
     }
 
@@ -102,7 +104,7 @@ fn timeless(r: &Value) -> Value {
 
 #[test]
 fn a_live_capture_reports_what_analyze_reports_of_the_same_traffic() {
-    let Some(ns) = Namespace::create() else {
+    let Some(ns) = Namespace::create("report") else {
         eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
         return;
     };
@@ -177,4 +179,53 @@ fn missing_permission_names_the_capabilities() {
     }
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("permission denied") && stderr.contains("CAP_NET_RAW"), "{stderr}");
+}
+
+#[test]
+fn prometheus_reads_the_rolling_counters() {
+    let Some(ns) = Namespace::create("metrics") else {
+        eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
+        return;
+    };
+    let bin = env!("CARGO_BIN_EXE_rocescope");
+    let sample = format!("{}/samples/loss_go_back_n.pcap", root());
+    let mut capture = ns
+        .command(&[
+            bin,
+            "capture",
+            "-i",
+            "vb",
+            "--metrics",
+            "127.0.0.1:9464",
+            "--interval",
+            "100ms",
+            "--duration",
+            "4s",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("capture runs");
+    let mut stderr = BufReader::new(capture.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("the capture starts");
+    let replay =
+        ns.command(&["python3", &format!("{}/tests/live/replay.py", root()), "va", &sample]).output().expect("replay");
+    assert!(replay.status.success());
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    // fetched inside the namespace, from its own loopback
+    let fetch = "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:9464/metrics').read().decode())";
+    let metrics = ns.command(&["python3", "-c", fetch]).output().expect("fetch");
+    let _ = capture.wait();
+    let text = String::from_utf8_lossy(&metrics.stdout);
+    for expected in [
+        "rocescope_frames_total{interface=\"vb\"} 40",
+        "rocescope_out_of_sequence_total{interface=\"vb\"} 1",
+        "rocescope_missing_psns_total{interface=\"vb\"} 3",
+        "rocescope_resent_total{interface=\"vb\"} 6",
+        "rocescope_packet_seq_err_total{interface=\"vb\"} 1",
+        "# TYPE rocescope_np_cnp_sent_total counter",
+    ] {
+        assert!(text.contains(expected), "{expected} not in {text}");
+    }
 }

@@ -3,6 +3,7 @@
 //! report at the end. Packets libpcap reports lost are counted in every summary and in the
 //! report's `live` section, since a lost packet looks like a PSN gap.
 
+mod metrics;
 mod rotation;
 
 use std::io::{self, BufWriter, Write};
@@ -220,6 +221,21 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
 
     // like tcpdump's "listening on": the capture is open from here on
     eprintln!("rocescope: capturing on {} (link type {link_type}), filter: {filter}", args.interface);
+    let exported = match args.metrics.as_deref().map(metrics::serve).transpose() {
+        Ok(exported) => exported,
+        Err(e) => {
+            eprintln!("rocescope: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let export = |counters: &Counters| {
+        if let Some(text) = &exported
+            && let Ok(mut text) = text.lock()
+        {
+            *text = metrics::exposition(&args.interface, counters);
+        }
+    };
+    export(&Counters::default());
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let mut analyzer = Analyzer::new(config);
     let mut out = BufWriter::new(io::stdout().lock());
@@ -282,6 +298,7 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
                 flows: analyzer.flows.flows.len(),
                 new_findings,
             };
+            export(&now);
             if write_interval(&mut out, &interval, args.json).is_err() {
                 break; // standard output closed: stop quietly
             }
