@@ -182,7 +182,7 @@ fn missing_permission_names_the_capabilities() {
 }
 
 #[test]
-fn prometheus_reads_the_rolling_counters() {
+fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
     let Some(ns) = Namespace::create("metrics") else {
         eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
         return;
@@ -200,9 +200,9 @@ fn prometheus_reads_the_rolling_counters() {
             "--interval",
             "100ms",
             "--duration",
-            "4s",
+            "60s",
         ])
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("capture runs");
@@ -216,7 +216,13 @@ fn prometheus_reads_the_rolling_counters() {
     // fetched inside the namespace, from its own loopback
     let fetch = "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:9464/metrics').read().decode())";
     let metrics = ns.command(&["python3", "-c", fetch]).output().expect("fetch");
-    let _ = capture.wait();
+    // Ctrl-C: the capture stops and prints its report (`ip netns exec` runs it in its own place)
+    let interrupted = Command::new("kill").args(["-INT", &capture.id().to_string()]).status();
+    assert!(interrupted.is_ok_and(|s| s.success()));
+    let out = capture.wait_with_output().expect("the capture ends");
+    assert!(out.status.success(), "Ctrl-C is a normal end");
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(summary.contains("Findings (3)") && summary.contains("PSN_GAP"), "{summary}");
     let text = String::from_utf8_lossy(&metrics.stdout);
     for expected in [
         "rocescope_frames_total{interface=\"vb\"} 40",
