@@ -40,6 +40,26 @@ impl Namespace {
         c
     }
 
+    /// Starts `rocescope capture -i vb ARGS` and returns once the interface is open.
+    fn start_capture(&self, args: &[&str]) -> std::process::Child {
+        let mut argv = vec![env!("CARGO_BIN_EXE_rocescope"), "capture", "-i", "vb"];
+        argv.extend_from_slice(args);
+        let mut capture =
+            self.command(&argv).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("capture runs");
+        let mut stderr = BufReader::new(capture.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("the capture starts");
+        assert!(line.contains("capturing on vb"), "{line}");
+        capture
+    }
+
+    /// Sends the frames of `sample` into `va`, in order.
+    fn replay(&self, sample: &str) {
+        let script = format!("{}/tests/live/replay.py", root());
+        let replay = self.command(&["python3", &script, "va", sample]).output().expect("replay");
+        assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    }
+
     fn run_ok(&self, argv: &[&str]) -> bool {
         self.command(argv).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
     }
@@ -113,28 +133,13 @@ fn a_live_capture_reports_what_analyze_reports_of_the_same_traffic() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let bin = env!("CARGO_BIN_EXE_rocescope");
     for name in ["loss_go_back_n", "congestion_ecn_cnp", "bad_icrc", "pfc_storm"] {
         let sample = format!("{}/samples/{name}.pcap", root());
         let frames = common::jsonl(std::path::Path::new(&sample), &[]).len().to_string();
         let written = dir.path().join(format!("{name}.pcap"));
         let written = written.to_str().unwrap();
-        let mut capture = ns
-            .command(&[bin, "capture", "-i", "vb", "-w", written, "--json", "-c", &frames, "--duration", "30s"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("capture runs");
-        // wait until the interface is open
-        let mut stderr = BufReader::new(capture.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("the capture starts");
-        assert!(line.contains("capturing on vb"), "{line}");
-        let replay = ns
-            .command(&["python3", &format!("{}/tests/live/replay.py", root()), "va", &sample])
-            .output()
-            .expect("replay");
-        assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+        let capture = ns.start_capture(&["-w", written, "--json", "-c", &frames, "--duration", "30s"]);
+        ns.replay(&sample);
         let out = capture.wait_with_output().expect("the capture ends");
         assert!(out.status.success(), "{name}: capture failed");
         let live = final_report(&String::from_utf8_lossy(&out.stdout));
@@ -187,31 +192,9 @@ fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
         eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
         return;
     };
-    let bin = env!("CARGO_BIN_EXE_rocescope");
     let sample = format!("{}/samples/loss_go_back_n.pcap", root());
-    let mut capture = ns
-        .command(&[
-            bin,
-            "capture",
-            "-i",
-            "vb",
-            "--metrics",
-            "127.0.0.1:9464",
-            "--interval",
-            "100ms",
-            "--duration",
-            "60s",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("capture runs");
-    let mut stderr = BufReader::new(capture.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    stderr.read_line(&mut line).expect("the capture starts");
-    let replay =
-        ns.command(&["python3", &format!("{}/tests/live/replay.py", root()), "va", &sample]).output().expect("replay");
-    assert!(replay.status.success());
+    let capture = ns.start_capture(&["--metrics", "127.0.0.1:9464", "--interval", "100ms", "--duration", "60s"]);
+    ns.replay(&sample);
     std::thread::sleep(std::time::Duration::from_millis(600));
     // fetched inside the namespace, from its own loopback
     let fetch = "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:9464/metrics').read().decode())";
