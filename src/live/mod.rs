@@ -106,7 +106,7 @@ impl Counters {
 
 /// One rolling summary, as `--json` writes it.
 #[derive(Debug, Serialize)]
-struct Interval<'a> {
+struct Interval {
     interval_s: f64,
     elapsed_s: f64,
     /// What happened during the interval.
@@ -115,10 +115,10 @@ struct Interval<'a> {
     total: Counters,
     flows: usize,
     /// Finding codes first raised during the interval.
-    new_findings: Vec<&'a str>,
+    new_findings: Vec<&'static str>,
 }
 
-fn write_interval(out: &mut impl Write, i: &Interval<'_>, json: bool) -> io::Result<()> {
+fn write_interval(out: &mut impl Write, i: &Interval, json: bool) -> io::Result<()> {
     if json {
         serde_json::to_writer(&mut *out, i)?;
         writeln!(out)?;
@@ -150,6 +150,45 @@ fn write_interval(out: &mut impl Write, i: &Interval<'_>, json: bool) -> io::Res
         writeln!(out)?;
     }
     out.flush()
+}
+
+/// The state of the rolling summaries.
+struct Rolling {
+    started: Instant,
+    last: Instant,
+    last_counters: Counters,
+    findings_seen: Vec<&'static str>,
+}
+
+impl Rolling {
+    fn new() -> Self {
+        let now = Instant::now();
+        Rolling { started: now, last: now, last_counters: Counters::default(), findings_seen: Vec::new() }
+    }
+
+    fn due(&self, every: std::time::Duration) -> bool {
+        self.last.elapsed() >= every
+    }
+
+    /// The summary of the interval that ends now; the findings first raised in it are those
+    /// of a report of everything so far that earlier summaries did not have.
+    fn next(&mut self, analyzer: &Analyzer, live: LiveReport) -> Interval {
+        let now = Counters::of(analyzer, live);
+        let report = Report::build_from(analyzer, Vec::new(), None);
+        let new_findings: Vec<&'static str> =
+            report.findings.iter().map(|f| f.code).filter(|c| !self.findings_seen.contains(c)).collect();
+        self.findings_seen.extend(&new_findings);
+        let interval = Interval {
+            interval_s: self.last.elapsed().as_secs_f64(),
+            elapsed_s: self.started.elapsed().as_secs_f64(),
+            delta: now.since(&self.last_counters),
+            total: now,
+            flows: analyzer.flows.flows.len(),
+            new_findings,
+        };
+        (self.last, self.last_counters) = (Instant::now(), now);
+        interval
+    }
 }
 
 /// Opens the interface, with nanosecond timestamps where the system has them.
@@ -239,9 +278,7 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let mut analyzer = Analyzer::new(config);
     let mut out = BufWriter::new(io::stdout().lock());
-    let started = Instant::now();
-    let mut last_summary = (Instant::now(), Counters::default());
-    let mut findings_seen: Vec<&'static str> = Vec::new();
+    let mut rolling = Rolling::new();
     let mut number = 0u64;
     let mut failed = None;
     let stats = |cap: &mut Capture<Active>| {
@@ -254,7 +291,7 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
     loop {
         if stop.load(Ordering::SeqCst)
             || args.count.is_some_and(|n| number >= n)
-            || args.duration.is_some_and(|d| started.elapsed() >= d)
+            || args.duration.is_some_and(|d| rolling.started.elapsed() >= d)
         {
             break;
         }
@@ -284,25 +321,12 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
                 break;
             }
         }
-        if last_summary.0.elapsed() >= args.interval {
-            let now = Counters::of(&analyzer, stats(&mut cap));
-            let report = Report::build_from(&analyzer, Vec::new(), None);
-            let new_findings: Vec<&str> =
-                report.findings.iter().map(|f| f.code).filter(|c| !findings_seen.contains(c)).collect();
-            findings_seen.extend(&new_findings);
-            let interval = Interval {
-                interval_s: last_summary.0.elapsed().as_secs_f64(),
-                elapsed_s: started.elapsed().as_secs_f64(),
-                delta: now.since(&last_summary.1),
-                total: now,
-                flows: analyzer.flows.flows.len(),
-                new_findings,
-            };
-            export(&now);
+        if rolling.due(args.interval) {
+            let interval = rolling.next(&analyzer, stats(&mut cap));
+            export(&interval.total);
             if write_interval(&mut out, &interval, args.json).is_err() {
                 break; // standard output closed: stop quietly
             }
-            last_summary = (Instant::now(), now);
         }
     }
     let live = stats(&mut cap);
@@ -324,11 +348,15 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
     } else {
         files.iter().map(|f| input(&f.display().to_string(), container, true, args.snaplen)).collect()
     };
-    let report = Report::build_from(&analyzer, inputs, Some(live));
+    final_report(&mut out, &Report::build_from(&analyzer, inputs, Some(live)), args)
+}
+
+/// Prints the report at the end of a capture; the exit status follows `--fail-on`.
+fn final_report(out: &mut impl Write, report: &Report, args: &CaptureArgs) -> ExitCode {
     let written = if args.json {
-        serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| writeln!(out))
+        serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::from).and_then(|()| writeln!(out))
     } else {
-        writeln!(out).and_then(|()| analysis_text::write_summary(&mut out, &report, false))
+        writeln!(out).and_then(|()| analysis_text::write_summary(&mut *out, report, false))
     };
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != io::ErrorKind::BrokenPipe
