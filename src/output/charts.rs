@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub const WIDTH: u32 = 720;
-pub const HEIGHT: u32 = 240;
+pub const HEIGHT: u32 = 280;
 
 /// Colours of the series, in order (colour-blind safe, from the Okabe–Ito palette).
 pub const PALETTE: [RGBColor; 9] = [
@@ -65,15 +65,15 @@ pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64
         let ys = range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)), true);
         let mut chart = ChartBuilder::on(root)
             .margin(10)
-            .x_label_area_size(32)
-            .y_label_area_size(64)
+            .x_label_area_size(40)
+            .y_label_area_size(80)
             .build_cartesian_2d(xs, ys.clone())
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
             .x_desc(x_label)
             .y_desc(y_label)
-            .label_style((FONT, 14))
+            .label_style((FONT, 17))
             .max_light_lines(1)
             .draw()
             .map_err(|e| e.to_string())?;
@@ -94,7 +94,7 @@ pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::UpperRight)
-                .label_font((FONT, 14))
+                .label_font((FONT, 17))
                 .background_style(WHITE.mix(0.8))
                 .border_style(BLACK.mix(0.3))
                 .draw()
@@ -122,15 +122,15 @@ pub fn psn_graph(g: &PsnGraph) -> String {
         let ys = range(all().map(|p| p.1), true);
         let mut chart = ChartBuilder::on(root)
             .margin(10)
-            .x_label_area_size(32)
-            .y_label_area_size(64)
+            .x_label_area_size(40)
+            .y_label_area_size(80)
             .build_cartesian_2d(xs, ys)
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
             .x_desc("ms since the capture's start")
             .y_desc("PSN − first PSN")
-            .label_style((FONT, 14))
+            .label_style((FONT, 17))
             .max_light_lines(1)
             .draw()
             .map_err(|e| e.to_string())?;
@@ -158,7 +158,7 @@ pub fn psn_graph(g: &PsnGraph) -> String {
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)
-            .label_font((FONT, 14))
+            .label_font((FONT, 17))
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK.mix(0.3))
             .draw()
@@ -174,7 +174,7 @@ pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> String {
         let mut chart = ChartBuilder::on(root)
             .margin(10)
             .x_label_area_size(40)
-            .y_label_area_size(64)
+            .y_label_area_size(80)
             .build_cartesian_2d((0..n - 1).into_segmented(), ys)
             .map_err(|e| e.to_string())?;
         let label = |v: &SegmentValue<usize>| match v {
@@ -188,7 +188,7 @@ pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> String {
             .y_desc(y_label)
             .x_labels(n)
             .x_label_formatter(&label)
-            .label_style((FONT, 14))
+            .label_style((FONT, 17))
             .max_light_lines(1)
             .draw()
             .map_err(|e| e.to_string())?;
