@@ -1,6 +1,7 @@
 //! The `analyze` command: read every input in one streaming pass, analyse, and print the
 //! summary or the JSON report.
 
+use std::collections::VecDeque;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -46,7 +47,8 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         _ => None,
     };
     let decoder = Decoder::new(&args.analysis.roce_ports);
-    let analysis = Analysis { analyzer: Analyzer::new(config), packet_table };
+    let analyzer = if packet_table.is_some() { Analyzer::with_verdicts(config) } else { Analyzer::new(config) };
+    let analysis = Analysis { analyzer, packet_table, waiting: VecDeque::new() };
     let progress = Progress::new(inputs.size(), !args.quiet);
     let (analysis, damage) = if args.threads > 1 {
         analyse_on_a_second_thread(&mut inputs, &decoder, analysis, &progress)
@@ -54,7 +56,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         analyse_here(&mut inputs, &decoder, analysis, &progress)
     };
     progress.finish();
-    let Analysis { mut analyzer, packet_table } = match analysis {
+    let Analysis { analyzer, packet_table, .. } = match analysis.and_then(Analysis::finish) {
         Ok(analysis) => analysis,
         Err(e) => {
             eprintln!("rocescope: cannot write the packet table: {e}");
@@ -65,7 +67,6 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return ExitCode::from(EXIT_NO_INPUT);
     }
-    analyzer.finish();
     let report = Report::build(&analyzer, inputs.readers(), &damage);
     let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer));
     if let Some(dir) = &args.out {
@@ -143,15 +144,39 @@ fn refuse_input(target: &std::path::Path, args: &AnalyzeArgs) -> Result<(), Stri
 struct Analysis {
     analyzer: Analyzer,
     packet_table: Option<PacketTable>,
+    /// Frames whose verdict the table waits for.
+    waiting: VecDeque<FrameSummary>,
 }
 
 impl Analysis {
     fn consume(&mut self, frame: &FrameSummary) -> io::Result<()> {
-        let verdict = self.analyzer.observe(frame);
-        match &mut self.packet_table {
-            Some(table) => table.push(frame, &verdict),
-            None => Ok(()),
+        self.analyzer.observe(frame);
+        if self.packet_table.is_none() {
+            return Ok(());
         }
+        self.waiting.push_back(*frame);
+        self.write_decided()
+    }
+
+    /// Writes the rows of the frames whose verdicts are final.
+    fn write_decided(&mut self) -> io::Result<()> {
+        let Some(table) = &mut self.packet_table else { return Ok(()) };
+        while let Some((number, verdict)) = self.analyzer.next_verdict() {
+            while let Some(frame) = self.waiting.pop_front() {
+                if frame.number == number {
+                    table.push(&frame, &verdict)?;
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the analysis and writes the last rows.
+    fn finish(mut self) -> io::Result<Analysis> {
+        self.analyzer.finish();
+        self.write_decided()?;
+        Ok(self)
     }
 }
 

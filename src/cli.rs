@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::analyze::Config;
 use crate::analyze::policy::Policy;
+use crate::analyze::sequence::ReorderConfig;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -311,6 +312,35 @@ pub struct AnalysisOptions {
     #[arg(long, value_name = "US", default_value_t = 1000)]
     pub mirror_window_us: u64,
 
+    /// A PSN a gap skipped that arrives at most this long after the gap is a late arrival
+    /// (reordering), not a retransmission, unless a resend had begun
+    #[arg(long, value_name = "US", default_value_t = 20)]
+    pub reorder_window_us: u64,
+
+    /// No sender answers a NAK faster than this: a copy of the NAKed PSN this long after the
+    /// NAK is a resend, an earlier one was late
+    #[arg(long, value_name = "US", default_value_t = 5)]
+    pub nak_reaction_us: u64,
+
+    /// In a mirror that sees every packet twice, byte-identical copies at most this far apart
+    /// are one packet
+    #[arg(long, value_name = "US", default_value_t = 50)]
+    pub span_window_us: u64,
+
+    /// A flow idle this long whose next PSN cannot be a retransmission is a new connection on
+    /// a reused QP number
+    #[arg(long, value_name = "MS", default_value_t = 10)]
+    pub qp_reuse_idle_ms: u64,
+
+    /// A resend with no NAK before it is a timeout only after at least this much silence
+    /// (else `no_nak`)
+    #[arg(long, value_name = "US", default_value_t = 1000)]
+    pub min_ack_timeout_us: u64,
+
+    /// Expected DSCP of management packets (QP 0 and 1: MADs, RDMA CM); not checked by default
+    #[arg(long, value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
+    pub cm_dscp: Option<u8>,
+
     /// Track at most this many flows; packets of further flows are counted in the capture-wide
     /// totals only, and the report says how many there were (finding LIMITS_REACHED)
     #[arg(long, value_name = "N", default_value_t = crate::analyze::DEFAULT_MAX_FLOWS)]
@@ -365,6 +395,7 @@ impl AnalysisOptions {
         p.cnp_pcp = self.cnp_pcp.unwrap_or(p.cnp_pcp);
         p.lossless_priority = self.lossless_priority.unwrap_or(p.lossless_priority);
         p.require_ect &= !self.allow_not_ect;
+        p.cm_dscp = self.cm_dscp.or(p.cm_dscp);
         Ok(p)
     }
 
@@ -372,12 +403,24 @@ impl AnalysisOptions {
     pub fn config(&self) -> Result<Config, String> {
         Ok(Config {
             link_gbps: self.link_speed,
-            pfc_storm_ns: i64::try_from(self.pfc_storm_ms.saturating_mul(1_000_000)).unwrap_or(i64::MAX),
-            mirror_window_ns: i64::try_from(self.mirror_window_us.saturating_mul(1_000)).unwrap_or(i64::MAX),
+            pfc_storm_ns: ns(self.pfc_storm_ms, 1_000_000),
+            mirror_window_ns: ns(self.mirror_window_us, 1_000),
             policy: self.policy().map_err(|e| format!("policy file {e}"))?,
             max_flows: self.max_flows,
+            reorder: ReorderConfig {
+                window_ns: ns(self.reorder_window_us, 1_000),
+                nak_reaction_ns: ns(self.nak_reaction_us, 1_000),
+            },
+            span_window_ns: ns(self.span_window_us, 1_000),
+            qp_reuse_idle_ns: ns(self.qp_reuse_idle_ms, 1_000_000),
+            min_ack_timeout_ns: ns(self.min_ack_timeout_us, 1_000),
         })
     }
+}
+
+/// `value` units of `unit` nanoseconds, saturating.
+fn ns(value: u64, unit: u64) -> i64 {
+    i64::try_from(value.saturating_mul(unit)).unwrap_or(i64::MAX)
 }
 
 /// Every core of the machine.

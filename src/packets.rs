@@ -1,15 +1,16 @@
 //! The `packets` command: decode every frame and write the packet list, decode trees, hex
 //! dumps or JSON lines.
 
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
-use crate::capture::Inputs;
+use crate::capture::{Inputs, LinkType, Record};
 use crate::cli::{EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
-use crate::decode::Decoder;
+use crate::decode::{Decoder, Packet};
 use crate::filter::Filter;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
 
@@ -20,31 +21,33 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
     let decoder = Decoder::new(&args.roce_ports);
     let stdout = io::stdout().lock();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout);
-    let mut writer = FrameWriter::new(args);
-    // The analysis sees every frame, shown or not, so that sequence classes are right.
-    let mut analyzer = Analyzer::new(Config::default());
+    let mut list = Listing {
+        out: BufWriter::with_capacity(1 << 16, stdout),
+        writer: FrameWriter::new(args),
+        // The analysis sees every frame, shown or not, so that sequence classes are right.
+        analyzer: Analyzer::with_verdicts(Config::default()),
+        waiting: VecDeque::new(),
+        spare: Vec::new(),
+        shown: 0,
+        limit: args.count,
+    };
     let mut frames = 0u64;
-    let mut shown = 0u64;
     let mut damaged = 0usize;
     let mut result = Ok(());
     while let Some(frame) = inputs.next_frame() {
         frames += 1;
         let packet = decoder.decode(&frame.record);
-        let verdict = analyzer.observe(&FrameSummary::of(frame.number, &packet));
-        if filter.matches(&packet) {
-            shown += 1;
-            result = writer.write(&mut out, frame.number, &packet, &verdict);
-            if result.is_err() || args.count.is_some_and(|c| shown >= c) {
-                break;
-            }
+        list.analyzer.observe(&FrameSummary::of(frame.number, &packet));
+        result = list.take(frame.number, &frame.record, &packet, filter.matches(&packet), &decoder);
+        if result.is_err() || list.is_full() {
+            break;
         }
         if inputs.has_damage() {
             damaged += take_damage(&mut inputs);
         }
     }
     damaged += take_damage(&mut inputs);
-    let result = result.and_then(|()| out.flush());
+    let result = result.and_then(|()| list.finish(&decoder));
     match result {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::from(EXIT_OK),
         Err(e) => {
@@ -57,6 +60,108 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         return ExitCode::from(EXIT_NO_INPUT);
     }
     ExitCode::from(EXIT_OK)
+}
+
+/// A frame kept until its verdict is final, with its own copy of the bytes when it is shown.
+struct Waiting {
+    number: u64,
+    ts_ns: i64,
+    orig_len: u32,
+    link_type: LinkType,
+    offset: u64,
+    /// The captured bytes; `None` for a frame the filters hide.
+    data: Option<Vec<u8>>,
+}
+
+impl Waiting {
+    fn record(&self) -> Option<Record<'_>> {
+        let data = self.data.as_deref()?;
+        Some(Record {
+            ts_ns: self.ts_ns,
+            orig_len: self.orig_len,
+            data,
+            link_type: self.link_type,
+            offset: self.offset,
+        })
+    }
+}
+
+/// The listing: frames written in order once the analysis has decided their verdicts.
+struct Listing<W: Write> {
+    out: W,
+    writer: FrameWriter,
+    analyzer: Analyzer,
+    waiting: VecDeque<Waiting>,
+    /// Byte buffers of frames written, for reuse.
+    spare: Vec<Vec<u8>>,
+    shown: u64,
+    limit: Option<u64>,
+}
+
+impl<W: Write> Listing<W> {
+    fn is_full(&self) -> bool {
+        self.limit.is_some_and(|c| self.shown >= c)
+    }
+
+    /// Takes the frame just analysed: written at once when its verdict is already final and
+    /// no frame waits before it, else kept.
+    fn take(
+        &mut self,
+        number: u64,
+        record: &Record<'_>,
+        packet: &Packet<'_>,
+        shown: bool,
+        decoder: &Decoder,
+    ) -> io::Result<()> {
+        if self.waiting.is_empty() {
+            match self.analyzer.next_verdict() {
+                Some((n, verdict)) if n == number => {
+                    return if shown { self.show(number, packet, &verdict) } else { Ok(()) };
+                }
+                _ => {}
+            }
+        }
+        let data = shown.then(|| {
+            let mut bytes = self.spare.pop().unwrap_or_default();
+            bytes.clear();
+            bytes.extend_from_slice(record.data);
+            bytes
+        });
+        let (ts_ns, orig_len, link_type, offset) = (record.ts_ns, record.orig_len, record.link_type, record.offset);
+        self.waiting.push_back(Waiting { number, ts_ns, orig_len, link_type, offset, data });
+        self.write_decided(decoder)
+    }
+
+    /// Writes the waiting frames whose verdicts are final.
+    fn write_decided(&mut self, decoder: &Decoder) -> io::Result<()> {
+        while let Some((number, verdict)) = self.analyzer.next_verdict() {
+            while let Some(w) = self.waiting.pop_front() {
+                if w.number != number {
+                    continue;
+                }
+                if let Some(record) = w.record()
+                    && !self.is_full()
+                {
+                    self.show(number, &decoder.decode(&record), &verdict)?;
+                }
+                self.spare.extend(w.data);
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn show(&mut self, number: u64, packet: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
+        self.shown += 1;
+        self.writer.write(&mut self.out, number, packet, verdict)
+    }
+
+    /// The end of the input: every verdict is decided.
+    fn finish(&mut self, decoder: &Decoder) -> io::Result<()> {
+        self.analyzer.finish();
+        self.write_decided(decoder)?;
+        self.out.flush()
+    }
 }
 
 fn take_damage(inputs: &mut Inputs) -> usize {
@@ -89,13 +194,7 @@ impl FrameWriter {
         }
     }
 
-    fn write(
-        &mut self,
-        out: &mut impl Write,
-        number: u64,
-        packet: &crate::decode::Packet<'_>,
-        verdict: &Verdict,
-    ) -> io::Result<()> {
+    fn write(&mut self, out: &mut impl Write, number: u64, packet: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
         if self.format == PacketsFormat::Jsonl {
             self.json.clear();
             FrameJson { number, packet, verdict }.write_to(&mut self.json)?;

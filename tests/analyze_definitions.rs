@@ -2,108 +2,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use rocescope::generate::encode::{self, BthFields, L2, L3, RoceFrame};
-use rocescope::generate::writer::CaptureWriter;
-use rocescope_parsers::ext::{Aeth, Deth, ExtHeaders, Reth};
+use common::capture::*;
+use rocescope::generate::encode::{self, L2};
+use rocescope_parsers::ext::{ExtHeaders, Reth};
 use serde_json::{Value, json};
-
-const T0: i64 = 1_700_000_000_000_000_000;
-const US: i64 = 1_000;
-
-/// One side of a connection: its MAC, IP and the QPN its peer sends to.
-#[derive(Clone, Copy)]
-struct Side {
-    n: u8,
-    qpn: u32,
-}
-
-fn frame(from: Side, to: Side, opcode: u8, psn: u32, ext: ExtHeaders, payload: usize) -> RoceFrame {
-    RoceFrame {
-        l2: L2::new([2, 0, 0, 0, 0, from.n], [2, 0, 0, 0, 0, to.n]),
-        l3: L3::v4([10, 0, 0, from.n], [10, 0, 0, to.n]),
-        udp_sport: 0xC000 + u16::from(from.n),
-        udp_dport: 4791,
-        bth: BthFields::new(opcode, to.qpn, psn),
-        ext,
-        payload: vec![7; payload],
-    }
-}
-
-fn write_only(from: Side, to: Side, psn: u32, ack_req: bool) -> RoceFrame {
-    let mut f = frame(
-        from,
-        to,
-        0x0A,
-        psn,
-        ExtHeaders { reth: Some(Reth { va: 0, rkey: 1, dma_len: 64 }), ..ExtHeaders::default() },
-        64,
-    );
-    f.bth.ack_req = ack_req;
-    f
-}
-
-fn ack(from: Side, to: Side, psn: u32, syndrome: u8) -> RoceFrame {
-    frame(from, to, 0x11, psn, ExtHeaders { aeth: Some(Aeth { syndrome, msn: 1 }), ..ExtHeaders::default() }, 0)
-}
-
-struct Capture {
-    dir: tempfile::TempDir,
-    frames: Vec<(i64, Vec<u8>)>,
-}
-
-impl Capture {
-    fn new() -> Self {
-        Capture { dir: tempfile::tempdir().expect("temp dir"), frames: Vec::new() }
-    }
-
-    fn add(&mut self, ts: i64, f: &RoceFrame) -> &mut Self {
-        self.frames.push((ts, f.encode()));
-        self
-    }
-
-    fn add_bytes(&mut self, ts: i64, bytes: Vec<u8>) -> &mut Self {
-        self.frames.push((ts, bytes));
-        self
-    }
-
-    fn write(&self) -> PathBuf {
-        let path = self.dir.path().join("capture.pcap");
-        let mut w =
-            CaptureWriter::pcap(std::fs::File::create(&path).expect("create"), 1, 65535, true, false).expect("header");
-        for (ts, bytes) in &self.frames {
-            w.packet(0, *ts, bytes).expect("record");
-        }
-        w.finish().expect("flush");
-        path
-    }
-
-    fn analyze(&self, extra: &[&str]) -> Value {
-        analyze_file(&self.write(), extra)
-    }
-}
-
-fn analyze_file(path: &Path, extra: &[&str]) -> Value {
-    let mut args = vec!["analyze", "--json"];
-    args.extend_from_slice(extra);
-    args.push(path.to_str().expect("UTF-8"));
-    serde_json::from_str(&common::run_ok(&args)).expect("JSON report")
-}
-
-fn flow(report: &Value, src: u8, dst_qp: u32) -> &Value {
-    let ip = format!("10.0.0.{src}");
-    report["flows"]
-        .as_array()
-        .expect("flows")
-        .iter()
-        .rev()
-        .find(|f| f["src_ip"] == json!(ip) && f["dst_qp"] == json!(dst_qp))
-        .unwrap_or_else(|| panic!("no flow {ip} → {dst_qp}"))
-}
-
-const A: Side = Side { n: 1, qpn: 0x100 };
-const B: Side = Side { n: 2, qpn: 0x200 };
 
 #[test]
 fn gaps_and_retransmissions_across_the_psn_wrap() {
@@ -121,7 +25,8 @@ fn gaps_and_retransmissions_across_the_psn_wrap() {
     assert_eq!((&f["first_psn"], &f["highest_psn"]), (&json!(0xFF_FFFD), &json!(3)));
     let e = &r["retransmit_episodes"][0];
     assert_eq!((&e["first_psn"], &e["last_psn"], &e["highest_sent_psn"]), (&json!(0), &json!(2), &json!(2)));
-    assert_eq!((&e["pattern"], &e["trigger"]), (&json!("go_back_n"), &json!("timeout")));
+    // 1 µs of silence is far too short for an ACK timeout: the NAK is not in the capture
+    assert_eq!((&e["pattern"], &e["trigger"]), (&json!("go_back_n"), &json!("no_nak")));
     assert_eq!(e["gap_to_recovery_ns"], json!(2 * US), "PSN 0 was seen missing at the gap 2 µs earlier");
 }
 
@@ -161,15 +66,30 @@ fn rnr_naks_and_selective_resends() {
         (&e["trigger"], &e["rnr_delay_us"], &e["pattern"]),
         (&json!("rnr_nak"), &json!(1280), &json!("go_back_n"))
     );
-    // selective: only the hole is resent, the packets after it are not
+    // selective: only the hole is resent, the packets after it are not; 30 µs of silence
+    // with no NAK is no timeout, and 30 µs is past the reorder window, so 3 was resent
     let mut c = Capture::new();
-    for (i, psn) in [1, 2, 4, 5, 3, 6].iter().enumerate() {
+    for (i, psn) in [1, 2, 4, 5].iter().enumerate() {
         c.add(T0 + i as i64 * US, &write_only(A, B, *psn, false));
     }
+    c.add(T0 + 33 * US, &write_only(A, B, 3, false));
+    c.add(T0 + 34 * US, &write_only(A, B, 6, false));
     let r = c.analyze(&[]);
-    assert_eq!(r["retransmit_episodes"][0]["pattern"], json!("selective"));
-    assert_eq!(r["retransmit_episodes"][0]["trigger"], json!("timeout"));
-    assert_eq!(r["retransmit_episodes"][0]["idle_before_ns"], json!(US));
+    let e = &r["retransmit_episodes"][0];
+    assert_eq!(
+        (&e["pattern"], &e["trigger"], &e["idle_before_ns"]),
+        (&json!("selective"), &json!("no_nak"), &json!(30 * US))
+    );
+    assert_eq!((&flow(&r, 1, 0x200)["missing_psns"], &flow(&r, 1, 0x200)["late_arrivals"]), (&json!(1), &json!(0)));
+    // the same after 2 ms of silence: the requester's ACK timer expired
+    let mut c = Capture::new();
+    for (i, psn) in [1, 2, 4, 5].iter().enumerate() {
+        c.add(T0 + i as i64 * US, &write_only(A, B, *psn, false));
+    }
+    c.add(T0 + 2_003 * US, &write_only(A, B, 3, false));
+    let r = c.analyze(&[]);
+    let e = &r["retransmit_episodes"][0];
+    assert_eq!((&e["trigger"], &e["idle_before_ns"]), (&json!("timeout"), &json!(2_000 * US)));
 }
 
 #[test]
@@ -207,39 +127,6 @@ fn overlapping_psn_ranges_are_not_paired_by_guess() {
     c.add(T0 + 20 * US, &ack(B, A, 0x52, 0x1F));
     let r = c.analyze(&[]);
     assert_eq!(flow(&r, 2, 0x100)["pairing"], Value::Null, "both forward flows hold PSN 0x52");
-}
-
-/// CM ConnectRequest / ConnectReply for A (QPN `a_qpn`, PSN `a_psn`) and B.
-fn cm_exchange(c: &mut Capture, t: i64, comm_id: u32, a_qpn: u32, a_psn: u32, b_qpn: u32, b_psn: u32) {
-    let gsi = |from: Side, to: Side, psn: u32, mad: Vec<u8>| {
-        let mut f = frame(
-            from,
-            Side { qpn: 1, ..to },
-            0x64,
-            psn,
-            ExtHeaders { deth: Some(Deth { qkey: 0x8001_0000, src_qp: 1 }), ..ExtHeaders::default() },
-            0,
-        );
-        f.payload = mad;
-        f
-    };
-    let req = encode::cm_mad(
-        0x10,
-        1,
-        &[(0, &comm_id.to_be_bytes()), (32, &encode::u24(a_qpn)), (44, &encode::u24(a_psn)), (50, &[0x37])],
-    );
-    let rep = encode::cm_mad(
-        0x13,
-        1,
-        &[
-            (0, &(comm_id + 1).to_be_bytes()),
-            (4, &comm_id.to_be_bytes()),
-            (12, &encode::u24(b_qpn)),
-            (20, &encode::u24(b_psn)),
-        ],
-    );
-    c.add(t, &gsi(A, B, comm_id, req));
-    c.add(t + US, &gsi(B, A, comm_id, rep));
 }
 
 #[test]

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut inputs = Inputs::new(vec![reader]);
     let decoder = Decoder::new(&[]);
-    let mut analyzer = Analyzer::new(Default::default());
+    let mut analyzer = Analyzer::with_verdicts(Default::default());
     while let Some(frame) = inputs.next_frame() {
         rocescope_fuzz::decode_and_observe(&decoder, &mut analyzer, frame.number, &frame.record);
     }

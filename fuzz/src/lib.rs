@@ -12,7 +12,7 @@ use rocescope::output::{hexdump, summary, tree};
 
 /// Decodes one record with `decoder`, writes it with every packet writer, and feeds its
 /// summary to `analyzer` (settling a deferred ICRC from the record's bytes, as the analysis
-/// thread does).
+/// thread does); an analyzer made `with_verdicts` has its final verdicts written too.
 pub fn decode_and_observe(decoder: &Decoder, analyzer: &mut Analyzer, number: u64, record: &Record<'_>) {
     let packet = decoder.decode(record);
     let mut text = String::new();
@@ -31,7 +31,10 @@ pub fn decode_and_observe(decoder: &Decoder, analyzer: &mut Analyzer, number: u6
             None => roce.settle_icrc(IcrcStatus::Unverifiable, 0),
         }
     }
-    let verdict = analyzer.observe(&summary);
-    let mut json = Vec::new();
-    let _ = FrameJson { number, packet: &packet, verdict: &verdict }.write_to(&mut json);
+    analyzer.observe(&summary);
+    // verdicts leave in frame order once final: write each with this packet
+    while let Some((_, verdict)) = analyzer.next_verdict() {
+        let mut json = Vec::new();
+        let _ = FrameJson { number, packet: &packet, verdict: &verdict }.write_to(&mut json);
+    }
 }

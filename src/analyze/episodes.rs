@@ -2,8 +2,10 @@
 //! triggered it and how the sender resent.
 //!
 //! Trigger: a PSN-sequence-error NAK or an RNR NAK carried by the peer flow since the flow's
-//! previous episode (go-back-N after NAK / after RNR), else a timeout (the sender resent on its
-//! own; the idle time before the episode is reported). Pattern: `go_back_n` when the resent
+//! previous episode (go-back-N after NAK / after RNR); for READ responses, a READ request the
+//! peer re-issued; else a timeout when the sender was silent for at least the minimum ACK
+//! timeout before it (it resent on its own timer), or `no_nak` when the silence was shorter
+//! (the NAK that caused it is not in the capture). Pattern: `go_back_n` when the resent
 //! PSNs run contiguously from the first resent one to the highest PSN sent before the episode;
 //! `selective` when every resent PSN was a hole the tap saw skipped; `partial` otherwise.
 
@@ -18,7 +20,28 @@ use super::flows::FlowId;
 pub enum Trigger {
     NakPsnSeqErr,
     RnrNak,
+    /// READ responses sent again for a re-issued READ request.
+    Reread,
     Timeout,
+    /// No NAK in the capture and too short a silence for a timeout.
+    NoNak,
+}
+
+/// The PSN space an episode resent in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Space {
+    Requests,
+    Responses,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Requests => "requests",
+            Space::Responses => "responses",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -34,7 +57,9 @@ impl Trigger {
         match self {
             Trigger::NakPsnSeqErr => "nak_psn_seq_err",
             Trigger::RnrNak => "rnr_nak",
+            Trigger::Reread => "reread",
             Trigger::Timeout => "timeout",
+            Trigger::NoNak => "no_nak",
         }
     }
 }
@@ -52,6 +77,7 @@ impl Pattern {
 #[derive(Debug, Clone, Serialize)]
 pub struct Episode {
     pub flow: FlowId,
+    pub space: Space,
     pub start_frame: u64,
     pub end_frame: u64,
     pub start_ts_ns: i64,
@@ -62,13 +88,13 @@ pub struct Episode {
     /// The highest PSN the flow had sent before the episode.
     pub highest_sent_psn: u32,
     pub trigger: Trigger,
-    /// The NAK or RNR NAK that triggered the episode.
+    /// The NAK, RNR NAK or re-issued READ that triggered the episode.
     pub trigger_frame: Option<u64>,
-    /// Time from the triggering NAK to the first resent packet.
+    /// Time from the triggering NAK (or re-issued READ) to the first resent packet.
     pub nak_to_resend_ns: Option<i64>,
     /// The RNR NAK's timer.
     pub rnr_delay_us: Option<u32>,
-    /// Time without a sequenced packet before the episode (for timeouts).
+    /// Time without a sequenced packet before the episode (for timeouts and `no_nak`).
     pub idle_before_ns: Option<i64>,
     /// Time from the gap that skipped the first resent PSN to its resend.
     pub gap_to_recovery_ns: Option<i64>,
@@ -94,6 +120,7 @@ impl Episode {
         let (trigger, trigger_frame, trigger_ts, rnr_delay_us) = trigger;
         Episode {
             flow,
+            space: Space::Requests,
             start_frame: frame,
             end_frame: frame,
             start_ts_ns: ts_ns,
@@ -106,12 +133,17 @@ impl Episode {
             trigger_frame,
             nak_to_resend_ns: trigger_ts.map(|t| (ts_ns - t).max(0)),
             rnr_delay_us,
-            idle_before_ns: if trigger == Trigger::Timeout { idle_before_ns } else { None },
+            idle_before_ns: if matches!(trigger, Trigger::Timeout | Trigger::NoNak) { idle_before_ns } else { None },
             gap_to_recovery_ns: hole_ts.map(|t| (ts_ns - t).max(0)),
             pattern: Pattern::Partial,
             contiguous: true,
             all_holes: hole_ts.is_some(),
         }
+    }
+
+    /// The episode resent in `space`.
+    pub fn in_space(self, space: Space) -> Self {
+        Episode { space, ..self }
     }
 
     /// Adds the next retransmitted packet of the episode.

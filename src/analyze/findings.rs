@@ -128,6 +128,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     let mut r = Rules { report, out: Vec::new() };
     icrc(&mut r);
     loss(&mut r);
+    reordering(&mut r);
     congestion(&mut r);
     marking(&mut r);
     pauses(&mut r);
@@ -152,7 +153,7 @@ fn loss(r: &mut Rules<'_>) {
     r.flow_rule(
         Severity::Warning,
         "PSN_GAP",
-        |f| f.missing_psns,
+        |f| f.sequence.missing_psns,
         |f| f.first_frames.gap,
         |n, flows, names| format!("{n} PSNs never reached the tap on {} ({names})", plural(flows, "flow")),
         "Packets were dropped before the tap: a buffer overflow on a priority that is not lossless (PFC not enabled end to end, or the traffic is on another priority than the one PFC protects), a link error, or the capture itself dropping packets.",
@@ -161,50 +162,59 @@ fn loss(r: &mut Rules<'_>) {
     let episodes = &r.report.retransmit_episodes;
     if !episodes.is_empty() || r.report.retransmit_episodes_not_kept > 0 {
         let by = |t: Trigger| episodes.iter().filter(|e| e.trigger == t).count();
-        let (mut e, _) = from_flows(r.report, |f| f.retransmit_episodes, |f| f.first_frames.retransmission);
+        let (mut e, _) = from_flows(r.report, |f| f.sequence.retransmit_episodes, |f| f.first_frames.retransmission);
         e.frames = episodes.iter().take(EVIDENCE_KEPT).map(|ep| ep.start_frame).collect();
-        let packets: u64 = r.report.flows.iter().map(|f| f.retransmitted).sum();
+        let packets: u64 = r.report.flows.iter().map(|f| f.sequence.retransmitted).sum();
+        let kinds = [
+            (Trigger::NakPsnSeqErr, "go-back-N after a PSN-sequence NAK"),
+            (Trigger::RnrNak, "after an RNR NAK"),
+            (Trigger::Reread, "READ responses for a re-issued READ"),
+            (Trigger::Timeout, "after a timeout"),
+            (Trigger::NoNak, "with no NAK in the capture"),
+        ];
+        let breakdown: Vec<String> =
+            kinds.iter().filter(|(t, _)| by(*t) > 0).map(|(t, what)| format!("{} {what}", by(*t))).collect();
         let message = format!(
-            "{} ({} resent): {} go-back-N after a PSN-sequence NAK, {} after an RNR NAK, {} after a timeout",
+            "{} ({} resent): {}",
             plural(e.count as usize, "retransmit episode"),
             plural(packets as usize, "packet"),
-            by(Trigger::NakPsnSeqErr),
-            by(Trigger::RnrNak),
-            by(Trigger::Timeout)
+            breakdown.join(", ")
         );
         r.add(
             Severity::Warning,
             "RETRANSMISSION",
             message,
             e,
-            "Requesters resent data: after a NAK the responder saw a gap, after an RNR NAK it had no receive buffer, after a timeout the data or its ACK was lost beyond the tap.",
+            "Requesters resent data: after a NAK the responder saw a gap, after an RNR NAK it had no receive buffer, after a timeout the data or its ACK was lost beyond the tap; responders resent READ responses when the requester read again.",
             "Follow the more specific findings (NAKs, RNR NAKs, timeouts); each retransmit episode is listed with its trigger and timing.",
         );
     }
-    let timeouts: Vec<_> = episodes.iter().filter(|e| e.trigger == Trigger::Timeout).collect();
-    if !timeouts.is_empty() {
-        let mut flows: Vec<u32> = timeouts.iter().map(|e| e.flow).collect();
-        flows.dedup();
-        flows.truncate(EVIDENCE_KEPT);
-        let longest = timeouts.iter().filter_map(|e| e.idle_before_ns).max().unwrap_or(0);
-        let e = Evidence {
-            count: timeouts.len() as u64,
-            flows,
-            frames: timeouts.iter().take(EVIDENCE_KEPT).map(|e| e.start_frame).collect(),
-        };
-        r.add(
-            Severity::Warning,
-            "RETRANSMIT_TIMEOUT",
+    episode_rule(
+        r,
+        Trigger::Timeout,
+        Severity::Warning,
+        "RETRANSMIT_TIMEOUT",
+        |n, longest| {
             format!(
-                "{} retransmit episodes with no NAK before them: the requester's ACK timer expired (longest silence before a resend {:.3} ms)",
-                e.count,
-                longest as f64 / 1e6
-            ),
-            e,
-            "Packets or their ACKs were lost after the tap (the tap saw them, the peer did not answer), or the tail of a transfer was dropped so no later packet could reveal a gap. Each timeout stalls the QP for the full local ACK timeout.",
-            "Look for drops between the tap and the responder; check the local ACK timeout (CM ConnectRequest, ibv_modify_qp timeout) is neither too short (spurious resends) nor far above the fabric RTT.",
-        );
-    }
+                "{n} retransmit episodes with no NAK before them: the requester's ACK timer expired (longest silence before a resend {longest:.3} ms)"
+            )
+        },
+        "Packets or their ACKs were lost after the tap (the tap saw them, the peer did not answer), or the tail of a transfer was dropped so no later packet could reveal a gap. Each timeout stalls the QP for the full local ACK timeout.",
+        "Look for drops between the tap and the responder; check the local ACK timeout (CM ConnectRequest, ibv_modify_qp timeout) is neither too short (spurious resends) nor far above the fabric RTT.",
+    );
+    episode_rule(
+        r,
+        Trigger::NoNak,
+        Severity::Info,
+        "RETRANSMIT_NO_NAK",
+        |n, longest| {
+            format!(
+                "{n} retransmit episodes came too soon for an ACK timeout (longest silence before a resend {longest:.3} ms) and no NAK before them is in the capture"
+            )
+        },
+        "The NAK that made the requester resend was not captured: a one-way capture (only the requester's direction is mirrored), or the NAK was lost or left on a path the capture does not see.",
+        "Capture both directions of the flows to see what the responder asked for; the gaps and retransmissions themselves are real.",
+    );
     r.flow_rule(
         Severity::Warning,
         "NAK_PSN_SEQUENCE",
@@ -237,6 +247,70 @@ fn loss(r: &mut Rules<'_>) {
         },
         "The responder refused a request: bad R_Key, address or length outside the memory region, missing access rights, or a responder fault. The QP goes to the error state.",
         "Check the application's memory registration and remote keys for the QP; the requester's completion queue shows the matching error status.",
+    );
+}
+
+/// A finding about the retransmit episodes with `trigger`; `message` gets their count and the
+/// longest silence before one, in ms.
+fn episode_rule(
+    r: &mut Rules<'_>,
+    trigger: Trigger,
+    severity: Severity,
+    code: &'static str,
+    message: impl Fn(usize, f64) -> String,
+    cause: &'static str,
+    action: &'static str,
+) {
+    let chosen: Vec<_> = r.report.retransmit_episodes.iter().filter(|e| e.trigger == trigger).collect();
+    if chosen.is_empty() {
+        return;
+    }
+    let mut flows: Vec<u32> = chosen.iter().map(|e| e.flow).collect();
+    flows.dedup();
+    flows.truncate(EVIDENCE_KEPT);
+    let longest = chosen.iter().filter_map(|e| e.idle_before_ns).max().unwrap_or(0);
+    let e = Evidence {
+        count: chosen.len() as u64,
+        flows,
+        frames: chosen.iter().take(EVIDENCE_KEPT).map(|e| e.start_frame).collect(),
+    };
+    r.add(severity, code, message(chosen.len(), longest as f64 / 1e6), e, cause, action);
+}
+
+fn reordering(r: &mut Rules<'_>) {
+    let flows = &r.report.flows;
+    let depth = flows.iter().map(|f| f.sequence.reorder_depth_max).max().unwrap_or(0);
+    let delay = flows.iter().map(|f| f.sequence.reorder_delay_us_max).fold(0.0, f64::max);
+    r.flow_rule(
+        Severity::Info,
+        "REORDERING",
+        |f| f.sequence.late_arrivals,
+        |f| f.first_frames.late_arrival,
+        |n, flows, names| {
+            format!("{} on {} ({names}): reordered, not lost (deepest {depth} PSNs, up to {delay:.3} µs late)", plural(n as usize, "late arrival"), plural(flows, "flow"))
+        },
+        "Packets of one flow took paths of different delay: adaptive routing (e.g. Spectrum-X), packet spraying, or ECMP changes after a link event. Harmless when the receiving NICs place out-of-order packets.",
+        "Nothing to fix if the receivers accept out-of-order arrival (no REORDER_NAKS finding); otherwise see REORDER_NAKS.",
+    );
+    r.flow_rule(
+        Severity::Warning,
+        "REORDER_NAKS",
+        |f| f.sequence.reorder_naks,
+        |f| f.first_frames.late_arrival,
+        |n, flows, names| {
+            format!("{} for packets that were only late, on {} ({names}): the receivers took reordering for loss and the senders went back N", plural(n as usize, "NAK"), plural(flows, "flow"))
+        },
+        "The receiving NICs do not accept out-of-order arrival on this fabric: every reordered packet costs a NAK and a go-back-N resend of everything in flight.",
+        "Enable out-of-order placement on the receivers (adaptive-routing / out-of-order RC support of the NIC and its QP attribute), or keep this traffic class off adaptive routing.",
+    );
+    r.flow_rule(
+        Severity::Info,
+        "QP_REUSED",
+        |f| u64::from(f.previous_flow.is_some()),
+        |f| Some(f.first_frame),
+        |n, _, names| format!("{} continue a QP number used by an earlier connection ({names})", plural(n as usize, "flow")),
+        "Short-lived connections (NCCL bootstrap, rping, test tools, connection pools) reuse QP numbers; each connection is a flow of its own.",
+        "Nothing to fix; the flows list each connection with its own counters (previous_flow links them).",
     );
 }
 
@@ -315,6 +389,17 @@ fn marking(r: &mut Rules<'_>) {
         "Switches cannot mark Not-ECT packets, so they drop them (or pause the link) instead of signalling congestion; DCQCN never engages for these flows.",
         "Enable ECN on the sending NICs (DCQCN reaction point, e.g. ecn/roce_rp/enable) or set ECT(0) in the traffic class.",
     );
+    if let Some(cm_dscp) = r.report.policy.expected_cm_dscp {
+        r.flow_rule(
+            Severity::Warning,
+            "CM_DSCP",
+            |f| f.policy.cm_dscp.count,
+            |f| f.policy.cm_dscp.first_frame,
+            |n, _, names| format!("{n} management packets (QP 0 and 1: MADs, RDMA CM) not marked DSCP {cm_dscp} ({names})"),
+            "The NICs send connection management with another traffic class than the fabric expects for it.",
+            "Set the RDMA CM traffic class (e.g. the rdma_cm default_roce_tos in configfs) or the management class of the NICs.",
+        );
+    }
 }
 
 fn pauses(r: &mut Rules<'_>) {

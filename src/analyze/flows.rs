@@ -6,8 +6,10 @@ use std::net::IpAddr;
 
 use rustc_hash::FxHashMap;
 
+use super::frame::RoceFacts;
 use super::histogram::LogHistogram;
 use super::policy::PolicyCounts;
+use super::responses::{ReadQueue, ResponseCursor};
 use super::sequence::Sequence;
 
 pub type FlowId = u32;
@@ -72,12 +74,31 @@ pub struct NakEvent {
     pub used: bool,
 }
 
-/// A range of PSNs a gap skipped.
+/// A READ request the flow sent again, to explain the peer's next resent READ responses.
 #[derive(Debug, Clone, Copy)]
-pub struct Hole {
-    pub first_psn: u32,
-    pub count: u32,
+pub struct RereadEvent {
+    pub frame: u64,
     pub ts_ns: i64,
+    pub used: bool,
+}
+
+/// One PSN space of a flow (its requests, or its responses to the peer's requests) and the
+/// retransmit episode running in it.
+#[derive(Debug, Clone, Default)]
+pub struct PsnSpace {
+    pub seq: Sequence,
+    /// Index of the retransmit episode in progress.
+    pub open_episode: Option<usize>,
+}
+
+/// A sequenced packet waiting for the analysis to decide whether it came late.
+#[derive(Debug, Clone, Copy)]
+pub struct Held {
+    pub frame: u64,
+    pub ts_ns: i64,
+    pub facts: RoceFacts,
+    /// Time since the flow's previous sequenced packet when it arrived.
+    pub idle_ns: Option<i64>,
 }
 
 /// The first frame of each kind of event on a flow, for findings' evidence.
@@ -89,10 +110,9 @@ pub struct FirstFrames {
     pub nak_other: Option<u64>,
     pub rnr_nak: Option<u64>,
     pub ce: Option<u64>,
+    pub late_arrival: Option<u64>,
 }
 
-/// How many recent holes a flow remembers for classifying retransmissions.
-pub const HOLES_KEPT: usize = 8;
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
 pub const OUTSTANDING_KEPT: usize = 1024;
 
@@ -116,7 +136,19 @@ pub struct Flow {
     pub icrc_bad: u64,
     pub first_icrc_bad_frame: Option<u64>,
     pub icrc_unverifiable: u64,
-    pub seq: Sequence,
+    /// The flow's own requests, in its PSN space.
+    pub requests: PsnSpace,
+    /// READ responses to the peer's requests, in the peer's PSN space.
+    pub responses: PsnSpace,
+    /// Where the response space stands among the peer's READs.
+    pub cursor: ResponseCursor,
+    /// This flow's READ requests whose responses are awaited on the peer flow.
+    pub reads: ReadQueue,
+    /// Sequenced packets waiting for a decision, in arrival order.
+    pub held: std::collections::VecDeque<Held>,
+    pub reread: Option<RereadEvent>,
+    /// The flow this one replaced on the same key (a reused QP number).
+    pub previous: Option<FlowId>,
     pub mirror_duplicates: u64,
     pub acks: u64,
     pub atomic_acks: u64,
@@ -135,7 +167,6 @@ pub struct Flow {
     /// The sender's QP, when known (DETH, or the peer flow's destination QP).
     pub src_qp: Option<u32>,
     pub last_nak: Option<NakEvent>,
-    pub holes: Vec<Hole>,
     pub outstanding: std::collections::VecDeque<(u32, i64)>,
     pub ack_latency: LogHistogram,
     pub last_cnp_ts: Option<i64>,
@@ -143,8 +174,6 @@ pub struct Flow {
     /// The first CE mark not yet answered by a CNP on the peer flow.
     pub unanswered_ce_ts: Option<i64>,
     pub ce_to_cnp: LogHistogram,
-    /// Index of the retransmit episode in progress.
-    pub open_episode: Option<usize>,
     /// Timestamp of the last sequenced packet.
     pub last_sequenced_ts: Option<i64>,
     pub last_frame: u64,
@@ -173,7 +202,13 @@ impl Flow {
             icrc_bad: 0,
             first_icrc_bad_frame: None,
             icrc_unverifiable: 0,
-            seq: Sequence::default(),
+            requests: PsnSpace::default(),
+            responses: PsnSpace::default(),
+            cursor: ResponseCursor::default(),
+            reads: ReadQueue::default(),
+            held: std::collections::VecDeque::new(),
+            reread: None,
+            previous: None,
             mirror_duplicates: 0,
             acks: 0,
             atomic_acks: 0,
@@ -190,14 +225,12 @@ impl Flow {
             peer: None,
             src_qp: None,
             last_nak: None,
-            holes: Vec::new(),
             outstanding: std::collections::VecDeque::new(),
             ack_latency: LogHistogram::default(),
             last_cnp_ts: None,
             cnp_spacing: LogHistogram::default(),
             unanswered_ce_ts: None,
             ce_to_cnp: LogHistogram::default(),
-            open_episode: None,
             last_sequenced_ts: None,
             last_frame: frame,
             first_frames: FirstFrames::default(),
@@ -205,28 +238,31 @@ impl Flow {
         }
     }
 
-    /// Does `psn` fall in the PSNs this flow has sent, [first, highest + 1] (the NAK of a PSN
-    /// sequence error carries the next expected PSN)?
+    /// Does `psn` fall in the PSNs this flow has requested, [first, highest + 1] (the NAK of a
+    /// PSN sequence error carries the next expected PSN)?
     pub fn psn_in_range(&self, psn: u32) -> bool {
-        match (self.seq.first_psn, self.seq.expected()) {
-            (Some(first), Some(next)) => {
-                let span = rocescope_parsers::psn::psn_forward_distance(next, first);
-                rocescope_parsers::psn::psn_forward_distance(psn, first) <= span
-            }
-            _ => false,
-        }
+        self.requested_distance(psn).is_some_and(|(d, span)| d <= span)
     }
 
-    pub fn remember_hole(&mut self, hole: Hole) {
-        if self.holes.len() == HOLES_KEPT {
-            self.holes.remove(0);
-        }
-        self.holes.push(hole);
+    /// Was `psn` requested by this flow already, [first, highest]?
+    pub fn psn_was_requested(&self, psn: u32) -> bool {
+        self.requested_distance(psn).is_some_and(|(d, span)| d < span)
     }
 
-    /// The hole containing `psn`, if one is remembered.
-    pub fn hole_of(&self, psn: u32) -> Option<&Hole> {
-        self.holes.iter().rev().find(|h| rocescope_parsers::psn::psn_forward_distance(psn, h.first_psn) < h.count)
+    /// The distance of `psn` from the first requested PSN, and the span requested.
+    fn requested_distance(&self, psn: u32) -> Option<(u32, u32)> {
+        let seq = &self.requests.seq;
+        let (first, next) = (seq.first_psn?, seq.expected()?);
+        let distance = rocescope_parsers::psn::psn_forward_distance;
+        Some((distance(psn, first), distance(next, first)))
+    }
+
+    /// The PSN space a sequenced packet of `opcode` belongs to.
+    pub fn space_mut(&mut self, space: super::episodes::Space) -> &mut PsnSpace {
+        match space {
+            super::episodes::Space::Requests => &mut self.requests,
+            super::episodes::Space::Responses => &mut self.responses,
+        }
     }
 }
 
@@ -253,12 +289,21 @@ pub struct FlowTable {
     limit: usize,
     by_key: FxHashMap<PackedKey, FlowId>,
     by_hosts: FxHashMap<(IpAddr, IpAddr), Vec<FlowId>>,
+    /// The last flow each retired key routed to.
+    retired: FxHashMap<PackedKey, FlowId>,
     last: Option<(FlowKey, FlowId)>,
 }
 
 impl FlowTable {
     pub fn with_limit(limit: usize) -> Self {
-        FlowTable { flows: Vec::new(), limit, by_key: FxHashMap::default(), by_hosts: FxHashMap::default(), last: None }
+        FlowTable {
+            flows: Vec::new(),
+            limit,
+            by_key: FxHashMap::default(),
+            by_hosts: FxHashMap::default(),
+            retired: FxHashMap::default(),
+            last: None,
+        }
     }
 
     pub fn get(&self, key: &FlowKey) -> Option<FlowId> {
@@ -281,7 +326,9 @@ impl FlowTable {
             None if self.flows.len() >= self.limit => return None,
             None => {
                 let id = self.flows.len() as FlowId;
-                self.flows.push(make());
+                let mut flow = make();
+                flow.previous = self.retired.remove(&packed);
+                self.flows.push(flow);
                 self.by_key.insert(packed, id);
                 self.by_hosts.entry((key.src, key.dst)).or_default().push(id);
                 id
@@ -293,13 +340,15 @@ impl FlowTable {
 
     /// Stops routing `key` to its current flow (the QPN was reused by a new connection); the
     /// old flow stays in the report.
-    pub fn retire(&mut self, key: &FlowKey) {
-        if let Some(id) = self.by_key.remove(&PackedKey::from(key))
-            && let Some(ids) = self.by_hosts.get_mut(&(key.src, key.dst))
-        {
+    pub fn retire(&mut self, key: &FlowKey) -> Option<FlowId> {
+        let packed = PackedKey::from(key);
+        let id = self.by_key.remove(&packed)?;
+        self.retired.insert(packed, id);
+        if let Some(ids) = self.by_hosts.get_mut(&(key.src, key.dst)) {
             ids.retain(|i| *i != id);
         }
         self.last = None;
+        Some(id)
     }
 
     /// Current flows from `src` to `dst`.

@@ -2,7 +2,8 @@
 //! retransmit episodes, congestion (ECN, CNP) and pause (PFC, PAUSE) accounting and policy
 //! checks. Definitions are in docs/analysis.md. State grows with the number of flows, pause
 //! sources and CM connections, never with the number of packets (retransmit episode details
-//! are kept up to [`MAX_EPISODES_KEPT`]).
+//! are kept up to [`MAX_EPISODES_KEPT`]); the frames it holds back are bounded too: the first
+//! RoCE frames until the doubled-mirror decision, and those of one reorder window.
 
 pub mod cm;
 pub mod duplicates;
@@ -10,14 +11,19 @@ pub mod episodes;
 pub mod findings;
 pub mod flows;
 pub mod frame;
+pub mod gaps;
 pub mod histogram;
 pub mod pfc;
 pub mod policy;
 pub mod report;
+pub mod responses;
 pub mod sequence;
+mod sequencing;
 pub mod timeline;
 pub mod trace;
+pub mod verdicts;
 
+use std::collections::VecDeque;
 use std::net::IpAddr;
 
 use rustc_hash::FxHashMap;
@@ -25,18 +31,19 @@ use timeline::Timeline;
 use trace::{Event, EventKind, TRACED_FLOWS};
 
 use rocescope_parsers::ext::AethKind;
-use rocescope_parsers::opcode::{self, Position};
-use rocescope_parsers::psn::{psn_add, psn_diff};
+use rocescope_parsers::opcode;
+use rocescope_parsers::psn::psn_diff;
 
 use crate::decode::IcrcStatus;
 use cm::{CmEvent, CmTracker};
-use duplicates::{DuplicateWindow, TapView};
-use episodes::{Episode, Trigger};
-use flows::{Flow, FlowId, FlowKey, FlowTable, Hole, NakEvent, OUTSTANDING_KEPT, PairMethod};
+use duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
+use episodes::Episode;
+use flows::{Flow, FlowId, FlowKey, FlowTable, NakEvent, PairMethod};
 use frame::{Content, FrameSummary, RoceFacts};
 use pfc::PauseTracker;
-use policy::{Policy, PolicyCounts};
-use sequence::SeqClass;
+use policy::{Class, Policy, PolicyCounts};
+use sequence::{ReorderConfig, SeqClass, SeqEvent};
+use verdicts::VerdictLedger;
 
 /// Retransmit episodes whose details are kept; more are counted per flow only.
 pub const MAX_EPISODES_KEPT: usize = 100_000;
@@ -51,6 +58,13 @@ pub struct Config {
     pub policy: Policy,
     /// Flows tracked at most (see [`FlowTable`]).
     pub max_flows: usize,
+    pub reorder: ReorderConfig,
+    /// In a doubled mirror: how far apart a frame and its byte-identical copy may be.
+    pub span_window_ns: i64,
+    /// A flow idle this long whose next PSN cannot be a retransmission is a new connection.
+    pub qp_reuse_idle_ns: i64,
+    /// The shortest silence before a resend with no NAK that is a timeout.
+    pub min_ack_timeout_ns: i64,
 }
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -75,6 +89,10 @@ impl Default for Config {
             mirror_window_ns: 1_000_000,
             policy: Policy::default(),
             max_flows: DEFAULT_MAX_FLOWS,
+            reorder: ReorderConfig::default(),
+            span_window_ns: 50_000,
+            qp_reuse_idle_ns: 10_000_000,
+            min_ack_timeout_ns: 1_000_000,
         }
     }
 }
@@ -114,6 +132,10 @@ pub struct Totals {
     pub cnps: u64,
     pub cnp_dscp: Vec<u64>,
     pub cnp_vlan_pcp: [u64; 8],
+    /// RoCEv2 management packets (to QP 0 or 1): their count, DSCP and ECN.
+    pub management: u64,
+    pub management_dscp: Vec<u64>,
+    pub management_ecn: [u64; 4],
 }
 
 /// Facts about the capture as a measurement.
@@ -131,6 +153,24 @@ pub struct CaptureFacts {
     pub encapsulations: Vec<(&'static str, u64)>,
     /// Malformed frames by layer, with the first frame and reason of each.
     pub malformed: Vec<(&'static str, u64, u64, String)>,
+    /// The doubled-mirror decision: RoCE frames looked at, those with a byte-identical copy,
+    /// and the verdict (None until decided).
+    pub doubled_mirror: Option<(usize, usize, bool)>,
+}
+
+/// Frames held at the start of a capture until the doubled-mirror decision, at most, and
+/// their captured bytes at most (what a caller that keeps the frames themselves holds).
+pub const PROBE_HELD: usize = 65_536;
+pub const PROBE_HELD_BYTES: u64 = 64 << 20;
+/// Verdicts waiting at most; beyond, the oldest reorder windows are closed early.
+pub const VERDICTS_HELD: usize = 65_536;
+
+/// The first frames of a capture, held until it is known whether it is a doubled mirror.
+#[derive(Debug)]
+struct Probe {
+    detector: DoublingProbe,
+    frames: Vec<FrameSummary>,
+    bytes: u64,
 }
 
 pub struct Analyzer {
@@ -155,6 +195,15 @@ pub struct Analyzer {
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
     /// Path MTU inferred per host pair (lower address first).
     host_pmtu: FxHashMap<(IpAddr, IpAddr), u32>,
+    probe: Option<Probe>,
+    /// Per-frame verdicts, when the caller wants them.
+    verdicts: Option<VerdictLedger>,
+    /// When reorder windows end: (deadline, flow), in order of opening.
+    deadlines: VecDeque<(i64, FlowId)>,
+    /// The latest capture time analysed.
+    now_ns: i64,
+    /// Scratch list of what a PSN space decided.
+    events: Vec<SeqEvent>,
 }
 
 fn host_pair(a: IpAddr, b: IpAddr) -> (IpAddr, IpAddr) {
@@ -172,7 +221,13 @@ impl Analyzer {
     pub fn new(config: Config) -> Self {
         Analyzer {
             config,
-            totals: Totals { opcodes: vec![0; 256], dscp: vec![0; 64], cnp_dscp: vec![0; 64], ..Totals::default() },
+            totals: Totals {
+                opcodes: vec![0; 256],
+                dscp: vec![0; 64],
+                cnp_dscp: vec![0; 64],
+                management_dscp: vec![0; 64],
+                ..Totals::default()
+            },
             capture: CaptureFacts::default(),
             flows: FlowTable::with_limit(config.max_flows),
             pauses: PauseTracker::new(config.link_gbps, config.pfc_storm_ns),
@@ -186,12 +241,59 @@ impl Analyzer {
             duplicates: DuplicateWindow::new(config.mirror_window_ns),
             cm_links: FxHashMap::default(),
             host_pmtu: FxHashMap::default(),
+            probe: Some(Probe { detector: DoublingProbe::new(config.span_window_ns), frames: Vec::new(), bytes: 0 }),
+            verdicts: None,
+            deadlines: VecDeque::new(),
+            now_ns: i64::MIN,
+            events: Vec::new(),
         }
     }
 
-    /// Takes one frame (the summary of a decoded frame).
-    pub fn observe(&mut self, s: &FrameSummary) -> Verdict {
+    /// An analyzer that also gives each frame's verdict ([`Analyzer::next_verdict`]).
+    pub fn with_verdicts(config: Config) -> Self {
+        Analyzer { verdicts: Some(VerdictLedger::default()), ..Analyzer::new(config) }
+    }
+
+    /// Takes one frame (the summary of a decoded frame). The first frames of a capture are
+    /// held until the doubled-mirror decision ([`PROBE_HELD`] at most).
+    pub fn observe(&mut self, s: &FrameSummary) {
+        let Some(probe) = &mut self.probe else { return self.process(s) };
+        if let Content::Roce(roce) = &s.content {
+            probe.detector.add(outside(s, roce).identity(roce.signature), s.ts_ns);
+        }
+        probe.frames.push(*s);
+        probe.bytes += u64::from(s.caplen);
+        if probe.detector.is_complete() || probe.frames.len() >= PROBE_HELD || probe.bytes >= PROBE_HELD_BYTES {
+            self.decide_doubling();
+        }
+    }
+
+    /// Decides whether the capture is a doubled mirror with the frames seen so far (at the
+    /// end of the input, or when a live capture reports) and analyses the frames held.
+    pub fn decide_doubling(&mut self) {
+        let Some(probe) = self.probe.take() else { return };
+        let (frames, copied) = probe.detector.counts();
+        let doubled = probe.detector.is_doubled();
+        self.capture.doubled_mirror = Some((frames, copied, doubled));
+        if doubled {
+            self.duplicates.doubled(self.config.span_window_ns);
+        }
+        for s in &probe.frames {
+            self.process(s);
+        }
+    }
+
+    /// The next frame's final verdict, in frame order (with [`Analyzer::with_verdicts`]).
+    pub fn next_verdict(&mut self) -> Option<(u64, Verdict)> {
+        self.verdicts.as_mut()?.pop_final()
+    }
+
+    fn process(&mut self, s: &FrameSummary) {
+        self.expire(s.ts_ns);
         self.observe_capture(s);
+        if let Some(v) = &mut self.verdicts {
+            v.push(s.number, Verdict::default(), false);
+        }
         let frame = s.number;
         match &s.content {
             Content::Roce(roce) => self.observe_roce(s, roce),
@@ -199,18 +301,13 @@ impl Analyzer {
                 self.totals.frames.non_roce += 1;
                 self.totals.frames.pfc_frames += 1;
                 self.pauses.observe_pfc(frame, s.ts_ns, *src, pfc);
-                Verdict::default()
             }
             Content::Pause { src, quanta } => {
                 self.totals.frames.non_roce += 1;
                 self.totals.frames.pause_frames += 1;
                 self.pauses.observe_pause(frame, s.ts_ns, *src, *quanta);
-                Verdict::default()
             }
-            Content::Other => {
-                self.totals.frames.non_roce += 1;
-                Verdict::default()
-            }
+            Content::Other => self.totals.frames.non_roce += 1,
             Content::Malformed(error) => {
                 self.totals.frames.malformed += 1;
                 let layer = error.layer.name();
@@ -218,8 +315,10 @@ impl Analyzer {
                     Some((_, count, ..)) => *count += 1,
                     None => self.capture.malformed.push((layer, 1, frame, error.to_string())),
                 }
-                Verdict::default()
             }
+        }
+        if self.verdicts.as_ref().is_some_and(|v| v.len() > VERDICTS_HELD) {
+            self.close_oldest_windows();
         }
     }
 
@@ -281,10 +380,18 @@ impl Analyzer {
         if let (true, Some(n)) = (cnp, t.cnp_dscp.get_mut(usize::from(dscp))) {
             *n += 1;
         }
-        self.policy.check(&self.config.policy, frame, cnp, dscp, ecn, roce.pcp);
+        let class = Class::of(roce.opcode, roce.dest_qp);
+        if class == Class::Management {
+            t.management += 1;
+            if let Some(n) = t.management_dscp.get_mut(usize::from(dscp)) {
+                *n += 1;
+            }
+            t.management_ecn[usize::from(ecn & 3)] += 1;
+        }
+        self.policy.check(&self.config.policy, frame, class, dscp, ecn, roce.pcp);
     }
 
-    fn observe_roce(&mut self, s: &FrameSummary, roce: &RoceFacts) -> Verdict {
+    fn observe_roce(&mut self, s: &FrameSummary, roce: &RoceFacts) {
         let (frame, ts_ns) = (s.number, s.ts_ns);
         let (src, dst) = s.endpoints();
         let qos = s.qos();
@@ -302,23 +409,20 @@ impl Analyzer {
         {
             self.link_cm_connection(index);
         }
-        let transport = opcode::Transport::of(roce.opcode).name();
-        let Some(fid) = self.flows.get_or_insert(key, || Flow::new(key, roce.version, transport, frame, ts_ns)) else {
+        let Some(fid) = self.flow_of(key, s, roce) else {
             self.untracked_packets += 1;
             self.first_untracked_frame.get_or_insert(frame);
-            return Verdict::default();
+            return;
         };
-        if self.flows.flow(fid).is_some_and(|f| f.packets == 0) {
-            self.on_new_flow(fid, key);
-        }
-        let view = TapView { ttl: roce.ttl, src_mac: roce.src_mac, dst_mac: roce.dst_mac };
-        if self.duplicates.check(fid, roce.signature, ts_ns, view) {
+        if self.duplicates.check(fid, roce.signature, ts_ns, &outside(s, roce)) {
             self.totals.frames.mirror_duplicates += 1;
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.mirror_duplicates += 1;
             }
-            return Verdict { flow: Some(fid), seq: None, mirror_duplicate: true };
+            self.amend_verdict(|v| *v = Verdict { flow: Some(fid), seq: None, mirror_duplicate: true });
+            return;
         }
+        self.amend_verdict(|v| v.flow = Some(fid));
         self.count_flow(fid, s, roce);
         let info = roce.info();
         let carries_payload = info.is_some_and(|i| i.payload);
@@ -333,11 +437,31 @@ impl Analyzer {
             f.unanswered_ce_ts.get_or_insert(ts_ns);
             f.first_frames.ce.get_or_insert(frame);
         }
-        if opcode::is_unsequenced(roce.opcode) {
-            return Verdict { flow: Some(fid), seq: None, mirror_duplicate: false };
+        if !opcode::is_unsequenced(roce.opcode) {
+            self.observe_sequenced(fid, s, roce);
         }
-        let seq = self.observe_sequenced(fid, frame, ts_ns, roce);
-        Verdict { flow: Some(fid), seq: Some(seq), mirror_duplicate: false }
+    }
+
+    fn amend_verdict(&mut self, update: impl FnOnce(&mut Verdict)) {
+        if let Some(v) = &mut self.verdicts {
+            v.amend_last(update);
+        }
+    }
+
+    /// The flow of a RoCE packet, new when its key is new or its QP number was reused by a
+    /// new connection; None beyond [`Config::max_flows`].
+    fn flow_of(&mut self, key: FlowKey, s: &FrameSummary, roce: &RoceFacts) -> Option<FlowId> {
+        let transport = opcode::Transport::of(roce.opcode).name();
+        let make = || Flow::new(key, roce.version, transport, s.number, s.ts_ns);
+        let mut fid = self.flows.get_or_insert(key, make)?;
+        if self.is_new_connection(fid, s.ts_ns, roce) {
+            self.retire_flow(fid);
+            fid = self.flows.get_or_insert(key, make)?;
+        }
+        if self.flows.flow(fid).is_some_and(|f| f.packets == 0) {
+            self.on_new_flow(fid, key);
+        }
+        Some(fid)
     }
 
     /// A CM reply completed a connection: retire flows left by an earlier use of its QPNs,
@@ -347,14 +471,16 @@ impl Analyzer {
         let Some(passive_qpn) = c.passive_qpn else { return };
         let forward = FlowKey { src: c.active_ip, dst: c.passive_ip, dst_qp: passive_qpn };
         let reverse = FlowKey { src: c.passive_ip, dst: c.active_ip, dst_qp: c.active_qpn };
-        let pmtu = c.path_mtu;
+        let (pmtu, hosts) = (c.path_mtu, host_pair(c.active_ip, c.passive_ip));
         for key in [forward, reverse] {
-            self.flows.retire(&key);
+            if let Some(old) = self.flows.get(&key) {
+                self.retire_flow(old);
+            }
         }
         self.cm_links.insert(forward, (reverse, pmtu));
         self.cm_links.insert(reverse, (forward, pmtu));
         if let Some(pmtu) = pmtu {
-            self.host_pmtu.insert(host_pair(c.active_ip, c.passive_ip), pmtu);
+            self.host_pmtu.insert(hosts, pmtu);
         }
     }
 
@@ -400,7 +526,7 @@ impl Analyzer {
             if let Some(pcp) = roce.pcp {
                 f.pcp.add(pcp);
             }
-            f.policy.check(&policy, frame, opcode == 0x81, dscp, ecn, roce.pcp);
+            f.policy.check(&policy, frame, Class::of(opcode, roce.dest_qp), dscp, ecn, roce.pcp);
         }
         match roce.icrc {
             IcrcStatus::Bad => {
@@ -419,6 +545,7 @@ impl Analyzer {
     fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, kind: AethKind) {
         let acknowledge = matches!(opcode, 0x11 | 0x51 | 0xB1);
         let atomic_ack = matches!(opcode, 0x12 | 0x52 | 0xB2);
+        let mut psn_nak = false;
         if let Some(f) = self.flows.flow_mut(fid) {
             if let (AethKind::RnrNak { .. } | AethKind::Nak(_) | AethKind::Reserved, true, Some(t)) =
                 (kind, acknowledge, &mut f.trace)
@@ -434,6 +561,7 @@ impl Analyzer {
                         Some(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us), used: false });
                 }
                 AethKind::Nak(rocescope_parsers::ext::NakCode::PsnSequenceError) if acknowledge => {
+                    psn_nak = true;
                     f.naks_psn_seq_err += 1;
                     f.first_frames.nak_psn_seq_err.get_or_insert(frame);
                     f.last_nak = Some(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None, used: false });
@@ -450,6 +578,9 @@ impl Analyzer {
         }
         self.pair_by_psn(fid, psn);
         let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
+        if let (true, Some(r)) = (psn_nak, self.flows.flow_mut(requests)) {
+            r.requests.seq.on_nak(psn, ts_ns);
+        }
         if let (AethKind::Ack { .. }, Some(r)) = (kind, self.flows.flow_mut(requests)) {
             while let Some(&(req_psn, req_ts)) = r.outstanding.front() {
                 if psn_diff(psn, req_psn) < 0 {
@@ -509,127 +640,23 @@ impl Analyzer {
             .or_else(|| self.host_pmtu.get(&host_pair(f.key.src, f.key.dst)).copied())
     }
 
-    fn observe_sequenced(&mut self, fid: FlowId, frame: u64, ts_ns: i64, roce: &RoceFacts) -> SeqClass {
-        let (opcode, psn) = (roce.opcode, roce.psn);
-        let read = if opcode::is_read_request(opcode) {
-            let dma_len = roce.reth.map_or(0, |r| r.dma_len);
-            Some((dma_len, self.pmtu_of(fid)))
-        } else {
-            None
-        };
-        let Some(f) = self.flows.flow_mut(fid) else { return SeqClass::InOrder };
-        let observation = f.seq.observe(psn, read);
-        let idle = f.last_sequenced_ts.replace(ts_ns).map(|t| ts_ns - t);
-        if observation.episode_end
-            && let Some(e) = f.open_episode.take().and_then(|i| self.episodes.get_mut(i))
-        {
-            e.close();
-        }
-        if let Some(t) = &mut f.trace {
-            match observation.class {
-                SeqClass::Retransmission => t.resent(ts_ns, psn),
-                SeqClass::Gap { missing } => {
-                    let first = observation.expected_before.unwrap_or(psn);
-                    t.event(Event { ts_ns, psn: first, kind: EventKind::Gap { count: missing } });
-                    t.sent(ts_ns, psn);
-                }
-                SeqClass::First | SeqClass::InOrder => t.sent(ts_ns, psn),
-            }
-        }
-        match observation.class {
-            SeqClass::Retransmission => {
-                f.first_frames.retransmission.get_or_insert(frame);
-                let hole_ts = f.hole_of(psn).map(|h| h.ts_ns);
-                if let (false, Some(e)) =
-                    (observation.episode_start, f.open_episode.and_then(|i| self.episodes.get_mut(i)))
-                {
-                    e.extend(frame, ts_ns, psn, hole_ts.is_some());
-                }
-                if observation.episode_start {
-                    let highest = observation.expected_before.map_or(psn, |e| psn_add(e, 0xFF_FFFF));
-                    let trigger = match self.peer_nak(fid) {
-                        Some(n) if n.rnr => (Trigger::RnrNak, Some(n.frame), Some(n.ts_ns), n.rnr_delay_us),
-                        Some(n) => (Trigger::NakPsnSeqErr, Some(n.frame), Some(n.ts_ns), None),
-                        None => (Trigger::Timeout, None, None, None),
-                    };
-                    self.start_episode(Episode::start(fid, frame, ts_ns, psn, highest, trigger, idle, hole_ts));
-                }
-            }
-            SeqClass::Gap { missing } => {
-                f.first_frames.gap.get_or_insert(frame);
-                let first_psn = observation.expected_before.unwrap_or(psn);
-                f.remember_hole(Hole { first_psn, count: missing, ts_ns });
-                self.count_new_packet(fid, ts_ns, roce, read.is_some());
-            }
-            SeqClass::First | SeqClass::InOrder => self.count_new_packet(fid, ts_ns, roce, read.is_some()),
-        }
-        observation.class
-    }
-
-    fn start_episode(&mut self, episode: Episode) {
-        if self.episodes.len() >= MAX_EPISODES_KEPT {
-            self.episodes_dropped += 1;
-            return;
-        }
-        if let Some(f) = self.flows.flow_mut(episode.flow) {
-            f.open_episode = Some(self.episodes.len());
-        }
-        self.episodes.push(episode);
-    }
-
-    /// Bookkeeping of a sequenced packet sent for the first time: requests awaiting an ACK,
-    /// message reassembly, the path MTU its size reveals.
-    fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
-        let Some(f) = self.flows.flow_mut(fid) else { return };
-        if roce.ack_req && f.transport == "RC" {
-            if f.outstanding.len() == OUTSTANDING_KEPT {
-                f.outstanding.pop_front();
-            }
-            f.outstanding.push_back((roce.psn, ts_ns));
-        }
-        let payload = roce.payload_len as u64;
-        let Some(info) = roce.info() else { return };
-        match info.position {
-            Position::First => f.current_message_bytes = payload,
-            Position::Middle => f.current_message_bytes += payload,
-            Position::Last => {
-                f.messages += 1;
-                f.message_bytes.record(f.current_message_bytes + payload);
-                f.current_message_bytes = 0;
-            }
-            Position::Only if info.payload => {
-                f.messages += 1;
-                f.message_bytes.record(payload);
-            }
-            Position::Only => {}
-        }
-        if read_request {
-            f.read_requests += 1;
-        }
-        let inferred = matches!(info.position, Position::First | Position::Middle)
-            .then_some(payload as u32)
-            .filter(|m| [256, 512, 1024, 2048, 4096].contains(m));
-        if let Some(mtu) = inferred.filter(|_| f.pmtu.is_none()) {
-            f.pmtu = Some(mtu);
-            self.host_pmtu.entry(host_pair(f.key.src, f.key.dst)).or_insert(mtu);
-        }
-    }
-
-    /// The peer's NAK not yet used to explain an episode of `fid`, marking it used.
-    fn peer_nak(&mut self, fid: FlowId) -> Option<NakEvent> {
-        let (peer, _) = self.flows.flow(fid)?.peer?;
-        let nak = self.flows.flow_mut(peer)?.last_nak.as_mut().filter(|n| !n.used)?;
-        nak.used = true;
-        Some(*nak)
-    }
-
-    /// Ends the analysis: closes open episodes and pause periods.
+    /// Ends the analysis: analyses the frames still held, decides what waited for a reorder
+    /// window, closes open episodes and pause periods.
     pub fn finish(&mut self) {
-        for f in &mut self.flows.flows {
-            if let Some(e) = f.open_episode.take().and_then(|i| self.episodes.get_mut(i)) {
-                e.close();
-            }
+        self.decide_doubling();
+        for fid in 0..self.flows.flows.len() as FlowId {
+            self.finish_flow(fid);
         }
         self.pauses.finish();
+    }
+}
+
+/// The bytes of a RoCE frame outside its ICRC's cover, for telling copies apart.
+fn outside(s: &FrameSummary, roce: &RoceFacts) -> Outside {
+    Outside {
+        view: TapView { ttl: roce.ttl, src_mac: roce.src_mac, dst_mac: roce.dst_mac },
+        tos: s.qos().map(|(dscp, ecn)| (dscp << 2) | (ecn & 3)),
+        pcp: roce.pcp,
+        orig_len: s.orig_len,
     }
 }

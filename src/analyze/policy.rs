@@ -1,8 +1,10 @@
 //! The fabric's marking policy and the per-flow counts of packets that break it.
 //!
-//! Data packets are every RoCEv2 packet but CNPs (ACKs and NAKs included); CNPs are opcode
-//! 0x81. Defaults follow the common RoCE deployment: data DSCP 26 on priority 3, CNPs DSCP 48
-//! on priority 6, data ECN-capable, priority 3 lossless.
+//! Data packets are every RoCEv2 packet but CNPs and management packets (ACKs and NAKs
+//! included); CNPs are opcode 0x81; management packets go to QP 0 or 1 (subnet management and
+//! GSI MADs, RDMA CM), which NICs send with their management traffic class, and are checked
+//! only against `cm_dscp` when one is set. Defaults follow the common RoCE deployment: data
+//! DSCP 26 on priority 3, CNPs DSCP 48 on priority 6, data ECN-capable, priority 3 lossless.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,11 +22,21 @@ pub struct Policy {
     pub require_ect: bool,
     /// The priority PFC may pause.
     pub lossless_priority: u8,
+    /// Expected DSCP of management packets (QP 0 and 1); not checked when absent.
+    pub cm_dscp: Option<u8>,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { data_dscp: 26, cnp_dscp: 48, data_pcp: 3, cnp_pcp: 6, require_ect: true, lossless_priority: 3 }
+        Policy {
+            data_dscp: 26,
+            cnp_dscp: 48,
+            data_pcp: 3,
+            cnp_pcp: 6,
+            require_ect: true,
+            lossless_priority: 3,
+            cm_dscp: None,
+        }
     }
 }
 
@@ -50,6 +62,27 @@ impl Violations {
     }
 }
 
+/// What a RoCE packet is to the marking policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    Data,
+    Cnp,
+    /// To QP 0 or 1: subnet management and GSI MADs (RDMA CM).
+    Management,
+}
+
+impl Class {
+    pub fn of(opcode: u8, dest_qp: u32) -> Class {
+        if opcode == 0x81 {
+            Class::Cnp
+        } else if dest_qp <= 1 {
+            Class::Management
+        } else {
+            Class::Data
+        }
+    }
+}
+
 /// Policy breaches of one flow.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct PolicyCounts {
@@ -58,12 +91,17 @@ pub struct PolicyCounts {
     pub not_ect_data: Violations,
     pub cnp_dscp: Violations,
     pub cnp_pcp: Violations,
+    pub cm_dscp: Violations,
 }
 
 impl PolicyCounts {
     /// Checks one RoCEv2 packet: `dscp`/`ecn` from IP, `pcp` of the outermost VLAN tag.
-    pub fn check(&mut self, policy: &Policy, frame: u64, cnp: bool, dscp: u8, ecn: u8, pcp: Option<u8>) {
-        if cnp {
+    pub fn check(&mut self, policy: &Policy, frame: u64, class: Class, dscp: u8, ecn: u8, pcp: Option<u8>) {
+        if class == Class::Management {
+            if policy.cm_dscp.is_some_and(|d| d != dscp) {
+                self.cm_dscp.record(frame);
+            }
+        } else if class == Class::Cnp {
             if dscp != policy.cnp_dscp {
                 self.cnp_dscp.record(frame);
             }
@@ -89,10 +127,16 @@ impl PolicyCounts {
         self.not_ect_data.merge(&other.not_ect_data);
         self.cnp_dscp.merge(&other.cnp_dscp);
         self.cnp_pcp.merge(&other.cnp_pcp);
+        self.cm_dscp.merge(&other.cm_dscp);
     }
 
     pub fn total(&self) -> u64 {
-        self.data_dscp.count + self.data_pcp.count + self.not_ect_data.count + self.cnp_dscp.count + self.cnp_pcp.count
+        self.data_dscp.count
+            + self.data_pcp.count
+            + self.not_ect_data.count
+            + self.cnp_dscp.count
+            + self.cnp_pcp.count
+            + self.cm_dscp.count
     }
 }
 
@@ -104,14 +148,27 @@ mod tests {
     fn data_and_cnp_rules() {
         let p = Policy::default();
         let mut c = PolicyCounts::default();
-        c.check(&p, 1, false, 26, 2, Some(3)); // good data
-        c.check(&p, 2, false, 0, 0, Some(0)); // wrong DSCP, Not-ECT, wrong PCP
-        c.check(&p, 3, true, 48, 0, Some(6)); // good CNP (ECN not checked)
-        c.check(&p, 4, true, 0, 2, None); // wrong CNP DSCP, untagged
+        c.check(&p, 1, Class::Data, 26, 2, Some(3)); // good data
+        c.check(&p, 2, Class::Data, 0, 0, Some(0)); // wrong DSCP, Not-ECT, wrong PCP
+        c.check(&p, 3, Class::Cnp, 48, 0, Some(6)); // good CNP (ECN not checked)
+        c.check(&p, 4, Class::Cnp, 0, 2, None); // wrong CNP DSCP, untagged
+        c.check(&p, 5, Class::Management, 0, 0, Some(0)); // CM at DSCP 0, Not-ECT: no rule
         assert_eq!((c.data_dscp.count, c.data_dscp.first_frame), (1, Some(2)));
         assert_eq!((c.not_ect_data.count, c.data_pcp.count), (1, 1));
         assert_eq!((c.cnp_dscp.count, c.cnp_dscp.first_frame, c.cnp_pcp.count), (1, Some(4), 0));
         assert_eq!(c.total(), 4);
+        let p = Policy { cm_dscp: Some(48), ..p };
+        c.check(&p, 6, Class::Management, 0, 0, None);
+        c.check(&p, 7, Class::Management, 48, 0, None);
+        assert_eq!((c.cm_dscp.count, c.cm_dscp.first_frame, c.not_ect_data.count), (1, Some(6), 1));
+    }
+
+    #[test]
+    fn management_packets_go_to_qp_0_and_1() {
+        assert_eq!(Class::of(0x64, 1), Class::Management);
+        assert_eq!(Class::of(0x64, 0), Class::Management);
+        assert_eq!(Class::of(0x0A, 2), Class::Data);
+        assert_eq!(Class::of(0x81, 1), Class::Cnp);
     }
 
     #[test]

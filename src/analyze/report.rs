@@ -16,7 +16,7 @@ use super::{Analyzer, Config, FrameCounts};
 use crate::capture::{CaptureError, CaptureReader, Container};
 
 /// Version of the report schema; raised on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -35,6 +35,7 @@ pub struct Report {
     pub cnps: u64,
     pub cnp_dscp: BTreeMap<u8, u64>,
     pub cnp_vlan_pcp: BTreeMap<u8, u64>,
+    pub management: ManagementReport,
     pub flows: Vec<FlowReport>,
     pub connections: Vec<Connection>,
     pub retransmit_episodes: Vec<Episode>,
@@ -87,6 +88,31 @@ pub struct ConfigReport {
     pub mirror_window_ns: i64,
     pub policy: Policy,
     pub max_flows: usize,
+    pub reorder_window_ns: i64,
+    pub nak_reaction_ns: i64,
+    pub span_window_ns: i64,
+    pub qp_reuse_idle_ns: i64,
+    pub min_ack_timeout_ns: i64,
+}
+
+/// Management packets (to QP 0 or 1: subnet management and GSI MADs, RDMA CM), which the
+/// marking policy leaves out unless `cm_dscp` is set.
+#[derive(Debug, Clone, Serialize)]
+pub struct ManagementReport {
+    pub packets: u64,
+    pub dscp: BTreeMap<u8, u64>,
+    pub ecn: EcnReport,
+}
+
+/// The doubled-mirror decision over the capture's first RoCE frames.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct DoubledMirrorReport {
+    /// RoCE frames looked at.
+    pub frames: usize,
+    /// Those with a byte-identical copy within the span window.
+    pub with_identical_copy: usize,
+    /// Every packet is seen twice: the first identical copy of a frame is its duplicate.
+    pub doubled: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -99,6 +125,7 @@ pub struct CaptureReport {
     pub mirror_truncated: u64,
     pub encapsulations: BTreeMap<&'static str, u64>,
     pub malformed_by_layer: Vec<MalformedReport>,
+    pub doubled_mirror: Option<DoubledMirrorReport>,
 }
 
 /// What the analysis's memory bounds left out (docs/analysis.md, "Memory bounds").
@@ -165,6 +192,62 @@ pub struct SizeSummary {
     pub max: Option<u64>,
 }
 
+/// The sequence counters of one PSN space (or of both, added up).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct SequenceReport {
+    pub sequenced: u64,
+    pub first_psn: Option<u32>,
+    pub highest_psn: Option<u32>,
+    pub gaps: u64,
+    pub missing_psns: u64,
+    pub retransmitted: u64,
+    pub retransmit_episodes: u64,
+    pub late_arrivals: u64,
+    pub reorder_events: u64,
+    pub reorder_depth_max: u32,
+    pub reorder_delay_us_max: f64,
+    pub reorder_naks: u64,
+}
+
+impl SequenceReport {
+    fn of(s: &super::sequence::Sequence) -> SequenceReport {
+        SequenceReport {
+            sequenced: s.sequenced,
+            first_psn: s.first_psn,
+            highest_psn: s.first_psn.and(s.highest()),
+            gaps: s.gaps,
+            missing_psns: s.missing_psns,
+            retransmitted: s.retransmitted,
+            retransmit_episodes: s.retransmit_episodes,
+            late_arrivals: s.reorder.late_arrivals,
+            reorder_events: s.reorder.reorder_events,
+            reorder_depth_max: s.reorder.depth_max,
+            reorder_delay_us_max: s.reorder.delay_ns_max as f64 / 1_000.0,
+            reorder_naks: s.reorder.reorder_naks,
+        }
+    }
+
+    /// Both spaces: counts added, maxima taken; the PSNs are the requests' unless the flow
+    /// has only responses.
+    fn sum(requests: &SequenceReport, responses: &SequenceReport) -> SequenceReport {
+        let psns = if requests.sequenced > 0 || responses.sequenced == 0 { requests } else { responses };
+        SequenceReport {
+            sequenced: requests.sequenced + responses.sequenced,
+            first_psn: psns.first_psn,
+            highest_psn: psns.highest_psn,
+            gaps: requests.gaps + responses.gaps,
+            missing_psns: requests.missing_psns + responses.missing_psns,
+            retransmitted: requests.retransmitted + responses.retransmitted,
+            retransmit_episodes: requests.retransmit_episodes + responses.retransmit_episodes,
+            late_arrivals: requests.late_arrivals + responses.late_arrivals,
+            reorder_events: requests.reorder_events + responses.reorder_events,
+            reorder_depth_max: requests.reorder_depth_max.max(responses.reorder_depth_max),
+            reorder_delay_us_max: requests.reorder_delay_us_max.max(responses.reorder_delay_us_max),
+            reorder_naks: requests.reorder_naks + responses.reorder_naks,
+        }
+    }
+}
+
 /// What the peer flow of a pair reports back to this one.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct PeerSummary {
@@ -204,13 +287,15 @@ pub struct FlowReport {
     pub icrc_bad: u64,
     pub first_icrc_bad_frame: Option<u64>,
     pub icrc_unverifiable: u64,
-    pub sequenced: u64,
-    pub first_psn: Option<u32>,
-    pub highest_psn: Option<u32>,
-    pub gaps: u64,
-    pub missing_psns: u64,
-    pub retransmitted: u64,
-    pub retransmit_episodes: u64,
+    /// Both PSN spaces added up.
+    #[serde(flatten)]
+    pub sequence: SequenceReport,
+    /// The flow's own requests.
+    pub requests: SequenceReport,
+    /// Its READ responses to the peer's requests.
+    pub responses: SequenceReport,
+    /// The flow this one replaced on the same key: its QP number was reused.
+    pub previous_flow: Option<u32>,
     pub mirror_duplicates: u64,
     pub naks_psn_seq_err: u64,
     pub naks_other: u64,
@@ -240,7 +325,7 @@ impl FlowReport {
     pub fn trouble(&self) -> u64 {
         self.icrc_bad * 1_000_000
             + (self.naks_other + self.rnr_naks + self.naks_psn_seq_err) * 10_000
-            + (self.missing_psns + self.retransmitted) * 100
+            + (self.sequence.missing_psns + self.sequence.retransmitted) * 100
             + self.policy.total() * 10
             + self.ce
             + self.cnps
@@ -272,11 +357,13 @@ pub struct PolicyReport {
     pub expected_data_pcp: u8,
     pub expected_cnp_pcp: u8,
     pub lossless_priority: u8,
+    pub expected_cm_dscp: Option<u8>,
     pub data_dscp_violations: u64,
     pub cnp_dscp_violations: u64,
     pub not_ect_data: u64,
     pub data_pcp_violations: u64,
     pub cnp_pcp_violations: u64,
+    pub cm_dscp_violations: u64,
     /// PFC XOFF frames for a priority other than the lossless one.
     pub pfc_other_priority_xoff: u64,
     pub first_frames: PolicyCounts,
@@ -327,67 +414,78 @@ impl Report {
         let policy = a.config.policy;
         let pfc_other_priority_xoff =
             pfc.iter().filter(|p| p.priority != Some(policy.lossless_priority)).map(|p| p.stats.xoff).sum();
-        let mut report = Report {
-            schema_version: SCHEMA_VERSION,
-            tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
-            inputs,
-            live,
-            config: config_report(&a.config),
-            capture: CaptureReport {
-                first_ts_ns: c.first_ts_ns,
-                last_ts_ns: c.last_ts_ns,
-                duration_ns: c.last_ts_ns.zip(c.first_ts_ns).map_or(0, |(l, f)| (l - f).max(0)),
-                non_monotonic_timestamps: c.non_monotonic_timestamps,
-                snaplen_cut: c.snaplen_cut,
-                mirror_truncated: c.mirror_truncated,
-                encapsulations: c.encapsulations.iter().copied().collect(),
-                malformed_by_layer: c
-                    .malformed
-                    .iter()
-                    .map(|(layer, count, first_frame, reason)| MalformedReport {
-                        layer,
-                        count: *count,
-                        first_frame: *first_frame,
-                        first_reason: reason.clone(),
-                    })
-                    .collect(),
-            },
-            totals: t.frames.clone(),
-            icrc: IcrcReport { ok: t.icrc[0], bad: t.icrc[1], unverifiable: t.icrc[2] },
-            opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
-            ecn: EcnReport::from_counts(&t.ecn),
-            dscp: nonzero_map(&t.dscp),
-            cnps: t.cnps,
-            cnp_dscp: nonzero_map(&t.cnp_dscp),
-            cnp_vlan_pcp: nonzero_map(&t.cnp_vlan_pcp),
-            flows,
-            connections: a.cm.connections.clone(),
-            retransmit_episodes: a.episodes.clone(),
-            retransmit_episodes_not_kept: a.episodes_dropped,
-            limits: LimitsReport {
-                untracked_packets: a.untracked_packets,
-                first_untracked_frame: a.first_untracked_frame,
-                connections_not_kept: a.cm.not_kept,
-                pause_frames_not_kept: a.pauses.not_kept,
-            },
-            pfc,
-            pause,
-            policy: PolicyReport {
-                expected_data_dscp: policy.data_dscp,
-                expected_cnp_dscp: policy.cnp_dscp,
-                expected_data_pcp: policy.data_pcp,
-                expected_cnp_pcp: policy.cnp_pcp,
-                lossless_priority: policy.lossless_priority,
-                data_dscp_violations: a.policy.data_dscp.count,
-                cnp_dscp_violations: a.policy.cnp_dscp.count,
-                not_ect_data: a.policy.not_ect_data.count,
-                data_pcp_violations: a.policy.data_pcp.count,
-                cnp_pcp_violations: a.policy.cnp_pcp.count,
-                pfc_other_priority_xoff,
-                first_frames: a.policy,
-            },
-            findings: Vec::new(),
-        };
+        let mut report =
+            Report {
+                schema_version: SCHEMA_VERSION,
+                tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
+                inputs,
+                live,
+                config: config_report(&a.config),
+                capture: CaptureReport {
+                    first_ts_ns: c.first_ts_ns,
+                    last_ts_ns: c.last_ts_ns,
+                    duration_ns: c.last_ts_ns.zip(c.first_ts_ns).map_or(0, |(l, f)| (l - f).max(0)),
+                    non_monotonic_timestamps: c.non_monotonic_timestamps,
+                    snaplen_cut: c.snaplen_cut,
+                    mirror_truncated: c.mirror_truncated,
+                    encapsulations: c.encapsulations.iter().copied().collect(),
+                    malformed_by_layer: c
+                        .malformed
+                        .iter()
+                        .map(|(layer, count, first_frame, reason)| MalformedReport {
+                            layer,
+                            count: *count,
+                            first_frame: *first_frame,
+                            first_reason: reason.clone(),
+                        })
+                        .collect(),
+                    doubled_mirror: c.doubled_mirror.map(|(frames, with_identical_copy, doubled)| {
+                        DoubledMirrorReport { frames, with_identical_copy, doubled }
+                    }),
+                },
+                totals: t.frames.clone(),
+                icrc: IcrcReport { ok: t.icrc[0], bad: t.icrc[1], unverifiable: t.icrc[2] },
+                opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
+                ecn: EcnReport::from_counts(&t.ecn),
+                dscp: nonzero_map(&t.dscp),
+                cnps: t.cnps,
+                cnp_dscp: nonzero_map(&t.cnp_dscp),
+                cnp_vlan_pcp: nonzero_map(&t.cnp_vlan_pcp),
+                management: ManagementReport {
+                    packets: t.management,
+                    dscp: nonzero_map(&t.management_dscp),
+                    ecn: EcnReport::from_counts(&t.management_ecn),
+                },
+                flows,
+                connections: a.cm.connections.clone(),
+                retransmit_episodes: a.episodes.clone(),
+                retransmit_episodes_not_kept: a.episodes_dropped,
+                limits: LimitsReport {
+                    untracked_packets: a.untracked_packets,
+                    first_untracked_frame: a.first_untracked_frame,
+                    connections_not_kept: a.cm.not_kept,
+                    pause_frames_not_kept: a.pauses.not_kept,
+                },
+                pfc,
+                pause,
+                policy: PolicyReport {
+                    expected_data_dscp: policy.data_dscp,
+                    expected_cnp_dscp: policy.cnp_dscp,
+                    expected_data_pcp: policy.data_pcp,
+                    expected_cnp_pcp: policy.cnp_pcp,
+                    lossless_priority: policy.lossless_priority,
+                    expected_cm_dscp: policy.cm_dscp,
+                    data_dscp_violations: a.policy.data_dscp.count,
+                    cnp_dscp_violations: a.policy.cnp_dscp.count,
+                    not_ect_data: a.policy.not_ect_data.count,
+                    data_pcp_violations: a.policy.data_pcp.count,
+                    cnp_pcp_violations: a.policy.cnp_pcp.count,
+                    cm_dscp_violations: a.policy.cm_dscp.count,
+                    pfc_other_priority_xoff,
+                    first_frames: a.policy,
+                },
+                findings: Vec::new(),
+            };
         report.findings = findings::evaluate(&report);
         report
     }
@@ -400,6 +498,11 @@ fn config_report(c: &Config) -> ConfigReport {
         mirror_window_ns: c.mirror_window_ns,
         policy: c.policy,
         max_flows: c.max_flows,
+        reorder_window_ns: c.reorder.window_ns,
+        nak_reaction_ns: c.reorder.nak_reaction_ns,
+        span_window_ns: c.span_window_ns,
+        qp_reuse_idle_ns: c.qp_reuse_idle_ns,
+        min_ack_timeout_ns: c.min_ack_timeout_ns,
     }
 }
 
@@ -429,6 +532,7 @@ fn input_report(r: &CaptureReader, damage: &[CaptureError]) -> InputReport {
 fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
     let duration_ns = (f.last_ts_ns - f.first_ts_ns).max(0);
     let peer = f.peer.and_then(|(p, _)| a.flows.flow(p));
+    let (requests, responses) = (SequenceReport::of(&f.requests.seq), SequenceReport::of(&f.responses.seq));
     FlowReport {
         id,
         src_ip: f.key.src,
@@ -459,13 +563,10 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         icrc_bad: f.icrc_bad,
         first_icrc_bad_frame: f.first_icrc_bad_frame,
         icrc_unverifiable: f.icrc_unverifiable,
-        sequenced: f.seq.sequenced,
-        first_psn: f.seq.first_psn,
-        highest_psn: f.seq.highest(),
-        gaps: f.seq.gaps,
-        missing_psns: f.seq.missing_psns,
-        retransmitted: f.seq.retransmitted,
-        retransmit_episodes: f.seq.retransmit_episodes,
+        sequence: SequenceReport::sum(&requests, &responses),
+        requests,
+        responses,
+        previous_flow: f.previous,
         mirror_duplicates: f.mirror_duplicates,
         naks_psn_seq_err: f.naks_psn_seq_err,
         naks_other: f.naks_other,

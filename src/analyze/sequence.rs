@@ -1,23 +1,30 @@
-//! PSN sequence tracking for one flow, with exactly the definitions of docs/analysis.md:
+//! One PSN space of a flow: the requests one side sends, or the READ responses it returns to
+//! the other side's requests (docs/analysis.md, "PSN sequence" and "Reordering").
 //!
-//! The first sequenced PSN p sets the expected PSN e = p + 1 (mod 2^24). For each later PSN p:
-//! p == e is in order (e = p + 1); 0 < (p − e) mod 2^24 < 2^23 is a gap (gaps += 1,
-//! missing += (p − e) mod 2^24, e = p + 1); anything else is behind e, a retransmission
-//! (e unchanged). A maximal run of retransmissions is one episode; only an in-order or gap
-//! packet ends it. An RDMA READ request consumes ⌈dma_len / PMTU⌉ PSNs (at least 1); with the
-//! PMTU unknown, a next PSN that any PMTU from 256 to 4096 bytes explains is in order.
+//! A packet at the expected PSN e is in order; one ahead of e opens a gap whose holes are the
+//! PSNs it skipped; one behind e is a retransmission, unless it is the first appearance of a
+//! hole, which may be a late arrival (reordering): that is decided when the run of first
+//! appearances it belongs to ends, or when its reorder window has passed. A gap's missing PSNs
+//! are its holes no late arrival filled, and are counted once the gap is settled (its holes'
+//! fate decided); a gap all of whose holes came late is a reorder event instead.
 
-use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_forward_distance};
+use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 
-/// How a sequenced packet relates to the flow's expected PSN.
+use super::gaps::Gaps;
+
+/// How a sequenced packet relates to its PSN space's expected PSN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeqClass {
     First,
     InOrder,
-    /// PSNs were skipped; `missing` of them.
+    /// PSNs were skipped and `missing` of them never arrived.
     Gap {
         missing: u32,
     },
+    /// The packet skipped PSNs that all arrived late: a reorder event.
+    Ahead,
+    /// The first appearance of a skipped PSN, late but not resent.
+    LateArrival,
     Retransmission,
 }
 
@@ -27,44 +34,171 @@ impl SeqClass {
             SeqClass::First => "first",
             SeqClass::InOrder => "in_order",
             SeqClass::Gap { .. } => "gap",
+            SeqClass::Ahead => "ahead",
+            SeqClass::LateArrival => "late_arrival",
             SeqClass::Retransmission => "retransmission",
         }
+    }
+
+    /// Sent for the first time (everything but a retransmission).
+    pub fn is_new(self) -> bool {
+        self != SeqClass::Retransmission
+    }
+}
+
+/// The reordering parameters (`--reorder-window-us`, `--nak-reaction-us`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReorderConfig {
+    /// A skipped PSN arriving at most this long after the packet that skipped it may be late.
+    pub window_ns: i64,
+    /// No sender answers a NAK faster: a copy of the NAKed PSN this long after it is a resend.
+    pub nak_reaction_ns: i64,
+}
+
+impl Default for ReorderConfig {
+    fn default() -> Self {
+        ReorderConfig { window_ns: 20_000, nak_reaction_ns: 5_000 }
     }
 }
 
 /// The IBA path MTUs a READ's response count can be based on.
-const PMTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
+pub const PMTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
 
 /// PSNs an RDMA READ of `dma_len` bytes consumes at `pmtu`.
 pub fn read_psns(dma_len: u32, pmtu: u32) -> u32 {
     dma_len.div_ceil(pmtu.max(1)).max(1)
 }
 
-/// Sequence state of one flow.
+/// Which PSNs a gap skips over are holes (packets that should have come), and how many.
+pub trait Holes {
+    fn is_hole(&self, psn: u32) -> bool;
+    /// Holes among the `span` PSNs from `first`.
+    fn count(&self, first: u32, span: u32) -> u32;
+}
+
+/// Every skipped PSN is a hole (a requester's PSN space).
+pub struct EveryPsn;
+
+impl Holes for EveryPsn {
+    fn is_hole(&self, _: u32) -> bool {
+        true
+    }
+
+    fn count(&self, _: u32, span: u32) -> u32 {
+        span
+    }
+}
+
+/// Where the expected PSN goes after a packet sent for the first time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// The packet consumed this many PSNs (1, or a READ's response count).
+    Consumed(u32),
+    /// A READ of this many bytes with the path MTU unknown: whichever PMTU explains the next
+    /// PSN.
+    ReadOfUnknownPmtu(u32),
+    /// The space's owner sets it before each packet (a response space).
+    Owner,
+}
+
+/// How a PSN space classifies the packet at hand.
+pub struct Rules<'a> {
+    pub holes: &'a dyn Holes,
+    /// A PSN ahead of the expected one is in order rather than a gap.
+    pub ahead_in_order: bool,
+    pub next: Next,
+}
+
+/// A sequenced packet as the PSN space sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrival {
+    pub frame: u64,
+    pub ts_ns: i64,
+    pub psn: u32,
+}
+
+/// A packet's class, once decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Observation {
+    pub arrival: Arrival,
+    pub class: SeqClass,
+    /// This retransmission starts a new episode.
+    pub episode_start: bool,
+    /// This new packet ends the episode that was running.
+    pub episode_end: bool,
+    /// The expected PSN when the packet arrived (None for the first).
+    pub expected_before: Option<u32>,
+    /// A gap whose missing count waits for its holes' fate ([`SeqEvent::GapSettled`]).
+    pub gap_open: bool,
+}
+
+/// What a PSN space decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeqEvent {
+    Packet(Observation),
+    /// The gap opened by `frame` is settled with `missing` holes never filled (0: a reorder
+    /// event).
+    GapSettled {
+        frame: u64,
+        ts_ns: i64,
+        first_psn: u32,
+        missing: u32,
+    },
+}
+
+/// Reordering counters of a PSN space.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReorderCounts {
+    pub late_arrivals: u64,
+    pub reorder_events: u64,
+    /// The largest e − h over late arrivals (e the expected PSN when hole h arrived).
+    pub depth_max: u32,
+    /// The longest time from a gap to a late arrival that filled one of its holes.
+    pub delay_ns_max: i64,
+    /// PSN-sequence NAKs naming a hole that a late arrival filled.
+    pub reorder_naks: u64,
+}
+
+/// A first appearance of a hole waiting for its run to end.
+#[derive(Debug, Clone, Copy)]
+struct RunMember {
+    arrival: Arrival,
+    gap: usize,
+    /// (a) and (c) hold: late if (b) does.
+    may_be_late: bool,
+    depth: u32,
+    expected_before: Option<u32>,
+}
+
+/// The last PSN-sequence NAK naming this space's PSNs, and whether its PSN came again since.
+#[derive(Debug, Clone, Copy)]
+struct NakSeen {
+    psn: u32,
+    ts_ns: i64,
+    resent: bool,
+}
+
+/// Run members a space holds at most; beyond, the run is decided early.
+pub const RUN_KEPT: usize = 1024;
+
+/// Sequence state of one PSN space.
 #[derive(Debug, Clone, Default)]
 pub struct Sequence {
     expected: Option<u32>,
     /// After a READ with an unknown PMTU: the expected PSNs each PMTU would give.
     read_alternatives: Option<[u32; 5]>,
     in_episode: bool,
+    gap_list: Gaps,
+    run: Vec<RunMember>,
+    run_deadline_ns: Option<i64>,
+    nak: Option<NakSeen>,
     pub first_psn: Option<u32>,
     pub sequenced: u64,
     pub gaps: u64,
     pub missing_psns: u64,
     pub retransmitted: u64,
     pub retransmit_episodes: u64,
-}
-
-/// What [`Sequence::observe`] found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Observation {
-    pub class: SeqClass,
-    /// This retransmission starts a new episode.
-    pub episode_start: bool,
-    /// This in-order or gap packet ends the episode that was running.
-    pub episode_end: bool,
-    /// The expected PSN before this packet (None for the first).
-    pub expected_before: Option<u32>,
+    pub reorder: ReorderCounts,
 }
 
 impl Sequence {
@@ -77,139 +211,261 @@ impl Sequence {
         self.expected
     }
 
-    /// Classifies the sequenced PSN `psn`. `read` is the DMA length and, if known, the PMTU
-    /// when the packet is an RDMA READ request.
-    pub fn observe(&mut self, psn: u32, read: Option<(u32, Option<u32>)>) -> Observation {
+    /// Sets the expected PSN (a response space follows its peer's READ requests).
+    pub fn set_expected(&mut self, e: Option<u32>) {
+        self.expected = e;
+    }
+
+    /// Is an episode running (the last decided packet was a retransmission)?
+    pub fn in_episode(&self) -> bool {
+        self.in_episode
+    }
+
+    /// Are packets waiting for a decision?
+    pub fn holds_packets(&self) -> bool {
+        !self.run.is_empty()
+    }
+
+    /// Was `psn` skipped by a remembered gap? Returns the gap's opening time.
+    pub fn hole_of(&self, psn: u32) -> Option<i64> {
+        self.gap_list.containing(psn).and_then(|i| self.gap_list.get(i)).map(|g| g.ts_ns)
+    }
+
+    /// Takes a sequenced packet. Decided packets (this one, and earlier ones it decides) are
+    /// appended to `out` in arrival order; returns true when this packet waits for a decision.
+    pub fn observe(&mut self, a: Arrival, rules: &Rules<'_>, config: &ReorderConfig, out: &mut Vec<SeqEvent>) -> bool {
         self.sequenced += 1;
         if let (Some(alternatives), Some(e)) = (self.read_alternatives.take(), self.expected)
-            && alternatives.contains(&psn)
-            && psn != e
+            && alternatives.contains(&a.psn)
+            && a.psn != e
         {
-            self.expected = Some(psn);
+            self.expected = Some(a.psn);
         }
-        let expected_before = self.expected;
-        let class = match self.expected {
+        let hole = self.unseen_hole(a.psn);
+        if hole.is_none() && !self.run.is_empty() {
+            // (b): the run ends; its packets were late if this one is new.
+            let new = self.expected.is_none_or(|e| psn_forward_distance(a.psn, e) < PSN_HALF);
+            self.resolve_run(new, out);
+        }
+        let held = match hole {
+            Some(gap) => self.hole_appears(a, gap, config, out),
             None => {
-                self.first_psn = Some(psn);
-                SeqClass::First
+                self.classify(a, rules, out);
+                false
             }
-            Some(e) if psn == e => SeqClass::InOrder,
+        };
+        if let Some(n) = &mut self.nak
+            && n.psn == a.psn
+            && a.ts_ns >= n.ts_ns
+        {
+            n.resent = true;
+        }
+        held
+    }
+
+    fn unseen_hole(&self, psn: u32) -> Option<usize> {
+        self.gap_list.containing(psn).filter(|&i| self.gap_list.get(i).is_some_and(|g| g.is_unseen_hole(psn)))
+    }
+
+    /// A packet that is not the first appearance of a hole.
+    fn classify(&mut self, a: Arrival, rules: &Rules<'_>, out: &mut Vec<SeqEvent>) {
+        let expected_before = self.expected;
+        if self.first_psn.is_none() {
+            self.first_psn = Some(a.psn);
+            out.push(SeqEvent::Packet(self.apply(a, SeqClass::First, expected_before, false)));
+            self.advance(a.psn, rules.next);
+            return;
+        }
+        let (class, gap_open) = match self.expected {
+            None => (SeqClass::InOrder, false),
+            Some(e) if a.psn == e => (SeqClass::InOrder, false),
             Some(e) => {
-                let ahead = psn_forward_distance(psn, e);
-                if ahead < PSN_HALF {
-                    self.gaps += 1;
-                    self.missing_psns += u64::from(ahead);
-                    SeqClass::Gap { missing: ahead }
+                let ahead = psn_forward_distance(a.psn, e);
+                if ahead >= PSN_HALF {
+                    (SeqClass::Retransmission, false)
                 } else {
-                    SeqClass::Retransmission
+                    match rules.holes.count(e, ahead) {
+                        _ if rules.ahead_in_order => (SeqClass::InOrder, false),
+                        0 => (SeqClass::InOrder, false),
+                        missing => (SeqClass::Gap { missing }, self.open_gap(a, e, ahead, missing, rules.holes)),
+                    }
                 }
             }
         };
-        let mut observation = Observation { class, episode_start: false, episode_end: false, expected_before };
+        out.push(SeqEvent::Packet(self.apply(a, class, expected_before, gap_open)));
+        if class.is_new() {
+            self.advance(a.psn, rules.next);
+        }
+    }
+
+    /// Remembers a gap; returns whether its holes' fate is open. A gap too wide to track, or
+    /// that finds no room, is counted at once.
+    fn open_gap(&mut self, a: Arrival, e: u32, span: u32, missing: u32, holes: &dyn Holes) -> bool {
+        let open = self.gap_list.open(a.frame, a.ts_ns, e, span, missing, &|p| holes.is_hole(p))
+            && self.gap_list.unsettled().filter_map(|i| self.gap_list.get(i)).any(|g| g.frame == a.frame);
+        if !open {
+            self.gaps += 1;
+            self.missing_psns += u64::from(missing);
+        }
+        open
+    }
+
+    fn advance(&mut self, psn: u32, next: Next) {
+        match next {
+            Next::Consumed(n) => self.expected = Some(psn_add(psn, n)),
+            Next::ReadOfUnknownPmtu(dma_len) => {
+                self.read_alternatives = Some(PMTUS.map(|m| psn_add(psn, read_psns(dma_len, m))));
+                self.expected = Some(psn_add(psn, read_psns(dma_len, 4096)));
+            }
+            Next::Owner => {}
+        }
+    }
+
+    /// Updates the retransmission and episode counters for a decided packet.
+    fn apply(&mut self, a: Arrival, class: SeqClass, expected_before: Option<u32>, gap_open: bool) -> Observation {
+        let mut o =
+            Observation { arrival: a, class, episode_start: false, episode_end: false, expected_before, gap_open };
         if class == SeqClass::Retransmission {
             self.retransmitted += 1;
             if !self.in_episode {
                 self.in_episode = true;
                 self.retransmit_episodes += 1;
-                observation.episode_start = true;
+                o.episode_start = true;
             }
-            return observation;
+        } else {
+            o.episode_end = std::mem::take(&mut self.in_episode);
         }
-        observation.episode_end = std::mem::take(&mut self.in_episode);
-        self.expected = Some(match read {
-            Some((dma_len, Some(pmtu))) => psn_add(psn, read_psns(dma_len, pmtu)),
-            Some((dma_len, None)) => {
-                self.read_alternatives = Some(PMTUS.map(|m| psn_add(psn, read_psns(dma_len, m))));
-                psn_add(psn, read_psns(dma_len, 4096))
+        o
+    }
+
+    /// The first appearance of a hole of gap `index`: decided now when it cannot be late and
+    /// nothing waits before it, else held in the run.
+    fn hole_appears(&mut self, a: Arrival, index: usize, config: &ReorderConfig, out: &mut Vec<SeqEvent>) -> bool {
+        let expected_before = self.expected;
+        let resend_began = self.resend_began(a, index, config);
+        let Some(gap) = self.gap_list.get_mut(index) else { return false };
+        if let Some(o) = gap.offset(a.psn) {
+            gap.seen.set(o);
+        }
+        // (a): within the reorder window of the packet that opened the gap; (c): no resend
+        // covering it has begun.
+        let may_be_late = !gap.settled && a.ts_ns.saturating_sub(gap.ts_ns) <= config.window_ns && !resend_began;
+        let deadline = gap.ts_ns.saturating_add(config.window_ns);
+        if !may_be_late && self.run.is_empty() {
+            out.push(SeqEvent::Packet(self.apply(a, SeqClass::Retransmission, expected_before, false)));
+            self.settle_if_complete(index, out);
+            return false;
+        }
+        if may_be_late {
+            self.run_deadline_ns = Some(self.run_deadline_ns.map_or(deadline, |d| d.min(deadline)));
+        }
+        let depth = expected_before.map_or(0, |e| psn_forward_distance(e, a.psn));
+        self.run.push(RunMember { arrival: a, gap: index, may_be_late, depth, expected_before });
+        if self.run.len() >= RUN_KEPT {
+            self.resolve_run(true, out);
+        }
+        true
+    }
+
+    /// (c) fails: a PSN-sequence NAK sent after the gap opened names a PSN n at or before
+    /// `a.psn`, and either n itself came again since (go-back-N from n has begun), or n is this
+    /// PSN and the NAK came more than the NAK reaction time before it.
+    fn resend_began(&self, a: Arrival, index: usize, config: &ReorderConfig) -> bool {
+        let (Some(n), Some(gap)) = (self.nak, self.gap_list.get(index)) else { return false };
+        if n.ts_ns < gap.ts_ns || psn_diff(n.psn, a.psn) > 0 {
+            return false;
+        }
+        if n.psn == a.psn { a.ts_ns.saturating_sub(n.ts_ns) > config.nak_reaction_ns } else { n.resent }
+    }
+
+    /// Decides every packet of the run: late arrivals if `late` (and they may be), else
+    /// retransmissions.
+    fn resolve_run(&mut self, late: bool, out: &mut Vec<SeqEvent>) {
+        self.run_deadline_ns = None;
+        let run = std::mem::take(&mut self.run);
+        for m in &run {
+            let class = if late && m.may_be_late { SeqClass::LateArrival } else { SeqClass::Retransmission };
+            if class == SeqClass::LateArrival {
+                self.fill(m);
             }
-            None => psn_add(psn, 1),
+            out.push(SeqEvent::Packet(self.apply(m.arrival, class, m.expected_before, false)));
+        }
+        for m in &run {
+            self.settle_if_complete(m.gap, out);
+        }
+    }
+
+    /// A late arrival fills its hole.
+    fn fill(&mut self, m: &RunMember) {
+        let Some(gap) = self.gap_list.get_mut(m.gap) else { return };
+        let Some(o) = gap.offset(m.arrival.psn) else { return };
+        gap.late.set(o);
+        gap.missing = gap.missing.saturating_sub(1);
+        let r = &mut self.reorder;
+        r.late_arrivals += 1;
+        r.depth_max = r.depth_max.max(m.depth);
+        r.delay_ns_max = r.delay_ns_max.max(m.arrival.ts_ns.saturating_sub(gap.ts_ns));
+        if gap.naked.get(o) {
+            r.reorder_naks += 1;
+        }
+    }
+
+    /// Settles a gap whose holes have all appeared (nothing can change it any more).
+    fn settle_if_complete(&mut self, index: usize, out: &mut Vec<SeqEvent>) {
+        if self.gap_list.get(index).is_some_and(|g| !g.settled && g.all_seen()) && self.run.is_empty() {
+            self.settle(index, out);
+        }
+    }
+
+    fn settle(&mut self, index: usize, out: &mut Vec<SeqEvent>) {
+        let Some(gap) = self.gap_list.get_mut(index) else { return };
+        gap.settled = true;
+        if gap.missing > 0 {
+            self.gaps += 1;
+            self.missing_psns += u64::from(gap.missing);
+        } else {
+            self.reorder.reorder_events += 1;
+        }
+        out.push(SeqEvent::GapSettled {
+            frame: gap.frame,
+            ts_ns: gap.ts_ns,
+            first_psn: gap.first_psn,
+            missing: gap.missing,
         });
-        observation
     }
 
-    /// Is an episode running (the last sequenced packet was a retransmission)?
-    pub fn in_episode(&self) -> bool {
-        self.in_episode
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn classes(psns: &[u32]) -> (Vec<SeqClass>, Sequence) {
-        let mut s = Sequence::default();
-        let c = psns.iter().map(|&p| s.observe(p, None).class).collect();
-        (c, s)
+    /// Capture time has reached `now_ns`: decides what a reorder window that has passed
+    /// decides.
+    pub fn expire(&mut self, now_ns: i64, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
+        if self.run_deadline_ns.is_some_and(|d| now_ns > d) {
+            self.resolve_run(true, out);
+        }
+        if self.run.is_empty() {
+            let expired: Vec<usize> = self.gap_list.expired(now_ns, config.window_ns).collect();
+            for index in expired {
+                self.settle(index, out);
+            }
+        }
     }
 
-    #[test]
-    fn in_order_gap_and_retransmission() {
-        let (c, s) = classes(&[10, 11, 15, 16, 12, 13, 14, 15, 16, 17]);
-        use SeqClass::*;
-        assert_eq!(
-            c,
-            vec![
-                First,
-                InOrder,
-                Gap { missing: 3 },
-                InOrder,
-                Retransmission,
-                Retransmission,
-                Retransmission,
-                Retransmission,
-                Retransmission,
-                InOrder
-            ]
-        );
-        assert_eq!((s.sequenced, s.gaps, s.missing_psns, s.retransmitted, s.retransmit_episodes), (10, 1, 3, 5, 1));
+    /// The end of the capture: every reorder window has passed.
+    pub fn finish(&mut self, out: &mut Vec<SeqEvent>) {
+        self.resolve_run(true, out);
+        let open: Vec<usize> = self.gap_list.unsettled().collect();
+        for index in open {
+            self.settle(index, out);
+        }
     }
 
-    #[test]
-    fn wraps_at_2_to_the_24() {
-        let (c, s) = classes(&[0xFF_FFFE, 0xFF_FFFF, 0, 2, 0xFF_FFFF]);
-        use SeqClass::*;
-        assert_eq!(c, vec![First, InOrder, InOrder, Gap { missing: 1 }, Retransmission]);
-        assert_eq!(s.highest(), Some(2));
-    }
-
-    #[test]
-    fn half_the_space_ahead_is_behind() {
-        // exactly 2^23 ahead of e is not a gap (0 < d < 2^23 is), so it is a retransmission
-        let (c, _) = classes(&[0, 1 + PSN_HALF]);
-        assert_eq!(c[1], SeqClass::Retransmission);
-        let (c, _) = classes(&[0, PSN_HALF]);
-        assert_eq!(c[1], SeqClass::Gap { missing: PSN_HALF - 1 });
-    }
-
-    #[test]
-    fn episodes_end_only_on_new_packets() {
-        let mut s = Sequence::default();
-        let obs: Vec<Observation> = [5, 6, 7, 5, 6, 8, 6].iter().map(|&p| s.observe(p, None)).collect();
-        assert!(obs[3].episode_start && !obs[4].episode_start);
-        assert!(obs[5].episode_end);
-        assert!(obs[6].episode_start);
-        assert_eq!(s.retransmit_episodes, 2);
-        assert!(s.in_episode());
-    }
-
-    #[test]
-    fn read_requests_consume_their_response_psns() {
-        let mut s = Sequence::default();
-        s.observe(100, Some((4096, Some(1024))));
-        assert_eq!(s.observe(104, None).class, SeqClass::InOrder);
-        // PMTU unknown: 3000 bytes is 12 PSNs at 256, 1 at 4096; 3 (at 1024) is in order
-        let mut s = Sequence::default();
-        s.observe(100, Some((3000, None)));
-        assert_eq!(s.observe(103, None).class, SeqClass::InOrder);
-        let mut s = Sequence::default();
-        s.observe(100, Some((3000, None)));
-        assert_eq!(s.observe(101, None).class, SeqClass::InOrder);
-        let mut s = Sequence::default();
-        s.observe(100, Some((3000, None)));
-        assert_eq!(s.observe(105, None).class, SeqClass::Gap { missing: 4 });
-        // a zero-length READ consumes one PSN
-        assert_eq!(read_psns(0, 1024), 1);
-        assert_eq!(read_psns(1025, 1024), 2);
+    /// The peer sent a PSN-sequence NAK naming `psn` (the PSN it expected).
+    pub fn on_nak(&mut self, psn: u32, ts_ns: i64) {
+        self.nak = Some(NakSeen { psn, ts_ns, resent: false });
+        let Some(gap) = self.gap_list.containing(psn).and_then(|i| self.gap_list.get_mut(i)) else { return };
+        let Some(o) = gap.offset(psn) else { return };
+        if gap.late.get(o) {
+            self.reorder.reorder_naks += 1;
+        } else if !gap.settled {
+            gap.naked.set(o);
+        }
     }
 }

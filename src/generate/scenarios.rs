@@ -427,7 +427,9 @@ pub fn mirror_erspan() -> Scenario {
 }
 
 /// One frame per opcode the decoder knows (RC, UC, RD, UD, CNP, XRC), with the extended
-/// headers each calls for; payload-bearing opcodes carry 8 bytes.
+/// headers each calls for; payload-bearing opcodes carry 8 bytes. Requests take consecutive
+/// PSNs; responses (READ responses, ACKs, ATOMIC ACKs) and the CNP take theirs from a second
+/// counter, as they would in the other side's PSN space.
 pub fn opcodes() -> Scenario {
     let conn = Conn { a: endpoint(1, 0x000AAA), b: endpoint(2, 0x000BBB), vlan: None };
     let mut s = Scenario::pcap("opcodes.pcap");
@@ -443,7 +445,7 @@ pub fn opcodes() -> Scenario {
         imm: Some(0x1234_5678),
         ieth: Some(Ieth { rkey: 0x4321 }),
     };
-    let mut psn = 100;
+    let (mut psn, mut reply_psn) = (100, 5000);
     for opcode in 0u8..0xC0 {
         let Some(info) = rocescope_parsers::opcode::info(opcode) else { continue };
         let mut own = ExtHeaders::default();
@@ -463,9 +465,12 @@ pub fn opcodes() -> Scenario {
                 CnpReserved => {}
             }
         }
-        let f = conn.frame(true, opcode, psn, own, if info.payload { 8 } else { 0 });
+        let reply =
+            rocescope_parsers::opcode::is_unsequenced(opcode) || rocescope_parsers::opcode::is_read_response(opcode);
+        let counter = if reply { &mut reply_psn } else { &mut psn };
+        let f = conn.frame(true, opcode, *counter, own, if info.payload { 8 } else { 0 });
         s.push(T0 + i64::from(opcode) * US, f.encode());
-        psn += 1;
+        *counter += 1;
     }
     s
 }

@@ -75,9 +75,11 @@ impl Counters {
         for f in &a.flows.flows {
             c.naks += f.naks_psn_seq_err + f.naks_other;
             c.rnr_naks += f.rnr_naks;
-            c.out_of_sequence += f.seq.gaps;
-            c.missing_psns += f.seq.missing_psns;
-            c.resent += f.seq.retransmitted;
+            for space in [&f.requests.seq, &f.responses.seq] {
+                c.out_of_sequence += space.gaps;
+                c.missing_psns += space.missing_psns;
+                c.resent += space.retransmitted;
+            }
         }
         c
     }
@@ -322,6 +324,8 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
             }
         }
         if rolling.due(args.interval) {
+            // a live capture cannot wait for its first RoCE frames to decide on doubling
+            analyzer.decide_doubling();
             let interval = rolling.next(&analyzer, stats(&mut cap));
             export(&interval.total);
             if write_interval(&mut out, &interval, args.json).is_err() {

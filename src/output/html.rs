@@ -185,7 +185,7 @@ fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Ma
                         td { (f.id) }
                         td.l { @if detailed.iter().any(|d| d.id == f.id) { (flow_link(r, f.id)) } @else { (flow_label(f)) } }
                         td { (f.transport) } td { (f.packets) } td { (format!("{:.2}", f.throughput_bps as f64 / 1e9)) }
-                        td { (f.missing_psns) } td { (f.retransmitted) } td { (f.retransmit_episodes) }
+                        td { (f.sequence.missing_psns) } td { (f.sequence.retransmitted) } td { (f.sequence.retransmit_episodes) }
                         td { (f.naks_psn_seq_err + f.naks_other) } td { (f.rnr_naks) } td { (f.ce) } td { (f.cnps) }
                         td { (f.icrc_bad) } td { (us(f.ack_latency_ns.p50)) }
                         td.l { @match f.peer { Some(p) => { (p) " (" (f.pairing.unwrap_or("")) ")" }, None => "–" } }
@@ -278,7 +278,7 @@ fn top_talkers(r: &Report) -> Vec<(String, f64)> {
 }
 
 fn psn_graph(a: &Analyzer, f: &FlowReport, trace: &FlowTrace, t0: i64) -> PsnGraph {
-    let first = f.first_psn.unwrap_or(0);
+    let first = f.sequence.first_psn.unwrap_or(0);
     let at = |ts: i64, psn: u32| ((ts - t0) as f64 / 1e6, f64::from(psn_forward_distance(psn, first)));
     // NAKs travel on the peer flow and name this flow's PSNs
     let peer_trace = f.peer.and_then(|p| a.flows.flow(p)).and_then(|p| p.trace.as_deref());
@@ -311,13 +311,13 @@ fn flow_detail(a: &Analyzer, f: &FlowReport, t0: i64) -> Markup {
         section.flow id={ "flow-" (id) } {
             h3 { "Flow " (id) ": " (flow_label(f)) }
             p.muted {
-                (f.transport) ", " (f.packets) " packets, " (f.missing_psns) " PSNs missing, " (f.retransmitted) " resent in "
-                (f.retransmit_episodes) " episodes, " (f.naks_psn_seq_err + f.naks_other) " NAKs and " (f.rnr_naks) " RNR NAKs carried, "
+                (f.transport) ", " (f.packets) " packets, " (f.sequence.missing_psns) " PSNs missing, " (f.sequence.retransmitted) " resent in "
+                (f.sequence.retransmit_episodes) " episodes, " (f.naks_psn_seq_err + f.naks_other) " NAKs and " (f.rnr_naks) " RNR NAKs carried, "
                 (f.ce) " CE marks, " (f.cnps) " CNPs"
                 @if let Some(p) = f.peer { "; peer " a href={ "#flow-" (p) } { "flow " (p) } }
             }
             div.grid {
-                @if f.sequenced > 0 {
+                @if f.sequence.sequenced > 0 {
                     (figure(&format!("chart-psn-{id}"), "Sequence: PSN over time", charts::psn_graph(&psn_graph(a, f, trace, t0))))
                 }
                 (figure(&format!("chart-throughput-{id}"), "Throughput over time", throughput))

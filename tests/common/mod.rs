@@ -1,6 +1,8 @@
 //! Helpers shared by the end-to-end tests.
 #![allow(dead_code)]
 
+pub mod capture;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

@@ -1,0 +1,355 @@
+//! Sequenced packets through their flow's PSN spaces, and what the analysis does with each
+//! decision: retransmit episodes, message and ACK bookkeeping, per-frame verdicts, chart
+//! traces; reorder windows that pass in capture time; QP numbers reused by new connections.
+
+use rocescope_parsers::opcode::{self, Position};
+use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
+
+use super::episodes::{Episode, Space, Trigger};
+use super::flows::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent};
+use super::frame::{FrameSummary, RoceFacts};
+use super::responses::{Read, ReadQueue};
+use super::sequence::{Arrival, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
+use super::trace::{Event, EventKind};
+use super::{Analyzer, MAX_EPISODES_KEPT, host_pair};
+
+/// The packet at hand when a PSN space decides: its facts and the silence before it.
+#[derive(Clone, Copy)]
+struct Current<'a> {
+    frame: u64,
+    facts: &'a RoceFacts,
+    idle_ns: Option<i64>,
+}
+
+/// The PSN space of a sequenced packet: READ responses are in the peer's.
+fn space_of(opcode: u8) -> Space {
+    if opcode::is_read_response(opcode) { Space::Responses } else { Space::Requests }
+}
+
+fn position(facts: &RoceFacts) -> Position {
+    facts.info().map_or(Position::Only, |i| i.position)
+}
+
+impl Analyzer {
+    pub(super) fn observe_sequenced(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
+        let space = space_of(roce.opcode);
+        let arrival = Arrival { frame: s.number, ts_ns: s.ts_ns, psn: roce.psn };
+        let pmtu = self.pmtu_of(fid);
+        let config = self.config.reorder;
+        let mut reads = self.take_peer_reads(fid);
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        let idle_ns = f.last_sequenced_ts.replace(s.ts_ns).map(|t| s.ts_ns - t);
+        let held = match space {
+            Space::Requests => {
+                let next = match (opcode::is_read_request(roce.opcode), pmtu) {
+                    (false, _) => Next::Consumed(1),
+                    (true, Some(pmtu)) => Next::Consumed(read_psns(dma_len(roce), pmtu)),
+                    (true, None) => Next::ReadOfUnknownPmtu(dma_len(roce)),
+                };
+                let rules = Rules { holes: &EveryPsn, ahead_in_order: false, next };
+                f.requests.seq.observe(arrival, &rules, &config, &mut events)
+            }
+            Space::Responses => {
+                let response = f.cursor.rules(&reads, pmtu.unwrap_or(4096), roce.psn, position(roce));
+                f.responses.seq.set_expected(f.cursor.expected(&reads));
+                let rules =
+                    Rules { holes: response.holes(), ahead_in_order: response.ahead_in_order(), next: Next::Owner };
+                f.responses.seq.observe(arrival, &rules, &config, &mut events)
+            }
+        };
+        if held {
+            f.held.push_back(Held { frame: s.number, ts_ns: s.ts_ns, facts: *roce, idle_ns });
+        }
+        if let Some(v) = &mut self.verdicts {
+            v.hold(s.number);
+        }
+        let current = Current { frame: s.number, facts: roce, idle_ns };
+        self.apply_events(fid, space, &events, Some(current), &mut reads);
+        self.events = events;
+        self.put_back_peer_reads(fid, reads);
+    }
+
+    /// The peer's READ requests, which the flow's response space follows.
+    fn take_peer_reads(&mut self, fid: FlowId) -> ReadQueue {
+        let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
+        peer.and_then(|p| self.flows.flow_mut(p)).map(|p| std::mem::take(&mut p.reads)).unwrap_or_default()
+    }
+
+    fn put_back_peer_reads(&mut self, fid: FlowId, reads: ReadQueue) {
+        let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
+        if let Some(p) = peer.and_then(|p| self.flows.flow_mut(p)) {
+            p.reads = reads;
+        }
+    }
+
+    fn apply_events(
+        &mut self,
+        fid: FlowId,
+        space: Space,
+        events: &[SeqEvent],
+        current: Option<Current<'_>>,
+        reads: &mut ReadQueue,
+    ) {
+        for event in events {
+            match *event {
+                SeqEvent::Packet(o) => match current.filter(|c| c.frame == o.arrival.frame) {
+                    Some(c) => self.apply_observation(fid, space, &o, c, reads),
+                    None => {
+                        let Some(held) = self.take_held(fid, o.arrival.frame) else { continue };
+                        let c = Current { frame: held.frame, facts: &held.facts, idle_ns: held.idle_ns };
+                        self.apply_observation(fid, space, &o, c, reads);
+                    }
+                },
+                SeqEvent::GapSettled { frame, ts_ns, first_psn, missing } => {
+                    self.gap_settled(fid, frame, ts_ns, first_psn, missing);
+                }
+            }
+        }
+    }
+
+    fn take_held(&mut self, fid: FlowId, frame: u64) -> Option<Held> {
+        let f = self.flows.flow_mut(fid)?;
+        let i = f.held.iter().position(|h| h.frame == frame)?;
+        f.held.remove(i)
+    }
+
+    /// A decided packet: episodes for retransmissions, bookkeeping for new packets.
+    fn apply_observation(&mut self, fid: FlowId, space: Space, o: &Observation, c: Current<'_>, reads: &mut ReadQueue) {
+        let (frame, ts_ns, psn) = (o.arrival.frame, o.arrival.ts_ns, o.arrival.psn);
+        let pmtu = self.pmtu_of(fid);
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        if o.episode_end
+            && let Some(e) = f.space_mut(space).open_episode.take().and_then(|i| self.episodes.get_mut(i))
+        {
+            e.close();
+        }
+        if let Some(t) = &mut f.trace {
+            if o.class == SeqClass::Retransmission { t.resent(ts_ns, psn) } else { t.sent(ts_ns, psn) }
+        }
+        let read_request = space == Space::Requests && opcode::is_read_request(c.facts.opcode);
+        if o.class == SeqClass::Retransmission {
+            f.first_frames.retransmission.get_or_insert(frame);
+            if read_request {
+                f.reread = Some(RereadEvent { frame, ts_ns, used: false });
+            }
+            self.retransmitted(fid, space, o, c.idle_ns);
+        } else {
+            if o.class == SeqClass::LateArrival {
+                f.first_frames.late_arrival.get_or_insert(frame);
+            }
+            self.count_new_packet(fid, ts_ns, c.facts, read_request);
+            let Some(f) = self.flows.flow_mut(fid) else { return };
+            if read_request {
+                f.reads.push(Read { first_psn: psn, dma_len: dma_len(c.facts) });
+            }
+            if space == Space::Responses && o.class != SeqClass::LateArrival {
+                let pmtu = f.pmtu.or(pmtu).unwrap_or(4096);
+                f.cursor.advance(reads, pmtu, psn, position(c.facts));
+            }
+            if o.gap_open {
+                self.deadlines.push_back((ts_ns.saturating_add(self.config.reorder.window_ns), fid));
+            }
+        }
+        if let Some(v) = &mut self.verdicts {
+            v.decide(frame, o.class, o.gap_open);
+        }
+    }
+
+    /// A retransmitted packet starts or extends its space's episode.
+    fn retransmitted(&mut self, fid: FlowId, space: Space, o: &Observation, idle_ns: Option<i64>) {
+        let (frame, ts_ns, psn) = (o.arrival.frame, o.arrival.ts_ns, o.arrival.psn);
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        let hole_ts = f.space_mut(space).seq.hole_of(psn);
+        if !o.episode_start {
+            if let Some(e) = f.space_mut(space).open_episode.and_then(|i| self.episodes.get_mut(i)) {
+                e.extend(frame, ts_ns, psn, hole_ts.is_some());
+            }
+            return;
+        }
+        let highest = o.expected_before.map_or(psn, |e| psn_add(e, 0xFF_FFFF));
+        let trigger = self.trigger_of(fid, space, idle_ns);
+        let episode = Episode::start(fid, frame, ts_ns, psn, highest, trigger, idle_ns, hole_ts).in_space(space);
+        if self.episodes.len() >= MAX_EPISODES_KEPT {
+            self.episodes_dropped += 1;
+            return;
+        }
+        if let Some(f) = self.flows.flow_mut(fid) {
+            f.space_mut(space).open_episode = Some(self.episodes.len());
+        }
+        self.episodes.push(episode);
+    }
+
+    /// What made the sender resend: the peer's NAK, RNR NAK or re-issued READ, or else its
+    /// own timer when it was silent long enough for one.
+    fn trigger_of(
+        &mut self,
+        fid: FlowId,
+        space: Space,
+        idle_ns: Option<i64>,
+    ) -> (Trigger, Option<u64>, Option<i64>, Option<u32>) {
+        let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
+        let peer = peer.and_then(|p| self.flows.flow_mut(p));
+        match (space, peer) {
+            (Space::Requests, Some(p)) => {
+                if let Some(n) = p.last_nak.as_mut().filter(|n| !n.used) {
+                    n.used = true;
+                    let kind = if n.rnr { Trigger::RnrNak } else { Trigger::NakPsnSeqErr };
+                    return (kind, Some(n.frame), Some(n.ts_ns), n.rnr_delay_us);
+                }
+            }
+            (Space::Responses, Some(p)) => {
+                if let Some(r) = p.reread.as_mut().filter(|r| !r.used) {
+                    r.used = true;
+                    return (Trigger::Reread, Some(r.frame), Some(r.ts_ns), None);
+                }
+            }
+            _ => {}
+        }
+        let timeout = idle_ns.is_some_and(|i| i >= self.config.min_ack_timeout_ns);
+        (if timeout { Trigger::Timeout } else { Trigger::NoNak }, None, None, None)
+    }
+
+    /// A gap's holes are decided: its frame's verdict, its chart mark and its evidence.
+    fn gap_settled(&mut self, fid: FlowId, frame: u64, ts_ns: i64, first_psn: u32, missing: u32) {
+        if let Some(f) = self.flows.flow_mut(fid)
+            && missing > 0
+        {
+            f.first_frames.gap = Some(f.first_frames.gap.map_or(frame, |g| g.min(frame)));
+            if let Some(t) = &mut f.trace {
+                t.event(Event { ts_ns, psn: first_psn, kind: EventKind::Gap { count: missing } });
+            }
+        }
+        if let Some(v) = &mut self.verdicts {
+            v.decide(frame, if missing > 0 { SeqClass::Gap { missing } } else { SeqClass::Ahead }, false);
+        }
+    }
+
+    /// Bookkeeping of a sequenced packet sent for the first time: requests awaiting an ACK,
+    /// message reassembly, the path MTU its size reveals.
+    fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        if roce.ack_req && f.transport == "RC" {
+            if f.outstanding.len() == OUTSTANDING_KEPT {
+                f.outstanding.pop_front();
+            }
+            // A late arrival takes its place in PSN order.
+            let at = f.outstanding.iter().rposition(|&(p, _)| psn_diff(p, roce.psn) < 0).map_or(0, |i| i + 1);
+            f.outstanding.insert(at, (roce.psn, ts_ns));
+        }
+        let payload = roce.payload_len as u64;
+        let Some(info) = roce.info() else { return };
+        match info.position {
+            Position::First => f.current_message_bytes = payload,
+            Position::Middle => f.current_message_bytes += payload,
+            Position::Last => {
+                f.messages += 1;
+                f.message_bytes.record(f.current_message_bytes + payload);
+                f.current_message_bytes = 0;
+            }
+            Position::Only if info.payload => {
+                f.messages += 1;
+                f.message_bytes.record(payload);
+            }
+            Position::Only => {}
+        }
+        if read_request {
+            f.read_requests += 1;
+        }
+        let inferred = matches!(info.position, Position::First | Position::Middle)
+            .then_some(payload as u32)
+            .filter(|m| super::sequence::PMTUS.contains(m));
+        if let Some(mtu) = inferred.filter(|_| f.pmtu.is_none()) {
+            f.pmtu = Some(mtu);
+            self.host_pmtu.entry(host_pair(f.key.src, f.key.dst)).or_insert(mtu);
+        }
+    }
+
+    /// Capture time has reached `ts_ns`: decides what the reorder windows that have passed
+    /// decide.
+    pub(super) fn expire(&mut self, ts_ns: i64) {
+        self.now_ns = self.now_ns.max(ts_ns);
+        while let Some(&(deadline, fid)) = self.deadlines.front() {
+            if deadline >= self.now_ns {
+                break;
+            }
+            self.deadlines.pop_front();
+            self.expire_flow(fid, self.now_ns);
+        }
+    }
+
+    /// Too many verdicts wait (timestamps far out of order): closes the oldest reorder
+    /// windows as if they had passed.
+    pub(super) fn close_oldest_windows(&mut self) {
+        while self.verdicts.as_ref().is_some_and(|v| v.len() > super::VERDICTS_HELD / 2) {
+            let Some((_, fid)) = self.deadlines.pop_front() else { break };
+            self.expire_flow(fid, i64::MAX);
+        }
+    }
+
+    fn expire_flow(&mut self, fid: FlowId, now_ns: i64) {
+        let config = self.config.reorder;
+        self.decide_spaces(fid, |seq, events| seq.expire(now_ns, &config, events));
+    }
+
+    /// Runs `decide` on both PSN spaces of a flow and applies what they decided.
+    fn decide_spaces(&mut self, fid: FlowId, decide: impl Fn(&mut super::sequence::Sequence, &mut Vec<SeqEvent>)) {
+        for space in [Space::Requests, Space::Responses] {
+            let mut events = std::mem::take(&mut self.events);
+            events.clear();
+            let Some(f) = self.flows.flow_mut(fid) else { return };
+            decide(&mut f.space_mut(space).seq, &mut events);
+            self.apply_events(fid, space, &events, None, &mut ReadQueue::default());
+            self.events = events;
+        }
+    }
+
+    /// The flow's end (of the capture, or of its connection): every reorder window has
+    /// passed, and its episodes are over.
+    pub(super) fn finish_flow(&mut self, fid: FlowId) {
+        self.decide_spaces(fid, |seq, events| seq.finish(events));
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        for space in [Space::Requests, Space::Responses] {
+            if let Some(e) = f.space_mut(space).open_episode.take().and_then(|i| self.episodes.get_mut(i)) {
+                e.close();
+            }
+        }
+    }
+
+    /// Ends a flow whose QP number a new connection took over: later packets of its key
+    /// start a new flow.
+    pub(super) fn retire_flow(&mut self, fid: FlowId) {
+        self.finish_flow(fid);
+        if let Some(key) = self.flows.flow(fid).map(|f| f.key) {
+            self.flows.retire(&key);
+        }
+    }
+
+    /// Does this packet begin a new connection on a reused QP number? A request after at
+    /// least `qp_reuse_idle` of silence whose PSN is behind the expected one and was never
+    /// requested (so cannot be a retransmission) does. Its peer, idle as long, ends too.
+    pub(super) fn is_new_connection(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) -> bool {
+        if opcode::is_unsequenced(roce.opcode) || opcode::is_read_response(roce.opcode) {
+            return false;
+        }
+        let Some(f) = self.flows.flow(fid) else { return false };
+        let idle = self.config.qp_reuse_idle_ns;
+        let Some(e) = f.requests.seq.expected() else { return false };
+        let behind = roce.psn != e && psn_forward_distance(roce.psn, e) >= PSN_HALF;
+        if f.packets == 0 || ts_ns.saturating_sub(f.last_ts_ns) < idle || !behind || f.psn_was_requested(roce.psn) {
+            return false;
+        }
+        let peer = f.peer.map(|(p, _)| p);
+        if let Some(p) =
+            peer.filter(|&p| self.flows.flow(p).is_some_and(|p| ts_ns.saturating_sub(p.last_ts_ns) >= idle))
+        {
+            self.retire_flow(p);
+        }
+        true
+    }
+}
+
+fn dma_len(roce: &RoceFacts) -> u32 {
+    roce.reth.map_or(0, |r| r.dma_len)
+}

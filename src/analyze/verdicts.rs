@@ -1,0 +1,97 @@
+//! Per-frame verdicts in frame order. A frame's verdict is final at once for most frames; a
+//! late-arrival candidate waits for its run to end, and a frame that opened a gap waits for its
+//! holes' fate (at most one reorder window of capture time), so verdicts leave in frame order
+//! only up to the oldest one still open.
+
+use std::collections::VecDeque;
+
+use super::Verdict;
+use super::sequence::SeqClass;
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    frame: u64,
+    verdict: Verdict,
+    open: bool,
+}
+
+/// The verdicts not yet handed out.
+#[derive(Debug, Default)]
+pub struct VerdictLedger {
+    slots: VecDeque<Slot>,
+}
+
+impl VerdictLedger {
+    /// A new frame's verdict, open until [`VerdictLedger::decide`] when `open`.
+    pub fn push(&mut self, frame: u64, verdict: Verdict, open: bool) {
+        self.slots.push_back(Slot { frame, verdict, open });
+    }
+
+    fn slot_mut(&mut self, frame: u64) -> Option<&mut Slot> {
+        // Frames are numbered consecutively, so the slot is found by its distance from the
+        // front; a search covers anything else.
+        let index = frame.checked_sub(self.slots.front()?.frame).and_then(|d| usize::try_from(d).ok());
+        match index {
+            Some(i) if self.slots.get(i).is_some_and(|s| s.frame == frame) => self.slots.get_mut(i),
+            _ => self.slots.iter_mut().find(|s| s.frame == frame),
+        }
+    }
+
+    /// Sets a frame's sequence class; `open` keeps the verdict waiting (a gap not settled).
+    pub fn decide(&mut self, frame: u64, class: SeqClass, open: bool) {
+        if let Some(slot) = self.slot_mut(frame) {
+            slot.verdict.seq = Some(class);
+            slot.open = open;
+        }
+    }
+
+    /// Marks a frame's verdict as waiting for a decision.
+    pub fn hold(&mut self, frame: u64) {
+        if let Some(slot) = self.slot_mut(frame) {
+            slot.open = true;
+        }
+    }
+
+    /// Updates the newest frame's verdict.
+    pub fn amend_last(&mut self, update: impl FnOnce(&mut Verdict)) {
+        if let Some(slot) = self.slots.back_mut() {
+            update(&mut slot.verdict);
+        }
+    }
+
+    /// The oldest verdict, when it is final.
+    pub fn pop_final(&mut self) -> Option<(u64, Verdict)> {
+        match self.slots.front() {
+            Some(s) if !s.open => self.slots.pop_front().map(|s| (s.frame, s.verdict)),
+            _ => None,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_leave_in_frame_order_once_final() {
+        let mut l = VerdictLedger::default();
+        l.push(1, Verdict::default(), false);
+        l.push(2, Verdict::default(), true);
+        l.push(3, Verdict::default(), false);
+        assert_eq!(l.pop_final().map(|(f, _)| f), Some(1));
+        assert!(l.pop_final().is_none(), "frame 2 is still open");
+        l.decide(2, SeqClass::LateArrival, false);
+        let (frame, v) = l.pop_final().unwrap();
+        assert_eq!((frame, v.seq), (2, Some(SeqClass::LateArrival)));
+        assert_eq!(l.pop_final().map(|(f, _)| f), Some(3));
+        assert!(l.is_empty());
+    }
+}
