@@ -232,6 +232,8 @@ fn write_verdict_flag(line: &mut String, verdict: &Verdict) -> std::fmt::Result 
     match verdict.seq {
         Some(SeqClass::Gap { missing }) => write!(line, " [gap: {missing} PSNs missing]"),
         Some(SeqClass::Retransmission) => line.write_str(" [retransmission]"),
+        Some(SeqClass::LateArrival) => line.write_str(" [late arrival]"),
+        Some(SeqClass::Ahead) => line.write_str(" [ahead of late arrivals]"),
         _ => Ok(()),
     }
 }

@@ -70,8 +70,9 @@ fn decode_tree_shows_every_layer() {
         "Arrival time: 2023-11-14T22:13:20.000000000Z",
         "Ethernet II, Src: 02:00:00:00:00:01, Dst: 02:00:00:00:00:02",
         "Internet Protocol Version 4, Src: 10.0.0.1, Dst: 10.0.0.2",
-        "    DSCP: 26 (AF31)",
-        "    ECN: 2 (ECT(0))",
+        // CM MADs travel at the NIC's management class
+        "    DSCP: 0 (CS0)",
+        "    ECN: 0 (Not-ECT)",
         "User Datagram Protocol, Src Port: 49409, Dst Port: 4791",
         "    OpCode: 0x64 UD SEND Only (UD)",
         "    Destination QP: 0x000001 (1)",
@@ -86,6 +87,8 @@ fn decode_tree_shows_every_layer() {
         assert!(out.contains(expected), "missing {expected:?} in\n{out}");
     }
     assert!(out.lines().any(|l| l.starts_with("Invariant CRC: ") && l.ends_with(": ok")), "{out}");
+    let data = common::run_ok(&["packets", "-V", "--opcode", "0x06", "-c", "1", &sample("rc_write_healthy.pcap")]);
+    assert!(data.contains("    DSCP: 26 (AF31)\n") && data.contains("    ECN: 2 (ECT(0))\n"), "{data}");
     let erspan = common::run_ok(&["packets", "-V", "-c", "6", &sample("encapsulations.pcapng")]);
     for expected in [
         "Mirror encapsulation erspan3, outer Src: 192.0.2.1, Dst: 192.0.2.100",

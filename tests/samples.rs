@@ -45,6 +45,7 @@ fn samples_are_up_to_date_with_the_generator() {
 /// docs/samples.md.
 const EXPECTED: &[(&str, usize, usize, usize, usize, usize)] = &[
     ("bad_icrc.pcap", 30, 3, 0, 0, 0),
+    ("bidirectional_read_write.pcap", 111, 0, 0, 0, 0),
     ("congestion_ecn_cnp.pcap", 384, 0, 0, 0, 0),
     ("encapsulations.pcapng", 14, 0, 1, 0, 1),
     ("loss_go_back_n.pcap", 40, 0, 0, 0, 0),
@@ -52,6 +53,7 @@ const EXPECTED: &[(&str, usize, usize, usize, usize, usize)] = &[
     ("opcodes.pcap", 85, 0, 0, 0, 0),
     ("pfc_storm.pcap", 50, 0, 0, 404, 2),
     ("rc_write_healthy.pcap", 24, 0, 0, 0, 0),
+    ("reordering.pcap", 96, 0, 0, 0, 0),
 ];
 
 #[test]

@@ -215,10 +215,16 @@ fn loss(r: &mut Rules<'_>) {
         "The NAK that made the requester resend was not captured: a one-way capture (only the requester's direction is mirrored), or the NAK was lost or left on a path the capture does not see.",
         "Capture both directions of the flows to see what the responder asked for; the gaps and retransmissions themselves are real.",
     );
+    // NAKs of packets that were only late are REORDER_NAKS, not loss
+    let report = r.report;
+    let lost = |f: &FlowReport| {
+        let reordered = f.peer.and_then(|p| report.flows.get(p as usize)).map_or(0, |p| p.sequence.reorder_naks);
+        f.naks_psn_seq_err.saturating_sub(reordered)
+    };
     r.flow_rule(
         Severity::Warning,
         "NAK_PSN_SEQUENCE",
-        |f| f.naks_psn_seq_err,
+        lost,
         |f| f.first_frames.nak_psn_seq_err,
         |n, flows, names| format!("{} (PSN sequence error) on {} ({names})", plural(n as usize, "NAK"), plural(flows, "flow")),
         "The responder received a PSN beyond the one it expected: packets were lost between requester and responder.",

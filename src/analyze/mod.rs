@@ -162,8 +162,10 @@ pub struct CaptureFacts {
 /// their captured bytes at most (what a caller that keeps the frames themselves holds).
 pub const PROBE_HELD: usize = 65_536;
 pub const PROBE_HELD_BYTES: u64 = 64 << 20;
-/// Verdicts waiting at most; beyond, the oldest reorder windows are closed early.
+/// Verdicts, and sequenced packets, waiting at most; beyond, the oldest reorder windows are
+/// closed early.
 pub const VERDICTS_HELD: usize = 65_536;
+pub const PACKETS_HELD: usize = 65_536;
 
 /// The first frames of a capture, held until it is known whether it is a doubled mirror.
 #[derive(Debug)]
@@ -202,6 +204,8 @@ pub struct Analyzer {
     deadlines: VecDeque<(i64, FlowId)>,
     /// The latest capture time analysed.
     now_ns: i64,
+    /// Sequenced packets of every flow waiting for a decision.
+    packets_held: usize,
     /// Scratch list of what a PSN space decided.
     events: Vec<SeqEvent>,
 }
@@ -245,6 +249,7 @@ impl Analyzer {
             verdicts: None,
             deadlines: VecDeque::new(),
             now_ns: i64::MIN,
+            packets_held: 0,
             events: Vec::new(),
         }
     }
@@ -317,7 +322,7 @@ impl Analyzer {
                 }
             }
         }
-        if self.verdicts.as_ref().is_some_and(|v| v.len() > VERDICTS_HELD) {
+        if self.packets_held > PACKETS_HELD || self.verdicts.as_ref().is_some_and(|v| v.len() > VERDICTS_HELD) {
             self.close_oldest_windows();
         }
     }

@@ -469,3 +469,172 @@ impl Sequence {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: i64 = 1_000;
+    const REQUESTS: Rules<'static> = Rules { holes: &EveryPsn, ahead_in_order: false, next: Next::Consumed(1) };
+
+    /// Feeds PSNs 1 µs apart (frame n at n µs) and returns every decision, expiring windows as
+    /// time passes and at the end.
+    fn run(psns: &[u32]) -> (Vec<SeqEvent>, Sequence) {
+        let config = ReorderConfig::default();
+        let mut s = Sequence::default();
+        let mut out = Vec::new();
+        for (i, &psn) in psns.iter().enumerate() {
+            let ts_ns = i as i64 * US;
+            s.expire(ts_ns, &config, &mut out);
+            s.observe(Arrival { frame: i as u64 + 1, ts_ns, psn }, &REQUESTS, &config, &mut out);
+        }
+        s.finish(&mut out);
+        (out, s)
+    }
+
+    /// The final class of each frame, in frame order (a gap's class once settled).
+    fn classes(psns: &[u32]) -> (Vec<SeqClass>, Sequence) {
+        let (events, s) = run(psns);
+        let mut by_frame = vec![SeqClass::First; psns.len()];
+        for e in events {
+            match e {
+                SeqEvent::Packet(o) => by_frame[o.arrival.frame as usize - 1] = o.class,
+                SeqEvent::GapSettled { frame, missing, .. } => {
+                    by_frame[frame as usize - 1] = if missing > 0 { SeqClass::Gap { missing } } else { SeqClass::Ahead }
+                }
+            }
+        }
+        (by_frame, s)
+    }
+
+    fn totals(s: &Sequence) -> (u64, u64, u64, u64, u64, u64) {
+        (s.sequenced, s.gaps, s.missing_psns, s.retransmitted, s.retransmit_episodes, s.reorder.late_arrivals)
+    }
+
+    use SeqClass::*;
+
+    #[test]
+    fn a_go_back_n_resend_is_a_retransmission_and_its_gap_stays() {
+        let (c, s) = classes(&[10, 11, 15, 16, 12, 13, 14, 15, 16, 17]);
+        let expected = [First, InOrder, Gap { missing: 3 }, InOrder];
+        assert_eq!(&c[..4], &expected);
+        assert!(c[4..9].iter().all(|&k| k == Retransmission), "{c:?}");
+        assert_eq!(c[9], InOrder);
+        assert_eq!(totals(&s), (10, 1, 3, 5, 1, 0));
+    }
+
+    #[test]
+    fn late_packets_followed_by_new_ones_are_late_arrivals() {
+        // 12..14 overtaken by 15 and 16, then 17: reordering
+        let (c, s) = classes(&[10, 11, 15, 16, 12, 13, 14, 17]);
+        assert_eq!(c, vec![First, InOrder, Ahead, InOrder, LateArrival, LateArrival, LateArrival, InOrder]);
+        assert_eq!(totals(&s), (8, 0, 0, 0, 0, 3));
+        assert_eq!((s.reorder.reorder_events, s.reorder.depth_max, s.reorder.delay_ns_max), (1, 5, 4 * US));
+    }
+
+    #[test]
+    fn a_partly_filled_gap_keeps_its_unfilled_holes() {
+        // 12 and 13 skipped; 13 comes late; 12 never
+        let (c, s) = classes(&[10, 11, 14, 13, 15]);
+        assert_eq!(c, vec![First, InOrder, Gap { missing: 1 }, LateArrival, InOrder]);
+        assert_eq!(totals(&s), (5, 1, 1, 0, 0, 1));
+    }
+
+    #[test]
+    fn a_run_that_ends_the_capture_is_late_once_its_window_passes() {
+        let (c, _) = classes(&[1, 3, 2]);
+        assert_eq!(c, vec![First, Ahead, LateArrival]);
+        // decided by capture time when nothing follows on the flow
+        let config = ReorderConfig::default();
+        let mut s = Sequence::default();
+        let mut out = Vec::new();
+        for (i, psn) in [1u32, 3, 2].iter().enumerate() {
+            s.observe(Arrival { frame: i as u64, ts_ns: i as i64 * US, psn: *psn }, &REQUESTS, &config, &mut out);
+        }
+        assert!(s.holds_packets());
+        out.clear();
+        s.expire(21 * US, &config, &mut out);
+        assert!(s.holds_packets() && out.is_empty(), "the window of the gap at 1 µs ends after 21 µs");
+        s.expire(21 * US + 1, &config, &mut out);
+        assert!(matches!(out.first(), Some(SeqEvent::Packet(o)) if o.class == LateArrival), "{out:?}");
+    }
+
+    #[test]
+    fn a_copy_of_the_naked_psn_soon_after_the_nak_is_late_and_later_it_is_a_resend() {
+        let config = ReorderConfig::default();
+        for (after_nak, class) in [(4 * US, LateArrival), (6 * US, Retransmission)] {
+            let mut s = Sequence::default();
+            let mut out = Vec::new();
+            let at = |frame: u64, ts_ns: i64, psn: u32| Arrival { frame, ts_ns, psn };
+            s.observe(at(1, 0, 1), &REQUESTS, &config, &mut out);
+            s.observe(at(2, US, 3), &REQUESTS, &config, &mut out);
+            s.on_nak(2, 2 * US);
+            s.observe(at(3, 2 * US + after_nak, 2), &REQUESTS, &config, &mut out);
+            s.observe(at(4, 3 * US + after_nak, 4), &REQUESTS, &config, &mut out);
+            s.finish(&mut out);
+            let decided = out.iter().find_map(|e| match e {
+                SeqEvent::Packet(o) if o.arrival.frame == 3 => Some(o.class),
+                _ => None,
+            });
+            assert_eq!(decided, Some(class), "{after_nak} ns after the NAK");
+            assert_eq!(s.reorder.reorder_naks, u64::from(class == LateArrival));
+        }
+    }
+
+    #[test]
+    fn wraps_at_2_to_the_24() {
+        let (c, s) = classes(&[0xFF_FFFE, 0xFF_FFFF, 0, 2, 0xFF_FFFF]);
+        assert_eq!(c, vec![First, InOrder, InOrder, Gap { missing: 1 }, Retransmission]);
+        assert_eq!(s.highest(), Some(2));
+    }
+
+    #[test]
+    fn half_the_space_ahead_is_behind() {
+        // exactly 2^23 ahead of e is not a gap (0 < d < 2^23 is), so it is a retransmission
+        let (c, _) = classes(&[0, 1 + PSN_HALF]);
+        assert_eq!(c[1], Retransmission);
+        let (c, _) = classes(&[0, PSN_HALF]);
+        assert_eq!(c[1], Gap { missing: PSN_HALF - 1 });
+    }
+
+    #[test]
+    fn episodes_end_only_on_new_packets() {
+        let (events, s) = run(&[5, 6, 7, 5, 6, 8, 6]);
+        let obs: Vec<Observation> = events
+            .iter()
+            .filter_map(|e| match e {
+                SeqEvent::Packet(o) => Some(*o),
+                SeqEvent::GapSettled { .. } => None,
+            })
+            .collect();
+        assert!(obs[3].episode_start && !obs[4].episode_start);
+        assert!(obs[5].episode_end);
+        assert!(obs[6].episode_start);
+        assert_eq!(s.retransmit_episodes, 2);
+        assert!(s.in_episode());
+    }
+
+    #[test]
+    fn read_requests_consume_their_response_psns() {
+        let config = ReorderConfig::default();
+        let classify = |next: Next, second: u32| {
+            let mut s = Sequence::default();
+            let mut out = Vec::new();
+            let first = Rules { holes: &EveryPsn, ahead_in_order: false, next };
+            s.observe(Arrival { frame: 1, ts_ns: 0, psn: 100 }, &first, &config, &mut out);
+            s.observe(Arrival { frame: 2, ts_ns: US, psn: second }, &REQUESTS, &config, &mut out);
+            match out.get(1) {
+                Some(SeqEvent::Packet(o)) => o.class,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(classify(Next::Consumed(read_psns(4096, 1024)), 104), InOrder);
+        // PMTU unknown: 3000 bytes is 12 PSNs at 256, 1 at 4096; 3 (at 1024) is in order
+        assert_eq!(classify(Next::ReadOfUnknownPmtu(3000), 103), InOrder);
+        assert_eq!(classify(Next::ReadOfUnknownPmtu(3000), 101), InOrder);
+        assert_eq!(classify(Next::ReadOfUnknownPmtu(3000), 105), Gap { missing: 4 });
+        // a zero-length READ consumes one PSN
+        assert_eq!(read_psns(0, 1024), 1);
+        assert_eq!(read_psns(1025, 1024), 2);
+    }
+}

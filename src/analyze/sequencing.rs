@@ -61,6 +61,7 @@ impl Analyzer {
         };
         if held {
             f.held.push_back(Held { frame: s.number, ts_ns: s.ts_ns, facts: *roce, idle_ns });
+            self.packets_held += 1;
         }
         if let Some(v) = &mut self.verdicts {
             v.hold(s.number);
@@ -112,6 +113,7 @@ impl Analyzer {
     fn take_held(&mut self, fid: FlowId, frame: u64) -> Option<Held> {
         let f = self.flows.flow_mut(fid)?;
         let i = f.held.iter().position(|h| h.frame == frame)?;
+        self.packets_held = self.packets_held.saturating_sub(1);
         f.held.remove(i)
     }
 
@@ -279,10 +281,12 @@ impl Analyzer {
         }
     }
 
-    /// Too many verdicts wait (timestamps far out of order): closes the oldest reorder
-    /// windows as if they had passed.
+    /// Too many verdicts or packets wait (timestamps far out of order, or crafted): closes
+    /// the oldest reorder windows as if they had passed.
     pub(super) fn close_oldest_windows(&mut self) {
-        while self.verdicts.as_ref().is_some_and(|v| v.len() > super::VERDICTS_HELD / 2) {
+        while self.packets_held > super::PACKETS_HELD / 2
+            || self.verdicts.as_ref().is_some_and(|v| v.len() > super::VERDICTS_HELD / 2)
+        {
             let Some((_, fid)) = self.deadlines.pop_front() else { break };
             self.expire_flow(fid, i64::MAX);
         }

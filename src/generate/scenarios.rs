@@ -154,6 +154,36 @@ fn write_message(conn: &Conn, psn: u32, len: usize, mtu: usize, va: u64) -> Vec<
         .collect()
 }
 
+/// The connection seen from B: B's frames are "from A" of the reversed connection.
+fn reversed(conn: &Conn) -> Conn {
+    Conn { a: conn.b, b: conn.a, vlan: conn.vlan }
+}
+
+/// The READ responses from B to A for a READ at `psn` of `packets` packets of `mtu` bytes:
+/// FIRST / MIDDLE / LAST (AETH on the first and last), or ONLY.
+fn read_responses(conn: &Conn, psn: u32, packets: u32, mtu: usize, msn: u32) -> Vec<RoceFrame> {
+    let aeth = ExtHeaders { aeth: Some(Aeth { syndrome: ACK_32_CREDITS, msn }), ..ExtHeaders::default() };
+    (0..packets)
+        .map(|i| {
+            let (opcode, ext) = match (i, packets) {
+                (_, 1) => (0x10, aeth),
+                (0, _) => (0x0D, aeth),
+                (i, n) if i + 1 == n => (0x0F, aeth),
+                _ => (0x0E, ExtHeaders::default()),
+            };
+            conn.frame(false, opcode, psn_add(psn, i), ext, mtu)
+        })
+        .collect()
+}
+
+fn read_request(conn: &Conn, from_a: bool, psn: u32, len: u32) -> RoceFrame {
+    let reth =
+        ExtHeaders { reth: Some(Reth { va: 0x7f00_2000_0000, rkey: 0x77, dma_len: len }), ..ExtHeaders::default() };
+    let mut f = conn.frame(from_a, 0x0C, psn, reth, 0);
+    f.bth.ack_req = true;
+    f
+}
+
 /// CM REQ / REP / RTU between A (active) and B, then nothing else.
 fn cm_setup(conn: &Conn, a_psn: u32, b_psn: u32, mtu_code: u8) -> [RoceFrame; 3] {
     // Each side's QP1 numbers its MADs with its own PSNs.
@@ -162,6 +192,8 @@ fn cm_setup(conn: &Conn, a_psn: u32, b_psn: u32, mtu_code: u8) -> [RoceFrame; 3]
         let deth = ExtHeaders { deth: Some(Deth { qkey: 0x8001_0000, src_qp: 1 }), ..ExtHeaders::default() };
         let mut f = conn.frame(from_a, 0x64, psn, deth, 0);
         f.bth.dest_qp = 1;
+        // NICs send CM MADs with their management traffic class
+        f.l3 = f.l3.with_qos(0, 0);
         f.payload = encode::cm_mad(attribute, tid, fields);
         f
     };
@@ -548,6 +580,97 @@ pub fn encapsulations() -> Scenario {
     s
 }
 
+/// An NVMe-oF-style connection on which both sides issue requests (MTU 1024): the host (A)
+/// SENDs a 64-byte command; the target (B) RDMA-READs 4 KiB from the host (even rounds) or
+/// RDMA-WRITEs 4 KiB to it (odd rounds), then SENDs a 16-byte response; each side ACKs the
+/// other's requests. Nothing is lost: no flow has a gap.
+pub fn bidirectional_read_write() -> Scenario {
+    let conn = Conn { a: endpoint(1, 0x000511), b: endpoint(2, 0x000522), vlan: None };
+    let target = reversed(&conn);
+    let mut s = Scenario::pcap("bidirectional_read_write.pcap");
+    let (mut a_psn, mut b_psn) = (0x00_2000u32, 0x00_9000u32);
+    let mut t = T0;
+    for (i, f) in cm_setup(&conn, a_psn, b_psn, 3).into_iter().enumerate() {
+        s.push(t + i as i64 * 50 * US, f.encode());
+    }
+    t += 200 * US;
+    let (mut a_msn, mut b_msn) = (0u32, 0u32);
+    let send = |s: &mut Scenario, conn: &Conn, t: i64, psn: u32, len: usize| {
+        let mut f = conn.frame(true, 0x04, psn, ExtHeaders::default(), len);
+        f.bth.ack_req = true;
+        s.push(t, f.encode());
+    };
+    for round in 0..12u64 {
+        send(&mut s, &conn, t, a_psn, 64);
+        b_msn += 1;
+        s.push(t + 2 * US, conn.ack(false, a_psn, b_msn, ACK_32_CREDITS).encode());
+        a_psn = psn_add(a_psn, 1);
+        t += 4 * US;
+        if round % 2 == 0 {
+            s.push(t, read_request(&conn, false, b_psn, 4096).encode());
+            a_msn += 1;
+            for (i, f) in read_responses(&target, b_psn, 4, 1024, a_msn).into_iter().enumerate() {
+                s.push(t + (3 + i as i64) * US, f.encode());
+            }
+            t += 8 * US;
+        } else {
+            for (i, f) in
+                write_message(&target, b_psn, 4096, 1024, 0x7f00_3000_0000 + round * 4096).into_iter().enumerate()
+            {
+                s.push(t + i as i64 * US, f.encode());
+            }
+            a_msn += 1;
+            s.push(t + 6 * US, conn.ack(true, psn_add(b_psn, 3), a_msn, ACK_32_CREDITS).encode());
+            t += 8 * US;
+        }
+        b_psn = psn_add(b_psn, 4);
+        send(&mut s, &target, t, b_psn, 16);
+        a_msn += 1;
+        s.push(t + 2 * US, conn.ack(true, b_psn, a_msn, ACK_32_CREDITS).encode());
+        b_psn = psn_add(b_psn, 1);
+        t += 10 * US;
+    }
+    s
+}
+
+/// Adaptive routing: two RC WRITE streams (8 KiB messages at MTU 1024, 1 µs apart) whose
+/// packets take paths of different delay. On 10.0.0.1 → 10.0.0.2 every tenth packet swaps
+/// places with the next and one packet arrives three places late; the receiver places them
+/// out of order and nothing is resent. On 10.0.0.3 → 10.0.0.4 the receiver NAKs a packet that
+/// was only 1 µs late, the late packet arrives just after the NAK, and the requester goes back
+/// N from it though nothing was lost.
+pub fn reordering() -> Scenario {
+    let mut s = Scenario::pcap("reordering.pcap");
+    let placed = Conn { a: endpoint(1, 0x000611), b: endpoint(2, 0x000622), vlan: None };
+    let mut sent: Vec<RoceFrame> =
+        (0..8).flat_map(|m| write_message(&placed, 0x30_0000 + m * 8, 8192, 1024, 0x7f00_4000_0000)).collect();
+    for i in (9..sent.len() - 1).step_by(10) {
+        sent.swap(i, i + 1);
+    }
+    let late = sent.remove(33);
+    sent.insert(36, late);
+    let count = sent.len();
+    for (i, f) in sent.into_iter().enumerate() {
+        s.push(T0 + i as i64 * US, f.encode());
+    }
+    s.push(T0 + count as i64 * US + 2 * US, placed.ack(false, 0x30_0000 + 63, 8, ACK_32_CREDITS).encode());
+    let naked = Conn { a: endpoint(3, 0x000633), b: endpoint(4, 0x000644), vlan: None };
+    let t0 = T0 + 200 * US;
+    let stream: Vec<RoceFrame> =
+        (0..3).flat_map(|m| write_message(&naked, 0x40_0000 + m * 8, 8192, 1024, 0x7f00_5000_0000)).collect();
+    // arrival order: 0..9, 11, (NAK 10), 10, 12, 13, 14; then go-back-N 10..14 and 15..23
+    let mut order: Vec<usize> = (0..10).chain([11, 10, 12, 13, 14]).collect();
+    order.extend(10..stream.len());
+    for (i, &k) in order.iter().enumerate() {
+        let at = if i >= 15 { t0 + (i as i64 + 1) * US } else { t0 + i as i64 * US };
+        s.push(at, stream[k].encode());
+    }
+    let nak = naked.ack(false, 0x40_0000 + 10, 1, 0x60);
+    s.push(t0 + 10 * US + US / 2, nak.encode());
+    s.push(t0 + (order.len() as i64 + 2) * US, naked.ack(false, 0x40_0000 + 23, 3, ACK_32_CREDITS).encode());
+    s.sorted()
+}
+
 /// Every scenario, in the order they are written.
 pub fn all() -> Vec<Scenario> {
     vec![
@@ -559,5 +682,7 @@ pub fn all() -> Vec<Scenario> {
         mirror_erspan(),
         opcodes(),
         encapsulations(),
+        bidirectional_read_write(),
+        reordering(),
     ]
 }

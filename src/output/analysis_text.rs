@@ -59,13 +59,23 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
         let e: Vec<String> = r.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         writeln!(out, "  encapsulations: {}", e.join(", "))?;
     }
+    if let Some(d) = r.capture.doubled_mirror.filter(|d| d.doubled) {
+        writeln!(
+            out,
+            "  doubled mirror: {} of the first {} RoCE frames have a byte-identical copy; each packet counts once",
+            d.with_identical_copy, d.frames
+        )?;
+    }
+    if r.management.packets > 0 {
+        writeln!(out, "  management (QP 0/1, not policy-checked data): {} packets", r.management.packets)?;
+    }
     writeln!(out)?;
 
     let flows = r.flows_by_trouble();
     writeln!(out, "Flows ({}, most troubled first)", r.flows.len())?;
     writeln!(
         out,
-        "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
+        "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>5} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
         "id",
         "flow",
         "type",
@@ -73,6 +83,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
         "gaps",
         "missing",
         "retx",
+        "late",
         "NAK",
         "RNR",
         "CNP",
@@ -84,7 +95,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
     for f in flows.iter().take(FLOWS_SHOWN) {
         writeln!(
             out,
-            "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
+            "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>5} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
             f.id,
             flow_label(f),
             f.transport,
@@ -92,6 +103,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
             f.sequence.gaps,
             f.sequence.missing_psns,
             f.sequence.retransmitted,
+            f.sequence.late_arrivals,
             f.naks_psn_seq_err + f.naks_other,
             f.rnr_naks,
             f.cnps,

@@ -173,11 +173,11 @@ fn findings(r: &Report) -> Markup {
 fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Markup {
     html! {
         h2 id="flows" { "Flows" }
-        p.muted { "Most troubled first: bad ICRCs, then NAKs, then loss and retransmissions, then marking and congestion." }
+        p.muted { "Most troubled first: bad ICRCs, then NAKs, then loss and retransmissions, then marking and congestion. Late arrivals are reordered packets, not loss." }
         table id="flow-table" {
             thead { tr {
                 th { "id" } th.l { "flow" } th { "type" } th { "packets" } th { "Gb/s" } th { "missing" } th { "resent" }
-                th { "episodes" } th { "NAK" } th { "RNR" } th { "CE" } th { "CNP" } th { "bad ICRC" } th { "ACK p50 µs" } th.l { "peer" }
+                th { "episodes" } th { "late" } th { "NAK" } th { "RNR" } th { "CE" } th { "CNP" } th { "bad ICRC" } th { "ACK p50 µs" } th.l { "peer" }
             } }
             tbody {
                 @for f in flows {
@@ -186,7 +186,7 @@ fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Ma
                         td.l { @if detailed.iter().any(|d| d.id == f.id) { (flow_link(r, f.id)) } @else { (flow_label(f)) } }
                         td { (f.transport) } td { (f.packets) } td { (format!("{:.2}", f.throughput_bps as f64 / 1e9)) }
                         td { (f.sequence.missing_psns) } td { (f.sequence.retransmitted) } td { (f.sequence.retransmit_episodes) }
-                        td { (f.naks_psn_seq_err + f.naks_other) } td { (f.rnr_naks) } td { (f.ce) } td { (f.cnps) }
+                        td { (f.sequence.late_arrivals) } td { (f.naks_psn_seq_err + f.naks_other) } td { (f.rnr_naks) } td { (f.ce) } td { (f.cnps) }
                         td { (f.icrc_bad) } td { (us(f.ack_latency_ns.p50)) }
                         td.l { @match f.peer { Some(p) => { (p) " (" (f.pairing.unwrap_or("")) ")" }, None => "–" } }
                     }
@@ -312,7 +312,7 @@ fn flow_detail(a: &Analyzer, f: &FlowReport, t0: i64) -> Markup {
             h3 { "Flow " (id) ": " (flow_label(f)) }
             p.muted {
                 (f.transport) ", " (f.packets) " packets, " (f.sequence.missing_psns) " PSNs missing, " (f.sequence.retransmitted) " resent in "
-                (f.sequence.retransmit_episodes) " episodes, " (f.naks_psn_seq_err + f.naks_other) " NAKs and " (f.rnr_naks) " RNR NAKs carried, "
+                (f.sequence.retransmit_episodes) " episodes, " (f.sequence.late_arrivals) " late arrivals, " (f.naks_psn_seq_err + f.naks_other) " NAKs and " (f.rnr_naks) " RNR NAKs carried, "
                 (f.ce) " CE marks, " (f.cnps) " CNPs"
                 @if let Some(p) = f.peer { "; peer " a href={ "#flow-" (p) } { "flow " (p) } }
             }
