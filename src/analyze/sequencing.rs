@@ -34,16 +34,18 @@ impl Analyzer {
     pub(super) fn observe_sequenced(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
         let space = space_of(roce.opcode);
         let arrival = Arrival { frame: s.number, ts_ns: s.ts_ns, psn: roce.psn };
-        let pmtu = self.pmtu_of(fid);
         let config = self.config.reorder;
-        let mut reads = self.take_peer_reads(fid);
+        let read_request = opcode::is_read_request(roce.opcode);
+        // only READs and their responses need the path MTU and the peer's READs
+        let pmtu = if read_request || space == Space::Responses { self.pmtu_of(fid) } else { None };
+        let mut reads = if space == Space::Responses { self.take_peer_reads(fid) } else { ReadQueue::default() };
         let mut events = std::mem::take(&mut self.events);
         events.clear();
         let Some(f) = self.flows.flow_mut(fid) else { return };
         let idle_ns = f.last_sequenced_ts.replace(s.ts_ns).map(|t| s.ts_ns - t);
         let held = match space {
             Space::Requests => {
-                let next = match (opcode::is_read_request(roce.opcode), pmtu) {
+                let next = match (read_request, pmtu) {
                     (false, _) => Next::Consumed(1),
                     (true, Some(pmtu)) => Next::Consumed(read_psns(dma_len(roce), pmtu)),
                     (true, None) => Next::ReadOfUnknownPmtu(dma_len(roce)),
@@ -69,7 +71,9 @@ impl Analyzer {
         let current = Current { frame: s.number, facts: roce, idle_ns };
         self.apply_events(fid, space, &events, Some(current), &mut reads);
         self.events = events;
-        self.put_back_peer_reads(fid, reads);
+        if space == Space::Responses {
+            self.put_back_peer_reads(fid, reads);
+        }
     }
 
     /// The peer's READ requests, which the flow's response space follows.
@@ -120,7 +124,8 @@ impl Analyzer {
     /// A decided packet: episodes for retransmissions, bookkeeping for new packets.
     fn apply_observation(&mut self, fid: FlowId, space: Space, o: &Observation, c: Current<'_>, reads: &mut ReadQueue) {
         let (frame, ts_ns, psn) = (o.arrival.frame, o.arrival.ts_ns, o.arrival.psn);
-        let pmtu = self.pmtu_of(fid);
+        let advances_cursor = space == Space::Responses && o.class != SeqClass::LateArrival && o.class.is_new();
+        let pmtu = if advances_cursor { self.pmtu_of(fid) } else { None };
         let Some(f) = self.flows.flow_mut(fid) else { return };
         if o.episode_end
             && let Some(e) = f.space_mut(space).open_episode.take().and_then(|i| self.episodes.get_mut(i))
@@ -146,7 +151,7 @@ impl Analyzer {
             if read_request {
                 f.reads.push(Read { first_psn: psn, dma_len: dma_len(c.facts) });
             }
-            if space == Space::Responses && o.class != SeqClass::LateArrival {
+            if advances_cursor {
                 let pmtu = f.pmtu.or(pmtu).unwrap_or(4096);
                 f.cursor.advance(reads, pmtu, psn, position(c.facts));
             }
