@@ -53,6 +53,16 @@ fn tables_agree_with_the_json_report() {
     assert_eq!((0..classes.len()).filter(|&i| classes.get(i) == Some("retransmission")).count(), 6);
     assert_eq!(csv_rows(&out.join("packets.csv")).len(), packets.height() + 1);
 
+    // final verdicts: a reordered capture's late arrivals and the frames they filled gaps for
+    let reordered = dir.path().join("reordered");
+    common::run_ok(&["analyze", "--out", reordered.to_str().unwrap(), "--packets", &sample("reordering.pcap")]);
+    let packets = parquet(&reordered.join("packets.parquet"));
+    let frames = packets.column("frame").unwrap().u64().unwrap();
+    assert!((1..frames.len()).all(|i| frames.get(i) > frames.get(i - 1)), "rows in frame order");
+    let classes = packets.column("seq_class").unwrap().str().unwrap();
+    let count = |class: &str| (0..classes.len()).filter(|&i| classes.get(i) == Some(class)).count();
+    assert_eq!((count("late_arrival"), count("ahead"), count("gap"), count("retransmission")), (8, 8, 0, 5));
+
     let leftovers: Vec<_> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name())

@@ -92,7 +92,7 @@ impl Holes for OutstandingRanges {
                     0
                 }
             })
-            .sum()
+            .fold(0u32, u32::saturating_add)
     }
 }
 

@@ -42,7 +42,7 @@ impl Analyzer {
         let mut events = std::mem::take(&mut self.events);
         events.clear();
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        let idle_ns = f.last_sequenced_ts.replace(s.ts_ns).map(|t| s.ts_ns - t);
+        let idle_ns = f.last_sequenced_ts.replace(s.ts_ns).map(|t| s.ts_ns.saturating_sub(t));
         let held = match space {
             Space::Requests => {
                 let next = match (read_request, pmtu) {
