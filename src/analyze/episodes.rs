@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use rocescope_parsers::psn::{psn_add, psn_diff};
 
-use super::flows::FlowId;
+use super::flows::{FlowId, Space};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -25,23 +25,6 @@ pub enum Trigger {
     Timeout,
     /// No NAK in the capture and too short a silence for a timeout.
     NoNak,
-}
-
-/// The PSN space an episode resent in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Space {
-    Requests,
-    Responses,
-}
-
-impl Space {
-    pub fn name(self) -> &'static str {
-        match self {
-            Space::Requests => "requests",
-            Space::Responses => "responses",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -82,6 +82,23 @@ pub struct RereadEvent {
     pub used: bool,
 }
 
+/// The PSN spaces of a flow: its own requests, and its READ responses to the peer's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Space {
+    Requests,
+    Responses,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Requests => "requests",
+            Space::Responses => "responses",
+        }
+    }
+}
+
 /// One PSN space of a flow (its requests, or its responses to the peer's requests) and the
 /// retransmit episode running in it.
 #[derive(Debug, Clone, Default)]
@@ -258,10 +275,10 @@ impl Flow {
     }
 
     /// The PSN space a sequenced packet of `opcode` belongs to.
-    pub fn space_mut(&mut self, space: super::episodes::Space) -> &mut PsnSpace {
+    pub fn space_mut(&mut self, space: Space) -> &mut PsnSpace {
         match space {
-            super::episodes::Space::Requests => &mut self.requests,
-            super::episodes::Space::Responses => &mut self.responses,
+            Space::Requests => &mut self.requests,
+            Space::Responses => &mut self.responses,
         }
     }
 }

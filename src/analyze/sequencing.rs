@@ -5,8 +5,8 @@
 use rocescope_parsers::opcode::{self, Position};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 
-use super::episodes::{Episode, Space, Trigger};
-use super::flows::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent};
+use super::episodes::{Episode, Trigger};
+use super::flows::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent, Space};
 use super::frame::{FrameSummary, RoceFacts};
 use super::responses::{Read, ReadQueue};
 use super::sequence::{Arrival, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
