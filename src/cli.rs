@@ -96,6 +96,12 @@ Definitions of every counter are in docs/analysis.md.",
         )
     )]
     Analyze(AnalyzeArgs),
+    /// List every field by its display-filter name, type and base, like `tshark -G fields`
+    #[command(long_about = "List the field registry, one field a line, tab-separated as `tshark -G fields` \
+prints it: F, label, name, type, protocol, base, bitmask, description. The names are Wireshark's \
+wherever Wireshark has the field; fields of rocescope's own are under rocescope.*. Use them with \
+`packets -T fields -e NAME`.")]
+    Fields,
     /// Write the deterministic sample captures (the ones in samples/)
     #[command(long_about = "Write the sample captures that ship in samples/, built by rocescope's own \
 deterministic frame generator (every run writes identical bytes). See docs/samples.md for what \
@@ -153,6 +159,20 @@ pub struct PacketsArgs {
     #[arg(long, value_enum, default_value_t = PacketsFormat::Text)]
     pub format: PacketsFormat,
 
+    /// tshark's output format: `fields` prints the -e fields of every frame, one line each
+    #[arg(short = 'T', value_enum, value_name = "FORMAT", requires = "export_fields")]
+    pub export: Option<ExportFormat>,
+
+    /// A field to print with -T fields, by its display-filter name (repeatable; `rocescope
+    /// fields` lists them)
+    #[arg(short = 'e', value_name = "FIELD", id = "export_fields", requires = "export")]
+    pub export_fields: Vec<String>,
+
+    /// A -T fields option, as tshark's: header=y|n, separator=/t|/s|<char>, occurrence=f|l|a,
+    /// aggregator=,|/s|<char>, quote=d|s|n (repeatable)
+    #[arg(short = 'E', value_name = "OPTION=VALUE", requires = "export")]
+    pub export_options: Vec<String>,
+
     /// Only frames of this QP: BTH destination QP, DETH source QP, or a QPN in a CM message
     /// (decimal or 0x-hex; repeatable)
     #[arg(long = "qp", value_name = "QPN", value_parser = crate::filter::parse_qpn)]
@@ -188,6 +208,13 @@ pub struct PacketsArgs {
     /// for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
+}
+
+/// tshark's `-T` output formats rocescope writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The -e fields of each frame, separated by tabs (or -E separator)
+    Fields,
 }
 
 #[derive(Debug, Args)]

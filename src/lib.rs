@@ -9,6 +9,7 @@ pub mod analyze_command;
 pub mod capture;
 pub mod cli;
 pub mod decode;
+pub mod fields;
 pub mod filter;
 pub mod generate;
 #[cfg(feature = "live")]

@@ -10,7 +10,20 @@ fn main() -> ExitCode {
         Command::Packets(args) => rocescope::packets::run(args),
         Command::Analyze(args) => rocescope::analyze_command::run(args),
         Command::Generate(args) => rocescope::generate::run(args),
+        Command::Fields => list_fields(),
         Command::Capture(args) => capture(args),
+    }
+}
+
+/// `rocescope fields`: the field registry, as `tshark -G fields` prints its own.
+fn list_fields() -> ExitCode {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match rocescope::fields::write_glossary(&mut out).and_then(|()| std::io::Write::flush(&mut out)) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("rocescope: cannot write the output: {e}");
+            ExitCode::from(rocescope::cli::EXIT_OUTPUT)
+        }
+        _ => ExitCode::from(rocescope::cli::EXIT_OK),
     }
 }
 

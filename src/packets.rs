@@ -9,9 +9,14 @@ use std::process::ExitCode;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
 use crate::capture::{Inputs, LinkType, Record};
-use crate::cli::{EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
+use crate::cli::{
+    EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, ExportFormat, PacketsArgs, PacketsFormat, report_damage,
+    report_unreadable,
+};
 use crate::decode::{Decoder, Packet};
+use crate::fields::Frame;
 use crate::filter::Filter;
+use crate::output::fields::FieldExport;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
 
 pub fn run(args: &PacketsArgs) -> ExitCode {
@@ -20,10 +25,18 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     let filter =
         Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
     let decoder = Decoder::new(&args.roce_ports);
+    let writer = match FrameWriter::new(args) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("rocescope: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let stdout = io::stdout().lock();
     let mut list = Listing {
         out: BufWriter::with_capacity(1 << 16, stdout),
-        writer: FrameWriter::new(args),
+        writer,
+        first_ts_ns: None,
         // The analysis sees every frame, shown or not, so that sequence classes are right.
         analyzer: Analyzer::with_verdicts(Config::default()),
         waiting: VecDeque::new(),
@@ -33,8 +46,11 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     };
     let mut frames = 0u64;
     let mut damaged = 0usize;
-    let mut result = Ok(());
+    let mut result = list.header();
     while let Some(frame) = inputs.next_frame() {
+        if result.is_err() {
+            break;
+        }
         frames += 1;
         let packet = decoder.decode(&frame.record);
         list.analyzer.observe(&FrameSummary::of(frame.number, &packet));
@@ -90,6 +106,8 @@ impl Waiting {
 struct Listing<W: Write> {
     out: W,
     writer: FrameWriter,
+    /// The time of the capture's first frame (Wireshark's relative times count from it).
+    first_ts_ns: Option<i64>,
     analyzer: Analyzer,
     waiting: VecDeque<Waiting>,
     /// Byte buffers of frames written, for reuse.
@@ -103,6 +121,15 @@ impl<W: Write> Listing<W> {
         self.limit.is_some_and(|c| self.shown >= c)
     }
 
+    /// What comes before the first frame (the `-T fields -E header=y` line).
+    fn header(&mut self) -> io::Result<()> {
+        let mut line = String::new();
+        if let Some(export) = &self.writer.export {
+            export.write_header(&mut line);
+        }
+        self.out.write_all(line.as_bytes())
+    }
+
     /// Takes the frame just analysed: written at once when its verdict is already final and
     /// no frame waits before it, else kept.
     fn take(
@@ -113,6 +140,7 @@ impl<W: Write> Listing<W> {
         shown: bool,
         decoder: &Decoder,
     ) -> io::Result<()> {
+        self.first_ts_ns.get_or_insert(record.ts_ns);
         if self.waiting.is_empty() {
             match self.analyzer.next_verdict() {
                 Some((n, verdict)) if n == number => {
@@ -153,7 +181,8 @@ impl<W: Write> Listing<W> {
 
     fn show(&mut self, number: u64, packet: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
         self.shown += 1;
-        self.writer.write(&mut self.out, number, packet, verdict)
+        let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
+        self.writer.write(&mut self.out, Shown { number, packet, verdict, first_ts_ns })
     }
 
     /// The end of the input: every verdict is decided.
@@ -170,9 +199,19 @@ fn take_damage(inputs: &mut Inputs) -> usize {
     damage.len()
 }
 
+/// A frame to write, with its verdict and the time of the capture's first frame.
+struct Shown<'p, 'a> {
+    number: u64,
+    packet: &'p Packet<'a>,
+    verdict: &'p Verdict,
+    first_ts_ns: i64,
+}
+
 /// Formats frames in the chosen style, reusing its buffers from frame to frame.
 struct FrameWriter {
     format: PacketsFormat,
+    /// `-T fields`: the fields to print instead of the list.
+    export: Option<FieldExport>,
     verbose: bool,
     hex: bool,
     clock: Clock,
@@ -182,19 +221,31 @@ struct FrameWriter {
 }
 
 impl FrameWriter {
-    fn new(args: &PacketsArgs) -> Self {
-        FrameWriter {
+    fn new(args: &PacketsArgs) -> Result<Self, String> {
+        let export = match args.export {
+            Some(ExportFormat::Fields) => Some(FieldExport::new(&args.export_fields, &args.export_options)?),
+            None => None,
+        };
+        Ok(FrameWriter {
             format: args.format,
+            export,
             verbose: args.verbose,
             hex: args.hex,
             clock: Clock::new(args.time),
             line: String::with_capacity(256),
             scratch: [String::new(), String::new()],
             json: Vec::with_capacity(2048),
-        }
+        })
     }
 
-    fn write(&mut self, out: &mut impl Write, number: u64, packet: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
+    fn write(&mut self, out: &mut impl Write, shown: Shown<'_, '_>) -> io::Result<()> {
+        let Shown { number, packet, verdict, first_ts_ns } = shown;
+        if let Some(export) = &self.export {
+            self.line.clear();
+            let frame = Frame { number, packet, first_ts_ns, verdict: Some(verdict) };
+            export.write_line(&mut self.line, &frame);
+            return out.write_all(self.line.as_bytes());
+        }
         if self.format == PacketsFormat::Jsonl {
             self.json.clear();
             FrameJson { number, packet, verdict }.write_to(&mut self.json)?;

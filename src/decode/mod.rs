@@ -211,7 +211,7 @@ impl Decoder {
             return match VxlanHeader::parse(rest) {
                 Ok((vxlan, inner)) => self.unwrap_ethernet(
                     p,
-                    Encap { kind: EncapKind::Vxlan { vni: vxlan.vni() }, outer },
+                    Encap { kind: EncapKind::Vxlan { vni: vxlan.vni() }, outer, inner_at: 0 },
                     inner,
                     Layer::Vxlan,
                 ),
@@ -226,7 +226,7 @@ impl Decoder {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
         };
-        let encap = |kind| Encap { kind, outer };
+        let encap = |kind| Encap { kind, outer, inner_at: 0 };
         // The ERSPAN header's bytes: from after GRE to the inner frame.
         let erspan_bytes = |inner: &'a [u8]| rest.get(..rest.len() - inner.len()).unwrap_or_default();
         match header.protocol {
@@ -266,7 +266,10 @@ impl Decoder {
 
     /// Records an encapsulation and forgets the outer headers, so that the inner frame's own
     /// headers describe the packet.
-    fn enter<'a>(p: &mut Packet<'a>, encap: Encap<'a>, layer: Layer) -> Result<(), Error> {
+    fn enter<'a>(p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Result<(), Error> {
+        // `inner` lies inside the frame's bytes: its distance from their start is its offset
+        let inner_at = (inner.as_ptr() as usize).wrapping_sub(p.data.as_ptr() as usize);
+        let encap = Encap { inner_at: u32::try_from(inner_at).unwrap_or(u32::MAX), ..encap };
         if !p.encaps.push(encap) {
             return Err(Error::invalid(layer, "encapsulations nested too deeply"));
         }
@@ -278,14 +281,14 @@ impl Decoder {
     }
 
     fn unwrap_ethernet<'a>(&self, p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Body<'a> {
-        match Self::enter(p, encap, layer) {
+        match Self::enter(p, encap, inner, layer) {
             Ok(()) => self.ethernet(p, inner),
             Err(e) => malformed(e),
         }
     }
 
     fn unwrap_ip<'a>(&self, p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Body<'a> {
-        match Self::enter(p, encap, layer) {
+        match Self::enter(p, encap, inner, layer) {
             Ok(()) => self.raw_ip(p, inner),
             Err(e) => malformed(e),
         }

@@ -27,6 +27,8 @@ pub struct Encap<'a> {
     pub kind: EncapKind<'a>,
     /// The outer IPv4 or IPv6 header.
     pub outer: &'a [u8],
+    /// Where the inner frame (Ethernet, or IP) starts in the captured bytes.
+    pub inner_at: u32,
 }
 
 impl Encap<'_> {

@@ -1,8 +1,9 @@
-//! Writers for decoded frames: the packet list line, the decode tree, the hex dump and JSON
-//! lines.
+//! Writers for decoded frames: the packet list line, the decode tree, the hex dump, JSON
+//! lines and field export.
 
 pub mod analysis_text;
 pub mod charts;
+pub mod fields;
 pub mod hexdump;
 pub mod html;
 pub mod jsonl;

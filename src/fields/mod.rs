@@ -1,0 +1,193 @@
+//! The field registry: every field rocescope can show, filter on or export, declared once with
+//! its Wireshark display-filter name, type, base and label, and how to read its values (one per
+//! occurrence: a mirror frame has an outer and an inner `ip.src`) from a decoded frame. The
+//! `-T fields` export, the display filters and `rocescope fields` read it.
+//!
+//! Names, types, bases and bitmasks are Wireshark's (tshark 4.0, `tshark -G fields`) wherever
+//! Wireshark has the field; what Wireshark cannot show is under `rocescope.*`.
+
+mod defs;
+mod layers;
+mod value;
+
+pub use layers::Frame;
+pub use value::{Value, write_tshark};
+
+/// A field's type, as Wireshark names it (`FT_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldType {
+    /// Unsigned integer of this many bits (8, 16, 24, 32 or 64).
+    Uint(u8),
+    /// A boolean bit in a container of this many bits.
+    Bool(u8),
+    Ipv4,
+    Ipv6,
+    Ether,
+    Bytes,
+    String,
+    /// Absolute time, nanoseconds since the epoch.
+    AbsoluteTime,
+    /// A duration in nanoseconds.
+    RelativeTime,
+    /// A frame number.
+    FrameNum,
+    /// A protocol: present or not.
+    Protocol,
+}
+
+impl FieldType {
+    /// Wireshark's name of the type.
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldType::Uint(8) => "FT_UINT8",
+            FieldType::Uint(16) => "FT_UINT16",
+            FieldType::Uint(24) => "FT_UINT24",
+            FieldType::Uint(32) => "FT_UINT32",
+            FieldType::Uint(_) => "FT_UINT64",
+            FieldType::Bool(_) => "FT_BOOLEAN",
+            FieldType::Ipv4 => "FT_IPv4",
+            FieldType::Ipv6 => "FT_IPv6",
+            FieldType::Ether => "FT_ETHER",
+            FieldType::Bytes => "FT_BYTES",
+            FieldType::String => "FT_STRING",
+            FieldType::AbsoluteTime => "FT_ABSOLUTE_TIME",
+            FieldType::RelativeTime => "FT_RELATIVE_TIME",
+            FieldType::FrameNum => "FT_FRAMENUM",
+            FieldType::Protocol => "FT_PROTOCOL",
+        }
+    }
+}
+
+/// How an integer is displayed (Wireshark's `BASE_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    None,
+    Dec,
+    Hex,
+    DecHex,
+    HexDec,
+    /// A UDP port: decimal.
+    PtUdp,
+}
+
+impl Base {
+    pub fn name(self) -> &'static str {
+        match self {
+            Base::None => "",
+            Base::Dec => "BASE_DEC",
+            Base::Hex => "BASE_HEX",
+            Base::DecHex => "BASE_DEC_HEX",
+            Base::HexDec => "BASE_HEX_DEC",
+            Base::PtUdp => "BASE_PT_UDP",
+        }
+    }
+}
+
+/// Reads a field's values from a frame, one call of the sink per occurrence, outermost first.
+pub type Getter = for<'p, 'a> fn(&Frame<'p, 'a>, &mut dyn FnMut(Value<'a>));
+
+/// One field of the registry.
+pub struct Field {
+    /// The display-filter name (`infiniband.bth.psn`).
+    pub name: &'static str,
+    pub ty: FieldType,
+    pub base: Base,
+    /// The bits of its container the field takes, as Wireshark declares them (0: all).
+    pub mask: u64,
+    pub label: &'static str,
+    /// What the field means, where the label does not say it all.
+    pub blurb: &'static str,
+    /// Does tshark 4.0 have this field, with this meaning? (`rocescope.*` fields and those
+    /// rocescope adds to a Wireshark protocol do not.)
+    pub wireshark: bool,
+    pub get: Getter,
+}
+
+impl Field {
+    /// The protocol a field belongs to: its name up to the first dot.
+    pub fn protocol(&self) -> &'static str {
+        self.name.split('.').next().unwrap_or(self.name)
+    }
+
+    /// Calls `sink` with each of the field's values in `frame`.
+    pub fn values<'a>(&self, frame: &Frame<'_, 'a>, sink: &mut dyn FnMut(Value<'a>)) {
+        (self.get)(frame, sink)
+    }
+}
+
+/// Every field, in the order `rocescope fields` lists them.
+pub fn all() -> &'static [Field] {
+    defs::FIELDS
+}
+
+/// The field named `name`.
+pub fn by_name(name: &str) -> Option<&'static Field> {
+    defs::FIELDS.iter().find(|f| f.name == name)
+}
+
+/// The registered name nearest to `name` (for "did you mean"), by edit distance.
+pub fn nearest(name: &str) -> Option<&'static str> {
+    defs::FIELDS.iter().map(|f| (edit_distance(name, f.name), f.name)).min().map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// Writes the registry as `tshark -G fields` does: one line per field, tab-separated: `F`,
+/// label, name, type, protocol, base, bitmask, description; a protocol is `P`, label, name.
+pub fn write_glossary(out: &mut impl std::io::Write) -> std::io::Result<()> {
+    for f in all() {
+        if f.ty == FieldType::Protocol {
+            writeln!(out, "P\t{}\t{}", f.label, f.name)?;
+            continue;
+        }
+        let container;
+        let base = match f.ty {
+            FieldType::Bool(bits) => {
+                container = bits.to_string();
+                container.as_str()
+            }
+            _ => f.base.name(),
+        };
+        writeln!(
+            out,
+            "F\t{}\t{}\t{}\t{}\t{}\t0x{:x}\t{}",
+            f.label,
+            f.name,
+            f.ty.name(),
+            f.protocol(),
+            base,
+            f.mask,
+            f.blurb
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_declared_once_and_nearest_names_help() {
+        let mut names: Vec<&str> = all().iter().map(|f| f.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before, "a field is declared twice");
+        assert_eq!(nearest("infiniband.bth.pns"), Some("infiniband.bth.psn"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,105 @@
+//! One occurrence of a field, and how tshark 4.0 prints it in `-T fields`: integers in decimal
+//! (`BASE_DEC`, `BASE_DEC_HEX`) or as `0x` and hex digits zero-padded to the declared type's
+//! width (`BASE_HEX`, `BASE_HEX_DEC`: `infiniband.bth.destqp` is `0x000202`); booleans as 1 or
+//! 0; bytes as lower-case hex without separators; MAC addresses with colons; times as seconds
+//! with nine decimals.
+
+use std::fmt::Write as _;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use super::{Base, Field, FieldType};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value<'a> {
+    Uint(u64),
+    Bool(bool),
+    Ipv4([u8; 4]),
+    Ipv6([u8; 16]),
+    Ether([u8; 6]),
+    Bytes(&'a [u8]),
+    Str(&'a str),
+    /// Nanoseconds (since the epoch for an absolute time).
+    Time(i64),
+    /// A protocol or header is present.
+    Present,
+}
+
+impl Value<'_> {
+    /// The value as an unsigned integer, for integers and booleans.
+    pub fn as_uint(&self) -> Option<u64> {
+        match *self {
+            Value::Uint(v) => Some(v),
+            Value::Bool(b) => Some(u64::from(b)),
+            _ => None,
+        }
+    }
+}
+
+/// Seconds with nine decimals, as tshark prints times (`-0.000001000` before the first frame).
+fn write_seconds(out: &mut String, ns: i64) {
+    let sign = if ns < 0 { "-" } else { "" };
+    let abs = ns.unsigned_abs();
+    let _ = write!(out, "{sign}{}.{:09}", abs / 1_000_000_000, abs % 1_000_000_000);
+}
+
+/// Appends `value` of `field` as tshark's `-T fields` prints it.
+pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
+    match *value {
+        Value::Uint(v) => match (field.base, field.ty) {
+            (Base::Hex | Base::HexDec, FieldType::Uint(bits)) => {
+                let _ = write!(out, "0x{v:0width$x}", width = usize::from(bits.div_ceil(4)));
+            }
+            _ => {
+                let _ = write!(out, "{v}");
+            }
+        },
+        Value::Bool(b) => out.push(if b { '1' } else { '0' }),
+        Value::Ipv4(a) => {
+            let _ = write!(out, "{}", Ipv4Addr::from(a));
+        }
+        Value::Ipv6(a) => {
+            let _ = write!(out, "{}", Ipv6Addr::from(a));
+        }
+        Value::Ether(m) => {
+            let _ = write!(out, "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5]);
+        }
+        Value::Bytes(bytes) => {
+            for b in bytes {
+                let _ = write!(out, "{b:02x}");
+            }
+        }
+        Value::Str(s) => out.push_str(s),
+        Value::Time(ns) => write_seconds(out, ns),
+        Value::Present => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(ty: FieldType, base: Base) -> Field {
+        Field { name: "t", ty, base, mask: 0, label: "", blurb: "", wireshark: true, get: |_, _| {} }
+    }
+
+    fn shown(ty: FieldType, base: Base, value: Value<'_>) -> String {
+        let mut s = String::new();
+        write_tshark(&mut s, &field(ty, base), &value);
+        s
+    }
+
+    #[test]
+    fn values_print_as_tshark_prints_them() {
+        assert_eq!(shown(FieldType::Uint(24), Base::Hex, Value::Uint(0x202)), "0x000202");
+        assert_eq!(shown(FieldType::Uint(32), Base::Hex, Value::Uint(0x3879)), "0x00003879");
+        assert_eq!(shown(FieldType::Uint(16), Base::HexDec, Value::Uint(0x9a26)), "0x9a26");
+        assert_eq!(shown(FieldType::Uint(32), Base::DecHex, Value::Uint(768)), "768");
+        assert_eq!(shown(FieldType::Bool(8), Base::None, Value::Bool(true)), "1");
+        assert_eq!(shown(FieldType::Bytes, Base::None, Value::Bytes(&[0x0a, 0xff])), "0aff");
+        assert_eq!(shown(FieldType::Ether, Base::None, Value::Ether([2, 0, 0, 9, 0, 0xb])), "02:00:00:09:00:0b");
+        let v6 = [0xfd, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 1];
+        assert_eq!(shown(FieldType::Ipv6, Base::None, Value::Ipv6(v6)), "fd00:0:0:9::1");
+        assert_eq!(shown(FieldType::RelativeTime, Base::None, Value::Time(61_000)), "0.000061000");
+        assert_eq!(shown(FieldType::RelativeTime, Base::None, Value::Time(-1_000)), "-0.000001000");
+    }
+}
