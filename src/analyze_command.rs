@@ -17,6 +17,7 @@ use crate::cli::{
     AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
 };
 use crate::decode::Decoder;
+use crate::display_filter::Selection;
 use crate::output::tables::{self, PacketTable, Written};
 use crate::output::{analysis_text, html};
 use crate::progress::{Progress, UPDATE_EVERY};
@@ -46,14 +47,21 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         },
         _ => None,
     };
+    let mut selection = match Selection::new(args.display_filter.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rocescope: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let analyzer = if packet_table.is_some() { Analyzer::with_verdicts(config) } else { Analyzer::new(config) };
     let analysis = Analysis { analyzer, packet_table, waiting: VecDeque::new() };
     let progress = Progress::new(inputs.size(), !args.quiet);
     let (analysis, damage) = if args.threads > 1 {
-        analyse_on_a_second_thread(&mut inputs, &decoder, analysis, &progress)
+        analyse_on_a_second_thread(&mut inputs, &decoder, &mut selection, analysis, &progress)
     } else {
-        analyse_here(&mut inputs, &decoder, analysis, &progress)
+        analyse_here(&mut inputs, &decoder, &mut selection, analysis, &progress)
     };
     progress.finish();
     let Analysis { analyzer, packet_table, .. } = match analysis.and_then(Analysis::finish) {
@@ -187,13 +195,16 @@ const BATCH: usize = 1024;
 fn analyse_here(
     inputs: &mut Inputs,
     decoder: &Decoder,
+    selection: &mut Selection,
     mut analysis: Analysis,
     progress: &Progress,
 ) -> (io::Result<Analysis>, Vec<CaptureError>) {
     let mut damage = Vec::new();
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
-        if let Err(e) = analysis.consume(&FrameSummary::of(frame.number, &packet)) {
+        if selection.keeps(frame.number, &packet)
+            && let Err(e) = analysis.consume(&FrameSummary::of(frame.number, &packet))
+        {
             return (Err(e), damage);
         }
         if frame.number.is_multiple_of(UPDATE_EVERY) {
@@ -223,11 +234,12 @@ struct Work {
 fn analyse_on_a_second_thread(
     inputs: &mut Inputs,
     decoder: &Decoder,
+    selection: &mut Selection,
     mut analysis: Analysis,
     progress: &Progress,
 ) -> (io::Result<Analysis>, Vec<CaptureError>) {
     let mappings: Vec<_> = inputs.share_mappings();
-    let defer = mappings.iter().all(Option::is_some);
+    let defer = mappings.iter().all(Option::is_some) && !selection.reads_icrc();
     let decoder = if defer { decoder.clone().deferring_icrc() } else { decoder.clone() };
     let mut damage = Vec::new();
     let result = std::thread::scope(|scope| {
@@ -254,12 +266,14 @@ fn analyse_on_a_second_thread(
         let mut batch = Vec::with_capacity(BATCH);
         while let Some(frame) = inputs.next_frame() {
             let packet = decoder.decode(&frame.record);
-            let at = mappings
-                .get(frame.file)
-                .and_then(Option::as_ref)
-                .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
             let number = frame.number;
-            batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at });
+            if selection.keeps(number, &packet) {
+                let at = mappings
+                    .get(frame.file)
+                    .and_then(Option::as_ref)
+                    .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
+                batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at });
+            }
             if number.is_multiple_of(UPDATE_EVERY) {
                 progress.set(inputs.position());
             }

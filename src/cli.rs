@@ -173,6 +173,11 @@ pub struct PacketsArgs {
     #[arg(short = 'E', value_name = "OPTION=VALUE", requires = "export")]
     pub export_options: Vec<String>,
 
+    /// Only frames that match this display filter, in Wireshark's syntax
+    /// ('infiniband.bth.opcode == 17 && ip.dsfield.dscp != 26'; docs/display-filters.md)
+    #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
+    pub display_filter: Option<String>,
+
     /// Only frames of this QP: BTH destination QP, DETH source QP, or a QPN in a CM message
     /// (decimal or 0x-hex; repeatable)
     #[arg(long = "qp", value_name = "QPN", value_parser = crate::filter::parse_qpn)]
@@ -227,6 +232,11 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Analyse only the frames that match this display filter, in Wireshark's syntax (one
+    /// host pair, one QP, …; rocescope.analysis.* fields cannot be used here)
+    #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
+    pub display_filter: Option<String>,
+
     /// Also write the report into DIR (created if missing): report.json, index.html, and the
     /// flows, retransmit episodes, findings and PFC tables as CSV and Parquet
     #[arg(long, value_name = "DIR")]
@@ -268,6 +278,11 @@ pub struct CaptureArgs {
     /// Interface to capture on (see `ip link`; an RDMA device where libpcap supports it)
     #[arg(short = 'i', long, value_name = "IFACE")]
     pub interface: String,
+
+    /// Analyse only the frames that match this display filter (Wireshark's syntax); -w still
+    /// writes every captured frame
+    #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
+    pub display_filter: Option<String>,
 
     /// BPF filter; the default keeps RoCEv2 (UDP 4791), RoCEv1, MAC control (PFC, PAUSE),
     /// GRE (ERSPAN) and VXLAN, tagged or not

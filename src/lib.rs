@@ -9,6 +9,7 @@ pub mod analyze_command;
 pub mod capture;
 pub mod cli;
 pub mod decode;
+pub mod display_filter;
 pub mod fields;
 pub mod filter;
 pub mod generate;

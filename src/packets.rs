@@ -14,6 +14,7 @@ use crate::cli::{
     report_unreadable,
 };
 use crate::decode::{Decoder, Packet};
+use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
 use crate::filter::Filter;
 use crate::output::fields::FieldExport;
@@ -25,6 +26,13 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     let filter =
         Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
     let decoder = Decoder::new(&args.roce_ports);
+    let display = match args.display_filter.as_deref().map(DisplayFilter::compile).transpose() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("rocescope: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let writer = match FrameWriter::new(args) {
         Ok(w) => w,
         Err(e) => {
@@ -36,6 +44,7 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     let mut list = Listing {
         out: BufWriter::with_capacity(1 << 16, stdout),
         writer,
+        display,
         first_ts_ns: None,
         // The analysis sees every frame, shown or not, so that sequence classes are right.
         analyzer: Analyzer::with_verdicts(Config::default()),
@@ -106,6 +115,8 @@ impl Waiting {
 struct Listing<W: Write> {
     out: W,
     writer: FrameWriter,
+    /// `-Y`: a frame is shown only when it matches.
+    display: Option<DisplayFilter>,
     /// The time of the capture's first frame (Wireshark's relative times count from it).
     first_ts_ns: Option<i64>,
     analyzer: Analyzer,
@@ -141,6 +152,8 @@ impl<W: Write> Listing<W> {
         decoder: &Decoder,
     ) -> io::Result<()> {
         self.first_ts_ns.get_or_insert(record.ts_ns);
+        // a filter on the analysis's verdicts waits for them; any other is decided now
+        let shown = shown && (self.filters_on_verdicts() || self.passes(number, packet, None));
         if self.waiting.is_empty() {
             match self.analyzer.next_verdict() {
                 Some((n, verdict)) if n == number => {
@@ -179,7 +192,23 @@ impl<W: Write> Listing<W> {
         Ok(())
     }
 
+    fn filters_on_verdicts(&self) -> bool {
+        self.display.as_ref().is_some_and(DisplayFilter::uses_analysis)
+    }
+
+    /// Does the frame match the display filter (with its verdict when the filter reads it)?
+    fn passes(&self, number: u64, packet: &Packet<'_>, verdict: Option<&Verdict>) -> bool {
+        let Some(display) = &self.display else { return true };
+        let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
+        display.matches(&Frame { number, packet, first_ts_ns, verdict })
+    }
+
+    /// Writes a frame that the other filters let through, once the display filter on its
+    /// verdict (if any) agrees.
     fn show(&mut self, number: u64, packet: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
+        if self.filters_on_verdicts() && !self.passes(number, packet, Some(verdict)) {
+            return Ok(());
+        }
         self.shown += 1;
         let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
         self.writer.write(&mut self.out, Shown { number, packet, verdict, first_ts_ns })
@@ -256,6 +285,7 @@ impl FrameWriter {
         let formatted = if self.verbose {
             tree::write_tree(&mut self.line, number, packet).and_then(|()| write_verdict_tree(&mut self.line, verdict))
         } else {
+            self.clock.start_at(first_ts_ns);
             write_list_line(&mut self.line, &mut self.scratch, &mut self.clock, number, packet)
                 .and_then(|()| write_verdict_flag(&mut self.line, verdict))
                 .and_then(|()| self.line.write_char('\n'))

@@ -181,3 +181,17 @@ fn capture_without_the_live_build_says_how_to_get_it() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--features live") && stderr.contains("libpcap"), "{stderr}");
 }
+
+#[test]
+fn display_filters_combine_with_the_other_filters_and_keep_capture_relative_times() {
+    let file = sample("opcodes.pcap");
+    let count = |args: &[&str]| common::run_ok(args).lines().count();
+    // -Y and --opcode must both hold
+    assert_eq!(count(&["packets", "-Y", "infiniband.bth.psn < 110", &file]), 10);
+    assert_eq!(count(&["packets", "-Y", "infiniband.bth.psn < 110", "--opcode", "SEND", &file]), 6);
+    // the time column counts from the capture's first frame, whatever a filter hides
+    let line = common::run_ok(&["packets", "-Y", "infiniband.bth.opcode == 0x81", &file]);
+    assert!(line.starts_with("    62 0.000129000 "), "{line}");
+    let line = common::run_ok(&["packets", "--opcode", "cnp", &file]);
+    assert!(line.starts_with("    62 0.000129000 "), "{line}");
+}

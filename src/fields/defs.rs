@@ -4,6 +4,7 @@
 //! hold their shifted value. Fields of rocescope's own are under `rocescope.*`.
 
 use rocescope_parsers::mac_control::MacControl;
+use rocescope_parsers::opcode::ExtHeader;
 
 use super::FieldType::{self, Bytes, Ether, Ipv4, Ipv6, Protocol, Uint};
 use super::{Base, Field, Frame, Value};
@@ -211,6 +212,52 @@ pub static FIELDS: &[Field] = &[
     ws!("infiniband.bth.psn", U24, Dec, 0, "Packet Sequence Number", |f, out| if let Some(b) = f.bth() {
         out(uint(b.psn()))
     }),
+    ws!("infiniband.rdeth", Bytes, None, 0, "Reliable Datagram Extended Transport Header", |f, out| if let Some(b) =
+        f.ext_bytes(ExtHeader::Rdeth)
+    {
+        out(Value::Bytes(b))
+    }),
+    ws!("infiniband.deth", Bytes, None, 0, "Datagram Extended Transport Header", |f, out| if let Some(b) =
+        f.ext_bytes(ExtHeader::Deth)
+    {
+        out(Value::Bytes(b))
+    }),
+    ws!("infiniband.reth", Bytes, None, 0, "RDMA Extended Transport Header", |f, out| if let Some(b) =
+        f.ext_bytes(ExtHeader::Reth)
+    {
+        out(Value::Bytes(b))
+    }),
+    ws!("infiniband.atomiceth", Bytes, None, 0, "Atomic Extended Transport Header", |f, out| if let Some(b) =
+        f.ext_bytes(ExtHeader::AtomicEth)
+    {
+        out(Value::Bytes(b))
+    }),
+    ws!("infiniband.aeth", Bytes, None, 0, "ACK Extended Transport Header", |f, out| if let Some(b) =
+        f.ext_bytes(ExtHeader::Aeth)
+    {
+        out(Value::Bytes(b))
+    }),
+    ws!("infiniband.atomicacketh", Bytes, None, 0, "Atomic ACK Extended Transport Header", |f, out| if let Some(b) =
+        f.ext_bytes(ExtHeader::AtomicAckEth)
+    {
+        out(Value::Bytes(b))
+    }),
+    // Wireshark adds the ImmDt and IETH items twice (the header, then its value): so do we
+    ws!(
+        "infiniband.immdt",
+        Bytes,
+        None,
+        0,
+        "Immediate Data",
+        |f, out| if let Some(b) = f.ext_bytes(ExtHeader::ImmDt) {
+            out(Value::Bytes(b));
+            out(Value::Bytes(b));
+        }
+    ),
+    ws!("infiniband.ieth", Bytes, None, 0, "RKey", |f, out| if let Some(b) = f.ext_bytes(ExtHeader::Ieth) {
+        out(Value::Bytes(b));
+        out(Value::Bytes(b));
+    }),
     ws!(
         "infiniband.rdeth.eecnxt",
         U24,
@@ -288,6 +335,45 @@ pub static FIELDS: &[Field] = &[
     ws!("infiniband.grh.hoplmt", U8, Dec, 0, "Hop Limit", |f, out| if let Some(g) = f.grh() {
         out(uint(g.hop_limit()))
     }),
+    // management datagrams and RDMA CM
+    ws!("infiniband.mad.mgmtclass", U8, Hex, 0, "Management Class", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.mgmt_class()))
+    }),
+    ws!("infiniband.mad.method", U8, Hex, 0, "Method", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.method()))
+    }),
+    ws!("infiniband.mad.transactionid", U64, Hex, 0, "Transaction ID", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.transaction_id()))
+    }),
+    ws!("infiniband.mad.attributeid", U16, Hex, 0, "Attribute ID", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.attribute_id()))
+    }),
+    ws!("infiniband.cm.req.localqpn", U24, Hex, 0, "Local QPN", |f, out| if let Some((qpn, _)) = f.cm_qpn_psn(false) {
+        out(uint(qpn))
+    }),
+    ws!(
+        "infiniband.cm.req.startpsn",
+        U24,
+        Hex,
+        0,
+        "Starting PSN",
+        |f, out| if let Some((_, psn)) = f.cm_qpn_psn(false) {
+            out(uint(psn))
+        }
+    ),
+    ws!("infiniband.cm.rep.localqpn", U24, Hex, 0, "Local QPN", |f, out| if let Some((qpn, _)) = f.cm_qpn_psn(true) {
+        out(uint(qpn))
+    }),
+    ws!(
+        "infiniband.cm.rep.startpsn",
+        U24,
+        Hex,
+        0,
+        "Starting PSN",
+        |f, out| if let Some((_, psn)) = f.cm_qpn_psn(true) {
+            out(uint(psn))
+        }
+    ),
     // MAC control: PAUSE and PFC
     ws!("macc", Protocol, None, 0, "MAC Control", |f, out| if mac_control(f).is_some() {
         out(Value::Present)
@@ -343,9 +429,9 @@ pub static FIELDS: &[Field] = &[
         BOOL,
         None,
         "CNP",
-        "the frame is a RoCEv2 congestion notification packet (opcode 0x81)",
-        |f, out| if let Some(b) = f.bth() {
-            out(Value::Bool(b.opcode() == 0x81))
+        "present on RoCEv2 congestion notification packets (opcode 0x81)",
+        |f, out| if f.bth().is_some_and(|b| b.opcode() == 0x81) {
+            out(Value::Bool(true))
         }
     ),
     own!(

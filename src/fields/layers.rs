@@ -3,10 +3,12 @@
 //! its encapsulation, then the inner ones), and the analysis's verdict for `rocescope.analysis.*`.
 
 use rocescope_parsers::bth::Bth;
+use rocescope_parsers::cm::{CmMad, CmMessage};
 use rocescope_parsers::ethernet::{EthernetFrame, VlanTag};
 use rocescope_parsers::ext::ExtHeaders;
 use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
+use rocescope_parsers::opcode::ExtHeader;
 use rocescope_parsers::udp::UdpHeader;
 
 use crate::analyze::Verdict;
@@ -153,6 +155,27 @@ impl<'a> Frame<'_, 'a> {
     /// The extended transport headers of a RoCE packet.
     pub fn ext(&self) -> Option<ExtHeaders> {
         self.roce().and_then(|r| r.ib.ext())
+    }
+
+    /// The bytes of one extended transport header, when the packet has it whole.
+    pub fn ext_bytes(&self, header: ExtHeader) -> Option<&'a [u8]> {
+        let ib = &self.roce()?.ib;
+        let at = ib.info.ext.offset_of(header)?;
+        ib.ext_bytes.get(at..at + header.size())
+    }
+
+    /// The RDMA CM message a GSI packet carries.
+    pub fn cm(&self) -> Option<&CmMad<'a>> {
+        self.roce().and_then(|r| r.cm.as_ref())
+    }
+
+    /// The CM ConnectRequest's local QPN and starting PSN, or the ConnectReply's.
+    pub fn cm_qpn_psn(&self, reply: bool) -> Option<(u32, u32)> {
+        match (&self.cm()?.message, reply) {
+            (CmMessage::Req(r), false) => Some((r.local_qpn(), r.starting_psn())),
+            (CmMessage::Rep(r), true) => Some((r.local_qpn(), r.starting_psn())),
+            _ => None,
+        }
     }
 
     /// The RoCEv1 GRH.

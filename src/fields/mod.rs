@@ -103,6 +103,12 @@ pub struct Field {
     pub get: Getter,
 }
 
+impl std::fmt::Debug for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
 impl Field {
     /// The protocol a field belongs to: its name up to the first dot.
     pub fn protocol(&self) -> &'static str {

@@ -21,6 +21,7 @@ use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::capture::{LinkType, Record};
 use crate::cli::{CaptureArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
 use crate::decode::Decoder;
+use crate::display_filter::Selection;
 use crate::output::analysis_text;
 use rotation::RotatingWriter;
 
@@ -236,6 +237,13 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let mut selection = match Selection::new(args.display_filter.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rocescope: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let (mut cap, nanos) = match open(args) {
         Ok(opened) => opened,
         Err(e) => {
@@ -315,7 +323,9 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
                     offset: 0,
                 };
                 let decoded = decoder.decode(&record);
-                analyzer.observe(&FrameSummary::of(number, &decoded));
+                if selection.keeps(number, &decoded) {
+                    analyzer.observe(&FrameSummary::of(number, &decoded));
+                }
             }
             Err(pcap::Error::TimeoutExpired) => std::thread::sleep(IDLE_PAUSE),
             Err(e) => {

@@ -53,6 +53,12 @@ impl Clock {
         Clock { format, first: None, previous: None }
     }
 
+    /// Counts relative times from `first_ts_ns`, the capture's first frame (Wireshark's
+    /// meaning, whatever frames a filter hides), unless a first time is already set.
+    pub fn start_at(&mut self, first_ts_ns: i64) {
+        self.first.get_or_insert(first_ts_ns);
+    }
+
     /// Writes the time column for a frame at `ts_ns` and remembers it.
     pub fn write(&mut self, out: &mut impl Write, ts_ns: i64) -> fmt::Result {
         let first = *self.first.get_or_insert(ts_ns);

@@ -1,0 +1,398 @@
+//! Display filters (`-Y`), in the grammar and with the semantics of Wireshark 4.x: compiled
+//! once against the field registry, then matched against each frame without allocating.
+//!
+//! A field that occurs more than once in a frame (a mirror frame's outer and inner `ip.src`;
+//! `ip.addr`, which is source or destination) matches `==`, `<`, `in`, `contains`, `&` and
+//! `~=` when some occurrence does, and `!=` only when every occurrence differs. A test on a
+//! field the frame does not have is false. docs/display-filters.md has the whole grammar and
+//! the differences from Wireshark.
+
+mod literal;
+mod syntax;
+
+use literal::Literal;
+use syntax::{Expr, FilterError, Member, Operand, Relation, Slice, Test};
+
+use crate::decode::Packet;
+use crate::fields::{self, Field, FieldType, Frame, Value};
+
+/// A compiled display filter.
+#[derive(Debug)]
+pub struct DisplayFilter {
+    text: String,
+    root: Node,
+}
+
+#[derive(Debug)]
+enum Node {
+    And(Box<Node>, Box<Node>),
+    Or(Box<Node>, Box<Node>),
+    Xor(Box<Node>, Box<Node>),
+    Not(Box<Node>),
+    Check(Check),
+}
+
+/// One test on one field.
+#[derive(Debug)]
+struct Check {
+    field: &'static Field,
+    slice: Option<Slice>,
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Present,
+    Compare(Relation, Literal),
+    In(Vec<(Literal, Option<Literal>)>),
+    Contains(Literal),
+    BitAnd(Literal),
+}
+
+impl DisplayFilter {
+    /// Compiles `text`; the error is one line that names the filter and the column.
+    pub fn compile(text: &str) -> Result<DisplayFilter, String> {
+        let compiled = syntax::parse(text).and_then(|e| node(&e));
+        compiled
+            .map(|root| DisplayFilter { text: text.to_string(), root })
+            .map_err(|e| format!("display filter \"{text}\": {e}"))
+    }
+
+    /// Does the frame match?
+    pub fn matches(&self, frame: &Frame<'_, '_>) -> bool {
+        self.root.eval(frame)
+    }
+
+    /// Does the filter read the analysis's verdicts (`rocescope.analysis.*`)?
+    pub fn uses_analysis(&self) -> bool {
+        self.root.any_field(&|f| f.name.starts_with("rocescope.analysis."))
+    }
+
+    /// Does the filter read ICRC results (`rocescope.icrc.*`)?
+    pub fn uses_icrc(&self) -> bool {
+        self.root.any_field(&|f| f.name.starts_with("rocescope.icrc."))
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// `analyze -Y` and `capture -Y`: which frames are analysed. The analysis's own fields
+/// cannot choose them.
+pub struct Selection {
+    filter: Option<DisplayFilter>,
+    /// The time of the capture's first frame, for `frame.time_relative`.
+    first_ts_ns: Option<i64>,
+}
+
+impl Selection {
+    pub fn new(filter: Option<&str>) -> Result<Selection, String> {
+        let filter = filter.map(DisplayFilter::compile).transpose()?;
+        if let Some(f) = filter.as_ref().filter(|f| f.uses_analysis()) {
+            return Err(format!(
+                "display filter \"{}\": rocescope.analysis.* fields are what the analysis finds; they cannot choose the frames it analyses (use them with `packets -Y`)",
+                f.text()
+            ));
+        }
+        Ok(Selection { filter, first_ts_ns: None })
+    }
+
+    /// Is the frame analysed?
+    pub fn keeps(&mut self, number: u64, packet: &Packet<'_>) -> bool {
+        let first_ts_ns = *self.first_ts_ns.get_or_insert(packet.ts_ns);
+        self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
+    }
+
+    /// Does the filter need ICRCs computed while decoding?
+    pub fn reads_icrc(&self) -> bool {
+        self.filter.as_ref().is_some_and(DisplayFilter::uses_icrc)
+    }
+}
+
+fn node(e: &Expr) -> Result<Node, FilterError> {
+    let pair = |a: &Expr, b: &Expr| -> Result<(Box<Node>, Box<Node>), FilterError> {
+        Ok((Box::new(node(a)?), Box::new(node(b)?)))
+    };
+    Ok(match e {
+        Expr::And(a, b) => pair(a, b).map(|(a, b)| Node::And(a, b))?,
+        Expr::Or(a, b) => pair(a, b).map(|(a, b)| Node::Or(a, b))?,
+        Expr::Xor(a, b) => pair(a, b).map(|(a, b)| Node::Xor(a, b))?,
+        Expr::Not(a) => Node::Not(Box::new(node(a)?)),
+        Expr::Test(t) => Node::Check(check(t)?),
+    })
+}
+
+/// Does the text look like a field name (rather than a value)?
+fn looks_like_field(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic())
+        && text.contains('.')
+        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '.')
+        && text.parse::<std::net::Ipv6Addr>().is_err()
+}
+
+/// The field an operand names.
+fn field(o: &Operand) -> Result<&'static Field, FilterError> {
+    if o.quoted {
+        return Err(FilterError::new(o.at, format!("\"{}\" is a value, not a field", o.text)));
+    }
+    fields::by_name(&o.text).ok_or_else(|| {
+        let hint = fields::nearest(&o.text).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
+        FilterError::new(o.at, format!("unknown field \"{}\"{hint}; `rocescope fields` lists them", o.text))
+    })
+}
+
+/// The value an operand writes, read as the type of `f` (or of its slice).
+fn value(o: &Operand, f: &Field, sliced: bool) -> Result<Literal, FilterError> {
+    if !o.quoted && fields::by_name(&o.text).is_some() {
+        return Err(FilterError::new(
+            o.at,
+            format!("comparing two fields ({} and {}) is not supported", f.name, o.text),
+        ));
+    }
+    if o.slice.is_some() {
+        return Err(FilterError::new(o.at, "only a field can be sliced"));
+    }
+    literal::read(&o.text, o.quoted, f.ty, sliced).map_err(|expected| {
+        if looks_like_field(&o.text) {
+            return field(o).err().unwrap_or_else(|| FilterError::new(o.at, "unexpected field"));
+        }
+        let what = if sliced { format!("a slice of {}", f.name) } else { format!("{} ({})", f.name, f.ty.name()) };
+        FilterError::new(o.at, format!("\"{}\" is not {expected}, as {what} needs", o.text))
+    })
+}
+
+fn check(t: &Test) -> Result<Check, FilterError> {
+    let (subject, kind) = match t {
+        Test::Present(o) => (o, None),
+        Test::Compare(o, ..) | Test::In(o, _) | Test::Contains(o, _) | Test::BitAnd(o, _) => (o, Some(t)),
+    };
+    let f = field(subject)?;
+    let slice = subject.slice;
+    let sliced = slice.is_some();
+    if sliced
+        && !matches!(f.ty, FieldType::Bytes | FieldType::Ether | FieldType::Ipv4 | FieldType::Ipv6 | FieldType::String)
+    {
+        return Err(FilterError::new(subject.at, format!("{} ({}) cannot be sliced", f.name, f.ty.name())));
+    }
+    let kind = match kind {
+        None | Some(Test::Present(_)) => Kind::Present,
+        Some(Test::Compare(_, relation, o)) => {
+            let v = value(o, f, sliced)?;
+            if matches!(relation, Relation::Lt | Relation::Gt | Relation::Le | Relation::Ge)
+                && matches!(v, Literal::Str(_))
+            {
+                return Err(FilterError::new(o.at, format!("{} (a string) has no order", f.name)));
+            }
+            Kind::Compare(*relation, v)
+        }
+        Some(Test::In(_, members)) => Kind::In(
+            members
+                .iter()
+                .map(|m| match m {
+                    Member::One(o) => Ok((value(o, f, sliced)?, None)),
+                    Member::Range(low, high) => Ok((value(low, f, sliced)?, Some(value(high, f, sliced)?))),
+                })
+                .collect::<Result<_, FilterError>>()?,
+        ),
+        Some(Test::Contains(_, o)) => {
+            if !(sliced || matches!(f.ty, FieldType::Bytes | FieldType::String)) {
+                return Err(FilterError::new(
+                    o.at,
+                    format!("contains needs a byte or string field; {} is {}", f.name, f.ty.name()),
+                ));
+            }
+            Kind::Contains(value(o, f, sliced)?)
+        }
+        Some(Test::BitAnd(_, o)) => {
+            if !(sliced || matches!(f.ty, FieldType::Uint(_) | FieldType::Bool(_) | FieldType::Bytes)) {
+                return Err(FilterError::new(
+                    o.at,
+                    format!("& needs an integer or byte field; {} is {}", f.name, f.ty.name()),
+                ));
+            }
+            Kind::BitAnd(value(o, f, sliced)?)
+        }
+    };
+    Ok(Check { field: f, slice, kind })
+}
+
+impl Node {
+    fn eval(&self, frame: &Frame<'_, '_>) -> bool {
+        match self {
+            Node::And(a, b) => a.eval(frame) && b.eval(frame),
+            Node::Or(a, b) => a.eval(frame) || b.eval(frame),
+            Node::Xor(a, b) => a.eval(frame) != b.eval(frame),
+            Node::Not(a) => !a.eval(frame),
+            Node::Check(c) => c.eval(frame),
+        }
+    }
+
+    fn any_field(&self, test: &dyn Fn(&Field) -> bool) -> bool {
+        match self {
+            Node::And(a, b) | Node::Or(a, b) | Node::Xor(a, b) => a.any_field(test) || b.any_field(test),
+            Node::Not(a) => a.any_field(test),
+            Node::Check(c) => test(c.field),
+        }
+    }
+}
+
+/// The bytes of a value (for slices and byte comparisons), in `buffer` where they are not
+/// already bytes.
+fn bytes_of<'v>(value: &'v Value<'_>, buffer: &'v mut [u8; 16]) -> Option<&'v [u8]> {
+    match value {
+        Value::Bytes(b) => Some(b),
+        Value::Str(s) => Some(s.as_bytes()),
+        Value::Ether(m) => {
+            buffer[..6].copy_from_slice(m);
+            Some(&buffer[..6])
+        }
+        Value::Ipv4(a) => {
+            buffer[..4].copy_from_slice(a);
+            Some(&buffer[..4])
+        }
+        Value::Ipv6(a) => {
+            buffer.copy_from_slice(a);
+            Some(&buffer[..])
+        }
+        _ => None,
+    }
+}
+
+fn cut(bytes: &[u8], slice: Slice) -> Option<&[u8]> {
+    let rest = bytes.get(slice.start..)?;
+    match slice.len {
+        Some(len) => rest.get(..len),
+        None => Some(rest),
+    }
+}
+
+/// A value and a literal of the same kind, ordered (None when they cannot be compared).
+fn order(value: &Value<'_>, lit: &Literal, slice: Option<Slice>) -> Option<std::cmp::Ordering> {
+    let mut buffer = [0u8; 16];
+    if let Some(s) = slice {
+        let bytes = cut(bytes_of(value, &mut buffer)?, s)?;
+        return match lit {
+            Literal::Bytes(b) => Some(bytes.cmp(b)),
+            _ => None,
+        };
+    }
+    match (value, lit) {
+        (Value::Uint(_) | Value::Bool(_), Literal::Uint(l)) => value.as_uint().map(|v| v.cmp(l)),
+        (Value::Ipv4(a), Literal::Ipv4 { net, mask }) => {
+            let v = u32::from_be_bytes(*a);
+            Some(if v & mask == *net { std::cmp::Ordering::Equal } else { v.cmp(net) })
+        }
+        (Value::Ipv6(a), Literal::Ipv6 { net, mask }) => {
+            let v = u128::from_be_bytes(*a);
+            Some(if v & mask == *net { std::cmp::Ordering::Equal } else { v.cmp(net) })
+        }
+        (Value::Ether(m), Literal::Ether(l)) => Some(m.cmp(l)),
+        (Value::Str(s), Literal::Str(l)) => Some((*s).cmp(l.as_str())),
+        (Value::Time(t), Literal::Time(l)) => Some(t.cmp(l)),
+        (v, Literal::Bytes(l)) => bytes_of(v, &mut buffer).map(|b| b.cmp(l.as_slice())),
+        _ => None,
+    }
+}
+
+fn contains(value: &Value<'_>, lit: &Literal, slice: Option<Slice>) -> bool {
+    let mut buffer = [0u8; 16];
+    let Some(mut bytes) = bytes_of(value, &mut buffer) else { return false };
+    if let Some(s) = slice {
+        bytes = cut(bytes, s).unwrap_or_default();
+    }
+    let needle: &[u8] = match lit {
+        Literal::Bytes(b) => b,
+        Literal::Str(s) => s.as_bytes(),
+        _ => return false,
+    };
+    needle.is_empty() || bytes.windows(needle.len()).any(|w| w == needle)
+}
+
+fn bit_and(value: &Value<'_>, lit: &Literal, slice: Option<Slice>) -> bool {
+    match (value.as_uint(), lit, slice) {
+        (Some(v), Literal::Uint(mask), None) => v & mask != 0,
+        _ => {
+            let mut buffer = [0u8; 16];
+            let bytes = bytes_of(value, &mut buffer).and_then(|b| match slice {
+                Some(s) => cut(b, s),
+                None => Some(b),
+            });
+            match (bytes, lit) {
+                (Some(b), Literal::Bytes(mask)) => b.iter().zip(mask).any(|(x, m)| x & m != 0),
+                _ => false,
+            }
+        }
+    }
+}
+
+impl Check {
+    /// Does one occurrence satisfy the test (for `!=`: differ)?
+    fn holds(&self, value: &Value<'_>) -> bool {
+        use std::cmp::Ordering::*;
+        match &self.kind {
+            Kind::Present => true,
+            Kind::Compare(relation, lit) => {
+                let o = order(value, lit, self.slice);
+                match relation {
+                    Relation::Eq => o == Some(Equal),
+                    Relation::Ne | Relation::AnyNe => o.is_some_and(|o| o != Equal),
+                    Relation::Lt => o == Some(Less),
+                    Relation::Gt => o == Some(Greater),
+                    Relation::Le => matches!(o, Some(Less | Equal)),
+                    Relation::Ge => matches!(o, Some(Greater | Equal)),
+                }
+            }
+            Kind::In(members) => members.iter().any(|(low, high)| match high {
+                None => order(value, low, self.slice) == Some(Equal),
+                Some(high) => {
+                    matches!(order(value, low, self.slice), Some(Greater | Equal))
+                        && matches!(order(value, high, self.slice), Some(Less | Equal))
+                }
+            }),
+            Kind::Contains(lit) => contains(value, lit, self.slice),
+            Kind::BitAnd(lit) => bit_and(value, lit, self.slice),
+        }
+    }
+
+    fn eval(&self, frame: &Frame<'_, '_>) -> bool {
+        let (mut seen, mut any, mut all) = (false, false, true);
+        self.field.values(frame, &mut |v| {
+            let holds = self.holds(&v);
+            seen = true;
+            any |= holds;
+            all &= holds;
+        });
+        match self.kind {
+            // Wireshark 4: "!=" is "all not equal"; a missing field matches nothing
+            Kind::Compare(Relation::Ne, _) => seen && all,
+            _ => any,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> String {
+        DisplayFilter::compile(text).err().unwrap_or_default()
+    }
+
+    #[test]
+    fn errors_name_the_filter_the_column_and_the_nearest_field() {
+        assert_eq!(
+            error("infiniband.bth.pns == 3"),
+            "display filter \"infiniband.bth.pns == 3\": column 1: unknown field \"infiniband.bth.pns\" (did you mean infiniband.bth.psn?); `rocescope fields` lists them"
+        );
+        assert!(error("ip.src == 10.0.0.300").contains("column 11: \"10.0.0.300\" is not an IPv4 address or network"));
+        assert!(error("ip.src contains 10").contains("contains needs a byte or string field"));
+        assert!(error("infiniband.bth.psn[0:1] == 1").contains("cannot be sliced"));
+        assert!(error("ip.src == ip.dst").contains("comparing two fields"));
+        assert!(error("ip.src == ").contains("column 11: expected a field or a value"));
+        assert!(
+            DisplayFilter::compile("eth.dst[0:3] == 01:80:c2 && !(udp.port in {4791, 4789}) || ip.addr == 10.0.0.0/8")
+                .is_ok()
+        );
+    }
+}

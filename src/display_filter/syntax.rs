@@ -1,0 +1,466 @@
+//! The syntax of display filters (Wireshark 4.x): tokens and the expression tree, with the
+//! position of each piece in the filter text for error messages.
+//!
+//! ```text
+//! expr    := xor ( ("or" | "||") xor )*
+//! xor     := and ( ("xor" | "^^") and )*
+//! and     := not ( ("and" | "&&") not )*
+//! not     := ("not" | "!") not | "(" expr ")" | test
+//! test    := operand [ relation operand | "in" set | "contains" operand | "&" operand ]
+//! operand := word [ "[" slice "]" ] | "quoted string"
+//! set     := "{" item ( "," item )* "}"        item := word | word ".." word
+//! ```
+
+use std::fmt;
+
+/// A comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    Eq,
+    /// All occurrences differ (Wireshark 4's `!=`).
+    Ne,
+    /// Some occurrence differs (`~=`, `any_ne`).
+    AnyNe,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Token {
+    LParen,
+    RParen,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    Comma,
+    Colon,
+    And,
+    Or,
+    Xor,
+    Not,
+    In,
+    Contains,
+    Amp,
+    Rel(Relation),
+    /// A field name, a number, an address or a byte string.
+    Word(String),
+    /// A double-quoted string, unescaped.
+    Quoted(String),
+}
+
+/// A syntax or meaning error at a character position of the filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterError {
+    /// 0-based character offset in the filter.
+    pub at: usize,
+    pub message: String,
+}
+
+impl FilterError {
+    pub fn new(at: usize, message: impl Into<String>) -> Self {
+        FilterError { at, message: message.into() }
+    }
+}
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "column {}: {}", self.at + 1, self.message)
+    }
+}
+
+/// Characters a word is made of: names, numbers, addresses (IPv4, IPv6, MAC, CIDR), byte
+/// strings and ranges.
+fn word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-' | '/')
+}
+
+/// Splits a filter into tokens with their positions. Inside brackets a colon or a hyphen
+/// separates slice bounds rather than belonging to a word.
+pub fn tokens(text: &str) -> Result<Vec<(usize, Token)>, FilterError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut in_brackets = false;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let start = i;
+        let (token, len) = match (c, next) {
+            (c, _) if c.is_whitespace() => {
+                i += 1;
+                continue;
+            }
+            ('(', _) => (Token::LParen, 1),
+            (')', _) => (Token::RParen, 1),
+            ('{', _) => (Token::LBrace, 1),
+            ('}', _) => (Token::RBrace, 1),
+            ('[', _) => {
+                in_brackets = true;
+                (Token::LBracket, 1)
+            }
+            (']', _) => {
+                in_brackets = false;
+                (Token::RBracket, 1)
+            }
+            (',', _) => (Token::Comma, 1),
+            (':', _) if in_brackets => (Token::Colon, 1),
+            ('&', Some('&')) => (Token::And, 2),
+            ('&', _) => (Token::Amp, 1),
+            ('|', Some('|')) => (Token::Or, 2),
+            ('^', Some('^')) => (Token::Xor, 2),
+            ('=', Some('=')) => (Token::Rel(Relation::Eq), 2),
+            ('!', Some('=')) => (Token::Rel(Relation::Ne), 2),
+            ('~', Some('=')) => (Token::Rel(Relation::AnyNe), 2),
+            ('<', Some('=')) => (Token::Rel(Relation::Le), 2),
+            ('>', Some('=')) => (Token::Rel(Relation::Ge), 2),
+            ('<', _) => (Token::Rel(Relation::Lt), 1),
+            ('>', _) => (Token::Rel(Relation::Gt), 1),
+            ('!', _) => (Token::Not, 1),
+            ('"', _) => {
+                let (s, len) = quoted(&chars[i..]).ok_or_else(|| FilterError::new(i, "unterminated string"))?;
+                (Token::Quoted(s), len)
+            }
+            (c, _) if word_char(c) => {
+                // the first character always belongs to the word (a slice's "-end" too)
+                let mut j = i + 1;
+                while j < chars.len() && word_char(chars[j]) && !(in_brackets && matches!(chars[j], ':' | '-')) {
+                    j += 1;
+                }
+                let word: String = chars[i..j].iter().collect();
+                (keyword(&word).unwrap_or(Token::Word(word)), j - i)
+            }
+            (c, _) => return Err(FilterError::new(i, format!("unexpected character '{c}'"))),
+        };
+        out.push((start, token));
+        i += len;
+    }
+    Ok(out)
+}
+
+fn keyword(word: &str) -> Option<Token> {
+    Some(match word {
+        "and" => Token::And,
+        "or" => Token::Or,
+        "xor" => Token::Xor,
+        "not" => Token::Not,
+        "in" => Token::In,
+        "contains" => Token::Contains,
+        "eq" => Token::Rel(Relation::Eq),
+        "ne" => Token::Rel(Relation::Ne),
+        "any_ne" => Token::Rel(Relation::AnyNe),
+        "lt" => Token::Rel(Relation::Lt),
+        "gt" => Token::Rel(Relation::Gt),
+        "le" => Token::Rel(Relation::Le),
+        "ge" => Token::Rel(Relation::Ge),
+        _ => return None,
+    })
+}
+
+/// A double-quoted string with backslash escapes; its text and length in characters.
+fn quoted(chars: &[char]) -> Option<(String, usize)> {
+    let mut s = String::new();
+    let mut i = 1;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '"' => return Some((s, i + 1)),
+            '\\' => {
+                s.push(*chars.get(i + 1)?);
+                i += 2;
+            }
+            c => {
+                s.push(c);
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
+/// A slice of a field's bytes: `[start:length]`, `[start-end]`, `[start]` or `[start:]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slice {
+    pub start: usize,
+    /// `None`: to the end.
+    pub len: Option<usize>,
+}
+
+/// One side of a test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operand {
+    pub at: usize,
+    pub text: String,
+    pub quoted: bool,
+    pub slice: Option<Slice>,
+}
+
+/// A member of a set: a value or an inclusive range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Member {
+    One(Operand),
+    Range(Operand, Operand),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Test {
+    /// A bare field: it is present.
+    Present(Operand),
+    /// `field & mask`: some occurrence has a bit of the mask set.
+    BitAnd(Operand, Operand),
+    Compare(Operand, Relation, Operand),
+    In(Operand, Vec<Member>),
+    Contains(Operand, Operand),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Xor(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Test(Test),
+}
+
+/// A recursive-descent parser over the tokens.
+struct Parser {
+    tokens: Vec<(usize, Token)>,
+    next: usize,
+    end: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.next).map(|(_, t)| t)
+    }
+
+    fn at(&self) -> usize {
+        self.tokens.get(self.next).map_or(self.end, |(at, _)| *at)
+    }
+
+    fn take(&mut self) -> Option<(usize, Token)> {
+        let t = self.tokens.get(self.next).cloned();
+        self.next += 1;
+        t
+    }
+
+    fn expect(&mut self, token: Token, what: &str) -> Result<(), FilterError> {
+        match self.take() {
+            Some((_, t)) if t == token => Ok(()),
+            _ => Err(FilterError::new(self.at_previous(), format!("expected {what}"))),
+        }
+    }
+
+    fn at_previous(&self) -> usize {
+        self.tokens.get(self.next.saturating_sub(1)).map_or(self.end, |(at, _)| *at)
+    }
+
+    fn binary(
+        &mut self,
+        op: &Token,
+        make: fn(Box<Expr>, Box<Expr>) -> Expr,
+        lower: fn(&mut Parser) -> Result<Expr, FilterError>,
+    ) -> Result<Expr, FilterError> {
+        let mut left = lower(self)?;
+        while self.peek() == Some(op) {
+            self.take();
+            left = make(Box::new(left), Box::new(lower(self)?));
+        }
+        Ok(left)
+    }
+
+    fn or(&mut self) -> Result<Expr, FilterError> {
+        self.binary(&Token::Or, Expr::Or, Parser::xor)
+    }
+
+    fn xor(&mut self) -> Result<Expr, FilterError> {
+        self.binary(&Token::Xor, Expr::Xor, Parser::and)
+    }
+
+    fn and(&mut self) -> Result<Expr, FilterError> {
+        self.binary(&Token::And, Expr::And, Parser::not)
+    }
+
+    fn not(&mut self) -> Result<Expr, FilterError> {
+        match self.peek() {
+            Some(Token::Not) => {
+                self.take();
+                Ok(Expr::Not(Box::new(self.not()?)))
+            }
+            Some(Token::LParen) => {
+                self.take();
+                let inner = self.or()?;
+                self.expect(Token::RParen, "')'")?;
+                Ok(inner)
+            }
+            _ => self.test().map(Expr::Test),
+        }
+    }
+
+    fn test(&mut self) -> Result<Test, FilterError> {
+        let left = self.operand()?;
+        match self.peek().cloned() {
+            Some(Token::Rel(relation)) => {
+                self.take();
+                Ok(Test::Compare(left, relation, self.operand()?))
+            }
+            Some(Token::In) => {
+                self.take();
+                Ok(Test::In(left, self.set()?))
+            }
+            Some(Token::Contains) => {
+                self.take();
+                Ok(Test::Contains(left, self.operand()?))
+            }
+            Some(Token::Amp) => {
+                self.take();
+                Ok(Test::BitAnd(left, self.operand()?))
+            }
+            _ => Ok(Test::Present(left)),
+        }
+    }
+
+    fn operand(&mut self) -> Result<Operand, FilterError> {
+        let at = self.at();
+        let (text, quoted) = match self.take() {
+            Some((_, Token::Word(w))) => (w, false),
+            Some((_, Token::Quoted(s))) => (s, true),
+            _ => return Err(FilterError::new(at, "expected a field or a value")),
+        };
+        let slice = if !quoted && self.peek() == Some(&Token::LBracket) { Some(self.slice()?) } else { None };
+        Ok(Operand { at, text, quoted, slice })
+    }
+
+    fn number(&mut self) -> Result<usize, FilterError> {
+        let at = self.at();
+        match self.take() {
+            Some((_, Token::Word(w))) => {
+                w.parse().map_err(|_| FilterError::new(at, format!("'{w}' is not a slice offset")))
+            }
+            _ => Err(FilterError::new(at, "expected a slice offset")),
+        }
+    }
+
+    fn slice(&mut self) -> Result<Slice, FilterError> {
+        self.expect(Token::LBracket, "'['")?;
+        let start = self.number()?;
+        let slice = match self.peek() {
+            Some(Token::Colon) => {
+                self.take();
+                if self.peek() == Some(&Token::RBracket) {
+                    Slice { start, len: None }
+                } else {
+                    Slice { start, len: Some(self.number()?) }
+                }
+            }
+            Some(Token::Word(w)) if w.starts_with('-') => {
+                let at = self.at();
+                let end: usize = w[1..].parse().map_err(|_| FilterError::new(at, "expected a slice end"))?;
+                self.take();
+                Slice { start, len: Some(end.saturating_sub(start) + 1) }
+            }
+            _ => Slice { start, len: Some(1) },
+        };
+        self.expect(Token::RBracket, "']'")?;
+        Ok(slice)
+    }
+
+    fn set(&mut self) -> Result<Vec<Member>, FilterError> {
+        self.expect(Token::LBrace, "'{'")?;
+        let mut members = Vec::new();
+        loop {
+            // members are separated by commas (Wireshark 4.0 refuses a bare space too)
+            if !members.is_empty() {
+                match self.take() {
+                    Some((_, Token::RBrace)) => break,
+                    Some((_, Token::Comma)) => {}
+                    _ => return Err(FilterError::new(self.at_previous(), "expected ',' or '}' in the set")),
+                }
+            }
+            match self.peek() {
+                Some(Token::RBrace) if members.is_empty() => {
+                    self.take();
+                    break;
+                }
+                _ => {
+                    let item = self.operand()?;
+                    members.push(match item.text.split_once("..") {
+                        Some((low, high)) if !item.quoted => {
+                            let high_at = item.at + low.len() + 2;
+                            let bound =
+                                |text: &str, at| Operand { at, text: text.to_string(), quoted: false, slice: None };
+                            Member::Range(bound(low, item.at), bound(high, high_at))
+                        }
+                        _ => Member::One(item),
+                    });
+                }
+            }
+        }
+        if members.is_empty() {
+            return Err(FilterError::new(self.at_previous(), "an empty set"));
+        }
+        Ok(members)
+    }
+}
+
+/// Parses a display filter into its expression tree.
+pub fn parse(text: &str) -> Result<Expr, FilterError> {
+    let tokens = tokens(text)?;
+    let end = text.chars().count();
+    if tokens.is_empty() {
+        return Err(FilterError::new(0, "an empty filter"));
+    }
+    let mut p = Parser { tokens, next: 0, end };
+    let expr = p.or()?;
+    if p.next < p.tokens.len() {
+        return Err(FilterError::new(p.at(), "unexpected text after the end of the expression"));
+    }
+    Ok(expr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(at: usize, text: &str) -> Operand {
+        Operand { at, text: text.into(), quoted: false, slice: None }
+    }
+
+    #[test]
+    fn precedence_is_not_then_and_then_xor_then_or() {
+        let e = parse("a or b and not c").unwrap();
+        let expected = Expr::Or(
+            Box::new(Expr::Test(Test::Present(word(0, "a")))),
+            Box::new(Expr::And(
+                Box::new(Expr::Test(Test::Present(word(5, "b")))),
+                Box::new(Expr::Not(Box::new(Expr::Test(Test::Present(word(15, "c")))))),
+            )),
+        );
+        assert_eq!(e, expected);
+    }
+
+    #[test]
+    fn slices_sets_and_addresses_tokenize() {
+        let e = parse("eth.dst[0:3] == 01:80:c2").unwrap();
+        let Expr::Test(Test::Compare(left, Relation::Eq, right)) = e else { panic!("{e:?}") };
+        assert_eq!((left.slice, right.text.as_str()), (Some(Slice { start: 0, len: Some(3) }), "01:80:c2"));
+        let Expr::Test(Test::In(_, members)) = parse("x in {6, 7, 0..5}").unwrap() else { panic!() };
+        assert_eq!(parse("x in {6 7}").unwrap_err().message, "expected ',' or '}' in the set");
+        assert_eq!(members.len(), 3);
+        assert!(matches!(&members[2], Member::Range(a, b) if a.text == "0" && b.text == "5" && b.at == 15));
+        assert!(parse("ipv6.addr == fe80::1/64").is_ok());
+        assert_eq!(parse("a[2-4]").map(|_| ()), Ok(()));
+        let Expr::Test(Test::Present(o)) = parse("a[2-4]").unwrap() else { panic!() };
+        assert_eq!(o.slice, Some(Slice { start: 2, len: Some(3) }));
+    }
+
+    #[test]
+    fn errors_say_where() {
+        assert_eq!(parse("a == ").unwrap_err().at, 5, "the end, where a value should be");
+        assert_eq!(parse("(a").unwrap_err().message, "expected ')'");
+        assert_eq!(parse("a b").unwrap_err().at, 2);
+        assert_eq!(parse("a == \"x").unwrap_err().message, "unterminated string");
+        assert_eq!(parse("a $ b").unwrap_err().at, 2);
+    }
+}
