@@ -15,6 +15,7 @@ pub mod filter;
 pub mod generate;
 #[cfg(feature = "live")]
 pub mod live;
+pub mod ordered;
 pub mod output;
 pub mod packets;
 pub mod progress;

@@ -1,14 +1,13 @@
 //! The `packets` command: decode every frame and write the packet list, decode trees, hex
 //! dumps or JSON lines.
 
-use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
-use crate::capture::{Inputs, LinkType, Record};
+use crate::capture::Inputs;
 use crate::cli::{
     EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, ExportFormat, PacketsArgs, PacketsFormat, report_damage,
     report_unreadable,
@@ -17,6 +16,7 @@ use crate::decode::{Decoder, Packet};
 use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
 use crate::filter::Filter;
+use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::fields::FieldExport;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
 
@@ -41,21 +41,11 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         }
     };
     let stdout = io::stdout().lock();
-    let mut list = Listing {
-        out: BufWriter::with_capacity(1 << 16, stdout),
-        writer,
-        display,
-        first_ts_ns: None,
-        // The analysis sees every frame, shown or not, so that sequence classes are right.
-        analyzer: Analyzer::with_verdicts(Config::default()),
-        waiting: VecDeque::new(),
-        spare: Vec::new(),
-        shown: 0,
-        limit: args.count,
-    };
+    let sink = ListSink { out: BufWriter::with_capacity(1 << 16, stdout), writer };
+    let mut list = InOrder::new(sink, Analyzer::with_verdicts(Config::default()), display, args.count);
     let mut frames = 0u64;
     let mut damaged = 0usize;
-    let mut result = list.header();
+    let mut result = list.sink.header();
     while let Some(frame) = inputs.next_frame() {
         if result.is_err() {
             break;
@@ -63,7 +53,7 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         frames += 1;
         let packet = decoder.decode(&frame.record);
         list.analyzer.observe(&FrameSummary::of(frame.number, &packet));
-        result = list.take(frame.number, &frame.record, &packet, filter.matches(&packet), &decoder);
+        result = list.take(frame.number, frame.file, &frame.record, &packet, filter.matches(&packet), &decoder);
         if result.is_err() || list.is_full() {
             break;
         }
@@ -72,7 +62,7 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         }
     }
     damaged += take_damage(&mut inputs);
-    let result = result.and_then(|()| list.finish(&decoder));
+    let result = result.and_then(|()| list.finish(&decoder)).and_then(|()| list.sink.out.flush());
     match result {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::from(EXIT_OK),
         Err(e) => {
@@ -87,51 +77,13 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     ExitCode::from(EXIT_OK)
 }
 
-/// A frame kept until its verdict is final, with its own copy of the bytes when it is shown.
-struct Waiting {
-    number: u64,
-    ts_ns: i64,
-    orig_len: u32,
-    link_type: LinkType,
-    offset: u64,
-    /// The captured bytes; `None` for a frame the filters hide.
-    data: Option<Vec<u8>>,
-}
-
-impl Waiting {
-    fn record(&self) -> Option<Record<'_>> {
-        let data = self.data.as_deref()?;
-        Some(Record {
-            ts_ns: self.ts_ns,
-            orig_len: self.orig_len,
-            data,
-            link_type: self.link_type,
-            offset: self.offset,
-        })
-    }
-}
-
-/// The listing: frames written in order once the analysis has decided their verdicts.
-struct Listing<W: Write> {
+/// The packet list, JSON lines or field export on standard output.
+struct ListSink<W: Write> {
     out: W,
     writer: FrameWriter,
-    /// `-Y`: a frame is shown only when it matches.
-    display: Option<DisplayFilter>,
-    /// The time of the capture's first frame (Wireshark's relative times count from it).
-    first_ts_ns: Option<i64>,
-    analyzer: Analyzer,
-    waiting: VecDeque<Waiting>,
-    /// Byte buffers of frames written, for reuse.
-    spare: Vec<Vec<u8>>,
-    shown: u64,
-    limit: Option<u64>,
 }
 
-impl<W: Write> Listing<W> {
-    fn is_full(&self) -> bool {
-        self.limit.is_some_and(|c| self.shown >= c)
-    }
-
+impl<W: Write> ListSink<W> {
     /// What comes before the first frame (the `-T fields -E header=y` line).
     fn header(&mut self) -> io::Result<()> {
         let mut line = String::new();
@@ -140,85 +92,12 @@ impl<W: Write> Listing<W> {
         }
         self.out.write_all(line.as_bytes())
     }
+}
 
-    /// Takes the frame just analysed: written at once when its verdict is already final and
-    /// no frame waits before it, else kept.
-    fn take(
-        &mut self,
-        number: u64,
-        record: &Record<'_>,
-        packet: &Packet<'_>,
-        shown: bool,
-        decoder: &Decoder,
-    ) -> io::Result<()> {
-        self.first_ts_ns.get_or_insert(record.ts_ns);
-        // a filter on the analysis's verdicts waits for them; any other is decided now
-        let shown = shown && (self.filters_on_verdicts() || self.passes(number, packet, None));
-        if self.waiting.is_empty() {
-            match self.analyzer.next_verdict() {
-                Some((n, verdict)) if n == number => {
-                    return if shown { self.show(number, packet, &verdict) } else { Ok(()) };
-                }
-                _ => {}
-            }
-        }
-        let data = shown.then(|| {
-            let mut bytes = self.spare.pop().unwrap_or_default();
-            bytes.clear();
-            bytes.extend_from_slice(record.data);
-            bytes
-        });
-        let (ts_ns, orig_len, link_type, offset) = (record.ts_ns, record.orig_len, record.link_type, record.offset);
-        self.waiting.push_back(Waiting { number, ts_ns, orig_len, link_type, offset, data });
-        self.write_decided(decoder)
-    }
-
-    /// Writes the waiting frames whose verdicts are final.
-    fn write_decided(&mut self, decoder: &Decoder) -> io::Result<()> {
-        while let Some((number, verdict)) = self.analyzer.next_verdict() {
-            while let Some(w) = self.waiting.pop_front() {
-                if w.number != number {
-                    continue;
-                }
-                if let Some(record) = w.record()
-                    && !self.is_full()
-                {
-                    self.show(number, &decoder.decode(&record), &verdict)?;
-                }
-                self.spare.extend(w.data);
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    fn filters_on_verdicts(&self) -> bool {
-        self.display.as_ref().is_some_and(DisplayFilter::uses_analysis)
-    }
-
-    /// Does the frame match the display filter (with its verdict when the filter reads it)?
-    fn passes(&self, number: u64, packet: &Packet<'_>, verdict: Option<&Verdict>) -> bool {
-        let Some(display) = &self.display else { return true };
-        let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
-        display.matches(&Frame { number, packet, first_ts_ns, verdict })
-    }
-
-    /// Writes a frame that the other filters let through, once the display filter on its
-    /// verdict (if any) agrees.
-    fn show(&mut self, number: u64, packet: &Packet<'_>, verdict: &Verdict) -> io::Result<()> {
-        if self.filters_on_verdicts() && !self.passes(number, packet, Some(verdict)) {
-            return Ok(());
-        }
-        self.shown += 1;
-        let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
+impl<W: Write> FrameSink for ListSink<W> {
+    fn write(&mut self, frame: Decided<'_, '_>) -> io::Result<()> {
+        let Decided { number, packet, verdict, first_ts_ns, .. } = frame;
         self.writer.write(&mut self.out, Shown { number, packet, verdict, first_ts_ns })
-    }
-
-    /// The end of the input: every verdict is decided.
-    fn finish(&mut self, decoder: &Decoder) -> io::Result<()> {
-        self.analyzer.finish();
-        self.write_decided(decoder)?;
-        self.out.flush()
     }
 }
 
