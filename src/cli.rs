@@ -96,6 +96,26 @@ Definitions of every counter are in docs/analysis.md.",
         )
     )]
     Analyze(AnalyzeArgs),
+    /// Write the frames into a pcapng file with the analysis as packet comments, for Wireshark
+    #[command(
+        long_about = "Write every input frame, unchanged, into one pcapng file, with a packet comment on \
+each frame the analysis has something to say about (the rocescope.analysis.* fields that are set, \
+e.g. 'rocescope.analysis.gap missing_psns=3', 'rocescope.analysis.retransmission', \
+'rocescope.icrc.status=bad', and a short phrase) and a section comment that summarises the findings. \
+In Wireshark, frame.comment contains \"rocescope.analysis.retransmission\" then finds every \
+retransmission.",
+        after_help = concat!(
+            "EXAMPLES:\n",
+            "    rocescope annotate capture.pcap -o annotated.pcapng\n",
+            "    tshark -r annotated.pcapng -Y 'frame.comment contains \"rocescope.analysis.gap\"'\n\n",
+            "EXIT STATUS:\n",
+            "    0  success\n",
+            "    1  no input could be read\n",
+            "    2  usage error\n",
+            "    3  the output could not be written"
+        )
+    )]
+    Annotate(AnnotateArgs),
     /// List every field by its display-filter name, type and base, like `tshark -G fields`
     #[command(long_about = "List the field registry, one field a line, tab-separated as `tshark -G fields` \
 prints it: F, label, name, type, protocol, base, bitmask, description. The names are Wireshark's \
@@ -213,6 +233,20 @@ pub struct PacketsArgs {
     /// for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct AnnotateArgs {
+    /// Capture files (pcap or pcapng, optionally .gz or .zst), merged by timestamp; '-' is stdin
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The annotated pcapng file to write
+    #[arg(short = 'o', long = "output", value_name = "OUT.pcapng")]
+    pub output: PathBuf,
+
+    #[command(flatten)]
+    pub analysis: AnalysisOptions,
 }
 
 /// tshark's `-T` output formats rocescope writes.

@@ -6,6 +6,7 @@
 pub mod analyze;
 #[cfg(feature = "tables")]
 pub mod analyze_command;
+pub mod annotate;
 pub mod capture;
 pub mod cli;
 pub mod decode;

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => rocescope::analyze_command::run(args),
         Command::Generate(args) => rocescope::generate::run(args),
         Command::Fields => list_fields(),
+        Command::Annotate(args) => rocescope::annotate::run(args),
         Command::Capture(args) => capture(args),
     }
 }

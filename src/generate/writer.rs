@@ -47,26 +47,9 @@ impl<W: Write> CaptureWriter<W> {
 
     /// A little-endian pcapng file with one section and these interfaces.
     pub fn pcapng(mut out: W, interfaces: &[Interface]) -> io::Result<Self> {
-        // Section header block: type, length, byte-order magic, version 1.0, section length -1.
-        let mut shb = Vec::new();
-        shb.extend_from_slice(&0x1A2B_3C4Du32.to_le_bytes());
-        shb.extend_from_slice(&1u16.to_le_bytes());
-        shb.extend_from_slice(&0u16.to_le_bytes());
-        shb.extend_from_slice(&(-1i64).to_le_bytes());
-        write_block(&mut out, 0x0A0D_0D0A, &shb)?;
+        write_section_header(&mut out, None)?;
         for iface in interfaces {
-            let mut idb = Vec::new();
-            idb.extend_from_slice(&iface.link_type.to_le_bytes());
-            idb.extend_from_slice(&0u16.to_le_bytes());
-            idb.extend_from_slice(&iface.snaplen.to_le_bytes());
-            if iface.tsresol != 6 {
-                // option if_tsresol (9), length 1, value, 3 bytes padding; then opt_endofopt
-                idb.extend_from_slice(&9u16.to_le_bytes());
-                idb.extend_from_slice(&1u16.to_le_bytes());
-                idb.extend_from_slice(&[iface.tsresol, 0, 0, 0]);
-                idb.extend_from_slice(&[0, 0, 0, 0]);
-            }
-            write_block(&mut out, 1, &idb)?;
+            write_interface(&mut out, iface)?;
         }
         Ok(CaptureWriter { out, kind: Kind::Pcapng { interfaces: interfaces.to_vec() } })
     }
@@ -90,19 +73,9 @@ impl<W: Write> CaptureWriter<W> {
                 // A pcapng snap length of 0 means no limit.
                 let limit = if iface.snaplen == 0 { frame.len() } else { iface.snaplen as usize };
                 let captured = &frame[..frame.len().min(limit)];
-                let units = if iface.tsresol >= 9 {
-                    ts * 10u64.pow(u32::from(iface.tsresol) - 9)
-                } else {
-                    ts / 10u64.pow(9 - u32::from(iface.tsresol))
-                };
-                let mut epb = Vec::with_capacity(20 + captured.len() + 3);
-                epb.extend_from_slice(&(interface as u32).to_le_bytes());
-                epb.extend_from_slice(&((units >> 32) as u32).to_le_bytes());
-                epb.extend_from_slice(&(units as u32).to_le_bytes());
-                epb.extend_from_slice(&(captured.len() as u32).to_le_bytes());
-                epb.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-                epb.extend_from_slice(captured);
-                write_block(&mut self.out, 6, &epb)
+                let packet =
+                    EnhancedPacket { interface: interface as u32, ts_ns, captured, orig_len: frame.len() as u32 };
+                write_enhanced_packet(&mut self.out, &packet, iface.tsresol, None)
             }
         }
     }
@@ -118,6 +91,84 @@ impl<W: Write> CaptureWriter<W> {
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// Appends a pcapng option: code, length, value padded to 4 bytes.
+fn push_option(block: &mut Vec<u8>, code: u16, value: &[u8]) {
+    block.extend_from_slice(&code.to_le_bytes());
+    block.extend_from_slice(&(value.len() as u16).to_le_bytes());
+    block.extend_from_slice(value);
+    block.resize(block.len().div_ceil(4) * 4, 0);
+}
+
+/// The options of a block: each given one, then opt_endofopt (none at all when none is given).
+fn push_options(block: &mut Vec<u8>, options: &[(u16, &[u8])]) {
+    for (code, value) in options {
+        push_option(block, *code, value);
+    }
+    if !options.is_empty() {
+        block.extend_from_slice(&[0, 0, 0, 0]);
+    }
+}
+
+/// pcapng's opt_comment, the option code of comments on any block.
+const OPT_COMMENT: u16 = 1;
+
+/// A little-endian section header block (version 1.0, length unknown), with a comment.
+pub fn write_section_header(out: &mut impl Write, comment: Option<&str>) -> io::Result<()> {
+    let mut shb = Vec::new();
+    shb.extend_from_slice(&0x1A2B_3C4Du32.to_le_bytes());
+    shb.extend_from_slice(&1u16.to_le_bytes());
+    shb.extend_from_slice(&0u16.to_le_bytes());
+    shb.extend_from_slice(&(-1i64).to_le_bytes());
+    let options: Vec<(u16, &[u8])> = comment.map(|c| (OPT_COMMENT, c.as_bytes())).into_iter().collect();
+    push_options(&mut shb, &options);
+    write_block(out, 0x0A0D_0D0A, &shb)
+}
+
+/// An interface description block.
+pub fn write_interface(out: &mut impl Write, iface: &Interface) -> io::Result<()> {
+    let mut idb = Vec::new();
+    idb.extend_from_slice(&iface.link_type.to_le_bytes());
+    idb.extend_from_slice(&0u16.to_le_bytes());
+    idb.extend_from_slice(&iface.snaplen.to_le_bytes());
+    // if_tsresol (9) only where it is not the default, microseconds
+    let tsresol = [iface.tsresol];
+    let options: Vec<(u16, &[u8])> = (iface.tsresol != 6).then_some((9, &tsresol[..])).into_iter().collect();
+    push_options(&mut idb, &options);
+    write_block(out, 1, &idb)
+}
+
+/// A packet for an enhanced packet block.
+pub struct EnhancedPacket<'a> {
+    pub interface: u32,
+    pub ts_ns: i64,
+    pub captured: &'a [u8],
+    pub orig_len: u32,
+}
+
+/// An enhanced packet block, its timestamp in units of 10^-`tsresol` s, with a comment.
+pub fn write_enhanced_packet(
+    out: &mut impl Write,
+    packet: &EnhancedPacket<'_>,
+    tsresol: u8,
+    comment: Option<&str>,
+) -> io::Result<()> {
+    let ts = u64::try_from(packet.ts_ns).unwrap_or(0);
+    let units =
+        if tsresol >= 9 { ts * 10u64.pow(u32::from(tsresol) - 9) } else { ts / 10u64.pow(9 - u32::from(tsresol)) };
+    let captured = packet.captured;
+    let mut epb = Vec::with_capacity(32 + captured.len() + comment.map_or(0, str::len));
+    epb.extend_from_slice(&packet.interface.to_le_bytes());
+    epb.extend_from_slice(&((units >> 32) as u32).to_le_bytes());
+    epb.extend_from_slice(&(units as u32).to_le_bytes());
+    epb.extend_from_slice(&(captured.len() as u32).to_le_bytes());
+    epb.extend_from_slice(&packet.orig_len.to_le_bytes());
+    epb.extend_from_slice(captured);
+    epb.resize(epb.len().div_ceil(4) * 4, 0);
+    let options: Vec<(u16, &[u8])> = comment.map(|c| (OPT_COMMENT, c.as_bytes())).into_iter().collect();
+    push_options(&mut epb, &options);
+    write_block(out, 6, &epb)
 }
 
 /// A pcapng block: type, total length, body padded to 4 bytes, total length again.

@@ -1,0 +1,206 @@
+//! The `annotate` command: every input frame, unchanged, into one pcapng file, with a packet
+//! comment on each frame the analysis has something to say about and a section comment that
+//! summarises the findings, for reading in Wireshark (`frame.comment contains
+//! "rocescope.analysis.retransmission"`).
+//!
+//! The comments are written as the frames' verdicts become final; the section comment, which
+//! needs the whole analysis, is known only at the end, so the packets go to a scratch file
+//! first and the output is its header, the interfaces and then those packets. The output is
+//! written under a temporary name and renamed when complete.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::analyze::Analyzer;
+use crate::analyze::frame::FrameSummary;
+use crate::analyze::report::Report;
+use crate::analyze::sequence::SeqClass;
+use crate::capture::{CaptureError, Inputs, LinkType};
+use crate::cli::{AnnotateArgs, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable};
+use crate::decode::{Body, Decoder, IcrcStatus, Packet};
+use crate::generate::writer::{
+    EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
+};
+use crate::ordered::{Decided, FrameSink, InOrder};
+
+/// What the analysis says of a frame, as a packet comment: the analysis fields that are set,
+/// then a short phrase; `None` when it says nothing.
+pub fn comment(packet: &Packet<'_>, verdict: &crate::analyze::Verdict) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if verdict.mirror_duplicate {
+        parts.push("rocescope.analysis.mirror_duplicate: a second copy of a packet seen at another tap".into());
+    }
+    match verdict.seq {
+        Some(SeqClass::Gap { missing }) => {
+            parts.push(format!("rocescope.analysis.gap missing_psns={missing}: {missing} PSNs before it never arrived"))
+        }
+        Some(SeqClass::Retransmission) => parts.push("rocescope.analysis.retransmission: a PSN sent again".into()),
+        Some(SeqClass::LateArrival) => {
+            parts.push("rocescope.analysis.late_arrival: reordered, arrived after later PSNs, not resent".into())
+        }
+        Some(SeqClass::Ahead) => {
+            parts.push("rocescope.analysis.ahead: overtook PSNs that all arrived late (a reorder event)".into())
+        }
+        _ => {}
+    }
+    match &packet.body {
+        Body::Roce(r) if r.icrc == IcrcStatus::Bad => {
+            parts.push("rocescope.icrc.status=bad: the invariant CRC does not match the bytes".into())
+        }
+        Body::Malformed(m) => parts.push(format!("rocescope.malformed={}: {}", m.error.layer.name(), m.error)),
+        _ => {}
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The output's interfaces: one per input file and link type, with that file's time
+/// resolution.
+#[derive(Default)]
+struct Interfaces {
+    keys: Vec<(usize, LinkType)>,
+    described: Vec<Interface>,
+}
+
+impl Interfaces {
+    fn index(&mut self, file: usize, link_type: LinkType, tsresol: u8) -> u32 {
+        let key = (file, link_type);
+        let at = self.keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+            self.keys.push(key);
+            let link = u16::try_from(link_type.0).unwrap_or(u16::MAX);
+            self.described.push(Interface { link_type: link, snaplen: 0, tsresol });
+            self.keys.len() - 1
+        });
+        at as u32
+    }
+}
+
+/// The packets with their comments, into the scratch file.
+struct Annotator {
+    body: BufWriter<File>,
+    interfaces: Interfaces,
+    /// `if_tsresol` of each input file: 6 for microseconds, 9 for nanoseconds (and for pcapng
+    /// files, whose interfaces may differ: nanoseconds keep every timestamp exact).
+    tsresol: Vec<u8>,
+    comments: u64,
+}
+
+impl FrameSink for Annotator {
+    fn write(&mut self, frame: Decided<'_, '_>) -> io::Result<()> {
+        let tsresol = self.tsresol.get(frame.file).copied().unwrap_or(9);
+        let interface = self.interfaces.index(frame.file, frame.record.link_type, tsresol);
+        let note = comment(frame.packet, frame.verdict);
+        self.comments += u64::from(note.is_some());
+        let packet = EnhancedPacket {
+            interface,
+            ts_ns: frame.record.ts_ns,
+            captured: frame.record.data,
+            orig_len: frame.record.orig_len,
+        };
+        write_enhanced_packet(&mut self.body, &packet, tsresol, note.as_deref())
+    }
+}
+
+/// The section comment: the findings, one a line.
+fn summary(report: &Report, comments: u64) -> String {
+    let mut s = format!(
+        "rocescope {} analysis: {} frames, {comments} with comments (frame.comment contains \"rocescope.\"); {} findings",
+        env!("CARGO_PKG_VERSION"),
+        report.totals.frames,
+        report.findings.len()
+    );
+    for f in &report.findings {
+        let _ = write!(s, "\n{} {}: {}", f.severity.name().to_uppercase(), f.code, f.message);
+    }
+    s
+}
+
+fn scratch_name(out: &Path, suffix: &str) -> PathBuf {
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    out.with_file_name(format!(".{name}.{suffix}"))
+}
+
+/// Writes the output: header, interfaces, then the scratch file's packets; renamed when whole.
+fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) -> io::Result<()> {
+    let partial = scratch_name(out, "partial");
+    let result = (|| {
+        let mut file = BufWriter::new(File::create(&partial)?);
+        write_section_header(&mut file, Some(section))?;
+        for iface in interfaces {
+            write_interface(&mut file, iface)?;
+        }
+        io::copy(&mut File::open(body)?, &mut file)?;
+        file.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+        std::fs::rename(&partial, out)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+}
+
+pub fn run(args: &AnnotateArgs) -> ExitCode {
+    let config = match args.analysis.config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("rocescope: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let output = std::fs::canonicalize(&args.output).ok();
+    if output.is_some() && args.files.iter().any(|f| std::fs::canonicalize(f).ok() == output) {
+        eprintln!("rocescope: refusing to overwrite the input {} with the annotated capture", args.output.display());
+        return ExitCode::from(EXIT_OUTPUT);
+    }
+    let (mut inputs, unreadable) = Inputs::open(&args.files, false);
+    report_unreadable(&unreadable);
+    let tsresol = inputs.readers().iter().map(|r| if r.info().ts_resolution == "us" { 6 } else { 9 }).collect();
+    let body_path = scratch_name(&args.output, "packets");
+    let body = match File::create(&body_path) {
+        Ok(f) => BufWriter::new(f),
+        Err(e) => {
+            eprintln!("rocescope: cannot write {}: {e}", body_path.display());
+            return ExitCode::from(EXIT_OUTPUT);
+        }
+    };
+    let annotator = Annotator { body, interfaces: Interfaces::default(), tsresol, comments: 0 };
+    let decoder = Decoder::new(&args.analysis.roce_ports);
+    let mut ordered = InOrder::new(annotator, Analyzer::with_verdicts(config), None, None);
+    let (result, damage) = annotate_frames(&mut inputs, &decoder, &mut ordered);
+    let result = result.and_then(|()| ordered.sink.body.flush());
+    let written = result.and_then(|()| {
+        let report = Report::build(&ordered.analyzer, inputs.readers(), &damage);
+        assemble(&args.output, &summary(&report, ordered.sink.comments), &ordered.sink.interfaces.described, &body_path)
+    });
+    let _ = std::fs::remove_file(&body_path);
+    report_damage(&damage);
+    if let Err(e) = written {
+        eprintln!("rocescope: cannot write {}: {e}", args.output.display());
+        return ExitCode::from(EXIT_OUTPUT);
+    }
+    if ordered.analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
+        return ExitCode::from(EXIT_NO_INPUT);
+    }
+    ExitCode::from(EXIT_OK)
+}
+
+/// Every frame through the analysis and, once decided, into the annotator.
+fn annotate_frames(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    ordered: &mut InOrder<Annotator>,
+) -> (io::Result<()>, Vec<CaptureError>) {
+    let mut damage = Vec::new();
+    while let Some(frame) = inputs.next_frame() {
+        let packet = decoder.decode(&frame.record);
+        ordered.analyzer.observe(&FrameSummary::of(frame.number, &packet));
+        if let Err(e) = ordered.take(frame.number, frame.file, &frame.record, &packet, true, decoder) {
+            return (Err(e), damage);
+        }
+        damage.append(&mut inputs.take_damage());
+    }
+    damage.append(&mut inputs.take_damage());
+    (ordered.finish(decoder), damage)
+}
