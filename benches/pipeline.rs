@@ -1,6 +1,7 @@
 //! The frame pipeline on the frames of a 10 MB benchmark capture (64 RC connections, 1 KiB
 //! RDMA WRITEs, ACKs, CE marks, CNPs, PFC) held in memory: decode alone, decode and analyse,
-//! decode and write JSON lines. Run with `cargo bench --bench pipeline`.
+//! decode and write JSON lines, decode and match a display filter. Run with
+//! `cargo bench --bench pipeline`.
 
 use std::hint::black_box;
 
@@ -51,6 +52,21 @@ fn pipeline(c: &mut Criterion) {
             }
             analyzer.finish();
             black_box(analyzer.totals.frames.frames);
+        })
+    });
+    g.bench_function("decode_and_display_filter", |b| {
+        let filter = rocescope::display_filter::DisplayFilter::compile(
+            "infiniband.bth.opcode == 6 && ip.dsfield.dscp == 26 && udp.dstport == 4791 && infiniband.bth.psn > 100 && !rocescope.cnp",
+        )
+        .expect("a valid filter");
+        b.iter(|| {
+            let mut matched = 0u64;
+            for (n, r) in records().enumerate() {
+                let packet = decoder.decode(&r);
+                let frame = rocescope::fields::Frame { number: n as u64 + 1, packet: &packet, first_ts_ns: 0, verdict: None };
+                matched += u64::from(filter.matches(&frame));
+            }
+            black_box(matched)
         })
     });
     g.bench_function("decode_and_jsonl", |b| {

@@ -118,6 +118,22 @@ def main():
     analyze1, _ = add_row("rocescope analyze --json --threads 1", mixed, paired[2])
     with_html, _ = add_row("rocescope analyze --json --html FILE", mixed, paired[3])
     jsonl, _ = row("rocescope packets --format jsonl", mixed, [BIN, "packets", "--format", "jsonl", mixed], runs=3)
+    # display filters and field export, each beside its baseline in turn
+    five_terms = "infiniband.bth.opcode == 6 && ip.dsfield.dscp == 26 && udp.dstport == 4791 && infiniband.bth.psn > 100 && !rocescope.cnp"
+    number = ["-T", "fields", "-e", "frame.number"]
+    filtered = measure_interleaved(
+        [
+            [BIN, "packets", *number, mixed],
+            [BIN, "packets", "-Y", five_terms, *number, mixed],
+            [BIN, "analyze", "--json", "-Y", "ip.addr == 10.0.0.0/8", mixed],
+        ],
+        args.runs,
+    )
+    packets_base, _ = add_row("rocescope packets -T fields -e frame.number", mixed, filtered[0])
+    packets_y, _ = add_row("rocescope packets -Y (five terms) -T fields -e frame.number", mixed, filtered[1])
+    analyze_y, _ = add_row("rocescope analyze --json -Y 'ip.addr == 10.0.0.0/8'", mixed, filtered[2])
+    five = ["-e", "frame.number", "-e", "ip.src", "-e", "ip.dst", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.psn"]
+    export, _ = row("rocescope packets -T fields (five fields)", mixed, [BIN, "packets", "-T", "fields", *five, mixed])
     _, rss2 = row("rocescope analyze --json (2x capture)", double, [BIN, "analyze", "--json", double], runs=3)
     small_time, _ = row("rocescope analyze --json (64-byte frames)", small, [BIN, "analyze", "--json", small])
     tshark = None
@@ -137,6 +153,9 @@ def main():
         ("analyze --html ≤ 1.1 × analyze --json", with_html / analyze, with_html <= 1.1 * analyze),
         ("64-byte frames ≥ 5 M frames/s", frames[small] / small_time / 1e6, frames[small] / small_time >= 5e6),
         ("packets --format jsonl ≥ 500 k frames/s", frames[mixed] / jsonl / 1e3, frames[mixed] / jsonl >= 5e5),
+        ("packets -Y (five terms) ≤ 1.3 × packets", packets_y / packets_base, packets_y <= 1.3 * packets_base),
+        ("analyze -Y ≤ 1.2 × analyze (separate runs)", analyze_y / analyze, analyze_y <= 1.2 * analyze),
+        ("-T fields, five fields ≥ 1 M frames/s", frames[mixed] / export / 1e6, frames[mixed] / export >= 1e6),
         ("peak RSS ≤ 64 MiB", rss, rss <= 64),
         ("RSS of the 2× capture ≤ 1.1 × RSS", rss2 / rss, rss2 <= 1.1 * rss),
     ]
