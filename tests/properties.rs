@@ -1,7 +1,7 @@
 //! Property tests: every header the generator builds decodes back to the values it was built
 //! from (through any mirror encapsulation); a capture split into two files analyses as the
 //! whole does; one thread or several give the same report; reordering within the reorder
-//! window is never loss. (PSN arithmetic's properties are
+//! window is never loss; display filters never panic, whatever their text or the frame. (PSN arithmetic's properties are
 //! in `parsers/src/psn.rs`.)
 
 mod common;
@@ -305,5 +305,29 @@ proptest! {
         let f = &r["flows"][0];
         prop_assert_eq!((&f["gaps"], &f["missing_psns"], &f["retransmitted"]), (&serde_json::json!(0), &serde_json::json!(0), &serde_json::json!(0)));
         prop_assert_eq!(&f["late_arrivals"], &serde_json::json!(late));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn any_text_compiles_to_a_filter_or_an_error_and_never_panics(text in "[ -~]{0,40}") {
+        let _ = rocescope::display_filter::DisplayFilter::compile(&text);
+    }
+
+    #[test]
+    fn filters_of_the_grammar_match_any_frame_without_panicking(
+        field in prop::sample::select(rocescope::fields::all().iter().map(|f| f.name).collect::<Vec<_>>()),
+        op in prop::sample::select(vec!["==", "!=", "~=", "<", ">=", "contains", "&", "in"]),
+        value in prop::sample::select(vec!["1", "0x80", "10.0.0.0/8", "fe80::1", "02:00:00:00:00:01", "01:80", "\"ok\"", "True", "0.5", "{1, 2..5}"]),
+        slice in prop::sample::select(vec!["", "[0:2]", "[4]", "[1-3]", "[2:]"]),
+        frame in prop::sample::select(sample_frames().into_iter().flatten().map(|(_, bytes)| bytes).collect::<Vec<_>>()),
+    ) {
+        let text = format!("{field}{slice} {op} {value}");
+        if let Ok(filter) = rocescope::display_filter::DisplayFilter::compile(&text) {
+            let packet = decode(&frame);
+            let _ = filter.matches(&rocescope::fields::Frame { number: 1, packet: &packet, first_ts_ns: 0, verdict: None });
+        }
     }
 }
