@@ -8,14 +8,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn tshark_available() -> bool {
-    let found = Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("SKIPPED: tshark is not installed");
-    }
-    found
-}
-
 fn annotated(input: &Path, dir: &Path) -> PathBuf {
     let out = dir.join(format!("{}.pcapng", input.file_stem().expect("a name").to_string_lossy()));
     common::run_ok(&["annotate", input.to_str().expect("UTF-8"), "-o", out.to_str().expect("UTF-8")]);
@@ -33,16 +25,7 @@ fn frames(file: &Path, tool: &str, filter: &str) -> Vec<String> {
                 .expect("tshark runs");
             String::from_utf8_lossy(&out.stdout).into_owned()
         }
-        _ => common::run_ok(&[
-            "packets",
-            "-Y",
-            filter,
-            "-T",
-            "fields",
-            "-e",
-            "frame.number",
-            file.to_str().expect("UTF-8"),
-        ]),
+        _ => return common::frames_selected(file, filter).iter().map(u64::to_string).collect(),
     };
     text.lines().map(str::to_string).collect()
 }
@@ -66,7 +49,7 @@ fn inputs() -> Vec<PathBuf> {
 
 #[test]
 fn comments_select_exactly_what_the_analysis_found() {
-    if !tshark_available() {
+    if !common::tshark_available() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

@@ -92,29 +92,17 @@ const REWRITTEN: &[(&str, &str)] = &[
     ),
 ];
 
-fn tshark_available() -> bool {
-    let found = Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success())
-        && Command::new("mergecap").arg("-h").output().is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("SKIPPED: tshark or mergecap is not installed");
+fn tools_available() -> bool {
+    let mergecap = Command::new("mergecap").arg("-h").output().is_ok_and(|o| o.status.success());
+    if !mergecap {
+        eprintln!("SKIPPED: mergecap is not installed");
     }
-    found
+    common::tshark_available() && mergecap
 }
 
 /// Every reference and real RoCE capture, concatenated (frame numbers follow the files).
 fn merged(dir: &Path) -> Option<PathBuf> {
-    let mut files = Vec::new();
-    for sub in ["reference-captures", "captures/real"] {
-        let Some(d) = common::shared_subdir(sub) else { continue };
-        let mut found: Vec<PathBuf> = std::fs::read_dir(d)
-            .expect("listing")
-            .map(|e| e.expect("entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
-            .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("native_ib")))
-            .collect();
-        found.sort();
-        files.extend(found);
-    }
+    let files = common::roce_captures();
     if files.is_empty() {
         return None;
     }
@@ -140,21 +128,12 @@ fn tshark_selects(file: &Path, filter: &str) -> BTreeSet<u64> {
 }
 
 fn rocescope_selects(file: &Path, filter: &str) -> BTreeSet<u64> {
-    numbers(&common::run_ok(&[
-        "packets",
-        "-Y",
-        filter,
-        "-T",
-        "fields",
-        "-e",
-        "frame.number",
-        file.to_str().expect("UTF-8"),
-    ]))
+    common::frames_selected(file, filter).into_iter().collect()
 }
 
 #[test]
 fn display_filters_select_the_frames_tshark_selects() {
-    if !tshark_available() {
+    if !tools_available() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

@@ -6,16 +6,8 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn tshark_available() -> bool {
-    let found = Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("SKIPPED: tshark is not installed");
-    }
-    found
-}
 
 /// `tshark -G fields`: name → (type, base, bitmask) of fields, ("P") of protocols.
 fn tshark_glossary() -> HashMap<String, Vec<String>> {
@@ -59,7 +51,7 @@ fn shared_fields() -> Vec<String> {
 
 #[test]
 fn the_registry_has_tsharks_names_types_bases_and_bitmasks() {
-    if !tshark_available() {
+    if !common::tshark_available() {
         return;
     }
     let tshark = tshark_glossary();
@@ -74,23 +66,6 @@ fn the_registry_has_tsharks_names_types_bases_and_bitmasks() {
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
-}
-
-/// The reference and real RoCE captures (the native InfiniBand one is not decoded yet).
-fn captures() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["reference-captures", "captures/real"] {
-        let Some(dir) = common::shared_subdir(dir) else { continue };
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-            .expect("listing")
-            .map(|e| e.expect("entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
-            .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("native_ib")))
-            .collect();
-        found.sort();
-        files.extend(found);
-    }
-    files
 }
 
 /// tshark's `-T fields` output of `fields` for `file`. Its TFTP dissector is off: tshark picks
@@ -123,14 +98,14 @@ fn rocescope_fields(file: &Path, fields: &[String], options: &[&str]) -> String 
 
 #[test]
 fn field_export_prints_every_shared_field_as_tshark_does() {
-    if !tshark_available() {
+    if !common::tshark_available() {
         return;
     }
     let fields = shared_fields();
     assert!(fields.len() >= 60, "{} fields", fields.len());
     let dstport = fields.iter().position(|f| f == "udp.dstport").expect("udp.dstport");
     let mut compared = 0;
-    for file in captures() {
+    for file in common::roce_captures() {
         let theirs = tshark_fields(&file, &fields, &[]);
         let ours = rocescope_fields(&file, &fields, &[]);
         assert_eq!(theirs.lines().count(), ours.lines().count(), "{}: frames", file.display());
@@ -148,14 +123,14 @@ fn field_export_prints_every_shared_field_as_tshark_does() {
             }
         }
     }
-    if !captures().is_empty() {
+    if !common::roce_captures().is_empty() {
         assert!(compared > 10_000, "only {compared} values compared");
     }
 }
 
 #[test]
 fn export_options_behave_as_tsharks() {
-    if !tshark_available() {
+    if !common::tshark_available() {
         return;
     }
     let Some(dir) = common::shared_subdir("reference-captures") else { return };

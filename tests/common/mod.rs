@@ -80,3 +80,39 @@ pub fn rocescope_bth_fields(path: &std::path::Path) -> String {
         })
         .collect()
 }
+
+/// Is tshark installed? Says the test is skipped when it is not.
+pub fn tshark_available() -> bool {
+    let found = Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("SKIPPED: tshark is not installed");
+    }
+    found
+}
+
+/// The reference and real RoCE captures under `shared/` (not the native InfiniBand one, which
+/// rocescope does not decode yet), sorted.
+pub fn roce_captures() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["reference-captures", "captures/real"] {
+        let Some(dir) = shared_subdir(dir) else { continue };
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .expect("listing")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
+            .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("native_ib")))
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    files
+}
+
+/// The numbers of the frames of `file` that `packets -Y filter` shows.
+pub fn frames_selected(file: &std::path::Path, filter: &str) -> Vec<u64> {
+    let file = file.to_str().expect("UTF-8 path");
+    run_ok(&["packets", "-Y", filter, "-T", "fields", "-e", "frame.number", file])
+        .lines()
+        .map(|l| l.trim().parse().expect("a frame number"))
+        .collect()
+}
