@@ -138,7 +138,10 @@ fn a_live_capture_reports_what_analyze_reports_of_the_same_traffic() {
         let frames = common::jsonl(std::path::Path::new(&sample), &[]).len().to_string();
         let written = dir.path().join(format!("{name}.pcap"));
         let written = written.to_str().unwrap();
-        let capture = ns.start_capture(&["-w", written, "--json", "-c", &frames, "--duration", "30s"]);
+        // no rolling summary before the end: a live capture decides on doubled mirrors at its
+        // first summary at the latest, and a file's analysis after its first RoCE frames
+        let capture =
+            ns.start_capture(&["-w", written, "--json", "-c", &frames, "--duration", "30s", "--interval", "1h"]);
         ns.replay(&sample);
         let out = capture.wait_with_output().expect("the capture ends");
         assert!(out.status.success(), "{name}: capture failed");
@@ -217,4 +220,27 @@ fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
     ] {
         assert!(text.contains(expected), "{expected} not in {text}");
     }
+}
+
+#[test]
+fn a_display_filter_chooses_the_frames_a_live_capture_analyses() {
+    let Some(ns) = Namespace::create("filter") else {
+        eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
+        return;
+    };
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is needed to replay frames");
+        return;
+    }
+    let sample = format!("{}/samples/congestion_ecn_cnp.pcap", root());
+    let frames = common::jsonl(std::path::Path::new(&sample), &[]).len().to_string();
+    let filter = "ip.src == 10.0.0.1";
+    let matching = common::frames_selected(std::path::Path::new(&sample), filter).len();
+    let capture = ns.start_capture(&["--json", "-c", &frames, "--duration", "30s", "--interval", "1h", "-Y", filter]);
+    ns.replay(&sample);
+    let out = capture.wait_with_output().expect("the capture ends");
+    assert!(out.status.success(), "capture failed");
+    let live = final_report(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(live["totals"]["frames"], serde_json::json!(matching));
+    assert!(live["flows"].as_array().expect("flows").iter().all(|f| f["src_ip"] == "10.0.0.1"));
 }
