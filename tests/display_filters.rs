@@ -255,3 +255,54 @@ fn analyze_with_a_filter_analyses_only_the_matching_frames() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot choose the frames it analyses"));
 }
+
+#[test]
+fn rocescope_fields_say_what_wireshark_cannot() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // malformed frames, with the layer and the reason
+    for file in ["tests/malformed/cut_at_every_header_boundary.pcap", "tests/malformed/bth_reserved_opcode.pcap"] {
+        let file = root.join(file);
+        let malformed: Vec<u64> = common::jsonl(&file, &[])
+            .iter()
+            .filter(|f| f["kind"] == "malformed")
+            .map(|f| f["frame"].as_u64().expect("a number"))
+            .collect();
+        assert!(!malformed.is_empty());
+        assert_eq!(common::frames_selected(&file, "rocescope.malformed"), malformed, "{}", file.display());
+        let reasons = common::run_ok(&[
+            "packets",
+            "-Y",
+            "rocescope.malformed",
+            "-T",
+            "fields",
+            "-e",
+            "rocescope.malformed",
+            "-e",
+            "rocescope.malformed.layer",
+            file.to_str().expect("UTF-8"),
+        ]);
+        for line in reasons.lines() {
+            let (reason, layer) = line.split_once('\t').expect("two fields");
+            assert!(reason.starts_with(&format!("{layer}: ")), "{line}");
+        }
+    }
+    // the XRCETH, which Wireshark does not decode, and CNPs
+    let opcodes = root.join("samples/opcodes.pcap");
+    let xrc = common::run_ok(&[
+        "packets",
+        "-Y",
+        "rocescope.xrceth.xrc_srq == 0x77",
+        "-T",
+        "fields",
+        "-e",
+        "infiniband.bth.opcode",
+        opcodes.to_str().expect("UTF-8"),
+    ]);
+    let opcodes_seen: Vec<u64> = xrc.lines().map(|l| l.parse().expect("an opcode")).collect();
+    assert!(!opcodes_seen.is_empty() && opcodes_seen.iter().all(|op| (0xA0..=0xBF).contains(op)), "{opcodes_seen:?}");
+    assert_eq!(common::frames_selected(&opcodes, "rocescope.cnp"), vec![62]);
+    assert_eq!(
+        common::frames_selected(&opcodes, "rocescope.bth.becn == 1"),
+        common::frames_selected(&opcodes, "infiniband.bth[4] & 0x40")
+    );
+}

@@ -290,12 +290,16 @@ fn order(value: &Value<'_>, lit: &Literal, slice: Option<Slice>) -> Option<std::
         (Value::Ether(m), Literal::Ether(l)) => Some(m.cmp(l)),
         (Value::Str(s), Literal::Str(l)) => Some((*s).cmp(l.as_str())),
         (Value::Time(t), Literal::Time(l)) => Some(t.cmp(l)),
+        (Value::Error(e), Literal::Str(l)) => Some(e.to_string().as_str().cmp(l.as_str())),
         (v, Literal::Bytes(l)) => bytes_of(v, &mut buffer).map(|b| b.cmp(l.as_slice())),
         _ => None,
     }
 }
 
 fn contains(value: &Value<'_>, lit: &Literal, slice: Option<Slice>) -> bool {
+    if let (Value::Error(e), Literal::Str(needle)) = (value, lit) {
+        return e.to_string().contains(needle.as_str());
+    }
     let mut buffer = [0u8; 16];
     let Some(mut bytes) = bytes_of(value, &mut buffer) else { return false };
     if let Some(s) = slice {

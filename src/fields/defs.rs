@@ -276,6 +276,16 @@ pub static FIELDS: &[Field] = &[
     {
         out(uint(d.src_qp))
     }),
+    own!(
+        "rocescope.xrceth.xrc_srq",
+        U24,
+        Hex,
+        "XRC SRQ",
+        "the XRC shared receive queue an XRC request is for (XRCETH; Wireshark does not decode it)",
+        |f, out| if let Some(x) = f.ext().and_then(|e| e.xrceth) {
+            out(uint(x.xrc_srq))
+        }
+    ),
     // the AtomicETH's address and key are registered under the RETH's names
     ws!("infiniband.reth.va", U64, Hex, 0, "Virtual Address", |f, out| if let Some(e) = f.ext() {
         if let Some(r) = e.reth {
@@ -458,8 +468,18 @@ pub static FIELDS: &[Field] = &[
         "rocescope.malformed",
         FieldType::String,
         None,
+        "Malformed",
+        "present on malformed frames: the layer whose decoding failed and why (\"bth: truncated, needs 12 bytes, 7 available\")",
+        |f, out| if let Body::Malformed(m) = &f.packet.body {
+            out(Value::Error(m.error))
+        }
+    ),
+    own!(
+        "rocescope.malformed.layer",
+        FieldType::String,
+        None,
         "Malformed at layer",
-        "the layer whose decoding failed",
+        "the layer whose decoding failed (bth, ipv4, udp, ext_header, …)",
         |f, out| if let Body::Malformed(m) = &f.packet.body {
             out(Value::Str(m.error.layer.name()))
         }

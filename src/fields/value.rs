@@ -20,6 +20,8 @@ pub enum Value<'a> {
     Str(&'a str),
     /// Nanoseconds (since the epoch for an absolute time).
     Time(i64),
+    /// A decoding failure, shown as "layer: reason".
+    Error(rocescope_parsers::Error),
     /// A protocol or header is present.
     Present,
 }
@@ -70,6 +72,9 @@ pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
         }
         Value::Str(s) => out.push_str(s),
         Value::Time(ns) => write_seconds(out, ns),
+        Value::Error(e) => {
+            let _ = write!(out, "{e}");
+        }
         Value::Present => {}
     }
 }
