@@ -1,7 +1,6 @@
 //! The `analyze` command: read every input in one streaming pass, analyse, and print the
 //! summary or the JSON report.
 
-use std::collections::VecDeque;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -12,13 +11,15 @@ use memmap2::Mmap;
 
 use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
-use crate::capture::{CaptureError, Inputs, mapped};
+use crate::capture::{CaptureError, Inputs, LinkType, Record, mapped};
 use crate::cli::{
     AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
 };
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
-use crate::output::tables::{self, PacketTable, Written};
+use crate::ordered::InOrder;
+use crate::output::packet_table::PacketTable;
+use crate::output::tables::{self, Written};
 use crate::output::{analysis_text, html};
 use crate::progress::{Progress, UPDATE_EVERY};
 
@@ -56,7 +57,8 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     };
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let analyzer = if packet_table.is_some() { Analyzer::with_verdicts(config) } else { Analyzer::new(config) };
-    let analysis = Analysis { analyzer, packet_table, waiting: VecDeque::new() };
+    let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
+    let analysis = Analysis { analyzer, table };
     let progress = Progress::new(inputs.size(), !args.quiet);
     let (analysis, damage) = if args.threads > 1 {
         analyse_on_a_second_thread(&mut inputs, &decoder, &mut selection, analysis, &progress)
@@ -64,7 +66,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         analyse_here(&mut inputs, &decoder, &mut selection, analysis, &progress)
     };
     progress.finish();
-    let Analysis { analyzer, packet_table, .. } = match analysis.and_then(Analysis::finish) {
+    let Analysis { analyzer, table } = match analysis.and_then(Analysis::finish) {
         Ok(analysis) => analysis,
         Err(e) => {
             eprintln!("rocescope: cannot write the packet table: {e}");
@@ -79,7 +81,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer));
     if let Some(dir) = &args.out {
         // every file of the run, or none: they are named together once all are complete
-        let written = packet_table.map_or(Ok(Written::default()), PacketTable::finish).and_then(|mut files| {
+        let written = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish()).and_then(|mut files| {
             files.append(tables::write_report(dir, &report)?);
             files.append(tables::write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
             files.commit()
@@ -148,42 +150,40 @@ fn refuse_input(target: &std::path::Path, args: &AnalyzeArgs) -> Result<(), Stri
     Ok(())
 }
 
-/// The analysis and the per-packet table, which consume frame summaries in order.
+/// The analysis and the per-packet table, which consume frames in order.
 struct Analysis {
     analyzer: Analyzer,
-    packet_table: Option<PacketTable>,
-    /// Frames whose verdict the table waits for.
-    waiting: VecDeque<FrameSummary>,
+    table: Option<TableFeed>,
+}
+
+/// The per-packet table, fed each frame once its verdict is final; its decoder computes the
+/// ICRC while decoding (the analysis thread's frames are decoded again for the table).
+struct TableFeed {
+    ordered: InOrder<PacketTable>,
+    decoder: Decoder,
+}
+
+/// A frame's bytes as the table needs them, from the file it came from.
+struct Raw<'a> {
+    file: usize,
+    record: Record<'a>,
 }
 
 impl Analysis {
-    fn consume(&mut self, frame: &FrameSummary) -> io::Result<()> {
+    /// Takes a frame: its summary for the analysis, and its bytes when there is a table.
+    fn consume(&mut self, frame: &FrameSummary, raw: Option<Raw<'_>>) -> io::Result<()> {
         self.analyzer.observe(frame);
-        if self.packet_table.is_none() {
-            return Ok(());
-        }
-        self.waiting.push_back(*frame);
-        self.write_decided()
-    }
-
-    /// Writes the rows of the frames whose verdicts are final.
-    fn write_decided(&mut self) -> io::Result<()> {
-        let Some(table) = &mut self.packet_table else { return Ok(()) };
-        while let Some((number, verdict)) = self.analyzer.next_verdict() {
-            while let Some(frame) = self.waiting.pop_front() {
-                if frame.number == number {
-                    table.push(&frame, &verdict)?;
-                    break;
-                }
-            }
-        }
-        Ok(())
+        let (Some(t), Some(raw)) = (&mut self.table, raw) else { return Ok(()) };
+        let packet = t.decoder.decode(&raw.record);
+        t.ordered.take(&mut self.analyzer, frame.number, raw.file, &raw.record, &packet, true, &t.decoder)
     }
 
     /// Ends the analysis and writes the last rows.
     fn finish(mut self) -> io::Result<Analysis> {
-        self.analyzer.finish();
-        self.write_decided()?;
+        match &mut self.table {
+            Some(t) => t.ordered.finish(&mut self.analyzer, &t.decoder)?,
+            None => self.analyzer.finish(),
+        }
         Ok(self)
     }
 }
@@ -202,8 +202,9 @@ fn analyse_here(
     let mut damage = Vec::new();
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
+        let raw = analysis.table.is_some().then_some(Raw { file: frame.file, record: frame.record });
         if selection.keeps(frame.number, &packet)
-            && let Err(e) = analysis.consume(&FrameSummary::of(frame.number, &packet))
+            && let Err(e) = analysis.consume(&FrameSummary::of(frame.number, &packet), raw)
         {
             return (Err(e), damage);
         }
@@ -224,6 +225,30 @@ struct Work {
     summary: FrameSummary,
     file: usize,
     at: usize,
+    /// A copy of the frame, for the per-packet table.
+    copy: Option<Copied>,
+}
+
+/// A frame's record with its own bytes.
+struct Copied {
+    ts_ns: i64,
+    orig_len: u32,
+    link_type: LinkType,
+    offset: u64,
+    data: Vec<u8>,
+}
+
+impl Copied {
+    fn raw(&self, file: usize) -> Raw<'_> {
+        let record = Record {
+            ts_ns: self.ts_ns,
+            orig_len: self.orig_len,
+            data: &self.data,
+            link_type: self.link_type,
+            offset: self.offset,
+        };
+        Raw { file, record }
+    }
 }
 
 /// Decodes on this thread and analyses on another, which receives the frame summaries in
@@ -240,6 +265,7 @@ fn analyse_on_a_second_thread(
 ) -> (io::Result<Analysis>, Vec<CaptureError>) {
     let mappings: Vec<_> = inputs.share_mappings();
     let defer = mappings.iter().all(Option::is_some) && !selection.reads_icrc();
+    let copying = analysis.table.is_some();
     let decoder = if defer { decoder.clone().deferring_icrc() } else { decoder.clone() };
     let mut damage = Vec::new();
     let result = std::thread::scope(|scope| {
@@ -255,7 +281,8 @@ fn analyse_on_a_second_thread(
                     }
                     let work = &mut batch[i];
                     settle_deferred_icrc(mappings, work);
-                    analysis.consume(&work.summary)?;
+                    let raw = work.copy.as_ref().map(|c| c.raw(work.file));
+                    analysis.consume(&work.summary, raw)?;
                 }
                 release_consumed(mappings, &batch, &mut released);
                 batch.clear();
@@ -272,7 +299,15 @@ fn analyse_on_a_second_thread(
                     .get(frame.file)
                     .and_then(Option::as_ref)
                     .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
-                batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at });
+                let r = &frame.record;
+                let copy = copying.then(|| Copied {
+                    ts_ns: r.ts_ns,
+                    orig_len: r.orig_len,
+                    link_type: r.link_type,
+                    offset: r.offset,
+                    data: r.data.to_vec(),
+                });
+                batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at, copy });
             }
             if number.is_multiple_of(UPDATE_EVERY) {
                 progress.set(inputs.position());

@@ -167,11 +167,12 @@ pub fn run(args: &AnnotateArgs) -> ExitCode {
     };
     let annotator = Annotator { body, interfaces: Interfaces::default(), tsresol, comments: 0 };
     let decoder = Decoder::new(&args.analysis.roce_ports);
-    let mut ordered = InOrder::new(annotator, Analyzer::with_verdicts(config), None, None);
-    let (result, damage) = annotate_frames(&mut inputs, &decoder, &mut ordered);
+    let mut ordered = InOrder::new(annotator, None, None);
+    let mut analyzer = Analyzer::with_verdicts(config);
+    let (result, damage) = annotate_frames(&mut inputs, &decoder, &mut analyzer, &mut ordered);
     let result = result.and_then(|()| ordered.sink.body.flush());
     let written = result.and_then(|()| {
-        let report = Report::build(&ordered.analyzer, inputs.readers(), &damage);
+        let report = Report::build(&analyzer, inputs.readers(), &damage);
         assemble(&args.output, &summary(&report, ordered.sink.comments), &ordered.sink.interfaces.described, &body_path)
     });
     let _ = std::fs::remove_file(&body_path);
@@ -180,7 +181,7 @@ pub fn run(args: &AnnotateArgs) -> ExitCode {
         eprintln!("rocescope: cannot write {}: {e}", args.output.display());
         return ExitCode::from(EXIT_OUTPUT);
     }
-    if ordered.analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
+    if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return ExitCode::from(EXIT_NO_INPUT);
     }
     ExitCode::from(EXIT_OK)
@@ -190,17 +191,18 @@ pub fn run(args: &AnnotateArgs) -> ExitCode {
 fn annotate_frames(
     inputs: &mut Inputs,
     decoder: &Decoder,
+    analyzer: &mut Analyzer,
     ordered: &mut InOrder<Annotator>,
 ) -> (io::Result<()>, Vec<CaptureError>) {
     let mut damage = Vec::new();
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
-        ordered.analyzer.observe(&FrameSummary::of(frame.number, &packet));
-        if let Err(e) = ordered.take(frame.number, frame.file, &frame.record, &packet, true, decoder) {
+        analyzer.observe(&FrameSummary::of(frame.number, &packet));
+        if let Err(e) = ordered.take(analyzer, frame.number, frame.file, &frame.record, &packet, true, decoder) {
             return (Err(e), damage);
         }
         damage.append(&mut inputs.take_damage());
     }
     damage.append(&mut inputs.take_damage());
-    (ordered.finish(decoder), damage)
+    (ordered.finish(analyzer, decoder), damage)
 }

@@ -55,11 +55,10 @@ impl Waiting {
     }
 }
 
-/// Hands frames to a sink in capture order, once the analysis has decided their verdicts.
+/// Hands frames to a sink in capture order, once the analysis (which sees every frame, shown
+/// or not, so that verdicts are right) has decided their verdicts.
 pub struct InOrder<S: FrameSink> {
     pub sink: S,
-    /// Sees every frame, shown or not, so that verdicts are right.
-    pub analyzer: Analyzer,
     /// `-Y`: a frame is handed on only when it matches.
     display: Option<DisplayFilter>,
     first_ts_ns: Option<i64>,
@@ -72,17 +71,8 @@ pub struct InOrder<S: FrameSink> {
 
 impl<S: FrameSink> InOrder<S> {
     /// Hands on the frames `display` matches (all without one), `limit` of them at most.
-    pub fn new(sink: S, analyzer: Analyzer, display: Option<DisplayFilter>, limit: Option<u64>) -> Self {
-        InOrder {
-            sink,
-            analyzer,
-            display,
-            first_ts_ns: None,
-            waiting: VecDeque::new(),
-            spare: Vec::new(),
-            shown: 0,
-            limit,
-        }
+    pub fn new(sink: S, display: Option<DisplayFilter>, limit: Option<u64>) -> Self {
+        InOrder { sink, display, first_ts_ns: None, waiting: VecDeque::new(), spare: Vec::new(), shown: 0, limit }
     }
 
     /// Have `limit` frames been handed on?
@@ -90,10 +80,13 @@ impl<S: FrameSink> InOrder<S> {
         self.limit.is_some_and(|c| self.shown >= c)
     }
 
-    /// Takes the frame just analysed (`shown`: the other filters let it through): handed on
-    /// at once when its verdict is already final and no frame waits before it, else kept.
+    /// Takes the frame `analyzer` just observed (`shown`: the other filters let it through):
+    /// handed on at once when its verdict is already final and no frame waits before it, else
+    /// kept.
+    #[allow(clippy::too_many_arguments)]
     pub fn take(
         &mut self,
+        analyzer: &mut Analyzer,
         number: u64,
         file: usize,
         record: &Record<'_>,
@@ -105,7 +98,7 @@ impl<S: FrameSink> InOrder<S> {
         // a filter on the analysis's verdicts waits for them; any other is decided now
         let shown = shown && (self.filters_on_verdicts() || self.passes(number, packet, None));
         if self.waiting.is_empty() {
-            match self.analyzer.next_verdict() {
+            match analyzer.next_verdict() {
                 Some((n, verdict)) if n == number => {
                     return if shown { self.show(number, file, record, packet, &verdict) } else { Ok(()) };
                 }
@@ -120,12 +113,12 @@ impl<S: FrameSink> InOrder<S> {
         });
         let (ts_ns, orig_len, link_type, offset) = (record.ts_ns, record.orig_len, record.link_type, record.offset);
         self.waiting.push_back(Waiting { number, file, ts_ns, orig_len, link_type, offset, data });
-        self.write_decided(decoder)
+        self.write_decided(analyzer, decoder)
     }
 
     /// Hands on the waiting frames whose verdicts are final.
-    fn write_decided(&mut self, decoder: &Decoder) -> io::Result<()> {
-        while let Some((number, verdict)) = self.analyzer.next_verdict() {
+    fn write_decided(&mut self, analyzer: &mut Analyzer, decoder: &Decoder) -> io::Result<()> {
+        while let Some((number, verdict)) = analyzer.next_verdict() {
             while let Some(w) = self.waiting.pop_front() {
                 if w.number != number {
                     continue;
@@ -171,9 +164,10 @@ impl<S: FrameSink> InOrder<S> {
         self.sink.write(Decided { number, file, record, packet, verdict, first_ts_ns })
     }
 
-    /// The end of the input: every verdict is decided and every frame handed on.
-    pub fn finish(&mut self, decoder: &Decoder) -> io::Result<()> {
-        self.analyzer.finish();
-        self.write_decided(decoder)
+    /// The end of the input: ends the analysis, so that every verdict is decided, and hands
+    /// on every frame.
+    pub fn finish(&mut self, analyzer: &mut Analyzer, decoder: &Decoder) -> io::Result<()> {
+        analyzer.finish();
+        self.write_decided(analyzer, decoder)
     }
 }

@@ -42,7 +42,8 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     };
     let stdout = io::stdout().lock();
     let sink = ListSink { out: BufWriter::with_capacity(1 << 16, stdout), writer };
-    let mut list = InOrder::new(sink, Analyzer::with_verdicts(Config::default()), display, args.count);
+    let mut list = InOrder::new(sink, display, args.count);
+    let mut analyzer = Analyzer::with_verdicts(Config::default());
     let mut frames = 0u64;
     let mut damaged = 0usize;
     let mut result = list.sink.header();
@@ -52,8 +53,9 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         }
         frames += 1;
         let packet = decoder.decode(&frame.record);
-        list.analyzer.observe(&FrameSummary::of(frame.number, &packet));
-        result = list.take(frame.number, frame.file, &frame.record, &packet, filter.matches(&packet), &decoder);
+        analyzer.observe(&FrameSummary::of(frame.number, &packet));
+        let shown = filter.matches(&packet);
+        result = list.take(&mut analyzer, frame.number, frame.file, &frame.record, &packet, shown, &decoder);
         if result.is_err() || list.is_full() {
             break;
         }
@@ -62,7 +64,7 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
         }
     }
     damaged += take_damage(&mut inputs);
-    let result = result.and_then(|()| list.finish(&decoder)).and_then(|()| list.sink.out.flush());
+    let result = result.and_then(|()| list.finish(&mut analyzer, &decoder)).and_then(|()| list.sink.out.flush());
     match result {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::from(EXIT_OK),
         Err(e) => {

@@ -49,7 +49,7 @@ fn tables_agree_with_the_json_report() {
 
     let packets = parquet(&out.join("packets.parquet"));
     assert_eq!(packets.height() as u64, json["totals"]["frames"].as_u64().unwrap());
-    let classes = packets.column("seq_class").unwrap().str().unwrap();
+    let classes = packets.column("rocescope.analysis.seq_class").unwrap().str().unwrap();
     assert_eq!((0..classes.len()).filter(|&i| classes.get(i) == Some("retransmission")).count(), 6);
     assert_eq!(csv_rows(&out.join("packets.csv")).len(), packets.height() + 1);
 
@@ -57,11 +57,25 @@ fn tables_agree_with_the_json_report() {
     let reordered = dir.path().join("reordered");
     common::run_ok(&["analyze", "--out", reordered.to_str().unwrap(), "--packets", &sample("reordering.pcap")]);
     let packets = parquet(&reordered.join("packets.parquet"));
-    let frames = packets.column("frame").unwrap().u64().unwrap();
+    let frames = packets.column("frame.number").unwrap().u64().unwrap();
     assert!((1..frames.len()).all(|i| frames.get(i) > frames.get(i - 1)), "rows in frame order");
-    let classes = packets.column("seq_class").unwrap().str().unwrap();
+    let classes = packets.column("rocescope.analysis.seq_class").unwrap().str().unwrap();
     let count = |class: &str| (0..classes.len()).filter(|&i| classes.get(i) == Some(class)).count();
     assert_eq!((count("late_arrival"), count("ahead"), count("gap"), count("retransmission")), (8, 8, 0, 5));
+    // the columns are registry fields: each holds what `-T fields -E occurrence=l` prints
+    for (column, field) in [
+        ("infiniband.bth.psn", "infiniband.bth.psn"),
+        ("ip.src", "ip.src"),
+        ("rocescope.icrc.status", "rocescope.icrc.status"),
+    ] {
+        let exported =
+            common::run_ok(&["packets", "-T", "fields", "-E", "occurrence=l", "-e", field, &sample("reordering.pcap")]);
+        let values = packets.column(column).unwrap().cast(&DataType::String).unwrap();
+        let values = values.str().unwrap();
+        let table: Vec<String> = (0..values.len()).map(|i| values.get(i).unwrap_or("").to_string()).collect();
+        let exported: Vec<String> = exported.lines().map(str::to_string).collect();
+        assert_eq!(table, exported, "{column}");
+    }
 
     let leftovers: Vec<_> = std::fs::read_dir(&out)
         .unwrap()
@@ -83,7 +97,7 @@ fn the_packet_table_is_written_in_batches() {
     common::run_ok(&args);
     let packets = parquet(&dir.path().join("o/packets.parquet"));
     assert_eq!(packets.height(), 456 * 150);
-    let frames = packets.column("frame").unwrap().u64().unwrap();
+    let frames = packets.column("frame.number").unwrap().u64().unwrap();
     assert_eq!((frames.get(0), frames.get(456 * 150 - 1)), (Some(1), Some(456 * 150)));
 }
 

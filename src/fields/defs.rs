@@ -409,6 +409,14 @@ pub static FIELDS: &[Field] = &[
         out(uint(p.quanta[3]))
     }),
     // rocescope's own
+    own!(
+        "rocescope.frame.kind",
+        FieldType::String,
+        None,
+        "Frame kind",
+        "roce, pfc, pause, other or malformed, as reports count frames",
+        |f, out| out(Value::Str(f.packet.kind().name()))
+    ),
     own!("rocescope.roce.version", U8, Dec, "RoCE version", "1 (EtherType 0x8915 and a GRH) or 2 (UDP)", |f, out| {
         if let Some(r) = f.roce() {
             out(uint(r.version))

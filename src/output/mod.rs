@@ -8,6 +8,8 @@ pub mod hexdump;
 pub mod html;
 pub mod jsonl;
 pub mod names;
+#[cfg(feature = "tables")]
+pub mod packet_table;
 pub mod summary;
 #[cfg(feature = "tables")]
 pub mod tables;

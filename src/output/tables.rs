@@ -1,6 +1,6 @@
 //! `analyze --out DIR`: the report as files — `report.json`, and the flows, retransmit
 //! episodes, findings and pause tables as CSV and Parquet (polars); with `--packets` also a
-//! per-packet table, written in batches as the capture is read. Every file is written under a
+//! per-packet table ([`super::packet_table`]). Every file is written under a
 //! temporary name; the files get their names together once all of them are complete, so a
 //! failed run (a full disk, say) leaves neither a half-written file nor a partial set.
 
@@ -10,10 +10,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use crate::analyze::Verdict;
-use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
-use crate::analyze::sequence::SeqClass;
 
 /// A file being written under a temporary name in the output directory; removed when dropped
 /// before [`AtomicFile::commit`] gives it its name.
@@ -30,7 +27,7 @@ impl AtomicFile {
         Ok((AtomicFile { partial, target: dir.join(name), committed: false }, file))
     }
 
-    fn commit(mut self) -> io::Result<()> {
+    pub fn commit(mut self) -> io::Result<()> {
         std::fs::rename(&self.partial, &self.target)?;
         self.committed = true;
         Ok(())
@@ -49,7 +46,7 @@ impl Drop for AtomicFile {
 /// dropping them removes them.
 #[derive(Default)]
 #[must_use = "the files are removed unless committed"]
-pub struct Written(Vec<AtomicFile>);
+pub struct Written(pub(crate) Vec<AtomicFile>);
 
 impl Written {
     pub fn append(&mut self, mut other: Written) {
@@ -61,7 +58,7 @@ impl Written {
     }
 }
 
-fn polars_error(e: PolarsError) -> io::Error {
+pub(crate) fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
 }
 
@@ -244,106 +241,4 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
         &mut written,
     )?;
     Ok(written)
-}
-
-/// Rows per batch of the per-packet table.
-const BATCH_ROWS: usize = 65_536;
-
-/// One per-packet row.
-struct PacketRow {
-    frame: u64,
-    ts_ns: i64,
-    kind: &'static str,
-    flow: Option<u32>,
-    src_ip: Option<String>,
-    dst_ip: Option<String>,
-    dst_qp: Option<u32>,
-    opcode: Option<u32>,
-    psn: Option<u32>,
-    ack_req: Option<bool>,
-    payload_len: Option<u64>,
-    dscp: Option<u32>,
-    ecn: Option<u32>,
-    icrc: Option<&'static str>,
-    seq_class: Option<&'static str>,
-    mirror_duplicate: bool,
-}
-
-/// The per-packet table (`--packets`): packets.csv and packets.parquet, written a batch at a
-/// time so memory does not grow with the capture.
-pub struct PacketTable {
-    rows: Vec<PacketRow>,
-    csv: polars::io::csv::write::BatchedWriter<BufWriter<File>>,
-    parquet: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
-    files: [AtomicFile; 2],
-}
-
-fn packet_frame(rows: &[PacketRow]) -> io::Result<DataFrame> {
-    frame(vec![
-        col("frame", rows, |r| r.frame),
-        col("ts_ns", rows, |r| r.ts_ns),
-        col("kind", rows, |r| r.kind.to_string()),
-        col("flow", rows, |r| r.flow),
-        col("src_ip", rows, |r| r.src_ip.clone()),
-        col("dst_ip", rows, |r| r.dst_ip.clone()),
-        col("dst_qp", rows, |r| r.dst_qp),
-        col("opcode", rows, |r| r.opcode),
-        col("psn", rows, |r| r.psn),
-        col("ack_req", rows, |r| r.ack_req),
-        col("payload_len", rows, |r| r.payload_len),
-        col("dscp", rows, |r| r.dscp),
-        col("ecn", rows, |r| r.ecn),
-        col("icrc", rows, |r| r.icrc.map(str::to_string)),
-        col("seq_class", rows, |r| r.seq_class.map(str::to_string)),
-        col("mirror_duplicate", rows, |r| r.mirror_duplicate),
-    ])
-}
-
-impl PacketTable {
-    pub fn create(dir: &Path) -> io::Result<PacketTable> {
-        let schema = packet_frame(&[])?.schema().as_ref().clone();
-        let (csv_file, csv) = AtomicFile::create(dir, "packets.csv")?;
-        let (parquet_file, parquet) = AtomicFile::create(dir, "packets.parquet")?;
-        let csv = CsvWriter::new(BufWriter::new(csv)).batched(&schema).map_err(polars_error)?;
-        let parquet = ParquetWriter::new(BufWriter::new(parquet)).batched(&schema).map_err(polars_error)?;
-        Ok(PacketTable { rows: Vec::with_capacity(BATCH_ROWS), csv, parquet, files: [csv_file, parquet_file] })
-    }
-
-    pub fn push(&mut self, s: &FrameSummary, verdict: &Verdict) -> io::Result<()> {
-        let roce = s.roce();
-        self.rows.push(PacketRow {
-            frame: s.number,
-            ts_ns: s.ts_ns,
-            kind: s.kind_name(),
-            flow: verdict.flow,
-            src_ip: s.src_ip.map(|a| a.to_string()),
-            dst_ip: s.dst_ip.map(|a| a.to_string()),
-            dst_qp: roce.map(|r| r.dest_qp),
-            opcode: roce.map(|r| u32::from(r.opcode)),
-            psn: roce.map(|r| r.psn),
-            ack_req: roce.map(|r| r.ack_req),
-            payload_len: roce.map(|r| r.payload_len as u64),
-            dscp: s.dscp.map(u32::from),
-            ecn: s.ecn.map(u32::from),
-            icrc: roce.map(|r| r.icrc.name()),
-            seq_class: verdict.seq.map(SeqClass::name),
-            mirror_duplicate: verdict.mirror_duplicate,
-        });
-        if self.rows.len() >= BATCH_ROWS { self.flush() } else { Ok(()) }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        let df = packet_frame(&self.rows)?;
-        self.rows.clear();
-        self.csv.write_batch(&df).map_err(polars_error)?;
-        self.parquet.write_batch(&df).map_err(polars_error)
-    }
-
-    /// Writes the last batch; the complete files are still to be committed.
-    pub fn finish(mut self) -> io::Result<Written> {
-        self.flush()?;
-        self.csv.finish().map_err(polars_error)?;
-        self.parquet.finish().map_err(polars_error)?;
-        Ok(Written(self.files.into()))
-    }
 }
