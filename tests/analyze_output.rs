@@ -198,3 +198,26 @@ fn a_full_disk_is_a_clear_error_and_leaves_no_report() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0), 10);
 }
+
+#[test]
+fn the_packet_table_is_the_same_for_any_thread_count_and_from_standard_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = sample("reordering.pcap");
+    let table = |threads: &str, stdin: bool| {
+        let out = dir.path().join(format!("t{threads}{stdin}"));
+        let out_arg = out.to_str().unwrap().to_string();
+        let mut cmd = common::rocescope();
+        cmd.args(["analyze", "--out", &out_arg, "--packets", "--threads", threads]);
+        if stdin {
+            cmd.arg("-").stdin(std::fs::File::open(&file).unwrap());
+        } else {
+            cmd.arg(&file);
+        }
+        assert!(cmd.output().unwrap().status.success());
+        std::fs::read(out.join("packets.csv")).unwrap()
+    };
+    let one = table("1", false);
+    for (threads, stdin) in [("2", false), ("3", false), ("2", true)] {
+        assert!(table(threads, stdin) == one, "--threads {threads}, standard input {stdin}");
+    }
+}
