@@ -58,48 +58,55 @@ pub const PACKET_COLUMNS: &[&str] = &[
 ];
 
 /// Rows per batch.
-const BATCH_ROWS: usize = 65_536;
+const BATCH_ROWS: usize = 16_384;
 
-/// The values of one column for the rows of a batch.
+/// The values of one column for the rows of a batch (text straight into the column's
+/// buffer, with no allocation per cell).
 enum Values {
     Uint(Vec<Option<u64>>),
     Bool(Vec<Option<bool>>),
     Int(Vec<Option<i64>>),
-    Text(Vec<Option<String>>),
+    Text(StringChunkedBuilder),
 }
 
 impl Values {
-    fn for_type(ty: FieldType) -> Values {
+    fn for_type(ty: FieldType, name: &str) -> Values {
         match ty {
             FieldType::Uint(_) | FieldType::FrameNum => Values::Uint(Vec::with_capacity(BATCH_ROWS)),
             FieldType::Bool(_) | FieldType::Protocol => Values::Bool(Vec::with_capacity(BATCH_ROWS)),
             FieldType::AbsoluteTime | FieldType::RelativeTime => Values::Int(Vec::with_capacity(BATCH_ROWS)),
-            _ => Values::Text(Vec::with_capacity(BATCH_ROWS)),
+            _ => Values::Text(StringChunkedBuilder::new(name.into(), BATCH_ROWS)),
         }
     }
 
-    /// Appends the field's value (or null).
-    fn push(&mut self, field: &Field, value: Option<Value<'_>>) {
+    /// Appends the field's value (or null); `scratch` is reused for text.
+    fn push(&mut self, field: &Field, value: Option<Value<'_>>, scratch: &mut String) {
         match self {
             Values::Uint(v) => v.push(value.and_then(|x| x.as_uint())),
             Values::Bool(v) => v.push(value.map(|x| x.as_uint().is_none_or(|u| u != 0))),
             Values::Int(v) => v.push(value.and_then(|x| if let Value::Time(t) = x { Some(t) } else { None })),
-            Values::Text(v) => v.push(value.map(|x| {
-                let mut text = String::new();
-                write_tshark(&mut text, field, &x);
-                text
-            })),
+            Values::Text(b) => match value {
+                Some(Value::Str(text)) => b.append_value(text),
+                Some(x) => {
+                    scratch.clear();
+                    write_tshark(scratch, field, &x);
+                    b.append_value(scratch.as_str());
+                }
+                None => b.append_null(),
+            },
         }
     }
 
     /// The batch as a column, emptied.
     fn take(&mut self, name: &str) -> Column {
-        let name = name.into();
         match self {
-            Values::Uint(v) => Column::new(name, std::mem::take(v)),
-            Values::Bool(v) => Column::new(name, std::mem::take(v)),
-            Values::Int(v) => Column::new(name, std::mem::take(v)),
-            Values::Text(v) => Column::new(name, std::mem::take(v)),
+            Values::Uint(v) => Column::new(name.into(), std::mem::take(v)),
+            Values::Bool(v) => Column::new(name.into(), std::mem::take(v)),
+            Values::Int(v) => Column::new(name.into(), std::mem::take(v)),
+            Values::Text(b) => {
+                let full = std::mem::replace(b, StringChunkedBuilder::new(name.into(), BATCH_ROWS));
+                full.finish().into_column()
+            }
         }
     }
 }
@@ -108,6 +115,7 @@ pub struct PacketTable {
     fields: Vec<&'static Field>,
     columns: Vec<Values>,
     rows: usize,
+    scratch: String,
     csv: polars::io::csv::write::BatchedWriter<BufWriter<File>>,
     parquet: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
     files: [AtomicFile; 2],
@@ -119,14 +127,22 @@ impl PacketTable {
             .iter()
             .map(|name| fields::by_name(name).ok_or_else(|| io::Error::other(format!("no field {name}"))))
             .collect::<io::Result<_>>()?;
-        let mut columns: Vec<Values> = fields.iter().map(|f| Values::for_type(f.ty)).collect();
+        let mut columns: Vec<Values> = fields.iter().map(|f| Values::for_type(f.ty, f.name)).collect();
         let empty: Vec<Column> = columns.iter_mut().zip(&fields).map(|(c, f)| c.take(f.name)).collect();
         let schema = DataFrame::new_infer_height(empty).map_err(polars_error)?.schema().as_ref().clone();
         let (csv_file, csv) = AtomicFile::create(dir, "packets.csv")?;
         let (parquet_file, parquet) = AtomicFile::create(dir, "packets.parquet")?;
         let csv = CsvWriter::new(BufWriter::new(csv)).batched(&schema).map_err(polars_error)?;
         let parquet = ParquetWriter::new(BufWriter::new(parquet)).batched(&schema).map_err(polars_error)?;
-        Ok(PacketTable { fields, columns, rows: 0, csv, parquet, files: [csv_file, parquet_file] })
+        Ok(PacketTable {
+            fields,
+            columns,
+            rows: 0,
+            scratch: String::new(),
+            csv,
+            parquet,
+            files: [csv_file, parquet_file],
+        })
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -152,7 +168,7 @@ impl FrameSink for PacketTable {
         for (values, field) in self.columns.iter_mut().zip(&self.fields) {
             let mut innermost = None;
             field.values(&frame, &mut |v| innermost = Some(v));
-            values.push(field, innermost);
+            values.push(field, innermost, &mut self.scratch);
         }
         self.rows += 1;
         if self.rows >= BATCH_ROWS { self.flush() } else { Ok(()) }
