@@ -195,3 +195,16 @@ fn display_filters_combine_with_the_other_filters_and_keep_capture_relative_time
     let line = common::run_ok(&["packets", "--opcode", "cnp", &file]);
     assert!(line.starts_with("    62 0.000129000 "), "{line}");
 }
+
+#[test]
+fn the_decode_tree_shows_the_analysis_fields_by_name() {
+    let out = common::run_ok(&["packets", "-V", "-c", "11", &sample("reordering.pcap")]);
+    for expected in [
+        "rocescope analysis\n    Flow: 0 [rocescope.analysis.flow]\n    Sequence class: ahead [rocescope.analysis.seq_class]\n    Ahead of late arrivals: yes [rocescope.analysis.ahead]",
+        "    Sequence class: late_arrival [rocescope.analysis.seq_class]\n    Late arrival: yes [rocescope.analysis.late_arrival]",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in\n{out}");
+    }
+    let out = common::run_ok(&["packets", "-V", "-c", "2", &sample("mirror_erspan.pcap")]);
+    assert!(out.contains("    Mirror duplicate: yes [rocescope.analysis.mirror_duplicate]"), "{out}");
+}
