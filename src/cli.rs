@@ -74,7 +74,9 @@ docs/jsonl-schema.md).",
     /// Reconstruct per-QP flows and explain loss, retransmission, congestion, PFC and marking
     #[command(
         long_about = "Analyse the captures in one streaming pass: per-QP flows (one direction of one QP) \
-paired into connections, PSN gaps and retransmit episodes with their trigger (NAK, RNR NAK, timeout), \
+paired into connections, each direction's requests and READ responses sequenced apart, PSN gaps, \
+late arrivals (reordering) and retransmit episodes with their trigger (NAK, RNR NAK, re-issued READ, \
+timeout, or no NAK in the capture), reused QP numbers, mirror copies, \
 ECN marks and CNPs, PFC and PAUSE per source and priority with pause storms, DSCP/PCP/ECN marking \
 against the fabric's policy, and findings with their likely cause and first action. Prints a \
 summary; --json prints the report as JSON (docs/report-schema.md); --out writes it as files. \
@@ -86,7 +88,8 @@ Definitions of every counter are in docs/analysis.md.",
             "    rocescope analyze --link-speed 400G --policy fabric.toml --fail-on warning capture.pcap\n\n",
             "POLICY FILE (TOML, every key optional):\n",
             "    data_dscp = 26\n    cnp_dscp = 48\n    data_pcp = 3\n    cnp_pcp = 6\n",
-            "    require_ect = true\n    lossless_priority = 3\n\n",
+            "    require_ect = true\n    lossless_priority = 3\n",
+            "    cm_dscp = 48          # management packets (QP 0/1); not checked when absent\n\n",
             "EXIT STATUS:\n",
             "    0  success; damaged input files were read up to the damage and reported on stderr\n",
             "    1  no input could be read\n",
@@ -220,7 +223,8 @@ pub struct PacketsArgs {
     #[arg(short = 'c', long = "count", value_name = "N")]
     pub count: Option<u64>,
 
-    /// Time column: since the first listed frame, since the previous one, epoch seconds, or UTC
+    /// Time column: since the capture's first frame (whatever the filters hide), since the
+    /// previous frame listed, epoch seconds, or UTC
     #[arg(short = 't', long = "time", value_enum, default_value_t = TimeFormat::Relative)]
     pub time: TimeFormat,
 

@@ -78,8 +78,9 @@ pub struct Gaps {
 
 impl Gaps {
     /// Remembers a gap that skipped from `first_psn` for `span` PSNs, of which `is_hole`
-    /// tells the holes. Returns whether it was kept (a gap that finds every slot taken by an
-    /// unsettled one is not).
+    /// tells the holes. Returns whether its holes' fate is open: false for a gap too wide to
+    /// track (remembered as a range, settled at once) and for one that finds every slot taken
+    /// by an unsettled gap (not remembered).
     pub fn open(
         &mut self,
         frame: u64,
@@ -116,7 +117,7 @@ impl Gaps {
             late: Bits::default(),
             naked: Bits::default(),
         });
-        true
+        tracked
     }
 
     /// The newest gap that holds `psn`.
@@ -170,7 +171,7 @@ mod tests {
     #[test]
     fn a_wide_gap_is_remembered_as_a_range_and_settled_at_once() {
         let mut gaps = Gaps::default();
-        assert!(gaps.open(1, 0, 0, TRACKED_SPAN + 1, TRACKED_SPAN + 1, &|_| true));
+        assert!(!gaps.open(1, 0, 0, TRACKED_SPAN + 1, TRACKED_SPAN + 1, &|_| true));
         let g = gaps.get(0).unwrap();
         assert!(g.settled && !g.is_unseen_hole(3) && g.offset(3).is_some());
     }

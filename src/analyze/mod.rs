@@ -460,7 +460,7 @@ impl Analyzer {
         let make = || Flow::new(key, roce.version, transport, s.number, s.ts_ns);
         let mut fid = self.flows.get_or_insert(key, make)?;
         if self.is_new_connection(fid, s.ts_ns, roce) {
-            self.retire_flow(fid);
+            self.end_connection(fid, s.ts_ns);
             fid = self.flows.get_or_insert(key, make)?;
         }
         if self.flows.flow(fid).is_some_and(|f| f.packets == 0) {

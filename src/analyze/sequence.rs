@@ -301,8 +301,7 @@ impl Sequence {
     /// Remembers a gap; returns whether its holes' fate is open. A gap too wide to track, or
     /// that finds no room, is counted at once.
     fn open_gap(&mut self, a: Arrival, e: u32, span: u32, missing: u32, holes: &dyn Holes) -> bool {
-        let open = self.gap_list.open(a.frame, a.ts_ns, e, span, missing, &|p| holes.is_hole(p))
-            && self.gap_list.unsettled().filter_map(|i| self.gap_list.get(i)).any(|g| g.frame == a.frame);
+        let open = self.gap_list.open(a.frame, a.ts_ns, e, span, missing, &|p| holes.is_hole(p));
         if !open {
             self.gaps += 1;
             self.missing_psns += u64::from(missing);

@@ -337,25 +337,31 @@ impl Analyzer {
 
     /// Does this packet begin a new connection on a reused QP number? A request after at
     /// least `qp_reuse_idle` of silence whose PSN is behind the expected one and was never
-    /// requested (so cannot be a retransmission) does. Its peer, idle as long, ends too.
-    pub(super) fn is_new_connection(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) -> bool {
+    /// requested (so cannot be a retransmission) does.
+    pub(super) fn is_new_connection(&self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) -> bool {
         if opcode::is_unsequenced(roce.opcode) || opcode::is_read_response(roce.opcode) {
             return false;
         }
         let Some(f) = self.flows.flow(fid) else { return false };
-        let idle = self.config.qp_reuse_idle_ns;
         let Some(e) = f.requests.seq.expected() else { return false };
         let behind = roce.psn != e && psn_forward_distance(roce.psn, e) >= PSN_HALF;
-        if f.packets == 0 || ts_ns.saturating_sub(f.last_ts_ns) < idle || !behind || f.psn_was_requested(roce.psn) {
-            return false;
-        }
-        let peer = f.peer.map(|(p, _)| p);
+        f.packets > 0
+            && ts_ns.saturating_sub(f.last_ts_ns) >= self.config.qp_reuse_idle_ns
+            && behind
+            && !f.psn_was_requested(roce.psn)
+    }
+
+    /// Ends a flow whose QP number a new connection takes over, and its peer when that was
+    /// idle as long: the new connection's packets in both directions start flows of their own.
+    pub(super) fn end_connection(&mut self, fid: FlowId, ts_ns: i64) {
+        let idle = self.config.qp_reuse_idle_ns;
+        let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
         if let Some(p) =
             peer.filter(|&p| self.flows.flow(p).is_some_and(|p| ts_ns.saturating_sub(p.last_ts_ns) >= idle))
         {
             self.retire_flow(p);
         }
-        true
+        self.retire_flow(fid);
     }
 }
 

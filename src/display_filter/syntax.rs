@@ -358,7 +358,7 @@ impl Parser {
                 let at = self.at();
                 let end: usize = w[1..].parse().map_err(|_| FilterError::new(at, "expected a slice end"))?;
                 self.take();
-                Slice { start, len: Some(end.saturating_sub(start) + 1) }
+                Slice { start, len: Some(end.saturating_sub(start).saturating_add(1)) }
             }
             _ => Slice { start, len: Some(1) },
         };
@@ -453,6 +453,9 @@ mod tests {
         assert_eq!(parse("a[2-4]").map(|_| ()), Ok(()));
         let Expr::Test(Test::Present(o)) = parse("a[2-4]").unwrap() else { panic!() };
         assert_eq!(o.slice, Some(Slice { start: 2, len: Some(3) }));
+        // bounds from the text never overflow
+        let Expr::Test(Test::Present(o)) = parse("a[0-18446744073709551615]").unwrap() else { panic!() };
+        assert_eq!(o.slice, Some(Slice { start: 0, len: Some(usize::MAX) }));
     }
 
     #[test]

@@ -133,22 +133,7 @@ pub fn by_name(name: &str) -> Option<&'static Field> {
 
 /// The registered name nearest to `name` (for "did you mean"), by edit distance.
 pub fn nearest(name: &str) -> Option<&'static str> {
-    defs::FIELDS.iter().map(|f| (edit_distance(name, f.name), f.name)).min().map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
+    defs::FIELDS.iter().map(|f| (strsim::levenshtein(name, f.name), f.name)).min().map(|(_, n)| n)
 }
 
 /// Writes the registry as `tshark -G fields` does: one line per field, tab-separated: `F`,
@@ -194,6 +179,6 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), before, "a field is declared twice");
         assert_eq!(nearest("infiniband.bth.pns"), Some("infiniband.bth.psn"));
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(nearest("ip.sr"), Some("ip.src"));
     }
 }

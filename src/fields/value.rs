@@ -7,7 +7,10 @@
 use std::fmt::Write as _;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
+use rocescope_parsers::ethernet::MacAddr;
+
 use super::{Base, Field, FieldType};
+use crate::output::names::write_seconds;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value<'a> {
@@ -37,13 +40,6 @@ impl Value<'_> {
     }
 }
 
-/// Seconds with nine decimals, as tshark prints times (`-0.000001000` before the first frame).
-fn write_seconds(out: &mut String, ns: i64) {
-    let sign = if ns < 0 { "-" } else { "" };
-    let abs = ns.unsigned_abs();
-    let _ = write!(out, "{sign}{}.{:09}", abs / 1_000_000_000, abs % 1_000_000_000);
-}
-
 /// Appends `value` of `field` as tshark's `-T fields` prints it.
 pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
     match *value {
@@ -63,7 +59,7 @@ pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
             let _ = write!(out, "{}", Ipv6Addr::from(a));
         }
         Value::Ether(m) => {
-            let _ = write!(out, "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5]);
+            let _ = write!(out, "{}", MacAddr(m));
         }
         Value::Bytes(bytes) => {
             for b in bytes {
@@ -71,7 +67,9 @@ pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
             }
         }
         Value::Str(s) => out.push_str(s),
-        Value::Time(ns) => write_seconds(out, ns),
+        Value::Time(ns) => {
+            let _ = write_seconds(out, ns);
+        }
         Value::Error(e) => {
             let _ = write!(out, "{e}");
         }

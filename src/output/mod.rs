@@ -23,7 +23,7 @@ use crate::decode::Packet;
 /// How the time column is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TimeFormat {
-    /// Seconds since the first frame listed.
+    /// Seconds since the capture's first frame (Wireshark's relative time).
     Relative,
     /// Seconds since the previous frame listed.
     Delta,
