@@ -14,7 +14,7 @@ use crate::cli::{
 };
 use crate::decode::{Decoder, Packet};
 use crate::display_filter::DisplayFilter;
-use crate::fields::{self, Frame};
+use crate::fields::Frame;
 use crate::filter::Filter;
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::fields::FieldExport;
@@ -165,7 +165,7 @@ impl FrameWriter {
         self.line.clear();
         let formatted = if self.verbose {
             let frame = Frame { number, packet, first_ts_ns, verdict: Some(verdict) };
-            tree::write_tree(&mut self.line, number, packet).and_then(|()| write_verdict_tree(&mut self.line, &frame))
+            tree::write_tree(&mut self.line, &frame)
         } else {
             self.clock.start_at(first_ts_ns);
             write_list_line(&mut self.line, &mut self.scratch, &mut self.clock, number, packet)
@@ -199,28 +199,4 @@ fn write_verdict_flag(line: &mut String, verdict: &Verdict) -> std::fmt::Result 
         Some(SeqClass::Ahead) => line.write_str(" [ahead of late arrivals]"),
         _ => Ok(()),
     }
-}
-
-/// The analysis section of the decode tree: every `rocescope.analysis.*` field the frame has,
-/// from the field registry.
-fn write_verdict_tree(out: &mut String, frame: &Frame<'_, '_>) -> std::fmt::Result {
-    let mut heading = false;
-    for field in fields::all().iter().filter(|f| f.name.starts_with("rocescope.analysis.")) {
-        let mut first = None;
-        field.values(frame, &mut |v| {
-            first.get_or_insert(v);
-        });
-        let Some(value) = first else { continue };
-        if !std::mem::replace(&mut heading, true) {
-            writeln!(out, "rocescope analysis")?;
-        }
-        write!(out, "    {}: ", field.label)?;
-        match value {
-            // a boolean analysis field is present only when it holds
-            fields::Value::Bool(_) => out.push_str("yes"),
-            v => fields::write_tshark(out, field, &v),
-        }
-        writeln!(out, " [{}]", field.name)?;
-    }
-    Ok(())
 }

@@ -44,9 +44,23 @@ fn registry() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The registry fields tshark has, that have values to print (not protocols).
+/// Fields whose values tshark 4.0 gets wrong, and rocescope does not copy.
+const TSHARK_MISREADS: &[&str] = [
+    // IBA 12.6.5: the Primary Flow Label is the top 20 bits of the 32-bit word at byte 88 of
+    // the REQ (0x20438 in softroce_cm_write_read.pcap); tshark 4.0 reads it from 24 bits and
+    // shows 0x00204
+    "infiniband.cm.req.prim_flowlabel",
+]
+.as_slice();
+
+/// The registry fields tshark has, that have values to print (not protocols), and that tshark
+/// reads correctly.
 fn shared_fields() -> Vec<String> {
-    registry().into_iter().filter(|(n, c)| !n.starts_with("rocescope.") && c[0] != "P").map(|(n, _)| n).collect()
+    registry()
+        .into_iter()
+        .filter(|(n, c)| !n.starts_with("rocescope.") && c[0] != "P" && !TSHARK_MISREADS.contains(&n.as_str()))
+        .map(|(n, _)| n)
+        .collect()
 }
 
 #[test]
@@ -108,6 +122,8 @@ fn field_export_prints_every_shared_field_as_tshark_does() {
     for file in common::roce_captures() {
         let theirs = tshark_fields(&file, &fields, &[]);
         let ours = rocescope_fields(&file, &fields, &[]);
+        let tshark_malformed: Vec<bool> =
+            tshark_fields(&file, &["_ws.malformed".into()], &[]).lines().map(|l| !l.is_empty()).collect();
         assert_eq!(theirs.lines().count(), ours.lines().count(), "{}: frames", file.display());
         for (number, (t, o)) in theirs.lines().zip(ours.lines()).enumerate() {
             let (t, o): (Vec<&str>, Vec<&str>) = (t.split('\t').collect(), o.split('\t').collect());
@@ -116,6 +132,11 @@ fn field_export_prints_every_shared_field_as_tshark_does() {
             let not_roce = t[dstport].rsplit(',').next() != Some("4791");
             for (i, field) in fields.iter().enumerate() {
                 if not_roce && field.starts_with("infiniband") {
+                    continue;
+                }
+                // where tshark's dissection throws (an empty SEND handed to its RPC-over-RDMA
+                // heuristic), it never reaches the ICRC that rocescope shows
+                if tshark_malformed[number] && field == "infiniband.invariant.crc" && t[i].is_empty() {
                     continue;
                 }
                 assert_eq!(o[i], t[i], "{} frame {}: {field}", file.display(), number + 1);

@@ -234,7 +234,8 @@ fn cut_and_corrupted_frames_never_panic() {
                     bytes[at] = rng.next_u64() as u8;
                 }
                 let p = decode(&bytes);
-                let _ = crate::output::tree::write_tree(&mut String::new(), 1, &p);
+                let frame = crate::fields::Frame { number: 1, packet: &p, first_ts_ns: 0, verdict: None };
+                let _ = crate::output::tree::write_tree(&mut String::new(), &frame);
                 decoded += 1;
             }
         }

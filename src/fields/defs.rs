@@ -3,13 +3,18 @@
 //! quirks: the AtomicETH's address and key are `infiniband.reth.va` / `.r_key`, masked fields
 //! hold their shifted value. Fields of rocescope's own are under `rocescope.*`.
 
+use rocescope_parsers::cm::{CmMessage, CmRep, CmReq};
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::opcode::ExtHeader;
 
 use super::FieldType::{self, Bytes, Ether, Ipv4, Ipv6, Protocol, Uint};
-use super::{Base, Field, Frame, Value};
+use super::names::meaning;
+use super::{Base, Field, Frame, Shown, Value, hidden, named};
 use crate::analyze::sequence::SeqClass;
-use crate::decode::{Body, EncapKind};
+use crate::decode::{Body, EncapKind, Link, Network};
+
+/// The RoCEv2 CNP opcode (Annex A17.9.2).
+const CNP_OPCODE: u8 = 0x81;
 
 const U8: FieldType = Uint(8);
 const U16: FieldType = Uint(16);
@@ -31,6 +36,7 @@ macro_rules! ws {
             label: $label,
             blurb: "",
             wireshark: true,
+            shown: Shown::Line,
             get: $get,
         }
     };
@@ -47,6 +53,7 @@ macro_rules! own {
             label: $label,
             blurb: $blurb,
             wireshark: false,
+            shown: Shown::Line,
             get: $get,
         }
     };
@@ -71,6 +78,105 @@ fn mac_control(f: &Frame<'_, '_>) -> Option<MacControl> {
     }
 }
 
+/// The Linux cooked-capture header, when the frame has one.
+fn sll<'a>(f: &Frame<'_, 'a>) -> Option<rocescope_parsers::sll::SllHeader<'a>> {
+    match f.packet.link {
+        Link::Sll(h) => Some(h),
+        _ => None,
+    }
+}
+
+/// ARPHRD_IPGRE: a cooked capture of a GRE tunnel device.
+const ARPHRD_IPGRE: u16 = 778;
+
+/// Every ERSPAN type II or III header, outermost first.
+fn erspans(f: &Frame<'_, '_>, sink: &mut dyn FnMut(&rocescope_parsers::erspan::ErspanHeader)) {
+    f.encaps(&mut |k| {
+        if let Some(h) = k.erspan() {
+            sink(&h)
+        }
+    })
+}
+
+fn aeth(f: &Frame<'_, '_>) -> Option<rocescope_parsers::ext::Aeth> {
+    f.ext().and_then(|e| e.aeth)
+}
+
+/// The AETH syndrome's 5-bit value, when its class (bits 6:5) is `class`.
+fn aeth_value<'a>(f: &Frame<'_, 'a>, class: u8, out: &mut dyn FnMut(Value<'a>)) {
+    if let Some(a) = aeth(f)
+        && (a.syndrome >> 5) & 3 == class
+    {
+        out(uint(a.syndrome & 0x1f))
+    }
+}
+
+fn req<'a>(f: &Frame<'_, 'a>) -> Option<CmReq<'a>> {
+    match f.cm()?.message {
+        CmMessage::Req(r) => Some(r),
+        _ => None,
+    }
+}
+
+fn rep<'a>(f: &Frame<'_, 'a>) -> Option<CmRep<'a>> {
+    match f.cm()?.message {
+        CmMessage::Rep(r) => Some(r),
+        _ => None,
+    }
+}
+
+/// A ConnectRequest carried by RoCEv2 over IPv4.
+fn req_over_ipv4<'a>(f: &Frame<'_, 'a>) -> Option<CmReq<'a>> {
+    req(f).filter(|_| matches!(f.packet.net, Some(Network::Ipv4(_))))
+}
+
+/// A ConnectRequest carried over IPv6 or a GRH.
+fn req_over_ipv6<'a>(f: &Frame<'_, 'a>) -> Option<CmReq<'a>> {
+    req(f).filter(|_| !matches!(f.packet.net, Some(Network::Ipv4(_))))
+}
+
+/// The IPv4 address of an IPv4-mapped GID: its last four bytes.
+fn gid_ipv4(gid: [u8; 16]) -> [u8; 4] {
+    let [.., a, b, c, d] = gid;
+    [a, b, c, d]
+}
+
+/// The CM messages that carry only communication IDs, or begin with them.
+#[derive(PartialEq)]
+enum Cm {
+    Rtu,
+    Rej,
+    Dreq,
+    Drep,
+}
+
+/// The local (or remote) communication ID of a CM message of kind `kind`.
+fn cm_ids<'a>(f: &Frame<'_, 'a>, kind: Cm, local: bool, out: &mut dyn FnMut(Value<'a>)) {
+    let ids = match (f.cm().map(|m| &m.message), kind) {
+        (Some(CmMessage::Rtu(r)), Cm::Rtu) | (Some(CmMessage::Drep(r)), Cm::Drep) => {
+            (r.local_comm_id(), r.remote_comm_id())
+        }
+        (Some(CmMessage::Rej(r)), Cm::Rej) => (r.local_comm_id(), r.remote_comm_id()),
+        (Some(CmMessage::Dreq(r)), Cm::Dreq) => (r.local_comm_id(), r.remote_comm_id()),
+        _ => return,
+    };
+    out(uint(if local { ids.0 } else { ids.1 }))
+}
+
+/// PFC class `c`: is it enabled?
+fn pfc_enabled<'a>(f: &Frame<'_, 'a>, c: u8, out: &mut dyn FnMut(Value<'a>)) {
+    if let Some(p) = pfc(f) {
+        out(Value::Bool(p.enabled(c)))
+    }
+}
+
+/// PFC class `c`: its pause time in quanta.
+fn pfc_time<'a>(f: &Frame<'_, 'a>, c: usize, out: &mut dyn FnMut(Value<'a>)) {
+    if let Some(p) = pfc(f) {
+        out(uint(p.quanta.get(c).copied().unwrap_or(0)))
+    }
+}
+
 /// The sequence class the analysis gave the frame.
 fn seq_class(f: &Frame<'_, '_>) -> Option<SeqClass> {
     f.verdict.and_then(|v| v.seq)
@@ -87,74 +193,128 @@ pub static FIELDS: &[Field] = &[
     ws!("frame.time_relative", FieldType::RelativeTime, None, 0, "Time since reference or first frame", |f, out| {
         out(Value::Time(f.packet.ts_ns.saturating_sub(f.first_ts_ns)))
     }),
+    // Linux cooked capture
+    named(
+        ws!("sll.pkttype", U16, Dec, 0, "Packet type", |f, out| if let Some(h) = sll(f) {
+            out(uint(h.packet_type()))
+        }),
+        meaning::sll_packet_type,
+    ),
+    ws!("sll.hatype", U16, Dec, 0, "Link-layer address type", |f, out| if let Some(h) = sll(f) {
+        out(uint(h.arphrd_type()))
+    }),
+    // Wireshark names the protocol `sll.ltype` below 0x0600 and `sll.gretype` on ARPHRD_IPGRE
+    named(
+        ws!("sll.etype", U16, Hex, 0, "Protocol", |f, out| if let Some(h) = sll(f)
+            && h.protocol() >= 0x0600
+            && h.arphrd_type() != ARPHRD_IPGRE
+        {
+            out(uint(h.protocol()))
+        }),
+        meaning::ethertype,
+    ),
+    ws!("sll.ifindex", U32, Dec, 0, "Interface index", |f, out| if let Some(i) =
+        sll(f).and_then(|h| h.interface_index())
+    {
+        out(uint(i))
+    }),
     // Ethernet
     ws!("eth", Protocol, None, 0, "Ethernet", |f, out| f.ethernets(&mut |_| out(Value::Present))),
     ws!("eth.dst", Ether, None, 0, "Destination", |f, out| f
         .ethernets(&mut |e| out(Value::Ether(e.header.destination().0)))),
     ws!("eth.src", Ether, None, 0, "Source", |f, out| f.ethernets(&mut |e| out(Value::Ether(e.header.source().0)))),
-    ws!("eth.addr", Ether, None, 0, "Address", |f, out| f.ethernets(&mut |e| {
+    hidden(ws!("eth.addr", Ether, None, 0, "Address", |f, out| f.ethernets(&mut |e| {
         out(Value::Ether(e.header.destination().0));
         out(Value::Ether(e.header.source().0));
-    })),
-    ws!("eth.type", U16, Hex, 0, "Type", |f, out| f.ethernets(&mut |e| out(uint(e.header.ethertype())))),
+    }))),
+    named(
+        ws!("eth.type", U16, Hex, 0, "Type", |f, out| f.ethernets(&mut |e| out(uint(e.header.ethertype())))),
+        meaning::ethertype,
+    ),
     // 802.1Q
     ws!("vlan", Protocol, None, 0, "802.1Q Virtual LAN", |f, out| f.vlan_tags(&mut |_, _| out(Value::Present))),
     ws!("vlan.priority", U16, Dec, 0xe000, "Priority", |f, out| f.vlan_tags(&mut |t, _| out(uint(t.pcp())))),
     ws!("vlan.dei", BOOL16, None, 0x1000, "DEI", |f, out| f.vlan_tags(&mut |t, _| out(Value::Bool(t.dei())))),
     ws!("vlan.id", U16, Dec, 0xfff, "ID", |f, out| f.vlan_tags(&mut |t, _| out(uint(t.vid())))),
-    ws!("vlan.etype", U16, Hex, 0, "Type", |f, out| f.vlan_tags(&mut |_, etype| out(uint(etype)))),
+    named(
+        ws!("vlan.etype", U16, Hex, 0, "Type", |f, out| f.vlan_tags(&mut |_, etype| out(uint(etype)))),
+        meaning::ethertype,
+    ),
     // IPv4
     ws!("ip", Protocol, None, 0, "Internet Protocol Version 4", |f, out| f.ipv4s(&mut |_| out(Value::Present))),
-    ws!("ip.version", U8, Dec, 0, "Version", |f, out| f.ip_versions(&mut |v| out(uint(v)))),
+    // the section heading names the version; IPv6 headers have one too
+    hidden(ws!("ip.version", U8, Dec, 0, "Version", |f, out| f.ip_versions(&mut |v| out(uint(v))))),
     ws!("ip.hdr_len", U8, Dec, 0, "Header Length", |f, out| f.ipv4s(&mut |h| out(uint(h.header_len() as u64)))),
     ws!("ip.dsfield", U8, Hex, 0, "Differentiated Services Field", |f, out| f.ipv4s(&mut |h| out(uint(h.tos())))),
-    ws!("ip.dsfield.dscp", U8, Dec, 0xfc, "Differentiated Services Codepoint", |f, out| f
-        .ipv4s(&mut |h| out(uint(h.dscp())))),
-    ws!("ip.dsfield.ecn", U8, Dec, 0x3, "Explicit Congestion Notification", |f, out| f
-        .ipv4s(&mut |h| out(uint(h.ecn())))),
+    named(
+        ws!("ip.dsfield.dscp", U8, Dec, 0xfc, "Differentiated Services Codepoint", |f, out| f
+            .ipv4s(&mut |h| out(uint(h.dscp())))),
+        meaning::dscp,
+    ),
+    named(
+        ws!("ip.dsfield.ecn", U8, Dec, 0x3, "Explicit Congestion Notification", |f, out| f
+            .ipv4s(&mut |h| out(uint(h.ecn())))),
+        meaning::ecn,
+    ),
     ws!("ip.len", U16, Dec, 0, "Total Length", |f, out| f.ipv4s(&mut |h| out(uint(h.total_length())))),
     ws!("ip.id", U16, HexDec, 0, "Identification", |f, out| f.ipv4s(&mut |h| out(uint(h.identification())))),
     ws!("ip.flags", U8, Hex, 0xe0, "Flags", |f, out| f
         .ipv4s(&mut |h| out(uint(h.as_bytes().get(6).map_or(0, |b| b >> 5))))),
+    ws!("ip.flags.rb", BOOL, None, 0x80, "Reserved bit", |f, out| f
+        .ipv4s(&mut |h| out(Value::Bool(h.as_bytes().get(6).is_some_and(|b| b & 0x80 != 0))))),
     ws!("ip.flags.df", BOOL, None, 0x40, "Don't fragment", |f, out| f
         .ipv4s(&mut |h| out(Value::Bool(h.dont_fragment())))),
     ws!("ip.flags.mf", BOOL, None, 0x20, "More fragments", |f, out| f
         .ipv4s(&mut |h| out(Value::Bool(h.more_fragments())))),
+    ws!("ip.frag_offset", U16, Dec, 0x1fff, "Fragment Offset", |f, out| f
+        .ipv4s(&mut |h| out(uint(h.fragment_offset())))),
     ws!("ip.ttl", U8, Dec, 0, "Time to Live", |f, out| f.ipv4s(&mut |h| out(uint(h.ttl())))),
-    ws!("ip.proto", U8, Dec, 0, "Protocol", |f, out| f.ipv4s(&mut |h| out(uint(h.protocol())))),
+    named(
+        ws!("ip.proto", U8, Dec, 0, "Protocol", |f, out| f.ipv4s(&mut |h| out(uint(h.protocol())))),
+        meaning::ip_protocol,
+    ),
     ws!("ip.checksum", U16, Hex, 0, "Header Checksum", |f, out| f.ipv4s(&mut |h| out(uint(h.checksum())))),
     ws!("ip.src", Ipv4, None, 0, "Source Address", |f, out| f.ipv4s(&mut |h| out(Value::Ipv4(h.source())))),
     ws!("ip.dst", Ipv4, None, 0, "Destination Address", |f, out| f.ipv4s(&mut |h| out(Value::Ipv4(h.destination())))),
-    ws!("ip.addr", Ipv4, None, 0, "Source or Destination Address", |f, out| f.ipv4s(&mut |h| {
+    hidden(ws!("ip.addr", Ipv4, None, 0, "Source or Destination Address", |f, out| f.ipv4s(&mut |h| {
         out(Value::Ipv4(h.source()));
         out(Value::Ipv4(h.destination()));
-    })),
+    }))),
     // IPv6
     ws!("ipv6", Protocol, None, 0, "Internet Protocol Version 6", |f, out| f.ipv6s(&mut |_| out(Value::Present))),
     ws!("ipv6.version", U8, Dec, 0, "Version", |f, out| f.ipv6s(&mut |_| out(uint(6u8)))),
     ws!("ipv6.tclass", U32, Hex, 0x0ff0_0000, "Traffic Class", |f, out| f.ipv6s(&mut |h| out(uint(h.traffic_class())))),
-    ws!("ipv6.tclass.dscp", U32, Dec, 0x0fc0_0000, "Differentiated Services Codepoint", |f, out| f
-        .ipv6s(&mut |h| { out(uint(h.dscp())) })),
-    ws!("ipv6.tclass.ecn", U32, Dec, 0x0030_0000, "Explicit Congestion Notification", |f, out| f
-        .ipv6s(&mut |h| { out(uint(h.ecn())) })),
+    named(
+        ws!("ipv6.tclass.dscp", U32, Dec, 0x0fc0_0000, "Differentiated Services Codepoint", |f, out| f
+            .ipv6s(&mut |h| { out(uint(h.dscp())) })),
+        meaning::dscp,
+    ),
+    named(
+        ws!("ipv6.tclass.ecn", U32, Dec, 0x0030_0000, "Explicit Congestion Notification", |f, out| f
+            .ipv6s(&mut |h| { out(uint(h.ecn())) })),
+        meaning::ecn,
+    ),
     ws!("ipv6.flow", U24, Hex, 0xfffff, "Flow Label", |f, out| f.ipv6s(&mut |h| out(uint(h.flow_label())))),
     ws!("ipv6.plen", U16, Dec, 0, "Payload Length", |f, out| f.ipv6s(&mut |h| out(uint(h.payload_length())))),
-    ws!("ipv6.nxt", U8, Dec, 0, "Next Header", |f, out| f.ipv6s(&mut |h| out(uint(h.next_header())))),
+    named(
+        ws!("ipv6.nxt", U8, Dec, 0, "Next Header", |f, out| f.ipv6s(&mut |h| out(uint(h.next_header())))),
+        meaning::ip_protocol,
+    ),
     ws!("ipv6.hlim", U8, Dec, 0, "Hop Limit", |f, out| f.ipv6s(&mut |h| out(uint(h.hop_limit())))),
     ws!("ipv6.src", Ipv6, None, 0, "Source Address", |f, out| f.ipv6s(&mut |h| out(Value::Ipv6(h.source())))),
     ws!("ipv6.dst", Ipv6, None, 0, "Destination Address", |f, out| f.ipv6s(&mut |h| out(Value::Ipv6(h.destination())))),
-    ws!("ipv6.addr", Ipv6, None, 0, "Source or Destination Address", |f, out| f.ipv6s(&mut |h| {
+    hidden(ws!("ipv6.addr", Ipv6, None, 0, "Source or Destination Address", |f, out| f.ipv6s(&mut |h| {
         out(Value::Ipv6(h.source()));
         out(Value::Ipv6(h.destination()));
-    })),
+    }))),
     // UDP
     ws!("udp", Protocol, None, 0, "User Datagram Protocol", |f, out| f.udps(&mut |_| out(Value::Present))),
     ws!("udp.srcport", U16, PtUdp, 0, "Source Port", |f, out| f.udps(&mut |u| out(uint(u.source_port())))),
     ws!("udp.dstport", U16, PtUdp, 0, "Destination Port", |f, out| f.udps(&mut |u| out(uint(u.destination_port())))),
-    ws!("udp.port", U16, PtUdp, 0, "Source or Destination Port", |f, out| f.udps(&mut |u| {
+    hidden(ws!("udp.port", U16, PtUdp, 0, "Source or Destination Port", |f, out| f.udps(&mut |u| {
         out(uint(u.source_port()));
         out(uint(u.destination_port()));
-    })),
+    }))),
     ws!("udp.length", U16, Dec, 0, "Length", |f, out| f.udps(&mut |u| out(uint(u.length())))),
     ws!("udp.checksum", U16, Hex, 0, "Checksum", |f, out| f.udps(&mut |u| out(uint(u.checksum())))),
     // mirror encapsulations
@@ -163,10 +323,58 @@ pub static FIELDS: &[Field] = &[
             out(Value::Present)
         }
     })),
+    named(
+        ws!("gre.proto", U16, Hex, 0, "Protocol Type", |f, out| f.encaps(&mut |k| match k {
+            EncapKind::Erspan1 | EncapKind::Erspan2(_) => out(uint(rocescope_parsers::gre::PROTO_ERSPAN_II)),
+            EncapKind::Erspan3(_) => out(uint(rocescope_parsers::gre::PROTO_ERSPAN_III)),
+            EncapKind::Gre { protocol, .. } => out(uint(*protocol)),
+            EncapKind::Vxlan { .. } => {}
+        })),
+        meaning::gre_protocol,
+    ),
+    ws!("gre.key", U32, Hex, 0, "Key", |f, out| f.encaps(&mut |k| if let EncapKind::Gre { key: Some(key), .. } = k {
+        out(uint(*key))
+    })),
     ws!("erspan", Protocol, None, 0, "Encapsulated Remote Switch Packet ANalysis", |f, out| f.encaps(&mut |k| {
         if matches!(k, EncapKind::Erspan2(_) | EncapKind::Erspan3(_)) {
             out(Value::Present)
         }
+    })),
+    ws!("erspan.version", U16, Dec, 0xf000, "Version", |f, out| erspans(f, &mut |h| out(uint(h.version)))),
+    ws!("erspan.vlan", U16, Dec, 0xfff, "Vlan", |f, out| erspans(f, &mut |h| out(uint(h.vlan)))),
+    ws!("erspan.cos", U16, Dec, 0xe000, "COS", |f, out| erspans(f, &mut |h| out(uint(h.cos)))),
+    ws!("erspan.encap", U16, Dec, 0x1800, "Encap", |f, out| erspans(f, &mut |h| if h.index.is_some() {
+        out(uint(h.en_or_bso))
+    })),
+    ws!("erspan.bso", U16, Dec, 0x1800, "Bad/Short/Oversized", |f, out| erspans(f, &mut |h| if h.index.is_none() {
+        out(uint(h.en_or_bso))
+    })),
+    ws!("erspan.truncated", U16, Dec, 0x400, "Truncated", |f, out| erspans(f, &mut |h| out(uint(h.truncated)))),
+    ws!("erspan.spanid", U16, Dec, 0x3ff, "SpanID", |f, out| erspans(f, &mut |h| out(uint(h.session_id)))),
+    ws!("erspan.index", U32, Dec, 0xfffff, "Index", |f, out| erspans(f, &mut |h| if let Some(i) = h.index {
+        out(uint(i))
+    })),
+    ws!("erspan.timestamp", U32, Dec, 0xffff_ffff, "Timestamp", |f, out| erspans(f, &mut |h| if let Some(t) =
+        h.timestamp
+    {
+        out(uint(t))
+    })),
+    ws!("erspan.ft", U16, Dec, 0x7c00, "Frame Type", |f, out| erspans(f, &mut |h| if let Some(t) = h.frame_type {
+        out(uint(t))
+    })),
+    ws!("erspan.hw", U16, Dec, 0x3f0, "Hardware ID", |f, out| erspans(f, &mut |h| if let Some(hw) = h.hw_id {
+        out(uint(hw))
+    })),
+    ws!("erspan.direction", BOOL16, None, 0x8, "Direction", |f, out| erspans(f, &mut |h| if let Some(e) = h.egress {
+        out(Value::Bool(e))
+    })),
+    ws!("erspan.gra", U16, Dec, 0x6, "Timestamp granularity", |f, out| erspans(f, &mut |h| if let Some(g) =
+        h.granularity
+    {
+        out(uint(g))
+    })),
+    ws!("erspan.o", U16, Dec, 0x1, "Optional Sub headers", |f, out| erspans(f, &mut |h| if h.timestamp.is_some() {
+        out(uint(h.platform_subheader))
     })),
     ws!("vxlan", Protocol, None, 0, "Virtual eXtensible Local Area Network", |f, out| f.encaps(&mut |k| {
         if matches!(k, EncapKind::Vxlan { .. }) {
@@ -185,9 +393,12 @@ pub static FIELDS: &[Field] = &[
     ws!("infiniband.bth", Bytes, None, 0, "Base Transport Header", |f, out| if let Some(b) = f.bth() {
         out(Value::Bytes(b.as_bytes()))
     }),
-    ws!("infiniband.bth.opcode", U8, Dec, 0, "Opcode", |f, out| if let Some(b) = f.bth() {
-        out(uint(b.opcode()))
-    }),
+    named(
+        ws!("infiniband.bth.opcode", U8, Dec, 0, "Opcode", |f, out| if let Some(b) = f.bth() {
+            out(uint(b.opcode()))
+        }),
+        meaning::opcode,
+    ),
     ws!("infiniband.bth.se", BOOL, None, 0x80, "Solicited Event", |f, out| if let Some(b) = f.bth() {
         out(Value::Bool(b.solicited()))
     }),
@@ -208,6 +419,9 @@ pub static FIELDS: &[Field] = &[
     }),
     ws!("infiniband.bth.a", BOOL, None, 0x80, "Acknowledge Request", |f, out| if let Some(b) = f.bth() {
         out(Value::Bool(b.ack_req()))
+    }),
+    ws!("infiniband.bth.reserved7", U8, Dec, 0x7f, "Reserved (7 bits)", |f, out| if let Some(b) = f.bth() {
+        out(uint(b.resv7()))
     }),
     ws!("infiniband.bth.psn", U24, Dec, 0, "Packet Sequence Number", |f, out| if let Some(b) = f.bth() {
         out(uint(b.psn()))
@@ -277,6 +491,26 @@ pub static FIELDS: &[Field] = &[
         out(uint(d.src_qp))
     }),
     own!(
+        "rocescope.feth.plt",
+        U8,
+        Dec,
+        "Placement Type",
+        "FLUSH placement type: bit 0 global visibility, bit 1 persistence (FETH; Wireshark 4.0 does not decode it)",
+        |f, out| if let Some(h) = f.ext().and_then(|e| e.feth) {
+            out(uint(h.placement_type()))
+        }
+    ),
+    own!(
+        "rocescope.feth.sel",
+        U8,
+        Dec,
+        "Selectivity Level",
+        "FLUSH selectivity: 0 the range in the RETH, 1 the whole memory region",
+        |f, out| if let Some(h) = f.ext().and_then(|e| e.feth) {
+            out(uint(h.selectivity()))
+        }
+    ),
+    own!(
         "rocescope.xrceth.xrc_srq",
         U24,
         Hex,
@@ -323,12 +557,36 @@ pub static FIELDS: &[Field] = &[
     {
         out(uint(a.compare))
     }),
-    ws!("infiniband.aeth.syndrome", U8, Dec, 0, "Syndrome", |f, out| if let Some(a) = f.ext().and_then(|e| e.aeth) {
-        out(uint(a.syndrome))
+    named(
+        ws!("infiniband.aeth.syndrome", U8, Dec, 0, "Syndrome", |f, out| if let Some(a) = aeth(f) {
+            out(uint(a.syndrome))
+        }),
+        meaning::aeth_syndrome,
+    ),
+    ws!("infiniband.aeth.syndrome.reserved", U8, Dec, 0x80, "Reserved", |f, out| if let Some(a) = aeth(f) {
+        out(uint(a.syndrome >> 7))
     }),
-    ws!("infiniband.aeth.msn", U24, Dec, 0, "Message Sequence Number", |f, out| if let Some(a) =
-        f.ext().and_then(|e| e.aeth)
-    {
+    named(
+        ws!("infiniband.aeth.syndrome.opcode", U8, Dec, 0x60, "OpCode", |f, out| if let Some(a) = aeth(f) {
+            out(uint((a.syndrome >> 5) & 3))
+        }),
+        meaning::aeth_class,
+    ),
+    // one of the four 5-bit values, as the class says (IBA 9.7.5.2.1)
+    named(
+        ws!("infiniband.aeth.syndrome.credit_count", U8, Dec, 0x1f, "Credit Count", |f, out| aeth_value(f, 0, out)),
+        meaning::credit_code,
+    ),
+    named(
+        ws!("infiniband.aeth.syndrome.timer", U8, Dec, 0x1f, "Timer", |f, out| aeth_value(f, 1, out)),
+        meaning::rnr_timer,
+    ),
+    ws!("infiniband.aeth.syndrome.reserved_value", U8, Dec, 0x1f, "Reserved", |f, out| aeth_value(f, 2, out)),
+    named(
+        ws!("infiniband.aeth.syndrome.error_code", U8, Dec, 0x1f, "Error Code", |f, out| aeth_value(f, 3, out)),
+        meaning::nak_code,
+    ),
+    ws!("infiniband.aeth.msn", U24, Dec, 0, "Message Sequence Number", |f, out| if let Some(a) = aeth(f) {
         out(uint(a.msn))
     }),
     ws!("infiniband.atomicacketh.origremdt", U64, Dec, 0, "Original Remote Data", |f, out| if let Some(a) =
@@ -336,64 +594,299 @@ pub static FIELDS: &[Field] = &[
     {
         out(uint(a.orig))
     }),
+    // tshark 4.0 adds the ICRC item where exactly its 4 bytes follow the headers it parsed:
+    // not on CNPs (their body is "vendor" data), nor where the capture cut the packet
+    ws!("infiniband.invariant.crc", U32, Hex, 0, "Invariant CRC", |f, out| if let Some(r) = f.roce()
+        && r.ib.bth.opcode() != CNP_OPCODE
+        && let Some(icrc) = r.ib.icrc()
+    {
+        out(uint(u32::from_be_bytes(icrc)))
+    }),
+    own!(
+        "rocescope.payload.len",
+        U32,
+        Dec,
+        "Payload length",
+        "the payload's length on the wire, pad and ICRC excluded",
+        |f, out| if let Some(r) = f.roce() {
+            out(uint(r.ib.payload_len as u64))
+        }
+    ),
+    own!(
+        "rocescope.payload.cap_len",
+        U32,
+        Dec,
+        "Payload bytes captured",
+        "how much of the payload the capture kept",
+        |f, out| if let Some(r) = f.roce() {
+            out(uint(r.ib.payload.len() as u64))
+        }
+    ),
+    ws!("infiniband.grh", Bytes, None, 0, "Global Route Header", |f, out| if let Some(g) = f.grh() {
+        out(Value::Bytes(g.as_bytes()))
+    }),
+    ws!("infiniband.grh.ipver", U8, Dec, 0xf0, "IP Version", |f, out| if let Some(g) = f.grh() {
+        out(uint(g.as_bytes()[0] >> 4))
+    }),
+    ws!("infiniband.grh.tclass", U16, Dec, 0xff0, "Traffic Class", |f, out| if let Some(g) = f.grh() {
+        out(uint(g.traffic_class()))
+    }),
+    ws!("infiniband.grh.flowlabel", U32, Dec, 0xfffff, "Flow Label", |f, out| if let Some(g) = f.grh() {
+        out(uint(g.flow_label()))
+    }),
+    ws!("infiniband.grh.paylen", U16, Dec, 0, "Payload Length", |f, out| if let Some(g) = f.grh() {
+        out(uint(g.payload_length()))
+    }),
+    ws!("infiniband.grh.nxthdr", U8, Dec, 0, "Next Header", |f, out| if let Some(g) = f.grh() {
+        out(uint(g.next_header()))
+    }),
+    ws!("infiniband.grh.hoplmt", U8, Dec, 0, "Hop Limit", |f, out| if let Some(g) = f.grh() {
+        out(uint(g.hop_limit()))
+    }),
     ws!("infiniband.grh.sgid", Ipv6, None, 0, "Source GID", |f, out| if let Some(g) = f.grh() {
         out(Value::Ipv6(g.source()))
     }),
     ws!("infiniband.grh.dgid", Ipv6, None, 0, "Destination GID", |f, out| if let Some(g) = f.grh() {
         out(Value::Ipv6(g.destination()))
     }),
-    ws!("infiniband.grh.hoplmt", U8, Dec, 0, "Hop Limit", |f, out| if let Some(g) = f.grh() {
-        out(uint(g.hop_limit()))
-    }),
     // management datagrams and RDMA CM
+    ws!("infiniband.mad.baseversion", U8, Hex, 0, "Base Version", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.base_version()))
+    }),
     ws!("infiniband.mad.mgmtclass", U8, Hex, 0, "Management Class", |f, out| if let Some(m) = f.cm() {
         out(uint(m.header.mgmt_class()))
+    }),
+    ws!("infiniband.mad.classversion", U8, Hex, 0, "Class Version", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.class_version()))
     }),
     ws!("infiniband.mad.method", U8, Hex, 0, "Method", |f, out| if let Some(m) = f.cm() {
         out(uint(m.header.method()))
     }),
+    ws!("infiniband.mad.status", U16, Hex, 0, "Status", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.status()))
+    }),
     ws!("infiniband.mad.transactionid", U64, Hex, 0, "Transaction ID", |f, out| if let Some(m) = f.cm() {
         out(uint(m.header.transaction_id()))
     }),
-    ws!("infiniband.mad.attributeid", U16, Hex, 0, "Attribute ID", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.attribute_id()))
-    }),
-    ws!("infiniband.cm.req.localqpn", U24, Hex, 0, "Local QPN", |f, out| if let Some((qpn, _)) = f.cm_qpn_psn(false) {
-        out(uint(qpn))
-    }),
-    ws!(
-        "infiniband.cm.req.startpsn",
-        U24,
-        Hex,
-        0,
-        "Starting PSN",
-        |f, out| if let Some((_, psn)) = f.cm_qpn_psn(false) {
-            out(uint(psn))
-        }
+    named(
+        ws!("infiniband.mad.attributeid", U16, Hex, 0, "Attribute ID", |f, out| if let Some(m) = f.cm() {
+            out(uint(m.header.attribute_id()))
+        }),
+        meaning::mad_attribute,
     ),
-    ws!("infiniband.cm.rep.localqpn", U24, Hex, 0, "Local QPN", |f, out| if let Some((qpn, _)) = f.cm_qpn_psn(true) {
-        out(uint(qpn))
+    ws!("infiniband.mad.attributemodifier", U32, Hex, 0, "Attribute Modifier", |f, out| if let Some(m) = f.cm() {
+        out(uint(m.header.attribute_modifier()))
     }),
-    ws!(
-        "infiniband.cm.rep.startpsn",
-        U24,
-        Hex,
-        0,
-        "Starting PSN",
-        |f, out| if let Some((_, psn)) = f.cm_qpn_psn(true) {
-            out(uint(psn))
-        }
+    // ConnectRequest; Wireshark names its local communication ID `infiniband.cm.req`
+    ws!("infiniband.cm.req", U32, Hex, 0, "Local Communication ID", |f, out| if let Some(r) = req(f) {
+        out(uint(r.local_comm_id()))
+    }),
+    ws!("infiniband.cm.req.serviceid", U64, Hex, 0, "ServiceID", |f, out| if let Some(r) = req(f) {
+        out(uint(r.service_id()))
+    }),
+    ws!("infiniband.cm.req.localcaguid", U64, Hex, 0, "Local CA GUID", |f, out| if let Some(r) = req(f) {
+        out(uint(r.local_ca_guid()))
+    }),
+    ws!("infiniband.cm.req.localqkey", U32, Hex, 0, "Local Q_Key", |f, out| if let Some(r) = req(f) {
+        out(uint(r.local_qkey()))
+    }),
+    ws!("infiniband.cm.req.localqpn", U24, Hex, 0, "Local QPN", |f, out| if let Some(r) = req(f) {
+        out(uint(r.local_qpn()))
+    }),
+    ws!("infiniband.cm.req.responderres", U8, Hex, 0, "Responder Resources", |f, out| if let Some(r) = req(f) {
+        out(uint(r.responder_resources()))
+    }),
+    ws!("infiniband.cm.req.initdepth", U8, Hex, 0, "Initiator Depth", |f, out| if let Some(r) = req(f) {
+        out(uint(r.initiator_depth()))
+    }),
+    named(
+        ws!(
+            "infiniband.cm.req.transpsvctype",
+            U8,
+            Hex,
+            0x6,
+            "Transport Service Type",
+            |f, out| if let Some(r) = req(f) {
+                out(uint(r.transport_service_type()))
+            }
+        ),
+        meaning::transport_service,
     ),
+    ws!("infiniband.cm.req.startpsn", U24, Hex, 0, "Starting PSN", |f, out| if let Some(r) = req(f) {
+        out(uint(r.starting_psn()))
+    }),
+    ws!("infiniband.cm.req.retrcount", U8, Hex, 0x7, "Retry Count", |f, out| if let Some(r) = req(f) {
+        out(uint(r.retry_count()))
+    }),
+    ws!("infiniband.cm.req.pkey", U16, Hex, 0, "Partition Key", |f, out| if let Some(r) = req(f) {
+        out(uint(r.pkey()))
+    }),
+    named(
+        ws!("infiniband.cm.req.pppmtu", U8, Hex, 0xf0, "Path Packet Payload MTU", |f, out| if let Some(r) = req(f) {
+            out(uint(r.path_mtu_code()))
+        }),
+        meaning::path_mtu,
+    ),
+    ws!("infiniband.cm.req.rnrretrcount", U8, Hex, 0x7, "RNR Retry Count", |f, out| if let Some(r) = req(f) {
+        out(uint(r.rnr_retry_count()))
+    }),
+    ws!("infiniband.cm.req.maxcmretr", U8, Hex, 0xf0, "Max CM Retries", |f, out| if let Some(r) = req(f) {
+        out(uint(r.max_cm_retries()))
+    }),
+    ws!("infiniband.cm.req.srq", U8, Hex, 0x8, "SRQ", |f, out| if let Some(r) = req(f) {
+        out(uint(r.srq()))
+    }),
+    // tshark 4.0 shows the GIDs of a request carried over IPv4 as IPv4 addresses (their last
+    // four bytes), and those carried over IPv6 as IPv6 addresses
+    ws!("infiniband.cm.req.prim_localgid", Ipv6, None, 0, "Primary Local Port GID", |f, out| if let Some(r) =
+        req_over_ipv6(f)
+    {
+        out(Value::Ipv6(r.primary_local_gid()))
+    }),
+    ws!("infiniband.cm.req.prim_remotegid", Ipv6, None, 0, "Primary Remote Port GID", |f, out| if let Some(r) =
+        req_over_ipv6(f)
+    {
+        out(Value::Ipv6(r.primary_remote_gid()))
+    }),
+    ws!("infiniband.cm.req.prim_localgid_ipv4", Ipv4, None, 0, "Primary Local Port GID", |f, out| if let Some(r) =
+        req_over_ipv4(f)
+    {
+        out(Value::Ipv4(gid_ipv4(r.primary_local_gid())))
+    }),
+    ws!("infiniband.cm.req.prim_remotegid_ipv4", Ipv4, None, 0, "Primary Remote Port GID", |f, out| if let Some(r) =
+        req_over_ipv4(f)
+    {
+        out(Value::Ipv4(gid_ipv4(r.primary_remote_gid())))
+    }),
+    ws!("infiniband.cm.req.prim_flowlabel", U32, Hex, 0xffff_f000, "Primary Flow Label", |f, out| if let Some(r) =
+        req(f)
+    {
+        out(uint(r.primary_flow_label()))
+    }),
+    ws!("infiniband.cm.req.prim_tfcclass", U8, Hex, 0, "Primary Traffic Class", |f, out| if let Some(r) = req(f) {
+        out(uint(r.primary_traffic_class()))
+    }),
+    ws!("infiniband.cm.req.prim_hoplim", U8, Hex, 0, "Primary Hop Limit", |f, out| if let Some(r) = req(f) {
+        out(uint(r.primary_hop_limit()))
+    }),
+    ws!("infiniband.cm.req.prim_sl", U8, Hex, 0xf0, "Primary SL", |f, out| if let Some(r) = req(f) {
+        out(uint(r.primary_sl()))
+    }),
+    named(
+        ws!(
+            "infiniband.cm.req.prim_localacktout",
+            U8,
+            Hex,
+            0xf8,
+            "Primary Local ACK Timeout",
+            |f, out| if let Some(r) = req(f) {
+                out(uint(r.local_ack_timeout()))
+            }
+        ),
+        meaning::ack_timeout,
+    ),
+    // ConnectReply
+    ws!("infiniband.cm.rep", U32, Hex, 0, "Local Communication ID", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.local_comm_id()))
+    }),
+    ws!("infiniband.cm.rep.remotecommid", U32, Hex, 0, "Remote Communication ID", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.remote_comm_id()))
+    }),
+    ws!("infiniband.cm.rep.localqkey", U32, Hex, 0, "Local Q_Key", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.local_qkey()))
+    }),
+    ws!("infiniband.cm.rep.localqpn", U24, Hex, 0, "Local QPN", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.local_qpn()))
+    }),
+    ws!("infiniband.cm.rep.startpsn", U24, Hex, 0, "Starting PSN", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.starting_psn()))
+    }),
+    ws!("infiniband.cm.rep.respres", U8, Hex, 0, "Responder Resources", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.responder_resources()))
+    }),
+    ws!("infiniband.cm.rep.initdepth", U8, Hex, 0, "Initiator Depth", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.initiator_depth()))
+    }),
+    ws!("infiniband.cm.rep.tgtackdelay", U8, Hex, 0xf8, "Target ACK Delay", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.target_ack_delay()))
+    }),
+    ws!("infiniband.cm.rep.rnrretrcount", U8, Hex, 0xe0, "RNR Retry Count", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.rnr_retry_count()))
+    }),
+    ws!("infiniband.cm.rep.srq", U8, Hex, 0x10, "SRQ", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.srq()))
+    }),
+    ws!("infiniband.cm.rep.localcaguid", U64, Hex, 0, "Local CA GUID", |f, out| if let Some(r) = rep(f) {
+        out(uint(r.local_ca_guid()))
+    }),
+    // ReadyToUse, ConnectReject, DisconnectRequest, DisconnectReply
+    ws!("infiniband.cm.rtu.localcommid", U32, Hex, 0, "Local Communication ID", |f, out| cm_ids(f, Cm::Rtu, true, out)),
+    ws!("infiniband.cm.rtu.remotecommid", U32, Hex, 0, "Remote Communication ID", |f, out| cm_ids(
+        f,
+        Cm::Rtu,
+        false,
+        out
+    )),
+    ws!("infiniband.cm.rej.localcommid", U32, Hex, 0, "Local Communication ID", |f, out| cm_ids(f, Cm::Rej, true, out)),
+    ws!("infiniband.cm.rej.remotecommid", U32, Hex, 0, "Remote Communication ID", |f, out| cm_ids(
+        f,
+        Cm::Rej,
+        false,
+        out
+    )),
+    ws!("infiniband.cm.rej.msgrej", U8, Hex, 0xc0, "Message REJected", |f, out| if let Some(CmMessage::Rej(r)) =
+        f.cm().map(|m| &m.message)
+    {
+        out(uint(r.message_rejected()))
+    }),
+    ws!("infiniband.cm.rej.reason", U16, Hex, 0, "Reason", |f, out| if let Some(CmMessage::Rej(r)) =
+        f.cm().map(|m| &m.message)
+    {
+        out(uint(r.reason()))
+    }),
+    ws!("infiniband.cm.dreq.localcommid", U32, Hex, 0, "Local Communication ID", |f, out| cm_ids(
+        f,
+        Cm::Dreq,
+        true,
+        out
+    )),
+    ws!("infiniband.cm.dreq.remotecommid", U32, Hex, 0, "Remote Communication ID", |f, out| cm_ids(
+        f,
+        Cm::Dreq,
+        false,
+        out
+    )),
+    // Wireshark registers the DisconnectRequest's remote QPN under the request's name
+    ws!("infiniband.cm.req.remoteqpneecn", U24, Hex, 0, "Remote QPN/EECN", |f, out| if let Some(CmMessage::Dreq(r)) =
+        f.cm().map(|m| &m.message)
+    {
+        out(uint(r.remote_qpn()))
+    }),
+    ws!("infiniband.cm.drsp.localcommid", U32, Hex, 0, "Local Communication ID", |f, out| cm_ids(
+        f,
+        Cm::Drep,
+        true,
+        out
+    )),
+    ws!("infiniband.cm.drsp.remotecommid", U32, Hex, 0, "Remote Communication ID", |f, out| cm_ids(
+        f,
+        Cm::Drep,
+        false,
+        out
+    )),
     // MAC control: PAUSE and PFC
     ws!("macc", Protocol, None, 0, "MAC Control", |f, out| if mac_control(f).is_some() {
         out(Value::Present)
     }),
-    ws!("macc.opcode", U16, Hex, 0, "Opcode", |f, out| match mac_control(f) {
-        Some(MacControl::Pause { .. }) => out(uint(1u8)),
-        Some(MacControl::Pfc(_)) => out(uint(0x0101u16)),
-        Some(MacControl::Other { opcode }) => out(uint(opcode)),
-        None => {}
-    }),
+    named(
+        ws!("macc.opcode", U16, Hex, 0, "Opcode", |f, out| match mac_control(f) {
+            Some(MacControl::Pause { .. }) => out(uint(1u8)),
+            Some(MacControl::Pfc(_)) => out(uint(0x0101u16)),
+            Some(MacControl::Other { opcode }) => out(uint(opcode)),
+            None => {}
+        }),
+        meaning::mac_control_opcode,
+    ),
     ws!("macc.pause_time", U16, Dec, 0, "pause_time", |f, out| if let Some(MacControl::Pause { quanta }) =
         mac_control(f)
     {
@@ -402,12 +895,22 @@ pub static FIELDS: &[Field] = &[
     ws!("macc.cbfc.enbv", U16, Hex, 0, "CBFC Class Enable Vector", |f, out| if let Some(p) = pfc(f) {
         out(uint(p.class_enable))
     }),
-    ws!("macc.cbfc.enbv.c3", BOOL16, None, 0x8, "C3", |f, out| if let Some(p) = pfc(f) {
-        out(Value::Bool(p.enabled(3)))
-    }),
-    ws!("macc.cbfc.pause_time.c3", U16, Dec, 0, "C3", |f, out| if let Some(p) = pfc(f) {
-        out(uint(p.quanta[3]))
-    }),
+    ws!("macc.cbfc.enbv.c0", BOOL16, None, 0x1, "C0", |f, out| pfc_enabled(f, 0, out)),
+    ws!("macc.cbfc.enbv.c1", BOOL16, None, 0x2, "C1", |f, out| pfc_enabled(f, 1, out)),
+    ws!("macc.cbfc.enbv.c2", BOOL16, None, 0x4, "C2", |f, out| pfc_enabled(f, 2, out)),
+    ws!("macc.cbfc.enbv.c3", BOOL16, None, 0x8, "C3", |f, out| pfc_enabled(f, 3, out)),
+    ws!("macc.cbfc.enbv.c4", BOOL16, None, 0x10, "C4", |f, out| pfc_enabled(f, 4, out)),
+    ws!("macc.cbfc.enbv.c5", BOOL16, None, 0x20, "C5", |f, out| pfc_enabled(f, 5, out)),
+    ws!("macc.cbfc.enbv.c6", BOOL16, None, 0x40, "C6", |f, out| pfc_enabled(f, 6, out)),
+    ws!("macc.cbfc.enbv.c7", BOOL16, None, 0x80, "C7", |f, out| pfc_enabled(f, 7, out)),
+    ws!("macc.cbfc.pause_time.c0", U16, Dec, 0, "C0", |f, out| pfc_time(f, 0, out)),
+    ws!("macc.cbfc.pause_time.c1", U16, Dec, 0, "C1", |f, out| pfc_time(f, 1, out)),
+    ws!("macc.cbfc.pause_time.c2", U16, Dec, 0, "C2", |f, out| pfc_time(f, 2, out)),
+    ws!("macc.cbfc.pause_time.c3", U16, Dec, 0, "C3", |f, out| pfc_time(f, 3, out)),
+    ws!("macc.cbfc.pause_time.c4", U16, Dec, 0, "C4", |f, out| pfc_time(f, 4, out)),
+    ws!("macc.cbfc.pause_time.c5", U16, Dec, 0, "C5", |f, out| pfc_time(f, 5, out)),
+    ws!("macc.cbfc.pause_time.c6", U16, Dec, 0, "C6", |f, out| pfc_time(f, 6, out)),
+    ws!("macc.cbfc.pause_time.c7", U16, Dec, 0, "C7", |f, out| pfc_time(f, 7, out)),
     // rocescope's own
     own!(
         "rocescope.frame.kind",
@@ -443,12 +946,22 @@ pub static FIELDS: &[Field] = &[
         }
     ),
     own!(
+        "rocescope.bth.reserved6",
+        U8,
+        Dec,
+        "Reserved (6 bits)",
+        "the BTH's 6 reserved bits after FECN and BECN (byte 4)",
+        |f, out| if let Some(b) = f.bth() {
+            out(uint(b.resv6()))
+        }
+    ),
+    own!(
         "rocescope.cnp",
         BOOL,
         None,
         "CNP",
         "present on RoCEv2 congestion notification packets (opcode 0x81)",
-        |f, out| if f.bth().is_some_and(|b| b.opcode() == 0x81) {
+        |f, out| if f.bth().is_some_and(|b| b.opcode() == CNP_OPCODE) {
             out(Value::Bool(true))
         }
     ),
@@ -467,9 +980,29 @@ pub static FIELDS: &[Field] = &[
         U32,
         Hex,
         "Computed ICRC",
-        "the ICRC rocescope computed, as the 32-bit value whose little-endian bytes go on the wire",
+        "the ICRC rocescope computed, its wire bytes read as infiniband.invariant.crc reads them (big-endian)",
         |f, out| if let Some(c) = f.roce().and_then(|r| r.icrc_computed) {
-            out(uint(c))
+            out(uint(u32::from_be_bytes(c.to_le_bytes())))
+        }
+    ),
+    own!(
+        "rocescope.trailer",
+        Bytes,
+        None,
+        "Trailer",
+        "bytes after the innermost packet in its Ethernet frame: padding, an FCS, a mirror's trailer",
+        |f, out| if !f.packet.trailer.bytes.is_empty() {
+            out(Value::Bytes(f.packet.trailer.bytes))
+        }
+    ),
+    own!(
+        "rocescope.trailer.fcs",
+        BOOL,
+        None,
+        "Ethernet FCS",
+        "the trailer is the frame's valid Ethernet FCS",
+        |f, out| if !f.packet.trailer.bytes.is_empty() {
+            out(Value::Bool(f.packet.trailer.is_fcs()))
         }
     ),
     own!(

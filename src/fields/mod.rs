@@ -8,9 +8,10 @@
 
 mod defs;
 mod layers;
+pub mod names;
 mod value;
 
-pub use layers::Frame;
+pub use layers::{Frame, Layer};
 pub use value::{Value, write_tshark};
 
 /// A field's type, as Wireshark names it (`FT_*`).
@@ -86,6 +87,21 @@ impl Base {
 /// Reads a field's values from a frame, one call of the sink per occurrence, outermost first.
 pub type Getter = for<'p, 'a> fn(&Frame<'p, 'a>, &mut dyn FnMut(Value<'a>));
 
+/// Appends what an integer value means (Wireshark's value strings: `AF31` for DSCP 26), or
+/// nothing when it has no name.
+pub type Meaning = fn(&mut String, u64);
+
+/// How the decode tree (`packets -V`) shows a field.
+#[derive(Clone, Copy)]
+pub enum Shown {
+    /// A line with its label and value.
+    Line,
+    /// A line with its label, what the value means, and the value.
+    Named(Meaning),
+    /// No line: an alias of other fields (`ip.addr`) or a value the section heading shows.
+    Hidden,
+}
+
 /// One field of the registry.
 pub struct Field {
     /// The display-filter name (`infiniband.bth.psn`).
@@ -100,7 +116,18 @@ pub struct Field {
     /// Does tshark 4.0 have this field, with this meaning? (`rocescope.*` fields and those
     /// rocescope adds to a Wireshark protocol do not.)
     pub wireshark: bool,
+    pub shown: Shown,
     pub get: Getter,
+}
+
+/// `field`, not shown as a line of its own in the decode tree.
+const fn hidden(field: Field) -> Field {
+    Field { shown: Shown::Hidden, ..field }
+}
+
+/// `field`, shown in the decode tree with what its values mean.
+const fn named(field: Field, meaning: Meaning) -> Field {
+    Field { shown: Shown::Named(meaning), ..field }
 }
 
 impl std::fmt::Debug for Field {

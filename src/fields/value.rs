@@ -9,8 +9,8 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use rocescope_parsers::ethernet::MacAddr;
 
+use super::names::write_seconds;
 use super::{Base, Field, FieldType};
-use crate::output::names::write_seconds;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value<'a> {
@@ -82,7 +82,17 @@ mod tests {
     use super::*;
 
     fn field(ty: FieldType, base: Base) -> Field {
-        Field { name: "t", ty, base, mask: 0, label: "", blurb: "", wireshark: true, get: |_, _| {} }
+        Field {
+            name: "t",
+            ty,
+            base,
+            mask: 0,
+            label: "",
+            blurb: "",
+            wireshark: true,
+            shown: crate::fields::Shown::Line,
+            get: |_, _| {},
+        }
     }
 
     fn shown(ty: FieldType, base: Base, value: Value<'_>) -> String {

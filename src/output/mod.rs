@@ -7,7 +7,6 @@ pub mod fields;
 pub mod hexdump;
 pub mod html;
 pub mod jsonl;
-pub mod names;
 #[cfg(feature = "tables")]
 pub mod packet_table;
 pub mod summary;
@@ -38,7 +37,7 @@ pub enum TimeFormat {
 pub fn write_absolute_time(out: &mut impl Write, ts_ns: i64) -> fmt::Result {
     match u64::try_from(ts_ns) {
         Ok(ns) => write!(out, "{}", humantime::format_rfc3339_nanos(UNIX_EPOCH + Duration::from_nanos(ns))),
-        Err(_) => names::write_seconds(out, ts_ns),
+        Err(_) => crate::fields::names::write_seconds(out, ts_ns),
     }
 }
 
@@ -66,9 +65,9 @@ impl Clock {
         let first = *self.first.get_or_insert(ts_ns);
         let previous = self.previous.replace(ts_ns).unwrap_or(ts_ns);
         match self.format {
-            TimeFormat::Relative => names::write_seconds(out, ts_ns.saturating_sub(first)),
-            TimeFormat::Delta => names::write_seconds(out, ts_ns.saturating_sub(previous)),
-            TimeFormat::Epoch => names::write_seconds(out, ts_ns),
+            TimeFormat::Relative => crate::fields::names::write_seconds(out, ts_ns.saturating_sub(first)),
+            TimeFormat::Delta => crate::fields::names::write_seconds(out, ts_ns.saturating_sub(previous)),
+            TimeFormat::Epoch => crate::fields::names::write_seconds(out, ts_ns),
             TimeFormat::Absolute => write_absolute_time(out, ts_ns),
         }
     }

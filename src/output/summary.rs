@@ -7,8 +7,8 @@ use rocescope_parsers::cm::CmMessage;
 use rocescope_parsers::ext::{AethKind, ExtHeaders};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
 
-use super::names::{ethertype_name, write_opcode_words};
 use crate::decode::{Body, Link, Network, Other, Packet, Roce};
+use crate::fields::names::{ethertype_name, write_opcode_words};
 
 /// The protocol column.
 pub fn protocol(p: &Packet<'_>) -> &'static str {
