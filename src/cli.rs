@@ -6,10 +6,64 @@ use crate::analyze::Config;
 use crate::analyze::policy::Policy;
 use crate::analyze::sequence::ReorderConfig;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::analyze::finding::Severity;
 use crate::filter::{Only, OpcodeSelector};
+use crate::generate::bench::BenchKind;
 use crate::output::TimeFormat;
+
+/// An enum of the library that the command line takes by name. The library types stay free of
+/// clap: this trait and [`choice`] make them arguments.
+trait Choice: Copy + Send + Sync + 'static {
+    const ALL: &'static [Self];
+    fn name(self) -> &'static str;
+    fn help(self) -> &'static str {
+        ""
+    }
+}
+
+impl Choice for Only {
+    const ALL: &'static [Self] = &Only::ALL;
+    fn name(self) -> &'static str {
+        Only::name(self)
+    }
+    fn help(self) -> &'static str {
+        self.describe()
+    }
+}
+
+impl Choice for TimeFormat {
+    const ALL: &'static [Self] = &TimeFormat::ALL;
+    fn name(self) -> &'static str {
+        TimeFormat::name(self)
+    }
+    fn help(self) -> &'static str {
+        self.describe()
+    }
+}
+
+impl Choice for Severity {
+    const ALL: &'static [Self] = &Severity::ALL;
+    fn name(self) -> &'static str {
+        Severity::name(self)
+    }
+}
+
+impl Choice for BenchKind {
+    const ALL: &'static [Self] = &BenchKind::ALL;
+    fn name(self) -> &'static str {
+        BenchKind::name(self)
+    }
+}
+
+/// The value parser of a [`Choice`]: its names, with their help, are the possible values.
+fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
+    let values = T::ALL.iter().map(|v| PossibleValue::new(v.name()).help(v.help()));
+    PossibleValuesParser::new(values)
+        .map(|name| T::ALL.iter().copied().find(|v| v.name() == name).expect("clap admits only the possible values"))
+}
 
 /// Exit status: success (possibly with warnings about damaged input).
 pub const EXIT_OK: u8 = 0;
@@ -216,7 +270,7 @@ pub struct PacketsArgs {
     pub ips: Vec<std::net::IpAddr>,
 
     /// Only one class of frames
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<Only>())]
     pub only: Option<Only>,
 
     /// Stop after showing N frames
@@ -225,7 +279,7 @@ pub struct PacketsArgs {
 
     /// Time column: since the capture's first frame (whatever the filters hide), since the
     /// previous frame listed, epoch seconds, or UTC
-    #[arg(short = 't', long = "time", value_enum, default_value_t = TimeFormat::Relative)]
+    #[arg(short = 't', long = "time", value_parser = choice::<TimeFormat>(), default_value = "relative")]
     pub time: TimeFormat,
 
     /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
@@ -301,8 +355,8 @@ pub struct AnalyzeArgs {
     pub analysis: AnalysisOptions,
 
     /// Exit with status 4 when a finding of this severity or worse is found
-    #[arg(long, value_enum, value_name = "SEVERITY")]
-    pub fail_on: Option<crate::analyze::findings::Severity>,
+    #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
+    pub fail_on: Option<Severity>,
 
     /// Threads to use: 1 does everything on one thread; 2 decodes frames on one thread and
     /// analyses them (verifying ICRCs of memory-mapped files) on another; 3 or more also
@@ -370,8 +424,8 @@ pub struct CaptureArgs {
     pub metrics: Option<String>,
 
     /// Exit with status 4 when a finding of this severity or worse is found
-    #[arg(long, value_enum, value_name = "SEVERITY")]
-    pub fail_on: Option<crate::analyze::findings::Severity>,
+    #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
+    pub fail_on: Option<Severity>,
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,
@@ -550,8 +604,8 @@ pub struct GenerateArgs {
     /// Write one benchmark capture instead: 64 RC connections of 1 KiB WRITEs with CE marks,
     /// CNPs, go-back-N losses and PFC frames (mixed), ACK and CNP frames only (small), or
     /// small frames to a random destination QP each (random-qpn)
-    #[arg(long, value_enum, value_name = "KIND")]
-    pub benchmark: Option<crate::generate::bench::BenchKind>,
+    #[arg(long, value_parser = choice::<BenchKind>(), value_name = "KIND")]
+    pub benchmark: Option<BenchKind>,
 
     /// Size of the benchmark capture in bytes (suffixes K, M, G)
     #[arg(long, value_name = "BYTES", default_value = "1G", value_parser = parse_size, requires = "benchmark")]

@@ -7,7 +7,7 @@ use rocescope_parsers::cm::CmMessage;
 use crate::decode::{Body, IcrcStatus, Packet};
 
 /// Frame classes selectable with `--only`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Only {
     /// RoCE packets (v1 and v2, CM included).
     Roce,
@@ -17,6 +17,28 @@ pub enum Only {
     Cm,
     /// Malformed frames and RoCE packets whose ICRC is bad.
     Errors,
+}
+
+impl Only {
+    pub const ALL: [Only; 4] = [Only::Roce, Only::Pfc, Only::Cm, Only::Errors];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Only::Roce => "roce",
+            Only::Pfc => "pfc",
+            Only::Cm => "cm",
+            Only::Errors => "errors",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Only::Roce => "RoCE packets (v1 and v2, CM included)",
+            Only::Pfc => "PFC and 802.3x PAUSE frames",
+            Only::Cm => "RDMA CM messages",
+            Only::Errors => "Malformed frames and RoCE packets whose ICRC is bad",
+        }
+    }
 }
 
 /// An opcode selector: a number, or part of an opcode name (case-insensitive).

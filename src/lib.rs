@@ -4,19 +4,14 @@
 //! view, and [`output`] writes packet lists and decode trees.
 
 pub mod analyze;
-#[cfg(feature = "tables")]
-pub mod analyze_command;
-pub mod annotate;
 pub mod capture;
 pub mod cli;
+pub mod commands;
 pub mod decode;
 pub mod display_filter;
 pub mod fields;
 pub mod filter;
 pub mod generate;
-#[cfg(feature = "live")]
-pub mod live;
 pub mod ordered;
 pub mod output;
-pub mod packets;
 pub mod progress;

@@ -7,11 +7,11 @@ use rocescope::cli::{Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
-        Command::Packets(args) => rocescope::packets::run(args),
-        Command::Analyze(args) => rocescope::analyze_command::run(args),
-        Command::Generate(args) => rocescope::generate::run(args),
+        Command::Packets(args) => rocescope::commands::packets::run(args),
+        Command::Analyze(args) => rocescope::commands::analyze::run(args),
+        Command::Generate(args) => rocescope::commands::generate::run(args),
         Command::Fields => list_fields(),
-        Command::Annotate(args) => rocescope::annotate::run(args),
+        Command::Annotate(args) => rocescope::commands::annotate::run(args),
         Command::Capture(args) => capture(args),
     }
 }
@@ -30,7 +30,7 @@ fn list_fields() -> ExitCode {
 
 #[cfg(feature = "live")]
 fn capture(args: &rocescope::cli::CaptureArgs) -> ExitCode {
-    rocescope::live::run(args)
+    rocescope::commands::capture::run(args)
 }
 
 #[cfg(not(feature = "live"))]

@@ -11,12 +11,11 @@ use std::net::IpAddr;
 use proptest::prelude::*;
 use rocescope::analyze::Analyzer;
 use rocescope::analyze::frame::FrameSummary;
-use rocescope::analyze::report::Report;
 use rocescope::capture::{CaptureReader, Inputs, LinkType, Record};
 use rocescope::decode::{Body, Decoder, EncapKind, IcrcStatus, Network};
 use rocescope::generate::encode::{self, Addresses, BthFields, L2, L3, RoceFrame};
 use rocescope::generate::scenarios;
-use rocescope::generate::writer::CaptureWriter;
+use rocescope::output::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Feth, Ieth, Rdeth, Reth, Xrceth};
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::opcode::{self, ExtHeader};
@@ -233,7 +232,9 @@ fn analyse(files: &[Vec<u8>]) -> serde_json::Value {
         analyzer.observe(&FrameSummary::of(frame.number, &packet));
     }
     analyzer.finish();
-    let mut report = serde_json::to_value(Report::build(&analyzer, inputs.readers(), &[])).expect("JSON");
+    let mut report =
+        serde_json::to_value(rocescope::analyze::assemble::report_of_files(&analyzer, inputs.readers(), &[]))
+            .expect("JSON");
     report.as_object_mut().map(|o| o.remove("inputs"));
     report
 }

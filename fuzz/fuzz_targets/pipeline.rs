@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rocescope::analyze::Analyzer;
-use rocescope::analyze::report::Report;
+use rocescope::analyze::assemble;
 use rocescope::capture::{CaptureReader, Inputs};
 use rocescope::decode::Decoder;
 
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let damage = inputs.take_damage();
     analyzer.finish();
-    let report = Report::build(&analyzer, inputs.readers(), &damage);
+    let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
     let _ = serde_json::to_vec(&report);
     let _ = rocescope::output::html::render(&report, &analyzer);
 });

@@ -7,6 +7,7 @@ use rocescope::analyze::Analyzer;
 use rocescope::analyze::frame::FrameSummary;
 use rocescope::capture::Record;
 use rocescope::decode::{Decoder, IcrcStatus};
+use rocescope::fields::Frame;
 use rocescope::output::jsonl::FrameJson;
 use rocescope::output::{hexdump, summary, tree};
 
@@ -16,7 +17,8 @@ use rocescope::output::{hexdump, summary, tree};
 pub fn decode_and_observe(decoder: &Decoder, analyzer: &mut Analyzer, number: u64, record: &Record<'_>) {
     let packet = decoder.decode(record);
     let mut text = String::new();
-    let _ = tree::write_tree(&mut text, number, &packet);
+    let frame = Frame { number, packet: &packet, first_ts_ns: 0, verdict: None };
+    let _ = tree::write_tree(&mut text, &frame);
     let _ = summary::write_info(&mut text, &packet);
     let (mut src, mut dst) = (String::new(), String::new());
     let _ = summary::write_endpoints(&mut src, &mut dst, &packet);

@@ -5,10 +5,11 @@
 //! are kept up to [`MAX_EPISODES_KEPT`]); the frames it holds back are bounded too: the first
 //! RoCE frames until the doubled-mirror decision, and those of one reorder window.
 
+pub mod assemble;
 pub mod cm;
 pub mod duplicates;
 pub mod episodes;
-pub mod findings;
+pub mod finding;
 pub mod flows;
 pub mod frame;
 pub mod gaps;
@@ -17,6 +18,7 @@ pub mod pfc;
 pub mod policy;
 pub mod report;
 pub mod responses;
+pub mod rules;
 pub mod sequence;
 mod sequencing;
 pub mod timeline;

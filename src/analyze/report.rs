@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::cm::Connection;
 use super::episodes::Episode;
-use super::findings::{self, Finding};
+use super::finding::Finding;
 use super::histogram::LogHistogram;
 use super::pfc::PauseStats;
 use super::policy::{Policy, PolicyCounts};
@@ -320,6 +320,11 @@ pub struct FlowReport {
 }
 
 impl FlowReport {
+    /// The flow as operators name it: `10.0.0.1 → 10.0.0.2 QP 0x000202`.
+    pub fn label(&self) -> String {
+        format!("{} → {} QP 0x{:06x}", self.src_ip, self.dst_ip, self.dst_qp)
+    }
+
     /// How much is wrong with the flow, for sorting: integrity first, then loss, then
     /// congestion.
     pub fn trouble(&self) -> u64 {
@@ -382,13 +387,9 @@ fn nonzero_map(counts: &[u64]) -> BTreeMap<u8, u64> {
 }
 
 impl Report {
-    /// Builds the report of a finished analysis. `damage` lists where input files were cut short.
-    pub fn build(a: &Analyzer, readers: &[CaptureReader], damage: &[CaptureError]) -> Report {
-        Report::build_from(a, readers.iter().map(|r| input_report(r, damage)).collect(), None)
-    }
-
-    /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
-    pub fn build_from(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
+    /// What the analysis of `inputs` counted, without findings ([`super::assemble`] adds them);
+    /// `live` gives a live capture's statistics.
+    pub fn model(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
         let t = &a.totals;
         let c = &a.capture;
         let flows: Vec<FlowReport> =
@@ -414,80 +415,79 @@ impl Report {
         let policy = a.config.policy;
         let pfc_other_priority_xoff =
             pfc.iter().filter(|p| p.priority != Some(policy.lossless_priority)).map(|p| p.stats.xoff).sum();
-        let mut report =
-            Report {
-                schema_version: SCHEMA_VERSION,
-                tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
-                inputs,
-                live,
-                config: config_report(&a.config),
-                capture: CaptureReport {
-                    first_ts_ns: c.first_ts_ns,
-                    last_ts_ns: c.last_ts_ns,
-                    duration_ns: c.last_ts_ns.zip(c.first_ts_ns).map_or(0, |(l, f)| (l - f).max(0)),
-                    non_monotonic_timestamps: c.non_monotonic_timestamps,
-                    snaplen_cut: c.snaplen_cut,
-                    mirror_truncated: c.mirror_truncated,
-                    encapsulations: c.encapsulations.iter().copied().collect(),
-                    malformed_by_layer: c
-                        .malformed
-                        .iter()
-                        .map(|(layer, count, first_frame, reason)| MalformedReport {
-                            layer,
-                            count: *count,
-                            first_frame: *first_frame,
-                            first_reason: reason.clone(),
-                        })
-                        .collect(),
-                    doubled_mirror: c.doubled_mirror.map(|(frames, with_identical_copy, doubled)| {
-                        DoubledMirrorReport { frames, with_identical_copy, doubled }
-                    }),
-                },
-                totals: t.frames.clone(),
-                icrc: IcrcReport { ok: t.icrc[0], bad: t.icrc[1], unverifiable: t.icrc[2] },
-                opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
-                ecn: EcnReport::from_counts(&t.ecn),
-                dscp: nonzero_map(&t.dscp),
-                cnps: t.cnps,
-                cnp_dscp: nonzero_map(&t.cnp_dscp),
-                cnp_vlan_pcp: nonzero_map(&t.cnp_vlan_pcp),
-                management: ManagementReport {
-                    packets: t.management,
-                    dscp: nonzero_map(&t.management_dscp),
-                    ecn: EcnReport::from_counts(&t.management_ecn),
-                },
-                flows,
-                connections: a.cm.connections.clone(),
-                retransmit_episodes: a.episodes.clone(),
-                retransmit_episodes_not_kept: a.episodes_dropped,
-                limits: LimitsReport {
-                    untracked_packets: a.untracked_packets,
-                    first_untracked_frame: a.first_untracked_frame,
-                    connections_not_kept: a.cm.not_kept,
-                    pause_frames_not_kept: a.pauses.not_kept,
-                },
-                pfc,
-                pause,
-                policy: PolicyReport {
-                    expected_data_dscp: policy.data_dscp,
-                    expected_cnp_dscp: policy.cnp_dscp,
-                    expected_data_pcp: policy.data_pcp,
-                    expected_cnp_pcp: policy.cnp_pcp,
-                    lossless_priority: policy.lossless_priority,
-                    expected_cm_dscp: policy.cm_dscp,
-                    data_dscp_violations: a.policy.data_dscp.count,
-                    cnp_dscp_violations: a.policy.cnp_dscp.count,
-                    not_ect_data: a.policy.not_ect_data.count,
-                    data_pcp_violations: a.policy.data_pcp.count,
-                    cnp_pcp_violations: a.policy.cnp_pcp.count,
-                    cm_dscp_violations: a.policy.cm_dscp.count,
-                    pfc_other_priority_xoff,
-                    first_frames: a.policy,
-                },
-                findings: Vec::new(),
-            };
-        report.findings = findings::evaluate(&report);
-        report
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
+            inputs,
+            live,
+            config: config_report(&a.config),
+            capture: CaptureReport {
+                first_ts_ns: c.first_ts_ns,
+                last_ts_ns: c.last_ts_ns,
+                duration_ns: c.last_ts_ns.zip(c.first_ts_ns).map_or(0, |(l, f)| (l - f).max(0)),
+                non_monotonic_timestamps: c.non_monotonic_timestamps,
+                snaplen_cut: c.snaplen_cut,
+                mirror_truncated: c.mirror_truncated,
+                encapsulations: c.encapsulations.iter().copied().collect(),
+                malformed_by_layer: c
+                    .malformed
+                    .iter()
+                    .map(|(layer, count, first_frame, reason)| MalformedReport {
+                        layer,
+                        count: *count,
+                        first_frame: *first_frame,
+                        first_reason: reason.clone(),
+                    })
+                    .collect(),
+                doubled_mirror: c.doubled_mirror.map(|(frames, with_identical_copy, doubled)| DoubledMirrorReport {
+                    frames,
+                    with_identical_copy,
+                    doubled,
+                }),
+            },
+            totals: t.frames.clone(),
+            icrc: IcrcReport { ok: t.icrc[0], bad: t.icrc[1], unverifiable: t.icrc[2] },
+            opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
+            ecn: EcnReport::from_counts(&t.ecn),
+            dscp: nonzero_map(&t.dscp),
+            cnps: t.cnps,
+            cnp_dscp: nonzero_map(&t.cnp_dscp),
+            cnp_vlan_pcp: nonzero_map(&t.cnp_vlan_pcp),
+            management: ManagementReport {
+                packets: t.management,
+                dscp: nonzero_map(&t.management_dscp),
+                ecn: EcnReport::from_counts(&t.management_ecn),
+            },
+            flows,
+            connections: a.cm.connections.clone(),
+            retransmit_episodes: a.episodes.clone(),
+            retransmit_episodes_not_kept: a.episodes_dropped,
+            limits: LimitsReport {
+                untracked_packets: a.untracked_packets,
+                first_untracked_frame: a.first_untracked_frame,
+                connections_not_kept: a.cm.not_kept,
+                pause_frames_not_kept: a.pauses.not_kept,
+            },
+            pfc,
+            pause,
+            policy: PolicyReport {
+                expected_data_dscp: policy.data_dscp,
+                expected_cnp_dscp: policy.cnp_dscp,
+                expected_data_pcp: policy.data_pcp,
+                expected_cnp_pcp: policy.cnp_pcp,
+                lossless_priority: policy.lossless_priority,
+                expected_cm_dscp: policy.cm_dscp,
+                data_dscp_violations: a.policy.data_dscp.count,
+                cnp_dscp_violations: a.policy.cnp_dscp.count,
+                not_ect_data: a.policy.not_ect_data.count,
+                data_pcp_violations: a.policy.data_pcp.count,
+                cnp_pcp_violations: a.policy.cnp_pcp.count,
+                cm_dscp_violations: a.policy.cm_dscp.count,
+                pfc_other_priority_xoff,
+                first_frames: a.policy,
+            },
+            findings: Vec::new(),
+        }
     }
 }
 
@@ -506,7 +506,8 @@ fn config_report(c: &Config) -> ConfigReport {
     }
 }
 
-fn input_report(r: &CaptureReader, damage: &[CaptureError]) -> InputReport {
+/// How an input file is described; `damage` lists where input files were cut short.
+pub fn input_report(r: &CaptureReader, damage: &[CaptureError]) -> InputReport {
     let info = r.info();
     InputReport {
         file: r.name().to_string(),

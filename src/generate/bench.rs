@@ -20,14 +20,26 @@ use rocescope_parsers::psn::psn_add;
 
 use super::encode::{self, BthFields, L2, L3, RoceFrame};
 use super::scenarios::{Rng, T0};
-use super::writer::CaptureWriter;
+use crate::output::capture_file::CaptureWriter;
 
 /// Kinds of benchmark capture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BenchKind {
     Mixed,
     Small,
     RandomQpn,
+}
+
+impl BenchKind {
+    pub const ALL: [BenchKind; 3] = [BenchKind::Mixed, BenchKind::Small, BenchKind::RandomQpn];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchKind::Mixed => "mixed",
+            BenchKind::Small => "small",
+            BenchKind::RandomQpn => "random-qpn",
+        }
+    }
 }
 
 const CONNECTIONS: u32 = 64;

@@ -5,7 +5,7 @@ use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Ie
 use rocescope_parsers::psn::psn_add;
 
 use super::encode::{self, Addresses, BthFields, L2, L3, Mac, RoceFrame, u24};
-use super::writer::Interface;
+use crate::output::capture_file::Interface;
 
 /// Base time of every scenario: 2023-11-14T22:13:20Z.
 pub const T0: i64 = 1_700_000_000_000_000_000;

@@ -2,8 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::analyze::findings::Severity;
-use crate::analyze::findings::flow_label;
+use crate::analyze::finding::Severity;
 use crate::analyze::report::Report;
 use anstyle::{AnsiColor, Style};
 
@@ -97,7 +96,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
             out,
             "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>5} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
             f.id,
-            flow_label(f),
+            f.label(),
             f.transport,
             f.packets,
             f.sequence.gaps,

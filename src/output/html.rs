@@ -9,7 +9,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::charts::{self, PsnGraph, Series};
 use crate::analyze::Analyzer;
-use crate::analyze::findings::{Finding, flow_label};
+use crate::analyze::finding::Finding;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::pfc::PAUSE_CHANNEL;
 use crate::analyze::report::{FlowReport, Report};
@@ -140,7 +140,7 @@ fn facts(r: &Report) -> Markup {
 }
 
 fn flow_link(report: &Report, id: u32) -> Markup {
-    let label = report.flows.get(id as usize).map_or_else(|| format!("flow {id}"), flow_label);
+    let label = report.flows.get(id as usize).map_or_else(|| format!("flow {id}"), |f| f.label());
     html! { a href={ "#flow-" (id) } { (label) } }
 }
 
@@ -183,7 +183,7 @@ fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Ma
                 @for f in flows {
                     tr class=[(f.trouble() > 0).then_some("trouble")] {
                         td { (f.id) }
-                        td.l { @if detailed.iter().any(|d| d.id == f.id) { (flow_link(r, f.id)) } @else { (flow_label(f)) } }
+                        td.l { @if detailed.iter().any(|d| d.id == f.id) { (flow_link(r, f.id)) } @else { (f.label()) } }
                         td { (f.transport) } td { (f.packets) } td { (format!("{:.2}", f.throughput_bps as f64 / 1e9)) }
                         td { (f.sequence.missing_psns) } td { (f.sequence.retransmitted) } td { (f.sequence.retransmit_episodes) }
                         td { (f.sequence.late_arrivals) } td { (f.naks_psn_seq_err + f.naks_other) } td { (f.rnr_naks) } td { (f.ce) } td { (f.cnps) }
@@ -309,7 +309,7 @@ fn flow_detail(a: &Analyzer, f: &FlowReport, t0: i64) -> Markup {
     );
     html! {
         section.flow id={ "flow-" (id) } {
-            h3 { "Flow " (id) ": " (flow_label(f)) }
+            h3 { "Flow " (id) ": " (f.label()) }
             p.muted {
                 (f.transport) ", " (f.packets) " packets, " (f.sequence.missing_psns) " PSNs missing, " (f.sequence.retransmitted) " resent in "
                 (f.sequence.retransmit_episodes) " episodes, " (f.sequence.late_arrivals) " late arrivals, " (f.naks_psn_seq_err + f.naks_other) " NAKs and " (f.rnr_naks) " RNR NAKs carried, "

@@ -2,6 +2,8 @@
 //! lines and field export.
 
 pub mod analysis_text;
+pub mod atomic;
+pub mod capture_file;
 pub mod charts;
 pub mod fields;
 pub mod hexdump;
@@ -20,7 +22,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use crate::decode::Packet;
 
 /// How the time column is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeFormat {
     /// Seconds since the capture's first frame (Wireshark's relative time).
     Relative,
@@ -30,6 +32,28 @@ pub enum TimeFormat {
     Epoch,
     /// UTC date and time (RFC 3339, nanoseconds).
     Absolute,
+}
+
+impl TimeFormat {
+    pub const ALL: [TimeFormat; 4] = [TimeFormat::Relative, TimeFormat::Delta, TimeFormat::Epoch, TimeFormat::Absolute];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeFormat::Relative => "relative",
+            TimeFormat::Delta => "delta",
+            TimeFormat::Epoch => "epoch",
+            TimeFormat::Absolute => "absolute",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimeFormat::Relative => "Seconds since the capture's first frame (Wireshark's relative time)",
+            TimeFormat::Delta => "Seconds since the previous frame listed",
+            TimeFormat::Epoch => "Seconds since the Unix epoch",
+            TimeFormat::Absolute => "UTC date and time (RFC 3339, nanoseconds)",
+        }
+    }
 }
 
 /// Writes a timestamp as an RFC 3339 UTC date and time with nanoseconds (times before the

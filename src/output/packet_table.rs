@@ -10,7 +10,8 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::tables::{AtomicFile, Written, polars_error};
+use super::atomic::{AtomicFile, Written};
+use super::tables::polars_error;
 use crate::fields::{self, Field, FieldType, Frame, Value, write_tshark};
 use crate::ordered::{Decided, FrameSink};
 

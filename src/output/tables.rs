@@ -4,59 +4,14 @@
 //! temporary name; the files get their names together once all of them are complete, so a
 //! failed run (a full disk, say) leaves neither a half-written file nor a partial set.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use super::atomic::{AtomicFile, Written};
 
 use polars::prelude::*;
 
 use crate::analyze::report::Report;
-
-/// A file being written under a temporary name in the output directory; removed when dropped
-/// before [`AtomicFile::commit`] gives it its name.
-pub struct AtomicFile {
-    partial: PathBuf,
-    target: PathBuf,
-    committed: bool,
-}
-
-impl AtomicFile {
-    pub fn create(dir: &Path, name: &str) -> io::Result<(AtomicFile, File)> {
-        let partial = dir.join(format!(".{name}.partial"));
-        let file = File::create(&partial)?;
-        Ok((AtomicFile { partial, target: dir.join(name), committed: false }, file))
-    }
-
-    pub fn commit(mut self) -> io::Result<()> {
-        std::fs::rename(&self.partial, &self.target)?;
-        self.committed = true;
-        Ok(())
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.partial);
-        }
-    }
-}
-
-/// Complete files still under their temporary names; [`Written::commit`] names them all,
-/// dropping them removes them.
-#[derive(Default)]
-#[must_use = "the files are removed unless committed"]
-pub struct Written(pub(crate) Vec<AtomicFile>);
-
-impl Written {
-    pub fn append(&mut self, mut other: Written) {
-        self.0.append(&mut other.0);
-    }
-
-    pub fn commit(self) -> io::Result<()> {
-        self.0.into_iter().try_for_each(AtomicFile::commit)
-    }
-}
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
@@ -73,14 +28,6 @@ fn write_table(dir: &Path, name: &str, df: &mut DataFrame, written: &mut Written
         written.0.push(atomic);
     }
     Ok(())
-}
-
-/// Writes `text` as `dir/name`, to be committed with the run's other files.
-pub fn write_text(dir: &Path, name: &str, text: &str) -> io::Result<Written> {
-    let (atomic, mut file) = AtomicFile::create(dir, name)?;
-    file.write_all(text.as_bytes())?;
-    file.flush()?;
-    Ok(Written(vec![atomic]))
 }
 
 /// A column built from one field of every row.

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rocescope::generate::encode::{self, BthFields, L2, L3, RoceFrame};
-use rocescope::generate::writer::CaptureWriter;
+use rocescope::output::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, Deth, ExtHeaders, Reth};
 use serde_json::{Value, json};
 

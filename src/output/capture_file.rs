@@ -1,6 +1,6 @@
-//! Capture writers for the generator: classic pcap (µs or ns, either byte order, any snap
-//! length) and pcapng (any number of interfaces with their own link type, snap length and
-//! time resolution; enhanced or simple packet blocks).
+//! Capture-file writers, for the generator's samples, `annotate` and `capture -w`: classic
+//! pcap (µs or ns, either byte order, any snap length) and pcapng (any number of interfaces with
+//! their own link type, snap length and time resolution; enhanced or simple packet blocks).
 
 use std::io::{self, Write};
 

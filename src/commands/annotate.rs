@@ -15,16 +15,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::analyze::Analyzer;
+use crate::analyze::assemble;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::analyze::sequence::SeqClass;
 use crate::capture::{CaptureError, Inputs, LinkType};
 use crate::cli::{AnnotateArgs, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable};
 use crate::decode::{Body, Decoder, IcrcStatus, Packet};
-use crate::generate::writer::{
+use crate::ordered::{Decided, FrameSink, InOrder};
+use crate::output::atomic::AtomicFile;
+use crate::output::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
-use crate::ordered::{Decided, FrameSink, InOrder};
 
 /// What the analysis says of a frame, as a packet comment: the analysis fields that are set,
 /// then a short phrase; `None` when it says nothing.
@@ -122,23 +124,17 @@ fn scratch_name(out: &Path, suffix: &str) -> PathBuf {
     out.with_file_name(format!(".{name}.{suffix}"))
 }
 
-/// Writes the output: header, interfaces, then the scratch file's packets; renamed when whole.
+/// Writes the output: header, interfaces, then the scratch file's packets; named when whole.
 fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) -> io::Result<()> {
-    let partial = scratch_name(out, "partial");
-    let result = (|| {
-        let mut file = BufWriter::new(File::create(&partial)?);
-        write_section_header(&mut file, Some(section))?;
-        for iface in interfaces {
-            write_interface(&mut file, iface)?;
-        }
-        io::copy(&mut File::open(body)?, &mut file)?;
-        file.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
-        std::fs::rename(&partial, out)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&partial);
+    let (atomic, file) = AtomicFile::create_at(out)?;
+    let mut file = BufWriter::new(file);
+    write_section_header(&mut file, Some(section))?;
+    for iface in interfaces {
+        write_interface(&mut file, iface)?;
     }
-    result
+    io::copy(&mut File::open(body)?, &mut file)?;
+    file.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+    atomic.commit()
 }
 
 pub fn run(args: &AnnotateArgs) -> ExitCode {
@@ -172,7 +168,7 @@ pub fn run(args: &AnnotateArgs) -> ExitCode {
     let (result, damage) = annotate_frames(&mut inputs, &decoder, &mut analyzer, &mut ordered);
     let result = result.and_then(|()| ordered.sink.body.flush());
     let written = result.and_then(|()| {
-        let report = Report::build(&analyzer, inputs.readers(), &damage);
+        let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
         assemble(&args.output, &summary(&report, ordered.sink.comments), &ordered.sink.interfaces.described, &body_path)
     });
     let _ = std::fs::remove_file(&body_path);

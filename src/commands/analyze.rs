@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use crate::analyze::report::Report;
+use crate::analyze::assemble;
 use std::sync::{Arc, mpsc};
 
 use memmap2::Mmap;
@@ -18,8 +18,9 @@ use crate::cli::{
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
+use crate::output::atomic::{Written, write_text};
 use crate::output::packet_table::PacketTable;
-use crate::output::tables::{self, Written};
+use crate::output::tables;
 use crate::output::{analysis_text, html};
 use crate::progress::{Progress, UPDATE_EVERY};
 
@@ -77,13 +78,13 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return ExitCode::from(EXIT_NO_INPUT);
     }
-    let report = Report::build(&analyzer, inputs.readers(), &damage);
+    let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
     let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer));
     if let Some(dir) = &args.out {
         // every file of the run, or none: they are named together once all are complete
         let written = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish()).and_then(|mut files| {
             files.append(tables::write_report(dir, &report)?);
-            files.append(tables::write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
+            files.append(write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
             files.commit()
         });
         if let Err(e) = written {
@@ -94,7 +95,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     if let (Some(path), Some(page)) = (&args.html, &page) {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if let Err(e) = tables::write_text(dir, &name, page).and_then(Written::commit) {
+        if let Err(e) = write_text(dir, &name, page).and_then(Written::commit) {
             eprintln!("rocescope: cannot write {}: {e}", path.display());
             return ExitCode::from(EXIT_OUTPUT);
         }

@@ -1,59 +1,13 @@
-//! Findings: what an operator should look at, each with a severity, a stable code, a one-line
-//! message, evidence (flows, frame numbers, counts), the likely cause and the first action.
-//! They are rules over the finished report, so they explain exactly the numbers it shows.
-
-use serde::Serialize;
+//! The rules that raise findings ([`super::finding`]). They read the finished report, so they
+//! explain exactly the numbers it shows.
 
 use super::episodes::Trigger;
+use super::finding::{EVIDENCE_KEPT, Evidence, Finding, Severity};
 use super::report::{FlowReport, Report};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-/// Where a finding shows: flow ids and frame numbers (at most [`EVIDENCE_KEPT`] each) and
-/// how many occurrences there were in all.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Evidence {
-    pub count: u64,
-    pub flows: Vec<u32>,
-    pub frames: Vec<u64>,
-}
-
-pub const EVIDENCE_KEPT: usize = 10;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Finding {
-    pub severity: Severity,
-    pub code: &'static str,
-    pub message: String,
-    pub evidence: Evidence,
-    pub cause: &'static str,
-    pub action: &'static str,
-}
 
 /// "1 flow", "2 flows".
 fn plural(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
-}
-
-/// A flow as operators name it.
-pub fn flow_label(f: &FlowReport) -> String {
-    format!("{} → {} QP 0x{:06x}", f.src_ip, f.dst_ip, f.dst_qp)
 }
 
 /// Evidence from the flows where `count` is not zero, with the frame `first` gives, and the
@@ -79,7 +33,7 @@ fn from_flows(
 /// The first three flows of the evidence by name, and how many more there are.
 fn names(report: &Report, e: &Evidence, flows: usize) -> String {
     let mut s: Vec<String> =
-        e.flows.iter().take(3).filter_map(|&id| report.flows.get(id as usize)).map(flow_label).collect();
+        e.flows.iter().take(3).filter_map(|&id| report.flows.get(id as usize)).map(FlowReport::label).collect();
     if flows > 3 {
         s.push(format!("{} more", flows - 3));
     }

@@ -16,6 +16,7 @@ use pcap::{Active, Capture, PacketHeader, Precision};
 use serde::Serialize;
 
 use crate::analyze::Analyzer;
+use crate::analyze::assemble;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::capture::{LinkType, Record};
@@ -177,7 +178,7 @@ impl Rolling {
     /// of a report of everything so far that earlier summaries did not have.
     fn next(&mut self, analyzer: &Analyzer, live: LiveReport) -> Interval {
         let now = Counters::of(analyzer, live);
-        let report = Report::build_from(analyzer, Vec::new(), None);
+        let report = assemble::report(analyzer, Vec::new(), None);
         let new_findings: Vec<&'static str> =
             report.findings.iter().map(|f| f.code).filter(|c| !self.findings_seen.contains(c)).collect();
         self.findings_seen.extend(&new_findings);
@@ -362,7 +363,7 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
     } else {
         files.iter().map(|f| input(&f.display().to_string(), container, true, args.snaplen)).collect()
     };
-    final_report(&mut out, &Report::build_from(&analyzer, inputs, Some(live)), args)
+    final_report(&mut out, &assemble::report(&analyzer, inputs, Some(live)), args)
 }
 
 /// Prints the report at the end of a capture; the exit status follows `--fail-on`.

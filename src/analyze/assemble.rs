@@ -1,0 +1,19 @@
+//! The finished report: what the analysis counted ([`Report::model`]) with the findings its
+//! rules raise over those numbers ([`rules::evaluate`]).
+
+use super::Analyzer;
+use super::report::{InputReport, LiveReport, Report, input_report};
+use super::rules;
+use crate::capture::{CaptureError, CaptureReader};
+
+/// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
+pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
+    let mut report = Report::model(a, inputs, live);
+    report.findings = rules::evaluate(&report);
+    report
+}
+
+/// The report of an analysis of the files `readers` read; `damage` lists where they were cut short.
+pub fn report_of_files(a: &Analyzer, readers: &[CaptureReader], damage: &[CaptureError]) -> Report {
+    report(a, readers.iter().map(|r| input_report(r, damage)).collect(), None)
+}
