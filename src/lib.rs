@@ -3,15 +3,10 @@
 //! Data flows one way: [`capture`] reads records, [`decode`] turns each into a [`decode::Packet`]
 //! view, and [`output`] writes packet lists and decode trees.
 
-pub mod analyze;
-pub mod capture;
+pub use rocescope_engine::{analyze, capture, decode, display_filter, fields, filter, ordered};
+
 pub mod cli;
 pub mod commands;
-pub mod decode;
-pub mod display_filter;
-pub mod fields;
-pub mod filter;
 pub mod generate;
-pub mod ordered;
 pub mod output;
 pub mod progress;

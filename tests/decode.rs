@@ -4,9 +4,9 @@
 use rocescope_parsers::ext::{Aeth, ExtHeaders, Reth};
 use rocescope_parsers::{ErrorKind, Layer};
 
-use super::*;
-use crate::capture::{LinkType, Record};
-use crate::generate::encode::{self, Addresses, BthFields, L2, L3, RoceFrame};
+use rocescope::capture::{LinkType, Record};
+use rocescope::decode::*;
+use rocescope::generate::encode::{self, Addresses, BthFields, L2, L3, RoceFrame};
 
 fn write_only(payload: usize) -> RoceFrame {
     RoceFrame {
@@ -215,7 +215,7 @@ fn mac_control_frames() {
 /// bytes overwritten, decodes without a panic under every link type.
 #[test]
 fn cut_and_corrupted_frames_never_panic() {
-    use crate::generate::scenarios::{self, Rng};
+    use rocescope::generate::scenarios::{self, Rng};
     let mut rng = Rng::new(7);
     let link_types = [LinkType::ETHERNET, LinkType::LINUX_SLL, LinkType::LINUX_SLL2, LinkType::RAW, LinkType(999)];
     let mut decoded = 0usize;
@@ -234,8 +234,8 @@ fn cut_and_corrupted_frames_never_panic() {
                     bytes[at] = rng.next_u64() as u8;
                 }
                 let p = decode(&bytes);
-                let frame = crate::fields::Frame { number: 1, packet: &p, first_ts_ns: 0, verdict: None };
-                let _ = crate::output::tree::write_tree(&mut String::new(), &frame);
+                let frame = rocescope::fields::Frame { number: 1, packet: &p, first_ts_ns: 0, verdict: None };
+                let _ = rocescope::output::tree::write_tree(&mut String::new(), &frame);
                 decoded += 1;
             }
         }

@@ -6,9 +6,6 @@ mod packet;
 
 pub use packet::*;
 
-#[cfg(test)]
-mod tests;
-
 use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::{CmMad, GSI_QP};
 use rocescope_parsers::erspan::ErspanHeader;

@@ -1,0 +1,17 @@
+//! The rocescope engine: everything below the command line, without clap and without polars,
+//! so that a program can embed it. Data flows one way, down this list:
+//!
+//! - [`capture`]: capture files (pcap, pcapng, compressed, several merged by time) as records;
+//! - [`decode`]: each record as a [`decode::Packet`] view, link layer to RoCE;
+//! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
+//! - [`display_filter`] and [`filter`]: which frames to keep;
+//! - [`analyze`]: the streaming analysis, its report model and findings;
+//! - [`ordered`]: frames handed on in order with their final verdicts.
+
+pub mod analyze;
+pub mod capture;
+pub mod decode;
+pub mod display_filter;
+pub mod fields;
+pub mod filter;
+pub mod ordered;
