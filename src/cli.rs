@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::analyze::Config;
 use crate::analyze::policy::Policy;
 use crate::analyze::sequence::ReorderConfig;
+use crate::commands::exit::help_section;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -65,25 +66,6 @@ fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
         .map(|name| T::ALL.iter().copied().find(|v| v.name() == name).expect("clap admits only the possible values"))
 }
 
-/// Exit status: success (possibly with warnings about damaged input).
-pub const EXIT_OK: u8 = 0;
-/// Exit status: no input could be read.
-pub const EXIT_NO_INPUT: u8 = 1;
-/// Exit status: the command line was wrong (clap's own usage errors use it too).
-pub const EXIT_USAGE: u8 = 2;
-/// Exit status: the output could not be written.
-pub const EXIT_OUTPUT: u8 = 3;
-/// Exit status: `analyze --fail-on` found a finding of that severity or worse.
-pub const EXIT_FINDINGS: u8 = 4;
-
-const EXIT_STATUS_HELP: &str = "\
-EXIT STATUS:
-    0  success; damaged input files were read up to the damage and reported on stderr
-    1  no input could be read (missing, unreadable, not a capture, or damaged before the first frame)
-    2  usage error
-    3  the output could not be written
-    4  analyze --fail-on: a finding of that severity or worse";
-
 #[derive(Debug, Parser)]
 #[command(
     name = "rocescope",
@@ -96,7 +78,7 @@ messages, PFC and PAUSE frames. It verifies the ICRC of every RoCE packet.\n\n\
 Captures may be pcap or pcapng, optionally gzip- or zstd-compressed; the format is recognised by \
 its magic number. A file named '-' is standard input. Several files are merged by timestamp into \
 one stream of numbered frames.",
-    after_help = EXIT_STATUS_HELP
+    after_help = help_section(&[0, 1, 2, 3, 4])
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -111,17 +93,16 @@ pub enum Command {
 protocol, length and a summary of the RoCE headers with the ICRC verdict. -V prints the full decode \
 tree instead, -x adds a hex dump, and --format jsonl writes one JSON object per frame (schema in \
 docs/jsonl-schema.md).",
-        after_help = concat!(
-            "EXAMPLES:\n",
-            "    rocescope packets capture.pcapng\n",
-            "    rocescope packets -V -c 1 --opcode 0x81 capture.pcap\n",
-            "    rocescope packets --only errors --qp 0x12a capture.pcap.gz\n",
-            "    rocescope packets --format jsonl capture.pcap | jq 'select(.icrc == \"bad\")'\n\n",
-            "EXIT STATUS:\n",
-            "    0  success; damaged input files were read up to the damage and reported on stderr\n",
-            "    1  no input could be read (missing, unreadable, not a capture, or damaged before the first frame)\n",
-            "    2  usage error\n",
-            "    3  the output could not be written"
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope packets capture.pcapng\n",
+                "    rocescope packets -V -c 1 --opcode 0x81 capture.pcap\n",
+                "    rocescope packets --only errors --qp 0x12a capture.pcap.gz\n",
+                "    rocescope packets --format jsonl capture.pcap | jq 'select(.icrc == \"bad\")'\n\n",
+            ),
+            help_section(&[0, 1, 2, 3])
         )
     )]
     Packets(PacketsArgs),
@@ -135,21 +116,19 @@ ECN marks and CNPs, PFC and PAUSE per source and priority with pause storms, DSC
 against the fabric's policy, and findings with their likely cause and first action. Prints a \
 summary; --json prints the report as JSON (docs/report-schema.md); --out writes it as files. \
 Definitions of every counter are in docs/analysis.md.",
-        after_help = concat!(
-            "EXAMPLES:\n",
-            "    rocescope analyze capture.pcap\n",
-            "    rocescope analyze --json tap1.pcapng tap2.pcapng > report.json\n",
-            "    rocescope analyze --link-speed 400G --policy fabric.toml --fail-on warning capture.pcap\n\n",
-            "POLICY FILE (TOML, every key optional):\n",
-            "    data_dscp = 26\n    cnp_dscp = 48\n    data_pcp = 3\n    cnp_pcp = 6\n",
-            "    require_ect = true\n    lossless_priority = 3\n",
-            "    cm_dscp = 48          # management packets (QP 0/1); not checked when absent\n\n",
-            "EXIT STATUS:\n",
-            "    0  success; damaged input files were read up to the damage and reported on stderr\n",
-            "    1  no input could be read\n",
-            "    2  usage error (also a policy file that cannot be read)\n",
-            "    3  the output could not be written\n",
-            "    4  --fail-on: a finding of that severity or worse"
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope analyze capture.pcap\n",
+                "    rocescope analyze --json tap1.pcapng tap2.pcapng > report.json\n",
+                "    rocescope analyze --link-speed 400G --policy fabric.toml --fail-on warning capture.pcap\n\n",
+                "POLICY FILE (TOML, every key optional):\n",
+                "    data_dscp = 26\n    cnp_dscp = 48\n    data_pcp = 3\n    cnp_pcp = 6\n",
+                "    require_ect = true\n    lossless_priority = 3\n",
+                "    cm_dscp = 48          # management packets (QP 0/1); not checked when absent\n\n",
+            ),
+            help_section(&[0, 1, 2, 3, 4])
         )
     )]
     Analyze(AnalyzeArgs),
@@ -161,15 +140,14 @@ e.g. 'rocescope.analysis.gap missing_psns=3', 'rocescope.analysis.retransmission
 'rocescope.icrc.status=bad', and a short phrase) and a section comment that summarises the findings. \
 In Wireshark, frame.comment contains \"rocescope.analysis.retransmission\" then finds every \
 retransmission.",
-        after_help = concat!(
-            "EXAMPLES:\n",
-            "    rocescope annotate capture.pcap -o annotated.pcapng\n",
-            "    tshark -r annotated.pcapng -Y 'frame.comment contains \"rocescope.analysis.gap\"'\n\n",
-            "EXIT STATUS:\n",
-            "    0  success\n",
-            "    1  no input could be read\n",
-            "    2  usage error\n",
-            "    3  the output could not be written"
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope annotate capture.pcap -o annotated.pcapng\n",
+                "    tshark -r annotated.pcapng -Y 'frame.comment contains \"rocescope.analysis.gap\"'\n\n",
+            ),
+            help_section(&[0, 1, 2, 3])
         )
     )]
     Annotate(AnnotateArgs),
@@ -193,17 +171,15 @@ resends, pauses, and the packets libpcap lost), then the full report on Ctrl-C, 
 after --count frames. With -w the frames are also written to a capture file (rotated with -C or -G \
 like tcpdump), and the final report equals `rocescope analyze` of that file. Needs a build with \
 `--features live` (libpcap) and root or the CAP_NET_RAW and CAP_NET_ADMIN capabilities.",
-        after_help = concat!(
-            "EXAMPLES:\n",
-            "    rocescope capture -i ens1f0 -w mirror.pcapng --duration 60s\n",
-            "    rocescope capture -i ens1f0 --json --interval 5s | jq .\n",
-            "    rocescope capture -i mlx5_0 -c 100000 -w rdma.pcap\n\n",
-            "EXIT STATUS:\n",
-            "    0  success\n",
-            "    1  the interface cannot be opened (missing, no permission) or the capture failed\n",
-            "    2  usage error, or a build without live capture\n",
-            "    3  the capture file or the output could not be written\n",
-            "    4  --fail-on: a finding of that severity or worse"
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope capture -i ens1f0 -w mirror.pcapng --duration 60s\n",
+                "    rocescope capture -i ens1f0 --json --interval 5s | jq .\n",
+                "    rocescope capture -i mlx5_0 -c 100000 -w rdma.pcap\n\n",
+            ),
+            help_section(&[0, 1, 2, 3, 4])
         )
     )]
     Capture(CaptureArgs),

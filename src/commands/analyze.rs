@@ -2,19 +2,17 @@
 //! summary or the JSON report.
 
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 
 use crate::analyze::assemble;
 use std::sync::{Arc, mpsc};
 
 use memmap2::Mmap;
 
+use super::exit::{Failure, Outcome, fail_on, written};
 use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
 use crate::capture::{CaptureError, Inputs, LinkType, Record, mapped};
-use crate::cli::{
-    AnalyzeArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable,
-};
+use crate::cli::{AnalyzeArgs, report_damage, report_unreadable};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
@@ -24,38 +22,22 @@ use crate::output::tables;
 use crate::output::{analysis_text, html};
 use crate::progress::{Progress, UPDATE_EVERY};
 
-pub fn run(args: &AnalyzeArgs) -> ExitCode {
-    let config = match args.analysis.config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+pub fn run(args: &AnalyzeArgs) -> Outcome {
+    let config = args.analysis.config().map_err(Failure::Usage)?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
     let prepared = args.out.as_deref().map_or(Ok(()), |dir| prepare_out_dir(dir, args));
-    if let Err(e) = prepared.and_then(|()| args.html.as_deref().map_or(Ok(()), |page| refuse_input(page, args))) {
-        eprintln!("rocescope: {e}");
-        return ExitCode::from(EXIT_OUTPUT);
-    }
+    prepared
+        .and_then(|()| args.html.as_deref().map_or(Ok(()), |page| refuse_input(page, args)))
+        .map_err(Failure::Output)?;
     let packet_table = match (&args.out, args.packets) {
-        (Some(dir), true) => match PacketTable::create(dir) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("rocescope: cannot write the packet table into {}: {e}", dir.display());
-                return ExitCode::from(EXIT_OUTPUT);
-            }
-        },
+        (Some(dir), true) => Some(
+            PacketTable::create(dir)
+                .map_err(|e| Failure::Output(format!("cannot write the packet table into {}: {e}", dir.display())))?,
+        ),
         _ => None,
     };
-    let mut selection = match Selection::new(args.display_filter.as_deref()) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+    let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let analyzer = if packet_table.is_some() { Analyzer::with_verdicts(config) } else { Analyzer::new(config) };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
@@ -67,57 +49,41 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         analyse_here(&mut inputs, &decoder, &mut selection, analysis, &progress)
     };
     progress.finish();
-    let Analysis { analyzer, table } = match analysis.and_then(Analysis::finish) {
-        Ok(analysis) => analysis,
-        Err(e) => {
-            eprintln!("rocescope: cannot write the packet table: {e}");
-            return ExitCode::from(EXIT_OUTPUT);
-        }
-    };
+    let Analysis { analyzer, table } = analysis
+        .and_then(Analysis::finish)
+        .map_err(|e| Failure::Output(format!("cannot write the packet table: {e}")))?;
     report_damage(&damage);
     if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
-        return ExitCode::from(EXIT_NO_INPUT);
+        return Err(Failure::NoInput(String::new()));
     }
     let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
     let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer));
     if let Some(dir) = &args.out {
         // every file of the run, or none: they are named together once all are complete
-        let written = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish()).and_then(|mut files| {
-            files.append(tables::write_report(dir, &report)?);
-            files.append(write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
-            files.commit()
-        });
-        if let Err(e) = written {
-            eprintln!("rocescope: cannot write the report into {}: {e}", dir.display());
-            return ExitCode::from(EXIT_OUTPUT);
-        }
+        table
+            .map_or(Ok(Written::default()), |t| t.ordered.sink.finish())
+            .and_then(|mut files| {
+                files.append(tables::write_report(dir, &report)?);
+                files.append(write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
+                files.commit()
+            })
+            .map_err(|e| Failure::Output(format!("cannot write the report into {}: {e}", dir.display())))?;
     }
     if let (Some(path), Some(page)) = (&args.html, &page) {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if let Err(e) = write_text(dir, &name, page).and_then(Written::commit) {
-            eprintln!("rocescope: cannot write {}: {e}", path.display());
-            return ExitCode::from(EXIT_OUTPUT);
-        }
+        write_text(dir, &name, page)
+            .and_then(Written::commit)
+            .map_err(|e| Failure::Output(format!("cannot write {}: {e}", path.display())))?;
     }
     let mut out = BufWriter::new(io::stdout().lock());
-    let written = if args.json {
+    let result = if args.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
     } else {
         analysis_text::write_summary(&mut out, &report, args.color.enabled())
     };
-    match written.and_then(|()| out.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
-        Err(e) => {
-            eprintln!("rocescope: cannot write the report: {e}");
-            return ExitCode::from(EXIT_OUTPUT);
-        }
-        Ok(()) => {}
-    }
-    match args.fail_on {
-        Some(level) if report.findings.iter().any(|f| f.severity >= level) => ExitCode::from(EXIT_FINDINGS),
-        _ => ExitCode::from(EXIT_OK),
-    }
+    written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
+    fail_on(&report, args.fail_on)
 }
 
 /// The files `--out` writes.

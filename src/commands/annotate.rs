@@ -12,15 +12,15 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
+use super::exit::{Failure, Outcome};
 use crate::analyze::Analyzer;
 use crate::analyze::assemble;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::analyze::sequence::SeqClass;
 use crate::capture::{CaptureError, Inputs, LinkType};
-use crate::cli::{AnnotateArgs, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, report_damage, report_unreadable};
+use crate::cli::{AnnotateArgs, report_damage, report_unreadable};
 use crate::decode::{Body, Decoder, IcrcStatus, Packet};
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::atomic::AtomicFile;
@@ -137,30 +137,20 @@ fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) ->
     atomic.commit()
 }
 
-pub fn run(args: &AnnotateArgs) -> ExitCode {
-    let config = match args.analysis.config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+pub fn run(args: &AnnotateArgs) -> Outcome {
+    let config = args.analysis.config().map_err(Failure::Usage)?;
     let output = std::fs::canonicalize(&args.output).ok();
     if output.is_some() && args.files.iter().any(|f| std::fs::canonicalize(f).ok() == output) {
-        eprintln!("rocescope: refusing to overwrite the input {} with the annotated capture", args.output.display());
-        return ExitCode::from(EXIT_OUTPUT);
+        let message = format!("refusing to overwrite the input {} with the annotated capture", args.output.display());
+        return Err(Failure::Output(message));
     }
     let (mut inputs, unreadable) = Inputs::open(&args.files, false);
     report_unreadable(&unreadable);
     let tsresol = inputs.readers().iter().map(|r| if r.info().ts_resolution == "us" { 6 } else { 9 }).collect();
     let body_path = scratch_name(&args.output, "packets");
-    let body = match File::create(&body_path) {
-        Ok(f) => BufWriter::new(f),
-        Err(e) => {
-            eprintln!("rocescope: cannot write {}: {e}", body_path.display());
-            return ExitCode::from(EXIT_OUTPUT);
-        }
-    };
+    let body = File::create(&body_path)
+        .map(BufWriter::new)
+        .map_err(|e| Failure::Output(format!("cannot write {}: {e}", body_path.display())))?;
     let annotator = Annotator { body, interfaces: Interfaces::default(), tsresol, comments: 0 };
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let mut ordered = InOrder::new(annotator, None, None);
@@ -173,14 +163,11 @@ pub fn run(args: &AnnotateArgs) -> ExitCode {
     });
     let _ = std::fs::remove_file(&body_path);
     report_damage(&damage);
-    if let Err(e) = written {
-        eprintln!("rocescope: cannot write {}: {e}", args.output.display());
-        return ExitCode::from(EXIT_OUTPUT);
-    }
+    written.map_err(|e| Failure::Output(format!("cannot write {}: {e}", args.output.display())))?;
     if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
-        return ExitCode::from(EXIT_NO_INPUT);
+        return Err(Failure::NoInput(String::new()));
     }
-    ExitCode::from(EXIT_OK)
+    Ok(())
 }
 
 /// Every frame through the analysis and, once decided, into the annotator.

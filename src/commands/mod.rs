@@ -6,5 +6,6 @@ pub mod analyze;
 pub mod annotate;
 #[cfg(feature = "live")]
 pub mod capture;
+pub mod exit;
 pub mod generate;
 pub mod packets;

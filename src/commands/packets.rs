@@ -3,15 +3,12 @@
 
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 
+use super::exit::{Failure, Outcome, written};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
 use crate::capture::Inputs;
-use crate::cli::{
-    EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, ExportFormat, PacketsArgs, PacketsFormat, report_damage,
-    report_unreadable,
-};
+use crate::cli::{ExportFormat, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
 use crate::decode::{Decoder, Packet};
 use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
@@ -20,26 +17,14 @@ use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::fields::FieldExport;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
 
-pub fn run(args: &PacketsArgs) -> ExitCode {
+pub fn run(args: &PacketsArgs) -> Outcome {
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);
     let filter =
         Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
     let decoder = Decoder::new(&args.roce_ports);
-    let display = match args.display_filter.as_deref().map(DisplayFilter::compile).transpose() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let writer = match FrameWriter::new(args) {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+    let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;
+    let writer = FrameWriter::new(args).map_err(Failure::Usage)?;
     let stdout = io::stdout().lock();
     let sink = ListSink { out: BufWriter::with_capacity(1 << 16, stdout), writer };
     let mut list = InOrder::new(sink, display, args.count);
@@ -65,18 +50,11 @@ pub fn run(args: &PacketsArgs) -> ExitCode {
     }
     damaged += take_damage(&mut inputs);
     let result = result.and_then(|()| list.finish(&mut analyzer, &decoder)).and_then(|()| list.sink.out.flush());
-    match result {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return ExitCode::from(EXIT_OK),
-        Err(e) => {
-            eprintln!("rocescope: cannot write the output: {e}");
-            return ExitCode::from(EXIT_OUTPUT);
-        }
-        Ok(()) => {}
-    }
+    written(result, |e| format!("cannot write the output: {e}"))?;
     if frames == 0 && (!unreadable.is_empty() || damaged > 0) {
-        return ExitCode::from(EXIT_NO_INPUT);
+        return Err(Failure::NoInput(String::new()));
     }
-    ExitCode::from(EXIT_OK)
+    Ok(())
 }
 
 /// The packet list, JSON lines or field export on standard output.

@@ -7,7 +7,6 @@ mod metrics;
 mod rotation;
 
 use std::io::{self, BufWriter, Write};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -15,12 +14,13 @@ use std::time::Instant;
 use pcap::{Active, Capture, PacketHeader, Precision};
 use serde::Serialize;
 
+use super::exit::{Failure, Outcome, fail_on, written};
 use crate::analyze::Analyzer;
 use crate::analyze::assemble;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::capture::{LinkType, Record};
-use crate::cli::{CaptureArgs, EXIT_FINDINGS, EXIT_NO_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
+use crate::cli::CaptureArgs;
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::output::analysis_text;
@@ -230,33 +230,12 @@ fn open_error(interface: &str, e: &pcap::Error) -> String {
     }
 }
 
-pub fn run(args: &CaptureArgs) -> ExitCode {
-    let config = match args.analysis.config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let mut selection = match Selection::new(args.display_filter.as_deref()) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let (mut cap, nanos) = match open(args) {
-        Ok(opened) => opened,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_NO_INPUT);
-        }
-    };
+pub fn run(args: &CaptureArgs) -> Outcome {
+    let config = args.analysis.config().map_err(Failure::Usage)?;
+    let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
+    let (mut cap, nanos) = open(args).map_err(Failure::NoInput)?;
     let filter = args.filter.as_deref().unwrap_or(DEFAULT_FILTER);
-    if let Err(e) = cap.filter(filter, true) {
-        eprintln!("rocescope: the filter '{filter}' is not valid: {e}");
-        return ExitCode::from(EXIT_USAGE);
-    }
+    cap.filter(filter, true).map_err(|e| Failure::Usage(format!("the filter '{filter}' is not valid: {e}")))?;
     let link_type = u32::try_from(cap.get_datalink().0).unwrap_or(0);
     let mut writer = args.write.as_deref().map(|path| {
         let max_bytes = args.file_size.map(|mb| mb.saturating_mul(1_000_000));
@@ -271,13 +250,7 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
 
     // like tcpdump's "listening on": the capture is open from here on
     eprintln!("rocescope: capturing on {} (link type {link_type}), filter: {filter}", args.interface);
-    let exported = match args.metrics.as_deref().map(metrics::serve).transpose() {
-        Ok(exported) => exported,
-        Err(e) => {
-            eprintln!("rocescope: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+    let exported = args.metrics.as_deref().map(metrics::serve).transpose().map_err(Failure::Usage)?;
     let export = |counters: &Counters| {
         if let Some(text) = &exported
             && let Ok(mut text) = text.lock()
@@ -313,7 +286,7 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
                 if let Some(w) = writer.as_mut()
                     && let Err(e) = w.write(ts_ns, packet.data)
                 {
-                    failed = Some((EXIT_OUTPUT, format!("cannot write the capture file: {e}")));
+                    failed = Some(Failure::Output(format!("cannot write the capture file: {e}")));
                     break;
                 }
                 let record = Record {
@@ -330,7 +303,7 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
             }
             Err(pcap::Error::TimeoutExpired) => std::thread::sleep(IDLE_PAUSE),
             Err(e) => {
-                failed = Some((EXIT_NO_INPUT, format!("capture on {} failed: {e}", args.interface)));
+                failed = Some(Failure::NoInput(format!("capture on {} failed: {e}", args.interface)));
                 break;
             }
         }
@@ -346,16 +319,13 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
     }
     let live = stats(&mut cap);
     let container = if writer.as_ref().is_some_and(RotatingWriter::is_pcapng) { "pcapng" } else { "pcap" };
-    let files = match writer.map(RotatingWriter::finish).transpose() {
-        Ok(files) => files.unwrap_or_default(),
-        Err(e) => {
-            eprintln!("rocescope: cannot write the capture file: {e}");
-            return ExitCode::from(EXIT_OUTPUT);
-        }
-    };
-    if let Some((code, message)) = failed {
-        eprintln!("rocescope: {message}");
-        return ExitCode::from(code);
+    let files = writer
+        .map(RotatingWriter::finish)
+        .transpose()
+        .map_err(|e| Failure::Output(format!("cannot write the capture file: {e}")))?
+        .unwrap_or_default();
+    if let Some(failure) = failed {
+        return Err(failure);
     }
     analyzer.finish();
     let inputs = if files.is_empty() {
@@ -367,22 +337,14 @@ pub fn run(args: &CaptureArgs) -> ExitCode {
 }
 
 /// Prints the report at the end of a capture; the exit status follows `--fail-on`.
-fn final_report(out: &mut impl Write, report: &Report, args: &CaptureArgs) -> ExitCode {
-    let written = if args.json {
+fn final_report(out: &mut impl Write, report: &Report, args: &CaptureArgs) -> Outcome {
+    let result = if args.json {
         serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::from).and_then(|()| writeln!(out))
     } else {
         writeln!(out).and_then(|()| analysis_text::write_summary(&mut *out, report, false))
     };
-    if let Err(e) = written.and_then(|()| out.flush())
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        eprintln!("rocescope: cannot write the report: {e}");
-        return ExitCode::from(EXIT_OUTPUT);
-    }
-    match args.fail_on {
-        Some(level) if report.findings.iter().any(|f| f.severity >= level) => ExitCode::from(EXIT_FINDINGS),
-        _ => ExitCode::from(EXIT_OK),
-    }
+    written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
+    fail_on(report, args.fail_on)
 }
 
 /// A libpcap timestamp in nanoseconds; the fraction is in nanoseconds when the capture was
