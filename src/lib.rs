@@ -3,7 +3,7 @@
 //! Data flows one way: [`capture`] reads records, [`decode`] turns each into a [`decode::Packet`]
 //! view, and [`output`] writes packet lists and decode trees.
 
-pub use rocescope_engine::{analyze, capture, decode, display_filter, fields, filter, ordered};
+pub use rocescope_engine::{analyze, capture, decode, display_filter, fields, filter, ordered, pipeline};
 
 pub mod cli;
 pub mod commands;

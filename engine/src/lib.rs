@@ -6,7 +6,8 @@
 //! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
 //! - [`display_filter`] and [`filter`]: which frames to keep;
 //! - [`analyze`]: the streaming analysis, its report model and findings;
-//! - [`ordered`]: frames handed on in order with their final verdicts.
+//! - [`ordered`]: frames handed on in order with their final verdicts;
+//! - [`pipeline`]: the reading loop and the thread layout every command runs.
 
 pub mod analyze;
 pub mod capture;
@@ -15,3 +16,4 @@ pub mod display_filter;
 pub mod fields;
 pub mod filter;
 pub mod ordered;
+pub mod pipeline;

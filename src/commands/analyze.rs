@@ -3,15 +3,10 @@
 
 use std::io::{self, BufWriter, Write};
 
-use crate::analyze::assemble;
-use std::sync::{Arc, mpsc};
-
-use memmap2::Mmap;
-
 use super::exit::{Failure, Outcome, fail_on, written};
-use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
-use crate::capture::{CaptureError, Inputs, LinkType, Record, mapped};
+use crate::analyze::{Analyzer, assemble};
+use crate::capture::Inputs;
 use crate::cli::{AnalyzeArgs, report_damage, report_unreadable};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
@@ -20,7 +15,8 @@ use crate::output::atomic::{Written, write_text};
 use crate::output::packet_table::PacketTable;
 use crate::output::tables;
 use crate::output::{analysis_text, html};
-use crate::progress::{Progress, UPDATE_EVERY};
+use crate::pipeline::{self, Analyse, Raw};
+use crate::progress::Progress;
 
 pub fn run(args: &AnalyzeArgs) -> Outcome {
     let config = args.analysis.config().map_err(Failure::Usage)?;
@@ -41,16 +37,16 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let analyzer = if packet_table.is_some() { Analyzer::with_verdicts(config) } else { Analyzer::new(config) };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
-    let analysis = Analysis { analyzer, table };
+    let mut analysis = Analysis { analyzer, table };
     let progress = Progress::new(inputs.size(), !args.quiet);
-    let (analysis, damage) = if args.threads > 1 {
-        analyse_on_a_second_thread(&mut inputs, &decoder, &mut selection, analysis, &progress)
-    } else {
-        analyse_here(&mut inputs, &decoder, &mut selection, analysis, &progress)
-    };
+    let threads = args.threads as usize;
+    let ran =
+        pipeline::analyse(&mut inputs, &decoder, &mut selection, &mut analysis, threads, &|bytes| progress.set(bytes));
     progress.finish();
-    let Analysis { analyzer, table } = analysis
-        .and_then(Analysis::finish)
+    let damage = ran.damage;
+    let Analysis { analyzer, table } = ran
+        .result
+        .and_then(|()| analysis.finish())
         .map_err(|e| Failure::Output(format!("cannot write the packet table: {e}")))?;
     report_damage(&damage);
     if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
@@ -130,21 +126,24 @@ struct TableFeed {
     decoder: Decoder,
 }
 
-/// A frame's bytes as the table needs them, from the file it came from.
-struct Raw<'a> {
-    file: usize,
-    record: Record<'a>,
-}
+impl Analyse for Analysis {
+    fn analyzer(&mut self) -> &mut Analyzer {
+        &mut self.analyzer
+    }
 
-impl Analysis {
-    /// Takes a frame: its summary for the analysis, and its bytes when there is a table.
-    fn consume(&mut self, frame: &FrameSummary, raw: Option<Raw<'_>>) -> io::Result<()> {
-        self.analyzer.observe(frame);
-        let (Some(t), Some(raw)) = (&mut self.table, raw) else { return Ok(()) };
+    fn wants_bytes(&self) -> bool {
+        self.table.is_some()
+    }
+
+    /// A frame's bytes, for the table.
+    fn bytes(&mut self, frame: &FrameSummary, raw: Raw<'_>) -> io::Result<()> {
+        let Some(t) = &mut self.table else { return Ok(()) };
         let packet = t.decoder.decode(&raw.record);
         t.ordered.take(&mut self.analyzer, frame.number, raw.file, &raw.record, &packet, true, &t.decoder)
     }
+}
 
+impl Analysis {
     /// Ends the analysis and writes the last rows.
     fn finish(mut self) -> io::Result<Analysis> {
         match &mut self.table {
@@ -152,185 +151,5 @@ impl Analysis {
             None => self.analyzer.finish(),
         }
         Ok(self)
-    }
-}
-
-/// Frames handed to the analysis thread at a time.
-const BATCH: usize = 1024;
-
-/// Decodes and analyses every frame on this thread.
-fn analyse_here(
-    inputs: &mut Inputs,
-    decoder: &Decoder,
-    selection: &mut Selection,
-    mut analysis: Analysis,
-    progress: &Progress,
-) -> (io::Result<Analysis>, Vec<CaptureError>) {
-    let mut damage = Vec::new();
-    while let Some(frame) = inputs.next_frame() {
-        let packet = decoder.decode(&frame.record);
-        let raw = analysis.table.is_some().then_some(Raw { file: frame.file, record: frame.record });
-        if selection.keeps(frame.number, &packet)
-            && let Err(e) = analysis.consume(&FrameSummary::of(frame.number, &packet), raw)
-        {
-            return (Err(e), damage);
-        }
-        if frame.number.is_multiple_of(UPDATE_EVERY) {
-            progress.set(inputs.position());
-        }
-        if inputs.has_damage() {
-            damage.append(&mut inputs.take_damage());
-        }
-    }
-    damage.append(&mut inputs.take_damage());
-    (Ok(analysis), damage)
-}
-
-/// A frame summary on its way to the analysis thread, with where its bytes lie in its file's
-/// memory mapping when the ICRC is left to that thread.
-struct Work {
-    summary: FrameSummary,
-    file: usize,
-    at: usize,
-    /// A copy of the frame, for the per-packet table.
-    copy: Option<Copied>,
-}
-
-/// A frame's record with its own bytes.
-struct Copied {
-    ts_ns: i64,
-    orig_len: u32,
-    link_type: LinkType,
-    offset: u64,
-    data: Vec<u8>,
-}
-
-impl Copied {
-    fn raw(&self, file: usize) -> Raw<'_> {
-        let record = Record {
-            ts_ns: self.ts_ns,
-            orig_len: self.orig_len,
-            data: &self.data,
-            link_type: self.link_type,
-            offset: self.offset,
-        };
-        Raw { file, record }
-    }
-}
-
-/// Decodes on this thread and analyses on another, which receives the frame summaries in
-/// order, in batches; the result is the same as [`analyse_here`]'s. When every input is
-/// memory-mapped, the ICRCs (the work that reads every byte of every packet) are computed on
-/// the analysis thread too, which balances the two threads, and that thread releases the
-/// mapped pages behind it.
-fn analyse_on_a_second_thread(
-    inputs: &mut Inputs,
-    decoder: &Decoder,
-    selection: &mut Selection,
-    mut analysis: Analysis,
-    progress: &Progress,
-) -> (io::Result<Analysis>, Vec<CaptureError>) {
-    let mappings: Vec<_> = inputs.share_mappings();
-    let defer = mappings.iter().all(Option::is_some) && !selection.reads_icrc();
-    let copying = analysis.table.is_some();
-    let decoder = if defer { decoder.clone().deferring_icrc() } else { decoder.clone() };
-    let mut damage = Vec::new();
-    let result = std::thread::scope(|scope| {
-        let (batches, received) = mpsc::sync_channel::<Vec<Work>>(4);
-        let (recycle, recycled) = mpsc::channel::<Vec<Work>>();
-        let mappings = &mappings;
-        let worker = scope.spawn(move || {
-            let mut released = vec![0usize; mappings.len()];
-            for mut batch in received {
-                for i in 0..batch.len() {
-                    if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
-                        prefetch_frame(mappings, ahead);
-                    }
-                    let work = &mut batch[i];
-                    settle_deferred_icrc(mappings, work);
-                    let raw = work.copy.as_ref().map(|c| c.raw(work.file));
-                    analysis.consume(&work.summary, raw)?;
-                }
-                release_consumed(mappings, &batch, &mut released);
-                batch.clear();
-                let _ = recycle.send(batch);
-            }
-            Ok(analysis)
-        });
-        let mut batch = Vec::with_capacity(BATCH);
-        while let Some(frame) = inputs.next_frame() {
-            let packet = decoder.decode(&frame.record);
-            let number = frame.number;
-            if selection.keeps(number, &packet) {
-                let at = mappings
-                    .get(frame.file)
-                    .and_then(Option::as_ref)
-                    .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
-                let r = &frame.record;
-                let copy = copying.then(|| Copied {
-                    ts_ns: r.ts_ns,
-                    orig_len: r.orig_len,
-                    link_type: r.link_type,
-                    offset: r.offset,
-                    data: r.data.to_vec(),
-                });
-                batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at, copy });
-            }
-            if number.is_multiple_of(UPDATE_EVERY) {
-                progress.set(inputs.position());
-            }
-            if batch.len() == BATCH {
-                let next = recycled.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                if batches.send(std::mem::replace(&mut batch, next)).is_err() {
-                    break; // the analysis stopped on an error, which join reports
-                }
-            }
-            if inputs.has_damage() {
-                damage.append(&mut inputs.take_damage());
-            }
-        }
-        let _ = batches.send(batch);
-        drop(batches);
-        worker.join().unwrap_or_else(|_| Err(io::Error::other("the analysis thread failed")))
-    });
-    damage.append(&mut inputs.take_damage());
-    (result, damage)
-}
-
-/// How many frames ahead of its ICRC the analysis thread prefetches a frame's bytes.
-const PREFETCH_AHEAD: usize = 4;
-
-/// Starts loading the bytes of a frame whose ICRC is deferred into the cache.
-fn prefetch_frame(mappings: &[Option<Arc<Mmap>>], work: &Work) {
-    let deferred = work.summary.roce().is_some_and(|r| r.deferred_icrc.is_some());
-    let frame = mappings
-        .get(work.file)
-        .and_then(Option::as_ref)
-        .and_then(|map| map.get(work.at..work.at + work.summary.caplen as usize));
-    if let (true, Some(bytes)) = (deferred, frame) {
-        mapped::prefetch(bytes);
-    }
-}
-
-/// Computes a deferred ICRC from the frame's bytes in its file's mapping.
-fn settle_deferred_icrc(mappings: &[Option<Arc<Mmap>>], work: &mut Work) {
-    let (file, at, caplen) = (work.file, work.at, work.summary.caplen as usize);
-    let Some(roce) = work.summary.roce_mut() else { return };
-    let Some(job) = roce.deferred_icrc else { return };
-    let frame = mappings.get(file).and_then(Option::as_ref).and_then(|map| map.get(at..at + caplen));
-    match frame.and_then(|bytes| job.compute(bytes)) {
-        Some((status, computed)) => roce.settle_icrc(status, computed),
-        None => roce.settle_icrc(crate::decode::IcrcStatus::Unverifiable, 0),
-    }
-}
-
-/// Releases the mapped pages every file's frames have been analysed past.
-fn release_consumed(mappings: &[Option<Arc<Mmap>>], batch: &[Work], released: &mut [usize]) {
-    for (file, map) in mappings.iter().enumerate() {
-        let Some(map) = map else { continue };
-        let Some(end) = batch.iter().filter(|w| w.file == file).map(|w| w.at).max() else { continue };
-        if let Some(done) = released.get_mut(file).filter(|done| end.saturating_sub(**done) >= mapped::RELEASE_EVERY) {
-            *done = mapped::release(map, *done, end);
-        }
     }
 }

@@ -19,7 +19,7 @@ use crate::analyze::assemble;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::analyze::sequence::SeqClass;
-use crate::capture::{CaptureError, Inputs, LinkType};
+use crate::capture::{Frame as InputFrame, Inputs, LinkType};
 use crate::cli::{AnnotateArgs, report_damage, report_unreadable};
 use crate::decode::{Body, Decoder, IcrcStatus, Packet};
 use crate::ordered::{Decided, FrameSink, InOrder};
@@ -27,6 +27,7 @@ use crate::output::atomic::AtomicFile;
 use crate::output::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
+use crate::pipeline::{self, Stage, Step};
 
 /// What the analysis says of a frame, as a packet comment: the analysis fields that are set,
 /// then a short phrase; `None` when it says nothing.
@@ -153,11 +154,11 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
         .map_err(|e| Failure::Output(format!("cannot write {}: {e}", body_path.display())))?;
     let annotator = Annotator { body, interfaces: Interfaces::default(), tsresol, comments: 0 };
     let decoder = Decoder::new(&args.analysis.roce_ports);
-    let mut ordered = InOrder::new(annotator, None, None);
-    let mut analyzer = Analyzer::with_verdicts(config);
-    let (result, damage) = annotate_frames(&mut inputs, &decoder, &mut analyzer, &mut ordered);
-    let result = result.and_then(|()| ordered.sink.body.flush());
-    let written = result.and_then(|()| {
+    let mut stage =
+        Annotating { analyzer: Analyzer::with_verdicts(config), ordered: InOrder::new(annotator, None, None) };
+    let ran = pipeline::run(&mut inputs, &decoder, &mut stage, &|_| {});
+    let (damage, Annotating { analyzer, ordered }) = (ran.damage, stage);
+    let written = ran.result.and_then(|()| {
         let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
         assemble(&args.output, &summary(&report, ordered.sink.comments), &ordered.sink.interfaces.described, &body_path)
     });
@@ -171,21 +172,20 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
 }
 
 /// Every frame through the analysis and, once decided, into the annotator.
-fn annotate_frames(
-    inputs: &mut Inputs,
-    decoder: &Decoder,
-    analyzer: &mut Analyzer,
-    ordered: &mut InOrder<Annotator>,
-) -> (io::Result<()>, Vec<CaptureError>) {
-    let mut damage = Vec::new();
-    while let Some(frame) = inputs.next_frame() {
-        let packet = decoder.decode(&frame.record);
-        analyzer.observe(&FrameSummary::of(frame.number, &packet));
-        if let Err(e) = ordered.take(analyzer, frame.number, frame.file, &frame.record, &packet, true, decoder) {
-            return (Err(e), damage);
-        }
-        damage.append(&mut inputs.take_damage());
+struct Annotating {
+    analyzer: Analyzer,
+    ordered: InOrder<Annotator>,
+}
+
+impl Stage for Annotating {
+    fn frame(&mut self, frame: &InputFrame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step> {
+        self.analyzer.observe(&FrameSummary::of(frame.number, packet));
+        self.ordered.take(&mut self.analyzer, frame.number, frame.file, &frame.record, packet, true, decoder)?;
+        Ok(Step::Continue)
     }
-    damage.append(&mut inputs.take_damage());
-    (ordered.finish(analyzer, decoder), damage)
+
+    fn finish(&mut self, decoder: &Decoder) -> io::Result<()> {
+        self.ordered.finish(&mut self.analyzer, decoder)?;
+        self.ordered.sink.body.flush()
+    }
 }

@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use super::exit::{Failure, Outcome, written};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
-use crate::capture::Inputs;
+use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{ExportFormat, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
 use crate::decode::{Decoder, Packet};
 use crate::display_filter::DisplayFilter;
@@ -16,6 +16,7 @@ use crate::filter::Filter;
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::fields::FieldExport;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
+use crate::pipeline::{self, Stage, Step};
 
 pub fn run(args: &PacketsArgs) -> Outcome {
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
@@ -26,35 +27,42 @@ pub fn run(args: &PacketsArgs) -> Outcome {
     let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;
     let writer = FrameWriter::new(args).map_err(Failure::Usage)?;
     let stdout = io::stdout().lock();
-    let sink = ListSink { out: BufWriter::with_capacity(1 << 16, stdout), writer };
-    let mut list = InOrder::new(sink, display, args.count);
-    let mut analyzer = Analyzer::with_verdicts(Config::default());
-    let mut frames = 0u64;
-    let mut damaged = 0usize;
-    let mut result = list.sink.header();
-    while let Some(frame) = inputs.next_frame() {
-        if result.is_err() {
-            break;
-        }
-        frames += 1;
-        let packet = decoder.decode(&frame.record);
-        analyzer.observe(&FrameSummary::of(frame.number, &packet));
-        let shown = filter.matches(&packet);
-        result = list.take(&mut analyzer, frame.number, frame.file, &frame.record, &packet, shown, &decoder);
-        if result.is_err() || list.is_full() {
-            break;
-        }
-        if inputs.has_damage() {
-            damaged += take_damage(&mut inputs);
-        }
-    }
-    damaged += take_damage(&mut inputs);
-    let result = result.and_then(|()| list.finish(&mut analyzer, &decoder)).and_then(|()| list.sink.out.flush());
-    written(result, |e| format!("cannot write the output: {e}"))?;
-    if frames == 0 && (!unreadable.is_empty() || damaged > 0) {
+    let mut sink = ListSink { out: BufWriter::with_capacity(1 << 16, stdout), writer };
+    let header = sink.header();
+    let mut listing = Listing {
+        analyzer: Analyzer::with_verdicts(Config::default()),
+        list: InOrder::new(sink, display, args.count),
+        filter,
+    };
+    let ran = pipeline::run(&mut inputs, &decoder, &mut listing, &|_| {});
+    report_damage(&ran.damage);
+    written(header.and(ran.result), |e| format!("cannot write the output: {e}"))?;
+    if ran.frames == 0 && (!unreadable.is_empty() || !ran.damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
     Ok(())
+}
+
+/// Every frame through the analysis (so that verdicts are right), then, once its verdict is
+/// final, to the list if the filters show it.
+struct Listing<W: Write> {
+    analyzer: Analyzer,
+    list: InOrder<ListSink<W>>,
+    filter: Filter,
+}
+
+impl<W: Write> Stage for Listing<W> {
+    fn frame(&mut self, frame: &InputFrame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step> {
+        self.analyzer.observe(&FrameSummary::of(frame.number, packet));
+        let shown = self.filter.matches(packet);
+        self.list.take(&mut self.analyzer, frame.number, frame.file, &frame.record, packet, shown, decoder)?;
+        Ok(if self.list.is_full() { Step::Stop } else { Step::Continue })
+    }
+
+    fn finish(&mut self, decoder: &Decoder) -> io::Result<()> {
+        self.list.finish(&mut self.analyzer, decoder)?;
+        self.list.sink.out.flush()
+    }
 }
 
 /// The packet list, JSON lines or field export on standard output.
@@ -79,12 +87,6 @@ impl<W: Write> FrameSink for ListSink<W> {
         let Decided { number, packet, verdict, first_ts_ns, .. } = frame;
         self.writer.write(&mut self.out, Shown { number, packet, verdict, first_ts_ns })
     }
-}
-
-fn take_damage(inputs: &mut Inputs) -> usize {
-    let damage = inputs.take_damage();
-    report_damage(&damage);
-    damage.len()
 }
 
 /// A frame to write, with its verdict and the time of the capture's first frame.

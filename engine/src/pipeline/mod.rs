@@ -1,0 +1,180 @@
+//! The pipeline: frames from a source, decoded, handed to what the command chose. It owns the
+//! reading loop, the thread layout and the batching, so that every command runs the same one:
+//!
+//! - [`run`]: one thread reads, decodes and hands every frame to a [`Stage`] in capture order
+//!   (`packets`, `annotate`, `capture`);
+//! - [`analyse`]: the frames a [`Selection`] keeps, summarised for an [`Analyse`]r, on one
+//!   thread or two: with two, one reads and decodes, the other analyses, and with memory-mapped
+//!   inputs it also computes the ICRCs ([`parallel`]) (`analyze`).
+//!
+//! A source is capture files ([`Inputs`]) or, in the command line's live capture, an interface.
+
+mod parallel;
+
+use std::io;
+
+use crate::analyze::Analyzer;
+use crate::analyze::frame::FrameSummary;
+use crate::capture::{CaptureError, Frame, Inputs, Record};
+use crate::decode::{Decoder, Packet};
+use crate::display_filter::Selection;
+
+/// Frames between two progress reports (a report reads an atomic clock; this keeps it off the
+/// per-frame path).
+pub const PROGRESS_EVERY: u64 = 1 << 14;
+
+/// What a source has next.
+pub enum Next<'a> {
+    Frame(Frame<'a>),
+    /// No frame is waiting now (a live interface); ask again.
+    Idle,
+    End,
+}
+
+/// Where frames come from, numbered from 1 in the order they are handed on.
+pub trait FrameSource {
+    fn next(&mut self) -> Next<'_>;
+    /// Where inputs were found damaged since the last call (each ends its file early).
+    fn take_damage(&mut self) -> Vec<CaptureError> {
+        Vec::new()
+    }
+    /// Bytes read so far, for a progress bar.
+    fn position(&self) -> u64 {
+        0
+    }
+}
+
+impl FrameSource for Inputs {
+    fn next(&mut self) -> Next<'_> {
+        self.next_frame().map_or(Next::End, Next::Frame)
+    }
+
+    fn take_damage(&mut self) -> Vec<CaptureError> {
+        Inputs::take_damage(self)
+    }
+
+    fn position(&self) -> u64 {
+        Inputs::position(self)
+    }
+}
+
+/// Whether a run goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Continue,
+    Stop,
+}
+
+/// What [`run`] does with each frame.
+pub trait Stage {
+    /// Takes one decoded frame; [`Step::Stop`] ends the run (`-c N` reached, Ctrl-C).
+    fn frame(&mut self, frame: &Frame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step>;
+    /// The source has no frame waiting (a live interface): time for periodic work.
+    fn idle(&mut self) -> io::Result<Step> {
+        Ok(Step::Continue)
+    }
+    /// The run ended: hand on what is still held.
+    fn finish(&mut self, decoder: &Decoder) -> io::Result<()>;
+}
+
+/// How a run went: the frames read, where the inputs were damaged, and the stages' result.
+pub struct Ran<T> {
+    pub frames: u64,
+    pub damage: Vec<CaptureError>,
+    pub result: io::Result<T>,
+}
+
+/// Reads `source` to its end (or until `stage` stops or fails), decoding every frame with
+/// `decoder` and handing it to `stage` on this thread; `progress` gets the bytes read now and
+/// then. Trait objects, so that the loop is compiled here, with the decoder it calls.
+pub fn run(source: &mut dyn FrameSource, decoder: &Decoder, stage: &mut dyn Stage, progress: &dyn Fn(u64)) -> Ran<()> {
+    let mut frames = 0;
+    let mut damage = Vec::new();
+    let result = loop {
+        let (step, number) = match source.next() {
+            Next::Frame(frame) => {
+                frames += 1;
+                let packet = decoder.decode(&frame.record);
+                (stage.frame(&frame, &packet, decoder), frame.number)
+            }
+            Next::Idle => (stage.idle(), 0),
+            Next::End => break stage.finish(decoder),
+        };
+        if number > 0 && number.is_multiple_of(PROGRESS_EVERY) {
+            progress(source.position());
+        }
+        damage.append(&mut source.take_damage());
+        match step {
+            Ok(Step::Continue) => {}
+            Ok(Step::Stop) => break stage.finish(decoder),
+            Err(e) => break Err(e),
+        }
+    };
+    damage.append(&mut source.take_damage());
+    Ran { frames, damage, result }
+}
+
+/// A frame's record and the input it came from, for analysers that want the bytes.
+pub struct Raw<'a> {
+    pub file: usize,
+    pub record: Record<'a>,
+}
+
+/// What [`analyse`] feeds: the analyzer observes every kept frame's summary, in capture order;
+/// when [`Analyse::wants_bytes`], [`Analyse::bytes`] then gets the frame's bytes too (a
+/// per-packet table fed in order). A trait object, so that the per-frame loop is compiled here,
+/// with the analysis it calls.
+pub trait Analyse: Send {
+    fn analyzer(&mut self) -> &mut Analyzer;
+    fn wants_bytes(&self) -> bool {
+        false
+    }
+    fn bytes(&mut self, _summary: &FrameSummary, _raw: Raw<'_>) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One kept frame into `analysis`.
+fn feed(analysis: &mut dyn Analyse, summary: &FrameSummary, raw: Option<Raw<'_>>) -> io::Result<()> {
+    analysis.analyzer().observe(summary);
+    match raw {
+        Some(raw) => analysis.bytes(summary, raw),
+        None => Ok(()),
+    }
+}
+
+/// Analyses the frames of `inputs` that `selection` keeps, on `threads` threads (one, or two:
+/// more are not used yet); the result is the same for any number.
+pub fn analyse(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    selection: &mut Selection,
+    analysis: &mut dyn Analyse,
+    threads: usize,
+    progress: &dyn Fn(u64),
+) -> Ran<()> {
+    if threads > 1 {
+        return parallel::analyse(inputs, decoder, selection, analysis, progress);
+    }
+    run(inputs, decoder, &mut Analysing { selection, analysis }, progress)
+}
+
+/// The one-thread analysis as a [`Stage`].
+struct Analysing<'s, 'a> {
+    selection: &'s mut Selection,
+    analysis: &'a mut dyn Analyse,
+}
+
+impl Stage for Analysing<'_, '_> {
+    fn frame(&mut self, frame: &Frame<'_>, packet: &Packet<'_>, _: &Decoder) -> io::Result<Step> {
+        if self.selection.keeps(frame.number, packet) {
+            let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
+            feed(self.analysis, &FrameSummary::of(frame.number, packet), raw)?;
+        }
+        Ok(Step::Continue)
+    }
+
+    fn finish(&mut self, _: &Decoder) -> io::Result<()> {
+        Ok(())
+    }
+}

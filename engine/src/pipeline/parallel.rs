@@ -1,0 +1,169 @@
+//! The two-thread analysis: this thread reads and decodes, a second analyses. When every input
+//! is memory-mapped, the ICRCs (the work that reads every byte of every packet) are computed
+//! on the analysis thread too, which balances the two threads, and that thread releases the
+//! mapped pages behind it.
+
+use std::io;
+use std::sync::{Arc, mpsc};
+
+use memmap2::Mmap;
+
+use super::{Analyse, PROGRESS_EVERY, Ran, Raw, feed};
+use crate::analyze::frame::FrameSummary;
+use crate::capture::{Inputs, LinkType, Record, mapped};
+use crate::decode::{Decoder, IcrcStatus};
+use crate::display_filter::Selection;
+
+/// Frames handed to the analysis thread at a time.
+const BATCH: usize = 1024;
+
+/// A frame summary on its way to the analysis thread, with where its bytes lie in its file's
+/// memory mapping when the ICRC is left to that thread.
+struct Work {
+    summary: FrameSummary,
+    file: usize,
+    at: usize,
+    /// A copy of the frame, for the per-packet table.
+    copy: Option<Copied>,
+}
+
+/// A frame's record with its own bytes.
+struct Copied {
+    ts_ns: i64,
+    orig_len: u32,
+    link_type: LinkType,
+    offset: u64,
+    data: Vec<u8>,
+}
+
+impl Copied {
+    fn raw(&self, file: usize) -> Raw<'_> {
+        let record = Record {
+            ts_ns: self.ts_ns,
+            orig_len: self.orig_len,
+            data: &self.data,
+            link_type: self.link_type,
+            offset: self.offset,
+        };
+        Raw { file, record }
+    }
+}
+
+/// Decodes on this thread and analyses on another, which receives the frame summaries in
+/// order, in batches; the result is the same as one thread's. When every input is
+/// memory-mapped, the ICRCs (the work that reads every byte of every packet) are computed on
+/// the analysis thread too, which balances the two threads, and that thread releases the
+/// mapped pages behind it.
+pub fn analyse(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    selection: &mut Selection,
+    analysis: &mut dyn Analyse,
+    progress: &dyn Fn(u64),
+) -> Ran<()> {
+    let mappings: Vec<_> = inputs.share_mappings();
+    let defer = mappings.iter().all(Option::is_some) && !selection.reads_icrc();
+    let copying = analysis.wants_bytes();
+    let decoder = if defer { decoder.clone().deferring_icrc() } else { decoder.clone() };
+    let mut damage = Vec::new();
+    let mut frames = 0;
+    let result = std::thread::scope(|scope| {
+        let (batches, received) = mpsc::sync_channel::<Vec<Work>>(4);
+        let (recycle, recycled) = mpsc::channel::<Vec<Work>>();
+        let mappings = &mappings;
+        let worker = scope.spawn(move || {
+            let mut released = vec![0usize; mappings.len()];
+            for mut batch in received {
+                for i in 0..batch.len() {
+                    if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
+                        prefetch_frame(mappings, ahead);
+                    }
+                    let work = &mut batch[i];
+                    settle_deferred_icrc(mappings, work);
+                    let raw = work.copy.as_ref().map(|c| c.raw(work.file));
+                    feed(analysis, &work.summary, raw)?;
+                }
+                release_consumed(mappings, &batch, &mut released);
+                batch.clear();
+                let _ = recycle.send(batch);
+            }
+            Ok(())
+        });
+        let mut batch = Vec::with_capacity(BATCH);
+        while let Some(frame) = inputs.next_frame() {
+            frames += 1;
+            let packet = decoder.decode(&frame.record);
+            let number = frame.number;
+            if selection.keeps(number, &packet) {
+                let at = mappings
+                    .get(frame.file)
+                    .and_then(Option::as_ref)
+                    .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
+                let r = &frame.record;
+                let copy = copying.then(|| Copied {
+                    ts_ns: r.ts_ns,
+                    orig_len: r.orig_len,
+                    link_type: r.link_type,
+                    offset: r.offset,
+                    data: r.data.to_vec(),
+                });
+                batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at, copy });
+            }
+            if number.is_multiple_of(PROGRESS_EVERY) {
+                progress(inputs.position());
+            }
+            if batch.len() == BATCH {
+                let next = recycled.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                if batches.send(std::mem::replace(&mut batch, next)).is_err() {
+                    break; // the analysis stopped on an error, which join reports
+                }
+            }
+            if inputs.has_damage() {
+                damage.append(&mut inputs.take_damage());
+            }
+        }
+        let _ = batches.send(batch);
+        drop(batches);
+        worker.join().unwrap_or_else(|_| Err(io::Error::other("the analysis thread failed")))
+    });
+    damage.append(&mut inputs.take_damage());
+    Ran { frames, damage, result }
+}
+
+/// How many frames ahead of its ICRC the analysis thread prefetches a frame's bytes.
+const PREFETCH_AHEAD: usize = 4;
+
+/// Starts loading the bytes of a frame whose ICRC is deferred into the cache.
+fn prefetch_frame(mappings: &[Option<Arc<Mmap>>], work: &Work) {
+    let deferred = work.summary.roce().is_some_and(|r| r.deferred_icrc.is_some());
+    let frame = mappings
+        .get(work.file)
+        .and_then(Option::as_ref)
+        .and_then(|map| map.get(work.at..work.at + work.summary.caplen as usize));
+    if let (true, Some(bytes)) = (deferred, frame) {
+        mapped::prefetch(bytes);
+    }
+}
+
+/// Computes a deferred ICRC from the frame's bytes in its file's mapping.
+fn settle_deferred_icrc(mappings: &[Option<Arc<Mmap>>], work: &mut Work) {
+    let (file, at, caplen) = (work.file, work.at, work.summary.caplen as usize);
+    let Some(roce) = work.summary.roce_mut() else { return };
+    let Some(job) = roce.deferred_icrc else { return };
+    let frame = mappings.get(file).and_then(Option::as_ref).and_then(|map| map.get(at..at + caplen));
+    match frame.and_then(|bytes| job.compute(bytes)) {
+        Some((status, computed)) => roce.settle_icrc(status, computed),
+        None => roce.settle_icrc(IcrcStatus::Unverifiable, 0),
+    }
+}
+
+/// Releases the mapped pages every file's frames have been analysed past.
+fn release_consumed(mappings: &[Option<Arc<Mmap>>], batch: &[Work], released: &mut [usize]) {
+    for (file, map) in mappings.iter().enumerate() {
+        let Some(map) = map else { continue };
+        let Some(end) = batch.iter().filter(|w| w.file == file).map(|w| w.at).max() else { continue };
+        if let Some(done) = released.get_mut(file).filter(|done| end.saturating_sub(**done) >= mapped::RELEASE_EVERY) {
+            *done = mapped::release(map, *done, end);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The rolling summaries of a live capture: counters since the start and since the last
+//! summary, the findings first raised in each interval.
+
+use std::io::{self, Write};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::analyze::report::LiveReport;
+use crate::analyze::{Analyzer, assemble};
+
+/// Counters of the rolling summary, cumulative since the start.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Counters {
+    pub frames: u64,
+    pub bytes: u64,
+    pub roce_packets: u64,
+    pub ce_marks: u64,
+    pub cnps: u64,
+    pub naks: u64,
+    pub rnr_naks: u64,
+    pub out_of_sequence: u64,
+    pub missing_psns: u64,
+    pub resent: u64,
+    pub pfc_frames: u64,
+    pub pause_frames: u64,
+    pub icrc_bad: u64,
+    pub kernel_dropped: u64,
+    pub interface_dropped: u64,
+}
+
+impl Counters {
+    fn of(a: &Analyzer, live: LiveReport) -> Counters {
+        let t = &a.totals;
+        let mut c = Counters {
+            frames: t.frames.frames,
+            bytes: t.frames.bytes,
+            roce_packets: t.frames.roce_packets,
+            ce_marks: t.ecn[3],
+            cnps: t.cnps,
+            pfc_frames: t.frames.pfc_frames,
+            pause_frames: t.frames.pause_frames,
+            icrc_bad: t.icrc[1],
+            kernel_dropped: live.kernel_dropped,
+            interface_dropped: live.interface_dropped,
+            ..Counters::default()
+        };
+        for f in &a.flows.flows {
+            c.naks += f.naks_psn_seq_err + f.naks_other;
+            c.rnr_naks += f.rnr_naks;
+            for space in [&f.requests.seq, &f.responses.seq] {
+                c.out_of_sequence += space.gaps;
+                c.missing_psns += space.missing_psns;
+                c.resent += space.retransmitted;
+            }
+        }
+        c
+    }
+
+    fn since(&self, before: &Counters) -> Counters {
+        let d = |a: u64, b: u64| a.saturating_sub(b);
+        Counters {
+            frames: d(self.frames, before.frames),
+            bytes: d(self.bytes, before.bytes),
+            roce_packets: d(self.roce_packets, before.roce_packets),
+            ce_marks: d(self.ce_marks, before.ce_marks),
+            cnps: d(self.cnps, before.cnps),
+            naks: d(self.naks, before.naks),
+            rnr_naks: d(self.rnr_naks, before.rnr_naks),
+            out_of_sequence: d(self.out_of_sequence, before.out_of_sequence),
+            missing_psns: d(self.missing_psns, before.missing_psns),
+            resent: d(self.resent, before.resent),
+            pfc_frames: d(self.pfc_frames, before.pfc_frames),
+            pause_frames: d(self.pause_frames, before.pause_frames),
+            icrc_bad: d(self.icrc_bad, before.icrc_bad),
+            kernel_dropped: d(self.kernel_dropped, before.kernel_dropped),
+            interface_dropped: d(self.interface_dropped, before.interface_dropped),
+        }
+    }
+}
+
+/// One rolling summary, as `--json` writes it.
+#[derive(Debug, Serialize)]
+pub struct Interval {
+    interval_s: f64,
+    elapsed_s: f64,
+    /// What happened during the interval.
+    delta: Counters,
+    /// Since the start.
+    pub total: Counters,
+    flows: usize,
+    /// Finding codes first raised during the interval.
+    new_findings: Vec<&'static str>,
+}
+
+pub fn write_interval(out: &mut impl Write, i: &Interval, json: bool) -> io::Result<()> {
+    if json {
+        serde_json::to_writer(&mut *out, i)?;
+        writeln!(out)?;
+    } else {
+        let d = &i.delta;
+        let gbps = d.bytes as f64 * 8.0 / i.interval_s.max(1e-9) / 1e9;
+        write!(
+            out,
+            "{:>8.1}s  frames {:>8}  RoCE {:>8} ({gbps:.2} Gb/s)  CE {:>5}  CNP {:>5}  NAK {:>4}  RNR {:>4}  gaps {:>4}  resent {:>5}  PFC {:>5}  PAUSE {:>4}  bad ICRC {:>3}  lost {}/{}  flows {}",
+            i.elapsed_s,
+            d.frames,
+            d.roce_packets,
+            d.ce_marks,
+            d.cnps,
+            d.naks,
+            d.rnr_naks,
+            d.out_of_sequence,
+            d.resent,
+            d.pfc_frames,
+            d.pause_frames,
+            d.icrc_bad,
+            d.kernel_dropped,
+            d.interface_dropped,
+            i.flows
+        )?;
+        if !i.new_findings.is_empty() {
+            write!(out, "  new: {}", i.new_findings.join(", "))?;
+        }
+        writeln!(out)?;
+    }
+    out.flush()
+}
+
+/// The state of the rolling summaries.
+pub struct Rolling {
+    pub started: Instant,
+    last: Instant,
+    last_counters: Counters,
+    findings_seen: Vec<&'static str>,
+}
+
+impl Rolling {
+    pub fn new() -> Self {
+        let now = Instant::now();
+        Rolling { started: now, last: now, last_counters: Counters::default(), findings_seen: Vec::new() }
+    }
+
+    pub fn due(&self, every: std::time::Duration) -> bool {
+        self.last.elapsed() >= every
+    }
+
+    /// The summary of the interval that ends now; the findings first raised in it are those
+    /// of a report of everything so far that earlier summaries did not have.
+    pub fn next(&mut self, analyzer: &Analyzer, live: LiveReport) -> Interval {
+        let now = Counters::of(analyzer, live);
+        let report = assemble::report(analyzer, Vec::new(), None);
+        let new_findings: Vec<&'static str> =
+            report.findings.iter().map(|f| f.code).filter(|c| !self.findings_seen.contains(c)).collect();
+        self.findings_seen.extend(&new_findings);
+        let interval = Interval {
+            interval_s: self.last.elapsed().as_secs_f64(),
+            elapsed_s: self.started.elapsed().as_secs_f64(),
+            delta: now.since(&self.last_counters),
+            total: now,
+            flows: analyzer.flows.flows.len(),
+            new_findings,
+        };
+        (self.last, self.last_counters) = (Instant::now(), now);
+        interval
+    }
+}
