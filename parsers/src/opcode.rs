@@ -288,6 +288,9 @@ pub const fn info(opcode: u8) -> Option<OpcodeInfo> {
     }
 }
 
+/// The RoCEv2 congestion notification packet (IBA A17.9.2).
+pub const CNP: u8 = 0x81;
+
 /// Opcodes that carry no PSN of their own in the sender's sequence: acknowledgements and CNPs.
 pub const fn is_unsequenced(opcode: u8) -> bool {
     matches!(opcode, 0x11 | 0x12 | 0x51 | 0x52 | 0x81 | 0xB1 | 0xB2)

@@ -16,6 +16,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use rocescope_parsers::ext::{Aeth, ExtHeaders, Reth};
+use rocescope_parsers::opcode::CNP;
 use rocescope_parsers::psn::psn_add;
 
 use super::encode::{self, BthFields, L2, L3, RoceFrame};
@@ -130,7 +131,7 @@ impl Connection {
     }
 
     fn cnp(&self) -> RoceFrame {
-        let mut f = self.frame(false, 0x81, 0, ExtHeaders::default(), 0);
+        let mut f = self.frame(false, CNP, 0, ExtHeaders::default(), 0);
         f.bth.becn = true;
         f.l3 = f.l3.with_qos(48, 0);
         f

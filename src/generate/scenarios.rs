@@ -2,6 +2,7 @@
 //! seeded splitmix64 sequence, so every run writes the same bytes.
 
 use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Ieth, Reth, Xrceth};
+use rocescope_parsers::opcode::CNP;
 use rocescope_parsers::psn::psn_add;
 
 use super::encode::{self, Addresses, BthFields, L2, L3, Mac, RoceFrame, u24};
@@ -120,7 +121,7 @@ impl Conn {
     }
 
     fn cnp(&self, from_a: bool) -> RoceFrame {
-        let mut f = self.frame(from_a, 0x81, 0, ExtHeaders::default(), 0);
+        let mut f = self.frame(from_a, CNP, 0, ExtHeaders::default(), 0);
         f.bth.becn = true;
         f.l3 = f.l3.with_qos(48, 0);
         if let Some((_, vid)) = self.vlan {

@@ -6,6 +6,7 @@ use std::fmt::{self, Write};
 use rocescope_parsers::cm::CmMessage;
 use rocescope_parsers::ext::{AethKind, ExtHeaders};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
+use rocescope_parsers::opcode::CNP;
 
 use crate::decode::{Body, Link, Network, Other, Packet, Roce};
 use crate::fields::names::{ethertype_name, write_opcode_words};
@@ -150,7 +151,7 @@ fn write_roce(out: &mut impl Write, roce: &Roce<'_>) -> fmt::Result {
                 write!(out, "AETH reserved syndrome 0x{:02x} QP=0x{qp:06x} PSN={psn}", aeth.syndrome)?
             }
         }
-    } else if bth.opcode() == 0x81 {
+    } else if bth.opcode() == CNP {
         write!(out, "CNP QP=0x{qp:06x}")?;
     } else {
         write_opcode_words(out, roce.ib.info.name)?;
@@ -163,7 +164,7 @@ fn write_roce(out: &mut impl Write, roce: &Roce<'_>) -> fmt::Result {
     if bth.fecn() {
         out.write_str(" FECN")?;
     }
-    if bth.becn() && bth.opcode() != 0x81 {
+    if bth.becn() && bth.opcode() != CNP {
         out.write_str(" BECN")?;
     }
     write!(out, " ICRC {}", roce.icrc.name())

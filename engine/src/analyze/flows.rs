@@ -4,8 +4,10 @@
 
 use std::net::IpAddr;
 
+use rocescope_parsers::opcode::Transport;
 use rustc_hash::FxHashMap;
 
+use super::counts::EcnCounts;
 use super::frame::RoceFacts;
 use super::histogram::LogHistogram;
 use super::policy::PolicyCounts;
@@ -138,7 +140,7 @@ pub struct Flow {
     pub key: FlowKey,
     pub version: u8,
     /// Transport of the first packet (RC, UC, UD, RD, XRC, CNP).
-    pub transport: &'static str,
+    pub transport: Transport,
     pub first_frame: u64,
     pub first_ts_ns: i64,
     pub last_ts_ns: i64,
@@ -148,7 +150,7 @@ pub struct Flow {
     pub opcodes: Tally<u8>,
     pub dscp: Tally<u8>,
     pub pcp: Tally<u8>,
-    pub ecn: [u64; 4],
+    pub ecn: EcnCounts,
     pub udp_sports: Tally<u16>,
     pub icrc_bad: u64,
     pub first_icrc_bad_frame: Option<u64>,
@@ -200,7 +202,7 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub fn new(key: FlowKey, version: u8, transport: &'static str, frame: u64, ts_ns: i64) -> Self {
+    pub fn new(key: FlowKey, version: u8, transport: Transport, frame: u64, ts_ns: i64) -> Self {
         Flow {
             key,
             version,
@@ -214,7 +216,7 @@ impl Flow {
             opcodes: Tally::default(),
             dscp: Tally::default(),
             pcp: Tally::default(),
-            ecn: [0; 4],
+            ecn: EcnCounts::default(),
             udp_sports: Tally::default(),
             icrc_bad: 0,
             first_icrc_bad_frame: None,
@@ -409,7 +411,7 @@ mod tests {
     #[test]
     fn the_table_refuses_new_flows_beyond_its_limit_and_keeps_the_old_ones() {
         let mut t = FlowTable::with_limit(2);
-        let make = |qp| move || Flow::new(key(qp), 2, "RC", 1, 0);
+        let make = |qp| move || Flow::new(key(qp), 2, Transport::Rc, 1, 0);
         assert_eq!(t.get_or_insert(key(1), make(1)), Some(0));
         assert_eq!(t.get_or_insert(key(2), make(2)), Some(1));
         assert_eq!(t.get_or_insert(key(3), make(3)), None);

@@ -7,6 +7,7 @@
 
 pub mod assemble;
 pub mod cm;
+pub mod counts;
 pub mod duplicates;
 pub mod episodes;
 pub mod finding;
@@ -33,11 +34,12 @@ use timeline::Timeline;
 use trace::{Event, EventKind, TRACED_FLOWS};
 
 use rocescope_parsers::ext::AethKind;
-use rocescope_parsers::opcode;
+use rocescope_parsers::opcode::{self, CNP};
 use rocescope_parsers::psn::psn_diff;
 
 use crate::decode::IcrcStatus;
 use cm::{CmEvent, CmTracker};
+use counts::{EcnCounts, IcrcCounts};
 use duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
 use episodes::Episode;
 use flows::{Flow, FlowId, FlowKey, FlowTable, NakEvent, PairMethod};
@@ -127,9 +129,9 @@ pub struct FrameCounts {
 #[derive(Debug, Clone, Default)]
 pub struct Totals {
     pub frames: FrameCounts,
-    pub icrc: [u64; 3],
+    pub icrc: IcrcCounts,
     pub opcodes: Vec<u64>,
-    pub ecn: [u64; 4],
+    pub ecn: EcnCounts,
     pub dscp: Vec<u64>,
     pub cnps: u64,
     pub cnp_dscp: Vec<u64>,
@@ -137,7 +139,7 @@ pub struct Totals {
     /// RoCEv2 management packets (to QP 0 or 1): their count, DSCP and ECN.
     pub management: u64,
     pub management_dscp: Vec<u64>,
-    pub management_ecn: [u64; 4],
+    pub management_ecn: EcnCounts,
 }
 
 /// Facts about the capture as a measurement.
@@ -362,12 +364,8 @@ impl Analyzer {
         if let Some(n) = t.opcodes.get_mut(usize::from(roce.opcode)) {
             *n += 1;
         }
-        t.icrc[match roce.icrc {
-            IcrcStatus::Ok => 0,
-            IcrcStatus::Bad => 1,
-            IcrcStatus::Unverifiable => 2,
-        }] += 1;
-        let cnp = roce.opcode == 0x81;
+        t.icrc.count(roce.icrc);
+        let cnp = roce.opcode == CNP;
         if cnp {
             t.cnps += 1;
             if let Some(pcp) = roce.pcp {
@@ -383,7 +381,7 @@ impl Analyzer {
         if let Some(n) = t.dscp.get_mut(usize::from(dscp)) {
             *n += 1;
         }
-        t.ecn[usize::from(ecn & 3)] += 1;
+        t.ecn.count(ecn);
         if let (true, Some(n)) = (cnp, t.cnp_dscp.get_mut(usize::from(dscp))) {
             *n += 1;
         }
@@ -393,7 +391,7 @@ impl Analyzer {
             if let Some(n) = t.management_dscp.get_mut(usize::from(dscp)) {
                 *n += 1;
             }
-            t.management_ecn[usize::from(ecn & 3)] += 1;
+            t.management_ecn.count(ecn);
         }
         self.policy.check(&self.config.policy, frame, class, dscp, ecn, roce.pcp);
     }
@@ -407,7 +405,7 @@ impl Analyzer {
         if qos.is_some_and(|(_, ecn)| ecn == 3) {
             self.timeline.add(ts_ns, CE_MARKS, 1);
         }
-        if roce.opcode == 0x81 {
+        if roce.opcode == CNP {
             self.timeline.add(ts_ns, CNPS, 1);
         }
         let key = FlowKey { src, dst, dst_qp: roce.dest_qp };
@@ -436,7 +434,7 @@ impl Analyzer {
         if let Some(aeth) = roce.aeth.filter(|_| !carries_payload || opcode::is_read_response(roce.opcode)) {
             self.observe_response(fid, frame, ts_ns, roce.opcode, roce.psn, aeth.kind());
         }
-        if roce.opcode == 0x81 {
+        if roce.opcode == CNP {
             self.observe_cnp(fid, ts_ns);
         } else if qos.is_some_and(|(_, ecn)| ecn == 3)
             && let Some(f) = self.flows.flow_mut(fid)
@@ -458,7 +456,7 @@ impl Analyzer {
     /// The flow of a RoCE packet, new when its key is new or its QP number was reused by a
     /// new connection; None beyond [`Config::max_flows`].
     fn flow_of(&mut self, key: FlowKey, s: &FrameSummary, roce: &RoceFacts) -> Option<FlowId> {
-        let transport = opcode::Transport::of(roce.opcode).name();
+        let transport = opcode::Transport::of(roce.opcode);
         let make = || Flow::new(key, roce.version, transport, s.number, s.ts_ns);
         let mut fid = self.flows.get_or_insert(key, make)?;
         if self.is_new_connection(fid, s.ts_ns, roce) {
@@ -520,16 +518,16 @@ impl Analyzer {
         f.last_ts_ns = f.last_ts_ns.max(s.ts_ns);
         f.last_frame = frame;
         f.opcodes.add(opcode);
-        if f.transport == "CNP" && opcode != 0x81 {
+        if f.transport == opcode::Transport::Cnp && opcode != CNP {
             // A flow that started with a CNP takes the transport of its first other packet.
-            f.transport = opcode::Transport::of(opcode).name();
+            f.transport = opcode::Transport::of(opcode);
         }
         if let Some(sport) = roce.udp_sport {
             f.udp_sports.add(sport);
         }
         if let Some((dscp, ecn)) = s.qos() {
             f.dscp.add(dscp);
-            f.ecn[usize::from(ecn & 3)] += 1;
+            f.ecn.count(ecn);
             if let Some(pcp) = roce.pcp {
                 f.pcp.add(pcp);
             }

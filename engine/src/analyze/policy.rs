@@ -6,6 +6,7 @@
 //! only against `cm_dscp` when one is set. Defaults follow the common RoCE deployment: data
 //! DSCP 26 on priority 3, CNPs DSCP 48 on priority 6, data ECN-capable, priority 3 lossless.
 
+use rocescope_parsers::opcode::CNP;
 use serde::{Deserialize, Serialize};
 
 /// The expected marking.
@@ -73,7 +74,7 @@ pub enum Class {
 
 impl Class {
     pub fn of(opcode: u8, dest_qp: u32) -> Class {
-        if opcode == 0x81 {
+        if opcode == CNP {
             Class::Cnp
         } else if dest_qp <= 1 {
             Class::Management
@@ -168,7 +169,7 @@ mod tests {
         assert_eq!(Class::of(0x64, 1), Class::Management);
         assert_eq!(Class::of(0x64, 0), Class::Management);
         assert_eq!(Class::of(0x0A, 2), Class::Data);
-        assert_eq!(Class::of(0x81, 1), Class::Cnp);
+        assert_eq!(Class::of(CNP, 1), Class::Cnp);
     }
 
     #[test]

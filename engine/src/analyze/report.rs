@@ -7,6 +7,7 @@ use std::net::IpAddr;
 use serde::Serialize;
 
 use super::cm::Connection;
+use super::counts::{EcnCounts, IcrcCounts};
 use super::episodes::Episode;
 use super::finding::Finding;
 use super::histogram::LogHistogram;
@@ -28,9 +29,9 @@ pub struct Report {
     pub config: ConfigReport,
     pub capture: CaptureReport,
     pub totals: FrameCounts,
-    pub icrc: IcrcReport,
+    pub icrc: IcrcCounts,
     pub opcodes: BTreeMap<String, u64>,
-    pub ecn: EcnReport,
+    pub ecn: EcnCounts,
     pub dscp: BTreeMap<u8, u64>,
     pub cnps: u64,
     pub cnp_dscp: BTreeMap<u8, u64>,
@@ -101,7 +102,7 @@ pub struct ConfigReport {
 pub struct ManagementReport {
     pub packets: u64,
     pub dscp: BTreeMap<u8, u64>,
-    pub ecn: EcnReport,
+    pub ecn: EcnCounts,
 }
 
 /// The doubled-mirror decision over the capture's first RoCE frames.
@@ -146,27 +147,6 @@ pub struct MalformedReport {
     pub count: u64,
     pub first_frame: u64,
     pub first_reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct IcrcReport {
-    pub ok: u64,
-    pub bad: u64,
-    pub unverifiable: u64,
-}
-
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct EcnReport {
-    pub not_ect: u64,
-    pub ect0: u64,
-    pub ect1: u64,
-    pub ce: u64,
-}
-
-impl EcnReport {
-    fn from_counts(c: &[u64; 4]) -> Self {
-        EcnReport { not_ect: c[0], ect1: c[1], ect0: c[2], ce: c[3] }
-    }
 }
 
 /// A distribution of durations in nanoseconds.
@@ -278,7 +258,7 @@ pub struct FlowReport {
     pub throughput_bps: u64,
     pub opcodes: BTreeMap<String, u64>,
     pub dscp: BTreeMap<u8, u64>,
-    pub ecn: EcnReport,
+    pub ecn: EcnCounts,
     pub pcp: BTreeMap<u8, u64>,
     /// The first [`crate::analyze::flows::TALLY_KEPT`] UDP source ports seen.
     pub udp_sports: Vec<u16>,
@@ -446,9 +426,9 @@ impl Report {
                 }),
             },
             totals: t.frames.clone(),
-            icrc: IcrcReport { ok: t.icrc[0], bad: t.icrc[1], unverifiable: t.icrc[2] },
+            icrc: t.icrc,
             opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
-            ecn: EcnReport::from_counts(&t.ecn),
+            ecn: t.ecn,
             dscp: nonzero_map(&t.dscp),
             cnps: t.cnps,
             cnp_dscp: nonzero_map(&t.cnp_dscp),
@@ -456,7 +436,7 @@ impl Report {
             management: ManagementReport {
                 packets: t.management,
                 dscp: nonzero_map(&t.management_dscp),
-                ecn: EcnReport::from_counts(&t.management_ecn),
+                ecn: t.management_ecn,
             },
             flows,
             connections: a.cm.connections.clone(),
@@ -541,7 +521,7 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         dst_qp: f.key.dst_qp,
         src_qp: f.src_qp,
         version: f.version,
-        transport: f.transport,
+        transport: f.transport.name(),
         first_frame: f.first_frame,
         last_frame: f.last_frame,
         first_ts_ns: f.first_ts_ns,
@@ -557,7 +537,7 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         },
         opcodes: opcode_map(f.opcodes.entries.iter().copied()),
         dscp: tally(&f.dscp.entries),
-        ecn: EcnReport::from_counts(&f.ecn),
+        ecn: f.ecn,
         pcp: tally(&f.pcp.entries),
         udp_sports: f.udp_sports.entries.iter().map(|(p, _)| *p).collect(),
         udp_sports_other_packets: f.udp_sports.others,
@@ -574,7 +554,7 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         rnr_naks: f.rnr_naks,
         acks: f.acks,
         atomic_acks: f.atomic_acks,
-        ce: f.ecn[3],
+        ce: f.ecn.ce,
         cnps: f.cnps,
         cnp_spacing_ns: (&f.cnp_spacing).into(),
         messages: f.messages,

@@ -2,7 +2,7 @@
 //! decision: retransmit episodes, message and ACK bookkeeping, per-frame verdicts, chart
 //! traces; reorder windows that pass in capture time; QP numbers reused by new connections.
 
-use rocescope_parsers::opcode::{self, Position};
+use rocescope_parsers::opcode::{self, Position, Transport};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 
 use super::episodes::{Episode, Trigger};
@@ -237,7 +237,7 @@ impl Analyzer {
     /// message reassembly, the path MTU its size reveals.
     fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        if roce.ack_req && f.transport == "RC" {
+        if roce.ack_req && f.transport == Transport::Rc {
             if f.outstanding.len() == OUTSTANDING_KEPT {
                 f.outstanding.pop_front();
             }

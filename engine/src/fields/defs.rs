@@ -5,16 +5,13 @@
 
 use rocescope_parsers::cm::{CmMessage, CmRep, CmReq};
 use rocescope_parsers::mac_control::MacControl;
-use rocescope_parsers::opcode::ExtHeader;
+use rocescope_parsers::opcode::{CNP, ExtHeader};
 
 use super::FieldType::{self, Bytes, Ether, Ipv4, Ipv6, Protocol, Uint};
 use super::names::meaning;
 use super::{Base, Field, Frame, Shown, Value, hidden, named};
 use crate::analyze::sequence::SeqClass;
 use crate::decode::{Body, EncapKind, Link, Network};
-
-/// The RoCEv2 CNP opcode (Annex A17.9.2).
-const CNP_OPCODE: u8 = 0x81;
 
 const U8: FieldType = Uint(8);
 const U16: FieldType = Uint(16);
@@ -597,7 +594,7 @@ pub static FIELDS: &[Field] = &[
     // tshark 4.0 adds the ICRC item where exactly its 4 bytes follow the headers it parsed:
     // not on CNPs (their body is "vendor" data), nor where the capture cut the packet
     ws!("infiniband.invariant.crc", U32, Hex, 0, "Invariant CRC", |f, out| if let Some(r) = f.roce()
-        && r.ib.bth.opcode() != CNP_OPCODE
+        && r.ib.bth.opcode() != CNP
         && let Some(icrc) = r.ib.icrc()
     {
         out(uint(u32::from_be_bytes(icrc)))
@@ -961,7 +958,7 @@ pub static FIELDS: &[Field] = &[
         None,
         "CNP",
         "present on RoCEv2 congestion notification packets (opcode 0x81)",
-        |f, out| if f.bth().is_some_and(|b| b.opcode() == CNP_OPCODE) {
+        |f, out| if f.bth().is_some_and(|b| b.opcode() == CNP) {
             out(Value::Bool(true))
         }
     ),

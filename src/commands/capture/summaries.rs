@@ -36,11 +36,11 @@ impl Counters {
             frames: t.frames.frames,
             bytes: t.frames.bytes,
             roce_packets: t.frames.roce_packets,
-            ce_marks: t.ecn[3],
+            ce_marks: t.ecn.ce,
             cnps: t.cnps,
             pfc_frames: t.frames.pfc_frames,
             pause_frames: t.frames.pause_frames,
-            icrc_bad: t.icrc[1],
+            icrc_bad: t.icrc.bad,
             kernel_dropped: live.kernel_dropped,
             interface_dropped: live.interface_dropped,
             ..Counters::default()
