@@ -378,16 +378,16 @@ pub struct CaptureArgs {
     #[arg(short = 'G', long, value_name = "SECONDS", requires = "write", value_parser = clap::value_parser!(u64).range(1..))]
     pub rotate_seconds: Option<u64>,
 
-    /// Stop after this long (30s, 5m, 1h)
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    /// Stop after this long: seconds (8, 0.5) as tcpdump and tshark take them, or with a unit (30s, 5m, 1h)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
 
     /// Stop after N frames
     #[arg(short = 'c', long, value_name = "N")]
     pub count: Option<u64>,
 
-    /// Time between two rolling summaries
-    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = humantime::parse_duration)]
+    /// Time between two rolling summaries: seconds (2, 0.5) or with a unit (500ms, 1m)
+    #[arg(long, value_name = "DURATION", default_value = "1", value_parser = parse_duration)]
     pub interval: std::time::Duration,
 
     /// One JSON object per interval instead of a text line, and the final report as JSON
@@ -589,6 +589,18 @@ pub struct GenerateArgs {
 }
 
 /// Parses a size such as `1G`, `500M` or `4096`.
+/// A duration: a number of seconds (`8`, `0.5`, as tcpdump's and tshark's durations are), or a
+/// number with a unit (`30s`, `500ms`, `5m`, `1h`).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<f64>() {
+        Ok(seconds) => std::time::Duration::try_from_secs_f64(seconds)
+            .map_err(|_| format!("'{s}' is not a duration: seconds must be zero or more")),
+        Err(_) => {
+            humantime::parse_duration(s).map_err(|e| format!("'{s}' is not a duration such as 8, 30s or 5m: {e}"))
+        }
+    }
+}
+
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let (digits, unit) = match s.char_indices().last() {
         Some((i, 'K' | 'k')) => (&s[..i], 1u64 << 10),
@@ -614,5 +626,22 @@ pub fn report_unreadable(errors: &[crate::capture::CaptureError]) {
 pub fn report_damage(errors: &[crate::capture::CaptureError]) {
     for e in errors {
         eprintln!("rocescope: warning: {e}; the rest of this file is skipped");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_are_seconds_unless_they_say_otherwise() {
+        assert_eq!(parse_duration("8"), Ok(Duration::from_secs(8)));
+        assert_eq!(parse_duration("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert!(parse_duration("-1").is_err());
+        assert!(parse_duration("soon").is_err());
     }
 }
