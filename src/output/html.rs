@@ -184,10 +184,10 @@ fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Ma
                     tr class=[(f.trouble() > 0).then_some("trouble")] {
                         td { (f.id) }
                         td.l { @if detailed.iter().any(|d| d.id == f.id) { (flow_link(r, f.id)) } @else { (f.label()) } }
-                        td { (f.transport) } td { (f.packets) } td { (format!("{:.2}", f.throughput_bps as f64 / 1e9)) }
+                        td { (f.transport) } td { (f.counts.packets) } td { (format!("{:.2}", f.throughput_bps as f64 / 1e9)) }
                         td { (f.sequence.missing_psns) } td { (f.sequence.retransmitted) } td { (f.sequence.retransmit_episodes) }
-                        td { (f.sequence.late_arrivals) } td { (f.naks_psn_seq_err + f.naks_other) } td { (f.rnr_naks) } td { (f.ce) } td { (f.cnps) }
-                        td { (f.icrc_bad) } td { (us(f.ack_latency_ns.p50)) }
+                        td { (f.sequence.late_arrivals) } td { (f.counts.naks_psn_seq_err + f.counts.naks_other) } td { (f.counts.rnr_naks) } td { (f.ce) } td { (f.counts.cnps) }
+                        td { (f.counts.icrc_bad) } td { (us(f.ack_latency_ns.p50)) }
                         td.l { @match f.peer { Some(p) => { (p) " (" (f.pairing.unwrap_or("")) ")" }, None => "–" } }
                     }
                 }
@@ -269,8 +269,8 @@ fn top_talkers(r: &Report) -> Vec<(String, f64)> {
     let mut by_host: Vec<(IpAddr, u64)> = Vec::new();
     for f in &r.flows {
         match by_host.iter_mut().find(|(h, _)| *h == f.src_ip) {
-            Some((_, b)) => *b += f.bytes,
-            None => by_host.push((f.src_ip, f.bytes)),
+            Some((_, b)) => *b += f.counts.bytes,
+            None => by_host.push((f.src_ip, f.counts.bytes)),
         }
     }
     by_host.sort_by_key(|(h, b)| (std::cmp::Reverse(*b), *h));
@@ -311,9 +311,9 @@ fn flow_detail(a: &Analyzer, f: &FlowReport, t0: i64) -> Markup {
         section.flow id={ "flow-" (id) } {
             h3 { "Flow " (id) ": " (f.label()) }
             p.muted {
-                (f.transport) ", " (f.packets) " packets, " (f.sequence.missing_psns) " PSNs missing, " (f.sequence.retransmitted) " resent in "
-                (f.sequence.retransmit_episodes) " episodes, " (f.sequence.late_arrivals) " late arrivals, " (f.naks_psn_seq_err + f.naks_other) " NAKs and " (f.rnr_naks) " RNR NAKs carried, "
-                (f.ce) " CE marks, " (f.cnps) " CNPs"
+                (f.transport) ", " (f.counts.packets) " packets, " (f.sequence.missing_psns) " PSNs missing, " (f.sequence.retransmitted) " resent in "
+                (f.sequence.retransmit_episodes) " episodes, " (f.sequence.late_arrivals) " late arrivals, " (f.counts.naks_psn_seq_err + f.counts.naks_other) " NAKs and " (f.counts.rnr_naks) " RNR NAKs carried, "
+                (f.ce) " CE marks, " (f.counts.cnps) " CNPs"
                 @if let Some(p) = f.peer { "; peer " a href={ "#flow-" (p) } { "flow " (p) } }
             }
             div.grid {

@@ -11,7 +11,10 @@ use super::atomic::{AtomicFile, Written};
 
 use polars::prelude::*;
 
-use crate::analyze::report::Report;
+use crate::analyze::counts::FlowCounters;
+use crate::analyze::episodes::Episode;
+use crate::analyze::finding::Finding;
+use crate::analyze::report::{FlowReport, PauseReport, Report};
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
@@ -55,137 +58,124 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
     out.write_all(b"\n")?;
     out.flush()?;
     written.0.push(atomic);
-    let f = &report.flows;
-    write_table(
-        dir,
-        "flows",
-        &mut frame(vec![
-            col("id", f, |f| f.id),
-            col("src_ip", f, |f| f.src_ip.to_string()),
-            col("dst_ip", f, |f| f.dst_ip.to_string()),
-            col("dst_qp", f, |f| f.dst_qp),
-            col("src_qp", f, |f| f.src_qp),
-            col("version", f, |f| u32::from(f.version)),
-            col("transport", f, |f| f.transport.to_string()),
-            col("first_frame", f, |f| f.first_frame),
-            col("last_frame", f, |f| f.last_frame),
-            col("first_ts_ns", f, |f| f.first_ts_ns),
-            col("last_ts_ns", f, |f| f.last_ts_ns),
-            col("packets", f, |f| f.packets),
-            col("bytes", f, |f| f.bytes),
-            col("payload_bytes", f, |f| f.payload_bytes),
-            col("throughput_bps", f, |f| f.throughput_bps),
-            col("sequenced", f, |f| f.sequence.sequenced),
-            col("first_psn", f, |f| f.sequence.first_psn),
-            col("highest_psn", f, |f| f.sequence.highest_psn),
-            col("gaps", f, |f| f.sequence.gaps),
-            col("missing_psns", f, |f| f.sequence.missing_psns),
-            col("retransmitted", f, |f| f.sequence.retransmitted),
-            col("retransmit_episodes", f, |f| f.sequence.retransmit_episodes),
-            col("late_arrivals", f, |f| f.sequence.late_arrivals),
-            col("reorder_events", f, |f| f.sequence.reorder_events),
-            col("reorder_depth_max", f, |f| f.sequence.reorder_depth_max),
-            col("reorder_delay_us_max", f, |f| f.sequence.reorder_delay_us_max),
-            col("reorder_naks", f, |f| f.sequence.reorder_naks),
-            col("response_gaps", f, |f| f.responses.gaps),
-            col("response_missing_psns", f, |f| f.responses.missing_psns),
-            col("response_retransmitted", f, |f| f.responses.retransmitted),
-            col("previous_flow", f, |f| f.previous_flow),
-            col("mirror_duplicates", f, |f| f.mirror_duplicates),
-            col("naks_psn_seq_err", f, |f| f.naks_psn_seq_err),
-            col("naks_other", f, |f| f.naks_other),
-            col("rnr_naks", f, |f| f.rnr_naks),
-            col("acks", f, |f| f.acks),
-            col("atomic_acks", f, |f| f.atomic_acks),
-            col("ecn_not_ect", f, |f| f.ecn.not_ect),
-            col("ecn_ect0", f, |f| f.ecn.ect0),
-            col("ecn_ect1", f, |f| f.ecn.ect1),
-            col("ce", f, |f| f.ce),
-            col("cnps", f, |f| f.cnps),
-            col("cnps_from_peer", f, |f| f.from_peer.map(|p| p.cnps)),
-            col("naks_from_peer", f, |f| f.from_peer.map(|p| p.naks_psn_seq_err + p.naks_other)),
-            col("messages", f, |f| f.messages),
-            col("read_requests", f, |f| f.read_requests),
-            col("pmtu", f, |f| f.pmtu),
-            col("peer", f, |f| f.peer),
-            col("pairing", f, |f| f.pairing.map(str::to_string)),
-            col("icrc_bad", f, |f| f.icrc_bad),
-            col("icrc_unverifiable", f, |f| f.icrc_unverifiable),
-            col("ack_latency_p50_ns", f, |f| f.ack_latency_ns.p50),
-            col("ack_latency_p99_ns", f, |f| f.ack_latency_ns.p99),
-            col("ack_latency_max_ns", f, |f| f.ack_latency_ns.max),
-            col("ce_to_cnp_p50_ns", f, |f| f.ce_to_cnp_ns.p50),
-            col("cnp_spacing_min_ns", f, |f| f.cnp_spacing_ns.min),
-            col("cnp_spacing_p50_ns", f, |f| f.cnp_spacing_ns.p50),
-            col("data_dscp_violations", f, |f| f.policy.data_dscp.count),
-            col("cnp_dscp_violations", f, |f| f.policy.cnp_dscp.count),
-            col("not_ect_data", f, |f| f.policy.not_ect_data.count),
-            col("data_pcp_violations", f, |f| f.policy.data_pcp.count),
-            col("cnp_pcp_violations", f, |f| f.policy.cnp_pcp.count),
-            col("cm_dscp_violations", f, |f| f.policy.cm_dscp.count),
-        ])?,
-        &mut written,
-    )?;
-    let e = &report.retransmit_episodes;
-    write_table(
-        dir,
-        "retransmit_episodes",
-        &mut frame(vec![
-            col("flow", e, |e| e.flow),
-            col("space", e, |e| e.space.name().to_string()),
-            col("start_frame", e, |e| e.start_frame),
-            col("end_frame", e, |e| e.end_frame),
-            col("start_ts_ns", e, |e| e.start_ts_ns),
-            col("end_ts_ns", e, |e| e.end_ts_ns),
-            col("first_psn", e, |e| e.first_psn),
-            col("last_psn", e, |e| e.last_psn),
-            col("packets", e, |e| e.packets),
-            col("highest_sent_psn", e, |e| e.highest_sent_psn),
-            col("trigger", e, |e| e.trigger.name().to_string()),
-            col("trigger_frame", e, |e| e.trigger_frame),
-            col("nak_to_resend_ns", e, |e| e.nak_to_resend_ns),
-            col("rnr_delay_us", e, |e| e.rnr_delay_us),
-            col("idle_before_ns", e, |e| e.idle_before_ns),
-            col("gap_to_recovery_ns", e, |e| e.gap_to_recovery_ns),
-            col("pattern", e, |e| e.pattern.name().to_string()),
-        ])?,
-        &mut written,
-    )?;
-    let fi = &report.findings;
-    write_table(
-        dir,
-        "findings",
-        &mut frame(vec![
-            col("severity", fi, |f| f.severity.name().to_string()),
-            col("code", fi, |f| f.code.to_string()),
-            col("message", fi, |f| f.message.clone()),
-            col("count", fi, |f| f.evidence.count),
-            col("flows", fi, |f| join(&f.evidence.flows)),
-            col("frames", fi, |f| join(&f.evidence.frames)),
-            col("cause", fi, |f| f.cause.to_string()),
-            col("action", fi, |f| f.action.to_string()),
-        ])?,
-        &mut written,
-    )?;
+    write_table(dir, "flows", &mut frame(flow_columns(&report.flows))?, &mut written)?;
+    write_table(dir, "retransmit_episodes", &mut frame(episode_columns(&report.retransmit_episodes))?, &mut written)?;
+    write_table(dir, "findings", &mut frame(finding_columns(&report.findings))?, &mut written)?;
     let pauses: Vec<_> =
         report.pfc.iter().map(|p| ("pfc", p)).chain(report.pause.iter().map(|p| ("pause", p))).collect();
-    write_table(
-        dir,
-        "pfc",
-        &mut frame(vec![
-            col("kind", &pauses, |(k, _)| k.to_string()),
-            col("src_mac", &pauses, |(_, p)| p.src_mac.clone()),
-            col("priority", &pauses, |(_, p)| p.priority.map(u32::from)),
-            col("xoff", &pauses, |(_, p)| p.stats.xoff),
-            col("xon", &pauses, |(_, p)| p.stats.xon),
-            col("paused_ns", &pauses, |(_, p)| p.stats.paused_ns),
-            col("longest_pause_ns", &pauses, |(_, p)| p.stats.longest_pause_ns),
-            col("storm", &pauses, |(_, p)| p.stats.storm),
-            col("storm_periods", &pauses, |(_, p)| p.stats.storm_periods),
-            col("first_frame", &pauses, |(_, p)| p.stats.first_frame),
-            col("first_storm_frame", &pauses, |(_, p)| p.stats.first_storm_frame),
-        ])?,
-        &mut written,
-    )?;
+    write_table(dir, "pfc", &mut frame(pause_columns(&pauses))?, &mut written)?;
     Ok(written)
+}
+
+/// The flows table: the flow's identity, its counters (as declared in [`FlowCounters`]), then
+/// its sequence, peer, latency and policy columns.
+fn flow_columns(f: &[FlowReport]) -> Vec<Column> {
+    let mut columns = vec![
+        col("id", f, |f| f.id),
+        col("src_ip", f, |f| f.src_ip.to_string()),
+        col("dst_ip", f, |f| f.dst_ip.to_string()),
+        col("dst_qp", f, |f| f.dst_qp),
+        col("src_qp", f, |f| f.src_qp),
+        col("version", f, |f| u32::from(f.version)),
+        col("transport", f, |f| f.transport.to_string()),
+        col("first_frame", f, |f| f.first_frame),
+        col("last_frame", f, |f| f.last_frame),
+        col("first_ts_ns", f, |f| f.first_ts_ns),
+        col("last_ts_ns", f, |f| f.last_ts_ns),
+    ];
+    for (i, name) in FlowCounters::NAMES.iter().enumerate() {
+        columns.push(col(name, f, |f| f.counts.values().nth(i).unwrap_or(0)));
+    }
+    columns.extend([
+        col("throughput_bps", f, |f| f.throughput_bps),
+        col("sequenced", f, |f| f.sequence.sequenced),
+        col("first_psn", f, |f| f.sequence.first_psn),
+        col("highest_psn", f, |f| f.sequence.highest_psn),
+        col("gaps", f, |f| f.sequence.gaps),
+        col("missing_psns", f, |f| f.sequence.missing_psns),
+        col("retransmitted", f, |f| f.sequence.retransmitted),
+        col("retransmit_episodes", f, |f| f.sequence.retransmit_episodes),
+        col("late_arrivals", f, |f| f.sequence.late_arrivals),
+        col("reorder_events", f, |f| f.sequence.reorder_events),
+        col("reorder_depth_max", f, |f| f.sequence.reorder_depth_max),
+        col("reorder_delay_us_max", f, |f| f.sequence.reorder_delay_us_max),
+        col("reorder_naks", f, |f| f.sequence.reorder_naks),
+        col("response_gaps", f, |f| f.responses.gaps),
+        col("response_missing_psns", f, |f| f.responses.missing_psns),
+        col("response_retransmitted", f, |f| f.responses.retransmitted),
+        col("previous_flow", f, |f| f.previous_flow),
+        col("ecn_not_ect", f, |f| f.ecn.not_ect),
+        col("ecn_ect0", f, |f| f.ecn.ect0),
+        col("ecn_ect1", f, |f| f.ecn.ect1),
+        col("ce", f, |f| f.ce),
+        col("cnps_from_peer", f, |f| f.from_peer.map(|p| p.cnps)),
+        col("naks_from_peer", f, |f| f.from_peer.map(|p| p.naks_psn_seq_err + p.naks_other)),
+        col("pmtu", f, |f| f.pmtu),
+        col("peer", f, |f| f.peer),
+        col("pairing", f, |f| f.pairing.map(str::to_string)),
+        col("ack_latency_p50_ns", f, |f| f.ack_latency_ns.p50),
+        col("ack_latency_p99_ns", f, |f| f.ack_latency_ns.p99),
+        col("ack_latency_max_ns", f, |f| f.ack_latency_ns.max),
+        col("ce_to_cnp_p50_ns", f, |f| f.ce_to_cnp_ns.p50),
+        col("cnp_spacing_min_ns", f, |f| f.cnp_spacing_ns.min),
+        col("cnp_spacing_p50_ns", f, |f| f.cnp_spacing_ns.p50),
+        col("data_dscp_violations", f, |f| f.policy.data_dscp.count),
+        col("cnp_dscp_violations", f, |f| f.policy.cnp_dscp.count),
+        col("not_ect_data", f, |f| f.policy.not_ect_data.count),
+        col("data_pcp_violations", f, |f| f.policy.data_pcp.count),
+        col("cnp_pcp_violations", f, |f| f.policy.cnp_pcp.count),
+        col("cm_dscp_violations", f, |f| f.policy.cm_dscp.count),
+    ]);
+    columns
+}
+
+fn episode_columns(e: &[Episode]) -> Vec<Column> {
+    vec![
+        col("flow", e, |e| e.flow),
+        col("space", e, |e| e.space.name().to_string()),
+        col("start_frame", e, |e| e.start_frame),
+        col("end_frame", e, |e| e.end_frame),
+        col("start_ts_ns", e, |e| e.start_ts_ns),
+        col("end_ts_ns", e, |e| e.end_ts_ns),
+        col("first_psn", e, |e| e.first_psn),
+        col("last_psn", e, |e| e.last_psn),
+        col("packets", e, |e| e.packets),
+        col("highest_sent_psn", e, |e| e.highest_sent_psn),
+        col("trigger", e, |e| e.trigger.name().to_string()),
+        col("trigger_frame", e, |e| e.trigger_frame),
+        col("nak_to_resend_ns", e, |e| e.nak_to_resend_ns),
+        col("rnr_delay_us", e, |e| e.rnr_delay_us),
+        col("idle_before_ns", e, |e| e.idle_before_ns),
+        col("gap_to_recovery_ns", e, |e| e.gap_to_recovery_ns),
+        col("pattern", e, |e| e.pattern.name().to_string()),
+    ]
+}
+
+fn finding_columns(fi: &[Finding]) -> Vec<Column> {
+    vec![
+        col("severity", fi, |f| f.severity.name().to_string()),
+        col("code", fi, |f| f.code.to_string()),
+        col("message", fi, |f| f.message.clone()),
+        col("count", fi, |f| f.evidence.count),
+        col("flows", fi, |f| join(&f.evidence.flows)),
+        col("frames", fi, |f| join(&f.evidence.frames)),
+        col("cause", fi, |f| f.cause.to_string()),
+        col("action", fi, |f| f.action.to_string()),
+    ]
+}
+
+fn pause_columns(pauses: &[(&str, &PauseReport)]) -> Vec<Column> {
+    vec![
+        col("kind", pauses, |(k, _)| k.to_string()),
+        col("src_mac", pauses, |(_, p)| p.src_mac.clone()),
+        col("priority", pauses, |(_, p)| p.priority.map(u32::from)),
+        col("xoff", pauses, |(_, p)| p.stats.xoff),
+        col("xon", pauses, |(_, p)| p.stats.xon),
+        col("paused_ns", pauses, |(_, p)| p.stats.paused_ns),
+        col("longest_pause_ns", pauses, |(_, p)| p.stats.longest_pause_ns),
+        col("storm", pauses, |(_, p)| p.stats.storm),
+        col("storm_periods", pauses, |(_, p)| p.stats.storm_periods),
+        col("first_frame", pauses, |(_, p)| p.stats.first_frame),
+        col("first_storm_frame", pauses, |(_, p)| p.stats.first_storm_frame),
+    ]
 }

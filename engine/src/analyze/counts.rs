@@ -1,7 +1,58 @@
-//! Counters by verdict and by codepoint, named: the analysis counts into them and the report
-//! shows them as they are.
+//! Counters, each declared once: the analysis counts into them, the report shows them as they
+//! are, the tables take their columns and the live summaries their deltas from the same list.
 
 use serde::Serialize;
+
+/// Declares a struct of `u64` counters, with the list of their names ([`Self::NAMES`], the
+/// keys the report gives them), their values in that order, and the difference of two.
+#[macro_export]
+macro_rules! counters {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $field:ident,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+        $vis struct $name {
+            $($(#[$fmeta])* pub $field: u64,)*
+        }
+
+        impl $name {
+            /// The counters' names, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// The counters' values, in the order of [`Self::NAMES`].
+            pub fn values(&self) -> impl Iterator<Item = u64> {
+                [$(self.$field),*].into_iter()
+            }
+
+            /// What was counted since `before` (a counter never goes back; one that did reads 0).
+            pub fn since(&self, before: &Self) -> Self {
+                $name { $($field: self.$field.saturating_sub(before.$field)),* }
+            }
+        }
+    };
+}
+
+counters! {
+    /// A flow's counts of what it carried and what came of it (docs/analysis.md, "Flows").
+    pub struct FlowCounters {
+        packets,
+        bytes,
+        payload_bytes,
+        /// RoCE packets whose ICRC is wrong.
+        icrc_bad,
+        /// RoCE packets the capture does not hold whole.
+        icrc_unverifiable,
+        /// Second copies of packets (another tap, a doubled mirror); not in the other counts.
+        mirror_duplicates,
+        naks_psn_seq_err,
+        naks_other,
+        rnr_naks,
+        acks,
+        atomic_acks,
+        cnps,
+        messages,
+        read_requests,
+    }
+}
 
 use crate::decode::IcrcStatus;
 
@@ -47,6 +98,18 @@ impl EcnCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn declared_counters_list_their_names_values_and_deltas() {
+        let before = FlowCounters { acks: 2, cnps: 5, ..FlowCounters::default() };
+        let now = FlowCounters { acks: 7, cnps: 5, messages: 1, ..FlowCounters::default() };
+        let delta = now.since(&before);
+        assert_eq!(delta, FlowCounters { acks: 5, messages: 1, ..FlowCounters::default() });
+        let named: Vec<(&str, u64)> = FlowCounters::NAMES.iter().copied().zip(delta.values()).collect();
+        assert!(named.contains(&("acks", 5)) && named.contains(&("messages", 1)) && named.contains(&("cnps", 0)));
+        assert_eq!(named.len(), 14);
+        assert_eq!(before.since(&now).acks, 0);
+    }
 
     #[test]
     fn codepoints_and_verdicts_land_in_their_counters() {

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use rocescope_parsers::opcode::Transport;
 use rustc_hash::FxHashMap;
 
-use super::counts::EcnCounts;
+use super::counts::{EcnCounts, FlowCounters};
 use super::frame::RoceFacts;
 use super::histogram::LogHistogram;
 use super::policy::PolicyCounts;
@@ -144,17 +144,13 @@ pub struct Flow {
     pub first_frame: u64,
     pub first_ts_ns: i64,
     pub last_ts_ns: i64,
-    pub packets: u64,
-    pub bytes: u64,
-    pub payload_bytes: u64,
+    pub counts: FlowCounters,
     pub opcodes: Tally<u8>,
     pub dscp: Tally<u8>,
     pub pcp: Tally<u8>,
     pub ecn: EcnCounts,
     pub udp_sports: Tally<u16>,
-    pub icrc_bad: u64,
     pub first_icrc_bad_frame: Option<u64>,
-    pub icrc_unverifiable: u64,
     /// The flow's own requests, in its PSN space.
     pub requests: PsnSpace,
     /// READ responses to the peer's requests, in the peer's PSN space.
@@ -168,15 +164,6 @@ pub struct Flow {
     pub reread: Option<RereadEvent>,
     /// The flow this one replaced on the same key (a reused QP number).
     pub previous: Option<FlowId>,
-    pub mirror_duplicates: u64,
-    pub acks: u64,
-    pub atomic_acks: u64,
-    pub rnr_naks: u64,
-    pub naks_psn_seq_err: u64,
-    pub naks_other: u64,
-    pub cnps: u64,
-    pub read_requests: u64,
-    pub messages: u64,
     pub message_bytes: LogHistogram,
     pub current_message_bytes: u64,
     /// Path MTU inferred from FIRST/MIDDLE payload sizes, or given by the CM exchange.
@@ -210,17 +197,13 @@ impl Flow {
             first_frame: frame,
             first_ts_ns: ts_ns,
             last_ts_ns: ts_ns,
-            packets: 0,
-            bytes: 0,
-            payload_bytes: 0,
+            counts: FlowCounters::default(),
             opcodes: Tally::default(),
             dscp: Tally::default(),
             pcp: Tally::default(),
             ecn: EcnCounts::default(),
             udp_sports: Tally::default(),
-            icrc_bad: 0,
             first_icrc_bad_frame: None,
-            icrc_unverifiable: 0,
             requests: PsnSpace::default(),
             responses: PsnSpace::default(),
             cursor: ResponseCursor::default(),
@@ -228,15 +211,6 @@ impl Flow {
             held: std::collections::VecDeque::new(),
             reread: None,
             previous: None,
-            mirror_duplicates: 0,
-            acks: 0,
-            atomic_acks: 0,
-            rnr_naks: 0,
-            naks_psn_seq_err: 0,
-            naks_other: 0,
-            cnps: 0,
-            read_requests: 0,
-            messages: 0,
             message_bytes: LogHistogram::default(),
             current_message_bytes: 0,
             pmtu: None,

@@ -422,7 +422,7 @@ impl Analyzer {
         if self.duplicates.check(fid, roce.signature, ts_ns, &outside(s, roce)) {
             self.totals.frames.mirror_duplicates += 1;
             if let Some(f) = self.flows.flow_mut(fid) {
-                f.mirror_duplicates += 1;
+                f.counts.mirror_duplicates += 1;
             }
             self.amend_verdict(|v| *v = Verdict { flow: Some(fid), seq: None, mirror_duplicate: true });
             return;
@@ -463,7 +463,7 @@ impl Analyzer {
             self.end_connection(fid, s.ts_ns);
             fid = self.flows.get_or_insert(key, make)?;
         }
-        if self.flows.flow(fid).is_some_and(|f| f.packets == 0) {
+        if self.flows.flow(fid).is_some_and(|f| f.counts.packets == 0) {
             self.on_new_flow(fid, key);
         }
         Some(fid)
@@ -509,12 +509,12 @@ impl Analyzer {
         let frame = s.number;
         let Some(f) = self.flows.flow_mut(fid) else { return };
         let opcode = roce.opcode;
-        f.packets += 1;
-        f.bytes += u64::from(s.orig_len);
+        f.counts.packets += 1;
+        f.counts.bytes += u64::from(s.orig_len);
         if let Some(t) = &mut f.trace {
             t.bytes.add(s.ts_ns, 0, u64::from(s.orig_len));
         }
-        f.payload_bytes += roce.payload_len as u64;
+        f.counts.payload_bytes += roce.payload_len as u64;
         f.last_ts_ns = f.last_ts_ns.max(s.ts_ns);
         f.last_frame = frame;
         f.opcodes.add(opcode);
@@ -535,10 +535,10 @@ impl Analyzer {
         }
         match roce.icrc {
             IcrcStatus::Bad => {
-                f.icrc_bad += 1;
+                f.counts.icrc_bad += 1;
                 f.first_icrc_bad_frame.get_or_insert(frame);
             }
-            IcrcStatus::Unverifiable => f.icrc_unverifiable += 1,
+            IcrcStatus::Unverifiable => f.counts.icrc_unverifiable += 1,
             IcrcStatus::Ok => {}
         }
         if let Some(deth) = roce.deth {
@@ -558,27 +558,27 @@ impl Analyzer {
                 t.event(Event { ts_ns, psn, kind: EventKind::Nak { rnr: matches!(kind, AethKind::RnrNak { .. }) } });
             }
             match kind {
-                AethKind::Ack { .. } if acknowledge => f.acks += 1,
+                AethKind::Ack { .. } if acknowledge => f.counts.acks += 1,
                 AethKind::RnrNak { delay_us, .. } if acknowledge => {
-                    f.rnr_naks += 1;
+                    f.counts.rnr_naks += 1;
                     f.first_frames.rnr_nak.get_or_insert(frame);
                     f.last_nak =
                         Some(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us), used: false });
                 }
                 AethKind::Nak(rocescope_parsers::ext::NakCode::PsnSequenceError) if acknowledge => {
                     psn_nak = true;
-                    f.naks_psn_seq_err += 1;
+                    f.counts.naks_psn_seq_err += 1;
                     f.first_frames.nak_psn_seq_err.get_or_insert(frame);
                     f.last_nak = Some(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None, used: false });
                 }
                 AethKind::Nak(_) | AethKind::Reserved if acknowledge => {
-                    f.naks_other += 1;
+                    f.counts.naks_other += 1;
                     f.first_frames.nak_other.get_or_insert(frame);
                 }
                 _ => {}
             }
             if atomic_ack {
-                f.atomic_acks += 1;
+                f.counts.atomic_acks += 1;
             }
         }
         self.pair_by_psn(fid, psn);
@@ -625,7 +625,7 @@ impl Analyzer {
 
     fn observe_cnp(&mut self, fid: FlowId, ts_ns: i64) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        f.cnps += 1;
+        f.counts.cnps += 1;
         if let Some(last) = f.last_cnp_ts.replace(ts_ns) {
             f.cnp_spacing.record(u64::try_from(ts_ns - last).unwrap_or(0));
         }

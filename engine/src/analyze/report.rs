@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use serde::Serialize;
 
 use super::cm::Connection;
-use super::counts::{EcnCounts, IcrcCounts};
+use super::counts::{EcnCounts, FlowCounters, IcrcCounts};
 use super::episodes::Episode;
 use super::finding::Finding;
 use super::histogram::LogHistogram;
@@ -252,9 +252,9 @@ pub struct FlowReport {
     pub first_ts_ns: i64,
     pub last_ts_ns: i64,
     pub duration_ns: i64,
-    pub packets: u64,
-    pub bytes: u64,
-    pub payload_bytes: u64,
+    /// What the flow carried and what came of it.
+    #[serde(flatten)]
+    pub counts: FlowCounters,
     pub throughput_bps: u64,
     pub opcodes: BTreeMap<String, u64>,
     pub dscp: BTreeMap<u8, u64>,
@@ -264,9 +264,7 @@ pub struct FlowReport {
     pub udp_sports: Vec<u16>,
     /// Packets whose UDP source port is not in `udp_sports`.
     pub udp_sports_other_packets: u64,
-    pub icrc_bad: u64,
     pub first_icrc_bad_frame: Option<u64>,
-    pub icrc_unverifiable: u64,
     /// Both PSN spaces added up.
     #[serde(flatten)]
     pub sequence: SequenceReport,
@@ -276,18 +274,9 @@ pub struct FlowReport {
     pub responses: SequenceReport,
     /// The flow this one replaced on the same key: its QP number was reused.
     pub previous_flow: Option<u32>,
-    pub mirror_duplicates: u64,
-    pub naks_psn_seq_err: u64,
-    pub naks_other: u64,
-    pub rnr_naks: u64,
-    pub acks: u64,
-    pub atomic_acks: u64,
     pub ce: u64,
-    pub cnps: u64,
     pub cnp_spacing_ns: DurationSummary,
-    pub messages: u64,
     pub message_bytes: SizeSummary,
-    pub read_requests: u64,
     pub pmtu: Option<u32>,
     pub peer: Option<u32>,
     pub pairing: Option<&'static str>,
@@ -308,12 +297,12 @@ impl FlowReport {
     /// How much is wrong with the flow, for sorting: integrity first, then loss, then
     /// congestion.
     pub fn trouble(&self) -> u64 {
-        self.icrc_bad * 1_000_000
-            + (self.naks_other + self.rnr_naks + self.naks_psn_seq_err) * 10_000
+        self.counts.icrc_bad * 1_000_000
+            + (self.counts.naks_other + self.counts.rnr_naks + self.counts.naks_psn_seq_err) * 10_000
             + (self.sequence.missing_psns + self.sequence.retransmitted) * 100
             + self.policy.total() * 10
             + self.ce
-            + self.cnps
+            + self.counts.cnps
     }
 }
 
@@ -527,11 +516,9 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         first_ts_ns: f.first_ts_ns,
         last_ts_ns: f.last_ts_ns,
         duration_ns,
-        packets: f.packets,
-        bytes: f.bytes,
-        payload_bytes: f.payload_bytes,
+        counts: f.counts,
         throughput_bps: if duration_ns > 0 {
-            (u128::from(f.payload_bytes) * 8 * 1_000_000_000 / duration_ns as u128) as u64
+            (u128::from(f.counts.payload_bytes) * 8 * 1_000_000_000 / duration_ns as u128) as u64
         } else {
             0
         },
@@ -541,38 +528,27 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         pcp: tally(&f.pcp.entries),
         udp_sports: f.udp_sports.entries.iter().map(|(p, _)| *p).collect(),
         udp_sports_other_packets: f.udp_sports.others,
-        icrc_bad: f.icrc_bad,
         first_icrc_bad_frame: f.first_icrc_bad_frame,
-        icrc_unverifiable: f.icrc_unverifiable,
         sequence: SequenceReport::sum(&requests, &responses),
         requests,
         responses,
         previous_flow: f.previous,
-        mirror_duplicates: f.mirror_duplicates,
-        naks_psn_seq_err: f.naks_psn_seq_err,
-        naks_other: f.naks_other,
-        rnr_naks: f.rnr_naks,
-        acks: f.acks,
-        atomic_acks: f.atomic_acks,
         ce: f.ecn.ce,
-        cnps: f.cnps,
         cnp_spacing_ns: (&f.cnp_spacing).into(),
-        messages: f.messages,
         message_bytes: SizeSummary {
             min: f.message_bytes.min(),
             mean: f.message_bytes.mean(),
             max: f.message_bytes.max(),
         },
-        read_requests: f.read_requests,
         pmtu: f.pmtu,
         peer: f.peer.map(|(p, _)| p),
         pairing: f.peer.map(|(_, m)| m.name()),
         from_peer: peer.map(|p| PeerSummary {
-            naks_psn_seq_err: p.naks_psn_seq_err,
-            naks_other: p.naks_other,
-            rnr_naks: p.rnr_naks,
-            acks: p.acks,
-            cnps: p.cnps,
+            naks_psn_seq_err: p.counts.naks_psn_seq_err,
+            naks_other: p.counts.naks_other,
+            rnr_naks: p.counts.rnr_naks,
+            acks: p.counts.acks,
+            cnps: p.counts.cnps,
         }),
         ack_latency_ns: (&f.ack_latency).into(),
         ce_to_cnp_ns: (&f.ce_to_cnp).into(),

@@ -95,7 +95,7 @@ fn icrc(r: &mut Rules<'_>) {
     r.flow_rule(
         Severity::Error,
         "ICRC_BAD",
-        |f| f.icrc_bad,
+        |f| f.counts.icrc_bad,
         |f| f.first_icrc_bad_frame,
         |n, flows, names| format!("{} with a bad ICRC on {} ({names})", plural(n as usize, "RoCE packet"), plural(flows, "flow")),
         "The bytes changed on the way: the ICRC ignores re-marking (DSCP, ECN, TTL, FECN/BECN, UDP checksum), so a mismatch means bit errors on a link (optics, cable, connector), a faulty NIC or switch buffer, or a device rewriting invariant fields.",
@@ -173,7 +173,7 @@ fn loss(r: &mut Rules<'_>) {
     let report = r.report;
     let lost = |f: &FlowReport| {
         let reordered = f.peer.and_then(|p| report.flows.get(p as usize)).map_or(0, |p| p.sequence.reorder_naks);
-        f.naks_psn_seq_err.saturating_sub(reordered)
+        f.counts.naks_psn_seq_err.saturating_sub(reordered)
     };
     r.flow_rule(
         Severity::Warning,
@@ -187,7 +187,7 @@ fn loss(r: &mut Rules<'_>) {
     r.flow_rule(
         Severity::Warning,
         "RNR_NAK",
-        |f| f.rnr_naks,
+        |f| f.counts.rnr_naks,
         |f| f.first_frames.rnr_nak,
         |n, flows, names| format!("{} on {} ({names})", plural(n as usize, "RNR NAK"), plural(flows, "flow")),
         "Receiver not ready: a SEND arrived when no receive work request was posted. The requester waits the RNR timer and resends.",
@@ -196,7 +196,7 @@ fn loss(r: &mut Rules<'_>) {
     r.flow_rule(
         Severity::Error,
         "NAK_FATAL",
-        |f| f.naks_other,
+        |f| f.counts.naks_other,
         |f| f.first_frames.nak_other,
         |n, flows, names| {
             format!(
@@ -433,7 +433,7 @@ fn pauses(r: &mut Rules<'_>) {
 fn capture_quality(r: &mut Rules<'_>) {
     let report = r.report;
     if report.totals.mirror_duplicates > 0 {
-        let (e, _) = from_flows(report, |f| f.mirror_duplicates, |f| Some(f.first_frame));
+        let (e, _) = from_flows(report, |f| f.counts.mirror_duplicates, |f| Some(f.first_frame));
         r.add(
             Severity::Info,
             "MIRROR_DUPLICATES",

@@ -251,18 +251,18 @@ impl Analyzer {
             Position::First => f.current_message_bytes = payload,
             Position::Middle => f.current_message_bytes += payload,
             Position::Last => {
-                f.messages += 1;
+                f.counts.messages += 1;
                 f.message_bytes.record(f.current_message_bytes + payload);
                 f.current_message_bytes = 0;
             }
             Position::Only if info.payload => {
-                f.messages += 1;
+                f.counts.messages += 1;
                 f.message_bytes.record(payload);
             }
             Position::Only => {}
         }
         if read_request {
-            f.read_requests += 1;
+            f.counts.read_requests += 1;
         }
         let inferred = matches!(info.position, Position::First | Position::Middle)
             .then_some(payload as u32)
@@ -345,7 +345,7 @@ impl Analyzer {
         let Some(f) = self.flows.flow(fid) else { return false };
         let Some(e) = f.requests.seq.expected() else { return false };
         let behind = roce.psn != e && psn_forward_distance(roce.psn, e) >= PSN_HALF;
-        f.packets > 0
+        f.counts.packets > 0
             && ts_ns.saturating_sub(f.last_ts_ns) >= self.config.qp_reuse_idle_ns
             && behind
             && !f.psn_was_requested(roce.psn)

@@ -9,24 +9,25 @@ use serde::Serialize;
 use crate::analyze::report::LiveReport;
 use crate::analyze::{Analyzer, assemble};
 
-/// Counters of the rolling summary, cumulative since the start.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
-pub struct Counters {
-    pub frames: u64,
-    pub bytes: u64,
-    pub roce_packets: u64,
-    pub ce_marks: u64,
-    pub cnps: u64,
-    pub naks: u64,
-    pub rnr_naks: u64,
-    pub out_of_sequence: u64,
-    pub missing_psns: u64,
-    pub resent: u64,
-    pub pfc_frames: u64,
-    pub pause_frames: u64,
-    pub icrc_bad: u64,
-    pub kernel_dropped: u64,
-    pub interface_dropped: u64,
+rocescope_engine::counters! {
+    /// Counters of the rolling summary, cumulative since the start.
+    pub struct Counters {
+        frames,
+        bytes,
+        roce_packets,
+        ce_marks,
+        cnps,
+        naks,
+        rnr_naks,
+        out_of_sequence,
+        missing_psns,
+        resent,
+        pfc_frames,
+        pause_frames,
+        icrc_bad,
+        kernel_dropped,
+        interface_dropped,
+    }
 }
 
 impl Counters {
@@ -46,8 +47,8 @@ impl Counters {
             ..Counters::default()
         };
         for f in &a.flows.flows {
-            c.naks += f.naks_psn_seq_err + f.naks_other;
-            c.rnr_naks += f.rnr_naks;
+            c.naks += f.counts.naks_psn_seq_err + f.counts.naks_other;
+            c.rnr_naks += f.counts.rnr_naks;
             for space in [&f.requests.seq, &f.responses.seq] {
                 c.out_of_sequence += space.gaps;
                 c.missing_psns += space.missing_psns;
@@ -55,27 +56,6 @@ impl Counters {
             }
         }
         c
-    }
-
-    fn since(&self, before: &Counters) -> Counters {
-        let d = |a: u64, b: u64| a.saturating_sub(b);
-        Counters {
-            frames: d(self.frames, before.frames),
-            bytes: d(self.bytes, before.bytes),
-            roce_packets: d(self.roce_packets, before.roce_packets),
-            ce_marks: d(self.ce_marks, before.ce_marks),
-            cnps: d(self.cnps, before.cnps),
-            naks: d(self.naks, before.naks),
-            rnr_naks: d(self.rnr_naks, before.rnr_naks),
-            out_of_sequence: d(self.out_of_sequence, before.out_of_sequence),
-            missing_psns: d(self.missing_psns, before.missing_psns),
-            resent: d(self.resent, before.resent),
-            pfc_frames: d(self.pfc_frames, before.pfc_frames),
-            pause_frames: d(self.pause_frames, before.pause_frames),
-            icrc_bad: d(self.icrc_bad, before.icrc_bad),
-            kernel_dropped: d(self.kernel_dropped, before.kernel_dropped),
-            interface_dropped: d(self.interface_dropped, before.interface_dropped),
-        }
     }
 }
 
