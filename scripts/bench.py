@@ -22,6 +22,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "rocescope")
 BENCH_DIR = os.path.join(ROOT, "target", "bench")
+# the floor: map the capture, walk its record headers, CRC every frame (scripts/floor.rs)
+FLOOR = os.path.join(ROOT, "target", "release", "examples", "floor")
 
 
 def run_once(argv):
@@ -83,6 +85,8 @@ def main():
     args = parser.parse_args()
 
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "floor"], cwd=ROOT, check=True)
+    threads = os.cpu_count() or 1
     os.makedirs(BENCH_DIR, exist_ok=True)
     mixed = capture(f"mixed_{args.size}.pcap", "mixed", args.size)
     size_bytes = os.path.getsize(mixed)
@@ -102,11 +106,14 @@ def main():
     def row(label, path, argv, runs=args.runs):
         return add_row(label, path, measure(argv, runs))
 
-    # cat and analyze alternate, so that their ratio is measured under the same conditions
+    # cat, the floor and analyze alternate, so that their ratios are measured under the same
+    # conditions
     page = os.path.join(BENCH_DIR, "report.html")
     paired = measure_interleaved(
         [
             ["cat", mixed],
+            [FLOOR, mixed, str(threads)],
+            [FLOOR, mixed, "1"],
             [BIN, "analyze", "--json", mixed],
             [BIN, "analyze", "--json", "--threads", "1", mixed],
             [BIN, "analyze", "--json", "--html", page, mixed],
@@ -114,9 +121,11 @@ def main():
         args.runs,
     )
     cat, _ = add_row("cat FILE > /dev/null", mixed, paired[0])
-    analyze, rss = add_row("rocescope analyze --json", mixed, paired[1])
-    analyze1, _ = add_row("rocescope analyze --json --threads 1", mixed, paired[2])
-    with_html, _ = add_row("rocescope analyze --json --html FILE", mixed, paired[3])
+    floor, _ = add_row(f"floor FILE {threads} (map, walk headers, CRC every frame)", mixed, paired[1])
+    floor1, _ = add_row("floor FILE 1", mixed, paired[2])
+    analyze, rss = add_row("rocescope analyze --json", mixed, paired[3])
+    analyze1, _ = add_row("rocescope analyze --json --threads 1", mixed, paired[4])
+    with_html, _ = add_row("rocescope analyze --json --html FILE", mixed, paired[5])
     jsonl, _ = row("rocescope packets --format jsonl", mixed, [BIN, "packets", "--format", "jsonl", mixed], runs=3)
     # display filters and field export, each beside its baseline in turn
     five_terms = "infiniband.bth.opcode == 6 && ip.dsfield.dscp == 26 && udp.dstport == 4791 && infiniband.bth.psn > 100 && !rocescope.cnp"
@@ -148,10 +157,13 @@ def main():
         print(f"| `{label}` | {os.path.basename(path)} | {median:.3f} | {best:.3f} | {gbps:.2f} | {fps / 1e6:.2f} M | {rss_mib:.1f} |")
     print()
     checks = [
+        (f"analyze ≤ 1.2 × the floor ({threads} threads)", analyze / floor, analyze <= 1.2 * floor),
         ("analyze ≤ 2× cat", analyze / cat, analyze <= 2 * cat),
+        ("analyze --threads 1 / the floor on 1 thread", analyze1 / floor1, True),
+        (f"--threads {threads} ≥ 1.8 × faster than --threads 1", analyze1 / analyze, analyze1 >= 1.8 * analyze),
         ("analyze --threads 1 / cat", analyze1 / cat, True),
         ("analyze --html ≤ 1.1 × analyze --json", with_html / analyze, with_html <= 1.1 * analyze),
-        ("64-byte frames ≥ 5 M frames/s", frames[small] / small_time / 1e6, frames[small] / small_time >= 5e6),
+        ("64-byte frames ≥ 8 M frames/s", frames[small] / small_time / 1e6, frames[small] / small_time >= 8e6),
         ("packets --format jsonl ≥ 500 k frames/s", frames[mixed] / jsonl / 1e3, frames[mixed] / jsonl >= 5e5),
         ("packets -Y (five terms) ≤ 1.3 × packets", packets_y / packets_base, packets_y <= 1.3 * packets_base),
         ("analyze -Y ≤ 1.2 × analyze (separate runs)", analyze_y / analyze, analyze_y <= 1.2 * analyze),
