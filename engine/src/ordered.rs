@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::io;
 
 use crate::analyze::{Analyzer, Verdict};
-use crate::capture::{LinkType, Record};
+use crate::capture::{Frame as InputFrame, LinkType, Record};
 use crate::decode::{Decoder, Packet};
 use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
@@ -83,17 +83,15 @@ impl<S: FrameSink> InOrder<S> {
     /// Takes the frame `analyzer` just observed (`shown`: the other filters let it through):
     /// handed on at once when its verdict is already final and no frame waits before it, else
     /// kept.
-    #[allow(clippy::too_many_arguments)]
     pub fn take(
         &mut self,
         analyzer: &mut Analyzer,
-        number: u64,
-        file: usize,
-        record: &Record<'_>,
+        frame: &InputFrame<'_>,
         packet: &Packet<'_>,
         shown: bool,
         decoder: &Decoder,
     ) -> io::Result<()> {
+        let InputFrame { number, file, ref record } = *frame;
         self.first_ts_ns.get_or_insert(record.ts_ns);
         // a filter on the analysis's verdicts waits for them; any other is decided now
         let shown = shown && (self.filters_on_verdicts() || self.passes(number, packet, None));

@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use super::exit::{Failure, Outcome, fail_on, written};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, assemble};
-use crate::capture::Inputs;
+use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, report_damage, report_unreadable};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
@@ -139,7 +139,8 @@ impl Analyse for Analysis {
     fn bytes(&mut self, frame: &FrameSummary, raw: Raw<'_>) -> io::Result<()> {
         let Some(t) = &mut self.table else { return Ok(()) };
         let packet = t.decoder.decode(&raw.record);
-        t.ordered.take(&mut self.analyzer, frame.number, raw.file, &raw.record, &packet, true, &t.decoder)
+        let input = InputFrame { number: frame.number, file: raw.file, record: raw.record };
+        t.ordered.take(&mut self.analyzer, &input, &packet, true, &t.decoder)
     }
 }
 

@@ -180,7 +180,7 @@ struct Annotating {
 impl Stage for Annotating {
     fn frame(&mut self, frame: &InputFrame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step> {
         self.analyzer.observe(&FrameSummary::of(frame.number, packet));
-        self.ordered.take(&mut self.analyzer, frame.number, frame.file, &frame.record, packet, true, decoder)?;
+        self.ordered.take(&mut self.analyzer, frame, packet, true, decoder)?;
         Ok(Step::Continue)
     }
 

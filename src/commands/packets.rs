@@ -55,7 +55,7 @@ impl<W: Write> Stage for Listing<W> {
     fn frame(&mut self, frame: &InputFrame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step> {
         self.analyzer.observe(&FrameSummary::of(frame.number, packet));
         let shown = self.filter.matches(packet);
-        self.list.take(&mut self.analyzer, frame.number, frame.file, &frame.record, packet, shown, decoder)?;
+        self.list.take(&mut self.analyzer, frame, packet, shown, decoder)?;
         Ok(if self.list.is_full() { Step::Stop } else { Step::Continue })
     }
 

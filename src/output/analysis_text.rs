@@ -32,6 +32,15 @@ fn severity_style(severity: Severity, colour: bool) -> Style {
 
 /// Writes the summary; `colour` styles the findings' severities with ANSI escapes.
 pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Result<()> {
+    write_capture(out, r)?;
+    write_flows(out, r)?;
+    write_pauses(out, r)?;
+    writeln!(out)?;
+    write_findings(out, r, colour)
+}
+
+/// The capture: files, frames by kind, ICRC and ECN totals, encapsulations.
+fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
     let t = &r.totals;
     let files: Vec<&str> = r.inputs.iter().map(|i| i.file.as_str()).collect();
     writeln!(out, "Capture: {}", files.join(", "))?;
@@ -69,7 +78,11 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
         writeln!(out, "  management (QP 0/1, not policy-checked data): {} packets", r.management.packets)?;
     }
     writeln!(out)?;
+    Ok(())
+}
 
+/// The flows, most troubled first.
+fn write_flows(out: &mut impl Write, r: &Report) -> io::Result<()> {
     let flows = r.flows_by_trouble();
     writeln!(out, "Flows ({}, most troubled first)", r.flows.len())?;
     writeln!(
@@ -115,6 +128,11 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
     if flows.len() > FLOWS_SHOWN {
         writeln!(out, "  … {} more flows (see --json)", flows.len() - FLOWS_SHOWN)?;
     }
+    Ok(())
+}
+
+/// PFC and PAUSE per source and priority, when the capture has any.
+fn write_pauses(out: &mut impl Write, r: &Report) -> io::Result<()> {
     if !r.pfc.is_empty() || !r.pause.is_empty() {
         writeln!(out)?;
         writeln!(out, "Pause frames")?;
@@ -137,7 +155,10 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
             )?;
         }
     }
-    writeln!(out)?;
+    Ok(())
+}
+
+fn write_findings(out: &mut impl Write, r: &Report, colour: bool) -> io::Result<()> {
     if r.findings.is_empty() {
         writeln!(out, "Findings: none")?;
     } else {

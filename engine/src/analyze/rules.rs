@@ -45,35 +45,32 @@ struct Rules<'r> {
     out: Vec<Finding>,
 }
 
+/// What a finding is, whatever its numbers: its severity, code, likely cause and first action.
+struct About {
+    severity: Severity,
+    code: &'static str,
+    cause: &'static str,
+    action: &'static str,
+}
+
 impl Rules<'_> {
-    fn add(
-        &mut self,
-        severity: Severity,
-        code: &'static str,
-        message: String,
-        evidence: Evidence,
-        cause: &'static str,
-        action: &'static str,
-    ) {
+    fn add(&mut self, about: About, message: String, evidence: Evidence) {
+        let About { severity, code, cause, action } = about;
         self.out.push(Finding { severity, code, message, evidence, cause, action });
     }
 
     /// A finding about flows where `count` is not zero; `message` gets the total and the names.
-    #[allow(clippy::too_many_arguments)]
     fn flow_rule(
         &mut self,
-        severity: Severity,
-        code: &'static str,
+        about: About,
         count: impl Fn(&FlowReport) -> u64,
         first: impl Fn(&FlowReport) -> Option<u64>,
         message: impl Fn(u64, usize, &str) -> String,
-        cause: &'static str,
-        action: &'static str,
     ) {
         let (e, flows) = from_flows(self.report, count, first);
         if e.count > 0 {
             let text = message(e.count, flows, &names(self.report, &e, flows));
-            self.add(severity, code, text, e, cause, action);
+            self.add(about, text, e);
         }
     }
 }
@@ -82,36 +79,44 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     let mut r = Rules { report, out: Vec::new() };
     icrc(&mut r);
     loss(&mut r);
+    timeouts(&mut r);
+    naks(&mut r);
     reordering(&mut r);
     congestion(&mut r);
     marking(&mut r);
     pauses(&mut r);
-    capture_quality(&mut r);
+    copies_and_truncation(&mut r);
+    damage(&mut r);
+    capture_limits(&mut r);
     r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out
 }
 
 fn icrc(r: &mut Rules<'_>) {
     r.flow_rule(
-        Severity::Error,
-        "ICRC_BAD",
+        About {
+            severity: Severity::Error,
+            code: "ICRC_BAD",
+            cause: "The bytes changed on the way: the ICRC ignores re-marking (DSCP, ECN, TTL, FECN/BECN, UDP checksum), so a mismatch means bit errors on a link (optics, cable, connector), a faulty NIC or switch buffer, or a device rewriting invariant fields.",
+            action: "Check FEC and symbol-error counters on every hop of the flows (ethtool -S on hosts, interface counters on switches); clean or replace the optics and cables of the link whose counters grow.",
+        },
         |f| f.counts.icrc_bad,
         |f| f.first_icrc_bad_frame,
         |n, flows, names| format!("{} with a bad ICRC on {} ({names})", plural(n as usize, "RoCE packet"), plural(flows, "flow")),
-        "The bytes changed on the way: the ICRC ignores re-marking (DSCP, ECN, TTL, FECN/BECN, UDP checksum), so a mismatch means bit errors on a link (optics, cable, connector), a faulty NIC or switch buffer, or a device rewriting invariant fields.",
-        "Check FEC and symbol-error counters on every hop of the flows (ethtool -S on hosts, interface counters on switches); clean or replace the optics and cables of the link whose counters grow.",
     );
 }
 
 fn loss(r: &mut Rules<'_>) {
     r.flow_rule(
-        Severity::Warning,
-        "PSN_GAP",
+        About {
+            severity: Severity::Warning,
+            code: "PSN_GAP",
+            cause: "Packets were dropped before the tap: a buffer overflow on a priority that is not lossless (PFC not enabled end to end, or the traffic is on another priority than the one PFC protects), a link error, or the capture itself dropping packets.",
+            action: "Compare the switch drop counters of the RoCE priority along the path with the capture's own drop count (pcap statistics, NIC rx_dropped); check that PFC is enabled on the priority the RoCE DSCP maps to on every hop.",
+        },
         |f| f.sequence.missing_psns,
         |f| f.first_frames.gap,
         |n, flows, names| format!("{n} PSNs never reached the tap on {} ({names})", plural(flows, "flow")),
-        "Packets were dropped before the tap: a buffer overflow on a priority that is not lossless (PFC not enabled end to end, or the traffic is on another priority than the one PFC protects), a link error, or the capture itself dropping packets.",
-        "Compare the switch drop counters of the RoCE priority along the path with the capture's own drop count (pcap statistics, NIC rx_dropped); check that PFC is enabled on the priority the RoCE DSCP maps to on every hop.",
     );
     let episodes = &r.report.retransmit_episodes;
     if !episodes.is_empty() || r.report.retransmit_episodes_not_kept > 0 {
@@ -135,40 +140,54 @@ fn loss(r: &mut Rules<'_>) {
             breakdown.join(", ")
         );
         r.add(
-            Severity::Warning,
-            "RETRANSMISSION",
+            About {
+                severity: Severity::Warning,
+                code: "RETRANSMISSION",
+                cause: "Requesters resent data: after a NAK the responder saw a gap, after an RNR NAK it had no receive buffer, after a timeout the data or its ACK was lost beyond the tap; responders resent READ responses when the requester read again.",
+                action: "Follow the more specific findings (NAKs, RNR NAKs, timeouts); each retransmit episode is listed with its trigger and timing.",
+            },
             message,
             e,
-            "Requesters resent data: after a NAK the responder saw a gap, after an RNR NAK it had no receive buffer, after a timeout the data or its ACK was lost beyond the tap; responders resent READ responses when the requester read again.",
-            "Follow the more specific findings (NAKs, RNR NAKs, timeouts); each retransmit episode is listed with its trigger and timing.",
         );
     }
+}
+
+/// Resends after timeouts, and those whose NAK the capture does not hold.
+fn timeouts(r: &mut Rules<'_>) {
     episode_rule(
         r,
         Trigger::Timeout,
-        Severity::Warning,
-        "RETRANSMIT_TIMEOUT",
+        About {
+            severity: Severity::Warning,
+            code: "RETRANSMIT_TIMEOUT",
+            cause: "Packets or their ACKs were lost after the tap (the tap saw them, the peer did not answer), or the tail of a transfer was dropped so no later packet could reveal a gap. Each timeout stalls the QP for the full local ACK timeout.",
+            action: "Look for drops between the tap and the responder; check the local ACK timeout (CM ConnectRequest, ibv_modify_qp timeout) is neither too short (spurious resends) nor far above the fabric RTT.",
+        },
         |n, longest| {
             format!(
                 "{n} retransmit episodes with no NAK before them: the requester's ACK timer expired (longest silence before a resend {longest:.3} ms)"
             )
         },
-        "Packets or their ACKs were lost after the tap (the tap saw them, the peer did not answer), or the tail of a transfer was dropped so no later packet could reveal a gap. Each timeout stalls the QP for the full local ACK timeout.",
-        "Look for drops between the tap and the responder; check the local ACK timeout (CM ConnectRequest, ibv_modify_qp timeout) is neither too short (spurious resends) nor far above the fabric RTT.",
     );
     episode_rule(
         r,
         Trigger::NoNak,
-        Severity::Info,
-        "RETRANSMIT_NO_NAK",
+        About {
+            severity: Severity::Info,
+            code: "RETRANSMIT_NO_NAK",
+            cause: "The NAK that made the requester resend was not captured: a one-way capture (only the requester's direction is mirrored), or the NAK was lost or left on a path the capture does not see.",
+            action: "Capture both directions of the flows to see what the responder asked for; the gaps and retransmissions themselves are real.",
+        },
         |n, longest| {
             format!(
                 "{n} retransmit episodes came too soon for an ACK timeout (longest silence before a resend {longest:.3} ms) and no NAK before them is in the capture"
             )
         },
-        "The NAK that made the requester resend was not captured: a one-way capture (only the requester's direction is mirrored), or the NAK was lost or left on a path the capture does not see.",
-        "Capture both directions of the flows to see what the responder asked for; the gaps and retransmissions themselves are real.",
     );
+}
+
+/// NAKs and RNR NAKs from responders.
+fn naks(r: &mut Rules<'_>) {
     // NAKs of packets that were only late are REORDER_NAKS, not loss
     let report = r.report;
     let lost = |f: &FlowReport| {
@@ -176,26 +195,34 @@ fn loss(r: &mut Rules<'_>) {
         f.counts.naks_psn_seq_err.saturating_sub(reordered)
     };
     r.flow_rule(
-        Severity::Warning,
-        "NAK_PSN_SEQUENCE",
+        About {
+            severity: Severity::Warning,
+            code: "NAK_PSN_SEQUENCE",
+            cause: "The responder received a PSN beyond the one it expected: packets were lost between requester and responder.",
+            action: "Find where the packets were dropped (the PSN_GAP and switch drop counters); a NAK costs a go-back-N resend of everything in flight.",
+        },
         lost,
         |f| f.first_frames.nak_psn_seq_err,
         |n, flows, names| format!("{} (PSN sequence error) on {} ({names})", plural(n as usize, "NAK"), plural(flows, "flow")),
-        "The responder received a PSN beyond the one it expected: packets were lost between requester and responder.",
-        "Find where the packets were dropped (the PSN_GAP and switch drop counters); a NAK costs a go-back-N resend of everything in flight.",
     );
     r.flow_rule(
-        Severity::Warning,
-        "RNR_NAK",
+        About {
+            severity: Severity::Warning,
+            code: "RNR_NAK",
+            cause: "Receiver not ready: a SEND arrived when no receive work request was posted. The requester waits the RNR timer and resends.",
+            action: "Post receive buffers earlier or deeper (receive queue depth, SRQ), and check the application keeps up; a short min_rnr_timer only hides the cause.",
+        },
         |f| f.counts.rnr_naks,
         |f| f.first_frames.rnr_nak,
         |n, flows, names| format!("{} on {} ({names})", plural(n as usize, "RNR NAK"), plural(flows, "flow")),
-        "Receiver not ready: a SEND arrived when no receive work request was posted. The requester waits the RNR timer and resends.",
-        "Post receive buffers earlier or deeper (receive queue depth, SRQ), and check the application keeps up; a short min_rnr_timer only hides the cause.",
     );
     r.flow_rule(
-        Severity::Error,
-        "NAK_FATAL",
+        About {
+            severity: Severity::Error,
+            code: "NAK_FATAL",
+            cause: "The responder refused a request: bad R_Key, address or length outside the memory region, missing access rights, or a responder fault. The QP goes to the error state.",
+            action: "Check the application's memory registration and remote keys for the QP; the requester's completion queue shows the matching error status.",
+        },
         |f| f.counts.naks_other,
         |f| f.first_frames.nak_other,
         |n, flows, names| {
@@ -205,22 +232,12 @@ fn loss(r: &mut Rules<'_>) {
                 plural(flows, "flow")
             )
         },
-        "The responder refused a request: bad R_Key, address or length outside the memory region, missing access rights, or a responder fault. The QP goes to the error state.",
-        "Check the application's memory registration and remote keys for the QP; the requester's completion queue shows the matching error status.",
     );
 }
 
 /// A finding about the retransmit episodes with `trigger`; `message` gets their count and the
 /// longest silence before one, in ms.
-fn episode_rule(
-    r: &mut Rules<'_>,
-    trigger: Trigger,
-    severity: Severity,
-    code: &'static str,
-    message: impl Fn(usize, f64) -> String,
-    cause: &'static str,
-    action: &'static str,
-) {
+fn episode_rule(r: &mut Rules<'_>, trigger: Trigger, about: About, message: impl Fn(usize, f64) -> String) {
     let chosen: Vec<_> = r.report.retransmit_episodes.iter().filter(|e| e.trigger == trigger).collect();
     if chosen.is_empty() {
         return;
@@ -234,7 +251,7 @@ fn episode_rule(
         flows,
         frames: chosen.iter().take(EVIDENCE_KEPT).map(|e| e.start_frame).collect(),
     };
-    r.add(severity, code, message(chosen.len(), longest as f64 / 1e6), e, cause, action);
+    r.add(about, message(chosen.len(), longest as f64 / 1e6), e);
 }
 
 fn reordering(r: &mut Rules<'_>) {
@@ -242,35 +259,41 @@ fn reordering(r: &mut Rules<'_>) {
     let depth = flows.iter().map(|f| f.sequence.reorder_depth_max).max().unwrap_or(0);
     let delay = flows.iter().map(|f| f.sequence.reorder_delay_us_max).fold(0.0, f64::max);
     r.flow_rule(
-        Severity::Info,
-        "REORDERING",
+        About {
+            severity: Severity::Info,
+            code: "REORDERING",
+            cause: "Packets of one flow took paths of different delay: adaptive routing (e.g. Spectrum-X), packet spraying, or ECMP changes after a link event. Harmless when the receiving NICs place out-of-order packets.",
+            action: "Nothing to fix if the receivers accept out-of-order arrival (no REORDER_NAKS finding); otherwise see REORDER_NAKS.",
+        },
         |f| f.sequence.late_arrivals,
         |f| f.first_frames.late_arrival,
         |n, flows, names| {
             format!("{} on {} ({names}): reordered, not lost (deepest {depth} PSNs, up to {delay:.3} µs late)", plural(n as usize, "late arrival"), plural(flows, "flow"))
         },
-        "Packets of one flow took paths of different delay: adaptive routing (e.g. Spectrum-X), packet spraying, or ECMP changes after a link event. Harmless when the receiving NICs place out-of-order packets.",
-        "Nothing to fix if the receivers accept out-of-order arrival (no REORDER_NAKS finding); otherwise see REORDER_NAKS.",
     );
     r.flow_rule(
-        Severity::Warning,
-        "REORDER_NAKS",
+        About {
+            severity: Severity::Warning,
+            code: "REORDER_NAKS",
+            cause: "The receiving NICs do not accept out-of-order arrival on this fabric: every reordered packet costs a NAK and a go-back-N resend of everything in flight.",
+            action: "Enable out-of-order placement on the receivers (adaptive-routing / out-of-order RC support of the NIC and its QP attribute), or keep this traffic class off adaptive routing.",
+        },
         |f| f.sequence.reorder_naks,
         |f| f.first_frames.late_arrival,
         |n, flows, names| {
             format!("{} for packets that were only late, on {} ({names}): the receivers took reordering for loss and the senders went back N", plural(n as usize, "NAK"), plural(flows, "flow"))
         },
-        "The receiving NICs do not accept out-of-order arrival on this fabric: every reordered packet costs a NAK and a go-back-N resend of everything in flight.",
-        "Enable out-of-order placement on the receivers (adaptive-routing / out-of-order RC support of the NIC and its QP attribute), or keep this traffic class off adaptive routing.",
     );
     r.flow_rule(
-        Severity::Info,
-        "QP_REUSED",
+        About {
+            severity: Severity::Info,
+            code: "QP_REUSED",
+            cause: "Short-lived connections (NCCL bootstrap, rping, test tools, connection pools) reuse QP numbers; each connection is a flow of its own.",
+            action: "Nothing to fix; the flows list each connection with its own counters (previous_flow links them).",
+        },
         |f| u64::from(f.previous_flow.is_some()),
         |f| Some(f.first_frame),
         |n, _, names| format!("{} continue a QP number used by an earlier connection ({names})", plural(n as usize, "flow")),
-        "Short-lived connections (NCCL bootstrap, rping, test tools, connection pools) reuse QP numbers; each connection is a flow of its own.",
-        "Nothing to fix; the flows list each connection with its own counters (previous_flow links them).",
     );
 }
 
@@ -291,12 +314,14 @@ fn congestion(r: &mut Rules<'_>) {
                 )
             };
             r.add(
-                Severity::Warning,
-                "CE_WITHOUT_CNP",
+                About {
+                    severity: Severity::Warning,
+                    code: "CE_WITHOUT_CNP",
+                    cause: "Switches mark congestion but the receivers' notification point does not answer, so senders never slow down: DCQCN is off on the receiving NICs, or the CNPs leave on a path the capture does not see.",
+                    action: "Enable the DCQCN notification point on the receivers (e.g. /sys/class/net/IF/ecn/roce_np/enable/PRIO) and capture both directions.",
+                },
                 msg,
                 e,
-                "Switches mark congestion but the receivers' notification point does not answer, so senders never slow down: DCQCN is off on the receiving NICs, or the CNPs leave on a path the capture does not see.",
-                "Enable the DCQCN notification point on the receivers (e.g. /sys/class/net/IF/ecn/roce_np/enable/PRIO) and capture both directions.",
             );
         }
     }
@@ -305,59 +330,71 @@ fn congestion(r: &mut Rules<'_>) {
 fn marking(r: &mut Rules<'_>) {
     let p = r.report.policy.clone();
     r.flow_rule(
-        Severity::Warning,
-        "CNP_DSCP",
+        About {
+            severity: Severity::Warning,
+            code: "CNP_DSCP",
+            cause: "CNPs outside their high-priority class queue behind data, so senders learn of congestion late.",
+            action: "Set the NICs' CNP DSCP (mlxconfig CNP_DSCP / ecn/roce_np/cnp_dscp) to the fabric's CNP class and trust DSCP on the switches.",
+        },
         |f| f.policy.cnp_dscp.count,
         |f| f.policy.cnp_dscp.first_frame,
         |n, _, names| format!("{n} CNPs not marked DSCP {} ({names})", p.expected_cnp_dscp),
-        "CNPs outside their high-priority class queue behind data, so senders learn of congestion late.",
-        "Set the NICs' CNP DSCP (mlxconfig CNP_DSCP / ecn/roce_np/cnp_dscp) to the fabric's CNP class and trust DSCP on the switches.",
     );
     r.flow_rule(
-        Severity::Warning,
-        "CNP_PCP",
+        About {
+            severity: Severity::Warning,
+            code: "CNP_PCP",
+            cause: "CNPs on the wrong 802.1p priority wait behind data or are paused with it.",
+            action: "Set the NICs' CNP priority (mlxconfig CNP_802P_PRIO / ecn/roce_np/cnp_802p_prio).",
+        },
         |f| f.policy.cnp_pcp.count,
         |f| f.policy.cnp_pcp.first_frame,
         |n, _, names| format!("{n} VLAN-tagged CNPs not on priority {} ({names})", p.expected_cnp_pcp),
-        "CNPs on the wrong 802.1p priority wait behind data or are paused with it.",
-        "Set the NICs' CNP priority (mlxconfig CNP_802P_PRIO / ecn/roce_np/cnp_802p_prio).",
     );
     r.flow_rule(
-        Severity::Warning,
-        "DATA_DSCP",
+        About {
+            severity: Severity::Warning,
+            code: "DATA_DSCP",
+            cause: "Data outside the lossless class maps to a lossy queue: it can be dropped, and ECN/PFC settings of the RoCE class do not apply to it.",
+            action: "Set the traffic class of the QPs or the NIC default (e.g. cma_roce_tos 106 for DSCP 26 with ECT(0)) and check the switches trust DSCP.",
+        },
         |f| f.policy.data_dscp.count,
         |f| f.policy.data_dscp.first_frame,
         |n, _, names| format!("{n} RoCE data packets not marked DSCP {} ({names})", p.expected_data_dscp),
-        "Data outside the lossless class maps to a lossy queue: it can be dropped, and ECN/PFC settings of the RoCE class do not apply to it.",
-        "Set the traffic class of the QPs or the NIC default (e.g. cma_roce_tos 106 for DSCP 26 with ECT(0)) and check the switches trust DSCP.",
     );
     r.flow_rule(
-        Severity::Warning,
-        "DATA_PCP",
+        About {
+            severity: Severity::Warning,
+            code: "DATA_PCP",
+            cause: "Data on another 802.1p priority than the lossless one is not protected by PFC.",
+            action: "Map the RoCE DSCP to the lossless priority on the NICs (DSCP-to-priority or egress map) and switches.",
+        },
         |f| f.policy.data_pcp.count,
         |f| f.policy.data_pcp.first_frame,
         |n, _, names| format!("{n} VLAN-tagged RoCE data packets not on priority {} ({names})", p.expected_data_pcp),
-        "Data on another 802.1p priority than the lossless one is not protected by PFC.",
-        "Map the RoCE DSCP to the lossless priority on the NICs (DSCP-to-priority or egress map) and switches.",
     );
     r.flow_rule(
-        Severity::Warning,
-        "NOT_ECT_DATA",
+        About {
+            severity: Severity::Warning,
+            code: "NOT_ECT_DATA",
+            cause: "Switches cannot mark Not-ECT packets, so they drop them (or pause the link) instead of signalling congestion; DCQCN never engages for these flows.",
+            action: "Enable ECN on the sending NICs (DCQCN reaction point, e.g. ecn/roce_rp/enable) or set ECT(0) in the traffic class.",
+        },
         |f| f.policy.not_ect_data.count,
         |f| f.policy.not_ect_data.first_frame,
         |n, _, names| format!("{n} RoCE data packets not ECN-capable (Not-ECT) ({names})"),
-        "Switches cannot mark Not-ECT packets, so they drop them (or pause the link) instead of signalling congestion; DCQCN never engages for these flows.",
-        "Enable ECN on the sending NICs (DCQCN reaction point, e.g. ecn/roce_rp/enable) or set ECT(0) in the traffic class.",
     );
     if let Some(cm_dscp) = r.report.policy.expected_cm_dscp {
         r.flow_rule(
-            Severity::Warning,
-            "CM_DSCP",
+            About {
+                severity: Severity::Warning,
+                code: "CM_DSCP",
+                cause: "The NICs send connection management with another traffic class than the fabric expects for it.",
+                action: "Set the RDMA CM traffic class (e.g. the rdma_cm default_roce_tos in configfs) or the management class of the NICs.",
+            },
             |f| f.policy.cm_dscp.count,
             |f| f.policy.cm_dscp.first_frame,
             |n, _, names| format!("{n} management packets (QP 0 and 1: MADs, RDMA CM) not marked DSCP {cm_dscp} ({names})"),
-            "The NICs send connection management with another traffic class than the fabric expects for it.",
-            "Set the RDMA CM traffic class (e.g. the rdma_cm default_roce_tos in configfs) or the management class of the NICs.",
         );
     }
 }
@@ -376,12 +413,14 @@ fn pauses(r: &mut Rules<'_>) {
             frames: storms.iter().filter_map(|p| p.stats.first_storm_frame).take(EVIDENCE_KEPT).collect(),
         };
         r.add(
-            Severity::Error,
-            "PFC_STORM",
+            About {
+                severity: Severity::Error,
+                code: "PFC_STORM",
+                cause: "A device keeps pausing its link partner: a NIC that stopped draining its receive buffer (driver hang, host stall) or a congestion tree; the pause spreads upstream and can stop the whole fabric.",
+                action: "Find the port of the sending MAC and its host; enable the switches' PFC watchdog so a stuck port is taken out of the lossless class.",
+            },
             format!("PFC pause storm: {} kept a priority paused for up to {:.1} ms without a break", who.join(", "), longest as f64 / 1e6),
             e,
-            "A device keeps pausing its link partner: a NIC that stopped draining its receive buffer (driver hang, host stall) or a congestion tree; the pause spreads upstream and can stop the whole fabric.",
-            "Find the port of the sending MAC and its host; enable the switches' PFC watchdog so a stuck port is taken out of the lossless class.",
         );
     }
     let other: Vec<_> = report.pfc.iter().filter(|p| p.priority != Some(lossless) && p.stats.xoff > 0).collect();
@@ -394,23 +433,27 @@ fn pauses(r: &mut Rules<'_>) {
         let which: Vec<String> =
             other.iter().map(|p| format!("{} priority {}", p.src_mac, p.priority.unwrap_or(0))).collect();
         r.add(
-            Severity::Warning,
-            "PFC_OTHER_PRIORITY",
+            About {
+                severity: Severity::Warning,
+                code: "PFC_OTHER_PRIORITY",
+                cause: "PFC is enabled on a priority that is not the RoCE one, or RoCE traffic is mapped to another priority than the one PFC protects.",
+                action: "Align the PFC-enabled priority, the DSCP-to-priority map and the RoCE traffic class on NICs and switches.",
+            },
             format!("{} PFC XOFF frames for priorities other than the lossless priority {lossless} ({})", e.count, which.join(", ")),
             e,
-            "PFC is enabled on a priority that is not the RoCE one, or RoCE traffic is mapped to another priority than the one PFC protects.",
-            "Align the PFC-enabled priority, the DSCP-to-priority map and the RoCE traffic class on NICs and switches.",
         );
     }
     let xoffs: u64 = report.pfc.iter().chain(&report.pause).map(|p| p.stats.xoff).sum();
     if xoffs > 0 && report.ecn.ce == 0 && report.totals.roce_v2 > 0 {
         r.add(
-            Severity::Warning,
-            "PAUSE_WITHOUT_ECN",
+            About {
+                severity: Severity::Warning,
+                code: "PAUSE_WITHOUT_ECN",
+                cause: "With ECN off, congestion is handled by PFC alone: senders never slow down, pauses spread upstream and block unrelated flows (head-of-line blocking) and can turn into storms.",
+                action: "Enable ECN marking (WRED/ECN thresholds Kmin/Kmax) on the switches' lossless queue so DCQCN throttles senders before buffers fill.",
+            },
             format!("{xoffs} pause frames and not one CE-marked RoCE packet: ECN marking looks disabled"),
             Evidence { count: xoffs, ..Evidence::default() },
-            "With ECN off, congestion is handled by PFC alone: senders never slow down, pauses spread upstream and block unrelated flows (head-of-line blocking) and can turn into storms.",
-            "Enable ECN marking (WRED/ECN thresholds Kmin/Kmax) on the switches' lossless queue so DCQCN throttles senders before buffers fill.",
         );
     }
     if !report.pause.is_empty() {
@@ -420,43 +463,55 @@ fn pauses(r: &mut Rules<'_>) {
             frames: report.pause.iter().map(|p| p.stats.first_frame).take(EVIDENCE_KEPT).collect(),
         };
         r.add(
-            Severity::Warning,
-            "LINK_PAUSE",
+            About {
+                severity: Severity::Warning,
+                code: "LINK_PAUSE",
+                cause: "Global pause is enabled on a port of a PFC fabric; it stops all traffic classes, not only the lossless one.",
+                action: "Disable 802.3x flow control (ethtool -A IF rx off tx off) on ports that use PFC.",
+            },
             format!("{} 802.3x PAUSE frames: link-level flow control pauses every priority", e.count),
             e,
-            "Global pause is enabled on a port of a PFC fabric; it stops all traffic classes, not only the lossless one.",
-            "Disable 802.3x flow control (ethtool -A IF rx off tx off) on ports that use PFC.",
         );
     }
 }
 
-fn capture_quality(r: &mut Rules<'_>) {
+/// Second copies of packets, and frames cut short by the snap length or the mirror.
+fn copies_and_truncation(r: &mut Rules<'_>) {
     let report = r.report;
     if report.totals.mirror_duplicates > 0 {
         let (e, _) = from_flows(report, |f| f.counts.mirror_duplicates, |f| Some(f.first_frame));
         r.add(
-            Severity::Info,
-            "MIRROR_DUPLICATES",
+            About {
+                severity: Severity::Info,
+                code: "MIRROR_DUPLICATES",
+                cause: "The capture holds the same traffic from two mirror sessions or taps (the copies differ in TTL or MAC addresses).",
+                action: "Nothing to fix; filter the capture to one session if only one vantage point is wanted.",
+            },
             format!("{} frames are second copies of packets seen at another tap; flows count each packet once", report.totals.mirror_duplicates),
             e,
-            "The capture holds the same traffic from two mirror sessions or taps (the copies differ in TTL or MAC addresses).",
-            "Nothing to fix; filter the capture to one session if only one vantage point is wanted.",
         );
     }
     let cut = report.capture.snaplen_cut + report.capture.mirror_truncated;
     if cut > 0 || report.icrc.unverifiable > 0 {
         r.add(
-            Severity::Info,
-            "TRUNCATED_FRAMES",
+            About {
+                severity: Severity::Info,
+                code: "TRUNCATED_FRAMES",
+                cause: "The capture keeps only the start of each frame (tcpdump -s, mirror session truncation).",
+                action: "Capture full frames (tcpdump -s 0, no truncation on the mirror session) when ICRC verification matters.",
+            },
             format!(
                 "{} frames were cut by the snap length or the mirror; {} RoCE ICRCs could not be verified",
                 cut, report.icrc.unverifiable
             ),
             Evidence { count: cut.max(report.icrc.unverifiable), ..Evidence::default() },
-            "The capture keeps only the start of each frame (tcpdump -s, mirror session truncation).",
-            "Capture full frames (tcpdump -s 0, no truncation on the mirror session) when ICRC verification matters.",
         );
     }
+}
+
+/// Files cut short and frames that do not decode.
+fn damage(r: &mut Rules<'_>) {
+    let report = r.report;
     let damaged: Vec<_> = report.inputs.iter().filter(|i| i.damage.is_some()).collect();
     if !damaged.is_empty() {
         let what: Vec<String> = damaged
@@ -466,12 +521,14 @@ fn capture_quality(r: &mut Rules<'_>) {
             })
             .collect();
         r.add(
-            Severity::Warning,
-            "CAPTURE_DAMAGED",
+            About {
+                severity: Severity::Warning,
+                code: "CAPTURE_DAMAGED",
+                cause: "The file was cut short (disk full, capture killed, transfer interrupted) or corrupted.",
+                action: "Take the capture again if the missing tail matters; everything before the damage is analysed.",
+            },
             format!("capture file damaged, analysed up to the damage: {}", what.join("; ")),
             Evidence { count: damaged.len() as u64, ..Evidence::default() },
-            "The file was cut short (disk full, capture killed, transfer interrupted) or corrupted.",
-            "Take the capture again if the missing tail matters; everything before the damage is analysed.",
         );
     }
     if report.totals.malformed > 0 {
@@ -483,32 +540,45 @@ fn capture_quality(r: &mut Rules<'_>) {
             .map(|m| format!("{} {} ({})", m.count, m.layer, m.first_reason))
             .collect();
         r.add(
-            Severity::Warning,
-            "MALFORMED_FRAMES",
+            About {
+                severity: Severity::Warning,
+                code: "MALFORMED_FRAMES",
+                cause: "Frames that should carry RoCE could not be decoded: truncated headers, impossible lengths, reserved opcodes, or non-RoCE traffic on UDP port 4791.",
+                action: "Inspect the first malformed frames with `rocescope packets -V --only errors`.",
+            },
             format!("{} malformed frames: {}", report.totals.malformed, layers.join("; ")),
             Evidence { count: report.totals.malformed, flows: Vec::new(), frames },
-            "Frames that should carry RoCE could not be decoded: truncated headers, impossible lengths, reserved opcodes, or non-RoCE traffic on UDP port 4791.",
-            "Inspect the first malformed frames with `rocescope packets -V --only errors`.",
         );
     }
+}
+
+/// What the capture or the analysis could not keep, and clocks that go back.
+fn capture_limits(r: &mut Rules<'_>) {
+    let report = r.report;
     if let Some(live) = report.live.filter(|l| l.kernel_dropped + l.interface_dropped > 0) {
         r.add(
-            Severity::Warning,
-            "CAPTURE_LOST_PACKETS",
+            About {
+                severity: Severity::Warning,
+                code: "CAPTURE_LOST_PACKETS",
+                cause: "The capture host did not read frames as fast as they arrived (CPU, disk, or a buffer too small), or the NIC dropped them.",
+                action: "Capture with a narrower filter or a smaller snap length, write to a faster disk, or spread the mirror over several capture ports; compare the gaps with these losses before blaming the fabric.",
+            },
             format!(
                 "the capture lost {} packets in the kernel and {} at the interface; PSN gaps may be the capture's own",
                 live.kernel_dropped, live.interface_dropped
             ),
             Evidence { count: live.kernel_dropped + live.interface_dropped, ..Evidence::default() },
-            "The capture host did not read frames as fast as they arrived (CPU, disk, or a buffer too small), or the NIC dropped them.",
-            "Capture with a narrower filter or a smaller snap length, write to a faster disk, or spread the mirror over several capture ports; compare the gaps with these losses before blaming the fabric.",
         );
     }
     let limits = &report.limits;
     if limits.untracked_packets + limits.connections_not_kept + limits.pause_frames_not_kept > 0 {
         r.add(
-            Severity::Warning,
-            "LIMITS_REACHED",
+            About {
+                severity: Severity::Warning,
+                code: "LIMITS_REACHED",
+                cause: "The capture holds more flows (QPs), CM connections or pause sources than the analysis keeps in memory: a very large fabric, random or corrupted QP numbers, or crafted traffic.",
+                action: "Re-run with a larger --max-flows (each flow takes about 1 KiB), or filter the capture to the hosts of interest.",
+            },
             format!(
                 "{} RoCE packets belong to flows beyond the first {} and are in the capture-wide totals only; \
                  {} CM connections and {} pause frames beyond the tracking limits were counted only",
@@ -522,21 +592,21 @@ fn capture_quality(r: &mut Rules<'_>) {
                 flows: Vec::new(),
                 frames: limits.first_untracked_frame.into_iter().collect(),
             },
-            "The capture holds more flows (QPs), CM connections or pause sources than the analysis keeps in memory: a very large fabric, random or corrupted QP numbers, or crafted traffic.",
-            "Re-run with a larger --max-flows (each flow takes about 1 KiB), or filter the capture to the hosts of interest.",
         );
     }
     if report.capture.non_monotonic_timestamps > 0 {
         r.add(
-            Severity::Info,
-            "TIMESTAMPS_BACKWARDS",
+            About {
+                severity: Severity::Info,
+                code: "TIMESTAMPS_BACKWARDS",
+                cause: "Several capture queues or interfaces with unsynchronised clocks, or merged files that overlap.",
+                action: "Treat sub-microsecond timings with care; durations that would be negative are counted as zero.",
+            },
             format!(
                 "{} frames are timestamped earlier than the frame before them",
                 report.capture.non_monotonic_timestamps
             ),
             Evidence { count: report.capture.non_monotonic_timestamps, ..Evidence::default() },
-            "Several capture queues or interfaces with unsynchronised clocks, or merged files that overlap.",
-            "Treat sub-microsecond timings with care; durations that would be negative are counted as zero.",
         );
     }
 }
