@@ -51,7 +51,7 @@ fn pipeline(c: &mut Criterion) {
                 analyzer.observe(&FrameSummary::of(n as u64 + 1, &decoder.decode(&r)));
             }
             analyzer.finish();
-            black_box(analyzer.totals.frames.frames);
+            black_box(analyzer.frames());
         })
     });
     g.bench_function("decode_and_display_filter", |b| {

@@ -49,11 +49,11 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         .and_then(|()| analysis.finish())
         .map_err(|e| Failure::Output(format!("cannot write the packet table: {e}")))?;
     report_damage(&damage);
-    if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
+    if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
     let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
-    let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer));
+    let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer.charts()));
     if let Some(dir) = &args.out {
         // every file of the run, or none: they are named together once all are complete
         table

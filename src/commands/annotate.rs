@@ -165,7 +165,7 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
     let _ = std::fs::remove_file(&body_path);
     report_damage(&damage);
     written.map_err(|e| Failure::Output(format!("cannot write {}: {e}", args.output.display())))?;
-    if analyzer.totals.frames.frames == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
+    if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
     Ok(())

@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::charts::{self, PsnGraph, Series};
-use crate::analyze::Analyzer;
+use crate::analyze::chart_data::ChartData;
 use crate::analyze::finding::Finding;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::pfc::PAUSE_CHANNEL;
@@ -49,15 +49,11 @@ section.flow { break-before: auto; border-top: 1px solid var(--line); margin-top
 "#;
 
 /// The page.
-pub fn render(report: &Report, analyzer: &Analyzer) -> String {
+pub fn render(report: &Report, charts: &ChartData<'_>) -> String {
     let t0 = report.capture.first_ts_ns.unwrap_or(0);
     let flows = report.flows_by_trouble();
-    let detailed: Vec<&FlowReport> = flows
-        .iter()
-        .copied()
-        .filter(|f| analyzer.flows.flow(f.id).is_some_and(|a| a.trace.is_some()))
-        .take(DETAILED_FLOWS)
-        .collect();
+    let detailed: Vec<&FlowReport> =
+        flows.iter().copied().filter(|f| charts.trace(f.id).is_some()).take(DETAILED_FLOWS).collect();
     let title = format!("rocescope: {}", files(report));
     html! {
         (DOCTYPE)
@@ -76,14 +72,14 @@ pub fn render(report: &Report, analyzer: &Analyzer) -> String {
                 }
                 (findings(report))
                 (flow_table(report, &flows, &detailed))
-                (fabric(report, analyzer, t0))
+                (fabric(report, charts, t0))
                 @if !detailed.is_empty() {
                     h2 id="flow-details" { "Flow details" }
                     @if flows.len() > detailed.len() {
                         p.muted { "The " (detailed.len()) " most troubled flows that have charts; the table above lists all " (flows.len()) "." }
                     }
                     @for f in &detailed {
-                        (flow_detail(analyzer, f, t0))
+                        (flow_detail(charts, f, t0))
                     }
                 }
             }
@@ -217,17 +213,17 @@ fn per_second(t: &Timeline, channel: usize, t0: i64, scale: f64) -> Vec<(f64, f6
         .collect()
 }
 
-fn fabric(r: &Report, a: &Analyzer, t0: i64) -> Markup {
+fn fabric(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {
     let congestion = charts::lines(
         "ms since the capture's start",
         "per second",
         &[
-            Series { name: "CE marks/s".into(), points: per_second(&a.timeline, CE_MARKS, t0, 1.0) },
-            Series { name: "CNPs/s".into(), points: per_second(&a.timeline, CNPS, t0, 1.0) },
+            Series { name: "CE marks/s".into(), points: per_second(a.timeline(), CE_MARKS, t0, 1.0) },
+            Series { name: "CNPs/s".into(), points: per_second(a.timeline(), CNPS, t0, 1.0) },
         ],
         &[],
     );
-    let paused = &a.pauses.paused;
+    let paused = a.paused();
     let channels: Vec<usize> = (0..=PAUSE_CHANNEL).filter(|c| paused.series(*c).iter().any(|(_, v)| *v > 0)).collect();
     let pause_series: Vec<Series> = channels
         .iter()
@@ -237,7 +233,7 @@ fn fabric(r: &Report, a: &Analyzer, t0: i64) -> Markup {
         })
         .collect();
     let storms: Vec<(f64, f64)> =
-        a.pauses.storms.iter().map(|&(_, s, e)| ((s - t0) as f64 / 1e6, (e - t0) as f64 / 1e6)).collect();
+        a.storms().iter().map(|&(_, s, e)| ((s - t0) as f64 / 1e6, (e - t0) as f64 / 1e6)).collect();
     let pause =
         charts::lines("ms since the capture's start (storms shaded)", "% of time paused", &pause_series, &storms);
     let pause_caption = if channels.is_empty() {
@@ -260,7 +256,7 @@ fn fabric(r: &Report, a: &Analyzer, t0: i64) -> Markup {
             (figure("chart-talkers", "Top talkers (RoCE bytes sent)", charts::bars("source", "bytes", &top_talkers(r))))
             (figure("chart-throughput", "RoCE throughput over time", charts::lines(
                 "ms since the capture's start", "Gb/s",
-                &[Series { name: "RoCE".into(), points: per_second(&a.timeline, crate::analyze::ROCE_BYTES, t0, 8e-9) }], &[])))
+                &[Series { name: "RoCE".into(), points: per_second(a.timeline(), crate::analyze::ROCE_BYTES, t0, 8e-9) }], &[])))
         }
     }
 }
@@ -277,11 +273,11 @@ fn top_talkers(r: &Report) -> Vec<(String, f64)> {
     by_host.into_iter().take(TOP_TALKERS).map(|(h, b)| (h.to_string(), b as f64)).collect()
 }
 
-fn psn_graph(a: &Analyzer, f: &FlowReport, trace: &FlowTrace, t0: i64) -> PsnGraph {
+fn psn_graph(a: &ChartData<'_>, f: &FlowReport, trace: &FlowTrace, t0: i64) -> PsnGraph {
     let first = f.sequence.first_psn.unwrap_or(0);
     let at = |ts: i64, psn: u32| ((ts - t0) as f64 / 1e6, f64::from(psn_forward_distance(psn, first)));
     // NAKs travel on the peer flow and name this flow's PSNs
-    let peer_trace = f.peer.and_then(|p| a.flows.flow(p)).and_then(|p| p.trace.as_deref());
+    let peer_trace = f.peer.and_then(|p| a.trace(p));
     PsnGraph {
         sent: trace.sent.iter().map(|p| at(p.ts_ns, p.psn)).collect(),
         resent: trace.resent.iter().map(|p| at(p.ts_ns, p.psn)).collect(),
@@ -297,9 +293,8 @@ fn latency_bars(h: &LogHistogram) -> Vec<(String, f64)> {
         .collect()
 }
 
-fn flow_detail(a: &Analyzer, f: &FlowReport, t0: i64) -> Markup {
-    let Some(flow) = a.flows.flow(f.id) else { return html! {} };
-    let Some(trace) = flow.trace.as_deref() else { return html! {} };
+fn flow_detail(a: &ChartData<'_>, f: &FlowReport, t0: i64) -> Markup {
+    let (Some(trace), Some(ack_latency)) = (a.trace(f.id), a.ack_latency(f.id)) else { return html! {} };
     let id = f.id;
     let throughput = charts::lines(
         "ms since the capture's start",
@@ -321,8 +316,8 @@ fn flow_detail(a: &Analyzer, f: &FlowReport, t0: i64) -> Markup {
                     (figure(&format!("chart-psn-{id}"), "Sequence: PSN over time", charts::psn_graph(&psn_graph(a, f, trace, t0))))
                 }
                 (figure(&format!("chart-throughput-{id}"), "Throughput over time", throughput))
-                @if flow.ack_latency.count() > 0 {
-                    (figure(&format!("chart-ack-{id}"), "ACK latency (µs, from the tap)", charts::bars("µs", "ACKed requests", &latency_bars(&flow.ack_latency))))
+                @if ack_latency.count() > 0 {
+                    (figure(&format!("chart-ack-{id}"), "ACK latency (µs, from the tap)", charts::bars("µs", "ACKed requests", &latency_bars(ack_latency))))
                 }
             }
         }

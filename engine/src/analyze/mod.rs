@@ -6,6 +6,7 @@
 //! RoCE frames until the doubled-mirror decision, and those of one reorder window.
 
 pub mod assemble;
+pub mod chart_data;
 pub mod cm;
 pub mod counts;
 pub mod duplicates;
@@ -180,22 +181,22 @@ struct Probe {
 }
 
 pub struct Analyzer {
-    pub config: Config,
-    pub totals: Totals,
-    pub capture: CaptureFacts,
-    pub flows: FlowTable,
-    pub pauses: PauseTracker,
-    pub cm: CmTracker,
-    pub episodes: Vec<Episode>,
-    pub episodes_dropped: u64,
+    pub(crate) config: Config,
+    pub(crate) totals: Totals,
+    pub(crate) capture: CaptureFacts,
+    pub(crate) flows: FlowTable,
+    pub(crate) pauses: PauseTracker,
+    pub(crate) cm: CmTracker,
+    pub(crate) episodes: Vec<Episode>,
+    pub(crate) episodes_dropped: u64,
     /// RoCE packets of flows beyond [`Config::max_flows`], and the first of them.
-    pub untracked_packets: u64,
-    pub first_untracked_frame: Option<u64>,
+    pub(crate) untracked_packets: u64,
+    pub(crate) first_untracked_frame: Option<u64>,
     /// RoCE bytes, CE marks and CNPs over time ([`ROCE_BYTES`], [`CE_MARKS`], [`CNPS`]),
     /// mirror duplicates included.
-    pub timeline: Timeline,
+    pub(crate) timeline: Timeline,
     /// Policy breaches over every RoCEv2 packet, mirror duplicates included.
-    pub policy: PolicyCounts,
+    pub(crate) policy: PolicyCounts,
     duplicates: DuplicateWindow,
     /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
@@ -647,6 +648,11 @@ impl Analyzer {
 
     /// Ends the analysis: analyses the frames still held, decides what waited for a reorder
     /// window, closes open episodes and pause periods.
+    /// Frames observed so far.
+    pub fn frames(&self) -> u64 {
+        self.totals.frames.frames
+    }
+
     pub fn finish(&mut self) {
         self.decide_doubling();
         for fid in 0..self.flows.flows.len() as FlowId {

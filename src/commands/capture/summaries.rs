@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::analyze::report::LiveReport;
+use crate::analyze::report::{LiveReport, Report};
 use crate::analyze::{Analyzer, assemble};
 
 rocescope_engine::counters! {
@@ -31,29 +31,28 @@ rocescope_engine::counters! {
 }
 
 impl Counters {
-    fn of(a: &Analyzer, live: LiveReport) -> Counters {
-        let t = &a.totals;
+    /// The counters of a report of everything so far, with libpcap's.
+    fn of(report: &Report, live: LiveReport) -> Counters {
+        let t = &report.totals;
         let mut c = Counters {
-            frames: t.frames.frames,
-            bytes: t.frames.bytes,
-            roce_packets: t.frames.roce_packets,
-            ce_marks: t.ecn.ce,
-            cnps: t.cnps,
-            pfc_frames: t.frames.pfc_frames,
-            pause_frames: t.frames.pause_frames,
-            icrc_bad: t.icrc.bad,
+            frames: t.frames,
+            bytes: t.bytes,
+            roce_packets: t.roce_packets,
+            ce_marks: report.ecn.ce,
+            cnps: report.cnps,
+            pfc_frames: t.pfc_frames,
+            pause_frames: t.pause_frames,
+            icrc_bad: report.icrc.bad,
             kernel_dropped: live.kernel_dropped,
             interface_dropped: live.interface_dropped,
             ..Counters::default()
         };
-        for f in &a.flows.flows {
+        for f in &report.flows {
             c.naks += f.counts.naks_psn_seq_err + f.counts.naks_other;
             c.rnr_naks += f.counts.rnr_naks;
-            for space in [&f.requests.seq, &f.responses.seq] {
-                c.out_of_sequence += space.gaps;
-                c.missing_psns += space.missing_psns;
-                c.resent += space.retransmitted;
-            }
+            c.out_of_sequence += f.sequence.gaps;
+            c.missing_psns += f.sequence.missing_psns;
+            c.resent += f.sequence.retransmitted;
         }
         c
     }
@@ -128,8 +127,8 @@ impl Rolling {
     /// The summary of the interval that ends now; the findings first raised in it are those
     /// of a report of everything so far that earlier summaries did not have.
     pub fn next(&mut self, analyzer: &Analyzer, live: LiveReport) -> Interval {
-        let now = Counters::of(analyzer, live);
         let report = assemble::report(analyzer, Vec::new(), None);
+        let now = Counters::of(&report, live);
         let new_findings: Vec<&'static str> =
             report.findings.iter().map(|f| f.code).filter(|c| !self.findings_seen.contains(c)).collect();
         self.findings_seen.extend(&new_findings);
@@ -138,7 +137,7 @@ impl Rolling {
             elapsed_s: self.started.elapsed().as_secs_f64(),
             delta: now.since(&self.last_counters),
             total: now,
-            flows: analyzer.flows.flows.len(),
+            flows: report.flows.len(),
             new_findings,
         };
         (self.last, self.last_counters) = (Instant::now(), now);

@@ -1,0 +1,45 @@
+//! What the HTML report's charts read from a finished analysis, beyond the report's numbers:
+//! the capture-wide time series, when traffic was paused and the storms, and the traced flows'
+//! PSN events and ACK latencies.
+
+use super::Analyzer;
+use super::histogram::LogHistogram;
+use super::timeline::Timeline;
+use super::trace::FlowTrace;
+
+/// A read-only view of an analysis for charts.
+pub struct ChartData<'a>(&'a Analyzer);
+
+impl Analyzer {
+    pub fn charts(&self) -> ChartData<'_> {
+        ChartData(self)
+    }
+}
+
+impl<'a> ChartData<'a> {
+    /// RoCE bytes, CE marks and CNPs over time ([`super::ROCE_BYTES`], [`super::CE_MARKS`],
+    /// [`super::CNPS`]).
+    pub fn timeline(&self) -> &'a Timeline {
+        &self.0.timeline
+    }
+
+    /// Nanoseconds paused per priority over time ([`super::pfc::PAUSE_CHANNEL`] for PAUSE).
+    pub fn paused(&self) -> &'a Timeline {
+        &self.0.pauses.paused
+    }
+
+    /// Pause storms: (priority channel, start, end).
+    pub fn storms(&self) -> &'a [(usize, i64, i64)] {
+        &self.0.pauses.storms
+    }
+
+    /// The PSN events of flow `id`, for the first traced flows.
+    pub fn trace(&self, id: u32) -> Option<&'a FlowTrace> {
+        self.0.flows.flow(id).and_then(|f| f.trace.as_deref())
+    }
+
+    /// The ACK latencies of flow `id`.
+    pub fn ack_latency(&self, id: u32) -> Option<&'a LogHistogram> {
+        self.0.flows.flow(id).map(|f| &f.ack_latency)
+    }
+}
