@@ -2,7 +2,7 @@
 //! rules raise over those numbers ([`rules::evaluate`]).
 
 use super::Analyzer;
-use super::report::{InputReport, LiveReport, Report, input_report};
+use super::report::{DamageReport, InputReport, LiveReport, Report};
 use super::rules;
 use crate::capture::{CaptureError, CaptureReader};
 
@@ -16,4 +16,11 @@ pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) 
 /// The report of an analysis of the files `readers` read; `damage` lists where they were cut short.
 pub fn report_of_files(a: &Analyzer, readers: &[CaptureReader], damage: &[CaptureError]) -> Report {
     report(a, readers.iter().map(|r| input_report(r, damage)).collect(), None)
+}
+
+/// How an input file is described, with where it was cut short if it was.
+fn input_report(r: &CaptureReader, damage: &[CaptureError]) -> InputReport {
+    let cut = damage.iter().find(|d| d.file == r.name());
+    let damage = cut.map(|d| DamageReport { offset: d.offset, message: d.message.clone() });
+    InputReport::of_capture(r.name(), r.info(), damage)
 }

@@ -14,7 +14,7 @@ use super::histogram::LogHistogram;
 use super::pfc::PauseStats;
 use super::policy::{Policy, PolicyCounts};
 use super::{Analyzer, Config, FrameCounts};
-use crate::capture::{CaptureError, CaptureReader, Container};
+use crate::capture::CaptureInfo;
 
 /// Version of the report schema; raised on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -64,6 +64,34 @@ pub struct InputReport {
     pub snaplen: u32,
     /// Where the file was damaged, if it was: the frames before were analysed.
     pub damage: Option<DamageReport>,
+}
+
+impl InputReport {
+    /// A capture file as it was read (or written, by a live capture).
+    pub fn of_capture(file: &str, info: &CaptureInfo, damage: Option<DamageReport>) -> InputReport {
+        InputReport {
+            file: file.to_string(),
+            container: info.container.name(),
+            compression: info.compression.name(),
+            ts_resolution: info.ts_resolution,
+            byte_order: if info.big_endian { "big" } else { "little" },
+            snaplen: info.snaplen,
+            damage,
+        }
+    }
+
+    /// A live interface, its frames analysed as they arrived (not written to a file).
+    pub fn live(interface: &str, nanos: bool, snaplen: u32) -> InputReport {
+        InputReport {
+            file: format!("{interface} (live)"),
+            container: "live",
+            compression: "none",
+            ts_resolution: if nanos { "ns" } else { "us" },
+            byte_order: "little",
+            snaplen,
+            damage: None,
+        }
+    }
 }
 
 /// What libpcap counted during a live capture (`pcap_stats`): packets the filter passed,
@@ -472,30 +500,6 @@ fn config_report(c: &Config) -> ConfigReport {
         span_window_ns: c.span_window_ns,
         qp_reuse_idle_ns: c.qp_reuse_idle_ns,
         min_ack_timeout_ns: c.min_ack_timeout_ns,
-    }
-}
-
-/// How an input file is described; `damage` lists where input files were cut short.
-pub fn input_report(r: &CaptureReader, damage: &[CaptureError]) -> InputReport {
-    let info = r.info();
-    InputReport {
-        file: r.name().to_string(),
-        container: match info.container {
-            Container::Pcap => "pcap",
-            Container::Pcapng => "pcapng",
-        },
-        compression: match info.compression {
-            crate::capture::Compression::None => "none",
-            crate::capture::Compression::Gzip => "gzip",
-            crate::capture::Compression::Zstd => "zstd",
-        },
-        ts_resolution: info.ts_resolution,
-        byte_order: if info.big_endian { "big" } else { "little" },
-        snaplen: info.snaplen,
-        damage: damage
-            .iter()
-            .find(|d| d.file == r.name())
-            .map(|d| DamageReport { offset: d.offset, message: d.message.clone() }),
     }
 }
 

@@ -68,12 +68,31 @@ pub enum Container {
     Pcapng,
 }
 
+impl Container {
+    pub fn name(self) -> &'static str {
+        match self {
+            Container::Pcap => "pcap",
+            Container::Pcapng => "pcapng",
+        }
+    }
+}
+
 /// Compression wrapped around the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
     None,
     Gzip,
     Zstd,
+}
+
+impl Compression {
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
 }
 
 /// Facts about an opened capture.

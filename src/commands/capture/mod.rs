@@ -18,7 +18,7 @@ use super::exit::{Failure, Outcome, fail_on, written};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::analyze::{Analyzer, assemble};
-use crate::capture::Frame as InputFrame;
+use crate::capture::{CaptureInfo, Compression, Container, Frame as InputFrame};
 use crate::cli::CaptureArgs;
 use crate::decode::{Decoder, Packet};
 use crate::display_filter::Selection;
@@ -76,7 +76,8 @@ pub fn run(args: &CaptureArgs) -> Outcome {
     }
     let stats = interface.read_stats();
     let Live { mut analyzer, writer, mut out, .. } = live;
-    let container = if writer.as_ref().is_some_and(RotatingWriter::is_pcapng) { "pcapng" } else { "pcap" };
+    let container =
+        if writer.as_ref().is_some_and(RotatingWriter::is_pcapng) { Container::Pcapng } else { Container::Pcap };
     let files = writer
         .map(RotatingWriter::finish)
         .transpose()
@@ -84,10 +85,18 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         .unwrap_or_default();
     analyzer.finish();
     let nanos = interface.nanos();
+    // the files as `analyze` of them describes them; the writer's timestamps are in ns
+    let written = CaptureInfo {
+        container,
+        compression: Compression::None,
+        ts_resolution: "ns",
+        big_endian: false,
+        snaplen: args.snaplen,
+    };
     let inputs = if files.is_empty() {
-        vec![input(&format!("{} (live)", args.interface), "live", nanos, args.snaplen)]
+        vec![InputReport::live(&args.interface, nanos, args.snaplen)]
     } else {
-        files.iter().map(|f| input(&f.display().to_string(), container, true, args.snaplen)).collect()
+        files.iter().map(|f| InputReport::of_capture(&f.display().to_string(), &written, None)).collect()
     };
     final_report(&mut out, &assemble::report(&analyzer, inputs, Some(stats)), args)
 }
@@ -168,17 +177,4 @@ fn final_report(out: &mut impl Write, report: &Report, args: &CaptureArgs) -> Ou
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
     fail_on(report, args.fail_on)
-}
-
-/// How a capture file written here is described, as `analyze` describes it when reading it.
-fn input(file: &str, container: &'static str, nanos: bool, snaplen: u32) -> InputReport {
-    InputReport {
-        file: file.to_string(),
-        container,
-        compression: "none",
-        ts_resolution: if nanos { "ns" } else { "us" },
-        byte_order: "little",
-        snaplen,
-        damage: None,
-    }
 }
