@@ -391,24 +391,7 @@ impl Report {
         let c = &a.capture;
         let flows: Vec<FlowReport> =
             a.flows.flows.iter().enumerate().map(|(id, f)| flow_report(a, id as u32, f)).collect();
-        let mut pfc: Vec<PauseReport> = a
-            .pauses
-            .pfc
-            .iter()
-            .map(|((mac, priority), stats)| PauseReport {
-                src_mac: mac.to_string(),
-                priority: Some(*priority),
-                stats: stats.clone(),
-            })
-            .collect();
-        pfc.sort_by_key(|p| (p.stats.first_frame, p.priority));
-        let mut pause: Vec<PauseReport> = a
-            .pauses
-            .pause
-            .iter()
-            .map(|(mac, stats)| PauseReport { src_mac: mac.to_string(), priority: None, stats: stats.clone() })
-            .collect();
-        pause.sort_by_key(|p| p.stats.first_frame);
+        let (pfc, pause) = pause_reports(a);
         let policy = a.config.policy;
         let pfc_other_priority_xoff =
             pfc.iter().filter(|p| p.priority != Some(policy.lossless_priority)).map(|p| p.stats.xoff).sum();
@@ -418,30 +401,7 @@ impl Report {
             inputs,
             live,
             config: config_report(&a.config),
-            capture: CaptureReport {
-                first_ts_ns: c.first_ts_ns,
-                last_ts_ns: c.last_ts_ns,
-                duration_ns: c.last_ts_ns.zip(c.first_ts_ns).map_or(0, |(l, f)| (l - f).max(0)),
-                non_monotonic_timestamps: c.non_monotonic_timestamps,
-                snaplen_cut: c.snaplen_cut,
-                mirror_truncated: c.mirror_truncated,
-                encapsulations: c.encapsulations.iter().copied().collect(),
-                malformed_by_layer: c
-                    .malformed
-                    .iter()
-                    .map(|(layer, count, first_frame, reason)| MalformedReport {
-                        layer,
-                        count: *count,
-                        first_frame: *first_frame,
-                        first_reason: reason.clone(),
-                    })
-                    .collect(),
-                doubled_mirror: c.doubled_mirror.map(|(frames, with_identical_copy, doubled)| DoubledMirrorReport {
-                    frames,
-                    with_identical_copy,
-                    doubled,
-                }),
-            },
+            capture: capture_report(c),
             totals: t.frames.clone(),
             icrc: t.icrc,
             opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
@@ -467,24 +427,79 @@ impl Report {
             },
             pfc,
             pause,
-            policy: PolicyReport {
-                expected_data_dscp: policy.data_dscp,
-                expected_cnp_dscp: policy.cnp_dscp,
-                expected_data_pcp: policy.data_pcp,
-                expected_cnp_pcp: policy.cnp_pcp,
-                lossless_priority: policy.lossless_priority,
-                expected_cm_dscp: policy.cm_dscp,
-                data_dscp_violations: a.policy.data_dscp.count,
-                cnp_dscp_violations: a.policy.cnp_dscp.count,
-                not_ect_data: a.policy.not_ect_data.count,
-                data_pcp_violations: a.policy.data_pcp.count,
-                cnp_pcp_violations: a.policy.cnp_pcp.count,
-                cm_dscp_violations: a.policy.cm_dscp.count,
-                pfc_other_priority_xoff,
-                first_frames: a.policy,
-            },
+            policy: policy_report(a, pfc_other_priority_xoff),
             findings: Vec::new(),
         }
+    }
+}
+
+/// PFC per (source, priority) and PAUSE per source, each in order of its first frame.
+fn pause_reports(a: &Analyzer) -> (Vec<PauseReport>, Vec<PauseReport>) {
+    let mut pfc: Vec<PauseReport> = a
+        .pauses
+        .pfc
+        .iter()
+        .map(|((mac, priority), stats)| PauseReport {
+            src_mac: mac.to_string(),
+            priority: Some(*priority),
+            stats: stats.clone(),
+        })
+        .collect();
+    pfc.sort_by_key(|p| (p.stats.first_frame, p.priority));
+    let mut pause: Vec<PauseReport> = a
+        .pauses
+        .pause
+        .iter()
+        .map(|(mac, stats)| PauseReport { src_mac: mac.to_string(), priority: None, stats: stats.clone() })
+        .collect();
+    pause.sort_by_key(|p| p.stats.first_frame);
+    (pfc, pause)
+}
+
+fn capture_report(c: &super::CaptureFacts) -> CaptureReport {
+    CaptureReport {
+        first_ts_ns: c.first_ts_ns,
+        last_ts_ns: c.last_ts_ns,
+        duration_ns: c.last_ts_ns.zip(c.first_ts_ns).map_or(0, |(l, f)| (l - f).max(0)),
+        non_monotonic_timestamps: c.non_monotonic_timestamps,
+        snaplen_cut: c.snaplen_cut,
+        mirror_truncated: c.mirror_truncated,
+        encapsulations: c.encapsulations.iter().copied().collect(),
+        malformed_by_layer: c
+            .malformed
+            .iter()
+            .map(|(layer, count, first_frame, reason)| MalformedReport {
+                layer,
+                count: *count,
+                first_frame: *first_frame,
+                first_reason: reason.clone(),
+            })
+            .collect(),
+        doubled_mirror: c.doubled_mirror.map(|(frames, with_identical_copy, doubled)| DoubledMirrorReport {
+            frames,
+            with_identical_copy,
+            doubled,
+        }),
+    }
+}
+
+fn policy_report(a: &Analyzer, pfc_other_priority_xoff: u64) -> PolicyReport {
+    let policy = a.config.policy;
+    PolicyReport {
+        expected_data_dscp: policy.data_dscp,
+        expected_cnp_dscp: policy.cnp_dscp,
+        expected_data_pcp: policy.data_pcp,
+        expected_cnp_pcp: policy.cnp_pcp,
+        lossless_priority: policy.lossless_priority,
+        expected_cm_dscp: policy.cm_dscp,
+        data_dscp_violations: a.policy.data_dscp.count,
+        cnp_dscp_violations: a.policy.cnp_dscp.count,
+        not_ect_data: a.policy.not_ect_data.count,
+        data_pcp_violations: a.policy.data_pcp.count,
+        cnp_pcp_violations: a.policy.cnp_pcp.count,
+        cm_dscp_violations: a.policy.cm_dscp.count,
+        pfc_other_priority_xoff,
+        first_frames: a.policy,
     }
 }
 

@@ -348,61 +348,12 @@ impl CaptureReader {
             if available.is_empty() && self.source.at_eof() {
                 return Ok(None);
             }
-            let base = available.as_ptr() as usize;
             let step = match &mut self.format {
                 Format::Pcap { big_endian, modified, nanos, link_type, snaplen } => {
-                    let parse = match (*modified, *big_endian) {
-                        (true, _) => parse_pcap_frame_modified,
-                        (false, true) => parse_pcap_frame_be,
-                        (false, false) => parse_pcap_frame,
-                    };
-                    match parse(available) {
-                        Ok((rest, frame)) => {
-                            let consumed = available.len() - rest.len();
-                            let frac_ns =
-                                if *nanos { u64::from(frame.ts_usec) } else { u64::from(frame.ts_usec) * 1_000 };
-                            let ts_ns =
-                                i64::try_from(u64::from(frame.ts_sec) * 1_000_000_000 + frac_ns).unwrap_or(i64::MAX);
-                            let located = Located {
-                                start: frame.data.as_ptr() as usize - base,
-                                len: frame.data.len(),
-                                ts_ns,
-                                orig_len: frame.origlen,
-                                link_type: *link_type,
-                            };
-                            Step::Packet(located, consumed)
-                        }
-                        Err(nom::Err::Incomplete(needed)) => {
-                            let record_limit = (*snaplen).max(MAX_PCAP_RECORD) as usize + 24;
-                            Step::Incomplete(available.len() + needed_bytes(needed), record_limit)
-                        }
-                        Err(e) => Step::Damaged(format!("unreadable pcap record: {}", pcap_error(&e))),
-                    }
+                    pcap_step(available, *big_endian, *modified, *nanos, *link_type, *snaplen)
                 }
                 Format::Pcapng { big_endian, interfaces } => {
-                    let parse = if *big_endian { parse_block_be } else { parse_block_le };
-                    // pcap-parser subtracts 12 from a block's length before checking it for
-                    // some block types, so an impossible length is refused here first
-                    if let Some(reason) = bad_leading_length(available, *big_endian) {
-                        return Err(format!("unreadable pcapng block: {reason}"));
-                    }
-                    match parse(available) {
-                        Ok((rest, block)) => {
-                            let consumed = available.len() - rest.len();
-                            match ng_block(block, base, big_endian, interfaces, self.last_ts_ns) {
-                                Ok(Some(located)) => Step::Packet(located, consumed),
-                                Ok(None) => Step::Skip(consumed),
-                                Err(message) => Step::Damaged(message),
-                            }
-                        }
-                        Err(nom::Err::Incomplete(needed)) => {
-                            Step::Incomplete(available.len() + needed_bytes(needed), MAX_PCAPNG_BLOCK)
-                        }
-                        Err(e) => Step::Damaged(format!(
-                            "unreadable pcapng block: {}",
-                            bad_block_reason(available, *big_endian).unwrap_or_else(|| pcap_error(&e))
-                        )),
-                    }
+                    pcapng_step(available, big_endian, interfaces, self.last_ts_ns)?
                 }
             };
             match step {
@@ -430,6 +381,75 @@ impl CaptureReader {
             }
         }
     }
+}
+
+/// The next step through a classic pcap file: a record, or why there is none yet.
+fn pcap_step(
+    available: &[u8],
+    big_endian: bool,
+    modified: bool,
+    nanos: bool,
+    link_type: LinkType,
+    snaplen: u32,
+) -> Step {
+    let base = available.as_ptr() as usize;
+    let parse = match (modified, big_endian) {
+        (true, _) => parse_pcap_frame_modified,
+        (false, true) => parse_pcap_frame_be,
+        (false, false) => parse_pcap_frame,
+    };
+    match parse(available) {
+        Ok((rest, frame)) => {
+            let consumed = available.len() - rest.len();
+            let frac_ns = if nanos { u64::from(frame.ts_usec) } else { u64::from(frame.ts_usec) * 1_000 };
+            let ts_ns = i64::try_from(u64::from(frame.ts_sec) * 1_000_000_000 + frac_ns).unwrap_or(i64::MAX);
+            let located = Located {
+                start: frame.data.as_ptr() as usize - base,
+                len: frame.data.len(),
+                ts_ns,
+                orig_len: frame.origlen,
+                link_type,
+            };
+            Step::Packet(located, consumed)
+        }
+        Err(nom::Err::Incomplete(needed)) => {
+            let record_limit = snaplen.max(MAX_PCAP_RECORD) as usize + 24;
+            Step::Incomplete(available.len() + needed_bytes(needed), record_limit)
+        }
+        Err(e) => Step::Damaged(format!("unreadable pcap record: {}", pcap_error(&e))),
+    }
+}
+
+/// The next step through a pcapng file: a packet, a block that only updates the interfaces
+/// (or the byte order), or why there is none yet.
+fn pcapng_step(
+    available: &[u8],
+    big_endian: &mut bool,
+    interfaces: &mut Vec<Interface>,
+    last_ts_ns: i64,
+) -> Result<Step, String> {
+    let base = available.as_ptr() as usize;
+    let parse = if *big_endian { parse_block_be } else { parse_block_le };
+    // pcap-parser subtracts 12 from a block's length before checking it for some block
+    // types, so an impossible length is refused here first
+    if let Some(reason) = bad_leading_length(available, *big_endian) {
+        return Err(format!("unreadable pcapng block: {reason}"));
+    }
+    Ok(match parse(available) {
+        Ok((rest, block)) => {
+            let consumed = available.len() - rest.len();
+            match ng_block(block, base, big_endian, interfaces, last_ts_ns) {
+                Ok(Some(located)) => Step::Packet(located, consumed),
+                Ok(None) => Step::Skip(consumed),
+                Err(message) => Step::Damaged(message),
+            }
+        }
+        Err(nom::Err::Incomplete(needed)) => Step::Incomplete(available.len() + needed_bytes(needed), MAX_PCAPNG_BLOCK),
+        Err(e) => Step::Damaged(format!(
+            "unreadable pcapng block: {}",
+            bad_block_reason(available, *big_endian).unwrap_or_else(|| pcap_error(&e))
+        )),
+    })
 }
 
 enum Step {
