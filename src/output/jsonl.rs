@@ -250,86 +250,108 @@ impl<'o> Object<'o> {
 impl FrameJson<'_, '_> {
     /// Appends the frame's JSON object to `out`.
     pub fn write_to(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        let p = self.packet;
-        let roce = p.roce();
-        let bth = roce.map(|r| r.ib.bth);
-        let ext = roce.and_then(|r| r.ib.ext()).unwrap_or_default();
-        let bit = |f: fn(&rocescope_parsers::bth::Bth<'_>) -> bool| bth.map(|b| u8::from(f(&b)));
         let mut o = Object::new(out);
         o.serialize_field("frame", &self.number)?;
-        o.serialize_field("ts_ns", &p.ts_ns)?;
-        o.serialize_field("len", &p.orig_len)?;
-        o.serialize_field("caplen", &p.data.len())?;
-        o.serialize_field("kind", p.kind().name())?;
-        o.serialize_field("encap", &EncapList(p))?;
-        o.serialize_field("vlan", &VlanList(p))?;
-        o.serialize_field("src_mac", &p.src_mac().map(Mac))?;
-        o.serialize_field("dst_mac", &p.dst_mac().map(Mac))?;
-        o.serialize_field("src_ip", &p.src_ip().map(Disp))?;
-        o.serialize_field("dst_ip", &p.dst_ip().map(Disp))?;
-        o.serialize_field("ttl", &p.net.map(|n| n.ttl()))?;
-        o.serialize_field("dscp", &p.net.and_then(|n| n.dscp()))?;
-        o.serialize_field("ecn", &p.net.and_then(|n| n.ecn()))?;
-        o.serialize_field("udp_sport", &p.udp.map(|u| u.source_port()))?;
-        o.serialize_field("udp_dport", &p.udp.map(|u| u.destination_port()))?;
-        o.serialize_field("roce", &roce.map(|r| r.version))?;
-        o.serialize_field("opcode", &bth.map(|b| b.opcode()))?;
-        o.serialize_field("opcode_name", &roce.map(|r| r.ib.info.name))?;
-        o.serialize_field("se", &bit(|b| b.solicited()))?;
-        o.serialize_field("m", &bit(|b| b.mig_req()))?;
-        o.serialize_field("pad", &bth.map(|b| b.pad_count()))?;
-        o.serialize_field("tver", &bth.map(|b| b.tver()))?;
-        o.serialize_field("pkey", &bth.map(|b| b.pkey()))?;
-        o.serialize_field("fecn", &bit(|b| b.fecn()))?;
-        o.serialize_field("becn", &bit(|b| b.becn()))?;
-        o.serialize_field("dst_qp", &bth.map(|b| b.dest_qp()))?;
-        o.serialize_field("ack_req", &bit(|b| b.ack_req()))?;
-        o.serialize_field("psn", &bth.map(|b| b.psn()))?;
-        o.serialize_field("src_qp", &ext.deth.map(|d| d.src_qp))?;
-        o.serialize_field("qkey", &ext.deth.map(|d| d.qkey))?;
-        o.serialize_field("ee_context", &ext.rdeth.map(|d| d.ee_context))?;
-        o.serialize_field("xrc_srq", &ext.xrceth.map(|x| x.xrc_srq))?;
-        o.serialize_field("reth", &ext.reth.map(|r| RethJson { va: r.va, rkey: r.rkey, dma_len: r.dma_len }))?;
-        o.serialize_field("aeth", &ext.aeth.map(|a| AethJson { syndrome: a.syndrome, msn: a.msn }))?;
-        o.serialize_field("imm", &ext.imm)?;
-        o.serialize_field("ieth_rkey", &ext.ieth.map(|i| i.rkey))?;
-        o.serialize_field(
-            "atomic",
-            &ext.atomic_eth.map(|a| AtomicJson { va: a.va, rkey: a.rkey, swap_add: a.swap_add, compare: a.compare }),
-        )?;
-        o.serialize_field("atomic_ack", &ext.atomic_ack_eth.map(|a| AtomicAckJson { orig: a.orig }))?;
-        o.serialize_field("payload_len", &roce.map(|r| r.ib.payload_len))?;
-        o.serialize_field("icrc", &roce.map(|r| r.icrc.name()))?;
-        o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc()).map(Hex4))?;
-        o.serialize_field("icrc_computed", &roce.and_then(|r| r.icrc_computed).map(|c| Hex4(c.to_le_bytes())))?;
-        o.serialize_field("cm", &roce.and_then(|r| r.cm).map(|cm| cm_json(cm.header.attribute_id(), &cm.message)))?;
-        let (pfc, pause) = match &p.body {
-            Body::MacControl(MacControl::Pfc(pfc)) => {
-                (Some(PfcJson { opcode: 0x0101, class_enable: pfc.class_enable, quanta: pfc.quanta }), None)
-            }
-            Body::MacControl(MacControl::Pause { quanta }) => (None, Some(*quanta)),
-            _ => (None, None),
-        };
-        o.serialize_field("pfc", &pfc)?;
-        o.serialize_field("pause_quanta", &pause)?;
-        let error = match &p.body {
-            Body::Malformed(m) => Some(ErrorJson { layer: m.error.layer.name(), reason: Disp(m.error) }),
-            _ => None,
-        };
-        o.serialize_field("error", &error)?;
-        let v = self.verdict;
-        o.serialize_field("flow", &v.flow)?;
-        o.serialize_field("seq_class", &v.seq.map(SeqClass::name))?;
-        o.serialize_field(
-            "gap_missing",
-            &match v.seq {
-                Some(SeqClass::Gap { missing }) => missing,
-                _ => 0,
-            },
-        )?;
-        o.serialize_field("mirror_duplicate", &v.mirror_duplicate)?;
+        write_link_and_network(&mut o, self.packet)?;
+        write_transport(&mut o, self.packet)?;
+        write_body(&mut o, self.packet)?;
+        write_verdict(&mut o, self.verdict)?;
         o.end()
     }
+}
+
+/// Time, lengths, kind, tunnels, VLANs, addresses, IP marking and UDP ports.
+fn write_link_and_network(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Result<()> {
+    o.serialize_field("ts_ns", &p.ts_ns)?;
+    o.serialize_field("len", &p.orig_len)?;
+    o.serialize_field("caplen", &p.data.len())?;
+    o.serialize_field("kind", p.kind().name())?;
+    o.serialize_field("encap", &EncapList(p))?;
+    o.serialize_field("vlan", &VlanList(p))?;
+    o.serialize_field("src_mac", &p.src_mac().map(Mac))?;
+    o.serialize_field("dst_mac", &p.dst_mac().map(Mac))?;
+    o.serialize_field("src_ip", &p.src_ip().map(Disp))?;
+    o.serialize_field("dst_ip", &p.dst_ip().map(Disp))?;
+    o.serialize_field("ttl", &p.net.map(|n| n.ttl()))?;
+    o.serialize_field("dscp", &p.net.and_then(|n| n.dscp()))?;
+    o.serialize_field("ecn", &p.net.and_then(|n| n.ecn()))?;
+    o.serialize_field("udp_sport", &p.udp.map(|u| u.source_port()))?;
+    o.serialize_field("udp_dport", &p.udp.map(|u| u.destination_port()))?;
+    Ok(())
+}
+
+/// The RoCE transport: BTH, extended headers, ICRC and CM.
+fn write_transport(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Result<()> {
+    let roce = p.roce();
+    let bth = roce.map(|r| r.ib.bth);
+    let ext = roce.and_then(|r| r.ib.ext()).unwrap_or_default();
+    let bit = |f: fn(&rocescope_parsers::bth::Bth<'_>) -> bool| bth.map(|b| u8::from(f(&b)));
+    o.serialize_field("roce", &roce.map(|r| r.version))?;
+    o.serialize_field("opcode", &bth.map(|b| b.opcode()))?;
+    o.serialize_field("opcode_name", &roce.map(|r| r.ib.info.name))?;
+    o.serialize_field("se", &bit(|b| b.solicited()))?;
+    o.serialize_field("m", &bit(|b| b.mig_req()))?;
+    o.serialize_field("pad", &bth.map(|b| b.pad_count()))?;
+    o.serialize_field("tver", &bth.map(|b| b.tver()))?;
+    o.serialize_field("pkey", &bth.map(|b| b.pkey()))?;
+    o.serialize_field("fecn", &bit(|b| b.fecn()))?;
+    o.serialize_field("becn", &bit(|b| b.becn()))?;
+    o.serialize_field("dst_qp", &bth.map(|b| b.dest_qp()))?;
+    o.serialize_field("ack_req", &bit(|b| b.ack_req()))?;
+    o.serialize_field("psn", &bth.map(|b| b.psn()))?;
+    o.serialize_field("src_qp", &ext.deth.map(|d| d.src_qp))?;
+    o.serialize_field("qkey", &ext.deth.map(|d| d.qkey))?;
+    o.serialize_field("ee_context", &ext.rdeth.map(|d| d.ee_context))?;
+    o.serialize_field("xrc_srq", &ext.xrceth.map(|x| x.xrc_srq))?;
+    o.serialize_field("reth", &ext.reth.map(|r| RethJson { va: r.va, rkey: r.rkey, dma_len: r.dma_len }))?;
+    o.serialize_field("aeth", &ext.aeth.map(|a| AethJson { syndrome: a.syndrome, msn: a.msn }))?;
+    o.serialize_field("imm", &ext.imm)?;
+    o.serialize_field("ieth_rkey", &ext.ieth.map(|i| i.rkey))?;
+    o.serialize_field(
+        "atomic",
+        &ext.atomic_eth.map(|a| AtomicJson { va: a.va, rkey: a.rkey, swap_add: a.swap_add, compare: a.compare }),
+    )?;
+    o.serialize_field("atomic_ack", &ext.atomic_ack_eth.map(|a| AtomicAckJson { orig: a.orig }))?;
+    o.serialize_field("payload_len", &roce.map(|r| r.ib.payload_len))?;
+    o.serialize_field("icrc", &roce.map(|r| r.icrc.name()))?;
+    o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc()).map(Hex4))?;
+    o.serialize_field("icrc_computed", &roce.and_then(|r| r.icrc_computed).map(|c| Hex4(c.to_le_bytes())))?;
+    o.serialize_field("cm", &roce.and_then(|r| r.cm).map(|cm| cm_json(cm.header.attribute_id(), &cm.message)))?;
+    Ok(())
+}
+
+/// PFC and PAUSE frames, and the reason a frame is malformed.
+fn write_body(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Result<()> {
+    let (pfc, pause) = match &p.body {
+        Body::MacControl(MacControl::Pfc(pfc)) => {
+            (Some(PfcJson { opcode: 0x0101, class_enable: pfc.class_enable, quanta: pfc.quanta }), None)
+        }
+        Body::MacControl(MacControl::Pause { quanta }) => (None, Some(*quanta)),
+        _ => (None, None),
+    };
+    o.serialize_field("pfc", &pfc)?;
+    o.serialize_field("pause_quanta", &pause)?;
+    let error = match &p.body {
+        Body::Malformed(m) => Some(ErrorJson { layer: m.error.layer.name(), reason: Disp(m.error) }),
+        _ => None,
+    };
+    o.serialize_field("error", &error)?;
+    Ok(())
+}
+
+/// The analysis's final verdict.
+fn write_verdict(o: &mut Object<'_>, v: &Verdict) -> serde_json::Result<()> {
+    o.serialize_field("flow", &v.flow)?;
+    o.serialize_field("seq_class", &v.seq.map(SeqClass::name))?;
+    o.serialize_field(
+        "gap_missing",
+        &match v.seq {
+            Some(SeqClass::Gap { missing }) => missing,
+            _ => 0,
+        },
+    )?;
+    o.serialize_field("mirror_duplicate", &v.mirror_duplicate)?;
+    Ok(())
 }
 
 #[cfg(test)]

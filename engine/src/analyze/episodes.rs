@@ -88,19 +88,41 @@ pub struct Episode {
     all_holes: bool,
 }
 
+/// Why an episode began: its trigger, and the NAK, RNR NAK or re-issued READ that set it off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cause {
+    pub trigger: Trigger,
+    pub frame: Option<u64>,
+    pub ts_ns: Option<i64>,
+    /// An RNR NAK's timer.
+    pub rnr_delay_us: Option<u32>,
+}
+
+impl Cause {
+    /// A trigger no frame of the capture set off (a timeout, or a NAK it does not hold).
+    pub fn unseen(trigger: Trigger) -> Cause {
+        Cause { trigger, frame: None, ts_ns: None, rnr_delay_us: None }
+    }
+}
+
+/// The first resent packet of an episode.
+#[derive(Debug, Clone, Copy)]
+pub struct FirstResend {
+    pub frame: u64,
+    pub ts_ns: i64,
+    pub psn: u32,
+    /// The highest PSN the flow had sent before.
+    pub highest_sent_psn: u32,
+    /// Time without a sequenced packet before it.
+    pub idle_before_ns: Option<i64>,
+    /// When the gap that skipped its PSN was seen.
+    pub hole_ts: Option<i64>,
+}
+
 impl Episode {
-    #[allow(clippy::too_many_arguments)]
-    pub fn start(
-        flow: FlowId,
-        frame: u64,
-        ts_ns: i64,
-        psn: u32,
-        highest_sent_psn: u32,
-        trigger: (Trigger, Option<u64>, Option<i64>, Option<u32>),
-        idle_before_ns: Option<i64>,
-        hole_ts: Option<i64>,
-    ) -> Self {
-        let (trigger, trigger_frame, trigger_ts, rnr_delay_us) = trigger;
+    pub fn start(flow: FlowId, first: FirstResend, cause: Cause) -> Self {
+        let FirstResend { frame, ts_ns, psn, highest_sent_psn, idle_before_ns, hole_ts } = first;
+        let Cause { trigger, frame: trigger_frame, ts_ns: trigger_ts, rnr_delay_us } = cause;
         Episode {
             flow,
             space: Space::Requests,
@@ -159,16 +181,15 @@ mod tests {
     fn episode(psns: &[u32], highest: u32, holes: &[u32]) -> Episode {
         let in_hole = |p: u32| holes.contains(&p);
         let first = psns[0];
-        let mut e = Episode::start(
-            0,
-            1,
-            0,
-            first,
-            highest,
-            (Trigger::Timeout, None, None, None),
-            Some(5),
-            in_hole(first).then_some(0),
-        );
+        let resend = FirstResend {
+            frame: 1,
+            ts_ns: 0,
+            psn: first,
+            highest_sent_psn: highest,
+            idle_before_ns: Some(5),
+            hole_ts: in_hole(first).then_some(0),
+        };
+        let mut e = Episode::start(0, resend, Cause::unseen(Trigger::Timeout));
         for (i, &p) in psns.iter().enumerate().skip(1) {
             e.extend(i as u64 + 1, i as i64, p, in_hole(p));
         }
@@ -187,10 +208,18 @@ mod tests {
 
     #[test]
     fn timing_fields() {
-        let e =
-            Episode::start(3, 7, 1_000, 5, 9, (Trigger::NakPsnSeqErr, Some(4), Some(400), None), Some(900), Some(100));
+        let resend = FirstResend {
+            frame: 7,
+            ts_ns: 1_000,
+            psn: 5,
+            highest_sent_psn: 9,
+            idle_before_ns: Some(900),
+            hole_ts: Some(100),
+        };
+        let nak = Cause { trigger: Trigger::NakPsnSeqErr, frame: Some(4), ts_ns: Some(400), rnr_delay_us: None };
+        let e = Episode::start(3, resend, nak);
         assert_eq!((e.nak_to_resend_ns, e.idle_before_ns, e.gap_to_recovery_ns), (Some(600), None, Some(900)));
-        let e = Episode::start(3, 7, 1_000, 5, 9, (Trigger::Timeout, None, None, None), Some(900), None);
+        let e = Episode::start(3, FirstResend { hole_ts: None, ..resend }, Cause::unseen(Trigger::Timeout));
         assert_eq!((e.idle_before_ns, e.gap_to_recovery_ns), (Some(900), None));
     }
 }

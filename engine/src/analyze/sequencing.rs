@@ -5,7 +5,7 @@
 use rocescope_parsers::opcode::{self, Position, Transport};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 
-use super::episodes::{Episode, Trigger};
+use super::episodes::{Cause, Episode, FirstResend, Trigger};
 use super::flows::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent, Space};
 use super::frame::{FrameSummary, RoceFacts};
 use super::responses::{Read, ReadQueue};
@@ -177,7 +177,8 @@ impl Analyzer {
         }
         let highest = o.expected_before.map_or(psn, |e| psn_add(e, 0xFF_FFFF));
         let trigger = self.trigger_of(fid, space, idle_ns);
-        let episode = Episode::start(fid, frame, ts_ns, psn, highest, trigger, idle_ns, hole_ts).in_space(space);
+        let first = FirstResend { frame, ts_ns, psn, highest_sent_psn: highest, idle_before_ns: idle_ns, hole_ts };
+        let episode = Episode::start(fid, first, trigger).in_space(space);
         if self.episodes.len() >= MAX_EPISODES_KEPT {
             self.episodes_dropped += 1;
             return;
@@ -190,12 +191,7 @@ impl Analyzer {
 
     /// What made the sender resend: the peer's NAK, RNR NAK or re-issued READ, or else its
     /// own timer when it was silent long enough for one.
-    fn trigger_of(
-        &mut self,
-        fid: FlowId,
-        space: Space,
-        idle_ns: Option<i64>,
-    ) -> (Trigger, Option<u64>, Option<i64>, Option<u32>) {
+    fn trigger_of(&mut self, fid: FlowId, space: Space, idle_ns: Option<i64>) -> Cause {
         let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
         let peer = peer.and_then(|p| self.flows.flow_mut(p));
         match (space, peer) {
@@ -203,19 +199,29 @@ impl Analyzer {
                 if let Some(n) = p.last_nak.as_mut().filter(|n| !n.used) {
                     n.used = true;
                     let kind = if n.rnr { Trigger::RnrNak } else { Trigger::NakPsnSeqErr };
-                    return (kind, Some(n.frame), Some(n.ts_ns), n.rnr_delay_us);
+                    return Cause {
+                        trigger: kind,
+                        frame: Some(n.frame),
+                        ts_ns: Some(n.ts_ns),
+                        rnr_delay_us: n.rnr_delay_us,
+                    };
                 }
             }
             (Space::Responses, Some(p)) => {
                 if let Some(r) = p.reread.as_mut().filter(|r| !r.used) {
                     r.used = true;
-                    return (Trigger::Reread, Some(r.frame), Some(r.ts_ns), None);
+                    return Cause {
+                        trigger: Trigger::Reread,
+                        frame: Some(r.frame),
+                        ts_ns: Some(r.ts_ns),
+                        rnr_delay_us: None,
+                    };
                 }
             }
             _ => {}
         }
         let timeout = idle_ns.is_some_and(|i| i >= self.config.min_ack_timeout_ns);
-        (if timeout { Trigger::Timeout } else { Trigger::NoNak }, None, None, None)
+        Cause::unseen(if timeout { Trigger::Timeout } else { Trigger::NoNak })
     }
 
     /// A gap's holes are decided: its frame's verdict, its chart mark and its evidence.
