@@ -85,11 +85,12 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         .unwrap_or_default();
     analyzer.finish();
     let nanos = interface.nanos();
-    // the files as `analyze` of them describes them; the writer's timestamps are in ns
+    // the files as `analyze` of them describes them: pcap with nanosecond timestamps, or pcapng
+    let ts_resolution = if container == Container::Pcapng { "per-interface" } else { "ns" };
     let written = CaptureInfo {
         container,
         compression: Compression::None,
-        ts_resolution: "ns",
+        ts_resolution,
         big_endian: false,
         snaplen: args.snaplen,
     };
