@@ -103,7 +103,8 @@ pub struct CaptureInfo {
     /// pcap: "us" or "ns"; pcapng: per interface, so "per-interface".
     pub ts_resolution: &'static str,
     pub big_endian: bool,
-    /// pcap: the file's snap length; pcapng: the first interface's (0 = unlimited).
+    /// pcap: the file's snap length; pcapng: that of the first interface that declares one,
+    /// once its description is read (0 = unlimited, or not read yet).
     pub snaplen: u32,
 }
 
@@ -338,6 +339,16 @@ impl CaptureReader {
         })
     }
 
+    /// A pcapng file's snap length is the first one an interface declares.
+    fn note_first_interface(&mut self) {
+        if let Format::Pcapng { interfaces, .. } = &self.format
+            && let Some(first) = interfaces.first()
+            && self.info.snaplen == 0
+        {
+            self.info.snaplen = first.snaplen;
+        }
+    }
+
     /// Parses blocks until a packet is found; returns where its bytes are and how many bytes
     /// the block spans. Non-packet pcapng blocks update the interface table and are consumed.
     fn locate_next(&mut self) -> Result<Option<(Located, usize)>, String> {
@@ -363,6 +374,7 @@ impl CaptureReader {
                 }
                 Step::Skip(consumed) => {
                     self.source.consume(consumed);
+                    self.note_first_interface();
                     want = 64;
                 }
                 Step::Incomplete(needed, limit) => {
