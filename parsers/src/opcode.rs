@@ -291,9 +291,19 @@ pub const fn info(opcode: u8) -> Option<OpcodeInfo> {
 /// The RoCEv2 congestion notification packet (IBA A17.9.2).
 pub const CNP: u8 = 0x81;
 
+/// Is this an ACKNOWLEDGE (an ACK or a NAK) of the RC, RD or XRC transport?
+pub const fn is_acknowledge(opcode: u8) -> bool {
+    matches!(opcode, 0x11 | 0x51 | 0xB1)
+}
+
+/// Is this an ATOMIC ACKNOWLEDGE of the RC, RD or XRC transport?
+pub const fn is_atomic_acknowledge(opcode: u8) -> bool {
+    matches!(opcode, 0x12 | 0x52 | 0xB2)
+}
+
 /// Opcodes that carry no PSN of their own in the sender's sequence: acknowledgements and CNPs.
 pub const fn is_unsequenced(opcode: u8) -> bool {
-    matches!(opcode, 0x11 | 0x12 | 0x51 | 0x52 | 0x81 | 0xB1 | 0xB2)
+    is_acknowledge(opcode) || is_atomic_acknowledge(opcode) || opcode == CNP
 }
 
 /// Is this an RDMA READ request (which consumes one PSN per response packet)?
@@ -399,6 +409,17 @@ mod tests {
         (0xB6, 20),
         (0xB7, 20),
     ];
+
+    #[test]
+    fn acknowledges_are_named_so_in_the_opcode_table() {
+        for op in 0..=255u8 {
+            let name = info(op).map_or("", |i| i.name);
+            let atomic = name.ends_with("_ATOMIC_ACKNOWLEDGE");
+            assert_eq!(is_atomic_acknowledge(op), atomic, "0x{op:02x} {name}");
+            assert_eq!(is_acknowledge(op), name.ends_with("_ACKNOWLEDGE") && !atomic, "0x{op:02x} {name}");
+            assert_eq!(is_unsequenced(op), name.ends_with("_ACKNOWLEDGE") || op == CNP, "0x{op:02x} {name}");
+        }
+    }
 
     #[test]
     fn every_defined_opcode_has_the_documented_header_length() {

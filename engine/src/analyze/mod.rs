@@ -549,8 +549,8 @@ impl Analyzer {
 
     /// An AETH-carrying response (ACK, NAK, ATOMIC ACK, READ response) on flow `fid`.
     fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, kind: AethKind) {
-        let acknowledge = matches!(opcode, 0x11 | 0x51 | 0xB1);
-        let atomic_ack = matches!(opcode, 0x12 | 0x52 | 0xB2);
+        let acknowledge = opcode::is_acknowledge(opcode);
+        let atomic_ack = opcode::is_atomic_acknowledge(opcode);
         let mut psn_nak = false;
         if let Some(f) = self.flows.flow_mut(fid) {
             if let (AethKind::RnrNak { .. } | AethKind::Nak(_) | AethKind::Reserved, true, Some(t)) =
