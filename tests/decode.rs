@@ -20,23 +20,23 @@ fn write_only(payload: usize) -> RoceFrame {
     }
 }
 
-fn decode_as(link_type: LinkType, data: &[u8]) -> Packet<'_> {
+fn decode_as(link_type: LinkType, data: &[u8]) -> DecodedFrame<'_> {
     let record = Record { ts_ns: 0, orig_len: data.len() as u32, data, link_type, offset: 0 };
     Decoder::default().decode(&record)
 }
 
-fn decode(data: &[u8]) -> Packet<'_> {
+fn decode(data: &[u8]) -> DecodedFrame<'_> {
     decode_as(LinkType::ETHERNET, data)
 }
 
-fn malformed_error(p: &Packet<'_>) -> rocescope_parsers::Error {
+fn malformed_error(p: &DecodedFrame<'_>) -> rocescope_parsers::Error {
     match &p.body {
         Body::Malformed(m) => m.error,
         other => panic!("expected a malformed frame, got {other:?}"),
     }
 }
 
-fn icrc(p: &Packet<'_>) -> IcrcStatus {
+fn icrc(p: &DecodedFrame<'_>) -> IcrcStatus {
     p.roce().expect("a RoCE packet").icrc
 }
 

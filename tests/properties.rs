@@ -20,7 +20,7 @@ use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Fe
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::opcode::{self, ExtHeader};
 
-fn decode(frame: &[u8]) -> rocescope::decode::Packet<'_> {
+fn decode(frame: &[u8]) -> rocescope::decode::DecodedFrame<'_> {
     let record =
         Record { ts_ns: 0, orig_len: frame.len() as u32, data: frame, link_type: LinkType::ETHERNET, offset: 0 };
     Decoder::default().decode(&record)

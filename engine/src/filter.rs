@@ -4,7 +4,7 @@ use std::net::IpAddr;
 
 use rocescope_parsers::cm::CmMessage;
 
-use crate::decode::{Body, IcrcStatus, Packet};
+use crate::decode::{Body, DecodedFrame, IcrcStatus};
 
 /// Frame classes selectable with `--only`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,11 +83,11 @@ pub struct Filter {
 }
 
 impl Filter {
-    pub fn matches(&self, p: &Packet<'_>) -> bool {
+    pub fn matches(&self, p: &DecodedFrame<'_>) -> bool {
         self.matches_only(p) && self.matches_qp(p) && self.matches_opcode(p) && self.matches_ip(p)
     }
 
-    fn matches_only(&self, p: &Packet<'_>) -> bool {
+    fn matches_only(&self, p: &DecodedFrame<'_>) -> bool {
         match self.only {
             None => true,
             Some(Only::Roce) => matches!(p.body, Body::Roce(_)),
@@ -102,7 +102,7 @@ impl Filter {
     }
 
     /// A QP matches as BTH destination, DETH source, or a QPN named in a CM message.
-    fn matches_qp(&self, p: &Packet<'_>) -> bool {
+    fn matches_qp(&self, p: &DecodedFrame<'_>) -> bool {
         if self.qps.is_empty() {
             return true;
         }
@@ -119,7 +119,7 @@ impl Filter {
         qpns.iter().flatten().any(|q| self.qps.contains(q))
     }
 
-    fn matches_opcode(&self, p: &Packet<'_>) -> bool {
+    fn matches_opcode(&self, p: &DecodedFrame<'_>) -> bool {
         if self.opcodes.is_empty() {
             return true;
         }
@@ -131,7 +131,7 @@ impl Filter {
         })
     }
 
-    fn matches_ip(&self, p: &Packet<'_>) -> bool {
+    fn matches_ip(&self, p: &DecodedFrame<'_>) -> bool {
         self.ips.is_empty() || [p.src_ip(), p.dst_ip()].iter().flatten().any(|ip| self.ips.contains(ip))
     }
 }

@@ -2,7 +2,7 @@
 //! so that a program can embed it. Data flows one way, down this list:
 //!
 //! - [`capture`]: capture files (pcap, pcapng, compressed, several merged by time) as records;
-//! - [`decode`]: each record as a [`decode::Packet`] view, link layer to RoCE;
+//! - [`decode`]: each record as a [`decode::DecodedFrame`] view, link layer to RoCE;
 //! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
 //! - [`display_filter`] and [`filter`]: which frames to keep;
 //! - [`analyze`]: the streaming analysis, its report model and findings;

@@ -8,7 +8,7 @@ use std::io;
 
 use crate::analyze::{Analyzer, Verdict};
 use crate::capture::{Frame as InputFrame, LinkType, Record};
-use crate::decode::{Decoder, Packet};
+use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
 
@@ -18,7 +18,7 @@ pub struct Decided<'p, 'a> {
     /// Which input file it came from.
     pub file: usize,
     pub record: &'p Record<'a>,
-    pub packet: &'p Packet<'a>,
+    pub packet: &'p DecodedFrame<'a>,
     pub verdict: &'p Verdict,
     /// The time of the capture's first frame (Wireshark's relative times count from it).
     pub first_ts_ns: i64,
@@ -87,7 +87,7 @@ impl<S: FrameSink> InOrder<S> {
         &mut self,
         analyzer: &mut Analyzer,
         frame: &InputFrame<'_>,
-        packet: &Packet<'_>,
+        packet: &DecodedFrame<'_>,
         shown: bool,
         decoder: &Decoder,
     ) -> io::Result<()> {
@@ -138,7 +138,7 @@ impl<S: FrameSink> InOrder<S> {
     }
 
     /// Does the frame match the display filter (with its verdict when the filter reads it)?
-    fn passes(&self, number: u64, packet: &Packet<'_>, verdict: Option<&Verdict>) -> bool {
+    fn passes(&self, number: u64, packet: &DecodedFrame<'_>, verdict: Option<&Verdict>) -> bool {
         let Some(display) = &self.display else { return true };
         let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
         display.matches(&Frame { number, packet, first_ts_ns, verdict })
@@ -151,7 +151,7 @@ impl<S: FrameSink> InOrder<S> {
         number: u64,
         file: usize,
         record: &Record<'_>,
-        packet: &Packet<'_>,
+        packet: &DecodedFrame<'_>,
         verdict: &Verdict,
     ) -> io::Result<()> {
         if self.filters_on_verdicts() && !self.passes(number, packet, Some(verdict)) {

@@ -21,7 +21,7 @@ use crate::analyze::report::Report;
 use crate::analyze::sequence::SeqClass;
 use crate::capture::{Frame as InputFrame, Inputs, LinkType};
 use crate::cli::{AnnotateArgs, report_damage, report_unreadable};
-use crate::decode::{Body, Decoder, IcrcStatus, Packet};
+use crate::decode::{Body, DecodedFrame, Decoder, IcrcStatus};
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::atomic::AtomicFile;
 use crate::output::capture_file::{
@@ -31,7 +31,7 @@ use crate::pipeline::{self, Stage, Step};
 
 /// What the analysis says of a frame, as a packet comment: the analysis fields that are set,
 /// then a short phrase; `None` when it says nothing.
-pub fn comment(packet: &Packet<'_>, verdict: &crate::analyze::Verdict) -> Option<String> {
+pub fn comment(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> Option<String> {
     let mut parts: Vec<String> = Vec::new();
     if verdict.mirror_duplicate {
         parts.push("rocescope.analysis.mirror_duplicate: a second copy of a packet seen at another tap".into());
@@ -178,7 +178,7 @@ struct Annotating {
 }
 
 impl Stage for Annotating {
-    fn frame(&mut self, frame: &InputFrame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step> {
+    fn frame(&mut self, frame: &InputFrame<'_>, packet: &DecodedFrame<'_>, decoder: &Decoder) -> io::Result<Step> {
         self.analyzer.observe(&FrameSummary::of(frame.number, packet));
         self.ordered.take(&mut self.analyzer, frame, packet, true, decoder)?;
         Ok(Step::Continue)

@@ -9,7 +9,7 @@ use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{ExportFormat, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
-use crate::decode::{Decoder, Packet};
+use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
 use crate::filter::Filter;
@@ -52,7 +52,7 @@ struct Listing<W: Write> {
 }
 
 impl<W: Write> Stage for Listing<W> {
-    fn frame(&mut self, frame: &InputFrame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step> {
+    fn frame(&mut self, frame: &InputFrame<'_>, packet: &DecodedFrame<'_>, decoder: &Decoder) -> io::Result<Step> {
         self.analyzer.observe(&FrameSummary::of(frame.number, packet));
         let shown = self.filter.matches(packet);
         self.list.take(&mut self.analyzer, frame, packet, shown, decoder)?;
@@ -92,7 +92,7 @@ impl<W: Write> FrameSink for ListSink<W> {
 /// A frame to write, with its verdict and the time of the capture's first frame.
 struct Shown<'p, 'a> {
     number: u64,
-    packet: &'p Packet<'a>,
+    packet: &'p DecodedFrame<'a>,
     verdict: &'p Verdict,
     first_ts_ns: i64,
 }

@@ -11,7 +11,7 @@ use rocescope_parsers::mac_control::MacControl;
 
 use crate::analyze::Verdict;
 use crate::analyze::sequence::SeqClass;
-use crate::decode::{Body, Network, Packet};
+use crate::decode::{Body, DecodedFrame, Network};
 
 /// Version of the per-frame JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -66,7 +66,7 @@ impl Serialize for Mac {
     }
 }
 
-struct EncapList<'p, 'a>(&'p Packet<'a>);
+struct EncapList<'p, 'a>(&'p DecodedFrame<'a>);
 
 impl Serialize for EncapList<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -95,7 +95,7 @@ struct VlanJson {
     tpid: u16,
 }
 
-struct VlanList<'p, 'a>(&'p Packet<'a>);
+struct VlanList<'p, 'a>(&'p DecodedFrame<'a>);
 
 impl Serialize for VlanList<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -213,7 +213,7 @@ fn cm_json(attribute_id: u16, message: &CmMessage<'_>) -> CmJson {
 /// object.
 pub struct FrameJson<'p, 'a> {
     pub number: u64,
-    pub packet: &'p Packet<'a>,
+    pub packet: &'p DecodedFrame<'a>,
     pub verdict: &'p Verdict,
 }
 
@@ -261,7 +261,7 @@ impl FrameJson<'_, '_> {
 }
 
 /// Time, lengths, kind, tunnels, VLANs, addresses, IP marking and UDP ports.
-fn write_link_and_network(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Result<()> {
+fn write_link_and_network(o: &mut Object<'_>, p: &DecodedFrame<'_>) -> serde_json::Result<()> {
     o.serialize_field("ts_ns", &p.ts_ns)?;
     o.serialize_field("len", &p.orig_len)?;
     o.serialize_field("caplen", &p.data.len())?;
@@ -281,7 +281,7 @@ fn write_link_and_network(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Res
 }
 
 /// The RoCE transport: BTH, extended headers, ICRC and CM.
-fn write_transport(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Result<()> {
+fn write_transport(o: &mut Object<'_>, p: &DecodedFrame<'_>) -> serde_json::Result<()> {
     let roce = p.roce();
     let bth = roce.map(|r| r.ib.bth);
     let ext = roce.and_then(|r| r.ib.ext()).unwrap_or_default();
@@ -321,7 +321,7 @@ fn write_transport(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Result<()>
 }
 
 /// PFC and PAUSE frames, and the reason a frame is malformed.
-fn write_body(o: &mut Object<'_>, p: &Packet<'_>) -> serde_json::Result<()> {
+fn write_body(o: &mut Object<'_>, p: &DecodedFrame<'_>) -> serde_json::Result<()> {
     let (pfc, pause) = match &p.body {
         Body::MacControl(MacControl::Pfc(pfc)) => {
             (Some(PfcJson { opcode: 0x0101, class_enable: pfc.class_enable, quanta: pfc.quanta }), None)

@@ -19,7 +19,7 @@ pub mod tree;
 use std::fmt::{self, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::decode::Packet;
+use crate::decode::DecodedFrame;
 
 /// How the time column is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub fn write_list_line(
     scratch: &mut [String; 2],
     clock: &mut Clock,
     number: u64,
-    p: &Packet<'_>,
+    p: &DecodedFrame<'_>,
 ) -> fmt::Result {
     let [src, dst] = scratch;
     src.clear();

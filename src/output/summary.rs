@@ -8,11 +8,11 @@ use rocescope_parsers::ext::{AethKind, ExtHeaders};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::CNP;
 
-use crate::decode::{Body, Link, Network, Other, Packet, Roce};
+use crate::decode::{Body, DecodedFrame, Link, Network, Other, Roce};
 use crate::fields::names::{ethertype_name, write_opcode_words};
 
 /// The protocol column.
-pub fn protocol(p: &Packet<'_>) -> &'static str {
+pub fn protocol(p: &DecodedFrame<'_>) -> &'static str {
     match &p.body {
         Body::Roce(r) if r.cm.is_some() => "RDMA-CM",
         Body::Roce(r) if r.version == 1 => "RoCEv1",
@@ -41,7 +41,7 @@ pub fn protocol(p: &Packet<'_>) -> &'static str {
 
 /// Writes the source and destination columns' contents: IP addresses (or RoCEv1 GIDs), else
 /// MAC addresses, else the cooked-capture link address.
-pub fn write_endpoints(src: &mut impl Write, dst: &mut impl Write, p: &Packet<'_>) -> fmt::Result {
+pub fn write_endpoints(src: &mut impl Write, dst: &mut impl Write, p: &DecodedFrame<'_>) -> fmt::Result {
     if let Some(net) = p.net {
         write!(src, "{}", net.source())?;
         write!(dst, "{}", net.destination())
@@ -59,7 +59,7 @@ pub fn write_endpoints(src: &mut impl Write, dst: &mut impl Write, p: &Packet<'_
 }
 
 /// The info column.
-pub fn write_info(out: &mut impl Write, p: &Packet<'_>) -> fmt::Result {
+pub fn write_info(out: &mut impl Write, p: &DecodedFrame<'_>) -> fmt::Result {
     for encap in p.encaps.iter() {
         write!(out, "[{}] ", encap.kind.name())?;
     }

@@ -11,7 +11,7 @@ use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::OpcodeInfo;
 
 use crate::decode::MAX_ENCAP_DEPTH;
-use crate::decode::{Body, DeferredIcrc, IcrcStatus, Network, Packet, Roce};
+use crate::decode::{Body, DecodedFrame, DeferredIcrc, IcrcStatus, Network, Roce};
 
 /// The CM message fields connection tracking uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +144,7 @@ fn signature(roce: &Roce<'_>) -> u32 {
 }
 
 impl FrameSummary {
-    pub fn of(number: u64, p: &Packet<'_>) -> FrameSummary {
+    pub fn of(number: u64, p: &DecodedFrame<'_>) -> FrameSummary {
         let mut encaps = [None; MAX_ENCAP_DEPTH];
         for (slot, e) in encaps.iter_mut().zip(p.encaps.iter()) {
             *slot = Some(e.kind.name());
@@ -229,7 +229,7 @@ impl RoceFacts {
         rocescope_parsers::opcode::info(self.opcode)
     }
 
-    fn of(p: &Packet<'_>, roce: &Roce<'_>) -> RoceFacts {
+    fn of(p: &DecodedFrame<'_>, roce: &Roce<'_>) -> RoceFacts {
         let bth = roce.ib.bth;
         let net = p.net;
         RoceFacts {

@@ -1,4 +1,4 @@
-//! Frame decoding: from a captured record to one [`Packet`] view, following the link type,
+//! Frame decoding: from a captured record to one [`DecodedFrame`] view, following the link type,
 //! VLAN tags, IP, UDP and mirror encapsulations down to the RoCE transport headers, and
 //! verifying the ICRC. Nothing here allocates.
 
@@ -60,9 +60,9 @@ impl Decoder {
         self
     }
 
-    pub fn decode<'a>(&self, record: &Record<'a>) -> Packet<'a> {
+    pub fn decode<'a>(&self, record: &Record<'a>) -> DecodedFrame<'a> {
         let data = record.data;
-        let mut p = Packet {
+        let mut p = DecodedFrame {
             data,
             orig_len: record.orig_len,
             ts_ns: record.ts_ns,
@@ -98,7 +98,7 @@ impl Decoder {
         p
     }
 
-    fn ethernet<'a>(&self, p: &mut Packet<'a>, frame: &'a [u8]) -> Body<'a> {
+    fn ethernet<'a>(&self, p: &mut DecodedFrame<'a>, frame: &'a [u8]) -> Body<'a> {
         match EthernetFrame::parse(frame) {
             Ok((header, payload)) => {
                 p.eth = Some(header);
@@ -110,7 +110,13 @@ impl Decoder {
 
     /// Dispatches on an EtherType. `l2_frame` is the whole Ethernet frame (empty when the link
     /// layer is not Ethernet), used to locate trailers.
-    fn ethertype<'a>(&self, p: &mut Packet<'a>, ethertype: u16, payload: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+    fn ethertype<'a>(
+        &self,
+        p: &mut DecodedFrame<'a>,
+        ethertype: u16,
+        payload: &'a [u8],
+        l2_frame: &'a [u8],
+    ) -> Body<'a> {
         match ethertype {
             eth::ETHERTYPE_IPV4 => self.ipv4(p, payload, l2_frame),
             eth::ETHERTYPE_IPV6 => self.ipv6(p, payload, l2_frame),
@@ -126,7 +132,7 @@ impl Decoder {
         }
     }
 
-    fn raw_ip<'a>(&self, p: &mut Packet<'a>, data: &'a [u8]) -> Body<'a> {
+    fn raw_ip<'a>(&self, p: &mut DecodedFrame<'a>, data: &'a [u8]) -> Body<'a> {
         match data.first().map(|b| b >> 4) {
             Some(4) => self.ipv4(p, data, &[]),
             Some(6) => self.ipv6(p, data, &[]),
@@ -134,7 +140,7 @@ impl Decoder {
         }
     }
 
-    fn ipv4<'a>(&self, p: &mut Packet<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+    fn ipv4<'a>(&self, p: &mut DecodedFrame<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
         let (ip, after_header) = match Ipv4Header::parse(data) {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
@@ -148,7 +154,7 @@ impl Decoder {
         self.transport(p, ip.protocol(), payload, ip.payload_len(), ip.as_bytes())
     }
 
-    fn ipv6<'a>(&self, p: &mut Packet<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+    fn ipv6<'a>(&self, p: &mut DecodedFrame<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
         let (ip, after_header) = match Ipv6Header::parse(data) {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
@@ -169,7 +175,7 @@ impl Decoder {
     /// Dispatches on the IP protocol; `declared` is the upper-layer length per the IP header.
     fn transport<'a>(
         &self,
-        p: &mut Packet<'a>,
+        p: &mut DecodedFrame<'a>,
         protocol: u8,
         payload: &'a [u8],
         declared: usize,
@@ -191,7 +197,7 @@ impl Decoder {
         }
     }
 
-    fn udp<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], declared: usize, outer: &'a [u8]) -> Body<'a> {
+    fn udp<'a>(&self, p: &mut DecodedFrame<'a>, payload: &'a [u8], declared: usize, outer: &'a [u8]) -> Body<'a> {
         let (udp, rest) = match UdpHeader::parse(payload) {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
@@ -218,7 +224,7 @@ impl Decoder {
         Body::Other(Other::Udp { sport: udp.source_port(), dport })
     }
 
-    fn gre<'a>(&self, p: &mut Packet<'a>, payload: &'a [u8], outer: &'a [u8]) -> Body<'a> {
+    fn gre<'a>(&self, p: &mut DecodedFrame<'a>, payload: &'a [u8], outer: &'a [u8]) -> Body<'a> {
         let (header, rest) = match GreHeader::parse(payload) {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
@@ -263,7 +269,7 @@ impl Decoder {
 
     /// Records an encapsulation and forgets the outer headers, so that the inner frame's own
     /// headers describe the packet.
-    fn enter<'a>(p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Result<(), Error> {
+    fn enter<'a>(p: &mut DecodedFrame<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Result<(), Error> {
         // `inner` lies inside the frame's bytes: its distance from their start is its offset
         let inner_at = (inner.as_ptr() as usize).wrapping_sub(p.data.as_ptr() as usize);
         let encap = Encap { inner_at: u32::try_from(inner_at).unwrap_or(u32::MAX), ..encap };
@@ -277,21 +283,27 @@ impl Decoder {
         Ok(())
     }
 
-    fn unwrap_ethernet<'a>(&self, p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Body<'a> {
+    fn unwrap_ethernet<'a>(
+        &self,
+        p: &mut DecodedFrame<'a>,
+        encap: Encap<'a>,
+        inner: &'a [u8],
+        layer: Layer,
+    ) -> Body<'a> {
         match Self::enter(p, encap, inner, layer) {
             Ok(()) => self.ethernet(p, inner),
             Err(e) => malformed(e),
         }
     }
 
-    fn unwrap_ip<'a>(&self, p: &mut Packet<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Body<'a> {
+    fn unwrap_ip<'a>(&self, p: &mut DecodedFrame<'a>, encap: Encap<'a>, inner: &'a [u8], layer: Layer) -> Body<'a> {
         match Self::enter(p, encap, inner, layer) {
             Ok(()) => self.raw_ip(p, inner),
             Err(e) => malformed(e),
         }
     }
 
-    fn rocev1<'a>(&self, p: &mut Packet<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+    fn rocev1<'a>(&self, p: &mut DecodedFrame<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
         let (grh, rest) = match GrhHeader::parse(data) {
             Ok(parsed) => parsed,
             Err(e) => return malformed(e),
@@ -304,7 +316,7 @@ impl Decoder {
     }
 
     /// Decodes the InfiniBand transport packet and checks its ICRC.
-    fn transport_packet<'a>(&self, p: &Packet<'a>, version: u8, captured: &'a [u8], declared: usize) -> Body<'a> {
+    fn transport_packet<'a>(&self, p: &DecodedFrame<'a>, version: u8, captured: &'a [u8], declared: usize) -> Body<'a> {
         let ib = match IbPacket::parse(captured, declared) {
             Ok(ib) => ib,
             Err(error) => {
@@ -348,7 +360,7 @@ fn trailer<'a>(l2_frame: &'a [u8], after_header: &'a [u8], declared_after_header
 }
 
 /// Where a packet's ICRC inputs lie in its frame, for computing it later.
-fn deferred(p: &Packet<'_>, covered: &[u8]) -> Option<DeferredIcrc> {
+fn deferred(p: &DecodedFrame<'_>, covered: &[u8]) -> Option<DeferredIcrc> {
     let at = |bytes: &[u8]| u32::try_from((bytes.as_ptr() as usize).checked_sub(p.data.as_ptr() as usize)?).ok();
     let (family, network, udp_at) = match (p.net?, p.udp) {
         (Network::Ipv4(ip), Some(udp)) => (IcrcFamily::Ipv4, ip.as_bytes(), at(udp.as_bytes())?),

@@ -332,7 +332,7 @@ impl FrameKind {
 
 /// One decoded frame.
 #[derive(Debug, Clone, Copy)]
-pub struct Packet<'a> {
+pub struct DecodedFrame<'a> {
     /// The captured bytes.
     pub data: &'a [u8],
     pub orig_len: u32,
@@ -365,7 +365,7 @@ impl Trailer<'_> {
     }
 }
 
-impl<'a> Packet<'a> {
+impl<'a> DecodedFrame<'a> {
     pub fn kind(&self) -> FrameKind {
         match &self.body {
             Body::Roce(_) => FrameKind::Roce,

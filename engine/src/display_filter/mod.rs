@@ -13,7 +13,7 @@ mod syntax;
 use literal::Literal;
 use syntax::{Expr, FilterError, Member, Operand, Relation, Slice, Test};
 
-use crate::decode::Packet;
+use crate::decode::DecodedFrame;
 use crate::fields::{self, Field, FieldType, Frame, Value};
 
 /// A compiled display filter.
@@ -99,7 +99,7 @@ impl Selection {
     }
 
     /// Is the frame analysed?
-    pub fn keeps(&mut self, number: u64, packet: &Packet<'_>) -> bool {
+    pub fn keeps(&mut self, number: u64, packet: &DecodedFrame<'_>) -> bool {
         let first_ts_ns = *self.first_ts_ns.get_or_insert(packet.ts_ns);
         self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
     }

@@ -12,13 +12,13 @@ use rocescope_parsers::opcode::ExtHeader;
 use rocescope_parsers::udp::UdpHeader;
 
 use crate::analyze::Verdict;
-use crate::decode::{Body, EncapKind, Link, Network, Packet, Roce};
+use crate::decode::{Body, DecodedFrame, EncapKind, Link, Network, Roce};
 
 /// What the fields of one frame are read from.
 pub struct Frame<'p, 'a> {
     /// The frame's number in the capture (1-based).
     pub number: u64,
-    pub packet: &'p Packet<'a>,
+    pub packet: &'p DecodedFrame<'a>,
     /// The time of the capture's first frame, for `frame.time_relative`.
     pub first_ts_ns: i64,
     /// The analysis's verdict, where one was made.

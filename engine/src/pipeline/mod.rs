@@ -16,7 +16,7 @@ use std::io;
 use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
 use crate::capture::{CaptureError, Frame, Inputs, Record};
-use crate::decode::{Decoder, Packet};
+use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::Selection;
 
 /// Frames between two progress reports (a report reads an atomic clock; this keeps it off the
@@ -68,7 +68,7 @@ pub enum Step {
 /// What [`run`] does with each frame.
 pub trait Stage {
     /// Takes one decoded frame; [`Step::Stop`] ends the run (`-c N` reached, Ctrl-C).
-    fn frame(&mut self, frame: &Frame<'_>, packet: &Packet<'_>, decoder: &Decoder) -> io::Result<Step>;
+    fn frame(&mut self, frame: &Frame<'_>, packet: &DecodedFrame<'_>, decoder: &Decoder) -> io::Result<Step>;
     /// The source has no frame waiting (a live interface): time for periodic work.
     fn idle(&mut self) -> io::Result<Step> {
         Ok(Step::Continue)
@@ -166,7 +166,7 @@ struct Analysing<'s, 'a> {
 }
 
 impl Stage for Analysing<'_, '_> {
-    fn frame(&mut self, frame: &Frame<'_>, packet: &Packet<'_>, _: &Decoder) -> io::Result<Step> {
+    fn frame(&mut self, frame: &Frame<'_>, packet: &DecodedFrame<'_>, _: &Decoder) -> io::Result<Step> {
         if self.selection.keeps(frame.number, packet) {
             let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
             feed(self.analysis, &FrameSummary::of(frame.number, packet), raw)?;

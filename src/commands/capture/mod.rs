@@ -20,7 +20,7 @@ use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::analyze::{Analyzer, assemble};
 use crate::capture::{CaptureInfo, Compression, Container, Frame as InputFrame};
 use crate::cli::CaptureArgs;
-use crate::decode::{Decoder, Packet};
+use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::Selection;
 use crate::output::analysis_text;
 use crate::pipeline::{self, Stage, Step};
@@ -147,7 +147,7 @@ impl Live<'_> {
 }
 
 impl Stage for Live<'_> {
-    fn frame(&mut self, frame: &InputFrame<'_>, packet: &Packet<'_>, _: &Decoder) -> io::Result<Step> {
+    fn frame(&mut self, frame: &InputFrame<'_>, packet: &DecodedFrame<'_>, _: &Decoder) -> io::Result<Step> {
         if let Some(w) = self.writer.as_mut() {
             w.write(frame.record.ts_ns, frame.record.data)?;
         }
