@@ -25,39 +25,26 @@ trait Choice: Copy + Send + Sync + 'static {
     }
 }
 
-impl Choice for Only {
-    const ALL: &'static [Self] = &Only::ALL;
-    fn name(self) -> &'static str {
-        Only::name(self)
-    }
-    fn help(self) -> &'static str {
-        self.describe()
-    }
+/// Makes a library enum with `ALL` and `name()` a [`Choice`]; a method named after it gives
+/// each value's help.
+macro_rules! choice {
+    ($t:ty $(, $help:ident)?) => {
+        impl Choice for $t {
+            const ALL: &'static [Self] = &<$t>::ALL;
+            fn name(self) -> &'static str {
+                <$t>::name(self)
+            }
+            $(fn help(self) -> &'static str {
+                self.$help()
+            })?
+        }
+    };
 }
 
-impl Choice for TimeFormat {
-    const ALL: &'static [Self] = &TimeFormat::ALL;
-    fn name(self) -> &'static str {
-        TimeFormat::name(self)
-    }
-    fn help(self) -> &'static str {
-        self.describe()
-    }
-}
-
-impl Choice for Severity {
-    const ALL: &'static [Self] = &Severity::ALL;
-    fn name(self) -> &'static str {
-        Severity::name(self)
-    }
-}
-
-impl Choice for BenchKind {
-    const ALL: &'static [Self] = &BenchKind::ALL;
-    fn name(self) -> &'static str {
-        BenchKind::name(self)
-    }
-}
+choice!(Only, describe);
+choice!(TimeFormat, describe);
+choice!(Severity);
+choice!(BenchKind);
 
 /// The value parser of a [`Choice`]: its names, with their help, are the possible values.
 fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {

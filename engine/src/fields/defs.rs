@@ -32,7 +32,6 @@ macro_rules! ws {
             mask: $mask,
             label: $label,
             blurb: "",
-            wireshark: true,
             shown: Shown::Line,
             get: $get,
         }
@@ -49,7 +48,6 @@ macro_rules! own {
             mask: 0,
             label: $label,
             blurb: $blurb,
-            wireshark: false,
             shown: Shown::Line,
             get: $get,
         }

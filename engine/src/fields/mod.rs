@@ -113,9 +113,6 @@ pub struct Field {
     pub label: &'static str,
     /// What the field means, where the label does not say it all.
     pub blurb: &'static str,
-    /// Does tshark 4.0 have this field, with this meaning? (`rocescope.*` fields and those
-    /// rocescope adds to a Wireshark protocol do not.)
-    pub wireshark: bool,
     pub shown: Shown,
     pub get: Getter,
 }

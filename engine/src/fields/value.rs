@@ -82,17 +82,7 @@ mod tests {
     use super::*;
 
     fn field(ty: FieldType, base: Base) -> Field {
-        Field {
-            name: "t",
-            ty,
-            base,
-            mask: 0,
-            label: "",
-            blurb: "",
-            wireshark: true,
-            shown: crate::fields::Shown::Line,
-            get: |_, _| {},
-        }
+        Field { name: "t", ty, base, mask: 0, label: "", blurb: "", shown: crate::fields::Shown::Line, get: |_, _| {} }
     }
 
     fn shown(ty: FieldType, base: Base, value: Value<'_>) -> String {
