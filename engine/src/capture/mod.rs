@@ -95,6 +95,9 @@ impl Compression {
     }
 }
 
+/// The time resolution of a pcapng file: each interface declares its own.
+pub const PER_INTERFACE: &str = "per-interface";
+
 /// Facts about an opened capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureInfo {
@@ -239,7 +242,7 @@ impl CaptureReader {
                 let info = CaptureInfo {
                     container: Container::Pcapng,
                     compression,
-                    ts_resolution: "per-interface",
+                    ts_resolution: PER_INTERFACE,
                     big_endian,
                     snaplen: 0,
                 };

@@ -18,7 +18,7 @@ use super::exit::{Failure, Outcome, fail_on, written};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::analyze::{Analyzer, assemble};
-use crate::capture::{CaptureInfo, Compression, Container, Frame as InputFrame};
+use crate::capture::{CaptureInfo, Compression, Container, Frame as InputFrame, PER_INTERFACE};
 use crate::cli::CaptureArgs;
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::Selection;
@@ -86,7 +86,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
     analyzer.finish();
     let nanos = interface.nanos();
     // the files as `analyze` of them describes them: pcap with nanosecond timestamps, or pcapng
-    let ts_resolution = if container == Container::Pcapng { "per-interface" } else { "ns" };
+    let ts_resolution = if container == Container::Pcapng { PER_INTERFACE } else { "ns" };
     let written = CaptureInfo {
         container,
         compression: Compression::None,
