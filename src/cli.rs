@@ -321,9 +321,10 @@ pub struct AnalyzeArgs {
     #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
     pub fail_on: Option<Severity>,
 
-    /// Threads to use: 1 does everything on one thread; 2 decodes frames on one thread and
-    /// analyses them (verifying ICRCs of memory-mapped files) on another; 3 or more also
-    /// read compressed and piped inputs ahead. The output is the same for any number
+    /// Threads to use: 1 does everything on one thread; with more, capture files (not
+    /// compressed, no -Y, no --packets) are analysed N ways at once, split by host pair, and
+    /// other inputs are decoded on one thread and analysed on another (3 or more also read
+    /// compressed and piped inputs ahead). The output is the same for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
 }

@@ -1,6 +1,7 @@
 //! The thread count changes how inputs are read and analysed, never what is reported: 1, 2, 3,
 //! 4 and 8 threads (more than this machine's cores) give byte-identical output for every
-//! sample, for several inputs merged, and for compressed input.
+//! sample, reference and real capture, for several inputs merged, and for compressed input.
+//! (tests/sharding.rs holds the split analysis to one thread's on captures of many host pairs.)
 
 mod common;
 
@@ -38,6 +39,18 @@ fn every_sample_analyses_and_lists_identically() {
     for file in samples() {
         same_for_any_thread_count(&["analyze", "--json", &file]);
         same_for_any_thread_count(&["packets", "--format", "jsonl", &file]);
+    }
+}
+
+#[test]
+fn reference_and_real_captures_too() {
+    for dir in ["reference-captures", "captures/real"].iter().filter_map(|d| common::shared_subdir(d)) {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir).expect("dir").map(|e| e.expect("entry").path()).collect();
+        files.retain(|f| f.extension().is_some_and(|e| e == "pcap" || e == "pcapng"));
+        files.sort();
+        for file in &files {
+            same_for_any_thread_count(&["analyze", "--json", file.to_str().expect("UTF-8")]);
+        }
     }
 }
 

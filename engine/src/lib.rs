@@ -7,7 +7,8 @@
 //! - [`display_filter`] and [`filter`]: which frames to keep;
 //! - [`analyze`]: the streaming analysis, its report model and findings;
 //! - [`ordered`]: frames handed on in order with their final verdicts;
-//! - [`pipeline`]: the reading loop and the thread layout every command runs.
+//! - [`pipeline`]: the reading loop and the thread layout every command runs;
+//! - [`prefetch`]: cache hints, for any of them.
 
 pub mod analyze;
 pub mod capture;
@@ -17,3 +18,4 @@ pub mod fields;
 pub mod filter;
 pub mod ordered;
 pub mod pipeline;
+pub mod prefetch;

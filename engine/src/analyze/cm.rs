@@ -50,8 +50,10 @@ pub struct CmTracker {
     pub connections: Vec<Connection>,
     /// ConnectRequests beyond [`MAX_CONNECTIONS`].
     pub not_kept: u64,
-    /// Connections by (active IP, active communication ID).
-    by_active: FxHashMap<(IpAddr, u32), usize>,
+    /// Connections by (active IP, passive IP, active communication ID). Every message of a
+    /// connection travels between its two hosts, so a message is matched only with requests
+    /// between the same two (which keeps the tracker of one host pair apart from the others').
+    by_active: FxHashMap<(IpAddr, IpAddr, u32), usize>,
 }
 
 impl CmTracker {
@@ -89,11 +91,11 @@ impl CmTracker {
                     disconnect_frame: None,
                     passive_comm_id: None,
                 });
-                self.by_active.insert((src, local_comm_id), index);
+                self.by_active.insert((src, dst, local_comm_id), index);
                 CmEvent::Other
             }
             CmFacts::Rep { local_comm_id, remote_comm_id, local_qpn, starting_psn } => {
-                match self.by_active.get(&(dst, remote_comm_id)).copied() {
+                match self.active_index(dst, src, remote_comm_id) {
                     Some(index) => {
                         if let Some(c) = self.connections.get_mut(index) {
                             c.passive_qpn = Some(local_qpn);
@@ -107,21 +109,22 @@ impl CmTracker {
                 }
             }
             CmFacts::Rtu { local_comm_id } => {
-                if let Some(c) = self.active_index(src, local_comm_id).and_then(|i| self.connections.get_mut(i)) {
+                if let Some(c) = self.active_index(src, dst, local_comm_id).and_then(|i| self.connections.get_mut(i)) {
                     c.ready_frame.get_or_insert(frame);
                 }
                 CmEvent::Other
             }
             CmFacts::Rej { remote_comm_id, reason } => {
                 // A reject answers a request: the rejecting side names it as its remote ID.
-                if let Some(c) = self.active_index(dst, remote_comm_id).and_then(|i| self.connections.get_mut(i)) {
+                if let Some(c) = self.active_index(dst, src, remote_comm_id).and_then(|i| self.connections.get_mut(i)) {
                     c.reject_reason = Some(reason);
                 }
                 CmEvent::Other
             }
             CmFacts::Dreq { local_comm_id } => {
                 // Either side may disconnect.
-                let index = self.active_index(src, local_comm_id).or_else(|| self.passive_index(src, local_comm_id));
+                let index =
+                    self.active_index(src, dst, local_comm_id).or_else(|| self.passive_index(src, dst, local_comm_id));
                 if let Some(c) = index.and_then(|i| self.connections.get_mut(i)) {
                     c.disconnect_frame.get_or_insert(frame);
                 }
@@ -131,12 +134,14 @@ impl CmTracker {
         }
     }
 
-    fn active_index(&self, active_ip: IpAddr, active_comm_id: u32) -> Option<usize> {
-        self.by_active.get(&(active_ip, active_comm_id)).copied()
+    fn active_index(&self, active_ip: IpAddr, passive_ip: IpAddr, active_comm_id: u32) -> Option<usize> {
+        self.by_active.get(&(active_ip, passive_ip, active_comm_id)).copied()
     }
 
-    fn passive_index(&self, passive_ip: IpAddr, passive_comm_id: u32) -> Option<usize> {
-        self.connections.iter().rposition(|c| c.passive_ip == passive_ip && c.passive_comm_id == Some(passive_comm_id))
+    fn passive_index(&self, passive_ip: IpAddr, active_ip: IpAddr, passive_comm_id: u32) -> Option<usize> {
+        self.connections.iter().rposition(|c| {
+            c.passive_ip == passive_ip && c.active_ip == active_ip && c.passive_comm_id == Some(passive_comm_id)
+        })
     }
 }
 
@@ -161,5 +166,25 @@ mod tests {
             t.observe(u64::from(i), a, b, &req);
         }
         assert_eq!((t.connections.len(), t.not_kept), (MAX_CONNECTIONS, 2));
+    }
+
+    #[test]
+    fn a_reply_completes_only_a_request_between_the_same_two_hosts() {
+        let mut t = CmTracker::default();
+        let [a, b, c] = [1, 2, 3].map(|h| IpAddr::from([10, 0, 0, h]));
+        let req = CmFacts::Req {
+            local_comm_id: 7,
+            local_qpn: 0x11,
+            starting_psn: 0,
+            path_mtu: None,
+            retry_count: 7,
+            rnr_retry_count: 7,
+            local_ack_timeout: 14,
+        };
+        let rep = CmFacts::Rep { local_comm_id: 9, remote_comm_id: 7, local_qpn: 0x22, starting_psn: 0 };
+        t.observe(1, a, b, &req);
+        assert!(matches!(t.observe(2, c, a, &rep), CmEvent::Other), "a third host's reply");
+        assert!(matches!(t.observe(3, b, a, &rep), CmEvent::Established(0)));
+        assert_eq!(t.connections[0].reply_frame, Some(3));
     }
 }

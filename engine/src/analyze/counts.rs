@@ -1,10 +1,8 @@
 //! Counters, each declared once: the analysis counts into them, the report shows them as they
 //! are, the tables take their columns and the live summaries their deltas from the same list.
 
-use serde::Serialize;
-
 /// Declares a struct of `u64` counters, with the list of their names ([`Self::NAMES`], the
-/// keys the report gives them), their values in that order, and the difference of two.
+/// keys the report gives them), their values in that order, the difference of two and the sum.
 #[macro_export]
 macro_rules! counters {
     ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $field:ident,)* }) => {
@@ -26,6 +24,11 @@ macro_rules! counters {
             /// What was counted since `before` (a counter never goes back; one that did reads 0).
             pub fn since(&self, before: &Self) -> Self {
                 $name { $($field: self.$field.saturating_sub(before.$field)),* }
+            }
+
+            /// Adds what `other` counted (of other frames) to these counters.
+            pub fn add(&mut self, other: &Self) {
+                $(self.$field += other.$field;)*
             }
         }
     };
@@ -56,12 +59,13 @@ counters! {
 
 use crate::decode::IcrcStatus;
 
-/// RoCE packets by ICRC verdict.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct IcrcCounts {
-    pub ok: u64,
-    pub bad: u64,
-    pub unverifiable: u64,
+counters! {
+    /// RoCE packets by ICRC verdict.
+    pub struct IcrcCounts {
+        ok,
+        bad,
+        unverifiable,
+    }
 }
 
 impl IcrcCounts {
@@ -74,13 +78,31 @@ impl IcrcCounts {
     }
 }
 
-/// Packets by ECN codepoint (RFC 3168 §5: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct EcnCounts {
-    pub not_ect: u64,
-    pub ect0: u64,
-    pub ect1: u64,
-    pub ce: u64,
+counters! {
+    /// Packets by ECN codepoint (RFC 3168 §5: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE).
+    pub struct EcnCounts {
+        not_ect,
+        ect0,
+        ect1,
+        ce,
+    }
+}
+
+counters! {
+    /// Frame counts of the whole capture (report conventions: every frame is RoCE, non-RoCE or
+    /// malformed; PFC and PAUSE frames are non-RoCE; mirror duplicates count as frames).
+    pub struct FrameCounts {
+        frames,
+        bytes,
+        roce_packets,
+        roce_v1,
+        roce_v2,
+        non_roce,
+        pfc_frames,
+        pause_frames,
+        malformed,
+        mirror_duplicates,
+    }
 }
 
 impl EcnCounts {

@@ -4,17 +4,27 @@
 //! packet twice, byte for byte: [`DoublingProbe`]), the first byte-identical copy of a frame
 //! within the span window is its duplicate too.
 //!
-//! Recent frames are remembered in a fixed direct-mapped table indexed by a hash of (flow,
-//! content signature): one memory access per frame, and memory that depends on neither the
-//! capture size nor the number of flows. A frame is forgotten when its slot is taken by
-//! another, so a second copy is recognised as long as fewer than about
-//! [`SLOTS`] frames came between the two copies (some 5 ms of a 100 Gb/s link at 1 KiB
-//! frames, far more than the 1 ms window).
+//! Recent frames are remembered in fixed four-way set-associative tables, one per host-pair
+//! partition ([`super::partition`]), each indexed by a hash of (flow, content signature): one
+//! memory access per frame (which the analysis starts a frame ahead, [`DuplicateWindow::prefetch`]),
+//! and memory that depends on neither the capture size nor the number of flows (a partition's
+//! table is allocated when its first frame comes, and grows, to 384 KiB at most, while its
+//! frames often push out others still inside the window). A frame is forgotten when its slot
+//! is taken by another of its partition, so a second copy is recognised as long as fewer than
+//! about [`SETS`] × [`WAYS`] frames of its partition came between the two copies (some 1.3 ms
+//! of a 100 Gb/s link at 1 KiB frames between two hosts alone, more than the default window).
+//! Keeping the tables apart per partition makes the result the same however partitions are
+//! spread over threads.
 
 use rocescope_parsers::ethernet::MacAddr;
 
-/// Sets in the table (a power of two), of two slots each.
-pub const SETS: usize = 1 << 13;
+use super::flows::FlowKey;
+use super::partition::{self, PARTITIONS, canonical};
+
+/// Sets in a partition's table (a power of two), of [`WAYS`] slots each.
+pub const SETS: usize = 1 << 12;
+/// Slots per set.
+pub const WAYS: usize = 4;
 
 /// What distinguishes two copies of one packet seen at different taps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -64,8 +74,8 @@ impl TapView {
 
 /// One remembered frame: its (flow, signature) key, when it was seen, its view's fingerprint,
 /// and the fingerprint of its other uncovered bytes with [`COPIED`] set once its
-/// byte-identical copy was seen; `ts_ns` is `i64::MIN` in an empty slot. 24 bytes, so that a
-/// set of two slots takes less than a cache line.
+/// byte-identical copy was seen; `ts_ns` is `i64::MIN` in an empty slot. 24 bytes: a set of
+/// four takes a cache line and a half.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     key: u64,
@@ -83,9 +93,78 @@ impl Default for Slot {
     }
 }
 
+/// The partition of a packet's flow, and its key in that partition's table: a hash of the
+/// flow's key and the packet's content signature (the same whichever thread analyses it).
+fn slot_key(flow: &FlowKey, signature: u32) -> (usize, u64) {
+    let hosts = partition::mix(canonical(flow.src) ^ (u128::from(flow.dst_qp) << 64), canonical(flow.dst));
+    (partition::of_hosts(flow.src, flow.dst), hosts.rotate_left(32) ^ u64::from(signature))
+}
+
 /// A 64-bit fingerprint folded to `bits` bits (collisions only hide a duplicate).
 fn fold(x: u64, bits: u32) -> u32 {
     ((x ^ (x >> 32)) as u32) & (u32::MAX >> (32 - bits))
+}
+
+/// The slots of one set: a frame's key goes to one set and takes any of its slots.
+type Set = [Slot; WAYS];
+
+/// One partition's sets: [`INITIAL_SETS`] at first, doubled (up to [`SETS`]) once more than
+/// one new frame in [`CROWDED`] pushed out another still inside the window (counted over as
+/// many new frames as the table has sets): a partition with few frames in a window keeps a
+/// small, cache-resident table and a busy one gets the room it needs. How a table grows
+/// depends on its own partition's frames only.
+#[derive(Debug)]
+struct Table {
+    sets: Vec<Set>,
+    /// log2 of the number of sets.
+    bits: u32,
+    /// New frames since the table last grew or was looked at, and those of them that pushed
+    /// out a frame still inside the window.
+    inserted: usize,
+    pushed_out: usize,
+}
+
+/// Sets a partition's table starts with.
+pub const INITIAL_SETS: usize = 1 << 7;
+
+/// A table is crowded when more than one new frame in this many pushes out a live one.
+pub const CROWDED: usize = 64;
+
+impl Table {
+    fn new() -> Self {
+        let sets = vec![[Slot::default(); WAYS]; INITIAL_SETS];
+        Table { sets, bits: INITIAL_SETS.trailing_zeros(), inserted: 0, pushed_out: 0 }
+    }
+
+    /// The set of `key`: Fibonacci hashing, whose top bits spread flows and signatures.
+    fn index(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    /// Counts a new frame; `live`: it would push out one still inside the window. True when
+    /// the table is to grow first.
+    fn crowded_by(&mut self, live: bool) -> bool {
+        self.inserted += 1;
+        self.pushed_out += usize::from(live);
+        if self.inserted >= self.sets.len() {
+            (self.inserted, self.pushed_out) = (0, 0);
+        }
+        live && self.pushed_out * CROWDED > self.sets.len() && self.sets.len() < SETS
+    }
+
+    /// Doubles the sets; each set's slots go to the two sets it splits into, so none is lost.
+    fn grow(&mut self) {
+        let doubled = vec![[Slot::default(); WAYS]; self.sets.len() * 2];
+        let old = std::mem::replace(&mut self.sets, doubled);
+        self.bits += 1;
+        (self.inserted, self.pushed_out) = (0, 0);
+        for slot in old.iter().flatten().filter(|s| s.ts_ns != i64::MIN) {
+            let index = self.index(slot.key);
+            if let Some(free) = self.sets.get_mut(index).and_then(|set| set.iter_mut().find(|s| s.ts_ns == i64::MIN)) {
+                *free = *slot;
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -93,12 +172,23 @@ pub struct DuplicateWindow {
     window_ns: i64,
     /// In a doubled mirror: how far apart a frame and its byte-identical copy may be.
     span_window_ns: Option<i64>,
-    sets: Box<[[Slot; 2]]>,
+    /// Each partition's table, once it has had a frame.
+    tables: Vec<Option<Table>>,
 }
 
 impl DuplicateWindow {
     pub fn new(window_ns: i64) -> Self {
-        DuplicateWindow { window_ns, span_window_ns: None, sets: vec![[Slot::default(); 2]; SETS].into_boxed_slice() }
+        DuplicateWindow { window_ns, span_window_ns: None, tables: (0..PARTITIONS).map(|_| None).collect() }
+    }
+
+    /// Starts loading the set [`DuplicateWindow::check`] will look at for this packet.
+    pub fn prefetch(&self, flow: &FlowKey, signature: u32) {
+        let (partition, key) = slot_key(flow, signature);
+        if let Some(Some(table)) = self.tables.get(partition)
+            && let Some(set) = table.sets.get(table.index(key))
+        {
+            crate::prefetch::value(set);
+        }
     }
 
     /// The capture is a doubled mirror: byte-identical copies within `span_window_ns` count.
@@ -106,37 +196,48 @@ impl DuplicateWindow {
         self.span_window_ns = Some(span_window_ns);
     }
 
-    /// Is the packet with content `signature` in flow `flow` a mirror duplicate? Remembers it
+    /// Is the packet with content `signature` of flow `flow` a mirror duplicate? Remembers it
     /// when it is not.
-    pub fn check(&mut self, flow: u32, signature: u32, ts_ns: i64, outside: &Outside) -> bool {
-        let key = (u64::from(flow) << 32) | u64::from(signature);
-        // Fibonacci hashing spreads flows and signatures over the table.
-        let index = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SETS.trailing_zeros())) as usize;
-        let Some(set) = self.sets.get_mut(index) else { return false };
+    pub fn check(&mut self, flow: &FlowKey, signature: u32, ts_ns: i64, outside: &Outside) -> bool {
+        let (partition, key) = slot_key(flow, signature);
         let full_view = outside.view.fingerprint();
         let view = fold(full_view, 32);
         // only a doubled mirror compares the other uncovered bytes
         let rest = if self.span_window_ns.is_some() { fold(outside.fingerprint(full_view), 31) } else { 0 };
         let fresh = Slot { key, ts_ns, view, outside: rest };
-        let [a, b] = set;
-        let (hit, other) = if a.key == key && a.ts_ns != i64::MIN { (a, b) } else { (b, a) };
-        if hit.key == key && hit.ts_ns != i64::MIN {
-            let age = ts_ns.saturating_sub(hit.ts_ns);
-            if (0..=self.window_ns).contains(&age) && hit.view != view {
-                return true;
+        let (window_ns, span_window_ns) = (self.window_ns, self.span_window_ns);
+        let Some(table) = self.tables.get_mut(partition) else { return false };
+        let table = table.get_or_insert_with(Table::new);
+        loop {
+            let index = table.index(key);
+            let Some(set) = table.sets.get_mut(index) else { return false };
+            if let Some(hit) = set.iter_mut().find(|s| s.key == key && s.ts_ns != i64::MIN) {
+                let age = ts_ns.saturating_sub(hit.ts_ns);
+                if (0..=window_ns).contains(&age) && hit.view != view {
+                    return true;
+                }
+                let identical = hit.view == view && hit.outside == fresh.outside;
+                if identical && span_window_ns.is_some_and(|w| (0..=w).contains(&age)) {
+                    hit.outside |= COPIED;
+                    return true;
+                }
+                *hit = fresh;
+                return false;
             }
-            let identical = hit.view == view && hit.outside == fresh.outside;
-            if identical && self.span_window_ns.is_some_and(|w| (0..=w).contains(&age)) {
-                hit.outside |= COPIED;
-                return true;
+            // A new key replaces the oldest of the set (an empty slot is the oldest), unless
+            // the table grows first.
+            let Some(oldest) = (0..WAYS).min_by_key(|&w| set[w].ts_ns) else { return false };
+            let oldest_ts = set[oldest].ts_ns;
+            let live =
+                oldest_ts != i64::MIN && ts_ns.saturating_sub(oldest_ts) <= window_ns.max(span_window_ns.unwrap_or(0));
+            if !table.crowded_by(live) {
+                if let Some(slot) = table.sets.get_mut(index).and_then(|set| set.get_mut(oldest)) {
+                    *slot = fresh;
+                }
+                return false;
             }
-            *hit = fresh;
-            return false;
+            table.grow();
         }
-        // A new key replaces the older of the two.
-        let victim = if hit.ts_ns <= other.ts_ns { hit } else { other };
-        *victim = fresh;
-        false
     }
 }
 
@@ -202,16 +303,27 @@ mod tests {
     };
     const B: Outside = Outside { view: TapView { ttl: 63, ..A.view }, ..A };
 
+    /// A flow between two hosts, to QP `qp`.
+    fn qp(qp: u32) -> FlowKey {
+        FlowKey { src: std::net::IpAddr::from([10, 0, 0, 1]), dst: std::net::IpAddr::from([10, 0, 0, 2]), dst_qp: qp }
+    }
+
+    /// A flow from host `host` of 10.1.0.0/16, and its partition.
+    fn from_host(host: u32) -> (FlowKey, usize) {
+        let key = FlowKey { src: std::net::IpAddr::from((10 << 24 | 1 << 16 | host).to_be_bytes()), ..qp(1) };
+        (key, partition::of_hosts(key.src, key.dst))
+    }
+
     #[test]
     fn a_copy_from_another_tap_within_the_window_is_a_duplicate() {
         let mut w = DuplicateWindow::new(1_000_000);
-        assert!(!w.check(1, 0xAB, 0, &A));
-        assert!(w.check(1, 0xAB, 1_000, &B));
+        assert!(!w.check(&qp(1), 0xAB, 0, &A));
+        assert!(w.check(&qp(1), 0xAB, 1_000, &B));
         // the same bytes with the same TTL and MACs: a real resend, not a mirror copy
-        assert!(!w.check(1, 0xAB, 2_000, &A));
+        assert!(!w.check(&qp(1), 0xAB, 2_000, &A));
         // another flow, or too late
-        assert!(!w.check(2, 0xAB, 2_500, &B));
-        assert!(!w.check(1, 0xAB, 2_000 + 1_000_001, &B));
+        assert!(!w.check(&qp(2), 0xAB, 2_500, &B));
+        assert!(!w.check(&qp(1), 0xAB, 2_000 + 1_000_001, &B));
     }
 
     #[test]
@@ -219,10 +331,11 @@ mod tests {
         let mut w = DuplicateWindow::new(1_000_000);
         let mut found = 0;
         for i in 0..100_000u32 {
-            w.check(i % 64, i.wrapping_mul(2_654_435_761), i64::from(i) * 10, &A);
+            w.check(&qp(i % 64), i.wrapping_mul(2_654_435_761), i64::from(i) * 10, &A);
             if i >= 1_000 {
                 let earlier = i - 1_000;
-                found += u32::from(w.check(earlier % 64, earlier.wrapping_mul(2_654_435_761), i64::from(i) * 10, &B));
+                found +=
+                    u32::from(w.check(&qp(earlier % 64), earlier.wrapping_mul(2_654_435_761), i64::from(i) * 10, &B));
             }
         }
         // a copy 1,000 frames later is recognised with near certainty
@@ -230,21 +343,48 @@ mod tests {
     }
 
     #[test]
+    fn a_table_grows_only_while_frames_inside_the_window_are_pushed_out() {
+        let mut w = DuplicateWindow::new(1_000);
+        let partition = partition::of_hosts(qp(1).src, qp(1).dst);
+        let sets = |w: &DuplicateWindow| w.tables[partition].as_ref().map_or(0, |t| t.sets.len());
+        for i in 0..10_000u32 {
+            w.check(&qp(1), i, i64::from(i) * 2_000, &A); // each frame outside the last one's window
+        }
+        assert_eq!(sets(&w), INITIAL_SETS);
+        for i in 0..100_000u32 {
+            w.check(&qp(2), i, 100_000_000 + i64::from(i), &A); // a thousand frames per window
+        }
+        assert!(sets(&w) > INITIAL_SETS && sets(&w) <= SETS, "{}", sets(&w));
+    }
+
+    #[test]
+    fn frames_of_other_partitions_never_push_a_frame_out() {
+        let mut w = DuplicateWindow::new(1_000_000);
+        let (flow, partition) = from_host(0);
+        assert!(!w.check(&flow, 0xAB, 0, &A));
+        let others: Vec<FlowKey> = (1..1_000).map(from_host).filter(|(_, p)| *p != partition).map(|(k, _)| k).collect();
+        for i in 0..100_000u32 {
+            w.check(&others[i as usize % others.len()], i, 1, &A);
+        }
+        assert!(w.check(&flow, 0xAB, 2, &B));
+    }
+
+    #[test]
     fn in_a_doubled_mirror_the_first_identical_copy_is_the_duplicate() {
         let mut w = DuplicateWindow::new(1_000_000);
         // not doubled: an identical copy is a resend
-        assert!(!w.check(1, 0xAB, 0, &A));
-        assert!(!w.check(1, 0xAB, 1_000, &A));
+        assert!(!w.check(&qp(1), 0xAB, 0, &A));
+        assert!(!w.check(&qp(1), 0xAB, 1_000, &A));
         w.doubled(50_000);
-        assert!(!w.check(1, 0xCD, 0, &A));
-        assert!(w.check(1, 0xCD, 10_000, &A), "the first copy within the span window");
-        assert!(!w.check(1, 0xCD, 20_000, &A), "a later appearance is a resend");
-        assert!(w.check(1, 0xCD, 21_000, &A), "whose own copy is its duplicate");
-        assert!(!w.check(1, 0xEF, 0, &A));
-        assert!(!w.check(1, 0xEF, 60_000, &A), "outside the span window");
+        assert!(!w.check(&qp(1), 0xCD, 0, &A));
+        assert!(w.check(&qp(1), 0xCD, 10_000, &A), "the first copy within the span window");
+        assert!(!w.check(&qp(1), 0xCD, 20_000, &A), "a later appearance is a resend");
+        assert!(w.check(&qp(1), 0xCD, 21_000, &A), "whose own copy is its duplicate");
+        assert!(!w.check(&qp(1), 0xEF, 0, &A));
+        assert!(!w.check(&qp(1), 0xEF, 60_000, &A), "outside the span window");
         let marked = Outside { tos: Some(0x6B), ..A };
-        assert!(!w.check(1, 0x12, 0, &A));
-        assert!(!w.check(1, 0x12, 1_000, &marked), "a copy that differs in a masked byte is no copy");
+        assert!(!w.check(&qp(1), 0x12, 0, &A));
+        assert!(!w.check(&qp(1), 0x12, 1_000, &marked), "a copy that differs in a masked byte is no copy");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 use super::counts::{EcnCounts, FlowCounters};
 use super::frame::RoceFacts;
 use super::histogram::LogHistogram;
+use super::partition::canonical;
 use super::policy::PolicyCounts;
 use super::responses::{ReadQueue, ResponseCursor};
 use super::sequence::Sequence;
@@ -265,11 +266,7 @@ struct PackedKey(u128, u128, u32);
 
 impl From<&FlowKey> for PackedKey {
     fn from(k: &FlowKey) -> Self {
-        let bits = |a: IpAddr| match a {
-            IpAddr::V4(v4) => u128::from(v4.to_ipv6_mapped()),
-            IpAddr::V6(v6) => u128::from(v6),
-        };
-        PackedKey(bits(k.src), bits(k.dst), k.dst_qp)
+        PackedKey(canonical(k.src), canonical(k.dst), k.dst_qp)
     }
 }
 
@@ -297,6 +294,23 @@ impl FlowTable {
             retired: FxHashMap::default(),
             last: None,
         }
+    }
+
+    /// A table of `flows`, numbered in their order; each key looks up its last flow.
+    pub fn joined(flows: Vec<Flow>, limit: usize) -> Self {
+        let mut table = FlowTable::with_limit(limit);
+        for (id, f) in flows.iter().enumerate() {
+            let packed = PackedKey::from(&f.key);
+            if let Some(replaced) = table.by_key.insert(packed, id as FlowId) {
+                table.retired.insert(packed, replaced);
+                if let Some(ids) = table.by_hosts.get_mut(&(f.key.src, f.key.dst)) {
+                    ids.retain(|i| *i != replaced);
+                }
+            }
+            table.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(id as FlowId);
+        }
+        table.flows = flows;
+        table
     }
 
     pub fn get(&self, key: &FlowKey) -> Option<FlowId> {

@@ -16,6 +16,8 @@ pub mod flows;
 pub mod frame;
 pub mod gaps;
 pub mod histogram;
+pub mod merge;
+pub mod partition;
 pub mod pfc;
 pub mod policy;
 pub mod report;
@@ -40,6 +42,7 @@ use rocescope_parsers::psn::psn_diff;
 
 use crate::decode::IcrcStatus;
 use cm::{CmEvent, CmTracker};
+pub use counts::FrameCounts;
 use counts::{EcnCounts, IcrcCounts};
 use duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
 use episodes::Episode;
@@ -108,22 +111,6 @@ pub struct Verdict {
     pub flow: Option<FlowId>,
     pub seq: Option<SeqClass>,
     pub mirror_duplicate: bool,
-}
-
-/// Frame counts of the whole capture (report conventions: every frame is RoCE, non-RoCE or
-/// malformed; PFC and PAUSE frames are non-RoCE; mirror duplicates count as frames).
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct FrameCounts {
-    pub frames: u64,
-    pub bytes: u64,
-    pub roce_packets: u64,
-    pub roce_v1: u64,
-    pub roce_v2: u64,
-    pub non_roce: u64,
-    pub pfc_frames: u64,
-    pub pause_frames: u64,
-    pub malformed: u64,
-    pub mirror_duplicates: u64,
 }
 
 /// Capture-wide counters.
@@ -213,6 +200,22 @@ pub struct Analyzer {
     packets_held: usize,
     /// Scratch list of what a PSN space decided.
     events: Vec<SeqEvent>,
+    /// The most sequenced packets held at once (see [`merge`]).
+    packets_held_peak: usize,
+    /// Whether the record facts of each frame (frames, bytes, timestamps) are left to
+    /// [`Analyzer::observe_record`], as in a shard of a split analysis.
+    records_apart: bool,
+    finished: bool,
+}
+
+/// Where every shard of an analysis split by host-pair partition starts: what the whole
+/// capture's first frames decided before the split ([`Analyzer::shard_start`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardStart {
+    /// The doubled-mirror decision: RoCE frames looked at, those with a copy, the verdict.
+    pub doubled_mirror: (usize, usize, bool),
+    /// When the capture's first RoCE frame was captured: where the timeline starts.
+    pub timeline_start: Option<i64>,
 }
 
 fn host_pair(a: IpAddr, b: IpAddr) -> (IpAddr, IpAddr) {
@@ -256,7 +259,30 @@ impl Analyzer {
             now_ns: i64::MIN,
             packets_held: 0,
             events: Vec::new(),
+            packets_held_peak: 0,
+            records_apart: false,
+            finished: false,
         }
+    }
+
+    /// One shard of an analysis split by host-pair partition ([`partition`]): it is given the
+    /// frames of some partitions only, and starts from the decisions `start` took on the
+    /// whole capture's first frames. Record facts come through [`Analyzer::observe_record`],
+    /// which one shard is given for every frame. [`merge::shards`] joins the shards.
+    pub fn shard(config: Config, start: ShardStart) -> Self {
+        let mut shard = Analyzer { probe: None, records_apart: true, ..Analyzer::new(config) };
+        shard.apply_doubling(start.doubled_mirror);
+        shard.timeline.start_at(start.timeline_start);
+        shard
+    }
+
+    /// Where the shards of a split analysis start, once this analysis of the capture's first
+    /// frames knows it: the doubled-mirror decision is taken, and the first RoCE frame seen or
+    /// the input over (`ended`, after [`Analyzer::decide_doubling`]).
+    pub fn shard_start(&self, ended: bool) -> Option<ShardStart> {
+        let doubled_mirror = self.capture.doubled_mirror?;
+        let timeline_start = self.timeline.start_ns();
+        (timeline_start.is_some() || ended).then_some(ShardStart { doubled_mirror, timeline_start })
     }
 
     /// An analyzer that also gives each frame's verdict ([`Analyzer::next_verdict`]).
@@ -278,18 +304,31 @@ impl Analyzer {
         }
     }
 
+    /// Starts loading what [`Analyzer::observe`] will look up first for `next`, the frame
+    /// after the one observed next (its mirror-duplicate slot): a hint that overlaps that
+    /// memory access with the work on the frame before.
+    pub fn prefetch(&self, next: &FrameSummary) {
+        if let Content::Roce(roce) = &next.content {
+            let (src, dst) = next.endpoints();
+            self.duplicates.prefetch(&FlowKey { src, dst, dst_qp: roce.dest_qp }, roce.signature);
+        }
+    }
+
     /// Decides whether the capture is a doubled mirror with the frames seen so far (at the
     /// end of the input, or when a live capture reports) and analyses the frames held.
     pub fn decide_doubling(&mut self) {
         let Some(probe) = self.probe.take() else { return };
         let (frames, copied) = probe.detector.counts();
-        let doubled = probe.detector.is_doubled();
-        self.capture.doubled_mirror = Some((frames, copied, doubled));
-        if doubled {
-            self.duplicates.doubled(self.config.span_window_ns);
-        }
+        self.apply_doubling((frames, copied, probe.detector.is_doubled()));
         for s in &probe.frames {
             self.process(s);
+        }
+    }
+
+    fn apply_doubling(&mut self, decision: (usize, usize, bool)) {
+        self.capture.doubled_mirror = Some(decision);
+        if decision.2 {
+            self.duplicates.doubled(self.config.span_window_ns);
         }
     }
 
@@ -332,19 +371,30 @@ impl Analyzer {
         }
     }
 
-    fn observe_capture(&mut self, s: &FrameSummary) {
+    /// What a frame's record says of the capture: its time, length and captured length. Every
+    /// frame is counted here, in capture order: by [`Analyzer::observe`] itself, or in a shard
+    /// of a split analysis by this call (made for every frame, of every shard, on one shard).
+    pub fn observe_record(&mut self, ts_ns: i64, orig_len: u32, caplen: u32) {
         let c = &mut self.capture;
         self.totals.frames.frames += 1;
-        self.totals.frames.bytes += u64::from(s.orig_len);
-        c.first_ts_ns.get_or_insert(s.ts_ns);
-        c.last_ts_ns = Some(c.last_ts_ns.map_or(s.ts_ns, |t| t.max(s.ts_ns)));
-        if c.previous_ts_ns.is_some_and(|t| s.ts_ns < t) {
+        self.totals.frames.bytes += u64::from(orig_len);
+        c.first_ts_ns.get_or_insert(ts_ns);
+        c.last_ts_ns = Some(c.last_ts_ns.map_or(ts_ns, |t| t.max(ts_ns)));
+        if c.previous_ts_ns.is_some_and(|t| ts_ns < t) {
             c.non_monotonic_timestamps += 1;
         }
-        c.previous_ts_ns = Some(s.ts_ns);
-        if s.caplen < s.orig_len {
+        c.previous_ts_ns = Some(ts_ns);
+        if caplen < orig_len {
             c.snaplen_cut += 1;
         }
+    }
+
+    /// What a frame's decoding says of the capture: its encapsulations and tags.
+    fn observe_capture(&mut self, s: &FrameSummary) {
+        if !self.records_apart {
+            self.observe_record(s.ts_ns, s.orig_len, s.caplen);
+        }
+        let c = &mut self.capture;
         for name in s.encaps.iter().flatten() {
             bump(&mut c.encapsulations, name);
         }
@@ -420,7 +470,7 @@ impl Analyzer {
             self.first_untracked_frame.get_or_insert(frame);
             return;
         };
-        if self.duplicates.check(fid, roce.signature, ts_ns, &outside(s, roce)) {
+        if self.duplicates.check(&key, roce.signature, ts_ns, &outside(s, roce)) {
             self.totals.frames.mirror_duplicates += 1;
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.counts.mirror_duplicates += 1;
@@ -584,6 +634,9 @@ impl Analyzer {
         }
         self.pair_by_psn(fid, psn);
         let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
+        if psn_nak {
+            self.expire_flow(requests, self.now_ns);
+        }
         if let (true, Some(r)) = (psn_nak, self.flows.flow_mut(requests)) {
             r.requests.seq.on_nak(psn, ts_ns);
         }
@@ -646,19 +699,33 @@ impl Analyzer {
             .or_else(|| self.host_pmtu.get(&host_pair(f.key.src, f.key.dst)).copied())
     }
 
-    /// Ends the analysis: analyses the frames still held, decides what waited for a reorder
-    /// window, closes open episodes and pause periods.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// Does the analysis give each frame's verdict ([`Analyzer::with_verdicts`])?
+    pub fn gives_verdicts(&self) -> bool {
+        self.verdicts.is_some()
+    }
+
     /// Frames observed so far.
     pub fn frames(&self) -> u64 {
         self.totals.frames.frames
     }
 
+    /// Ends the analysis (once; later calls change nothing): analyses the frames still held,
+    /// decides what waited for a reorder window, closes open episodes and pause periods, and
+    /// lists the retransmit episodes in the order of their first resend.
     pub fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
         self.decide_doubling();
         for fid in 0..self.flows.flows.len() as FlowId {
             self.finish_flow(fid);
         }
         self.pauses.finish();
+        self.episodes.sort_by_key(|e| e.start_frame);
     }
 }
 

@@ -402,7 +402,7 @@ impl Report {
             live,
             config: config_report(&a.config),
             capture: capture_report(c),
-            totals: t.frames.clone(),
+            totals: t.frames,
             icrc: t.icrc,
             opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
             ecn: t.ecn,

@@ -32,6 +32,7 @@ fn position(facts: &RoceFacts) -> Position {
 
 impl Analyzer {
     pub(super) fn observe_sequenced(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
+        self.expire_flow(fid, self.now_ns);
         let space = space_of(roce.opcode);
         let arrival = Arrival { frame: s.number, ts_ns: s.ts_ns, psn: roce.psn };
         let config = self.config.reorder;
@@ -64,6 +65,7 @@ impl Analyzer {
         if held {
             f.held.push_back(Held { frame: s.number, ts_ns: s.ts_ns, facts: *roce, idle_ns });
             self.packets_held += 1;
+            self.packets_held_peak = self.packets_held_peak.max(self.packets_held);
         }
         if let Some(v) = &mut self.verdicts {
             v.hold(s.number);
@@ -303,7 +305,11 @@ impl Analyzer {
         }
     }
 
-    fn expire_flow(&mut self, fid: FlowId, now_ns: i64) {
+    /// Decides what the flow's reorder windows that ended before `now_ns` decide. Called for
+    /// a flow before its PSN spaces take anything new, so that what a flow decides depends on
+    /// its own frames and their times only, never on other flows' windows queued before its
+    /// own in [`Analyzer::expire`].
+    pub(super) fn expire_flow(&mut self, fid: FlowId, now_ns: i64) {
         let config = self.config.reorder;
         self.decide_spaces(fid, |seq, events| seq.expire(now_ns, &config, events));
     }

@@ -72,6 +72,31 @@ impl Timeline {
         self.start_ns.unwrap_or(0).saturating_add(self.width_ns.saturating_mul(bin as i64))
     }
 
+    /// Fixes where the timeline starts (before anything is added), rather than at the time of
+    /// the first value added.
+    pub fn start_at(&mut self, start_ns: Option<i64>) {
+        self.start_ns = self.start_ns.or(start_ns);
+    }
+
+    /// Adds the sums of `other`, a timeline of the same start, bins and channels (of other
+    /// frames): the result is the timeline of both sets of values.
+    pub fn merge(&mut self, other: &Timeline) {
+        if other.start_ns.is_none() {
+            return;
+        }
+        self.start_ns = self.start_ns.or(other.start_ns);
+        let mut other = other.clone();
+        while other.width_ns < self.width_ns {
+            other.merge_pairs();
+        }
+        while self.width_ns < other.width_ns {
+            self.merge_pairs();
+        }
+        for (sum, add) in self.sums.iter_mut().zip(&other.sums) {
+            *sum += add;
+        }
+    }
+
     pub fn width_ns(&self) -> i64 {
         self.width_ns
     }
@@ -127,5 +152,22 @@ mod tests {
         assert_eq!(t.width_ns(), 2_000);
         let total: u64 = t.series(0).iter().map(|(_, v)| v).sum();
         assert_eq!(total, 2_700 + 5_000);
+    }
+
+    #[test]
+    fn timelines_of_the_same_start_merge_into_the_timeline_of_all_their_values() {
+        let values = [(100, 0, 1), (2_000, 1, 4), (30_000, 0, 2), (31_000, 1, 8), (70_000, 0, 16)];
+        let mut whole = Timeline::new(8, 2);
+        let (mut even, mut odd) = (Timeline::new(8, 2), Timeline::new(8, 2));
+        even.start_at(Some(100));
+        odd.start_at(Some(100));
+        for (i, &(ts, channel, value)) in values.iter().enumerate() {
+            whole.add(ts, channel, value);
+            if i % 2 == 0 { even.add(ts, channel, value) } else { odd.add(ts, channel, value) }
+        }
+        assert!(odd.width_ns() < even.width_ns(), "the halves were binned differently");
+        odd.merge(&even);
+        assert_eq!((odd.series(0), odd.series(1)), (whole.series(0), whole.series(1)));
+        assert_eq!(odd.width_ns(), whole.width_ns());
     }
 }

@@ -46,6 +46,14 @@ impl Inputs {
         self.readers.iter_mut().map(CaptureReader::share_mapping).collect()
     }
 
+    /// The same inputs read again from their start, each with a mapping of its own: `None`
+    /// unless every input is a memory-mapped file that opens again.
+    pub fn reopen(&self) -> Option<Inputs> {
+        let readers: Option<Vec<CaptureReader>> =
+            self.readers.iter().map(|r| r.reopen().and_then(Result::ok)).collect();
+        readers.map(Inputs::new)
+    }
+
     pub fn readers(&self) -> &[CaptureReader] {
         &self.readers
     }

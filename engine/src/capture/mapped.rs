@@ -17,6 +17,8 @@ use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
 pub const RELEASE_EVERY: usize = 8 << 20;
 
 pub struct MappedFile {
+    /// The file, for another mapping of it ([`MappedFile::reopen`]).
+    file: File,
     map: Arc<Mmap>,
     start: usize,
     /// Bytes before this offset have been released.
@@ -47,7 +49,13 @@ impl MappedFile {
         let map = unsafe { MmapOptions::new().map(file)? };
         // Sequential access: the kernel reads ahead and may drop pages behind.
         let _ = map.advise(Advice::Sequential);
-        Ok(MappedFile { map: Arc::new(map), start: 0, released: 0, releases: true })
+        Ok(MappedFile { file: file.try_clone()?, map: Arc::new(map), start: 0, released: 0, releases: true })
+    }
+
+    /// A mapping of the same file of its own, read from the start: for another thread that
+    /// walks the file too, releasing its pages behind it as it goes.
+    pub fn reopen(&self) -> io::Result<MappedFile> {
+        MappedFile::new(&self.file)
     }
 
     /// The mapping, for a thread that reads the records' bytes after this reader has moved
@@ -83,20 +91,6 @@ impl MappedFile {
             };
             self.released = end;
         }
-    }
-}
-
-/// Asks the CPU to start loading `bytes` into its caches ahead of their use. A thread that
-/// hashes frame after frame of a mapping overlaps the memory latency of the next frames with
-/// the work on this one; the hardware prefetcher alone stops at every page boundary. A hint
-/// only: it never faults and changes no result.
-#[inline]
-pub fn prefetch(bytes: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    for line in bytes.chunks(64) {
-        // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 CPU; a prefetch only
-        // hints the cache and never dereferences the pointer (it is in `bytes` anyway).
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr().cast()) };
     }
 }
 

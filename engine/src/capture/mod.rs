@@ -283,6 +283,18 @@ impl CaptureReader {
         }
     }
 
+    /// A reader of the same memory-mapped file from its start, with a mapping of its own;
+    /// `None` for a file read as a stream.
+    pub fn reopen(&self) -> Option<Result<CaptureReader, CaptureError>> {
+        let ByteSource::Mapped(mapped) = &self.source else { return None };
+        let source = mapped.reopen().map(ByteSource::Mapped).map_err(|e| CaptureError {
+            file: self.name.clone(),
+            offset: None,
+            message: io_message(&e),
+        });
+        Some(source.and_then(|source| Self::from_source(self.name.clone(), source, Compression::None)))
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }

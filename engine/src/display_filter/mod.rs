@@ -104,6 +104,11 @@ impl Selection {
         self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
     }
 
+    /// Is every frame analysed (there is no filter)?
+    pub fn keeps_every_frame(&self) -> bool {
+        self.filter.is_none()
+    }
+
     /// Does the filter need ICRCs computed while decoding?
     pub fn reads_icrc(&self) -> bool {
         self.filter.as_ref().is_some_and(DisplayFilter::uses_icrc)

@@ -10,6 +10,7 @@
 //! A source is capture files ([`Inputs`]) or, in the command line's live capture, an interface.
 
 mod parallel;
+pub mod sharded;
 
 use std::io;
 
@@ -153,28 +154,64 @@ pub fn analyse(
     threads: usize,
     progress: &dyn Fn(u64),
 ) -> Ran<()> {
+    let shardable = selection.keeps_every_frame() && !analysis.wants_bytes() && !analysis.analyzer().gives_verdicts();
+    if threads > 1
+        && shardable
+        && let Some(ran) = sharded::analyse(inputs, decoder, analysis, threads, progress)
+    {
+        return ran;
+    }
     if threads > 1 {
         return parallel::analyse(inputs, decoder, selection, analysis, progress);
     }
-    run(inputs, decoder, &mut Analysing { selection, analysis }, progress)
+    run(inputs, decoder, &mut Analysing { selection, analysis, ahead: OneAhead::default() }, progress)
 }
 
 /// The one-thread analysis as a [`Stage`].
 struct Analysing<'s, 'a> {
     selection: &'s mut Selection,
     analysis: &'a mut dyn Analyse,
+    ahead: OneAhead,
 }
 
 impl Stage for Analysing<'_, '_> {
     fn frame(&mut self, frame: &Frame<'_>, packet: &DecodedFrame<'_>, _: &Decoder) -> io::Result<Step> {
-        if self.selection.keeps(frame.number, packet) {
-            let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
-            feed(self.analysis, &FrameSummary::of(frame.number, packet), raw)?;
+        if !self.selection.keeps(frame.number, packet) {
+            return Ok(Step::Continue);
+        }
+        let summary = FrameSummary::of(frame.number, packet);
+        if self.analysis.wants_bytes() {
+            feed(self.analysis, &summary, Some(Raw { file: frame.file, record: frame.record }))?;
+        } else {
+            self.ahead.observe(self.analysis.analyzer(), summary);
         }
         Ok(Step::Continue)
     }
 
     fn finish(&mut self, _: &Decoder) -> io::Result<()> {
+        self.ahead.flush(self.analysis.analyzer());
         Ok(())
+    }
+}
+
+/// One frame summary held back, so that the analyzer starts loading what it looks up for a
+/// frame while it analyses the frame before ([`Analyzer::prefetch`]).
+#[derive(Default)]
+struct OneAhead(Option<FrameSummary>);
+
+impl OneAhead {
+    /// Takes the next frame, and analyses the one before.
+    fn observe(&mut self, analyzer: &mut Analyzer, next: FrameSummary) {
+        analyzer.prefetch(&next);
+        if let Some(current) = self.0.replace(next) {
+            analyzer.observe(&current);
+        }
+    }
+
+    /// Analyses the frame held back.
+    fn flush(&mut self, analyzer: &mut Analyzer) {
+        if let Some(last) = self.0.take() {
+            analyzer.observe(&last);
+        }
     }
 }

@@ -74,12 +74,20 @@ pub fn analyse(
         let worker = scope.spawn(move || {
             let mut released = vec![0usize; mappings.len()];
             for mut batch in received {
+                if let Some(first) = batch.first_mut() {
+                    settle_deferred_icrc(mappings, first);
+                }
                 for i in 0..batch.len() {
                     if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
                         prefetch_frame(mappings, ahead);
                     }
-                    let work = &mut batch[i];
-                    settle_deferred_icrc(mappings, work);
+                    // the next frame's ICRC (its content signature) first, so that the analyzer
+                    // can start loading what it will look up for it
+                    if let Some(next) = batch.get_mut(i + 1) {
+                        settle_deferred_icrc(mappings, next);
+                        analysis.analyzer().prefetch(&next.summary);
+                    }
+                    let work = &batch[i];
                     let raw = work.copy.as_ref().map(|c| c.raw(work.file));
                     feed(analysis, &work.summary, raw)?;
                 }
@@ -141,7 +149,7 @@ fn prefetch_frame(mappings: &[Option<Arc<Mmap>>], work: &Work) {
         .and_then(Option::as_ref)
         .and_then(|map| map.get(work.at..work.at + work.summary.caplen as usize));
     if let (true, Some(bytes)) = (deferred, frame) {
-        mapped::prefetch(bytes);
+        crate::prefetch::bytes(bytes);
     }
 }
 

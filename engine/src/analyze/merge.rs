@@ -1,0 +1,153 @@
+//! Joining the shards of an analysis split by host-pair partition ([`Analyzer::shard`]) into
+//! the analysis one thread makes of the whole capture.
+//!
+//! A shard analyses every frame of its partitions, in capture order, and nothing the analysis
+//! relates crosses host pairs ([`super::partition`]), so each flow, connection and episode
+//! comes out of its shard as it comes out of one thread's analysis. What is left to join:
+//! flows are numbered again in the order of their first frame (the order one thread creates
+//! them in), counters are added, first frames take the earliest, lists are put in frame order,
+//! timelines of the same start are added bin by bin, and the record facts come from the shard
+//! that was given every frame's record (the first).
+//!
+//! Two things make the whole capture's frames matter to a shard, and then [`shards`] declines
+//! (the caller analyses on one thread instead, so no result depends on the thread count):
+//! - a bound on the whole analysis (flows tracked, retransmit episodes kept, CM connections,
+//!   sequenced packets held) might have been reached: the shards' totals, or their peaks of
+//!   held packets added up, exceed it;
+//! - timestamps go backwards somewhere: capture time is then the latest time seen over every
+//!   frame, which within one partition's frames can be earlier, and reorder windows would close
+//!   at other moments.
+
+use super::cm::MAX_CONNECTIONS;
+use super::flows::{FlowId, FlowTable};
+use super::trace::TRACED_FLOWS;
+use super::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD, Totals};
+
+/// The analysis of the whole capture from its shards (the first was given every frame's
+/// record), each finished; `None` when joining them might not give what one thread gives.
+pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
+    if !exact(&shards) {
+        return None;
+    }
+    let ids = flow_numbers(&shards);
+    let mut shards = shards.into_iter().zip(ids);
+    let (mut whole, whole_ids) = shards.next()?;
+    let mut flows = Vec::new();
+    let mut episodes = Vec::new();
+    take_flows(&mut whole, &whole_ids, &mut flows, &mut episodes);
+    for (mut shard, ids) in shards {
+        take_flows(&mut shard, &ids, &mut flows, &mut episodes);
+        add(&mut whole, &shard);
+    }
+    flows.sort_by_key(|(id, _)| *id);
+    episodes.sort_by_key(|e| e.start_frame);
+    whole.flows = FlowTable::joined(flows.into_iter().map(|(_, f)| f).collect(), whole.config.max_flows);
+    whole.episodes = episodes;
+    whole.capture.malformed.sort_by_key(|(_, _, first_frame, _)| *first_frame);
+    whole.cm.connections.sort_by_key(|c| c.request_frame);
+    Some(whole)
+}
+
+/// Could no bound have been reached, and do timestamps never go back?
+fn exact(shards: &[Analyzer]) -> bool {
+    let Some(first) = shards.first() else { return false };
+    let sum = |count: fn(&Analyzer) -> u64| shards.iter().map(count).sum::<u64>();
+    first.capture.non_monotonic_timestamps == 0
+        && sum(|a| a.flows.flows.len() as u64) <= first.config.max_flows as u64
+        && sum(|a| a.untracked_packets) == 0
+        && sum(|a| a.episodes.len() as u64 + a.episodes_dropped) <= MAX_EPISODES_KEPT as u64
+        && sum(|a| a.cm.connections.len() as u64 + a.cm.not_kept) <= MAX_CONNECTIONS as u64
+        && sum(|a| a.packets_held_peak as u64) <= PACKETS_HELD as u64
+}
+
+/// Each shard's flows' numbers in the whole analysis: in the order of their first frames
+/// (no two flows of different shards share one; a shard numbers its own in that order).
+fn flow_numbers(shards: &[Analyzer]) -> Vec<Vec<FlowId>> {
+    let mut all: Vec<(u64, usize, usize)> = shards
+        .iter()
+        .enumerate()
+        .flat_map(|(s, a)| a.flows.flows.iter().enumerate().map(move |(local, f)| (f.first_frame, s, local)))
+        .collect();
+    all.sort_unstable();
+    let mut ids: Vec<Vec<FlowId>> = shards.iter().map(|a| vec![0; a.flows.flows.len()]).collect();
+    for (id, (_, s, local)) in all.into_iter().enumerate() {
+        if let Some(slot) = ids.get_mut(s).and_then(|v| v.get_mut(local)) {
+            *slot = id as FlowId;
+        }
+    }
+    ids
+}
+
+/// Moves a shard's flows and episodes out, numbered as in the whole analysis; only the first
+/// [`TRACED_FLOWS`] flows of the whole keep their traces.
+fn take_flows(
+    shard: &mut Analyzer,
+    ids: &[FlowId],
+    flows: &mut Vec<(FlowId, super::flows::Flow)>,
+    episodes: &mut Vec<super::episodes::Episode>,
+) {
+    let number = |local: FlowId| ids.get(local as usize).copied().unwrap_or(local);
+    for (local, mut f) in std::mem::take(&mut shard.flows.flows).into_iter().enumerate() {
+        let id = number(local as FlowId);
+        f.peer = f.peer.map(|(p, method)| (number(p), method));
+        f.previous = f.previous.map(number);
+        if id as usize >= TRACED_FLOWS {
+            f.trace = None;
+        }
+        flows.push((id, f));
+    }
+    episodes.extend(std::mem::take(&mut shard.episodes).into_iter().map(|mut e| {
+        e.flow = number(e.flow);
+        e
+    }));
+}
+
+/// Adds what `shard` counted, beyond its flows and episodes, to `whole`.
+fn add(whole: &mut Analyzer, shard: &Analyzer) {
+    whole.totals.add(&shard.totals);
+    whole.capture.add_decoded(&shard.capture);
+    whole.timeline.merge(&shard.timeline);
+    whole.policy.merge(&shard.policy);
+    whole.cm.connections.extend(shard.cm.connections.iter().cloned());
+    whole.cm.not_kept += shard.cm.not_kept;
+    whole.episodes_dropped += shard.episodes_dropped;
+}
+
+impl Totals {
+    /// Adds what `other` counted of other frames.
+    pub fn add(&mut self, other: &Totals) {
+        let add_all = |into: &mut [u64], from: &[u64]| into.iter_mut().zip(from).for_each(|(a, b)| *a += b);
+        self.frames.add(&other.frames);
+        self.icrc.add(&other.icrc);
+        add_all(&mut self.opcodes, &other.opcodes);
+        self.ecn.add(&other.ecn);
+        add_all(&mut self.dscp, &other.dscp);
+        self.cnps += other.cnps;
+        add_all(&mut self.cnp_dscp, &other.cnp_dscp);
+        add_all(&mut self.cnp_vlan_pcp, &other.cnp_vlan_pcp);
+        self.management += other.management;
+        add_all(&mut self.management_dscp, &other.management_dscp);
+        self.management_ecn.add(&other.management_ecn);
+    }
+}
+
+impl CaptureFacts {
+    /// Adds what the decoding of other frames told (their encapsulations, mirror truncation and
+    /// malformed layers); the record facts stay.
+    fn add_decoded(&mut self, other: &CaptureFacts) {
+        self.mirror_truncated += other.mirror_truncated;
+        for &(name, count) in &other.encapsulations {
+            match self.encapsulations.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, n)) => *n += count,
+                None => self.encapsulations.push((name, count)),
+            }
+        }
+        for (layer, count, first_frame, reason) in &other.malformed {
+            match self.malformed.iter_mut().find(|(l, ..)| l == layer) {
+                Some(mine) if *first_frame < mine.2 => *mine = (layer, mine.1 + count, *first_frame, reason.clone()),
+                Some(mine) => mine.1 += count,
+                None => self.malformed.push((layer, *count, *first_frame, reason.clone())),
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The analysis split over threads by host-pair partition ([`crate::analyze::partition`]).
+//!
+//! This thread walks the records of the memory-mapped inputs and places each frame in its
+//! partition, from its plain RoCEv2 headers (or by decoding it, for anything else); it counts
+//! every frame's record facts and analyses the frames no partition holds (PFC, PAUSE, other
+//! frames without a RoCE host pair) in a shard of its own. Each of the `N` analysis threads
+//! owns the partitions `p` with `p % N` its number: it is handed where its frames lie in the
+//! mapping (a few dozen bytes per frame, in batches), and decodes, verifies and analyses them
+//! in a shard of its own. At the end [`crate::analyze::merge`] joins the shards.
+//!
+//! Before the split, the capture's first frames are analysed once for what every shard starts
+//! from: the doubled-mirror decision and the start of the timeline. When the join declines (a
+//! bound of the whole analysis may have been reached, or timestamps go backwards), [`analyse`]
+//! gives `None` and the caller analyses another way: the report never depends on the thread
+//! count.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+
+use memmap2::Mmap;
+
+use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
+use crate::analyze::frame::FrameSummary;
+use crate::analyze::{Analyzer, Config, ShardStart, merge, partition};
+use crate::capture::{Frame, Inputs, LinkType, Record, mapped};
+use crate::decode::Decoder;
+
+/// Frames the first-frames analysis reads at most before giving up on a split (a capture whose
+/// first RoCE frame comes later is analysed without one).
+const FIRST_FRAMES_READ: u64 = 1 << 18;
+
+/// Frames read between two hand-overs to every analysis thread.
+const BATCH: u64 = 2048;
+
+/// How many frames ahead of its decoding an analysis thread prefetches a frame's bytes.
+const PREFETCH_AHEAD: usize = 4;
+
+/// Where a frame lies in its file's mapping, with its record's facts.
+#[derive(Clone, Copy)]
+struct Located {
+    number: u64,
+    file: usize,
+    at: usize,
+    caplen: u32,
+    orig_len: u32,
+    ts_ns: i64,
+    link_type: LinkType,
+}
+
+/// Frames for one analysis thread, and how far the reading had come in every file when they
+/// were handed over (the thread's frames before that point are all in this batch or earlier).
+struct Batch {
+    frames: Vec<Located>,
+    read_to: Vec<usize>,
+}
+
+/// The mappings of the inputs, and how far each analysis thread has finished in each.
+struct Shared {
+    mappings: Vec<Arc<Mmap>>,
+    /// `finished[thread * files + file]`: the thread's frames before this offset are analysed.
+    finished: Vec<AtomicUsize>,
+}
+
+impl Shared {
+    fn bytes(&self, frame: &Located) -> &[u8] {
+        let map = self.mappings.get(frame.file).map_or(&[][..], |m| &m[..]);
+        map.get(frame.at..frame.at + frame.caplen as usize).unwrap_or_default()
+    }
+
+    fn record(&self, frame: &Located) -> Record<'_> {
+        let data = self.bytes(frame);
+        Record {
+            ts_ns: frame.ts_ns,
+            orig_len: frame.orig_len,
+            data,
+            link_type: frame.link_type,
+            offset: frame.at as u64,
+        }
+    }
+
+    /// The offset in `file` every analysis thread has finished.
+    fn finished_by_all(&self, file: usize, threads: usize) -> usize {
+        let files = self.mappings.len();
+        (0..threads)
+            .filter_map(|t| self.finished.get(t * files + file))
+            .map(|f| f.load(Ordering::Acquire))
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+/// Analyses every frame of `inputs` on `threads` analysis threads besides this one, and leaves
+/// `inputs` read to their end (what a pcapng file's interfaces said included), as one thread's
+/// run does; `None`, with `analysis` and `inputs` untouched, when the inputs are not all
+/// memory-mapped files, or when the shards cannot be joined into what one thread would give.
+pub fn analyse(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    analysis: &mut dyn Analyse,
+    threads: usize,
+    progress: &dyn Fn(u64),
+) -> Option<Ran<()>> {
+    let config = analysis.analyzer().config();
+    let start = shard_start(inputs.reopen()?, decoder, config)?;
+    let mut reading = inputs.reopen()?;
+    let mappings: Vec<Arc<Mmap>> = reading.share_mappings().into_iter().collect::<Option<_>>()?;
+    let files = mappings.len();
+    let finished = (0..threads * files).map(|_| AtomicUsize::new(0)).collect();
+    let shared = Shared { mappings, finished };
+    let mut reader = Reader { shard: Analyzer::shard(config, start), router: decoder.clone().deferring_icrc() };
+    let (frames, shards) = std::thread::scope(|scope| {
+        let (senders, workers): (Vec<_>, Vec<_>) = (0..threads)
+            .map(|t| {
+                let (send, receive) = mpsc::sync_channel::<Batch>(4);
+                let shared = &shared;
+                (send, scope.spawn(move || analyse_batches(t, receive, shared, decoder, config, start)))
+            })
+            .unzip();
+        let frames = reader.read(&mut reading, decoder, &senders, &shared, progress);
+        drop(senders);
+        let shards: Option<Vec<Analyzer>> = workers.into_iter().map(|w| w.join().ok()).collect();
+        (frames, shards)
+    });
+    let mut whole = reader.shard;
+    whole.finish();
+    let joined = merge::shards(std::iter::once(whole).chain(shards?).collect())?;
+    *analysis.analyzer() = joined;
+    let damage = reading.take_damage();
+    *inputs = reading;
+    Some(Ran { frames, damage, result: Ok(()) })
+}
+
+/// Analyses the capture's first frames for where the shards start; `None` when that takes
+/// more than [`FIRST_FRAMES_READ`] frames.
+fn shard_start(mut inputs: Inputs, decoder: &Decoder, config: Config) -> Option<ShardStart> {
+    let mut first = Analyzer::new(config);
+    while let Some(frame) = inputs.next_frame() {
+        first.observe(&FrameSummary::of(frame.number, &decoder.decode(&frame.record)));
+        if let Some(start) = first.shard_start(false) {
+            return Some(start);
+        }
+        if frame.number >= FIRST_FRAMES_READ {
+            return None;
+        }
+    }
+    first.decide_doubling();
+    first.shard_start(true)
+}
+
+/// The reading thread's part: every record, and the frames no partition holds.
+struct Reader {
+    shard: Analyzer,
+    /// Decodes the frames the plain headers cannot place, without their ICRCs.
+    router: Decoder,
+}
+
+impl Reader {
+    /// Reads `inputs` to their end, handing each analysis thread its frames; the frames read.
+    fn read(
+        &mut self,
+        inputs: &mut Inputs,
+        decoder: &Decoder,
+        senders: &[mpsc::SyncSender<Batch>],
+        shared: &Shared,
+        progress: &dyn Fn(u64),
+    ) -> u64 {
+        let threads = senders.len();
+        let mut pending: Vec<Vec<Located>> = (0..threads).map(|_| Vec::new()).collect();
+        let mut released = vec![0; shared.mappings.len()];
+        let mut prefetched = vec![0; shared.mappings.len()];
+        let mut frames = 0;
+        while let Some(frame) = inputs.next_frame() {
+            frames = frame.number;
+            prefetch_ahead(shared, &frame, &mut prefetched);
+            let r = &frame.record;
+            self.shard.observe_record(r.ts_ns, r.orig_len, r.data.len() as u32);
+            match self.partition_of(r) {
+                Some(p) => {
+                    let located = locate(&frame, shared);
+                    if let Some(batch) = pending.get_mut(p % threads) {
+                        batch.push(located);
+                    }
+                }
+                None => self.shard.observe(&FrameSummary::of(frame.number, &decoder.decode(r))),
+            }
+            if frames.is_multiple_of(BATCH) {
+                let read_to = read_to(&frame, shared, &released);
+                hand_over(senders, &mut pending, &read_to);
+                release_finished(shared, threads, &mut released);
+            }
+            if frames.is_multiple_of(PROGRESS_EVERY) {
+                progress(inputs.position());
+            }
+        }
+        let ends: Vec<usize> = shared.mappings.iter().map(|m| m.len()).collect();
+        hand_over(senders, &mut pending, &ends);
+        frames
+    }
+
+    /// The partition of a frame with a RoCE host pair.
+    fn partition_of(&self, record: &Record<'_>) -> Option<usize> {
+        let hosts = self.router.plain_hosts(record).or_else(|| {
+            let packet = self.router.decode(record);
+            packet.roce().and(packet.src_ip().zip(packet.dst_ip()))
+        });
+        hosts.map(|(a, b)| partition::of_hosts(a, b))
+    }
+}
+
+/// How far ahead of a frame the reading thread starts loading its file's bytes.
+const READ_AHEAD: usize = 16 << 10;
+
+/// Starts loading the bytes of `frame`'s file up to [`READ_AHEAD`] after it, from where the
+/// last call stopped: the records' headers the reading thread walks next are in the cache when
+/// it comes to them (the hardware prefetcher does not follow a walk that skips most of every
+/// frame).
+fn prefetch_ahead(shared: &Shared, frame: &Frame<'_>, prefetched: &mut [usize]) {
+    let (Some(map), Some(from)) = (shared.mappings.get(frame.file), prefetched.get_mut(frame.file)) else { return };
+    let to = (locate(frame, shared).at + READ_AHEAD).min(map.len());
+    if let Some(bytes) = map.get((*from).max(to.saturating_sub(READ_AHEAD))..to) {
+        crate::prefetch::bytes(bytes);
+    }
+    *from = to.max(*from);
+}
+
+/// Where `frame` lies in its file's mapping.
+fn locate(frame: &Frame<'_>, shared: &Shared) -> Located {
+    let base = shared.mappings.get(frame.file).map_or(0, |m| m.as_ptr() as usize);
+    let r = &frame.record;
+    Located {
+        number: frame.number,
+        file: frame.file,
+        at: (r.data.as_ptr() as usize).saturating_sub(base),
+        caplen: r.data.len() as u32,
+        orig_len: r.orig_len,
+        ts_ns: r.ts_ns,
+        link_type: r.link_type,
+    }
+}
+
+/// How far the reading has come in each file: `frame` in its own, what was already released
+/// (at least) in the others.
+fn read_to(frame: &Frame<'_>, shared: &Shared, released: &[usize]) -> Vec<usize> {
+    let at = locate(frame, shared).at;
+    (0..shared.mappings.len())
+        .map(|f| if f == frame.file { at } else { released.get(f).copied().unwrap_or(0) })
+        .collect()
+}
+
+/// Hands every analysis thread its pending frames (an empty batch too: it says how far the
+/// reading has come).
+fn hand_over(senders: &[mpsc::SyncSender<Batch>], pending: &mut [Vec<Located>], read_to: &[usize]) {
+    for (send, frames) in senders.iter().zip(pending.iter_mut()) {
+        let frames = std::mem::replace(frames, Vec::with_capacity(BATCH as usize));
+        // a thread that stopped has failed; joining it says so
+        let _ = send.send(Batch { frames, read_to: read_to.to_vec() });
+    }
+}
+
+/// Releases the mapped pages every analysis thread has finished with.
+fn release_finished(shared: &Shared, threads: usize, released: &mut [usize]) {
+    for (file, map) in shared.mappings.iter().enumerate() {
+        let done = shared.finished_by_all(file, threads);
+        if let Some(from) = released.get_mut(file).filter(|from| done.saturating_sub(**from) >= mapped::RELEASE_EVERY) {
+            *from = mapped::release(map, *from, done);
+        }
+    }
+}
+
+/// An analysis thread: the frames of its partitions, decoded, verified and analysed in order.
+fn analyse_batches(
+    thread: usize,
+    batches: mpsc::Receiver<Batch>,
+    shared: &Shared,
+    decoder: &Decoder,
+    config: Config,
+    start: ShardStart,
+) -> Analyzer {
+    let mut shard = Analyzer::shard(config, start);
+    let mut ahead = OneAhead::default();
+    let files = shared.mappings.len();
+    for batch in batches {
+        for (i, frame) in batch.frames.iter().enumerate() {
+            if let Some(next) = batch.frames.get(i + PREFETCH_AHEAD) {
+                crate::prefetch::bytes(shared.bytes(next));
+            }
+            let packet = decoder.decode(&shared.record(frame));
+            ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
+        }
+        for (file, &to) in batch.read_to.iter().enumerate() {
+            if let Some(finished) = shared.finished.get(thread * files + file) {
+                finished.store(to, Ordering::Release);
+            }
+        }
+    }
+    ahead.flush(&mut shard);
+    shard.finish();
+    shard
+}
