@@ -3,9 +3,11 @@
 //!
 //! - [`run`]: one thread reads, decodes and hands every frame to a [`Stage`] in capture order
 //!   (`packets`, `annotate`, `capture`);
-//! - [`analyse`]: the frames a [`Selection`] keeps, summarised for an [`Analyse`]r, on one
-//!   thread or two: with two, one reads and decodes, the other analyses, and with memory-mapped
-//!   inputs it also computes the ICRCs ([`parallel`]) (`analyze`).
+//! - [`analyse`]: the frames a [`Selection`] keeps, summarised for an [`Analyse`]r (`analyze`).
+//!   On one thread; or split by host-pair partition over N analysis threads, when every input
+//!   is memory-mapped and every frame is analysed with no per-frame output ([`sharded`]); or
+//!   else on two, one reading and decoding, the other analysing and, with memory-mapped
+//!   inputs, computing the ICRCs ([`parallel`]).
 //!
 //! A source is capture files ([`Inputs`]) or, in the command line's live capture, an interface.
 
@@ -144,8 +146,8 @@ fn feed(analysis: &mut dyn Analyse, summary: &FrameSummary, raw: Option<Raw<'_>>
     }
 }
 
-/// Analyses the frames of `inputs` that `selection` keeps, on `threads` threads (one, or two:
-/// more are not used yet); the result is the same for any number.
+/// Analyses the frames of `inputs` that `selection` keeps, on `threads` threads (see the
+/// module's summary of the layouts); the result is the same for any number.
 pub fn analyse(
     inputs: &mut Inputs,
     decoder: &Decoder,

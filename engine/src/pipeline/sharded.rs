@@ -4,9 +4,9 @@
 //! partition, from its plain RoCEv2 headers (or by decoding it, for anything else); it counts
 //! every frame's record facts and analyses the frames no partition holds (PFC, PAUSE, other
 //! frames without a RoCE host pair) in a shard of its own. Each of the `N` analysis threads
-//! owns the partitions `p` with `p % N` its number: it is handed where its frames lie in the
-//! mapping (a few dozen bytes per frame, in batches), and decodes, verifies and analyses them
-//! in a shard of its own. At the end [`crate::analyze::merge`] joins the shards.
+//! owns some partitions (given in turn as they first appear): it is handed where their frames
+//! lie in the mapping (a few dozen bytes per frame, in batches), and decodes, verifies and
+//! analyses them in a shard of its own. At the end [`crate::analyze::merge`] joins the shards.
 //!
 //! Before the split, the capture's first frames are analysed once for what every shard starts
 //! from: the doubled-mirror decision and the start of the timeline. When the join declines (a
@@ -29,8 +29,15 @@ use crate::decode::Decoder;
 /// first RoCE frame comes later is analysed without one).
 const FIRST_FRAMES_READ: u64 = 1 << 18;
 
-/// Frames read between two hand-overs to every analysis thread.
+/// Frames read between two hand-overs to every analysis thread, at most.
 const BATCH: u64 = 2048;
+
+/// Bytes of a file read between two hand-overs, at most: with [`WAITING`], this bounds how far
+/// the reading runs ahead of the analysis, and so the mapped pages not yet released.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Batches waiting for each analysis thread, at most.
+const WAITING: usize = 16;
 
 /// How many frames ahead of its decoding an analysis thread prefetches a frame's bytes.
 const PREFETCH_AHEAD: usize = 4;
@@ -111,7 +118,7 @@ pub fn analyse(
     let (frames, shards) = std::thread::scope(|scope| {
         let (senders, workers): (Vec<_>, Vec<_>) = (0..threads)
             .map(|t| {
-                let (send, receive) = mpsc::sync_channel::<Batch>(4);
+                let (send, receive) = mpsc::sync_channel::<Batch>(WAITING);
                 let shared = &shared;
                 (send, scope.spawn(move || analyse_batches(t, receive, shared, decoder, config, start)))
             })
@@ -165,10 +172,13 @@ impl Reader {
         progress: &dyn Fn(u64),
     ) -> u64 {
         let threads = senders.len();
+        let mut owners = Owners::new(threads);
         let mut pending: Vec<Vec<Located>> = (0..threads).map(|_| Vec::new()).collect();
         let mut released = vec![0; shared.mappings.len()];
         let mut prefetched = vec![0; shared.mappings.len()];
         let mut frames = 0;
+        // the frame and offset of the last hand-over
+        let mut handed_at = (0, 0);
         while let Some(frame) = inputs.next_frame() {
             frames = frame.number;
             prefetch_ahead(shared, &frame, &mut prefetched);
@@ -177,13 +187,15 @@ impl Reader {
             match self.partition_of(r) {
                 Some(p) => {
                     let located = locate(&frame, shared);
-                    if let Some(batch) = pending.get_mut(p % threads) {
+                    if let Some(batch) = pending.get_mut(owners.of(p)) {
                         batch.push(located);
                     }
                 }
                 None => self.shard.observe(&FrameSummary::of(frame.number, &decoder.decode(r))),
             }
-            if frames.is_multiple_of(BATCH) {
+            let at = locate(&frame, shared).at;
+            if frames - handed_at.0 >= BATCH || at.abs_diff(handed_at.1) >= BATCH_BYTES {
+                handed_at = (frames, at);
                 let read_to = read_to(&frame, shared, &released);
                 hand_over(senders, &mut pending, &read_to);
                 release_finished(shared, threads, &mut released);
@@ -204,6 +216,30 @@ impl Reader {
             packet.roce().and(packet.src_ip().zip(packet.dst_ip()))
         });
         hosts.map(|(a, b)| partition::of_hosts(a, b))
+    }
+}
+
+/// Which analysis thread analyses each partition: the threads in turn, in the order the
+/// partitions' first frames come (which thread analyses a partition changes nothing in the
+/// result; taking turns spreads the host pairs evenly).
+struct Owners {
+    of: Vec<Option<usize>>,
+    threads: usize,
+    next: usize,
+}
+
+impl Owners {
+    fn new(threads: usize) -> Self {
+        Owners { of: vec![None; partition::PARTITIONS], threads: threads.max(1), next: 0 }
+    }
+
+    fn of(&mut self, partition: usize) -> usize {
+        let Some(owner) = self.of.get_mut(partition) else { return 0 };
+        *owner.get_or_insert_with(|| {
+            let thread = self.next;
+            self.next = (self.next + 1) % self.threads;
+            thread
+        })
     }
 }
 
