@@ -33,10 +33,15 @@ fn report_json(analyzer: &Analyzer, inputs: &Inputs) -> String {
 
 /// The report of one thread's analysis.
 fn one_thread(paths: &[PathBuf], config: Config) -> String {
+    one_thread_of(paths, config, None)
+}
+
+/// The report of one thread's analysis of the frames `filter` keeps.
+fn one_thread_of(paths: &[PathBuf], config: Config, filter: Option<&str>) -> String {
     let (mut inputs, errors) = Inputs::open(paths, false);
     assert!(errors.is_empty());
     let mut whole = Whole(Analyzer::new(config));
-    let mut selection = Selection::new(None).unwrap();
+    let mut selection = Selection::new(filter).unwrap();
     let ran = pipeline::analyse(&mut inputs, &Decoder::default(), &mut selection, &mut whole, 1, &|_| {});
     ran.result.unwrap();
     whole.0.finish();
@@ -45,9 +50,15 @@ fn one_thread(paths: &[PathBuf], config: Config) -> String {
 
 /// The report of the analysis split over `threads` threads, if the shards join.
 fn split(paths: &[PathBuf], config: Config, threads: usize) -> Option<String> {
+    split_of(paths, config, threads, None)
+}
+
+/// The report of the split analysis of the frames `filter` keeps, if the shards join.
+fn split_of(paths: &[PathBuf], config: Config, threads: usize, filter: Option<&str>) -> Option<String> {
     let (mut inputs, _) = Inputs::open(paths, false);
     let mut whole = Whole(Analyzer::new(config));
-    let ran = sharded::analyse(&mut inputs, &Decoder::default(), &mut whole, threads, &|_| {})?;
+    let selection = Selection::new(filter).unwrap();
+    let ran = sharded::analyse(&mut inputs, &Decoder::default(), &selection, &mut whole, threads, &|_| {})?;
     assert!(ran.damage.is_empty() && ran.frames > 0);
     Some(report_json(&whole.0, &inputs))
 }
@@ -69,6 +80,30 @@ fn a_capture_of_many_host_pairs_splits_and_joins_into_one_threads_report() {
     assert!(count("flows") > 128 && count("retransmit_episodes") > 1 && count("connections") > 0);
     assert!(count("pfc") > 0 && report["cnps"].as_u64() > Some(0));
     assert!(report["capture"]["malformed_by_layer"].as_array().is_some_and(|m| !m.is_empty()));
+}
+
+#[test]
+fn a_selection_keeps_the_same_frames_on_every_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = samples();
+    paths.push(generated(dir.path(), "8M"));
+    let filters = [
+        "ip.addr == 10.1.0.0/26 || macc",
+        "frame.time_relative >= 0.002 && !(infiniband.bth.opcode == 17)",
+        "rocescope.icrc.status != \"ok\" || erspan",
+    ];
+    for filter in filters {
+        let one = one_thread_of(&paths, Config::default(), Some(filter));
+        let joined = split_of(&paths, Config::default(), 3, Some(filter)).expect("the shards join");
+        assert!(joined == one, "-Y {filter:?}: the split report differs from one thread's");
+        let report: serde_json::Value = serde_json::from_str(&one).unwrap();
+        let frames = report["totals"]["frames"].as_u64().unwrap_or(0);
+        assert!(frames > 0 && Some(frames) < split(&paths, Config::default(), 2).and_then(total_frames), "{filter}");
+    }
+}
+
+fn total_frames(report: String) -> Option<u64> {
+    serde_json::from_str::<serde_json::Value>(&report).ok()?["totals"]["frames"].as_u64()
 }
 
 #[test]

@@ -5,26 +5,27 @@
 //! relates crosses host pairs ([`super::partition`]), so each flow, connection and episode
 //! comes out of its shard as it comes out of one thread's analysis. What is left to join:
 //! flows are numbered again in the order of their first frame (the order one thread creates
-//! them in), counters are added, first frames take the earliest, lists are put in frame order,
-//! timelines of the same start are added bin by bin, and the record facts come from the shard
-//! that was given every frame's record (the first).
+//! them in), counters are added, first frames and times take the earliest, last times the
+//! latest, lists are put in frame order, and timelines of the same start are added bin by bin.
 //!
-//! Two things make the whole capture's frames matter to a shard, and then [`shards`] declines
-//! (the caller analyses on one thread instead, so no result depends on the thread count):
+//! Two things make the whole capture's frames matter to a shard:
 //! - a bound on the whole analysis (flows tracked, retransmit episodes kept, CM connections,
 //!   sequenced packets held) might have been reached: the shards' totals, or their peaks of
-//!   held packets added up, exceed it;
-//! - timestamps go backwards somewhere: capture time is then the latest time seen over every
-//!   frame, which within one partition's frames can be earlier, and reorder windows would close
-//!   at other moments.
+//!   held packets added up, exceed it; [`shards`] then declines (the caller analyses on one
+//!   thread instead, so no result depends on the thread count);
+//! - timestamps go backwards: capture time is then the latest time seen over every frame,
+//!   which within one partition's frames can be earlier, so reorder windows would close at other
+//!   moments, and which frame came first is no longer the earliest time. The shards must come
+//!   from frames whose timestamps never go back (the caller sees every frame; a shard that saw
+//!   its own go back makes [`shards`] decline too).
 
 use super::cm::MAX_CONNECTIONS;
 use super::flows::{FlowId, FlowTable};
 use super::trace::TRACED_FLOWS;
 use super::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD, Totals};
 
-/// The analysis of the whole capture from its shards (the first was given every frame's
-/// record), each finished; `None` when joining them might not give what one thread gives.
+/// The analysis of the whole capture from its shards, each finished, of frames whose
+/// timestamps never go back; `None` when joining them might not give what one thread gives.
 pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
     if !exact(&shards) {
         return None;
@@ -52,7 +53,7 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
 fn exact(shards: &[Analyzer]) -> bool {
     let Some(first) = shards.first() else { return false };
     let sum = |count: fn(&Analyzer) -> u64| shards.iter().map(count).sum::<u64>();
-    first.capture.non_monotonic_timestamps == 0
+    sum(|a| a.capture.non_monotonic_timestamps) == 0
         && sum(|a| a.flows.flows.len() as u64) <= first.config.max_flows as u64
         && sum(|a| a.untracked_packets) == 0
         && sum(|a| a.episodes.len() as u64 + a.episodes_dropped) <= MAX_EPISODES_KEPT as u64
@@ -105,7 +106,7 @@ fn take_flows(
 /// Adds what `shard` counted, beyond its flows and episodes, to `whole`.
 fn add(whole: &mut Analyzer, shard: &Analyzer) {
     whole.totals.add(&shard.totals);
-    whole.capture.add_decoded(&shard.capture);
+    whole.capture.add(&shard.capture);
     whole.timeline.merge(&shard.timeline);
     whole.policy.merge(&shard.policy);
     whole.cm.connections.extend(shard.cm.connections.iter().cloned());
@@ -132,9 +133,15 @@ impl Totals {
 }
 
 impl CaptureFacts {
-    /// Adds what the decoding of other frames told (their encapsulations, mirror truncation and
-    /// malformed layers); the record facts stay.
-    fn add_decoded(&mut self, other: &CaptureFacts) {
+    /// Adds what other frames, of timestamps in order with these, told.
+    fn add(&mut self, other: &CaptureFacts) {
+        let earliest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).min();
+        let latest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).max();
+        self.first_ts_ns = earliest(self.first_ts_ns, other.first_ts_ns);
+        self.last_ts_ns = latest(self.last_ts_ns, other.last_ts_ns);
+        self.previous_ts_ns = latest(self.previous_ts_ns, other.previous_ts_ns);
+        self.non_monotonic_timestamps += other.non_monotonic_timestamps;
+        self.snaplen_cut += other.snaplen_cut;
         self.mirror_truncated += other.mirror_truncated;
         for &(name, count) in &other.encapsulations {
             match self.encapsulations.iter_mut().find(|(n, _)| *n == name) {

@@ -202,9 +202,6 @@ pub struct Analyzer {
     events: Vec<SeqEvent>,
     /// The most sequenced packets held at once (see [`merge`]).
     packets_held_peak: usize,
-    /// Whether the record facts of each frame (frames, bytes, timestamps) are left to
-    /// [`Analyzer::observe_record`], as in a shard of a split analysis.
-    records_apart: bool,
     finished: bool,
 }
 
@@ -260,17 +257,15 @@ impl Analyzer {
             packets_held: 0,
             events: Vec::new(),
             packets_held_peak: 0,
-            records_apart: false,
             finished: false,
         }
     }
 
     /// One shard of an analysis split by host-pair partition ([`partition`]): it is given the
-    /// frames of some partitions only, and starts from the decisions `start` took on the
-    /// whole capture's first frames. Record facts come through [`Analyzer::observe_record`],
-    /// which one shard is given for every frame. [`merge::shards`] joins the shards.
+    /// frames of some partitions only, in capture order, and starts from the decisions `start`
+    /// took on the whole capture's first frames. [`merge::shards`] joins the shards.
     pub fn shard(config: Config, start: ShardStart) -> Self {
-        let mut shard = Analyzer { probe: None, records_apart: true, ..Analyzer::new(config) };
+        let mut shard = Analyzer { probe: None, ..Analyzer::new(config) };
         shard.apply_doubling(start.doubled_mirror);
         shard.timeline.start_at(start.timeline_start);
         shard
@@ -371,10 +366,8 @@ impl Analyzer {
         }
     }
 
-    /// What a frame's record says of the capture: its time, length and captured length. Every
-    /// frame is counted here, in capture order: by [`Analyzer::observe`] itself, or in a shard
-    /// of a split analysis by this call (made for every frame, of every shard, on one shard).
-    pub fn observe_record(&mut self, ts_ns: i64, orig_len: u32, caplen: u32) {
+    /// What a frame's record says of the capture: its time, length and captured length.
+    fn observe_record(&mut self, ts_ns: i64, orig_len: u32, caplen: u32) {
         let c = &mut self.capture;
         self.totals.frames.frames += 1;
         self.totals.frames.bytes += u64::from(orig_len);
@@ -391,9 +384,7 @@ impl Analyzer {
 
     /// What a frame's decoding says of the capture: its encapsulations and tags.
     fn observe_capture(&mut self, s: &FrameSummary) {
-        if !self.records_apart {
-            self.observe_record(s.ts_ns, s.orig_len, s.caplen);
-        }
+        self.observe_record(s.ts_ns, s.orig_len, s.caplen);
         let c = &mut self.capture;
         for name in s.encaps.iter().flatten() {
             bump(&mut c.encapsulations, name);

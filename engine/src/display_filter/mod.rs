@@ -98,15 +98,16 @@ impl Selection {
         Ok(Selection { filter, first_ts_ns: None })
     }
 
-    /// Is the frame analysed?
+    /// Is the frame analysed? (Every frame is asked, in capture order.)
     pub fn keeps(&mut self, number: u64, packet: &DecodedFrame<'_>) -> bool {
         let first_ts_ns = *self.first_ts_ns.get_or_insert(packet.ts_ns);
-        self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
+        self.keeps_after(first_ts_ns, number, packet)
     }
 
-    /// Is every frame analysed (there is no filter)?
-    pub fn keeps_every_frame(&self) -> bool {
-        self.filter.is_none()
+    /// Is the frame analysed, in a capture whose first frame was captured at `first_ts_ns`?
+    /// For threads that are each asked about some frames only.
+    pub fn keeps_after(&self, first_ts_ns: i64, number: u64, packet: &DecodedFrame<'_>) -> bool {
+        self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
     }
 
     /// Does the filter need ICRCs computed while decoding?

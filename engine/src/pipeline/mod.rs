@@ -5,7 +5,7 @@
 //!   (`packets`, `annotate`, `capture`);
 //! - [`analyse`]: the frames a [`Selection`] keeps, summarised for an [`Analyse`]r (`analyze`).
 //!   On one thread; or split by host-pair partition over N analysis threads, when every input
-//!   is memory-mapped and every frame is analysed with no per-frame output ([`sharded`]); or
+//!   is memory-mapped and nothing is written per frame ([`sharded`]); or
 //!   else on two, one reading and decoding, the other analysing and, with memory-mapped
 //!   inputs, computing the ICRCs ([`parallel`]).
 //!
@@ -156,10 +156,10 @@ pub fn analyse(
     threads: usize,
     progress: &dyn Fn(u64),
 ) -> Ran<()> {
-    let shardable = selection.keeps_every_frame() && !analysis.wants_bytes() && !analysis.analyzer().gives_verdicts();
+    let shardable = !analysis.wants_bytes() && !analysis.analyzer().gives_verdicts();
     if threads > 1
         && shardable
-        && let Some(ran) = sharded::analyse(inputs, decoder, analysis, threads, progress)
+        && let Some(ran) = sharded::analyse(inputs, decoder, selection, analysis, threads, progress)
     {
         return ran;
     }

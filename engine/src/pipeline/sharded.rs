@@ -1,16 +1,18 @@
 //! The analysis split over threads by host-pair partition ([`crate::analyze::partition`]).
 //!
 //! This thread walks the records of the memory-mapped inputs and places each frame in its
-//! partition, from its plain RoCEv2 headers (or by decoding it, for anything else); it counts
-//! every frame's record facts and analyses the frames no partition holds (PFC, PAUSE, other
-//! frames without a RoCE host pair) in a shard of its own. Each of the `N` analysis threads
+//! partition, from its plain RoCEv2 headers (or by decoding it, for anything else); it sees
+//! that timestamps never go back, and analyses the frames no partition holds (PFC, PAUSE,
+//! other frames without a RoCE host pair) in a shard of its own. Each of the `N` analysis threads
 //! owns some partitions (given in turn as they first appear): it is handed where their frames
 //! lie in the mapping (a few dozen bytes per frame, in batches), and decodes, verifies and
-//! analyses them in a shard of its own. At the end [`crate::analyze::merge`] joins the shards.
+//! analyses those the `-Y` selection keeps in a shard of its own. At the end
+//! [`crate::analyze::merge`] joins the shards.
 //!
 //! Before the split, the capture's first frames are analysed once for what every shard starts
-//! from: the doubled-mirror decision and the start of the timeline. When the join declines (a
-//! bound of the whole analysis may have been reached, or timestamps go backwards), [`analyse`]
+//! from: the doubled-mirror decision, the start of the timeline, and the time of the first frame
+//! (the selection's `frame.time_relative`). When timestamps go backwards, or the join declines
+//! (a bound of the whole analysis may have been reached), [`analyse`]
 //! gives `None` and the caller analyses another way: the report never depends on the thread
 //! count.
 
@@ -24,6 +26,7 @@ use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, ShardStart, merge, partition};
 use crate::capture::{Frame, Inputs, LinkType, Record, mapped};
 use crate::decode::Decoder;
+use crate::display_filter::Selection;
 
 /// Frames the first-frames analysis reads at most before giving up on a split (a capture whose
 /// first RoCE frame comes later is analysed without one).
@@ -103,24 +106,32 @@ impl Shared {
 pub fn analyse(
     inputs: &mut Inputs,
     decoder: &Decoder,
+    selection: &Selection,
     analysis: &mut dyn Analyse,
     threads: usize,
     progress: &dyn Fn(u64),
 ) -> Option<Ran<()>> {
     let config = analysis.analyzer().config();
-    let start = shard_start(inputs.reopen()?, decoder, config)?;
+    let start = start(inputs.reopen()?, decoder, selection, config)?;
     let mut reading = inputs.reopen()?;
     let mappings: Vec<Arc<Mmap>> = reading.share_mappings().into_iter().collect::<Option<_>>()?;
     let files = mappings.len();
     let finished = (0..threads * files).map(|_| AtomicUsize::new(0)).collect();
     let shared = Shared { mappings, finished };
-    let mut reader = Reader { shard: Analyzer::shard(config, start), router: decoder.clone().deferring_icrc() };
+    let mut reader = Reader {
+        shard: Analyzer::shard(config, start.shard),
+        router: decoder.clone().deferring_icrc(),
+        kept: Kept { selection, first_ts_ns: start.first_ts_ns },
+        last_ts_ns: i64::MIN,
+        backwards: false,
+    };
     let (frames, shards) = std::thread::scope(|scope| {
         let (senders, workers): (Vec<_>, Vec<_>) = (0..threads)
             .map(|t| {
                 let (send, receive) = mpsc::sync_channel::<Batch>(WAITING);
                 let shared = &shared;
-                (send, scope.spawn(move || analyse_batches(t, receive, shared, decoder, config, start)))
+                let kept = Kept { selection, first_ts_ns: start.first_ts_ns };
+                (send, scope.spawn(move || analyse_batches(t, receive, shared, decoder, kept, config, start.shard)))
             })
             .unzip();
         let frames = reader.read(&mut reading, decoder, &senders, &shared, progress);
@@ -128,6 +139,9 @@ pub fn analyse(
         let shards: Option<Vec<Analyzer>> = workers.into_iter().map(|w| w.join().ok()).collect();
         (frames, shards)
     });
+    if reader.backwards {
+        return None;
+    }
     let mut whole = reader.shard;
     whole.finish();
     let joined = merge::shards(std::iter::once(whole).chain(shards?).collect())?;
@@ -137,31 +151,61 @@ pub fn analyse(
     Some(Ran { frames, damage, result: Ok(()) })
 }
 
-/// Analyses the capture's first frames for where the shards start; `None` when that takes
-/// more than [`FIRST_FRAMES_READ`] frames.
-fn shard_start(mut inputs: Inputs, decoder: &Decoder, config: Config) -> Option<ShardStart> {
+/// What every shard starts from.
+#[derive(Clone, Copy)]
+struct Start {
+    shard: ShardStart,
+    /// When the capture's first frame was captured.
+    first_ts_ns: i64,
+}
+
+/// Analyses the capture's first frames (those `selection` keeps) for where the shards start;
+/// `None` when that takes more than [`FIRST_FRAMES_READ`] frames.
+fn start(mut inputs: Inputs, decoder: &Decoder, selection: &Selection, config: Config) -> Option<Start> {
     let mut first = Analyzer::new(config);
+    let mut first_ts_ns = None;
     while let Some(frame) = inputs.next_frame() {
-        first.observe(&FrameSummary::of(frame.number, &decoder.decode(&frame.record)));
-        if let Some(start) = first.shard_start(false) {
-            return Some(start);
+        let packet = decoder.decode(&frame.record);
+        let kept = Kept { selection, first_ts_ns: *first_ts_ns.get_or_insert(frame.record.ts_ns) };
+        if kept.keeps(frame.number, &packet) {
+            first.observe(&FrameSummary::of(frame.number, &packet));
+        }
+        if let (Some(shard), Some(first_ts_ns)) = (first.shard_start(false), first_ts_ns) {
+            return Some(Start { shard, first_ts_ns });
         }
         if frame.number >= FIRST_FRAMES_READ {
             return None;
         }
     }
     first.decide_doubling();
-    first.shard_start(true)
+    Some(Start { shard: first.shard_start(true)?, first_ts_ns: first_ts_ns.unwrap_or(0) })
+}
+
+/// The selection, as one thread that sees some frames only asks it.
+#[derive(Clone, Copy)]
+struct Kept<'s> {
+    selection: &'s Selection,
+    first_ts_ns: i64,
+}
+
+impl Kept<'_> {
+    fn keeps(&self, number: u64, packet: &crate::decode::DecodedFrame<'_>) -> bool {
+        self.selection.keeps_after(self.first_ts_ns, number, packet)
+    }
 }
 
 /// The reading thread's part: every record, and the frames no partition holds.
-struct Reader {
+struct Reader<'s> {
     shard: Analyzer,
     /// Decodes the frames the plain headers cannot place, without their ICRCs.
     router: Decoder,
+    kept: Kept<'s>,
+    last_ts_ns: i64,
+    /// Did a frame's timestamp come before the one of the frame before?
+    backwards: bool,
 }
 
-impl Reader {
+impl Reader<'_> {
     /// Reads `inputs` to their end, handing each analysis thread its frames; the frames read.
     fn read(
         &mut self,
@@ -183,7 +227,8 @@ impl Reader {
             frames = frame.number;
             prefetch_ahead(shared, &frame, &mut prefetched);
             let r = &frame.record;
-            self.shard.observe_record(r.ts_ns, r.orig_len, r.data.len() as u32);
+            self.backwards |= r.ts_ns < self.last_ts_ns;
+            self.last_ts_ns = r.ts_ns;
             match self.partition_of(r) {
                 Some(p) => {
                     let located = locate(&frame, shared);
@@ -191,7 +236,12 @@ impl Reader {
                         batch.push(located);
                     }
                 }
-                None => self.shard.observe(&FrameSummary::of(frame.number, &decoder.decode(r))),
+                None => {
+                    let packet = decoder.decode(r);
+                    if self.kept.keeps(frame.number, &packet) {
+                        self.shard.observe(&FrameSummary::of(frame.number, &packet));
+                    }
+                }
             }
             let at = locate(&frame, shared).at;
             if frames - handed_at.0 >= BATCH || at.abs_diff(handed_at.1) >= BATCH_BYTES {
@@ -309,6 +359,7 @@ fn analyse_batches(
     batches: mpsc::Receiver<Batch>,
     shared: &Shared,
     decoder: &Decoder,
+    kept: Kept<'_>,
     config: Config,
     start: ShardStart,
 ) -> Analyzer {
@@ -321,7 +372,9 @@ fn analyse_batches(
                 crate::prefetch::bytes(shared.bytes(next));
             }
             let packet = decoder.decode(&shared.record(frame));
-            ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
+            if kept.keeps(frame.number, &packet) {
+                ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
+            }
         }
         for (file, &to) in batch.read_to.iter().enumerate() {
             if let Some(finished) = shared.finished.get(thread * files + file) {
