@@ -211,6 +211,11 @@ impl Sequence {
         self.expected
     }
 
+    /// Does a decision wait for a reorder window to pass?
+    pub fn waits(&self) -> bool {
+        self.run_deadline_ns.is_some() || self.gap_list.unsettled().next().is_some()
+    }
+
     /// Sets the expected PSN (a response space follows its peer's READ requests).
     pub fn set_expected(&mut self, e: Option<u32>) {
         self.expected = e;

@@ -310,6 +310,9 @@ impl Analyzer {
     /// its own frames and their times only, never on other flows' windows queued before its
     /// own in [`Analyzer::expire`].
     pub(super) fn expire_flow(&mut self, fid: FlowId, now_ns: i64) {
+        if !self.flows.flow(fid).is_some_and(|f| f.requests.seq.waits() || f.responses.seq.waits()) {
+            return;
+        }
         let config = self.config.reorder;
         self.decide_spaces(fid, |seq, events| seq.expire(now_ns, &config, events));
     }
