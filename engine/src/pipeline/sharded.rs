@@ -64,11 +64,13 @@ struct Batch {
     read_to: Vec<usize>,
 }
 
-/// The mappings of the inputs, and how far each analysis thread has finished in each.
+/// The mappings of the inputs, how far each analysis thread has finished in each, and how far
+/// their pages are released.
 struct Shared {
     mappings: Vec<Arc<Mmap>>,
     /// `finished[thread * files + file]`: the thread's frames before this offset are analysed.
     finished: Vec<AtomicUsize>,
+    released: Vec<AtomicUsize>,
 }
 
 impl Shared {
@@ -89,13 +91,30 @@ impl Shared {
     }
 
     /// The offset in `file` every analysis thread has finished.
-    fn finished_by_all(&self, file: usize, threads: usize) -> usize {
+    fn finished_by_all(&self, file: usize) -> usize {
         let files = self.mappings.len();
-        (0..threads)
-            .filter_map(|t| self.finished.get(t * files + file))
-            .map(|f| f.load(Ordering::Acquire))
-            .min()
-            .unwrap_or(0)
+        let threads = self.finished.len() / files.max(1);
+        let finished = (0..threads).filter_map(|t| self.finished.get(t * files + file));
+        finished.map(|f| f.load(Ordering::Acquire)).min().unwrap_or(0)
+    }
+
+    /// Says that `thread` has finished its frames before `read_to` in each file, and releases
+    /// the mapped pages every thread has finished with (the thread that finds them first).
+    fn finish(&self, thread: usize, read_to: &[usize]) {
+        let files = self.mappings.len();
+        for (file, &to) in read_to.iter().enumerate() {
+            if let Some(finished) = self.finished.get(thread * files + file) {
+                finished.store(to, Ordering::Release);
+            }
+            let (Some(map), Some(released)) = (self.mappings.get(file), self.released.get(file)) else { continue };
+            let done = self.finished_by_all(file);
+            let from = released.load(Ordering::Acquire);
+            let claimed = done.saturating_sub(from) >= mapped::RELEASE_EVERY
+                && released.compare_exchange(from, done, Ordering::AcqRel, Ordering::Acquire).is_ok();
+            if claimed {
+                mapped::release(map, from, done);
+            }
+        }
     }
 }
 
@@ -117,7 +136,8 @@ pub fn analyse(
     let mappings: Vec<Arc<Mmap>> = reading.share_mappings().into_iter().collect::<Option<_>>()?;
     let files = mappings.len();
     let finished = (0..threads * files).map(|_| AtomicUsize::new(0)).collect();
-    let shared = Shared { mappings, finished };
+    let released = (0..files).map(|_| AtomicUsize::new(0)).collect();
+    let shared = Shared { mappings, finished, released };
     let mut reader = Reader {
         shard: Analyzer::shard(config, start.shard),
         router: decoder.clone().deferring_icrc(),
@@ -218,7 +238,7 @@ impl Reader<'_> {
         let threads = senders.len();
         let mut owners = Owners::new(threads);
         let mut pending: Vec<Vec<Located>> = (0..threads).map(|_| Vec::new()).collect();
-        let mut released = vec![0; shared.mappings.len()];
+        let mut read_at = vec![0; shared.mappings.len()];
         let mut prefetched = vec![0; shared.mappings.len()];
         let mut frames = 0;
         // the frame and offset of the last hand-over
@@ -244,11 +264,12 @@ impl Reader<'_> {
                 }
             }
             let at = locate(&frame, shared).at;
+            if let Some(position) = read_at.get_mut(frame.file) {
+                *position = at;
+            }
             if frames - handed_at.0 >= BATCH || at.abs_diff(handed_at.1) >= BATCH_BYTES {
                 handed_at = (frames, at);
-                let read_to = read_to(&frame, shared, &released);
-                hand_over(senders, &mut pending, &read_to);
-                release_finished(shared, threads, &mut released);
+                hand_over(senders, &mut pending, &read_at);
             }
             if frames.is_multiple_of(PROGRESS_EVERY) {
                 progress(inputs.position());
@@ -324,15 +345,6 @@ fn locate(frame: &Frame<'_>, shared: &Shared) -> Located {
     }
 }
 
-/// How far the reading has come in each file: `frame` in its own, what was already released
-/// (at least) in the others.
-fn read_to(frame: &Frame<'_>, shared: &Shared, released: &[usize]) -> Vec<usize> {
-    let at = locate(frame, shared).at;
-    (0..shared.mappings.len())
-        .map(|f| if f == frame.file { at } else { released.get(f).copied().unwrap_or(0) })
-        .collect()
-}
-
 /// Hands every analysis thread its pending frames (an empty batch too: it says how far the
 /// reading has come).
 fn hand_over(senders: &[mpsc::SyncSender<Batch>], pending: &mut [Vec<Located>], read_to: &[usize]) {
@@ -340,16 +352,6 @@ fn hand_over(senders: &[mpsc::SyncSender<Batch>], pending: &mut [Vec<Located>], 
         let frames = std::mem::replace(frames, Vec::with_capacity(BATCH as usize));
         // a thread that stopped has failed; joining it says so
         let _ = send.send(Batch { frames, read_to: read_to.to_vec() });
-    }
-}
-
-/// Releases the mapped pages every analysis thread has finished with.
-fn release_finished(shared: &Shared, threads: usize, released: &mut [usize]) {
-    for (file, map) in shared.mappings.iter().enumerate() {
-        let done = shared.finished_by_all(file, threads);
-        if let Some(from) = released.get_mut(file).filter(|from| done.saturating_sub(**from) >= mapped::RELEASE_EVERY) {
-            *from = mapped::release(map, *from, done);
-        }
     }
 }
 
@@ -365,7 +367,6 @@ fn analyse_batches(
 ) -> Analyzer {
     let mut shard = Analyzer::shard(config, start);
     let mut ahead = OneAhead::default();
-    let files = shared.mappings.len();
     for batch in batches {
         for (i, frame) in batch.frames.iter().enumerate() {
             if let Some(next) = batch.frames.get(i + PREFETCH_AHEAD) {
@@ -376,11 +377,7 @@ fn analyse_batches(
                 ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
             }
         }
-        for (file, &to) in batch.read_to.iter().enumerate() {
-            if let Some(finished) = shared.finished.get(thread * files + file) {
-                finished.store(to, Ordering::Release);
-            }
-        }
+        shared.finish(thread, &batch.read_to);
     }
     ahead.flush(&mut shard);
     shard.finish();
