@@ -322,9 +322,10 @@ pub struct AnalyzeArgs {
     pub fail_on: Option<Severity>,
 
     /// Threads to use: 1 does everything on one thread; with more, capture files (not
-    /// compressed, no -Y, no --packets) are analysed N ways at once, split by host pair, and
-    /// other inputs are decoded on one thread and analysed on another (3 or more also read
-    /// compressed and piped inputs ahead). The output is the same for any number
+    /// compressed, without --packets) are analysed N ways at once, split by host pair, beside
+    /// the thread that reads them, and other inputs are decoded on one thread and analysed on
+    /// another (3 or more also read compressed and piped inputs ahead). The output is the same
+    /// for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
 }
