@@ -247,7 +247,11 @@ impl Reader<'_> {
             frames = frame.number;
             prefetch_ahead(shared, &frame, &mut prefetched);
             let r = &frame.record;
-            self.backwards |= r.ts_ns < self.last_ts_ns;
+            if r.ts_ns < self.last_ts_ns {
+                // the join would decline: stop here, and the caller analyses another way
+                self.backwards = true;
+                break;
+            }
             self.last_ts_ns = r.ts_ns;
             match self.partition_of(r) {
                 Some(p) => {
