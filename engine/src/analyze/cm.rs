@@ -59,54 +59,19 @@ pub struct CmTracker {
 impl CmTracker {
     pub fn observe(&mut self, frame: u64, src: IpAddr, dst: IpAddr, message: &CmFacts) -> CmEvent {
         match *message {
-            CmFacts::Req {
-                local_comm_id,
-                local_qpn,
-                starting_psn,
-                path_mtu,
-                retry_count,
-                rnr_retry_count,
-                local_ack_timeout,
-            } => {
-                let index = self.connections.len();
-                if index >= MAX_CONNECTIONS {
-                    self.not_kept += 1;
-                    return CmEvent::Other;
-                }
-                self.connections.push(Connection {
-                    active_ip: src,
-                    passive_ip: dst,
-                    active_qpn: local_qpn,
-                    passive_qpn: None,
-                    active_start_psn: starting_psn,
-                    passive_start_psn: None,
-                    path_mtu,
-                    retry_count,
-                    rnr_retry_count,
-                    local_ack_timeout,
-                    request_frame: frame,
-                    reply_frame: None,
-                    ready_frame: None,
-                    reject_reason: None,
-                    disconnect_frame: None,
-                    passive_comm_id: None,
-                });
-                self.by_active.insert((src, dst, local_comm_id), index);
+            CmFacts::Req { .. } => {
+                self.request(frame, src, dst, message);
                 CmEvent::Other
             }
             CmFacts::Rep { local_comm_id, remote_comm_id, local_qpn, starting_psn } => {
-                match self.active_index(dst, src, remote_comm_id) {
-                    Some(index) => {
-                        if let Some(c) = self.connections.get_mut(index) {
-                            c.passive_qpn = Some(local_qpn);
-                            c.passive_start_psn = Some(starting_psn);
-                            c.reply_frame = Some(frame);
-                            c.passive_comm_id = Some(local_comm_id);
-                        }
-                        CmEvent::Established(index)
-                    }
-                    None => CmEvent::Other,
+                let Some(index) = self.active_index(dst, src, remote_comm_id) else { return CmEvent::Other };
+                if let Some(c) = self.connections.get_mut(index) {
+                    c.passive_qpn = Some(local_qpn);
+                    c.passive_start_psn = Some(starting_psn);
+                    c.reply_frame = Some(frame);
+                    c.passive_comm_id = Some(local_comm_id);
                 }
+                CmEvent::Established(index)
             }
             CmFacts::Rtu { local_comm_id } => {
                 if let Some(c) = self.active_index(src, dst, local_comm_id).and_then(|i| self.connections.get_mut(i)) {
@@ -132,6 +97,47 @@ impl CmTracker {
             }
             CmFacts::Other => CmEvent::Other,
         }
+    }
+
+    /// A ConnectRequest from `src` to `dst` opens a connection (beyond [`MAX_CONNECTIONS`],
+    /// it is counted only).
+    fn request(&mut self, frame: u64, src: IpAddr, dst: IpAddr, message: &CmFacts) {
+        let CmFacts::Req {
+            local_comm_id,
+            local_qpn,
+            starting_psn,
+            path_mtu,
+            retry_count,
+            rnr_retry_count,
+            local_ack_timeout,
+        } = *message
+        else {
+            return;
+        };
+        let index = self.connections.len();
+        if index >= MAX_CONNECTIONS {
+            self.not_kept += 1;
+            return;
+        }
+        self.connections.push(Connection {
+            active_ip: src,
+            passive_ip: dst,
+            active_qpn: local_qpn,
+            passive_qpn: None,
+            active_start_psn: starting_psn,
+            passive_start_psn: None,
+            path_mtu,
+            retry_count,
+            rnr_retry_count,
+            local_ack_timeout,
+            request_frame: frame,
+            reply_frame: None,
+            ready_frame: None,
+            reject_reason: None,
+            disconnect_frame: None,
+            passive_comm_id: None,
+        });
+        self.by_active.insert((src, dst, local_comm_id), index);
     }
 
     fn active_index(&self, active_ip: IpAddr, passive_ip: IpAddr, active_comm_id: u32) -> Option<usize> {

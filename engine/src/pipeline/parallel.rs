@@ -10,8 +10,8 @@ use memmap2::Mmap;
 
 use super::{Analyse, PROGRESS_EVERY, Ran, Raw, feed};
 use crate::analyze::frame::FrameSummary;
-use crate::capture::{Inputs, LinkType, Record, mapped};
-use crate::decode::{Decoder, IcrcStatus};
+use crate::capture::{Frame, Inputs, LinkType, Record, mapped};
+use crate::decode::{DecodedFrame, Decoder, IcrcStatus};
 use crate::display_filter::Selection;
 
 /// Frames handed to the analysis thread at a time.
@@ -71,53 +71,15 @@ pub fn analyse(
         let (batches, received) = mpsc::sync_channel::<Vec<Work>>(4);
         let (recycle, recycled) = mpsc::channel::<Vec<Work>>();
         let mappings = &mappings;
-        let worker = scope.spawn(move || {
-            let mut released = vec![0usize; mappings.len()];
-            for mut batch in received {
-                if let Some(first) = batch.first_mut() {
-                    settle_deferred_icrc(mappings, first);
-                }
-                for i in 0..batch.len() {
-                    if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
-                        prefetch_frame(mappings, ahead);
-                    }
-                    // the next frame's ICRC (its content signature) first, so that the analyzer
-                    // can start loading what it will look up for it
-                    if let Some(next) = batch.get_mut(i + 1) {
-                        settle_deferred_icrc(mappings, next);
-                        analysis.analyzer().prefetch(&next.summary);
-                    }
-                    let work = &batch[i];
-                    let raw = work.copy.as_ref().map(|c| c.raw(work.file));
-                    feed(analysis, &work.summary, raw)?;
-                }
-                release_consumed(mappings, &batch, &mut released);
-                batch.clear();
-                let _ = recycle.send(batch);
-            }
-            Ok(())
-        });
+        let worker = scope.spawn(move || analyse_batches(received, &recycle, mappings, analysis));
         let mut batch = Vec::with_capacity(BATCH);
         while let Some(frame) = inputs.next_frame() {
             frames += 1;
             let packet = decoder.decode(&frame.record);
-            let number = frame.number;
-            if selection.keeps(number, &packet) {
-                let at = mappings
-                    .get(frame.file)
-                    .and_then(Option::as_ref)
-                    .map_or(0, |map| (frame.record.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
-                let r = &frame.record;
-                let copy = copying.then(|| Copied {
-                    ts_ns: r.ts_ns,
-                    orig_len: r.orig_len,
-                    link_type: r.link_type,
-                    offset: r.offset,
-                    data: r.data.to_vec(),
-                });
-                batch.push(Work { summary: FrameSummary::of(number, &packet), file: frame.file, at, copy });
+            if selection.keeps(frame.number, &packet) {
+                batch.push(work(&frame, &packet, mappings, copying));
             }
-            if number.is_multiple_of(PROGRESS_EVERY) {
+            if frame.number.is_multiple_of(PROGRESS_EVERY) {
                 progress(inputs.position());
             }
             if batch.len() == BATCH {
@@ -136,6 +98,58 @@ pub fn analyse(
     });
     damage.append(&mut inputs.take_damage());
     Ran { frames, damage, result }
+}
+
+/// A kept frame on its way to the analysis thread: its summary, where its bytes lie in its
+/// file's mapping, and a copy of them when the analysis wants the bytes.
+fn work(frame: &Frame<'_>, packet: &DecodedFrame<'_>, mappings: &[Option<Arc<Mmap>>], copying: bool) -> Work {
+    let r = &frame.record;
+    let at = mappings
+        .get(frame.file)
+        .and_then(Option::as_ref)
+        .map_or(0, |map| (r.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
+    let copy = copying.then(|| Copied {
+        ts_ns: r.ts_ns,
+        orig_len: r.orig_len,
+        link_type: r.link_type,
+        offset: r.offset,
+        data: r.data.to_vec(),
+    });
+    Work { summary: FrameSummary::of(frame.number, packet), file: frame.file, at, copy }
+}
+
+/// The analysis thread: every batch's frames, their deferred ICRCs computed, into the
+/// analysis in order; the batches go back to be filled again.
+fn analyse_batches(
+    received: mpsc::Receiver<Vec<Work>>,
+    recycle: &mpsc::Sender<Vec<Work>>,
+    mappings: &[Option<Arc<Mmap>>],
+    analysis: &mut dyn Analyse,
+) -> io::Result<()> {
+    let mut released = vec![0usize; mappings.len()];
+    for mut batch in received {
+        if let Some(first) = batch.first_mut() {
+            settle_deferred_icrc(mappings, first);
+        }
+        for i in 0..batch.len() {
+            if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
+                prefetch_frame(mappings, ahead);
+            }
+            // the next frame's ICRC (its content signature) first, so that the analyzer can
+            // start loading what it will look up for it
+            if let Some(next) = batch.get_mut(i + 1) {
+                settle_deferred_icrc(mappings, next);
+                analysis.analyzer().prefetch(&next.summary);
+            }
+            let work = &batch[i];
+            let raw = work.copy.as_ref().map(|c| c.raw(work.file));
+            feed(analysis, &work.summary, raw)?;
+        }
+        release_consumed(mappings, &batch, &mut released);
+        batch.clear();
+        let _ = recycle.send(batch);
+    }
+    Ok(())
 }
 
 /// How many frames ahead of its ICRC the analysis thread prefetches a frame's bytes.
