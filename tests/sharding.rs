@@ -136,6 +136,26 @@ fn timestamps_that_go_backwards_decline_the_join() {
     assert_eq!(out("2"), one);
 }
 
+#[test]
+fn a_capture_cut_short_is_analysed_up_to_the_damage_on_every_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), "4M");
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.path().join("cut.pcap");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3 + 7]).unwrap();
+    let out = |threads: &str| common::run(&["analyze", "--json", "--threads", threads, cut.to_str().unwrap()]);
+    let (one, two) = (out("1"), out("2"));
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(one.stderr, two.stderr);
+    let report: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert!(report["inputs"][0]["damage"]["offset"].as_u64().is_some(), "{report:#}");
+    let (mut inputs, _) = Inputs::open(std::slice::from_ref(&cut), false);
+    let mut whole = Whole(Analyzer::new(Config::default()));
+    let selection = Selection::new(None).unwrap();
+    let ran = sharded::analyse(&mut inputs, &Decoder::default(), &selection, &mut whole, 2, &|_| {});
+    assert!(ran.is_some_and(|r| r.damage.len() == 1), "the split run itself reports the damage");
+}
+
 /// Swaps the timestamps of records `a` and `b` (0-based) of a pcap file.
 fn swap_timestamps_of_records(pcap: &mut [u8], a: usize, b: usize) {
     let mut offsets = Vec::new();
