@@ -62,6 +62,30 @@ def measure_interleaved(argvs, runs):
     return [(statistics.median(t), min(t), r) for t, r in zip(times, rss)]
 
 
+def browse_times(path, runs):
+    """Median seconds until `rocescope browse` shows its first screen, and until its status line
+    has the full count (indexing done), in a tmux terminal; None without tmux."""
+    if not shutil.which("tmux"):
+        return None
+    first, full = [], []
+    for i in range(runs):
+        session = f"bench-browse-{os.getpid()}-{i}"
+        start = time.monotonic()
+        subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "150", "-y", "45", f"{BIN} browse {path}"], check=True)
+        seen = None
+        while time.monotonic() - start < 60:
+            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+            if seen is None and "Packets: " in screen:
+                seen = time.monotonic() - start
+            if seen is not None and "indexing" not in screen:
+                full.append(time.monotonic() - start)
+                break
+            time.sleep(0.005)
+        first.append(seen if seen is not None else float("inf"))
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False)
+    return statistics.median(first), statistics.median(full) if full else float("inf")
+
+
 def capture(name, kind, size):
     path = os.path.join(BENCH_DIR, name)
     if not os.path.exists(path):
@@ -145,6 +169,7 @@ def main():
     export, _ = row("rocescope packets -T fields (five fields)", mixed, [BIN, "packets", "-T", "fields", *five, mixed])
     _, rss2 = row("rocescope analyze --json (2x capture)", double, [BIN, "analyze", "--json", double], runs=3)
     small_time, _ = row("rocescope analyze --json (64-byte frames)", small, [BIN, "analyze", "--json", small])
+    browse = browse_times(mixed, runs=3)
     tshark = None
     if not args.no_tshark and shutil.which("tshark"):
         fields = ["-e", "frame.number", "-e", "infiniband.bth.opcode", "-e", "infiniband.bth.psn", "-e", "infiniband.bth.destqp"]
@@ -171,6 +196,10 @@ def main():
         ("peak RSS ≤ 64 MiB", rss, rss <= 64),
         ("RSS of the 2× capture ≤ 1.1 × RSS", rss2 / rss, rss2 <= 1.1 * rss),
     ]
+    if browse:
+        print(f"rocescope browse, 1 GB capture, in tmux (median of 3): first screen {browse[0]:.3f} s, full count {browse[1]:.3f} s\n")
+        checks.append(("browse: first screen < 1 s", browse[0], browse[0] < 1))
+        checks.append(("browse: full count ≤ 3 s", browse[1], browse[1] <= 3))
     if tshark:
         checks.append(("tshark / analyze ≥ 100", tshark / analyze, tshark >= 100 * analyze))
     print("| target | value | met |")

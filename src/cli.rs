@@ -138,6 +138,11 @@ retransmission.",
         )
     )]
     Annotate(AnnotateArgs),
+    /// Browse the frames in the terminal: packet list, decode tree, bytes, display filters
+    #[command(
+        long_about = "Open the captures in a full-screen terminal browser with Wireshark's three panes: the packet list (coloured like Wireshark's rules, with the analysis's flags), the selected frame's decode tree from the field registry (sections collapse and expand) and its bytes. `/` opens a display filter, checked as it is typed; `:` goes to a frame; `?` lists the keys (docs/browse.md). The first screen shows while the files are still indexed, with the progress in the status line. Reads capture files in place (not compressed or piped input yet); needs a terminal."
+    )]
+    Browse(BrowseArgs),
     /// List every field by its display-filter name, type and base, like `tshark -G fields`
     #[command(long_about = "List the field registry, one field a line, tab-separated as `tshark -G fields` \
 prints it: F, label, name, type, protocol, base, bitmask, description. The names are Wireshark's \
@@ -265,6 +270,16 @@ pub struct AnnotateArgs {
     /// The annotated pcapng file to write
     #[arg(short = 'o', long = "output", value_name = "OUT.pcapng")]
     pub output: PathBuf,
+
+    #[command(flatten)]
+    pub analysis: AnalysisOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct BrowseArgs {
+    /// Capture files (pcap or pcapng, not compressed), merged by timestamp
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,

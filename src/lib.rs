@@ -5,6 +5,8 @@
 
 pub use rocescope_engine::{analyze, capture, decode, display_filter, fields, filter, ordered, pipeline};
 
+#[cfg(feature = "browse")]
+pub mod browse;
 pub mod cli;
 pub mod commands;
 pub mod generate;

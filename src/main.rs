@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Fields => list_fields(),
         Command::Annotate(args) => annotate::run(args),
+        Command::Browse(args) => browse(args),
         Command::Capture(args) => capture(args),
     })
 }
@@ -23,6 +24,16 @@ fn list_fields() -> Outcome {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = rocescope::fields::write_glossary(&mut out).and_then(|()| std::io::Write::flush(&mut out));
     written(result, |e| format!("cannot write the output: {e}"))
+}
+
+#[cfg(feature = "browse")]
+fn browse(args: &rocescope::cli::BrowseArgs) -> Outcome {
+    rocescope::browse::run(args)
+}
+
+#[cfg(not(feature = "browse"))]
+fn browse(_: &rocescope::cli::BrowseArgs) -> Outcome {
+    Err(exit::Failure::Usage("this build has no browser; build with the default features".into()))
 }
 
 #[cfg(feature = "live")]

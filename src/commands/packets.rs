@@ -15,7 +15,7 @@ use crate::fields::Frame;
 use crate::filter::Filter;
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::fields::FieldExport;
-use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line};
+use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line, write_verdict_flag};
 use crate::pipeline::{self, Stage, Step};
 
 pub fn run(args: &PacketsArgs) -> Outcome {
@@ -163,20 +163,5 @@ impl FrameWriter {
             self.line.push('\n');
         }
         out.write_all(self.line.as_bytes())
-    }
-}
-
-/// The analysis flag appended to a packet-list line, like Wireshark's TCP analysis flags.
-fn write_verdict_flag(line: &mut String, verdict: &Verdict) -> std::fmt::Result {
-    use crate::analyze::sequence::SeqClass;
-    if verdict.mirror_duplicate {
-        return line.write_str(" [mirror duplicate]");
-    }
-    match verdict.seq {
-        Some(SeqClass::Gap { missing }) => write!(line, " [gap: {missing} PSNs missing]"),
-        Some(SeqClass::Retransmission) => line.write_str(" [retransmission]"),
-        Some(SeqClass::LateArrival) => line.write_str(" [late arrival]"),
-        Some(SeqClass::Ahead) => line.write_str(" [ahead of late arrivals]"),
-        _ => Ok(()),
     }
 }

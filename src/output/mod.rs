@@ -114,3 +114,18 @@ pub fn write_list_line(
     write!(line, " {src:>15} → {dst:<15} {:<9} {:>5} ", summary::protocol(p), p.orig_len)?;
     summary::write_info(line, p)
 }
+
+/// The analysis flag appended to a packet-list line, like Wireshark's TCP analysis flags.
+pub fn write_verdict_flag(line: &mut String, verdict: &crate::analyze::Verdict) -> std::fmt::Result {
+    use crate::analyze::sequence::SeqClass;
+    if verdict.mirror_duplicate {
+        return line.write_str(" [mirror duplicate]");
+    }
+    match verdict.seq {
+        Some(SeqClass::Gap { missing }) => write!(line, " [gap: {missing} PSNs missing]"),
+        Some(SeqClass::Retransmission) => line.write_str(" [retransmission]"),
+        Some(SeqClass::LateArrival) => line.write_str(" [late arrival]"),
+        Some(SeqClass::Ahead) => line.write_str(" [ahead of late arrivals]"),
+        _ => Ok(()),
+    }
+}

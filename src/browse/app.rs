@@ -1,0 +1,348 @@
+//! The browser's state and what each key does to it; the interface draws it (`view.rs`).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use memmap2::Mmap;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::index::{self, Entry, Index};
+use crate::decode::{DecodedFrame, Decoder};
+use crate::display_filter::DisplayFilter;
+use crate::fields::{self, Frame};
+
+/// The panes, in the order Tab moves through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    List,
+    Tree,
+    Bytes,
+}
+
+/// What is being typed on the bottom line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prompt {
+    /// `/`: a display filter.
+    Filter(String),
+    /// `:`: a frame number to go to.
+    GoTo(String),
+}
+
+/// The frames a filter keeps: positions in the index, and how far the index was filtered.
+struct Displayed {
+    filter: DisplayFilter,
+    positions: Vec<u32>,
+    filtered_to: usize,
+}
+
+/// Frames filtered per step of the interface's loop (the rest on the next steps, so that keys
+/// are answered meanwhile).
+const FILTERED_PER_STEP: usize = 50_000;
+
+pub struct App {
+    pub index: Arc<Index>,
+    mappings: Vec<Arc<Mmap>>,
+    decoder: Decoder,
+    /// The inputs' names, for the status line.
+    pub name: String,
+    displayed: Option<Displayed>,
+    /// The selected row: a position among the displayed frames.
+    pub selected: usize,
+    pub pane: Pane,
+    pub prompt: Option<Prompt>,
+    pub help: bool,
+    /// The decode tree's cursor (a line), and its collapsed sections (by heading).
+    pub tree_line: usize,
+    pub collapsed: BTreeSet<String>,
+    pub bytes_top: usize,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(index: Arc<Index>, mappings: Vec<Arc<Mmap>>, decoder: Decoder, name: String) -> Self {
+        App {
+            index,
+            mappings,
+            decoder,
+            name,
+            displayed: None,
+            selected: 0,
+            pane: Pane::List,
+            prompt: None,
+            help: false,
+            tree_line: 0,
+            collapsed: BTreeSet::new(),
+            bytes_top: 0,
+            quit: false,
+        }
+    }
+
+    /// Frames displayed so far.
+    pub fn displayed_len(&self) -> usize {
+        self.displayed.as_ref().map_or(self.index.len(), |d| d.positions.len())
+    }
+
+    /// The index position of the `row`-th displayed frame.
+    pub fn position(&self, row: usize) -> Option<usize> {
+        match &self.displayed {
+            Some(d) => d.positions.get(row).map(|&p| p as usize),
+            None => (row < self.index.len()).then_some(row),
+        }
+    }
+
+    /// The applied filter's text.
+    pub fn filter_text(&self) -> Option<&str> {
+        self.displayed.as_ref().map(|d| d.filter.text())
+    }
+
+    /// Decodes the frame at index position `position` and hands it to `show`.
+    pub fn with_frame<T>(&self, position: usize, show: impl FnOnce(&Entry, &DecodedFrame<'_>) -> T) -> Option<T> {
+        let entry = self.index.entry(position)?;
+        let packet = self.decoder.decode(&index::record(&entry, &self.mappings));
+        Some(show(&entry, &packet))
+    }
+
+    /// When the capture's first frame was captured.
+    pub fn first_ts_ns(&self) -> i64 {
+        self.index.entry(0).map_or(0, |e| e.ts_ns)
+    }
+
+    /// Filters the frames indexed since the last step (some of them).
+    pub fn step(&mut self) {
+        let Some(d) = &self.displayed else { return };
+        let from = d.filtered_to;
+        let entries = self.index.entries_from(from, FILTERED_PER_STEP);
+        let first_ts_ns = self.first_ts_ns();
+        let kept: Vec<u32> = entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| {
+                let packet = self.decoder.decode(&index::record(e, &self.mappings));
+                let frame =
+                    Frame { number: (from + i + 1) as u64, packet: &packet, first_ts_ns, verdict: Some(&e.verdict) };
+                d.filter.matches(&frame)
+            })
+            .map(|(i, _)| (from + i) as u32)
+            .collect();
+        if let Some(d) = &mut self.displayed {
+            d.positions.extend(kept);
+            d.filtered_to = from + entries.len();
+        }
+    }
+
+    /// Has the applied filter been asked about every frame indexed?
+    pub fn filtered_all(&self) -> bool {
+        self.displayed.as_ref().is_none_or(|d| d.filtered_to >= self.index.len())
+    }
+
+    /// Applies a filter (the empty text shows every frame); the error names the column.
+    pub fn apply_filter(&mut self, text: &str) -> Result<(), String> {
+        let selected = self.position(self.selected);
+        self.displayed = match text.trim() {
+            "" => None,
+            text => Some(Displayed { filter: DisplayFilter::compile(text)?, positions: Vec::new(), filtered_to: 0 }),
+        };
+        while !self.filtered_all() && self.displayed.as_ref().is_some_and(|d| d.filtered_to < FILTERED_PER_STEP) {
+            self.step();
+        }
+        self.selected = selected.and_then(|p| self.row_at_or_after(p)).unwrap_or(0);
+        Ok(())
+    }
+
+    /// The first displayed row whose frame is at or after index position `position`.
+    fn row_at_or_after(&self, position: usize) -> Option<usize> {
+        match &self.displayed {
+            Some(d) => Some(d.positions.partition_point(|&p| (p as usize) < position)),
+            None => Some(position),
+        }
+    }
+
+    /// Takes one key.
+    pub fn key(&mut self, key: KeyEvent) {
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+        } else if self.prompt.is_some() {
+            self.prompt_key(key);
+        } else if self.help {
+            self.help = false;
+        } else {
+            self.browse_key(key);
+        }
+    }
+
+    fn browse_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('?') => self.help = true,
+            KeyCode::Char('/') => self.prompt = Some(Prompt::Filter(self.filter_text().unwrap_or_default().into())),
+            KeyCode::Char(':') => self.prompt = Some(Prompt::GoTo(String::new())),
+            KeyCode::Tab => self.pane = next_pane(self.pane),
+            KeyCode::BackTab => self.pane = next_pane(next_pane(self.pane)),
+            KeyCode::Enter | KeyCode::Char(' ') if self.pane == Pane::Tree => self.toggle_section(),
+            code => self.move_by(code),
+        }
+    }
+
+    /// A movement key, in the current pane.
+    fn move_by(&mut self, code: KeyCode) {
+        const PAGE: isize = 20;
+        let step: isize = match code {
+            KeyCode::Up | KeyCode::Char('k') => -1,
+            KeyCode::Down | KeyCode::Char('j') => 1,
+            KeyCode::PageUp => -PAGE,
+            KeyCode::PageDown => PAGE,
+            KeyCode::Home | KeyCode::Char('g') => isize::MIN / 2,
+            KeyCode::End | KeyCode::Char('G') => isize::MAX / 2,
+            _ => return,
+        };
+        let moved = |at: usize, len: usize| at.saturating_add_signed(step).min(len.saturating_sub(1));
+        match self.pane {
+            Pane::List => {
+                self.selected = moved(self.selected, self.displayed_len());
+                (self.tree_line, self.bytes_top) = (0, 0);
+            }
+            Pane::Tree => self.tree_line = moved(self.tree_line, self.tree_lines().len()),
+            Pane::Bytes => self.bytes_top = moved(self.bytes_top, self.hex_lines().len()),
+        }
+    }
+
+    fn prompt_key(&mut self, key: KeyEvent) {
+        let Some(prompt) = &mut self.prompt else { return };
+        let text = match prompt {
+            Prompt::Filter(text) | Prompt::GoTo(text) => text,
+        };
+        match key.code {
+            KeyCode::Esc => self.prompt = None,
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Tab => complete_field(text),
+            KeyCode::Char(c) => text.push(c),
+            KeyCode::Enter => self.submit(),
+            _ => {}
+        }
+    }
+
+    /// Enter on the bottom line: applies the filter (when it compiles) or goes to the frame.
+    fn submit(&mut self) {
+        match self.prompt.clone() {
+            Some(Prompt::Filter(text)) => {
+                // a filter that does not compile stays on the bottom line, with its error
+                let applied = self.apply_filter(&text);
+                if applied.is_ok() {
+                    self.prompt = None;
+                }
+            }
+            Some(Prompt::GoTo(text)) => {
+                if let Ok(number) = text.trim().parse::<usize>() {
+                    self.selected = self.row_at_or_after(number.saturating_sub(1)).unwrap_or(0);
+                    self.selected = self.selected.min(self.displayed_len().saturating_sub(1));
+                }
+                self.prompt = None;
+            }
+            None => {}
+        }
+    }
+
+    /// Is the filter being typed valid? `Err` carries the compiler's message.
+    pub fn prompt_check(&self) -> Option<Result<(), String>> {
+        match &self.prompt {
+            Some(Prompt::Filter(text)) if text.trim().is_empty() => Some(Ok(())),
+            Some(Prompt::Filter(text)) => Some(DisplayFilter::compile(text).map(|_| ())),
+            _ => None,
+        }
+    }
+
+    /// The selected frame's decode tree, as lines; the lines of collapsed sections are left out
+    /// (their headings stay).
+    pub fn tree_lines(&self) -> Vec<String> {
+        let Some(position) = self.position(self.selected) else { return Vec::new() };
+        let first_ts_ns = self.first_ts_ns();
+        let text = self
+            .with_frame(position, |entry, packet| {
+                let mut text = String::new();
+                let frame = Frame { number: position as u64 + 1, packet, first_ts_ns, verdict: Some(&entry.verdict) };
+                let _ = crate::output::tree::write_tree(&mut text, &frame);
+                text
+            })
+            .unwrap_or_default();
+        let mut lines = Vec::new();
+        let mut hidden = false;
+        for line in text.lines().filter(|l| !l.is_empty()) {
+            if !line.starts_with(' ') {
+                hidden = self.collapsed.contains(line);
+                lines.push(format!("{} {line}", if hidden { '▸' } else { '▾' }));
+            } else if !hidden {
+                lines.push(format!("  {line}"));
+            }
+        }
+        lines
+    }
+
+    /// Enter on a section heading of the tree collapses or expands it.
+    fn toggle_section(&mut self) {
+        let lines = self.tree_lines();
+        let heading_of =
+            |line: &String| line.strip_prefix("▸ ").or_else(|| line.strip_prefix("▾ ")).map(str::to_string);
+        let upto = lines.get(..=self.tree_line.min(lines.len().saturating_sub(1))).unwrap_or_default();
+        let heading = upto.iter().rev().find_map(heading_of);
+        if let Some(heading) = heading
+            && !self.collapsed.remove(&heading)
+        {
+            self.collapsed.insert(heading);
+        }
+    }
+
+    /// The selected frame's bytes, as hex dump lines.
+    pub fn hex_lines(&self) -> Vec<String> {
+        let Some(position) = self.position(self.selected) else { return Vec::new() };
+        let mut text = String::new();
+        self.with_frame(position, |_, packet| crate::output::hexdump::write_hexdump(&mut text, packet.data));
+        text.lines().map(str::to_string).collect()
+    }
+
+    /// The status line, in Wireshark's form.
+    pub fn status(&self) -> String {
+        let total = self.index.len();
+        let shown = self.displayed_len();
+        let percent = if total == 0 { 100.0 } else { shown as f64 * 100.0 / total as f64 };
+        let mut status = format!("Packets: {total} · Displayed: {shown} ({percent:.1}%) · {}", self.name);
+        if let Some(position) = self.position(self.selected) {
+            status.push_str(&format!(" · Frame {}", position + 1));
+        }
+        if let Some(damage) = self.index.damage().first() {
+            status.push_str(&format!(" · {damage}"));
+        }
+        if !self.index.is_done() {
+            status.push_str(&format!(" · indexing {:.0}%", self.index.progress() * 100.0));
+        } else if !self.filtered_all() {
+            status.push_str(" · filtering");
+        }
+        status
+    }
+}
+
+fn next_pane(pane: Pane) -> Pane {
+    match pane {
+        Pane::List => Pane::Tree,
+        Pane::Tree => Pane::Bytes,
+        Pane::Bytes => Pane::List,
+    }
+}
+
+/// Completes the field name being typed at the end of `text` to the longest prefix every
+/// registry name that starts with it shares.
+fn complete_field(text: &mut String) {
+    let start = text.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_')).map_or(0, |i| i + 1);
+    let typed = text.get(start..).unwrap_or_default().to_string();
+    if typed.is_empty() {
+        return;
+    }
+    let mut names = fields::all().iter().map(|f| f.name).filter(|n| n.starts_with(typed.as_str()));
+    let Some(first) = names.next() else { return };
+    let common = names.fold(first.to_string(), |common, name| {
+        common.chars().zip(name.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect()
+    });
+    text.truncate(start);
+    text.push_str(&common);
+}

@@ -1,0 +1,156 @@
+//! The browser's index of frames: where each frame lies in its file's memory mapping, its
+//! record's facts and the analysis's verdict on it, built on a thread of its own while the
+//! interface shows what is indexed so far. Frames are decoded again from the mapping when they
+//! are shown; only the index (some 50 bytes per frame) is held.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use memmap2::Mmap;
+
+use crate::analyze::frame::FrameSummary;
+use crate::analyze::{Analyzer, Config, Verdict};
+use crate::capture::{CaptureError, Frame, Inputs, LinkType, Record};
+use crate::decode::Decoder;
+
+/// One indexed frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    pub file: u16,
+    pub at: u64,
+    pub caplen: u32,
+    pub orig_len: u32,
+    pub ts_ns: i64,
+    pub link_type: LinkType,
+    /// The analysis's final verdict (the default until it is final).
+    pub verdict: Verdict,
+}
+
+/// Frames indexed between two hand-overs to the interface.
+const CHUNK: usize = 4096;
+
+/// The index, shared between the thread that builds it and the interface.
+pub struct Index {
+    entries: RwLock<Vec<Entry>>,
+    done: AtomicBool,
+    /// Bytes of the inputs read so far, and their size.
+    read: AtomicU64,
+    size: u64,
+    damage: Mutex<Vec<String>>,
+    /// Set by the interface when it quits: the building stops.
+    stop: AtomicBool,
+}
+
+impl Index {
+    pub fn new(size: u64) -> Self {
+        Index {
+            entries: RwLock::new(Vec::new()),
+            done: AtomicBool::new(false),
+            read: AtomicU64::new(0),
+            size,
+            damage: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    /// Frames indexed so far.
+    pub fn len(&self) -> usize {
+        self.entries.read().map_or(0, |e| e.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The frame at `position` (0-based).
+    pub fn entry(&self, position: usize) -> Option<Entry> {
+        self.entries.read().ok()?.get(position).copied()
+    }
+
+    /// The entries from `from` on, as they are now.
+    pub fn entries_from(&self, from: usize, at_most: usize) -> Vec<Entry> {
+        let Ok(entries) = self.entries.read() else { return Vec::new() };
+        entries.get(from..).unwrap_or_default().iter().take(at_most).copied().collect()
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::Acquire)
+    }
+
+    /// How much of the inputs is indexed, 0 to 1.
+    pub fn progress(&self) -> f64 {
+        if self.is_done() || self.size == 0 {
+            return 1.0;
+        }
+        (self.read.load(Ordering::Relaxed) as f64 / self.size as f64).min(1.0)
+    }
+
+    /// Where the inputs were found damaged, one line each.
+    pub fn damage(&self) -> Vec<String> {
+        self.damage.lock().map(|d| d.clone()).unwrap_or_default()
+    }
+
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Indexes `inputs` to their end (or until [`Index::stop`]), analysing every frame for its
+    /// verdict; `mappings` are the inputs' memory mappings.
+    pub fn build(&self, mut inputs: Inputs, mappings: &[Arc<Mmap>], decoder: &Decoder, config: Config) {
+        let mut analyzer = Analyzer::with_verdicts(config);
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut verdicts = Vec::new();
+        while let Some(frame) = inputs.next_frame() {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            analyzer.observe(&FrameSummary::of(frame.number, &decoder.decode(&frame.record)));
+            chunk.push(entry(&frame, mappings));
+            verdicts.extend(std::iter::from_fn(|| analyzer.next_verdict()));
+            if chunk.len() == CHUNK {
+                self.hand_over(&mut chunk, &mut verdicts);
+                self.read.store(inputs.position(), Ordering::Relaxed);
+            }
+        }
+        analyzer.finish();
+        verdicts.extend(std::iter::from_fn(|| analyzer.next_verdict()));
+        self.hand_over(&mut chunk, &mut verdicts);
+        if let Ok(mut damage) = self.damage.lock() {
+            damage.extend(inputs.take_damage().iter().map(CaptureError::to_string));
+        }
+        self.done.store(true, Ordering::Release);
+    }
+
+    /// Adds the frames of `chunk`, and the verdicts decided since the last hand-over.
+    fn hand_over(&self, chunk: &mut Vec<Entry>, verdicts: &mut Vec<(u64, Verdict)>) {
+        let Ok(mut entries) = self.entries.write() else { return };
+        entries.append(chunk);
+        for (number, verdict) in verdicts.drain(..) {
+            if let Some(e) = (number as usize).checked_sub(1).and_then(|i| entries.get_mut(i)) {
+                e.verdict = verdict;
+            }
+        }
+    }
+}
+
+/// The entry of `frame`, read from its file's mapping.
+fn entry(frame: &Frame<'_>, mappings: &[Arc<Mmap>]) -> Entry {
+    let r = &frame.record;
+    let base = mappings.get(frame.file).map_or(0, |m| m.as_ptr() as usize);
+    Entry {
+        file: frame.file as u16,
+        at: (r.data.as_ptr() as usize).saturating_sub(base) as u64,
+        caplen: r.data.len() as u32,
+        orig_len: r.orig_len,
+        ts_ns: r.ts_ns,
+        link_type: r.link_type,
+        verdict: Verdict::default(),
+    }
+}
+
+/// The record of an indexed frame, from its file's mapping.
+pub fn record<'m>(entry: &Entry, mappings: &'m [Arc<Mmap>]) -> Record<'m> {
+    let map = mappings.get(usize::from(entry.file)).map_or(&[][..], |m| &m[..]);
+    let data = map.get(entry.at as usize..entry.at as usize + entry.caplen as usize).unwrap_or_default();
+    Record { ts_ns: entry.ts_ns, orig_len: entry.orig_len, data, link_type: entry.link_type, offset: entry.at }
+}

@@ -1,0 +1,70 @@
+//! `rocescope browse`: a terminal packet browser. The packet list, the selected frame's decode
+//! tree (from the field registry) and its bytes, a display filter bar, and a status line in
+//! Wireshark's form, over capture files that are indexed on a thread of their own while the
+//! first screen is already shown (docs/browse.md).
+
+pub mod app;
+pub mod index;
+pub mod view;
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
+
+use crate::analyze::Config;
+use crate::capture::Inputs;
+use crate::cli::{BrowseArgs, report_unreadable};
+use crate::commands::exit::{Failure, Outcome};
+use crate::decode::Decoder;
+use app::App;
+use index::Index;
+
+/// How long the interface waits for a key before it redraws what the indexing added.
+const TICK: Duration = Duration::from_millis(100);
+
+pub fn run(args: &BrowseArgs) -> Outcome {
+    if !std::io::stdout().is_terminal() {
+        return Err(Failure::Usage("browse needs a terminal: its standard output is not one".into()));
+    }
+    let config = args.analysis.config().map_err(Failure::Usage)?;
+    let decoder = Decoder::new(&args.analysis.roce_ports);
+    let (app, indexing) = open(&args.files, decoder, config)?;
+    let mut terminal = ratatui::try_init().map_err(|e| Failure::Output(format!("cannot use the terminal: {e}")))?;
+    let result = run_loop(&mut terminal, app);
+    ratatui::restore();
+    indexing.stop();
+    result.map_err(|e| Failure::Output(format!("cannot draw on the terminal: {e}")))
+}
+
+/// Opens the inputs and starts indexing them; the app, and the index to stop at the end.
+pub fn open(files: &[std::path::PathBuf], decoder: Decoder, config: Config) -> Result<(App, Arc<Index>), Failure> {
+    let (mut inputs, unreadable) = Inputs::open(files, false);
+    report_unreadable(&unreadable);
+    if inputs.readers().is_empty() {
+        return Err(Failure::NoInput(String::new()));
+    }
+    let mappings: Vec<_> = inputs.share_mappings().into_iter().collect::<Option<_>>().ok_or_else(|| {
+        Failure::Usage("browse reads capture files in place: compressed and piped input are not supported yet".into())
+    })?;
+    let name = inputs.readers().iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
+    let index = Arc::new(Index::new(inputs.size().unwrap_or(0)));
+    let (building, shared, indexer) = (Arc::clone(&index), mappings.clone(), decoder.clone());
+    std::thread::spawn(move || building.build(inputs, &shared, &indexer, config));
+    Ok((App::new(Arc::clone(&index), mappings, decoder, name), index))
+}
+
+fn run_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> std::io::Result<()> {
+    while !app.quit {
+        app.step();
+        terminal.draw(|frame| view::draw(frame, &app))?;
+        if event::poll(TICK)?
+            && let Event::Key(key) = event::read()?
+            && key.kind != KeyEventKind::Release
+        {
+            app.key(key);
+        }
+    }
+    Ok(())
+}

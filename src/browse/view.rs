@@ -1,0 +1,146 @@
+//! Drawing the browser: the packet list, the selected frame's decode tree and bytes, the status
+//! line and the bottom line (a filter being typed, red while invalid, green once valid).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::app::{App, Pane, Prompt};
+use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
+use crate::output::{Clock, TimeFormat, write_list_line, write_verdict_flag};
+
+/// The packet list's column titles, over the columns of `packets`.
+const HEADER: &str = "    No.        Time          Source → Destination     Protocol  Length Info";
+
+/// The keys, for the help overlay (docs/browse.md lists them too).
+pub const KEYS: &[(&str, &str)] = &[
+    ("↑ ↓  j k", "previous / next line of the pane"),
+    ("PgUp PgDn", "a page up / down"),
+    ("g G  Home End", "first / last"),
+    ("Tab  Shift-Tab", "next / previous pane: list, decode, bytes"),
+    ("Enter  Space", "in the decode: collapse or expand the section"),
+    ("/", "display filter (Enter applies, Esc cancels, Tab completes a field name)"),
+    (":", "go to a frame number"),
+    ("?", "this help"),
+    ("q  Ctrl-C", "quit"),
+];
+
+/// Draws the whole interface.
+pub fn draw(frame: &mut Frame<'_>, app: &App) {
+    let [list, tree, bytes, status, bottom] = Layout::vertical([
+        Constraint::Percentage(50),
+        Constraint::Percentage(30),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    draw_list(frame, app, list);
+    draw_lines(frame, " Decode ", &app.tree_lines(), app.tree_line, app.pane == Pane::Tree, tree);
+    draw_lines(frame, " Bytes ", &app.hex_lines(), app.bytes_top, app.pane == Pane::Bytes, bytes);
+    frame.render_widget(Paragraph::new(app.status()).style(Style::new().add_modifier(Modifier::REVERSED)), status);
+    frame.render_widget(bottom_line(app), bottom);
+    if app.help {
+        draw_help(frame);
+    }
+}
+
+fn pane_block(title: &str, focused: bool) -> Block<'_> {
+    let style = if focused { Style::new().fg(Color::Cyan) } else { Style::new() };
+    Block::new().borders(Borders::TOP).title(title).border_style(style)
+}
+
+/// The packet list: the rows around the selected one, coloured like Wireshark's rules.
+fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let rows = usize::from(area.height.saturating_sub(2));
+    let top = app.selected.saturating_sub(rows.saturating_sub(1) / 2).min(app.displayed_len().saturating_sub(rows));
+    let mut clock = Clock::new(TimeFormat::Relative);
+    clock.start_at(app.first_ts_ns());
+    let mut lines = vec![Line::styled(HEADER, Style::new().add_modifier(Modifier::BOLD))];
+    for row in top..(top + rows).min(app.displayed_len()) {
+        let Some(position) = app.position(row) else { break };
+        let line = app.with_frame(position, |entry, packet| {
+            let mut text = String::new();
+            let mut scratch = [String::new(), String::new()];
+            let _ = write_list_line(&mut text, &mut scratch, &mut clock, position as u64 + 1, packet);
+            let _ = write_verdict_flag(&mut text, &entry.verdict);
+            let mut style = colour(packet, &entry.verdict);
+            if row == app.selected {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            Line::styled(text, style)
+        });
+        lines.extend(line);
+    }
+    let block = pane_block(" Packets ", app.pane == Pane::List);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The colouring rules, in Wireshark's spirit: errors, then the analysis's flags, then
+/// congestion and pause frames.
+fn colour(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> Style {
+    use crate::analyze::sequence::SeqClass;
+    let roce = packet.roce();
+    let ecn_ce = packet.net.and_then(|n| n.ecn()) == Some(3);
+    if packet.kind() == FrameKind::Malformed || roce.is_some_and(|r| r.icrc == IcrcStatus::Bad) {
+        Style::new().fg(Color::Yellow).bg(Color::Red)
+    } else if matches!(verdict.seq, Some(SeqClass::Retransmission | SeqClass::Gap { .. })) || verdict.mirror_duplicate {
+        Style::new().fg(Color::Red).bg(Color::Black)
+    } else if matches!(verdict.seq, Some(SeqClass::LateArrival)) {
+        Style::new().fg(Color::Yellow).bg(Color::Black)
+    } else if roce.is_some_and(|r| r.ib.bth.opcode() == rocescope_parsers::opcode::CNP) {
+        Style::new().fg(Color::Black).bg(Color::LightBlue)
+    } else if ecn_ce {
+        Style::new().fg(Color::Black).bg(Color::LightRed)
+    } else if matches!(packet.kind(), FrameKind::Pfc | FrameKind::Pause) {
+        Style::new().fg(Color::Black).bg(Color::LightYellow)
+    } else {
+        Style::new()
+    }
+}
+
+/// A pane of text lines scrolled so that line `at` shows, highlighted when the pane has focus.
+fn draw_lines(frame: &mut Frame<'_>, title: &str, lines: &[String], at: usize, focused: bool, area: Rect) {
+    let rows = usize::from(area.height.saturating_sub(1));
+    let top = at.saturating_sub(rows.saturating_sub(1));
+    let shown: Vec<Line<'_>> = lines
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(rows)
+        .map(|(i, l)| {
+            let style = if focused && i == at { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
+            Line::styled(l.as_str(), style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(shown).block(pane_block(title, focused)), area);
+}
+
+/// The bottom line: what is being typed, or the applied filter and a hint.
+fn bottom_line(app: &App) -> Paragraph<'static> {
+    match &app.prompt {
+        Some(Prompt::Filter(text)) => {
+            let (style, note) = match app.prompt_check() {
+                Some(Err(message)) => (Style::new().fg(Color::White).bg(Color::Red), format!("  {message}")),
+                _ => (Style::new().fg(Color::Black).bg(Color::Green), String::new()),
+            };
+            Paragraph::new(Line::from(vec![Span::raw("Filter: "), Span::styled(format!("{text}{note}"), style)]))
+        }
+        Some(Prompt::GoTo(text)) => Paragraph::new(format!("Go to frame: {text}")),
+        None => {
+            let applied = app.filter_text().map_or(String::new(), |f| format!("Filter: {f}   "));
+            Paragraph::new(format!("{applied}? keys  / filter  : go to  q quit"))
+        }
+    }
+}
+
+fn draw_help(frame: &mut Frame<'_>) {
+    let lines: Vec<Line<'_>> = KEYS.iter().map(|(keys, what)| Line::from(format!(" {keys:<16} {what}"))).collect();
+    let area = frame.area();
+    let (width, height) = (area.width.min(90), area.height.min(KEYS.len() as u16 + 2));
+    let popup = Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height };
+    frame.render_widget(Clear, popup);
+    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" Keys (any key closes) ")), popup);
+}

@@ -1,0 +1,194 @@
+//! The terminal browser, driven headless: keys into its state, the screen drawn on ratatui's
+//! test backend, and what the panes and the status line say held to `packets`.
+#![cfg(feature = "browse")]
+
+mod common;
+
+use std::path::PathBuf;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use rocescope::browse::{self, app::App, view};
+use rocescope_engine::analyze::Config;
+use rocescope_engine::decode::Decoder;
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples").join(name)
+}
+
+/// The browser over `file`, once it is indexed.
+fn opened(file: &PathBuf) -> App {
+    let (app, index) = browse::open(std::slice::from_ref(file), Decoder::default(), Config::default()).expect("opens");
+    while !index.is_done() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    app
+}
+
+/// The screen as text, one line per row.
+fn screen(app: &mut App) -> String {
+    while !app.filtered_all() {
+        app.step();
+    }
+    let mut terminal = Terminal::new(TestBackend::new(150, 50)).expect("a test terminal");
+    terminal.draw(|frame| view::draw(frame, app)).expect("draws");
+    let buffer = terminal.backend().buffer();
+    let width = usize::from(buffer.area.width);
+    let symbols: Vec<&str> = buffer.content.iter().map(|c| c.symbol()).collect();
+    symbols.chunks(width).map(|row| row.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
+}
+
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+/// The status line (the second row from the bottom).
+fn status(screen: &str) -> String {
+    screen.lines().rev().nth(1).unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_first_screen_lists_what_packets_lists_and_decodes_the_selected_frame() {
+    let file = sample("loss_go_back_n.pcap");
+    let listed = common::run_ok(&["packets", file.to_str().unwrap()]);
+    let mut app = opened(&file);
+    let shown = screen(&mut app);
+    let frames = listed.lines().count();
+    assert!(
+        status(&shown).starts_with(&format!("Packets: {frames} · Displayed: {frames} (100.0%) · ")),
+        "{}",
+        status(&shown)
+    );
+    assert!(status(&shown).contains("Frame 1"));
+    // the list's rows are the lines `packets` prints, the analysis's flags included
+    for line in listed.lines().take(10) {
+        assert!(shown.lines().any(|row| row.trim_end() == line.trim_end()), "missing row {line:?}\n{shown}");
+    }
+    // the decode pane shows the start of the frame's tree, which holds every registry field
+    assert!(shown.contains("Frame Number: 1 [frame.number]"), "{shown}");
+    let tree = app.tree_lines();
+    assert!(tree.iter().any(|l| l.contains("Packet Sequence Number: 16777200 [infiniband.bth.psn]")), "{tree:#?}");
+    assert!(shown.contains("0000  "), "the bytes pane\n{shown}");
+}
+
+#[test]
+fn a_filter_is_red_while_invalid_and_displays_what_packets_keeps_once_applied() {
+    let file = sample("loss_go_back_n.pcap");
+    let filter = "rocescope.analysis.retransmission";
+    let kept = common::run_ok(&["packets", "-Y", filter, file.to_str().unwrap()]).lines().count();
+    assert!(kept > 0);
+    let mut app = opened(&file);
+    press(&mut app, "/infiniband.bth.psn ==");
+    let shown = screen(&mut app);
+    assert!(
+        shown.lines().last().is_some_and(|l| l.starts_with("Filter: infiniband.bth.psn ==") && l.contains("column"))
+    );
+    assert!(app.prompt_check().is_some_and(|c| c.is_err()));
+    for _ in 0.."infiniband.bth.psn ==".len() {
+        key(&mut app, KeyCode::Backspace);
+    }
+    press(&mut app, "rocescope.analysis.retr");
+    key(&mut app, KeyCode::Tab);
+    assert!(app.prompt_check().is_some_and(|c| c.is_ok()), "Tab completed the field name");
+    key(&mut app, KeyCode::Enter);
+    let shown = screen(&mut app);
+    assert!(status(&shown).contains(&format!("Displayed: {kept} (")), "{}", status(&shown));
+    assert!(shown.lines().last().is_some_and(|l| l.starts_with(&format!("Filter: {filter}"))));
+    assert!(shown.contains("[retransmission]"));
+}
+
+#[test]
+fn keys_move_through_the_frames_the_panes_and_the_decode_tree() {
+    let file = sample("loss_go_back_n.pcap");
+    let mut app = opened(&file);
+    let frames = app.displayed_len();
+    press(&mut app, "G");
+    assert!(status(&screen(&mut app)).contains(&format!("Frame {frames}")));
+    press(&mut app, "gjj");
+    assert!(status(&screen(&mut app)).contains("Frame 3"));
+    press(&mut app, ":5");
+    key(&mut app, KeyCode::Enter);
+    assert!(status(&screen(&mut app)).contains("Frame 5"));
+    // the decode tree: its first section collapses and expands
+    key(&mut app, KeyCode::Tab);
+    let open = app.tree_lines();
+    key(&mut app, KeyCode::Enter);
+    let closed = app.tree_lines();
+    assert!(closed.len() < open.len() && closed[0].starts_with('▸') && open[0].starts_with('▾'));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.tree_lines(), open);
+    press(&mut app, "?");
+    assert!(screen(&mut app).contains("Keys (any key closes)"));
+    press(&mut app, "x");
+    assert!(!app.help);
+    press(&mut app, "q");
+    assert!(app.quit);
+}
+
+/// The real binary in a terminal (tmux): the first screen, a filter typed, the status line and
+/// the selected frame's decode read from the screen.
+#[test]
+fn in_a_terminal_a_typed_filter_shows_its_frames_and_their_decode() {
+    if std::process::Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let file = sample("bidirectional_read_write.pcap");
+    let filter = "infiniband.bth.opcode == 12";
+    let kept = common::run_ok(&["packets", "-Y", filter, file.to_str().unwrap()]).lines().count();
+    let session = format!("rocescope-browse-{}", std::process::id());
+    let tmux = |args: &[&str]| std::process::Command::new("tmux").args(args).output().expect("tmux runs");
+    let command = format!("{} browse {}", env!("CARGO_BIN_EXE_rocescope"), file.display());
+    tmux(&["new-session", "-d", "-s", &session, "-x", "150", "-y", "45", &command]);
+    let pane = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned();
+    let until = |what: &dyn Fn(&str) -> bool| {
+        for _ in 0..200 {
+            let shown = pane();
+            if what(&shown) {
+                return shown;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        pane()
+    };
+    let first = until(&|s| s.contains("Packets: ") && !s.contains("indexing"));
+    tmux(&["send-keys", "-t", &session, "/", filter, "Enter"]);
+    let filtered = until(&|s| s.contains(&format!("Displayed: {kept} (")));
+    tmux(&["send-keys", "-t", &session, "q"]);
+    let _ = tmux(&["kill-session", "-t", &session]);
+    assert!(first.contains("Displayed: ") && first.contains("Frame 1"), "{first}");
+    assert!(filtered.contains(&format!("Displayed: {kept} (")), "{filtered}");
+    let first_kept =
+        common::run_ok(&["packets", "-Y", filter, "-T", "fields", "-e", "frame.number", file.to_str().unwrap()]);
+    let number = first_kept.lines().next().unwrap_or_default().trim().to_string();
+    assert!(filtered.contains("RDMA READ Request"), "{filtered}");
+    assert!(
+        filtered.contains(&format!("Frame Number: {number} [frame.number]")),
+        "the decode of frame {number}\n{filtered}"
+    );
+}
+
+#[test]
+fn without_a_terminal_browse_says_so_and_exits_with_status_2() {
+    let out = common::run(&["browse", sample("loss_go_back_n.pcap").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("needs a terminal"));
+}
+
+#[test]
+fn docs_browse_md_lists_every_key_of_the_help() {
+    let doc = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/browse.md")).unwrap();
+    for (keys, what) in view::KEYS {
+        assert!(doc.contains(&format!("| `{keys}` | {what} |")), "docs/browse.md lacks {keys:?}");
+    }
+}
