@@ -133,6 +133,48 @@ fn keys_move_through_the_frames_the_panes_and_the_decode_tree() {
     assert!(app.quit);
 }
 
+#[test]
+fn the_flows_and_findings_views_lead_into_the_packet_list() {
+    let file = sample("loss_go_back_n.pcap");
+    let name = file.to_str().unwrap();
+    let summary = common::run_ok(&["analyze", name]);
+    let report: serde_json::Value = serde_json::from_str(&common::run_ok(&["analyze", "--json", name])).unwrap();
+    let mut app = opened(&file);
+    press(&mut app, "c");
+    let shown = screen(&mut app);
+    assert!(shown.contains("Flows, most troubled first"), "{shown}");
+    // the rows are the summary's flows table, most troubled first
+    let rows: Vec<&str> = summary.lines().skip_while(|l| !l.starts_with("Flows (")).skip(2).take(2).collect();
+    for row in &rows {
+        assert!(shown.lines().any(|l| l.trim() == row.trim()), "missing {row:?}\n{shown}");
+    }
+    // Enter: the list of the first flow and its peer
+    let id: u64 = rows[0].split_whitespace().next().unwrap().parse().unwrap();
+    let peer = report["flows"][id as usize]["peer"].as_u64().expect("a paired flow");
+    let filter = format!("rocescope.analysis.flow in {{{id}, {peer}}}");
+    let kept = common::run_ok(&["packets", "-Y", &filter, name]).lines().count();
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.filter_text(), Some(filter.as_str()));
+    assert!(status(&screen(&mut app)).contains(&format!("Displayed: {kept} (")));
+    // the findings, and Enter on the first: its first evidence frame
+    press(&mut app, "/");
+    key(&mut app, KeyCode::Backspace);
+    for _ in 0..filter.len() {
+        key(&mut app, KeyCode::Backspace);
+    }
+    key(&mut app, KeyCode::Enter);
+    press(&mut app, "e");
+    let shown = screen(&mut app);
+    let first = &report["findings"][0];
+    assert!(shown.contains(first["code"].as_str().unwrap()), "{shown}");
+    key(&mut app, KeyCode::Enter);
+    let frame = first["evidence"]["frames"][0].as_u64().unwrap();
+    assert!(status(&screen(&mut app)).contains(&format!("Frame {frame}")));
+    press(&mut app, "c");
+    key(&mut app, KeyCode::Esc);
+    assert!(status(&screen(&mut app)).contains(&format!("Frame {frame}")), "Esc returns to the list as it was");
+}
+
 /// The real binary in a terminal (tmux): the first screen, a filter typed, the status line and
 /// the selected frame's decode read from the screen.
 #[test]

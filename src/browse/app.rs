@@ -19,6 +19,16 @@ pub enum Pane {
     Bytes,
 }
 
+/// What the top pane shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Packets,
+    /// The QP flows, most troubled first (Wireshark's Conversations).
+    Flows,
+    /// The findings (Wireshark's Expert Info).
+    Findings,
+}
+
 /// What is being typed on the bottom line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Prompt {
@@ -49,6 +59,11 @@ pub struct App {
     /// The selected row: a position among the displayed frames.
     pub selected: usize,
     pub pane: Pane,
+    pub view: View,
+    /// The selected row of the Flows or Findings view.
+    pub view_row: usize,
+    /// A one-line note for the bottom line (a view not ready yet).
+    pub note: Option<String>,
     pub prompt: Option<Prompt>,
     pub help: bool,
     /// The decode tree's cursor (a line), and its collapsed sections (by heading).
@@ -68,6 +83,9 @@ impl App {
             displayed: None,
             selected: 0,
             pane: Pane::List,
+            view: View::Packets,
+            view_row: 0,
+            note: None,
             prompt: None,
             help: false,
             tree_line: 0,
@@ -159,15 +177,83 @@ impl App {
 
     /// Takes one key.
     pub fn key(&mut self, key: KeyEvent) {
+        self.note = None;
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.quit = true;
         } else if self.prompt.is_some() {
             self.prompt_key(key);
         } else if self.help {
             self.help = false;
+        } else if self.view != View::Packets {
+            self.view_key(key);
         } else {
             self.browse_key(key);
         }
+    }
+
+    /// Opens a view of the report, once the analysis has one.
+    fn open_view(&mut self, view: View) {
+        match self.index.report() {
+            Some(_) => (self.view, self.view_row, self.pane) = (view, 0, Pane::List),
+            None => self.note = Some("the analysis is not finished: the views open once every frame is indexed".into()),
+        }
+    }
+
+    /// The number of rows of the view shown.
+    pub fn view_len(&self) -> usize {
+        let Some(report) = self.index.report() else { return 0 };
+        match self.view {
+            View::Flows => report.flows.len(),
+            View::Findings => report.findings.len(),
+            View::Packets => 0,
+        }
+    }
+
+    fn view_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Esc => self.view = View::Packets,
+            KeyCode::Char('c') => self.open_view(View::Flows),
+            KeyCode::Char('e') => self.open_view(View::Findings),
+            KeyCode::Char('?') => self.help = true,
+            KeyCode::Enter => self.choose(),
+            code => {
+                if let Some(step) = step_of(code) {
+                    self.view_row = moved(self.view_row, step, self.view_len());
+                }
+            }
+        }
+    }
+
+    /// Enter in a view: a flow filters the list to it and its peer; a finding selects its
+    /// first evidence frame.
+    fn choose(&mut self) {
+        let Some(report) = self.index.report() else { return };
+        match self.view {
+            View::Flows => {
+                if let Some(f) = report.flows_by_trouble().get(self.view_row) {
+                    let filter = match f.peer {
+                        Some(peer) => format!("rocescope.analysis.flow in {{{}, {peer}}}", f.id),
+                        None => format!("rocescope.analysis.flow == {}", f.id),
+                    };
+                    let _ = self.apply_filter(&filter);
+                }
+            }
+            View::Findings => {
+                if let Some(&frame) = report.findings.get(self.view_row).and_then(|f| f.evidence.frames.first()) {
+                    self.go_to(frame as usize);
+                }
+            }
+            View::Packets => return,
+        }
+        self.view = View::Packets;
+    }
+
+    /// Selects frame `number`, or the first displayed frame after it.
+    fn go_to(&mut self, number: usize) {
+        self.selected = self.row_at_or_after(number.saturating_sub(1)).unwrap_or(0);
+        self.selected = self.selected.min(self.displayed_len().saturating_sub(1));
+        (self.tree_line, self.bytes_top) = (0, 0);
     }
 
     fn browse_key(&mut self, key: KeyEvent) {
@@ -176,6 +262,8 @@ impl App {
             KeyCode::Char('?') => self.help = true,
             KeyCode::Char('/') => self.prompt = Some(Prompt::Filter(self.filter_text().unwrap_or_default().into())),
             KeyCode::Char(':') => self.prompt = Some(Prompt::GoTo(String::new())),
+            KeyCode::Char('c') => self.open_view(View::Flows),
+            KeyCode::Char('e') => self.open_view(View::Findings),
             KeyCode::Tab => self.pane = next_pane(self.pane),
             KeyCode::BackTab => self.pane = next_pane(next_pane(self.pane)),
             KeyCode::Enter | KeyCode::Char(' ') if self.pane == Pane::Tree => self.toggle_section(),
@@ -185,24 +273,14 @@ impl App {
 
     /// A movement key, in the current pane.
     fn move_by(&mut self, code: KeyCode) {
-        const PAGE: isize = 20;
-        let step: isize = match code {
-            KeyCode::Up | KeyCode::Char('k') => -1,
-            KeyCode::Down | KeyCode::Char('j') => 1,
-            KeyCode::PageUp => -PAGE,
-            KeyCode::PageDown => PAGE,
-            KeyCode::Home | KeyCode::Char('g') => isize::MIN / 2,
-            KeyCode::End | KeyCode::Char('G') => isize::MAX / 2,
-            _ => return,
-        };
-        let moved = |at: usize, len: usize| at.saturating_add_signed(step).min(len.saturating_sub(1));
+        let Some(step) = step_of(code) else { return };
         match self.pane {
             Pane::List => {
-                self.selected = moved(self.selected, self.displayed_len());
+                self.selected = moved(self.selected, step, self.displayed_len());
                 (self.tree_line, self.bytes_top) = (0, 0);
             }
-            Pane::Tree => self.tree_line = moved(self.tree_line, self.tree_lines().len()),
-            Pane::Bytes => self.bytes_top = moved(self.bytes_top, self.hex_lines().len()),
+            Pane::Tree => self.tree_line = moved(self.tree_line, step, self.tree_lines().len()),
+            Pane::Bytes => self.bytes_top = moved(self.bytes_top, step, self.hex_lines().len()),
         }
     }
 
@@ -235,8 +313,7 @@ impl App {
             }
             Some(Prompt::GoTo(text)) => {
                 if let Ok(number) = text.trim().parse::<usize>() {
-                    self.selected = self.row_at_or_after(number.saturating_sub(1)).unwrap_or(0);
-                    self.selected = self.selected.min(self.displayed_len().saturating_sub(1));
+                    self.go_to(number);
                 }
                 self.prompt = None;
             }
@@ -320,6 +397,25 @@ impl App {
         }
         status
     }
+}
+
+/// How far a movement key moves: a line, a page, or to either end.
+fn step_of(code: KeyCode) -> Option<isize> {
+    const PAGE: isize = 20;
+    Some(match code {
+        KeyCode::Up | KeyCode::Char('k') => -1,
+        KeyCode::Down | KeyCode::Char('j') => 1,
+        KeyCode::PageUp => -PAGE,
+        KeyCode::PageDown => PAGE,
+        KeyCode::Home | KeyCode::Char('g') => isize::MIN / 2,
+        KeyCode::End | KeyCode::Char('G') => isize::MAX / 2,
+        _ => return None,
+    })
+}
+
+/// `at` moved by `step` within `len` rows.
+fn moved(at: usize, step: isize, len: usize) -> usize {
+    at.saturating_add_signed(step).min(len.saturating_sub(1))
 }
 
 fn next_pane(pane: Pane) -> Pane {

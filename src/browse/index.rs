@@ -1,6 +1,6 @@
 //! The browser's index of frames: where each frame lies in its file's memory mapping, its
 //! record's facts and the analysis's verdict on it, built on a thread of its own while the
-//! interface shows what is indexed so far. Frames are decoded again from the mapping when they
+//! interface shows what is indexed so far; at the end, the analysis's report. Frames are decoded again from the mapping when they
 //! are shown; only the index (some 50 bytes per frame) is held.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use memmap2::Mmap;
 
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::{Analyzer, Config, Verdict};
+use crate::analyze::report::Report;
+use crate::analyze::{Analyzer, Config, Verdict, assemble};
 use crate::capture::{CaptureError, Frame, Inputs, LinkType, Record};
 use crate::decode::Decoder;
 
@@ -39,6 +40,8 @@ pub struct Index {
     damage: Mutex<Vec<String>>,
     /// Set by the interface when it quits: the building stops.
     stop: AtomicBool,
+    /// The analysis's report, once every frame is indexed.
+    report: Mutex<Option<Arc<Report>>>,
 }
 
 impl Index {
@@ -50,7 +53,13 @@ impl Index {
             size,
             damage: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
+            report: Mutex::new(None),
         }
+    }
+
+    /// The analysis's report (flows, findings), once every frame is indexed.
+    pub fn report(&self) -> Option<Arc<Report>> {
+        self.report.lock().ok()?.clone()
     }
 
     /// Frames indexed so far.
@@ -115,8 +124,12 @@ impl Index {
         analyzer.finish();
         verdicts.extend(std::iter::from_fn(|| analyzer.next_verdict()));
         self.hand_over(&mut chunk, &mut verdicts);
-        if let Ok(mut damage) = self.damage.lock() {
-            damage.extend(inputs.take_damage().iter().map(CaptureError::to_string));
+        let damage = inputs.take_damage();
+        if let Ok(mut report) = self.report.lock() {
+            *report = Some(Arc::new(assemble::report_of_files(&analyzer, inputs.readers(), &damage)));
+        }
+        if let Ok(mut shown) = self.damage.lock() {
+            shown.extend(damage.iter().map(CaptureError::to_string));
         }
         self.done.store(true, Ordering::Release);
     }

@@ -7,8 +7,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::app::{App, Pane, Prompt};
+use super::app::{App, Pane, Prompt, View};
+use crate::analyze::finding::Severity;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
+use crate::output::analysis_text::{flow_header, flow_row};
 use crate::output::{Clock, TimeFormat, write_list_line, write_verdict_flag};
 
 /// The packet list's column titles, over the columns of `packets`.
@@ -22,6 +24,9 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Tab  Shift-Tab", "next / previous pane: list, decode, bytes"),
     ("Enter  Space", "in the decode: collapse or expand the section"),
     ("/", "display filter (Enter applies, Esc cancels, Tab completes a field name)"),
+    ("c", "Flows: the QP flows, most troubled first (Enter filters the list to one and its peer)"),
+    ("e", "Findings, Wireshark's Expert Info (Enter selects the first evidence frame)"),
+    ("Esc", "from a view back to the packet list"),
     (":", "go to a frame number"),
     ("?", "this help"),
     ("q  Ctrl-C", "quit"),
@@ -37,7 +42,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         Constraint::Length(1),
     ])
     .areas(frame.area());
-    draw_list(frame, app, list);
+    match app.view {
+        View::Packets => draw_list(frame, app, list),
+        View::Flows | View::Findings => draw_view(frame, app, list),
+    }
     draw_lines(frame, " Decode ", &app.tree_lines(), app.tree_line, app.pane == Pane::Tree, tree);
     draw_lines(frame, " Bytes ", &app.hex_lines(), app.bytes_top, app.pane == Pane::Bytes, bytes);
     frame.render_widget(Paragraph::new(app.status()).style(Style::new().add_modifier(Modifier::REVERSED)), status);
@@ -76,6 +84,43 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
     }
     let block = pane_block(" Packets ", app.pane == Pane::List);
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The Flows or Findings view, from the analysis's report.
+fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let Some(report) = app.index.report() else { return };
+    let (title, header, rows): (&str, String, Vec<(String, Style)>) = match app.view {
+        View::Flows => (
+            " Flows, most troubled first (Enter: the list of a flow and its peer; Esc: back) ",
+            flow_header(),
+            report.flows_by_trouble().into_iter().map(|f| (flow_row(f), Style::new())).collect(),
+        ),
+        _ => (
+            " Findings (Enter: the first evidence frame; Esc: back) ",
+            format!("{:<8} {:<28} message", "severity", "code"),
+            report
+                .findings
+                .iter()
+                .map(|f| (format!("{:<8} {:<28} {}", f.severity.name(), f.code, f.message), severity_style(f.severity)))
+                .collect(),
+        ),
+    };
+    let shown = usize::from(area.height.saturating_sub(2));
+    let top = app.view_row.saturating_sub(shown.saturating_sub(1));
+    let mut lines = vec![Line::styled(header, Style::new().add_modifier(Modifier::BOLD))];
+    for (i, (text, style)) in rows.into_iter().enumerate().skip(top).take(shown) {
+        let style = if i == app.view_row { style.add_modifier(Modifier::REVERSED) } else { style };
+        lines.push(Line::styled(text, style));
+    }
+    frame.render_widget(Paragraph::new(lines).block(pane_block(title, true)), area);
+}
+
+fn severity_style(severity: Severity) -> Style {
+    match severity {
+        Severity::Error => Style::new().fg(Color::Red),
+        Severity::Warning => Style::new().fg(Color::Yellow),
+        Severity::Info => Style::new().fg(Color::Cyan),
+    }
 }
 
 /// The colouring rules, in Wireshark's spirit: errors, then the analysis's flags, then
@@ -131,7 +176,9 @@ fn bottom_line(app: &App) -> Paragraph<'static> {
         Some(Prompt::GoTo(text)) => Paragraph::new(format!("Go to frame: {text}")),
         None => {
             let applied = app.filter_text().map_or(String::new(), |f| format!("Filter: {f}   "));
-            Paragraph::new(format!("{applied}? keys  / filter  : go to  q quit"))
+            let hint =
+                app.note.clone().unwrap_or_else(|| "? keys  / filter  : go to  c flows  e findings  q quit".into());
+            Paragraph::new(format!("{applied}{hint}"))
         }
     }
 }

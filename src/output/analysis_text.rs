@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::analyze::finding::Severity;
-use crate::analyze::report::Report;
+use crate::analyze::report::{FlowReport, Report};
 use anstyle::{AnsiColor, Style};
 
 fn ms(ns: u64) -> String {
@@ -81,49 +81,47 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
     Ok(())
 }
 
+/// The flows table's column titles (the summary's, and the browser's Flows view).
+pub fn flow_header() -> String {
+    let titles = ["id", "flow", "type", "packets", "gaps", "missing", "retx", "late", "NAK", "RNR", "CNP", "CE"];
+    flow_columns(titles.map(String::from), ["ICRC!", "pair", "ACK p50 us"].map(String::from))
+}
+
+/// One flow's row of the flows table.
+pub fn flow_row(f: &FlowReport) -> String {
+    let counts = [
+        f.id.to_string(),
+        f.label(),
+        f.transport.to_string(),
+        f.counts.packets.to_string(),
+        f.sequence.gaps.to_string(),
+        f.sequence.missing_psns.to_string(),
+        f.sequence.retransmitted.to_string(),
+        f.sequence.late_arrivals.to_string(),
+        (f.counts.naks_psn_seq_err + f.counts.naks_other).to_string(),
+        f.counts.rnr_naks.to_string(),
+        f.counts.cnps.to_string(),
+        f.ce.to_string(),
+    ];
+    let rest = [f.counts.icrc_bad.to_string(), f.pairing.unwrap_or("-").to_string(), us(f.ack_latency_ns.p50)];
+    flow_columns(counts, rest)
+}
+
+fn flow_columns(counts: [String; 12], rest: [String; 3]) -> String {
+    let [id, flow, kind, packets, gaps, missing, retx, late, nak, rnr, cnp, ce] = counts;
+    let [icrc, pair, ack] = rest;
+    format!(
+        "{id:>4}  {flow:<44} {kind:>4} {packets:>8} {gaps:>5} {missing:>7} {retx:>6} {late:>5} {nak:>4} {rnr:>4} {cnp:>4} {ce:>5} {icrc:>5} {pair:>5} {ack:>10}"
+    )
+}
+
 /// The flows, most troubled first.
 fn write_flows(out: &mut impl Write, r: &Report) -> io::Result<()> {
     let flows = r.flows_by_trouble();
     writeln!(out, "Flows ({}, most troubled first)", r.flows.len())?;
-    writeln!(
-        out,
-        "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>5} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
-        "id",
-        "flow",
-        "type",
-        "packets",
-        "gaps",
-        "missing",
-        "retx",
-        "late",
-        "NAK",
-        "RNR",
-        "CNP",
-        "CE",
-        "ICRC!",
-        "pair",
-        "ACK p50 us"
-    )?;
+    writeln!(out, "  {}", flow_header())?;
     for f in flows.iter().take(FLOWS_SHOWN) {
-        writeln!(
-            out,
-            "  {:>4}  {:<44} {:>4} {:>8} {:>5} {:>7} {:>6} {:>5} {:>4} {:>4} {:>4} {:>5} {:>5} {:>5} {:>10}",
-            f.id,
-            f.label(),
-            f.transport,
-            f.counts.packets,
-            f.sequence.gaps,
-            f.sequence.missing_psns,
-            f.sequence.retransmitted,
-            f.sequence.late_arrivals,
-            f.counts.naks_psn_seq_err + f.counts.naks_other,
-            f.counts.rnr_naks,
-            f.counts.cnps,
-            f.ce,
-            f.counts.icrc_bad,
-            f.pairing.unwrap_or("-"),
-            us(f.ack_latency_ns.p50)
-        )?;
+        writeln!(out, "  {}", flow_row(f))?;
     }
     if flows.len() > FLOWS_SHOWN {
         writeln!(out, "  … {} more flows (see --json)", flows.len() - FLOWS_SHOWN)?;
