@@ -175,6 +175,61 @@ fn the_flows_and_findings_views_lead_into_the_packet_list() {
     assert!(status(&screen(&mut app)).contains(&format!("Frame {frame}")), "Esc returns to the list as it was");
 }
 
+/// `w`, the proposed file name replaced by `path`, and Enter.
+fn write_to(app: &mut App, path: &std::path::Path) {
+    press(app, "w");
+    for _ in 0.."frames.pcapng".len() {
+        key(app, KeyCode::Backspace);
+    }
+    press(app, path.to_str().unwrap());
+    key(app, KeyCode::Enter);
+}
+
+#[test]
+fn marked_or_displayed_frames_are_written_into_a_pcapng_file_unchanged() {
+    let file = sample("loss_go_back_n.pcap");
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = opened(&file);
+    press(&mut app, "jmjjm");
+    let marked = dir.path().join("marked.pcapng");
+    write_to(&mut app, &marked);
+    assert!(screen(&mut app).contains("wrote 2 frames to"));
+    let hex = |path: &std::path::Path, filter: &str| {
+        let out = common::run_ok(&["packets", "-x", "-Y", filter, path.to_str().unwrap()]);
+        out.lines().filter(|l| l.starts_with("00")).map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(hex(&marked, "frame.number >= 1"), hex(&file, "frame.number in {2, 4}"));
+    // none marked: the displayed frames
+    press(&mut app, "m"); // frame 4, selected still: unmarked
+    press(&mut app, "kkm"); // and frame 2
+    assert!(app.marked.is_empty());
+    press(&mut app, "/rocescope.analysis.retransmission");
+    key(&mut app, KeyCode::Enter);
+    let displayed = dir.path().join("displayed.pcapng");
+    write_to(&mut app, &displayed);
+    assert_eq!(hex(&displayed, "frame.number >= 1"), hex(&file, "rocescope.analysis.retransmission"));
+    // never over an input
+    write_to(&mut app, &file);
+    assert!(screen(&mut app).contains("refusing to write over the input"));
+}
+
+#[test]
+fn the_pfc_view_lists_sources_and_priorities_and_leads_to_the_storm() {
+    let file = sample("pfc_storm.pcap");
+    let report: serde_json::Value =
+        serde_json::from_str(&common::run_ok(&["analyze", "--json", file.to_str().unwrap()])).unwrap();
+    let mut app = opened(&file);
+    press(&mut app, "p");
+    let shown = screen(&mut app);
+    let first = &report["pfc"][0];
+    let number = |key: &str| first[key].as_u64().unwrap();
+    let row = format!("{:<17} {:>8} {:>7}", first["src_mac"].as_str().unwrap(), number("priority"), number("xoff"));
+    assert!(shown.contains(&row), "{row:?}\n{shown}");
+    key(&mut app, KeyCode::Enter);
+    let frame = first["first_storm_frame"].as_u64().or(first["first_frame"].as_u64()).unwrap();
+    assert!(status(&screen(&mut app)).contains(&format!("Frame {frame}")));
+}
+
 /// The real binary in a terminal (tmux): the first screen, a filter typed, the status line and
 /// the selected frame's decode read from the screen.
 #[test]

@@ -27,6 +27,8 @@ pub enum View {
     Flows,
     /// The findings (Wireshark's Expert Info).
     Findings,
+    /// PFC per source and priority, and PAUSE per source.
+    Pauses,
 }
 
 /// What is being typed on the bottom line.
@@ -36,6 +38,8 @@ pub enum Prompt {
     Filter(String),
     /// `:`: a frame number to go to.
     GoTo(String),
+    /// `w`: the file to write the marked (or else the displayed) frames into.
+    Write(String),
 }
 
 /// The frames a filter keeps: positions in the index, and how far the index was filtered.
@@ -53,8 +57,11 @@ pub struct App {
     pub index: Arc<Index>,
     mappings: Vec<Arc<Mmap>>,
     decoder: Decoder,
-    /// The inputs' names, for the status line.
+    /// The inputs' names, for the status line, and their paths (never written over).
     pub name: String,
+    inputs: Vec<std::path::PathBuf>,
+    /// Marked frames (positions in the index).
+    pub marked: BTreeSet<u32>,
     displayed: Option<Displayed>,
     /// The selected row: a position among the displayed frames.
     pub selected: usize,
@@ -74,12 +81,20 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(index: Arc<Index>, mappings: Vec<Arc<Mmap>>, decoder: Decoder, name: String) -> Self {
+    pub fn new(
+        index: Arc<Index>,
+        mappings: Vec<Arc<Mmap>>,
+        decoder: Decoder,
+        name: String,
+        inputs: Vec<std::path::PathBuf>,
+    ) -> Self {
         App {
             index,
             mappings,
             decoder,
             name,
+            inputs,
+            marked: BTreeSet::new(),
             displayed: None,
             selected: 0,
             pane: Pane::List,
@@ -205,6 +220,7 @@ impl App {
         match self.view {
             View::Flows => report.flows.len(),
             View::Findings => report.findings.len(),
+            View::Pauses => report.pfc.len() + report.pause.len(),
             View::Packets => 0,
         }
     }
@@ -215,6 +231,7 @@ impl App {
             KeyCode::Esc => self.view = View::Packets,
             KeyCode::Char('c') => self.open_view(View::Flows),
             KeyCode::Char('e') => self.open_view(View::Findings),
+            KeyCode::Char('p') => self.open_view(View::Pauses),
             KeyCode::Char('?') => self.help = true,
             KeyCode::Enter => self.choose(),
             code => {
@@ -244,6 +261,11 @@ impl App {
                     self.go_to(frame as usize);
                 }
             }
+            View::Pauses => {
+                if let Some(p) = report.pfc.iter().chain(&report.pause).nth(self.view_row) {
+                    self.go_to(p.stats.first_storm_frame.unwrap_or(p.stats.first_frame) as usize);
+                }
+            }
             View::Packets => return,
         }
         self.view = View::Packets;
@@ -264,6 +286,9 @@ impl App {
             KeyCode::Char(':') => self.prompt = Some(Prompt::GoTo(String::new())),
             KeyCode::Char('c') => self.open_view(View::Flows),
             KeyCode::Char('e') => self.open_view(View::Findings),
+            KeyCode::Char('p') => self.open_view(View::Pauses),
+            KeyCode::Char('m') => self.toggle_mark(),
+            KeyCode::Char('w') => self.prompt = Some(Prompt::Write("frames.pcapng".into())),
             KeyCode::Tab => self.pane = next_pane(self.pane),
             KeyCode::BackTab => self.pane = next_pane(next_pane(self.pane)),
             KeyCode::Enter | KeyCode::Char(' ') if self.pane == Pane::Tree => self.toggle_section(),
@@ -286,15 +311,16 @@ impl App {
 
     fn prompt_key(&mut self, key: KeyEvent) {
         let Some(prompt) = &mut self.prompt else { return };
+        let is_filter = matches!(prompt, Prompt::Filter(_));
         let text = match prompt {
-            Prompt::Filter(text) | Prompt::GoTo(text) => text,
+            Prompt::Filter(text) | Prompt::GoTo(text) | Prompt::Write(text) => text,
         };
         match key.code {
             KeyCode::Esc => self.prompt = None,
             KeyCode::Backspace => {
                 text.pop();
             }
-            KeyCode::Tab => complete_field(text),
+            KeyCode::Tab if is_filter => complete_field(text),
             KeyCode::Char(c) => text.push(c),
             KeyCode::Enter => self.submit(),
             _ => {}
@@ -317,7 +343,39 @@ impl App {
                 }
                 self.prompt = None;
             }
+            Some(Prompt::Write(path)) => {
+                self.note = Some(self.write_frames(std::path::Path::new(path.trim())));
+                self.prompt = None;
+            }
             None => {}
+        }
+    }
+
+    /// `m`: marks the selected frame, or unmarks it.
+    fn toggle_mark(&mut self) {
+        if let Some(position) = self.position(self.selected).map(|p| p as u32)
+            && !self.marked.remove(&position)
+        {
+            self.marked.insert(position);
+        }
+    }
+
+    /// Writes the marked frames, or else the displayed ones, into a pcapng file at `path`; what
+    /// came of it, for the bottom line.
+    fn write_frames(&self, path: &std::path::Path) -> String {
+        let target = std::fs::canonicalize(path).ok();
+        if target.is_some() && self.inputs.iter().any(|i| std::fs::canonicalize(i).ok() == target) {
+            return format!("refusing to write over the input {}", path.display());
+        }
+        let positions: Vec<usize> = if self.marked.is_empty() {
+            (0..self.displayed_len()).filter_map(|row| self.position(row)).collect()
+        } else {
+            self.marked.iter().map(|&p| p as usize).collect()
+        };
+        let entries: Vec<Entry> = positions.into_iter().filter_map(|p| self.index.entry(p)).collect();
+        match super::export::write_pcapng(path, &entries, &self.mappings) {
+            Ok(n) => format!("wrote {n} frames to {}", path.display()),
+            Err(e) => format!("cannot write {}: {e}", path.display()),
         }
     }
 

@@ -4,6 +4,7 @@
 //! first screen is already shown (docs/browse.md).
 
 pub mod app;
+mod export;
 pub mod index;
 pub mod view;
 
@@ -52,7 +53,7 @@ pub fn open(files: &[std::path::PathBuf], decoder: Decoder, config: Config) -> R
     let index = Arc::new(Index::new(inputs.size().unwrap_or(0)));
     let (building, shared, indexer) = (Arc::clone(&index), mappings.clone(), decoder.clone());
     std::thread::spawn(move || building.build(inputs, &shared, &indexer, config));
-    Ok((App::new(Arc::clone(&index), mappings, decoder, name), index))
+    Ok((App::new(Arc::clone(&index), mappings, decoder, name, files.to_vec()), index))
 }
 
 fn run_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> std::io::Result<()> {

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::app::{App, Pane, Prompt, View};
 use crate::analyze::finding::Severity;
+use crate::analyze::report::PauseReport;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
 use crate::output::analysis_text::{flow_header, flow_row};
 use crate::output::{Clock, TimeFormat, write_list_line, write_verdict_flag};
@@ -24,8 +25,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Tab  Shift-Tab", "next / previous pane: list, decode, bytes"),
     ("Enter  Space", "in the decode: collapse or expand the section"),
     ("/", "display filter (Enter applies, Esc cancels, Tab completes a field name)"),
+    ("m", "mark or unmark the selected frame"),
+    ("w", "write the marked frames (or else the displayed ones) into a pcapng file"),
     ("c", "Flows: the QP flows, most troubled first (Enter filters the list to one and its peer)"),
     ("e", "Findings, Wireshark's Expert Info (Enter selects the first evidence frame)"),
+    ("p", "PFC and PAUSE per source and priority (Enter selects the first storm frame)"),
     ("Esc", "from a view back to the packet list"),
     (":", "go to a frame number"),
     ("?", "this help"),
@@ -44,7 +48,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     .areas(frame.area());
     match app.view {
         View::Packets => draw_list(frame, app, list),
-        View::Flows | View::Findings => draw_view(frame, app, list),
+        View::Flows | View::Findings | View::Pauses => draw_view(frame, app, list),
     }
     draw_lines(frame, " Decode ", &app.tree_lines(), app.tree_line, app.pane == Pane::Tree, tree);
     draw_lines(frame, " Bytes ", &app.hex_lines(), app.bytes_top, app.pane == Pane::Bytes, bytes);
@@ -75,6 +79,9 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
             let _ = write_list_line(&mut text, &mut scratch, &mut clock, position as u64 + 1, packet);
             let _ = write_verdict_flag(&mut text, &entry.verdict);
             let mut style = colour(packet, &entry.verdict);
+            if app.marked.contains(&(position as u32)) {
+                style = Style::new().fg(Color::White).bg(Color::Black).add_modifier(Modifier::BOLD);
+            }
             if row == app.selected {
                 style = style.add_modifier(Modifier::REVERSED);
             }
@@ -95,7 +102,15 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) {
             flow_header(),
             report.flows_by_trouble().into_iter().map(|f| (flow_row(f), Style::new())).collect(),
         ),
-        _ => (
+        View::Pauses => (
+            " PFC and PAUSE, by source and priority (Enter: the first storm frame, or the first frame; Esc: back) ",
+            format!(
+                "{:<17} {:>8} {:>7} {:>6} {:>10} {:>11} {:>6} {:>11}",
+                "source", "priority", "XOFF", "XON", "paused ms", "longest ms", "storms", "first frame"
+            ),
+            report.pfc.iter().chain(&report.pause).map(pause_row).collect(),
+        ),
+        View::Findings | View::Packets => (
             " Findings (Enter: the first evidence frame; Esc: back) ",
             format!("{:<8} {:<28} message", "severity", "code"),
             report
@@ -113,6 +128,24 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) {
         lines.push(Line::styled(text, style));
     }
     frame.render_widget(Paragraph::new(lines).block(pane_block(title, true)), area);
+}
+
+/// One row of the PFC view: a source and priority (or PAUSE), red when it stormed.
+fn pause_row(p: &PauseReport) -> (String, Style) {
+    let priority = p.priority.map_or("PAUSE".to_string(), |q| q.to_string());
+    let s = &p.stats;
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let text = format!(
+        "{:<17} {priority:>8} {:>7} {:>6} {:>10.3} {:>11.3} {:>6} {:>11}",
+        p.src_mac,
+        s.xoff,
+        s.xon,
+        ms(s.paused_ns),
+        ms(s.longest_pause_ns),
+        s.storm_periods,
+        s.first_frame
+    );
+    (text, if s.storm { Style::new().fg(Color::Red) } else { Style::new() })
 }
 
 fn severity_style(severity: Severity) -> Style {
@@ -174,10 +207,16 @@ fn bottom_line(app: &App) -> Paragraph<'static> {
             Paragraph::new(Line::from(vec![Span::raw("Filter: "), Span::styled(format!("{text}{note}"), style)]))
         }
         Some(Prompt::GoTo(text)) => Paragraph::new(format!("Go to frame: {text}")),
+        Some(Prompt::Write(text)) => {
+            let which = if app.marked.is_empty() { "the displayed frames" } else { "the marked frames" };
+            Paragraph::new(format!("Write {which} to (pcapng): {text}"))
+        }
         None => {
             let applied = app.filter_text().map_or(String::new(), |f| format!("Filter: {f}   "));
-            let hint =
-                app.note.clone().unwrap_or_else(|| "? keys  / filter  : go to  c flows  e findings  q quit".into());
+            let hint = app
+                .note
+                .clone()
+                .unwrap_or_else(|| "? keys  / filter  : go to  c flows  e findings  p PFC  q quit".into());
             Paragraph::new(format!("{applied}{hint}"))
         }
     }
