@@ -140,7 +140,7 @@ retransmission.",
     Annotate(AnnotateArgs),
     /// Browse the frames in the terminal: packet list, decode tree, bytes, display filters
     #[command(
-        long_about = "Open the captures in a full-screen terminal browser with Wireshark's three panes: the packet list (coloured like Wireshark's rules, with the analysis's flags), the selected frame's decode tree from the field registry (sections collapse and expand) and its bytes. `/` opens a display filter, checked as it is typed; `:` goes to a frame; `c`, `e` and `p` show the flows, the findings and PFC; `m` marks frames and `w` writes them into a file; `?` lists the keys (docs/browse.md). The first screen shows while the files are still indexed, with the progress in the status line. Reads capture files in place (not compressed or piped input yet); needs a terminal."
+        long_about = "Open the captures in a full-screen terminal browser with Wireshark's three panes: the packet list (coloured like Wireshark's rules, with the analysis's flags), the selected frame's decode tree from the field registry (sections collapse and expand) and its bytes. `/` opens a display filter, checked as it is typed; `:` goes to a frame; `c`, `e` and `p` show the flows, the findings and PFC, `l` follows a QP as a ladder; `m` marks frames and `w` writes them into a file; `?` lists the keys (docs/browse.md). The first screen shows while the files are still indexed, with the progress in the status line. Reads capture files in place (not compressed or piped input yet); needs a terminal."
     )]
     Browse(BrowseArgs),
     /// List every field by its display-filter name, type and base, like `tshark -G fields`

@@ -230,6 +230,39 @@ fn the_pfc_view_lists_sources_and_priorities_and_leads_to_the_storm() {
     assert!(status(&screen(&mut app)).contains(&format!("Frame {frame}")));
 }
 
+#[test]
+fn follow_qp_shows_a_flow_and_its_peer_as_a_ladder() {
+    let file = sample("loss_go_back_n.pcap");
+    let name = file.to_str().unwrap();
+    let report: serde_json::Value = serde_json::from_str(&common::run_ok(&["analyze", "--json", name])).unwrap();
+    let mut app = opened(&file);
+    press(&mut app, "l"); // the first frame's flow
+    let flow = report["flows"].as_array().unwrap().iter().find(|f| f["first_frame"] == 1).unwrap();
+    let (id, peer) = (flow["id"].as_u64().unwrap(), flow["peer"].as_u64().unwrap());
+    let kept = common::run_ok(&["packets", "-Y", &format!("rocescope.analysis.flow in {{{id}, {peer}}}"), name]);
+    let frames = app.ladder.as_ref().expect("the ladder").frames.clone();
+    assert_eq!(frames.len(), kept.lines().count());
+    let shown = screen(&mut app);
+    assert!(shown.contains("Follow QP: "), "{shown}");
+    assert!(shown.lines().any(|l| l.contains(" ──► ") && l.contains("RDMA WRITE")), "{shown}");
+    assert!(shown.lines().any(|l| l.contains(" ◄── ") && l.contains("ACK")), "{shown}");
+    // the peer's NAK, in its place in time, and Enter: that frame in the list
+    let nak: usize = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "NAK_PSN_SEQUENCE")
+        .and_then(|f| f["evidence"]["frames"][0].as_u64())
+        .unwrap() as usize;
+    let row = frames.iter().position(|&p| p as usize + 1 == nak).unwrap();
+    for _ in 0..row {
+        key(&mut app, KeyCode::Down);
+    }
+    assert!(screen(&mut app).lines().any(|l| l.trim_start().starts_with(&format!("{nak} ")) && l.contains("◄── NAK")));
+    key(&mut app, KeyCode::Enter);
+    assert!(status(&screen(&mut app)).contains(&format!("Frame {nak}")));
+}
+
 /// The real binary in a terminal (tmux): the first screen, a filter typed, the status line and
 /// the selected frame's decode read from the screen.
 #[test]

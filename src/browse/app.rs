@@ -29,6 +29,8 @@ pub enum View {
     Findings,
     /// PFC per source and priority, and PAUSE per source.
     Pauses,
+    /// The frames of one flow and its peer in time order, as a ladder (Follow QP).
+    Ladder,
 }
 
 /// What is being typed on the bottom line.
@@ -71,6 +73,8 @@ pub struct App {
     pub view_row: usize,
     /// A one-line note for the bottom line (a view not ready yet).
     pub note: Option<String>,
+    /// The Follow-QP view's flows (the flow, and its peer) and their frames (index positions).
+    pub ladder: Option<Ladder>,
     pub prompt: Option<Prompt>,
     pub help: bool,
     /// The decode tree's cursor (a line), and its collapsed sections (by heading).
@@ -101,6 +105,7 @@ impl App {
             view: View::Packets,
             view_row: 0,
             note: None,
+            ladder: None,
             prompt: None,
             help: false,
             tree_line: 0,
@@ -221,6 +226,7 @@ impl App {
             View::Flows => report.flows.len(),
             View::Findings => report.findings.len(),
             View::Pauses => report.pfc.len() + report.pause.len(),
+            View::Ladder => self.ladder.as_ref().map_or(0, |l| l.frames.len()),
             View::Packets => 0,
         }
     }
@@ -232,6 +238,7 @@ impl App {
             KeyCode::Char('c') => self.open_view(View::Flows),
             KeyCode::Char('e') => self.open_view(View::Findings),
             KeyCode::Char('p') => self.open_view(View::Pauses),
+            KeyCode::Char('l') if self.view == View::Flows => self.follow_selected_flow(),
             KeyCode::Char('?') => self.help = true,
             KeyCode::Enter => self.choose(),
             code => {
@@ -266,6 +273,11 @@ impl App {
                     self.go_to(p.stats.first_storm_frame.unwrap_or(p.stats.first_frame) as usize);
                 }
             }
+            View::Ladder => {
+                if let Some(&position) = self.ladder.as_ref().and_then(|l| l.frames.get(self.view_row)) {
+                    self.go_to(position as usize + 1);
+                }
+            }
             View::Packets => return,
         }
         self.view = View::Packets;
@@ -287,6 +299,7 @@ impl App {
             KeyCode::Char('c') => self.open_view(View::Flows),
             KeyCode::Char('e') => self.open_view(View::Findings),
             KeyCode::Char('p') => self.open_view(View::Pauses),
+            KeyCode::Char('l') => self.follow_selected_frame(),
             KeyCode::Char('m') => self.toggle_mark(),
             KeyCode::Char('w') => self.prompt = Some(Prompt::Write("frames.pcapng".into())),
             KeyCode::Tab => self.pane = next_pane(self.pane),
@@ -349,6 +362,37 @@ impl App {
             }
             None => {}
         }
+    }
+
+    /// `l` in the list: follows the selected frame's flow.
+    fn follow_selected_frame(&mut self) {
+        let flow = self.position(self.selected).and_then(|p| self.index.entry(p)).and_then(|e| e.verdict.flow);
+        match flow {
+            Some(flow) => self.follow(flow),
+            None => self.note = Some("the selected frame belongs to no flow".into()),
+        }
+    }
+
+    /// `l` in the Flows view: follows the selected flow.
+    fn follow_selected_flow(&mut self) {
+        let flow = self.index.report().and_then(|r| r.flows_by_trouble().get(self.view_row).map(|f| f.id));
+        if let Some(flow) = flow {
+            self.follow(flow);
+        }
+    }
+
+    /// Opens the Follow-QP view of `flow` and its peer.
+    fn follow(&mut self, flow: u32) {
+        let Some(report) = self.index.report() else {
+            self.note = Some("the analysis is not finished: the views open once every frame is indexed".into());
+            return;
+        };
+        let peer = report.flows.get(flow as usize).and_then(|f| f.peer);
+        let entries = self.index.entries_from(0, usize::MAX);
+        let of_these = |e: &Entry| e.verdict.flow.is_some_and(|f| f == flow || Some(f) == peer);
+        let frames = entries.iter().enumerate().filter(|(_, e)| of_these(e)).map(|(p, _)| p as u32).collect();
+        self.ladder = Some(Ladder { flow, peer, frames });
+        (self.view, self.view_row, self.pane) = (View::Ladder, 0, Pane::List);
     }
 
     /// `m`: marks the selected frame, or unmarks it.
@@ -455,6 +499,13 @@ impl App {
         }
         status
     }
+}
+
+/// The Follow-QP view: a flow, its peer, and their frames in capture order.
+pub struct Ladder {
+    pub flow: u32,
+    pub peer: Option<u32>,
+    pub frames: Vec<u32>,
 }
 
 /// How far a movement key moves: a line, a page, or to either end.

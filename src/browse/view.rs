@@ -30,6 +30,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("c", "Flows: the QP flows, most troubled first (Enter filters the list to one and its peer)"),
     ("e", "Findings, Wireshark's Expert Info (Enter selects the first evidence frame)"),
     ("p", "PFC and PAUSE per source and priority (Enter selects the first storm frame)"),
+    ("l", "Follow QP: the selected frame's flow (or, in Flows, the selected flow) and its peer as a ladder"),
     ("Esc", "from a view back to the packet list"),
     (":", "go to a frame number"),
     ("?", "this help"),
@@ -49,6 +50,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     match app.view {
         View::Packets => draw_list(frame, app, list),
         View::Flows | View::Findings | View::Pauses => draw_view(frame, app, list),
+        View::Ladder => draw_ladder(frame, app, list),
     }
     draw_lines(frame, " Decode ", &app.tree_lines(), app.tree_line, app.pane == Pane::Tree, tree);
     draw_lines(frame, " Bytes ", &app.hex_lines(), app.bytes_top, app.pane == Pane::Bytes, bytes);
@@ -110,7 +112,7 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) {
             ),
             report.pfc.iter().chain(&report.pause).map(pause_row).collect(),
         ),
-        View::Findings | View::Packets => (
+        View::Findings | View::Packets | View::Ladder => (
             " Findings (Enter: the first evidence frame; Esc: back) ",
             format!("{:<8} {:<28} message", "severity", "code"),
             report
@@ -128,6 +130,43 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) {
         lines.push(Line::styled(text, style));
     }
     frame.render_widget(Paragraph::new(lines).block(pane_block(title, true)), area);
+}
+
+/// The Follow-QP view: the flow's frames going right, its peer's coming back, in time order.
+fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) {
+    let (Some(ladder), Some(report)) = (&app.ladder, app.index.report()) else { return };
+    let label = |id: Option<u32>| id.and_then(|i| report.flows.get(i as usize)).map_or("-".to_string(), |f| f.label());
+    let title = format!(
+        " Follow QP: {} ⇄ {} (Enter: the frame in the list; Esc: back) ",
+        label(Some(ladder.flow)),
+        label(ladder.peer)
+    );
+    let shown = usize::from(area.height.saturating_sub(2));
+    let top = app.view_row.saturating_sub(shown.saturating_sub(1));
+    let mut clock = Clock::new(TimeFormat::Relative);
+    clock.start_at(app.first_ts_ns());
+    let mut lines = vec![Line::styled(
+        format!("{:>7} {:<12} {}", "frame", "time", "→ the flow · ← its peer"),
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
+    for (row, &position) in ladder.frames.iter().enumerate().skip(top).take(shown) {
+        let line = app.with_frame(position as usize, |entry, packet| {
+            let mut info = String::new();
+            let _ = crate::output::summary::write_info(&mut info, packet);
+            let _ = write_verdict_flag(&mut info, &entry.verdict);
+            let mut time = String::new();
+            let _ = clock.write(&mut time, entry.ts_ns);
+            let text = if entry.verdict.flow == Some(ladder.flow) {
+                format!("{:>7} {time:<12} ──► {info}", position + 1)
+            } else {
+                format!("{:>7} {time:<12} {:>40} ◄── {info}", position + 1, "")
+            };
+            let style = colour(packet, &entry.verdict);
+            Line::styled(text, if row == app.view_row { style.add_modifier(Modifier::REVERSED) } else { style })
+        });
+        lines.extend(line);
+    }
+    frame.render_widget(Paragraph::new(lines).block(pane_block(&title, true)), area);
 }
 
 /// One row of the PFC view: a source and priority (or PAUSE), red when it stormed.
