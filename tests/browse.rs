@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 use rocescope::browse::{self, app::App, view};
 use rocescope_engine::analyze::Config;
@@ -261,6 +261,29 @@ fn follow_qp_shows_a_flow_and_its_peer_as_a_ladder() {
     assert!(screen(&mut app).lines().any(|l| l.trim_start().starts_with(&format!("{nak} ")) && l.contains("◄── NAK")));
     key(&mut app, KeyCode::Enter);
     assert!(status(&screen(&mut app)).contains(&format!("Frame {nak}")));
+}
+
+#[test]
+fn the_wheel_scrolls_the_pane_under_the_mouse_and_a_click_selects_a_line() {
+    let file = sample("loss_go_back_n.pcap");
+    let mut app = opened(&file);
+    let mouse = |app: &mut App, kind, column, row| {
+        app.mouse(MouseEvent { kind, column, row, modifiers: KeyModifiers::NONE });
+    };
+    let shown = screen(&mut app);
+    // a click on the row that shows frame 7 selects it
+    let row = shown.lines().position(|l| l.trim_start().starts_with("7 0.")).unwrap() as u16;
+    mouse(&mut app, MouseEventKind::Down(MouseButton::Left), 10, row);
+    assert!(status(&screen(&mut app)).contains("Frame 7"));
+    mouse(&mut app, MouseEventKind::ScrollDown, 10, row);
+    assert!(status(&screen(&mut app)).contains("Frame 10"), "the wheel moves three frames");
+    // over the decode: it scrolls there, and the list keeps its frame and its focus
+    let decode = shown.lines().position(|l| l.starts_with(" Decode ")).unwrap() as u16;
+    mouse(&mut app, MouseEventKind::ScrollDown, 10, decode + 2);
+    assert_eq!((app.tree_line, app.pane), (3, rocescope::browse::app::Pane::List));
+    mouse(&mut app, MouseEventKind::Down(MouseButton::Left), 10, decode + 2);
+    assert_eq!((app.tree_line, app.pane), (1, rocescope::browse::app::Pane::Tree));
+    assert!(status(&screen(&mut app)).contains("Frame 10"));
 }
 
 /// The real binary in a terminal (tmux): the first screen, a filter typed, the status line and

@@ -4,7 +4,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use memmap2::Mmap;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
 
 use super::index::{self, Entry, Index};
 use crate::decode::{DecodedFrame, Decoder};
@@ -44,6 +45,17 @@ pub enum Prompt {
     Write(String),
 }
 
+/// Where the last drawing put the panes and their first lines, for the mouse: the top pane
+/// (list or view), the decode and the bytes, each with the row of its first line and the index
+/// of that line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Drawn {
+    pub panes: [(Rect, u16, usize); 3],
+}
+
+/// Lines a turn of the mouse wheel scrolls.
+const WHEEL: isize = 3;
+
 /// The frames a filter keeps: positions in the index, and how far the index was filtered.
 struct Displayed {
     filter: DisplayFilter,
@@ -82,6 +94,8 @@ pub struct App {
     pub collapsed: BTreeSet<String>,
     pub bytes_top: usize,
     pub quit: bool,
+    /// Set by each drawing (see [`Drawn`]).
+    pub drawn: std::cell::Cell<Drawn>,
 }
 
 impl App {
@@ -112,6 +126,7 @@ impl App {
             collapsed: BTreeSet::new(),
             bytes_top: 0,
             quit: false,
+            drawn: std::cell::Cell::new(Drawn::default()),
         }
     }
 
@@ -208,6 +223,44 @@ impl App {
             self.view_key(key);
         } else {
             self.browse_key(key);
+        }
+    }
+
+    /// Takes a mouse event: the wheel scrolls the pane under the pointer, a click focuses the
+    /// pane and selects the line under it.
+    pub fn mouse(&mut self, event: MouseEvent) {
+        let at = Position { x: event.column, y: event.row };
+        let panes = self.drawn.get().panes;
+        let Some(pane) = (0..3).find(|&i| panes[i].0.contains(at)) else { return };
+        let (_, first_row, first_line) = panes[pane];
+        let target = [Pane::List, Pane::Tree, Pane::Bytes][pane];
+        let step = match event.kind {
+            MouseEventKind::ScrollDown => WHEEL,
+            MouseEventKind::ScrollUp => -WHEEL,
+            MouseEventKind::Down(MouseButton::Left) if at.y >= first_row => {
+                self.pane = target;
+                self.select_line(target, first_line + usize::from(at.y - first_row));
+                return;
+            }
+            _ => return,
+        };
+        let current = self.pane;
+        self.pane = target;
+        self.move_lines(step);
+        self.pane = current;
+    }
+
+    /// Selects line `line` of `pane` (a row of the list or of the view shown there).
+    fn select_line(&mut self, pane: Pane, line: usize) {
+        match (pane, self.view) {
+            (Pane::List, View::Packets) if line < self.displayed_len() => {
+                self.selected = line;
+                (self.tree_line, self.bytes_top) = (0, 0);
+            }
+            (Pane::List, View::Packets) => {}
+            (Pane::List, _) => self.view_row = line.min(self.view_len().saturating_sub(1)),
+            (Pane::Tree, _) => self.tree_line = line.min(self.tree_lines().len().saturating_sub(1)),
+            (Pane::Bytes, _) => self.bytes_top = line.min(self.hex_lines().len().saturating_sub(1)),
         }
     }
 
@@ -311,7 +364,17 @@ impl App {
 
     /// A movement key, in the current pane.
     fn move_by(&mut self, code: KeyCode) {
-        let Some(step) = step_of(code) else { return };
+        if let Some(step) = step_of(code) {
+            self.move_lines(step);
+        }
+    }
+
+    /// Moves the current pane's line by `step`.
+    fn move_lines(&mut self, step: isize) {
+        if self.pane == Pane::List && self.view != View::Packets {
+            self.view_row = moved(self.view_row, step, self.view_len());
+            return;
+        }
         match self.pane {
             Pane::List => {
                 self.selected = moved(self.selected, step, self.displayed_len());

@@ -12,7 +12,8 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
+use ratatui::crossterm::execute;
 
 use crate::analyze::Config;
 use crate::capture::Inputs;
@@ -33,7 +34,9 @@ pub fn run(args: &BrowseArgs) -> Outcome {
     let decoder = Decoder::new(&args.analysis.roce_ports);
     let (app, indexing) = open(&args.files, decoder, config)?;
     let mut terminal = ratatui::try_init().map_err(|e| Failure::Output(format!("cannot use the terminal: {e}")))?;
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
     let result = run_loop(&mut terminal, app);
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     indexing.stop();
     result.map_err(|e| Failure::Output(format!("cannot draw on the terminal: {e}")))
@@ -60,11 +63,12 @@ fn run_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> std::io::R
     while !app.quit {
         app.step();
         terminal.draw(|frame| view::draw(frame, &app))?;
-        if event::poll(TICK)?
-            && let Event::Key(key) = event::read()?
-            && key.kind != KeyEventKind::Release
-        {
-            app.key(key);
+        if event::poll(TICK)? {
+            match event::read()? {
+                Event::Key(key) if key.kind != KeyEventKind::Release => app.key(key),
+                Event::Mouse(mouse) => app.mouse(mouse),
+                _ => {}
+            }
         }
     }
     Ok(())

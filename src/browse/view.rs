@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::app::{App, Pane, Prompt, View};
+use super::app::{App, Drawn, Pane, Prompt, View};
 use crate::analyze::finding::Severity;
 use crate::analyze::report::PauseReport;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
@@ -34,6 +34,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Esc", "from a view back to the packet list"),
     (":", "go to a frame number"),
     ("?", "this help"),
+    ("wheel  click", "scroll the pane under the mouse; select the line clicked"),
     ("q  Ctrl-C", "quit"),
 ];
 
@@ -47,13 +48,17 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         Constraint::Length(1),
     ])
     .areas(frame.area());
-    match app.view {
+    let list_top = match app.view {
         View::Packets => draw_list(frame, app, list),
         View::Flows | View::Findings | View::Pauses => draw_view(frame, app, list),
         View::Ladder => draw_ladder(frame, app, list),
-    }
-    draw_lines(frame, " Decode ", &app.tree_lines(), app.tree_line, app.pane == Pane::Tree, tree);
-    draw_lines(frame, " Bytes ", &app.hex_lines(), app.bytes_top, app.pane == Pane::Bytes, bytes);
+    };
+    let tree_top = draw_lines(frame, " Decode ", &app.tree_lines(), app.tree_line, app.pane == Pane::Tree, tree);
+    let bytes_top = draw_lines(frame, " Bytes ", &app.hex_lines(), app.bytes_top, app.pane == Pane::Bytes, bytes);
+    // the list and the views have a border and a header row above their first line; the
+    // decode and the bytes a border
+    let panes = [(list, list.y + 2, list_top), (tree, tree.y + 1, tree_top), (bytes, bytes.y + 1, bytes_top)];
+    app.drawn.set(Drawn { panes });
     frame.render_widget(Paragraph::new(app.status()).style(Style::new().add_modifier(Modifier::REVERSED)), status);
     frame.render_widget(bottom_line(app), bottom);
     if app.help {
@@ -66,8 +71,9 @@ fn pane_block(title: &str, focused: bool) -> Block<'_> {
     Block::new().borders(Borders::TOP).title(title).border_style(style)
 }
 
-/// The packet list: the rows around the selected one, coloured like Wireshark's rules.
-fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
+/// The packet list: the rows around the selected one, coloured like Wireshark's rules; the
+/// first row shown.
+fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
     let rows = usize::from(area.height.saturating_sub(2));
     let top = app.selected.saturating_sub(rows.saturating_sub(1) / 2).min(app.displayed_len().saturating_sub(rows));
     let mut clock = Clock::new(TimeFormat::Relative);
@@ -93,11 +99,12 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
     }
     let block = pane_block(" Packets ", app.pane == Pane::List);
     frame.render_widget(Paragraph::new(lines).block(block), area);
+    top
 }
 
-/// The Flows or Findings view, from the analysis's report.
-fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) {
-    let Some(report) = app.index.report() else { return };
+/// The Flows, Findings or PFC view, from the analysis's report; the first row shown.
+fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
+    let Some(report) = app.index.report() else { return 0 };
     let (title, header, rows): (&str, String, Vec<(String, Style)>) = match app.view {
         View::Flows => (
             " Flows, most troubled first (Enter: the list of a flow and its peer; Esc: back) ",
@@ -130,11 +137,13 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) {
         lines.push(Line::styled(text, style));
     }
     frame.render_widget(Paragraph::new(lines).block(pane_block(title, true)), area);
+    top
 }
 
-/// The Follow-QP view: the flow's frames going right, its peer's coming back, in time order.
-fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) {
-    let (Some(ladder), Some(report)) = (&app.ladder, app.index.report()) else { return };
+/// The Follow-QP view: the flow's frames going right, its peer's coming back, in time order;
+/// the first row shown.
+fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
+    let (Some(ladder), Some(report)) = (&app.ladder, app.index.report()) else { return 0 };
     let label = |id: Option<u32>| id.and_then(|i| report.flows.get(i as usize)).map_or("-".to_string(), |f| f.label());
     let title = format!(
         " Follow QP: {} ⇄ {} (Enter: the frame in the list; Esc: back) ",
@@ -167,6 +176,7 @@ fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) {
         lines.extend(line);
     }
     frame.render_widget(Paragraph::new(lines).block(pane_block(&title, true)), area);
+    top
 }
 
 /// One row of the PFC view: a source and priority (or PAUSE), red when it stormed.
@@ -218,8 +228,9 @@ fn colour(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> Style
     }
 }
 
-/// A pane of text lines scrolled so that line `at` shows, highlighted when the pane has focus.
-fn draw_lines(frame: &mut Frame<'_>, title: &str, lines: &[String], at: usize, focused: bool, area: Rect) {
+/// A pane of text lines scrolled so that line `at` shows, highlighted when the pane has focus;
+/// the first line shown.
+fn draw_lines(frame: &mut Frame<'_>, title: &str, lines: &[String], at: usize, focused: bool, area: Rect) -> usize {
     let rows = usize::from(area.height.saturating_sub(1));
     let top = at.saturating_sub(rows.saturating_sub(1));
     let shown: Vec<Line<'_>> = lines
@@ -233,6 +244,7 @@ fn draw_lines(frame: &mut Frame<'_>, title: &str, lines: &[String], at: usize, f
         })
         .collect();
     frame.render_widget(Paragraph::new(shown).block(pane_block(title, focused)), area);
+    top
 }
 
 /// The bottom line: what is being typed, or the applied filter and a hint.
