@@ -7,7 +7,7 @@ use memmap2::Mmap;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::index::{self, Entry, Index};
+use super::index::{Entry, Index};
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::DisplayFilter;
 use crate::fields::{self, Frame};
@@ -151,13 +151,13 @@ impl App {
     /// Decodes the frame at index position `position` and hands it to `show`.
     pub fn with_frame<T>(&self, position: usize, show: impl FnOnce(&Entry, &DecodedFrame<'_>) -> T) -> Option<T> {
         let entry = self.index.entry(position)?;
-        let packet = self.decoder.decode(&index::record(&entry, &self.mappings));
+        let packet = self.decoder.decode(&entry.location.record(&self.mappings));
         Some(show(&entry, &packet))
     }
 
     /// When the capture's first frame was captured.
     pub fn first_ts_ns(&self) -> i64 {
-        self.index.entry(0).map_or(0, |e| e.ts_ns)
+        self.index.entry(0).map_or(0, |e| e.location.ts_ns)
     }
 
     /// Filters the frames indexed since the last step (some of them).
@@ -170,7 +170,7 @@ impl App {
             .iter()
             .enumerate()
             .filter(|(i, e)| {
-                let packet = self.decoder.decode(&index::record(e, &self.mappings));
+                let packet = self.decoder.decode(&e.location.record(&self.mappings));
                 let frame =
                     Frame { number: (from + i + 1) as u64, packet: &packet, first_ts_ns, verdict: Some(&e.verdict) };
                 d.filter.matches(&frame)
@@ -451,9 +451,7 @@ impl App {
             return;
         };
         let peer = report.flows.get(flow as usize).and_then(|f| f.peer);
-        let entries = self.index.entries_from(0, usize::MAX);
-        let of_these = |e: &Entry| e.verdict.flow.is_some_and(|f| f == flow || Some(f) == peer);
-        let frames = entries.iter().enumerate().filter(|(_, e)| of_these(e)).map(|(p, _)| p as u32).collect();
+        let frames = self.index.positions_where(|e| e.verdict.flow.is_some_and(|f| f == flow || Some(f) == peer));
         self.ladder = Some(Ladder { flow, peer, frames });
         (self.view, self.view_row, self.pane) = (View::Ladder, 0, Pane::List);
     }
@@ -479,8 +477,8 @@ impl App {
         } else {
             self.marked.iter().map(|&p| p as usize).collect()
         };
-        let entries: Vec<Entry> = positions.into_iter().filter_map(|p| self.index.entry(p)).collect();
-        match super::export::write_pcapng(path, &entries, &self.mappings) {
+        let frames: Vec<_> = positions.into_iter().filter_map(|p| self.index.entry(p)).map(|e| e.location).collect();
+        match super::export::write_pcapng(path, &frames, &self.mappings) {
             Ok(n) => format!("wrote {n} frames to {}", path.display()),
             Err(e) => format!("cannot write {}: {e}", path.display()),
         }

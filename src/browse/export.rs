@@ -8,16 +8,16 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
-use super::index::{self, Entry};
+use crate::capture::mapped::Location;
 use crate::output::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
 
-/// Writes `entries` (frames of the files `mappings` map) into a new pcapng file at `path`;
-/// the frames written.
-pub fn write_pcapng(path: &Path, entries: &[Entry], mappings: &[Arc<Mmap>]) -> io::Result<usize> {
+/// Writes the frames at `frames` (in the files `mappings` map) into a new pcapng file at
+/// `path`; the frames written.
+pub fn write_pcapng(path: &Path, frames: &[Location], mappings: &[Arc<Mmap>]) -> io::Result<usize> {
     let mut link_types: Vec<u32> = Vec::new();
-    for e in entries {
+    for e in frames {
         if !link_types.contains(&e.link_type.0) {
             link_types.push(e.link_type.0);
         }
@@ -29,12 +29,11 @@ pub fn write_pcapng(path: &Path, entries: &[Entry], mappings: &[Arc<Mmap>]) -> i
             u16::try_from(link).map_err(|_| io::Error::other(format!("link type {link} does not fit pcapng")))?;
         write_interface(&mut out, &Interface { link_type, snaplen: 0, tsresol: 9 })?;
     }
-    for e in entries {
+    for e in frames {
         let interface = link_types.iter().position(|&l| l == e.link_type.0).unwrap_or(0) as u32;
-        let record = index::record(e, mappings);
-        let packet = EnhancedPacket { interface, ts_ns: e.ts_ns, captured: record.data, orig_len: e.orig_len };
+        let packet = EnhancedPacket { interface, ts_ns: e.ts_ns, captured: e.bytes(mappings), orig_len: e.orig_len };
         write_enhanced_packet(&mut out, &packet, 9, None)?;
     }
     out.flush()?;
-    Ok(entries.len())
+    Ok(frames.len())
 }

@@ -11,18 +11,14 @@ use memmap2::Mmap;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::analyze::{Analyzer, Config, Verdict, assemble};
-use crate::capture::{CaptureError, Frame, Inputs, LinkType, Record};
+use crate::capture::mapped::Location;
+use crate::capture::{CaptureError, Inputs};
 use crate::decode::Decoder;
 
 /// One indexed frame.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
-    pub file: u16,
-    pub at: u64,
-    pub caplen: u32,
-    pub orig_len: u32,
-    pub ts_ns: i64,
-    pub link_type: LinkType,
+    pub location: Location,
     /// The analysis's final verdict (the default until it is final).
     pub verdict: Verdict,
 }
@@ -82,6 +78,12 @@ impl Index {
         entries.get(from..).unwrap_or_default().iter().take(at_most).copied().collect()
     }
 
+    /// The positions of the frames indexed so far that `keep` keeps.
+    pub fn positions_where(&self, keep: impl Fn(&Entry) -> bool) -> Vec<u32> {
+        let Ok(entries) = self.entries.read() else { return Vec::new() };
+        entries.iter().enumerate().filter(|(_, e)| keep(e)).map(|(p, _)| p as u32).collect()
+    }
+
     pub fn is_done(&self) -> bool {
         self.done.load(Ordering::Acquire)
     }
@@ -114,7 +116,7 @@ impl Index {
                 break;
             }
             analyzer.observe(&FrameSummary::of(frame.number, &decoder.decode(&frame.record)));
-            chunk.push(entry(&frame, mappings));
+            chunk.push(Entry { location: Location::of(&frame, mappings), verdict: Verdict::default() });
             verdicts.extend(std::iter::from_fn(|| analyzer.next_verdict()));
             if chunk.len() == CHUNK {
                 self.hand_over(&mut chunk, &mut verdicts);
@@ -144,26 +146,4 @@ impl Index {
             }
         }
     }
-}
-
-/// The entry of `frame`, read from its file's mapping.
-fn entry(frame: &Frame<'_>, mappings: &[Arc<Mmap>]) -> Entry {
-    let r = &frame.record;
-    let base = mappings.get(frame.file).map_or(0, |m| m.as_ptr() as usize);
-    Entry {
-        file: frame.file as u16,
-        at: (r.data.as_ptr() as usize).saturating_sub(base) as u64,
-        caplen: r.data.len() as u32,
-        orig_len: r.orig_len,
-        ts_ns: r.ts_ns,
-        link_type: r.link_type,
-        verdict: Verdict::default(),
-    }
-}
-
-/// The record of an indexed frame, from its file's mapping.
-pub fn record<'m>(entry: &Entry, mappings: &'m [Arc<Mmap>]) -> Record<'m> {
-    let map = mappings.get(usize::from(entry.file)).map_or(&[][..], |m| &m[..]);
-    let data = map.get(entry.at as usize..entry.at as usize + entry.caplen as usize).unwrap_or_default();
-    Record { ts_ns: entry.ts_ns, orig_len: entry.orig_len, data, link_type: entry.link_type, offset: entry.at }
 }

@@ -13,8 +13,56 @@ use std::sync::Arc;
 
 use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
 
+use super::{Frame, LinkType, Record};
+
 /// Consumed bytes released from the mapping at a time.
 pub const RELEASE_EVERY: usize = 8 << 20;
+
+/// Where `bytes`, which lie in `map`, start in it.
+pub fn offset_in(map: &Mmap, bytes: &[u8]) -> usize {
+    (bytes.as_ptr() as usize).saturating_sub(map.as_ptr() as usize)
+}
+
+/// Where a frame of a memory-mapped input lies in its file's mapping, with its record's facts:
+/// what a thread needs to read the frame again later, from the mapping.
+#[derive(Debug, Clone, Copy)]
+pub struct Location {
+    pub file: u16,
+    pub at: u64,
+    pub caplen: u32,
+    pub orig_len: u32,
+    pub ts_ns: i64,
+    pub link_type: LinkType,
+}
+
+impl Location {
+    /// Where `frame`, read from one of `mappings`, lies.
+    pub fn of(frame: &Frame<'_>, mappings: &[Arc<Mmap>]) -> Location {
+        let r = &frame.record;
+        let at = mappings.get(frame.file).map_or(0, |map| offset_in(map, r.data));
+        Location {
+            file: frame.file as u16,
+            at: at as u64,
+            caplen: r.data.len() as u32,
+            orig_len: r.orig_len,
+            ts_ns: r.ts_ns,
+            link_type: r.link_type,
+        }
+    }
+
+    /// The frame's captured bytes (none when they are not in `mappings`).
+    pub fn bytes<'m>(&self, mappings: &'m [Arc<Mmap>]) -> &'m [u8] {
+        let map = mappings.get(usize::from(self.file)).map_or(&[][..], |m| &m[..]);
+        let at = usize::try_from(self.at).unwrap_or(usize::MAX);
+        map.get(at..at.saturating_add(self.caplen as usize)).unwrap_or_default()
+    }
+
+    /// The frame's record, read from `mappings`.
+    pub fn record<'m>(&self, mappings: &'m [Arc<Mmap>]) -> Record<'m> {
+        let data = self.bytes(mappings);
+        Record { ts_ns: self.ts_ns, orig_len: self.orig_len, data, link_type: self.link_type, offset: self.at }
+    }
+}
 
 pub struct MappedFile {
     /// The file, for another mapping of it ([`MappedFile::reopen`]).

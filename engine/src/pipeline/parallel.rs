@@ -104,10 +104,7 @@ pub fn analyse(
 /// file's mapping, and a copy of them when the analysis wants the bytes.
 fn work(frame: &Frame<'_>, packet: &DecodedFrame<'_>, mappings: &[Option<Arc<Mmap>>], copying: bool) -> Work {
     let r = &frame.record;
-    let at = mappings
-        .get(frame.file)
-        .and_then(Option::as_ref)
-        .map_or(0, |map| (r.data.as_ptr() as usize).saturating_sub(map.as_ptr() as usize));
+    let at = mappings.get(frame.file).and_then(Option::as_ref).map_or(0, |map| mapped::offset_in(map, r.data));
     let copy = copying.then(|| Copied {
         ts_ns: r.ts_ns,
         orig_len: r.orig_len,

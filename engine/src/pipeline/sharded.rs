@@ -24,7 +24,8 @@ use memmap2::Mmap;
 use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, ShardStart, merge, partition};
-use crate::capture::{Frame, Inputs, LinkType, Record, mapped};
+use crate::capture::mapped::{self, Location};
+use crate::capture::{Inputs, Record};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 
@@ -45,16 +46,11 @@ const WAITING: usize = 16;
 /// How many frames ahead of its decoding an analysis thread prefetches a frame's bytes.
 const PREFETCH_AHEAD: usize = 4;
 
-/// Where a frame lies in its file's mapping, with its record's facts.
+/// A frame handed to an analysis thread: its number, and where it lies in its file's mapping.
 #[derive(Clone, Copy)]
 struct Located {
     number: u64,
-    file: usize,
-    at: usize,
-    caplen: u32,
-    orig_len: u32,
-    ts_ns: i64,
-    link_type: LinkType,
+    location: Location,
 }
 
 /// Frames for one analysis thread, and how far the reading had come in every file when they
@@ -74,22 +70,6 @@ struct Shared {
 }
 
 impl Shared {
-    fn bytes(&self, frame: &Located) -> &[u8] {
-        let map = self.mappings.get(frame.file).map_or(&[][..], |m| &m[..]);
-        map.get(frame.at..frame.at + frame.caplen as usize).unwrap_or_default()
-    }
-
-    fn record(&self, frame: &Located) -> Record<'_> {
-        let data = self.bytes(frame);
-        Record {
-            ts_ns: frame.ts_ns,
-            orig_len: frame.orig_len,
-            data,
-            link_type: frame.link_type,
-            offset: frame.at as u64,
-        }
-    }
-
     /// The offset in `file` every analysis thread has finished.
     fn finished_by_all(&self, file: usize) -> usize {
         let files = self.mappings.len();
@@ -245,7 +225,6 @@ impl Reader<'_> {
         let mut handed_at = (0, 0);
         while let Some(frame) = inputs.next_frame() {
             frames = frame.number;
-            prefetch_ahead(shared, &frame, &mut prefetched);
             let r = &frame.record;
             if r.ts_ns < self.last_ts_ns {
                 // the join would decline: stop here, and the caller analyses another way
@@ -253,11 +232,12 @@ impl Reader<'_> {
                 break;
             }
             self.last_ts_ns = r.ts_ns;
+            let at = shared.mappings.get(frame.file).map_or(0, |map| mapped::offset_in(map, r.data));
+            prefetch_ahead(shared, frame.file, at, &mut prefetched);
             match self.partition_of(r) {
                 Some(p) => {
-                    let located = locate(&frame, shared);
                     if let Some(batch) = pending.get_mut(owners.of(p)) {
-                        batch.push(located);
+                        batch.push(Located { number: frame.number, location: Location::of(&frame, &shared.mappings) });
                     }
                 }
                 None => {
@@ -267,7 +247,6 @@ impl Reader<'_> {
                     }
                 }
             }
-            let at = locate(&frame, shared).at;
             if let Some(position) = read_at.get_mut(frame.file) {
                 *position = at;
             }
@@ -325,28 +304,13 @@ const READ_AHEAD: usize = 16 << 10;
 /// last call stopped: the records' headers the reading thread walks next are in the cache when
 /// it comes to them (the hardware prefetcher does not follow a walk that skips most of every
 /// frame).
-fn prefetch_ahead(shared: &Shared, frame: &Frame<'_>, prefetched: &mut [usize]) {
-    let (Some(map), Some(from)) = (shared.mappings.get(frame.file), prefetched.get_mut(frame.file)) else { return };
-    let to = (locate(frame, shared).at + READ_AHEAD).min(map.len());
+fn prefetch_ahead(shared: &Shared, file: usize, at: usize, prefetched: &mut [usize]) {
+    let (Some(map), Some(from)) = (shared.mappings.get(file), prefetched.get_mut(file)) else { return };
+    let to = at.saturating_add(READ_AHEAD).min(map.len());
     if let Some(bytes) = map.get((*from).max(to.saturating_sub(READ_AHEAD))..to) {
         crate::prefetch::bytes(bytes);
     }
     *from = to.max(*from);
-}
-
-/// Where `frame` lies in its file's mapping.
-fn locate(frame: &Frame<'_>, shared: &Shared) -> Located {
-    let base = shared.mappings.get(frame.file).map_or(0, |m| m.as_ptr() as usize);
-    let r = &frame.record;
-    Located {
-        number: frame.number,
-        file: frame.file,
-        at: (r.data.as_ptr() as usize).saturating_sub(base),
-        caplen: r.data.len() as u32,
-        orig_len: r.orig_len,
-        ts_ns: r.ts_ns,
-        link_type: r.link_type,
-    }
 }
 
 /// Hands every analysis thread its pending frames (an empty batch too: it says how far the
@@ -374,9 +338,9 @@ fn analyse_batches(
     for batch in batches {
         for (i, frame) in batch.frames.iter().enumerate() {
             if let Some(next) = batch.frames.get(i + PREFETCH_AHEAD) {
-                crate::prefetch::bytes(shared.bytes(next));
+                crate::prefetch::bytes(next.location.bytes(&shared.mappings));
             }
-            let packet = decoder.decode(&shared.record(frame));
+            let packet = decoder.decode(&frame.location.record(&shared.mappings));
             if kept.keeps(frame.number, &packet) {
                 ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
             }
