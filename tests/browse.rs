@@ -286,37 +286,69 @@ fn the_wheel_scrolls_the_pane_under_the_mouse_and_a_click_selects_a_line() {
     assert!(status(&screen(&mut app)).contains("Frame 10"));
 }
 
-/// The real binary in a terminal (tmux): the first screen, a filter typed, the status line and
-/// the selected frame's decode read from the screen.
-#[test]
-fn in_a_terminal_a_typed_filter_shows_its_frames_and_their_decode() {
-    if std::process::Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: tmux is not installed");
-        return;
+/// A tmux session running `command` in a 150×45 terminal, read by polling its screen.
+struct Tmux {
+    session: String,
+}
+
+impl Tmux {
+    /// `None` (with a note) where tmux is not installed.
+    fn start(command: &str) -> Option<Tmux> {
+        if std::process::Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("SKIPPED: tmux is not installed");
+            return None;
+        }
+        static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmux = Tmux { session: format!("rocescope-browse-{}-{n}", std::process::id()) };
+        tmux.run(&["new-session", "-d", "-s", &tmux.session.clone(), "-x", "150", "-y", "45", command]);
+        Some(tmux)
     }
-    let file = sample("bidirectional_read_write.pcap");
-    let filter = "infiniband.bth.opcode == 12";
-    let kept = common::run_ok(&["packets", "-Y", filter, file.to_str().unwrap()]).lines().count();
-    let session = format!("rocescope-browse-{}", std::process::id());
-    let tmux = |args: &[&str]| std::process::Command::new("tmux").args(args).output().expect("tmux runs");
-    let command = format!("{} browse {}", env!("CARGO_BIN_EXE_rocescope"), file.display());
-    tmux(&["new-session", "-d", "-s", &session, "-x", "150", "-y", "45", &command]);
-    let pane = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned();
-    let until = |what: &dyn Fn(&str) -> bool| {
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("tmux").args(args).output().expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn send(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.session];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    /// The screen once `what` holds of it (or after five seconds).
+    fn until(&self, what: &dyn Fn(&str) -> bool) -> String {
         for _ in 0..200 {
-            let shown = pane();
+            let shown = self.run(&["capture-pane", "-p", "-t", &self.session]);
             if what(&shown) {
                 return shown;
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
-        pane()
+        self.run(&["capture-pane", "-p", "-t", &self.session])
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.send(&["q"]);
+        self.run(&["kill-session", "-t", &self.session]);
+    }
+}
+
+/// The real binary in a terminal (tmux): the first screen, a filter typed, the status line and
+/// the selected frame's decode read from the screen.
+#[test]
+fn in_a_terminal_a_typed_filter_shows_its_frames_and_their_decode() {
+    let file = sample("bidirectional_read_write.pcap");
+    let Some(tmux) = Tmux::start(&format!("{} browse {}", env!("CARGO_BIN_EXE_rocescope"), file.display())) else {
+        return;
     };
-    let first = until(&|s| s.contains("Packets: ") && !s.contains("indexing"));
-    tmux(&["send-keys", "-t", &session, "/", filter, "Enter"]);
-    let filtered = until(&|s| s.contains(&format!("Displayed: {kept} (")));
-    tmux(&["send-keys", "-t", &session, "q"]);
-    let _ = tmux(&["kill-session", "-t", &session]);
+    let filter = "infiniband.bth.opcode == 12";
+    let kept = common::run_ok(&["packets", "-Y", filter, file.to_str().unwrap()]).lines().count();
+    let first = tmux.until(&|s| s.contains("Packets: ") && !s.contains("indexing"));
+    tmux.send(&["/", filter, "Enter"]);
+    let filtered = tmux.until(&|s| s.contains(&format!("Displayed: {kept} (")));
     assert!(first.contains("Displayed: ") && first.contains("Frame 1"), "{first}");
     assert!(filtered.contains(&format!("Displayed: {kept} (")), "{filtered}");
     let first_kept =
@@ -327,6 +359,40 @@ fn in_a_terminal_a_typed_filter_shows_its_frames_and_their_decode() {
         filtered.contains(&format!("Frame Number: {number} [frame.number]")),
         "the decode of frame {number}\n{filtered}"
     );
+}
+
+/// A compressed capture is browsed as the plain one is: its frames kept in the spool.
+#[test]
+fn a_compressed_capture_is_browsed_like_the_plain_one() {
+    use std::io::Write;
+    let file = sample("loss_go_back_n.pcap");
+    let dir = tempfile::tempdir().unwrap();
+    let gz = dir.path().join("loss_go_back_n.pcap.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    enc.write_all(&std::fs::read(&file).unwrap()).unwrap();
+    enc.finish().unwrap();
+    let (mut plain, mut compressed) = (opened(&file), opened(&gz));
+    press(&mut plain, "GkKk");
+    press(&mut compressed, "GkKk");
+    let (plain_screen, compressed_screen) = (screen(&mut plain), screen(&mut compressed));
+    assert_eq!(plain_screen.replace(&file.display().to_string(), &gz.display().to_string()), compressed_screen);
+    assert!(status(&compressed_screen).contains("Frame "), "{compressed_screen}");
+    assert_eq!(plain.tree_lines(), compressed.tree_lines());
+    assert_eq!(plain.hex_lines(), compressed.hex_lines());
+}
+
+/// Piped input: the frames read from standard input, the keys from the terminal.
+#[test]
+fn piped_input_is_browsed_with_keys_from_the_terminal() {
+    let file = sample("loss_go_back_n.pcap");
+    let frames = common::run_ok(&["packets", file.to_str().unwrap()]).lines().count();
+    let command = format!("cat {} | {} browse -", file.display(), env!("CARGO_BIN_EXE_rocescope"));
+    let Some(tmux) = Tmux::start(&command) else { return };
+    let first = tmux.until(&|s| s.contains("Packets: ") && !s.contains("indexing"));
+    assert!(first.contains(&format!("Packets: {frames} · Displayed: {frames} (100.0%)")), "{first}");
+    tmux.send(&["G"]);
+    let last = tmux.until(&|s| s.contains(&format!("Frame {frames}")));
+    assert!(last.contains(&format!("Frame Number: {frames} [frame.number]")), "{last}");
 }
 
 #[test]

@@ -554,7 +554,10 @@ impl App {
             status.push_str(&format!(" · {damage}"));
         }
         if !self.index.is_done() {
-            status.push_str(&format!(" · indexing {:.0}%", self.index.progress() * 100.0));
+            match self.index.progress() {
+                Some(part) => status.push_str(&format!(" · indexing {:.0}%", part * 100.0)),
+                None => status.push_str(" · indexing"),
+            }
         } else if !self.filtered_all() {
             status.push_str(" · filtering");
         }

@@ -6,8 +6,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use memmap2::Mmap;
-
+use super::spool::FrameStore;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::analyze::{Analyzer, Config, Verdict, assemble};
@@ -30,9 +29,9 @@ const CHUNK: usize = 4096;
 pub struct Index {
     entries: RwLock<Vec<Entry>>,
     done: AtomicBool,
-    /// Bytes of the inputs read so far, and their size.
+    /// Bytes of the inputs read so far, and their size (unknown for compressed or piped input).
     read: AtomicU64,
-    size: u64,
+    size: Option<u64>,
     damage: Mutex<Vec<String>>,
     /// Set by the interface when it quits: the building stops.
     stop: AtomicBool,
@@ -41,7 +40,7 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn new(size: u64) -> Self {
+    pub fn new(size: Option<u64>) -> Self {
         Index {
             entries: RwLock::new(Vec::new()),
             done: AtomicBool::new(false),
@@ -88,12 +87,13 @@ impl Index {
         self.done.load(Ordering::Acquire)
     }
 
-    /// How much of the inputs is indexed, 0 to 1.
-    pub fn progress(&self) -> f64 {
-        if self.is_done() || self.size == 0 {
-            return 1.0;
+    /// How much of the inputs is indexed, 0 to 1, when their size is known.
+    pub fn progress(&self) -> Option<f64> {
+        if self.is_done() {
+            return Some(1.0);
         }
-        (self.read.load(Ordering::Relaxed) as f64 / self.size as f64).min(1.0)
+        let size = self.size?;
+        Some((self.read.load(Ordering::Relaxed) as f64 / size.max(1) as f64).min(1.0))
     }
 
     /// Where the inputs were found damaged, one line each.
@@ -106,17 +106,25 @@ impl Index {
     }
 
     /// Indexes `inputs` to their end (or until [`Index::stop`]), analysing every frame for its
-    /// verdict; `mappings` are the inputs' memory mappings.
-    pub fn build(&self, mut inputs: Inputs, mappings: &[Arc<Mmap>], decoder: &Decoder, config: Config) {
+    /// verdict; `store` places each frame where the interface reads it again.
+    pub fn build(&self, mut inputs: Inputs, mut store: FrameStore, decoder: &Decoder, config: Config) {
         let mut analyzer = Analyzer::with_verdicts(config);
         let mut chunk = Vec::with_capacity(CHUNK);
         let mut verdicts = Vec::new();
+        let mut spool_failure = None;
         while let Some(frame) = inputs.next_frame() {
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
+            let location = match store.locate(&frame) {
+                Ok(location) => location,
+                Err(e) => {
+                    spool_failure = Some(format!("frames from {} on not shown: {e}", frame.number));
+                    break;
+                }
+            };
             analyzer.observe(&FrameSummary::of(frame.number, &decoder.decode(&frame.record)));
-            chunk.push(Entry { location: Location::of(&frame, mappings), verdict: Verdict::default() });
+            chunk.push(Entry { location, verdict: Verdict::default() });
             verdicts.extend(std::iter::from_fn(|| analyzer.next_verdict()));
             if chunk.len() == CHUNK {
                 self.hand_over(&mut chunk, &mut verdicts);
@@ -131,7 +139,7 @@ impl Index {
             *report = Some(Arc::new(assemble::report_of_files(&analyzer, inputs.readers(), &damage)));
         }
         if let Ok(mut shown) = self.damage.lock() {
-            shown.extend(damage.iter().map(CaptureError::to_string));
+            shown.extend(damage.iter().map(CaptureError::to_string).chain(spool_failure));
         }
         self.done.store(true, Ordering::Release);
     }

@@ -6,6 +6,7 @@
 pub mod app;
 mod export;
 pub mod index;
+mod spool;
 pub mod view;
 
 use std::io::IsTerminal;
@@ -22,6 +23,7 @@ use crate::commands::exit::{Failure, Outcome};
 use crate::decode::Decoder;
 use app::App;
 use index::Index;
+use spool::FrameStore;
 
 /// How long the interface waits for a key before it redraws what the indexing added.
 const TICK: Duration = Duration::from_millis(100);
@@ -49,13 +51,13 @@ pub fn open(files: &[std::path::PathBuf], decoder: Decoder, config: Config) -> R
     if inputs.readers().is_empty() {
         return Err(Failure::NoInput(String::new()));
     }
-    let mappings: Vec<_> = inputs.share_mappings().into_iter().collect::<Option<_>>().ok_or_else(|| {
-        Failure::Usage("browse reads capture files in place: compressed and piped input are not supported yet".into())
-    })?;
+    let store = FrameStore::new(inputs.share_mappings())
+        .map_err(|e| Failure::Output(format!("cannot make a spool for compressed or piped input: {e}")))?;
+    let mappings = store.mappings();
     let name = inputs.readers().iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
-    let index = Arc::new(Index::new(inputs.size().unwrap_or(0)));
-    let (building, shared, indexer) = (Arc::clone(&index), mappings.clone(), decoder.clone());
-    std::thread::spawn(move || building.build(inputs, &shared, &indexer, config));
+    let index = Arc::new(Index::new(inputs.size()));
+    let (building, indexer) = (Arc::clone(&index), decoder.clone());
+    std::thread::spawn(move || building.build(inputs, store, &indexer, config));
     Ok((App::new(Arc::clone(&index), mappings, decoder, name, files.to_vec()), index))
 }
 
