@@ -27,14 +27,19 @@ fn opened(file: &PathBuf) -> App {
     app
 }
 
-/// The screen as text, one line per row.
-fn screen(app: &mut App) -> String {
+/// The interface drawn on a 150 × 50 test terminal, once every frame is filtered.
+fn drawn(app: &mut App) -> ratatui::buffer::Buffer {
     while !app.filtered_all() {
         app.step();
     }
     let mut terminal = Terminal::new(TestBackend::new(150, 50)).expect("a test terminal");
     terminal.draw(|frame| view::draw(frame, app)).expect("draws");
-    let buffer = terminal.backend().buffer();
+    terminal.backend().buffer().clone()
+}
+
+/// The screen as text, one line per row.
+fn screen(app: &mut App) -> String {
+    let buffer = drawn(app);
     let width = usize::from(buffer.area.width);
     let symbols: Vec<&str> = buffer.content.iter().map(|c| c.symbol()).collect();
     symbols.chunks(width).map(|row| row.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
@@ -261,6 +266,61 @@ fn follow_qp_shows_a_flow_and_its_peer_as_a_ladder() {
     assert!(screen(&mut app).lines().any(|l| l.trim_start().starts_with(&format!("{nak} ")) && l.contains("◄── NAK")));
     key(&mut app, KeyCode::Enter);
     assert!(status(&screen(&mut app)).contains(&format!("Frame {nak}")));
+}
+
+/// The cells of the bytes pane drawn highlighted, as (frame byte, hex digits or character).
+fn highlighted_cells(app: &mut App) -> Vec<(usize, &'static str)> {
+    use rocescope::output::hexdump::{char_column, hex_column};
+    let buffer = drawn(app);
+    let width = usize::from(buffer.area.width);
+    let mut cells = Vec::new();
+    for (y, row) in buffer.content.chunks(width).enumerate() {
+        let text: String = row.iter().map(|c| c.symbol()).collect();
+        let Some(offset) = text.get(..4).and_then(|o| usize::from_str_radix(o, 16).ok()) else { continue };
+        if text.get(4..6).is_none_or(|gap| gap != "  ") {
+            continue;
+        }
+        for i in 0..16 {
+            let lit = |x: usize| buffer.content[y * width + x].bg == ratatui::style::Color::Blue;
+            if lit(hex_column(i)) && lit(hex_column(i) + 1) {
+                cells.push((offset + i, "hex"));
+            }
+            if lit(char_column(i)) {
+                cells.push((offset + i, "char"));
+            }
+        }
+    }
+    cells
+}
+
+/// Moves the decode's cursor to the first line containing `text`.
+fn tree_cursor_to(app: &mut App, text: &str) {
+    app.tree_line = app.tree_lines().iter().position(|l| l.contains(text)).expect("the line is in the tree");
+}
+
+#[test]
+fn the_bytes_of_the_selected_field_or_section_are_highlighted() {
+    let mut app = opened(&sample("loss_go_back_n.pcap"));
+    key(&mut app, KeyCode::Tab);
+    let both = |bytes: std::ops::Range<usize>| bytes.flat_map(|b| [(b, "char"), (b, "hex")]).collect::<Vec<_>>();
+    // Ethernet 0..14, IPv4 14..34, UDP 34..42, the BTH from 42: its PSN is bytes 9..12
+    tree_cursor_to(&mut app, "[infiniband.bth.psn]");
+    assert_eq!(sorted(highlighted_cells(&mut app)), both(51..54));
+    tree_cursor_to(&mut app, "User Datagram Protocol");
+    assert_eq!(sorted(highlighted_cells(&mut app)), both(34..42));
+    tree_cursor_to(&mut app, "[ip.src]");
+    assert_eq!(sorted(highlighted_cells(&mut app)), both(26..30));
+    // a bit field takes its container: the solicited-event bit, the BTH's second byte
+    tree_cursor_to(&mut app, "[infiniband.bth.se]");
+    assert_eq!(sorted(highlighted_cells(&mut app)), both(43..44));
+    // the frame's own fields are of the record
+    tree_cursor_to(&mut app, "[frame.number]");
+    assert!(highlighted_cells(&mut app).is_empty());
+}
+
+fn sorted(mut cells: Vec<(usize, &'static str)>) -> Vec<(usize, &'static str)> {
+    cells.sort();
+    cells
 }
 
 #[test]

@@ -33,6 +33,11 @@ impl<'a> SllHeader<'a> {
         Ok((SllHeader { version, bytes }, rest))
     }
 
+    /// The header's bytes.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
     fn byte(&self, i: usize) -> u8 {
         self.bytes.get(i).copied().unwrap_or(0)
     }

@@ -11,6 +11,7 @@ use super::index::{Entry, Index};
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::DisplayFilter;
 use crate::fields::{self, Frame};
+use crate::output::tree::{self, LineKind, TreeLine};
 
 /// The panes, in the order Tab moves through them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -493,43 +494,62 @@ impl App {
         }
     }
 
-    /// The selected frame's decode tree, as lines; the lines of collapsed sections are left out
-    /// (their headings stay).
-    pub fn tree_lines(&self) -> Vec<String> {
+    /// The selected frame's decode tree as shown: each line with its text (headings marked
+    /// `▾`, or `▸` when collapsed; the lines of collapsed sections are left out).
+    fn shown_tree(&self) -> Vec<(String, TreeLine)> {
         let Some(position) = self.position(self.selected) else { return Vec::new() };
         let first_ts_ns = self.first_ts_ns();
-        let text = self
+        let tree = self
             .with_frame(position, |entry, packet| {
-                let mut text = String::new();
                 let frame = Frame { number: position as u64 + 1, packet, first_ts_ns, verdict: Some(&entry.verdict) };
-                let _ = crate::output::tree::write_tree(&mut text, &frame);
-                text
+                tree::tree(&frame)
             })
             .unwrap_or_default();
         let mut lines = Vec::new();
         let mut hidden = false;
-        for line in text.lines().filter(|l| !l.is_empty()) {
-            if !line.starts_with(' ') {
-                hidden = self.collapsed.contains(line);
-                lines.push(format!("{} {line}", if hidden { '▸' } else { '▾' }));
-            } else if !hidden {
-                lines.push(format!("  {line}"));
-            }
+        for line in tree {
+            let text = match line.kind {
+                LineKind::Heading => {
+                    hidden = self.collapsed.contains(&line.text);
+                    format!("{} {}", if hidden { '▸' } else { '▾' }, line.text)
+                }
+                _ if hidden => continue,
+                LineKind::Field(_) | LineKind::More => format!("      {}", line.text),
+            };
+            lines.push((text, line));
         }
         lines
     }
 
+    /// The selected frame's decode tree, as shown.
+    pub fn tree_lines(&self) -> Vec<String> {
+        self.shown_tree().into_iter().map(|(text, _)| text).collect()
+    }
+
+    /// The bytes the decode's selected line stands for, to highlight: a section's layer, or
+    /// where a field's value lies ([`fields::position`]).
+    pub fn highlighted(&self) -> Option<std::ops::Range<usize>> {
+        let (_, line) = self.shown_tree().into_iter().nth(self.tree_line)?;
+        match line.kind {
+            LineKind::Heading => Some(line.span),
+            LineKind::More => None,
+            LineKind::Field(field) => {
+                let entry = self.index.entry(self.position(self.selected)?)?;
+                let record = entry.location.record(&self.mappings);
+                fields::position::field_bytes(&self.decoder, &record, field, line.layer, line.occurrence)
+            }
+        }
+    }
+
     /// Enter on a section heading of the tree collapses or expands it.
     fn toggle_section(&mut self) {
-        let lines = self.tree_lines();
-        let heading_of =
-            |line: &String| line.strip_prefix("▸ ").or_else(|| line.strip_prefix("▾ ")).map(str::to_string);
+        let lines = self.shown_tree();
         let upto = lines.get(..=self.tree_line.min(lines.len().saturating_sub(1))).unwrap_or_default();
-        let heading = upto.iter().rev().find_map(heading_of);
-        if let Some(heading) = heading
-            && !self.collapsed.remove(&heading)
+        let heading = upto.iter().rev().find(|(_, l)| matches!(l.kind, LineKind::Heading));
+        if let Some((_, heading)) = heading
+            && !self.collapsed.remove(&heading.text)
         {
-            self.collapsed.insert(heading);
+            self.collapsed.insert(heading.text.clone());
         }
     }
 

@@ -12,7 +12,7 @@ use crate::analyze::finding::Severity;
 use crate::analyze::report::PauseReport;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
 use crate::output::analysis_text::{flow_header, flow_row};
-use crate::output::{Clock, TimeFormat, write_list_line, write_verdict_flag};
+use crate::output::{Clock, TimeFormat, hexdump, write_list_line, write_verdict_flag};
 
 /// The packet list's column titles, over the columns of `packets`.
 const HEADER: &str = "    No.        Time          Source → Destination     Protocol  Length Info";
@@ -54,7 +54,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         View::Ladder => draw_ladder(frame, app, list),
     };
     let tree_top = draw_lines(frame, " Decode ", &app.tree_lines(), app.tree_line, app.pane == Pane::Tree, tree);
-    let bytes_top = draw_lines(frame, " Bytes ", &app.hex_lines(), app.bytes_top, app.pane == Pane::Bytes, bytes);
+    let bytes_top = draw_bytes(frame, app, bytes);
     // the list and the views have a border and a header row above their first line; the
     // decode and the bytes a border
     let panes = [(list, list.y + 2, list_top), (tree, tree.y + 1, tree_top), (bytes, bytes.y + 1, bytes_top)];
@@ -231,20 +231,72 @@ fn colour(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> Style
 /// A pane of text lines scrolled so that line `at` shows, highlighted when the pane has focus;
 /// the first line shown.
 fn draw_lines(frame: &mut Frame<'_>, title: &str, lines: &[String], at: usize, focused: bool, area: Rect) -> usize {
+    let lines = lines.iter().map(|l| Line::raw(l.as_str())).collect();
+    draw_styled(frame, title, lines, at, focused, area)
+}
+
+/// Draws `lines` in a pane: the rows up to the one at `at` (the cursor, reversed when the pane
+/// is focused); the first row shown.
+fn draw_styled(
+    frame: &mut Frame<'_>,
+    title: &str,
+    lines: Vec<Line<'_>>,
+    at: usize,
+    focused: bool,
+    area: Rect,
+) -> usize {
     let rows = usize::from(area.height.saturating_sub(1));
     let top = at.saturating_sub(rows.saturating_sub(1));
     let shown: Vec<Line<'_>> = lines
-        .iter()
+        .into_iter()
         .enumerate()
         .skip(top)
         .take(rows)
-        .map(|(i, l)| {
-            let style = if focused && i == at { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() };
-            Line::styled(l.as_str(), style)
-        })
+        .map(|(i, l)| if focused && i == at { l.patch_style(Modifier::REVERSED) } else { l })
         .collect();
     frame.render_widget(Paragraph::new(shown).block(pane_block(title, focused)), area);
     top
+}
+
+/// How the bytes of the decode's selected line are shown in the bytes pane.
+const HIGHLIGHT: Style = Style::new().fg(Color::White).bg(Color::Blue);
+
+/// The bytes pane: the hex dump with the bytes of the decode's selected line highlighted
+/// (scrolled to them unless the pane has the focus); the first row shown.
+fn draw_bytes(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
+    let focused = app.pane == Pane::Bytes;
+    let highlight = app.highlighted().unwrap_or(0..0);
+    let lines: Vec<Line<'_>> =
+        app.hex_lines().into_iter().enumerate().map(|(row, text)| highlighted_row(text, row, &highlight)).collect();
+    let rows = usize::from(area.height.saturating_sub(1)).max(1);
+    let at = match (focused, highlight.is_empty()) {
+        (false, false) => ((highlight.end - 1) / 16).min(highlight.start / 16 + rows - 1),
+        _ => app.bytes_top,
+    };
+    draw_styled(frame, " Bytes ", lines, at, focused, area)
+}
+
+/// A hex dump row (of the frame's bytes from `row × 16`) with the bytes in `highlight`
+/// highlighted, in the hex and the character columns.
+fn highlighted_row(text: String, row: usize, highlight: &std::ops::Range<usize>) -> Line<'static> {
+    let mut lit = vec![false; text.len()];
+    for i in (0..16).filter(|i| highlight.contains(&(row * 16 + i))) {
+        let hex = hexdump::hex_column(i);
+        lit.get_mut(hex..hex + 2).into_iter().flatten().for_each(|c| *c = true);
+        if let Some(c) = lit.get_mut(hexdump::char_column(i)) {
+            *c = true;
+        }
+    }
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for end in 1..=text.len() {
+        if end == text.len() || lit[end] != lit[start] {
+            let style = if lit[start] { HIGHLIGHT } else { Style::new() };
+            spans.push(Span::styled(text.get(start..end).unwrap_or_default().to_string(), style));
+            start = end;
+        }
+    }
+    Line::from(spans)
 }
 
 /// The bottom line: what is being typed, or the applied filter and a hint.

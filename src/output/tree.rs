@@ -5,6 +5,7 @@
 //! so a field added there shows here; this module only says which fields a layer lists.
 
 use std::fmt::{self, Write};
+use std::ops::Range;
 
 use crate::decode::Link;
 use crate::fields::{self, Base, Field, FieldType, Frame, Layer, Shown, Value};
@@ -104,12 +105,44 @@ fn lists(section: &Section, field: &Field) -> bool {
     section.fields.iter().any(|p| if p.ends_with('.') { field.name.starts_with(p) } else { field.name == *p })
 }
 
+/// One line of the decode tree.
+pub struct TreeLine {
+    /// The line without its indentation.
+    pub text: String,
+    pub kind: LineKind,
+    /// The layer whose section the line is in, the how-manieth of its kind it is (which
+    /// occurrence of its fields it shows), and its bytes in the frame.
+    pub layer: Layer,
+    pub occurrence: usize,
+    pub span: Range<usize>,
+}
+
+#[derive(Clone, Copy)]
+pub enum LineKind {
+    /// A section's heading.
+    Heading,
+    /// A field's line.
+    Field(&'static Field),
+    /// A further line of a heading (the frame's arrival time).
+    More,
+}
+
 /// Writes the decode tree of `frame`.
 pub fn write_tree(out: &mut impl Write, frame: &Frame<'_, '_>) -> fmt::Result {
+    for line in tree(frame) {
+        match line.kind {
+            LineKind::Heading => writeln!(out, "{}", line.text)?,
+            LineKind::Field(_) | LineKind::More => writeln!(out, "{IND}{}", line.text)?,
+        }
+    }
+    Ok(())
+}
+
+/// The decode tree of `frame`, line by line.
+pub fn tree(frame: &Frame<'_, '_>) -> Vec<TreeLine> {
     let mut seen: Vec<(Layer, usize)> = Vec::new();
-    let mut result = Ok(());
-    frame.layers(&mut |layer| {
-        // the how-manieth layer of its kind this is: which occurrence of its fields it shows
+    let mut lines = Vec::new();
+    frame.layers(&mut |layer, span| {
         let occurrence = match seen.iter_mut().find(|(l, _)| *l == layer) {
             Some((_, n)) => {
                 *n += 1;
@@ -120,41 +153,52 @@ pub fn write_tree(out: &mut impl Write, frame: &Frame<'_, '_>) -> fmt::Result {
                 0
             }
         };
-        if result.is_ok() {
-            result = write_section(out, frame, layer, occurrence);
-        }
+        let _ = section_lines(&mut lines, frame, layer, occurrence, span);
     });
-    result
+    lines
 }
 
-fn write_section(out: &mut impl Write, frame: &Frame<'_, '_>, layer: Layer, occurrence: usize) -> fmt::Result {
+fn section_lines(
+    lines: &mut Vec<TreeLine>,
+    frame: &Frame<'_, '_>,
+    layer: Layer,
+    occurrence: usize,
+    span: Range<usize>,
+) -> fmt::Result {
     let section = section_of(layer);
-    let mut lines = String::new();
+    let line = |text: String, kind| TreeLine { text, kind, layer, occurrence, span: span.clone() };
+    let mut fields = Vec::new();
     for field in fields::all().iter().filter(|f| lists(&section, f)) {
         if let Some(value) = nth_value(frame, field, occurrence) {
-            write_field_line(&mut lines, field, &value)?;
+            let mut text = String::new();
+            write_field_line(&mut text, field, &value)?;
+            fields.push(line(text, LineKind::Field(field)));
         }
     }
-    if layer == Layer::Analysis && lines.is_empty() {
+    if layer == Layer::Analysis && fields.is_empty() {
         return Ok(());
     }
+    let mut heading = String::new();
     match section.heading {
-        Heading::Label(name) => out.write_str(fields::by_name(name).map_or(name, |f| f.label))?,
+        Heading::Label(name) => heading.push_str(fields::by_name(name).map_or(name, |f| f.label)),
         Heading::Summary(title, summary) => {
-            out.write_str(title)?;
+            heading.push_str(title);
             for (label, name) in summary {
-                write!(out, ", {label}: ")?;
+                write!(heading, ", {label}: ")?;
                 if let Some((field, value)) =
                     fields::by_name(name).and_then(|f| Some((f, nth_value(frame, f, occurrence)?)))
                 {
-                    write_value(out, field, &value)?;
+                    write_value(&mut heading, field, &value)?;
                 }
             }
         }
-        Heading::Own => write_own_heading(out, frame, layer)?,
+        Heading::Own => write_own_heading(&mut heading, frame, layer)?,
     }
-    out.write_char('\n')?;
-    out.write_str(&lines)
+    let mut parts = heading.split('\n');
+    lines.push(line(parts.next().unwrap_or_default().to_string(), LineKind::Heading));
+    lines.extend(parts.map(|more| line(more.trim_start().to_string(), LineKind::More)));
+    lines.append(&mut fields);
+    Ok(())
 }
 
 /// The `n`-th value of `field` in `frame` (0: the outermost).
@@ -162,19 +206,11 @@ fn nth_value<'a>(frame: &Frame<'_, 'a>, field: &Field, n: usize) -> Option<Value
     if field.ty == FieldType::Protocol || matches!(field.shown, Shown::Hidden) {
         return None;
     }
-    let mut seen = 0;
-    let mut found = None;
-    field.values(frame, &mut |v| {
-        if seen == n {
-            found.get_or_insert(v);
-        }
-        seen += 1;
-    });
-    found
+    field.nth(frame, n)
 }
 
 fn write_field_line(out: &mut String, field: &Field, value: &Value<'_>) -> fmt::Result {
-    write!(out, "{IND}{}: ", field.label)?;
+    write!(out, "{}: ", field.label)?;
     let mut meaning = String::new();
     if let (Shown::Named(name), Some(v)) = (field.shown, value.as_uint()) {
         name(&mut meaning, v);
@@ -186,7 +222,7 @@ fn write_field_line(out: &mut String, field: &Field, value: &Value<'_>) -> fmt::
         write_value(out, field, value)?;
         out.write_char(')')?;
     }
-    writeln!(out, " [{}]", field.name)
+    write!(out, " [{}]", field.name)
 }
 
 /// A value as Wireshark's details pane shows it: integers in their field's base (`BASE_DEC_HEX`

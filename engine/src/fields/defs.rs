@@ -319,12 +319,7 @@ pub static FIELDS: &[Field] = &[
         }
     })),
     named(
-        ws!("gre.proto", U16, Hex, 0, "Protocol Type", |f, out| f.encaps(&mut |k| match k {
-            EncapKind::Erspan1 | EncapKind::Erspan2(_) => out(uint(rocescope_parsers::gre::PROTO_ERSPAN_II)),
-            EncapKind::Erspan3(_) => out(uint(rocescope_parsers::gre::PROTO_ERSPAN_III)),
-            EncapKind::Gre { protocol, .. } => out(uint(*protocol)),
-            EncapKind::Vxlan { .. } => {}
-        })),
+        ws!("gre.proto", U16, Hex, 0, "Protocol Type", |f, out| f.gre_headers(&mut |h| out(uint(h.protocol)))),
         meaning::gre_protocol,
     ),
     ws!("gre.key", U32, Hex, 0, "Key", |f, out| f.encaps(&mut |k| if let EncapKind::Gre { key: Some(key), .. } = k {

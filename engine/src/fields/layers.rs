@@ -6,13 +6,16 @@ use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::CmMad;
 use rocescope_parsers::ethernet::{EthernetFrame, VlanTag};
 use rocescope_parsers::ext::ExtHeaders;
+use rocescope_parsers::gre::GreHeader;
 use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::opcode::ExtHeader;
 use rocescope_parsers::udp::UdpHeader;
 
+use std::ops::Range;
+
 use crate::analyze::Verdict;
-use crate::decode::{Body, DecodedFrame, EncapKind, Link, Network, Roce};
+use crate::decode::{Body, DecodedFrame, Encap, EncapKind, Link, Network, Roce};
 
 /// What the fields of one frame are read from.
 pub struct Frame<'p, 'a> {
@@ -38,7 +41,7 @@ pub enum Header<'h, 'a> {
     Grh(&'h Ipv6Header<'a>),
     Udp(&'h UdpHeader<'a>),
     /// A mirror tunnel: GRE (with ERSPAN) or VXLAN.
-    Encap(&'h EncapKind<'a>),
+    Encap(&'h Encap<'a>),
 }
 
 /// One layer of a frame, in wire order ([`Frame::layers`]): the decode tree shows a section
@@ -88,6 +91,53 @@ fn for_each_8021q_tag(eth: &EthernetFrame<'_>, sink: &mut dyn FnMut(VlanTag, u16
     }
 }
 
+/// Where `bytes`, a part of the frame's `data`, lie in it.
+fn place(data: &[u8], bytes: &[u8]) -> Range<usize> {
+    let start = (bytes.as_ptr() as usize).wrapping_sub(data.as_ptr() as usize).min(data.len());
+    start..(start + bytes.len()).min(data.len())
+}
+
+/// The layers of one header of the link-through-UDP stack, with their bytes.
+fn header_layers(
+    header: Header<'_, '_>,
+    within: &dyn Fn(&[u8]) -> Range<usize>,
+    sink: &mut dyn FnMut(Layer, Range<usize>),
+) {
+    match header {
+        Header::Ethernet(e) => {
+            let eth = within(e.header.as_bytes());
+            sink(Layer::Ethernet, eth.clone());
+            for (i, tag) in e.vlans.iter().enumerate() {
+                let at = eth.end + 4 * i;
+                sink(if tag.tpid == TPID_8021Q { Layer::Vlan } else { Layer::OtherVlan(tag) }, at..at + 4);
+            }
+        }
+        Header::Ipv4(h) => sink(Layer::Ipv4, within(h.as_bytes())),
+        Header::Ipv6(h) => sink(Layer::Ipv6, within(h.as_bytes())),
+        Header::Grh(h) => sink(Layer::Grh, within(h.as_bytes())),
+        Header::Udp(h) => sink(Layer::Udp, within(h.as_bytes())),
+        Header::Encap(e) => {
+            let (outer, inner) = (within(e.outer).end, e.inner_at as usize);
+            if let EncapKind::Vxlan { .. } = e.kind {
+                // after the outer UDP header
+                return sink(Layer::Vxlan, (outer + 8).min(inner)..inner);
+            }
+            let erspan = match e.kind {
+                EncapKind::Erspan2(bytes) | EncapKind::Erspan3(bytes) if e.kind.erspan().is_some() => Some(bytes),
+                _ => None,
+            };
+            match erspan {
+                Some(erspan) => {
+                    let erspan = within(erspan);
+                    sink(Layer::Gre, outer..erspan.start);
+                    sink(Layer::Erspan, erspan);
+                }
+                None => sink(Layer::Gre, outer..inner),
+            }
+        }
+    }
+}
+
 impl<'a> Frame<'_, 'a> {
     /// Does the encapsulation carry an Ethernet frame (not IP directly)?
     fn carries_ethernet(kind: &EncapKind<'_>) -> bool {
@@ -127,12 +177,12 @@ impl<'a> Frame<'_, 'a> {
                 _ => {}
             }
             if matches!(e.kind, EncapKind::Vxlan { .. }) {
-                let start = (e.outer.as_ptr() as usize).wrapping_sub(data.as_ptr() as usize) + e.outer.len();
+                let start = place(data, e.outer).end;
                 if let Some((udp, _)) = data.get(start..).and_then(|b| UdpHeader::parse(b).ok()) {
                     sink(Header::Udp(&udp));
                 }
             }
-            sink(Header::Encap(&e.kind));
+            sink(Header::Encap(e));
             // the last tunnel's inner Ethernet is the packet's own
             if encaps.peek().is_some()
                 && Self::carries_ethernet(&e.kind)
@@ -156,68 +206,78 @@ impl<'a> Frame<'_, 'a> {
         }
     }
 
-    /// The frame's layers in wire order, then its analysis.
-    pub fn layers(&self, sink: &mut dyn FnMut(Layer)) {
-        sink(Layer::Frame);
+    /// The frame's layers in wire order, then its analysis, each with the bytes of the frame
+    /// it takes (what a packet-bytes pane highlights): the frame all of them, a header its
+    /// own; the analysis none. An 802.1Q tag's layer is its TCI and the EtherType after it,
+    /// as in Wireshark.
+    pub fn layers(&self, sink: &mut dyn FnMut(Layer, Range<usize>)) {
+        let data = self.packet.data;
+        let within = |bytes: &[u8]| place(data, bytes);
+        // where the innermost packet's bytes end: before the trailer
+        let end = data.len() - self.packet.trailer.bytes.len().min(data.len());
+        sink(Layer::Frame, 0..data.len());
+        // where the last header so far ends: the body starts there
+        let last_end = std::cell::Cell::new(0);
+        let mut emit = |layer: Layer, span: Range<usize>| {
+            last_end.set(span.end);
+            sink(layer, span)
+        };
         match self.packet.link {
-            Link::Sll(_) => sink(Layer::Sll),
-            Link::RawIp => sink(Layer::RawIp),
-            Link::Unsupported(_) => sink(Layer::UnsupportedLink),
+            Link::Sll(h) => emit(Layer::Sll, within(h.as_bytes())),
+            Link::RawIp => emit(Layer::RawIp, 0..0),
+            Link::Unsupported(_) => emit(Layer::UnsupportedLink, 0..data.len()),
             Link::Ethernet => {}
         }
-        self.headers(&mut |h| match h {
-            Header::Ethernet(e) => {
-                sink(Layer::Ethernet);
-                for tag in e.vlans.iter() {
-                    sink(if tag.tpid == TPID_8021Q { Layer::Vlan } else { Layer::OtherVlan(tag) });
-                }
-            }
-            Header::Ipv4(_) => sink(Layer::Ipv4),
-            Header::Ipv6(_) => sink(Layer::Ipv6),
-            Header::Grh(_) => sink(Layer::Grh),
-            Header::Udp(_) => sink(Layer::Udp),
-            Header::Encap(EncapKind::Vxlan { .. }) => sink(Layer::Vxlan),
-            Header::Encap(kind) => {
-                sink(Layer::Gre);
-                if kind.erspan().is_some() {
-                    sink(Layer::Erspan);
-                }
-            }
-        });
+        self.headers(&mut |h| header_layers(h, &within, &mut emit));
+        let rest = last_end.get().min(end)..end;
         match &self.packet.body {
-            Body::Roce(roce) => Self::roce_layers(roce, sink),
-            Body::MacControl(_) => sink(Layer::MacControl),
+            Body::Roce(roce) => Self::roce_layers(roce, &within, &mut emit),
+            Body::MacControl(_) => emit(Layer::MacControl, rest),
             Body::Malformed(m) => {
-                if m.bth.is_some() {
-                    sink(Layer::Bth);
+                let mut rest = rest;
+                if let Some(bth) = &m.bth {
+                    let bth = within(bth.as_bytes());
+                    rest = bth.end..end.max(bth.end);
+                    emit(Layer::Bth, bth);
                 }
-                sink(Layer::Malformed);
+                emit(Layer::Malformed, rest);
             }
-            Body::Other(_) => sink(Layer::Other),
+            Body::Other(_) => emit(Layer::Other, rest),
         }
         if !self.packet.trailer.bytes.is_empty() {
-            sink(Layer::Trailer);
+            emit(Layer::Trailer, within(self.packet.trailer.bytes));
         }
         if self.verdict.is_some() {
-            sink(Layer::Analysis);
+            emit(Layer::Analysis, 0..0);
         }
     }
 
-    fn roce_layers(roce: &Roce<'_>, sink: &mut dyn FnMut(Layer)) {
-        sink(Layer::Bth);
-        match roce.ib.ext() {
+    fn roce_layers(roce: &Roce<'_>, within: &dyn Fn(&[u8]) -> Range<usize>, sink: &mut dyn FnMut(Layer, Range<usize>)) {
+        let ib = &roce.ib;
+        sink(Layer::Bth, within(ib.bth.as_bytes()));
+        let ext = within(ib.ext_bytes);
+        match ib.ext() {
             // the CNP's reserved bytes have no fields
-            Some(_) => {
-                roce.ib.info.ext.iter().filter(|h| *h != ExtHeader::CnpReserved).for_each(|h| sink(Layer::Ext(h)))
-            }
-            None => sink(Layer::ExtCut),
+            Some(_) => ib.info.ext.iter().filter(|h| *h != ExtHeader::CnpReserved).for_each(|h| {
+                let at = ext.start + ib.info.ext.offset_of(h).unwrap_or(0);
+                sink(Layer::Ext(h), at..(at + h.size()).min(ext.end))
+            }),
+            None => sink(Layer::ExtCut, ext),
         }
+        let payload = within(ib.payload);
         if roce.cm.is_some() {
-            sink(Layer::Mad);
-            sink(Layer::Cm);
+            let mad_end = (payload.start + rocescope_parsers::cm::MAD_HEADER_LEN).min(payload.end);
+            sink(Layer::Mad, payload.start..mad_end);
+            sink(Layer::Cm, mad_end..payload.end);
         }
-        sink(Layer::Payload);
-        sink(Layer::Icrc);
+        sink(Layer::Payload, payload);
+        // the ICRC ends the packet, when the packet was captured whole
+        let packet = within(ib.bytes);
+        let icrc = match ib.icrc_covered {
+            Some(_) => packet.end.saturating_sub(4).max(packet.start)..packet.end,
+            None => packet.end..packet.end,
+        };
+        sink(Layer::Icrc, icrc);
     }
 
     /// Every Ethernet header, outermost first.
@@ -269,6 +329,17 @@ impl<'a> Frame<'_, 'a> {
                 sink(u)
             }
         })
+    }
+
+    /// The GRE header of every GRE encapsulation, outermost first, as it is on the wire.
+    pub fn gre_headers(&self, sink: &mut dyn FnMut(GreHeader)) {
+        let data = self.packet.data;
+        for e in self.packet.encaps.iter().filter(|e| !matches!(e.kind, EncapKind::Vxlan { .. })) {
+            let after_outer = place(data, e.outer).end;
+            if let Some((gre, _)) = data.get(after_outer..).and_then(|b| GreHeader::parse(b).ok()) {
+                sink(gre)
+            }
+        }
     }
 
     /// The encapsulations, outermost first.

@@ -9,6 +9,7 @@
 mod defs;
 mod layers;
 pub mod names;
+pub mod position;
 mod value;
 
 pub use layers::{Frame, Layer};
@@ -142,6 +143,19 @@ impl Field {
     /// Calls `sink` with each of the field's values in `frame`.
     pub fn values<'a>(&self, frame: &Frame<'_, 'a>, sink: &mut dyn FnMut(Value<'a>)) {
         (self.get)(frame, sink)
+    }
+
+    /// The field's `n`-th value in `frame` (0: the outermost).
+    pub fn nth<'a>(&self, frame: &Frame<'_, 'a>, n: usize) -> Option<Value<'a>> {
+        let mut seen = 0;
+        let mut found = None;
+        self.values(frame, &mut |v| {
+            if seen == n {
+                found.get_or_insert(v);
+            }
+            seen += 1;
+        });
+        found
     }
 }
 
