@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::analyze::Config;
+use crate::analyze::congestion::CongestionConfig;
 use crate::analyze::policy::Policy;
 use crate::analyze::sequence::ReorderConfig;
 use crate::commands::exit::help_section;
@@ -451,6 +452,33 @@ pub struct AnalysisOptions {
     #[arg(long, value_name = "US", default_value_t = 1000)]
     pub min_ack_timeout_us: u64,
 
+    /// CNPs to a flow less than this apart are one burst; the width of the windows its data
+    /// rate is measured in before and after a burst, and over which it recovers
+    #[arg(long, value_name = "US", default_value_t = 100)]
+    pub cc_window_us: u64,
+
+    /// How long after a burst's first CNP the rate after it is measured (the sender's
+    /// reaction time)
+    #[arg(long, value_name = "US", default_value_t = 10)]
+    pub cc_delay_us: u64,
+
+    /// A median recovery after CNPs slower than this is slow (finding DCQCN_SLOW_RECOVERY)
+    #[arg(long, value_name = "US", default_value_t = 1000)]
+    pub cc_recovery_us: u64,
+
+    /// A p99 completion time of messages of at most 64 KiB above this is high (finding
+    /// HIGH_TAIL_LATENCY)
+    #[arg(long, value_name = "US", default_value_t = 200)]
+    pub fct_p99_us: u64,
+
+    /// A receiver's fan-in counts the senders with data packets to it in this last window
+    #[arg(long, value_name = "US", default_value_t = 100)]
+    pub incast_window_us: u64,
+
+    /// A fan-in of at least this many senders is incast (finding INCAST)
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    pub incast_senders: u64,
+
     /// Expected DSCP of management packets (QP 0 and 1: MADs, RDMA CM); not checked by default
     #[arg(long, value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
     pub cm_dscp: Option<u8>,
@@ -528,6 +556,14 @@ impl AnalysisOptions {
             span_window_ns: ns(self.span_window_us, 1_000),
             qp_reuse_idle_ns: ns(self.qp_reuse_idle_ms, 1_000_000),
             min_ack_timeout_ns: ns(self.min_ack_timeout_us, 1_000),
+            congestion: CongestionConfig {
+                window_ns: ns(self.cc_window_us, 1_000).max(1),
+                delay_ns: ns(self.cc_delay_us, 1_000),
+                recovery_ns: ns(self.cc_recovery_us, 1_000),
+                fct_p99_ns: ns(self.fct_p99_us, 1_000),
+                incast_window_ns: ns(self.incast_window_us, 1_000).max(1),
+                incast_senders: usize::try_from(self.incast_senders).unwrap_or(usize::MAX),
+            },
         })
     }
 }

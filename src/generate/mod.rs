@@ -2,6 +2,7 @@
 //! writers and the sample scenarios (documented in docs/samples.md).
 
 pub mod bench;
+mod congestion;
 pub mod encode;
 pub mod scenarios;
 

@@ -10,8 +10,8 @@ use crate::output::capture_file::Interface;
 
 /// Base time of every scenario: 2023-11-14T22:13:20Z.
 pub const T0: i64 = 1_700_000_000_000_000_000;
-const US: i64 = 1_000;
-const MS: i64 = 1_000_000;
+pub(super) const US: i64 = 1_000;
+pub(super) const MS: i64 = 1_000_000;
 
 /// A deterministic pseudo-random sequence (splitmix64).
 pub struct Rng(u64);
@@ -60,15 +60,15 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    fn pcap(file: &'static str) -> Self {
+    pub(super) fn pcap(file: &'static str) -> Self {
         Scenario { file, container: Container::Pcap { snaplen: 65535 }, frames: Vec::new() }
     }
 
-    fn push(&mut self, ts_ns: i64, bytes: Vec<u8>) {
+    pub(super) fn push(&mut self, ts_ns: i64, bytes: Vec<u8>) {
         self.frames.push(Timed { ts_ns, interface: 0, bytes, simple: false });
     }
 
-    fn sorted(mut self) -> Self {
+    pub(super) fn sorted(mut self) -> Self {
         self.frames.sort_by_key(|f| f.ts_ns);
         self
     }
@@ -76,30 +76,30 @@ impl Scenario {
 
 /// One side of an RC connection.
 #[derive(Debug, Clone, Copy)]
-struct Endpoint {
-    mac: Mac,
-    ip: [u8; 4],
-    qpn: u32,
-    sport: u16,
+pub(super) struct Endpoint {
+    pub(super) mac: Mac,
+    pub(super) ip: [u8; 4],
+    pub(super) qpn: u32,
+    pub(super) sport: u16,
 }
 
-fn endpoint(n: u8, qpn: u32) -> Endpoint {
+pub(super) fn endpoint(n: u8, qpn: u32) -> Endpoint {
     Endpoint { mac: [0x02, 0, 0, 0, 0, n], ip: [10, 0, 0, n], qpn, sport: 0xC000 | (qpn as u16 & 0x3FFF) }
 }
 
 /// Both sides of a connection and how their packets are marked.
 #[derive(Debug, Clone, Copy)]
-struct Conn {
-    a: Endpoint,
-    b: Endpoint,
+pub(super) struct Conn {
+    pub(super) a: Endpoint,
+    pub(super) b: Endpoint,
     /// (PCP, VID) when VLAN-tagged.
-    vlan: Option<(u8, u16)>,
+    pub(super) vlan: Option<(u8, u16)>,
 }
 
 impl Conn {
     /// A RoCEv2 frame from A (or B) to the other side's QP: DSCP 26, ECT(0), payload bytes
     /// derived from the PSN.
-    fn frame(&self, from_a: bool, opcode: u8, psn: u32, ext: ExtHeaders, payload_len: usize) -> RoceFrame {
+    pub(super) fn frame(&self, from_a: bool, opcode: u8, psn: u32, ext: ExtHeaders, payload_len: usize) -> RoceFrame {
         let (src, dst) = if from_a { (self.a, self.b) } else { (self.b, self.a) };
         let mut l2 = L2::new(src.mac, dst.mac);
         if let Some((pcp, vid)) = self.vlan {
@@ -116,11 +116,11 @@ impl Conn {
         }
     }
 
-    fn ack(&self, from_a: bool, psn: u32, msn: u32, syndrome: u8) -> RoceFrame {
+    pub(super) fn ack(&self, from_a: bool, psn: u32, msn: u32, syndrome: u8) -> RoceFrame {
         self.frame(from_a, 0x11, psn, ExtHeaders { aeth: Some(Aeth { syndrome, msn }), ..ExtHeaders::default() }, 0)
     }
 
-    fn cnp(&self, from_a: bool) -> RoceFrame {
+    pub(super) fn cnp(&self, from_a: bool) -> RoceFrame {
         let mut f = self.frame(from_a, CNP, 0, ExtHeaders::default(), 0);
         f.bth.becn = true;
         f.l3 = f.l3.with_qos(48, 0);
@@ -132,11 +132,11 @@ impl Conn {
 }
 
 /// Credit code 0x0A (32 credits) in an ACK syndrome.
-const ACK_32_CREDITS: u8 = 0x0A;
+pub(super) const ACK_32_CREDITS: u8 = 0x0A;
 
 /// The packets of one RDMA WRITE of `len` bytes at `mtu`, starting at `psn`: FIRST (with
 /// RETH) / MIDDLE / LAST, or ONLY; AckReq on the last.
-fn write_message(conn: &Conn, psn: u32, len: usize, mtu: usize, va: u64) -> Vec<RoceFrame> {
+pub(super) fn write_message(conn: &Conn, psn: u32, len: usize, mtu: usize, va: u64) -> Vec<RoceFrame> {
     let count = len.div_ceil(mtu).max(1);
     let reth = ExtHeaders { reth: Some(Reth { va, rkey: 0x1234_5678, dma_len: len as u32 }), ..ExtHeaders::default() };
     (0..count)
@@ -156,13 +156,13 @@ fn write_message(conn: &Conn, psn: u32, len: usize, mtu: usize, va: u64) -> Vec<
 }
 
 /// The connection seen from B: B's frames are "from A" of the reversed connection.
-fn reversed(conn: &Conn) -> Conn {
+pub(super) fn reversed(conn: &Conn) -> Conn {
     Conn { a: conn.b, b: conn.a, vlan: conn.vlan }
 }
 
 /// The READ responses from B to A for a READ at `psn` of `packets` packets of `mtu` bytes:
 /// FIRST / MIDDLE / LAST (AETH on the first and last), or ONLY.
-fn read_responses(conn: &Conn, psn: u32, packets: u32, mtu: usize, msn: u32) -> Vec<RoceFrame> {
+pub(super) fn read_responses(conn: &Conn, psn: u32, packets: u32, mtu: usize, msn: u32) -> Vec<RoceFrame> {
     let aeth = ExtHeaders { aeth: Some(Aeth { syndrome: ACK_32_CREDITS, msn }), ..ExtHeaders::default() };
     (0..packets)
         .map(|i| {
@@ -177,7 +177,7 @@ fn read_responses(conn: &Conn, psn: u32, packets: u32, mtu: usize, msn: u32) -> 
         .collect()
 }
 
-fn read_request(conn: &Conn, from_a: bool, psn: u32, len: u32) -> RoceFrame {
+pub(super) fn read_request(conn: &Conn, from_a: bool, psn: u32, len: u32) -> RoceFrame {
     let reth =
         ExtHeaders { reth: Some(Reth { va: 0x7f00_2000_0000, rkey: 0x77, dma_len: len }), ..ExtHeaders::default() };
     let mut f = conn.frame(from_a, 0x0C, psn, reth, 0);
@@ -685,5 +685,9 @@ pub fn all() -> Vec<Scenario> {
         encapsulations(),
         bidirectional_read_write(),
         reordering(),
+        super::congestion::dcqcn_reaction(),
+        super::congestion::dcqcn_slow_recovery(),
+        super::congestion::incast(),
+        super::congestion::message_sizes(),
     ]
 }

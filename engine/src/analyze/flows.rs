@@ -7,6 +7,8 @@ use std::net::IpAddr;
 use rocescope_parsers::opcode::Transport;
 use rustc_hash::FxHashMap;
 
+use super::congestion::completion::Completions;
+use super::congestion::reaction::Reaction;
 use super::counts::{EcnCounts, FlowCounters};
 use super::frame::RoceFacts;
 use super::histogram::LogHistogram;
@@ -187,6 +189,10 @@ pub struct Flow {
     pub first_frames: FirstFrames,
     /// What the flow's charts need; the first [`super::trace::TRACED_FLOWS`] flows have one.
     pub trace: Option<Box<super::trace::FlowTrace>>,
+    /// Its data rate around the CNPs addressed to it.
+    pub reaction: Reaction,
+    /// Its RC messages awaiting completion, and their completion times.
+    pub completions: Completions,
 }
 
 impl Flow {
@@ -229,6 +235,8 @@ impl Flow {
             last_frame: frame,
             first_frames: FirstFrames::default(),
             trace: None,
+            reaction: Reaction::default(),
+            completions: Completions::default(),
         }
     }
 

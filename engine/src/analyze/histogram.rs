@@ -1,16 +1,17 @@
-//! A compact log-scale histogram for durations (ACK latency, CNP spacing, CE-to-CNP time):
-//! 32 buckets per power of two, so a percentile is within 1/32 (about 3 %) of the true value.
-//! Count, minimum, maximum and sum are exact. The counters of the buckets in use are kept as
-//! a short sorted list (8 bytes each) until more than [`SPARSE_MAX`] buckets are in use, then
-//! as the full array of 1,344 counters (5.25 KiB): most flows' histograms stay well under a
-//! kilobyte, and none grows past the array.
+//! Compact log-scale histograms for durations. [`LogHistogram`] (ACK latency, CNP spacing,
+//! CE-to-CNP time) has 32 buckets per power of two, so a percentile is within 1/64 (about
+//! 1.6 %) of the true value, and [`FineHistogram`] (message completion times) 128, within
+//! 1/256 (0.4 %): a percentile is the middle of its bucket, whose width is at most 1/32 (or
+//! 1/128) of its lowest value. A [`FineHistogram`] of at most 64 values keeps them, and its
+//! percentiles are exact. Count, minimum, maximum and sum are exact. The counters of the
+//! buckets in use are kept as a short sorted list (8 bytes each) until more than
+//! [`SPARSE_MAX`] buckets are in use, then as an array of counters from the lowest bucket in
+//! use to the highest (at most 42 powers of two): most flows' histograms stay well under a
+//! kilobyte.
 
-const SUB_BUCKETS: u64 = 32;
-const SUB_BITS: u32 = 5;
 /// Values below 2^46 ns (about 19 hours) have their own buckets; larger ones share the last.
 const OCTAVES: usize = 42;
 
-const BUCKETS: usize = OCTAVES * SUB_BUCKETS as usize;
 /// Buckets in use kept as a list before switching to the array.
 const SPARSE_MAX: usize = 64;
 
@@ -21,7 +22,8 @@ enum Counts {
     Empty,
     /// (bucket, count) of the buckets in use, by bucket.
     Sparse(Vec<(u16, u32)>),
-    Dense(Box<[u32]>),
+    /// The counters of the buckets from `first` on.
+    Dense { first: usize, counts: Vec<u32> },
 }
 
 impl Counts {
@@ -35,19 +37,28 @@ impl Counts {
                     }
                 }
                 Err(_) if list.len() >= SPARSE_MAX => {
-                    let mut dense = vec![0u32; BUCKETS].into_boxed_slice();
+                    let (first, last) = (list.first().map_or(0, |e| e.0), list.last().map_or(0, |e| e.0));
+                    let (first, last) = (usize::from(first), usize::from(last));
+                    let mut counts = vec![0u32; last - first + 1];
                     for &(b, c) in list.iter() {
-                        if let Some(slot) = dense.get_mut(usize::from(b)) {
+                        if let Some(slot) = counts.get_mut(usize::from(b) - first) {
                             *slot = c;
                         }
                     }
-                    *self = Counts::Dense(dense);
+                    *self = Counts::Dense { first, counts };
                     self.add(bucket, n);
                 }
                 Err(i) => list.insert(i, (bucket as u16, n)),
             },
-            Counts::Dense(counts) => {
-                if let Some(c) = counts.get_mut(bucket) {
+            Counts::Dense { first, counts } => {
+                if bucket < *first {
+                    counts.splice(0..0, std::iter::repeat_n(0, *first - bucket));
+                    *first = bucket;
+                }
+                if bucket >= *first + counts.len() {
+                    counts.resize(bucket - *first + 1, 0);
+                }
+                if let Some(c) = counts.get_mut(bucket - *first) {
                     *c = c.saturating_add(n);
                 }
             }
@@ -59,43 +70,59 @@ impl Counts {
         match self {
             Counts::Empty => Box::new(std::iter::empty()),
             Counts::Sparse(list) => Box::new(list.iter().map(|&(b, c)| (usize::from(b), c))),
-            Counts::Dense(counts) => Box::new(counts.iter().copied().enumerate().filter(|&(_, c)| c > 0)),
+            Counts::Dense { first, counts } => {
+                let first = *first;
+                Box::new(counts.iter().copied().enumerate().filter(|&(_, c)| c > 0).map(move |(i, c)| (first + i, c)))
+            }
         }
     }
 }
 
+/// A log-scale histogram with 2^`SUB_BITS` buckets per power of two, which keeps its first
+/// `EXACT` values too: while it holds no more, its percentiles are exact.
 #[derive(Debug, Clone, Default)]
-pub struct LogHistogram {
+pub struct Histogram<const SUB_BITS: u32, const EXACT: usize> {
     counts: Counts,
+    /// The values, while there are at most `EXACT`.
+    exact: Vec<u64>,
     count: u64,
     min: u64,
     max: u64,
     sum: u128,
 }
 
-fn bucket_of(value: u64) -> usize {
-    if value < SUB_BUCKETS {
-        return value as usize;
-    }
-    let octave = 63 - value.leading_zeros(); // >= SUB_BITS
-    let sub = (value >> (octave - SUB_BITS)) & (SUB_BUCKETS - 1);
-    let index = (octave - SUB_BITS + 1) as usize * SUB_BUCKETS as usize + sub as usize;
-    index.min(OCTAVES * SUB_BUCKETS as usize - 1)
-}
+/// 32 buckets per power of two.
+pub type LogHistogram = Histogram<5, 0>;
+/// 128 buckets per power of two, percentiles within 1 %; exact up to 64 values.
+pub type FineHistogram = Histogram<7, 64>;
 
-/// The smallest value of a bucket and its width.
-fn bucket_range(index: usize) -> (u64, u64) {
-    let (octave, sub) = ((index / SUB_BUCKETS as usize) as u32, index as u64 % SUB_BUCKETS);
-    if octave == 0 {
-        return (sub, 1);
-    }
-    let shift = octave - 1;
-    ((SUB_BUCKETS + sub) << shift, 1 << shift)
-}
+impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
+    const SUB_BUCKETS: u64 = 1 << SUB_BITS;
+    const BUCKETS: usize = OCTAVES * (1 << SUB_BITS);
 
-impl LogHistogram {
+    fn bucket_of(value: u64) -> usize {
+        if value < Self::SUB_BUCKETS {
+            return value as usize;
+        }
+        let octave = 63 - value.leading_zeros(); // >= SUB_BITS
+        let sub = (value >> (octave - SUB_BITS)) & (Self::SUB_BUCKETS - 1);
+        let index = (octave - SUB_BITS + 1) as usize * Self::SUB_BUCKETS as usize + sub as usize;
+        index.min(Self::BUCKETS - 1)
+    }
+
+    /// The smallest value of a bucket and its width.
+    fn bucket_range(index: usize) -> (u64, u64) {
+        let (octave, sub) = ((index / Self::SUB_BUCKETS as usize) as u32, index as u64 % Self::SUB_BUCKETS);
+        if octave == 0 {
+            return (sub, 1);
+        }
+        let shift = octave - 1;
+        ((Self::SUB_BUCKETS + sub) << shift, 1 << shift)
+    }
+
     pub fn record(&mut self, value: u64) {
-        self.counts.add(bucket_of(value), 1);
+        self.counts.add(Self::bucket_of(value), 1);
+        self.keep_exact(std::iter::once(value), 1);
         self.min = if self.count == 0 { value } else { self.min.min(value) };
         self.max = self.max.max(value);
         self.count += 1;
@@ -118,18 +145,33 @@ impl LogHistogram {
         (self.count > 0).then(|| (self.sum / u128::from(self.count)) as u64)
     }
 
-    /// The value at quantile `q` (0..=1): the middle of the bucket holding the sample of rank
-    /// ⌈q·count⌉, clamped to the exact minimum and maximum.
+    /// Keeps `n` more values while the histogram holds at most `EXACT`.
+    fn keep_exact(&mut self, values: impl Iterator<Item = u64>, n: u64) {
+        if self.count + n <= EXACT as u64 {
+            self.exact.extend(values);
+        } else if !self.exact.is_empty() {
+            self.exact = Vec::new();
+        }
+    }
+
+    /// The value at quantile `q` (0..=1), nearest rank: the sample of rank ⌈q·count⌉ while
+    /// the values are kept, else the middle of the bucket holding it, clamped to the exact
+    /// minimum and maximum.
     pub fn quantile(&self, q: f64) -> Option<u64> {
         if self.count == 0 {
             return None;
         }
         let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        if self.exact.len() as u64 == self.count {
+            let mut sorted = self.exact.clone();
+            sorted.sort_unstable();
+            return sorted.get(rank as usize - 1).copied();
+        }
         let mut seen = 0u64;
         for (index, c) in self.counts.in_use() {
             seen += u64::from(c);
             if seen >= rank {
-                let (low, width) = bucket_range(index);
+                let (low, width) = Self::bucket_range(index);
                 return Some((low + width / 2).clamp(self.min, self.max));
             }
         }
@@ -141,19 +183,24 @@ impl LogHistogram {
         self.counts
             .in_use()
             .map(|(index, c)| {
-                let (low, width) = bucket_range(index);
+                let (low, width) = Self::bucket_range(index);
                 (low, width, c)
             })
             .collect()
     }
 
     /// Adds another histogram's samples.
-    pub fn merge(&mut self, other: &LogHistogram) {
+    pub fn merge(&mut self, other: &Self) {
         if other.count == 0 {
             return;
         }
         for (bucket, c) in other.counts.in_use() {
             self.counts.add(bucket, c);
+        }
+        let theirs = if other.exact.len() as u64 == other.count { other.exact.clone() } else { Vec::new() };
+        match theirs.len() as u64 == other.count {
+            true => self.keep_exact(theirs.into_iter(), other.count),
+            false => self.exact = Vec::new(),
         }
         self.min = if self.count == 0 { other.min } else { self.min.min(other.min) };
         self.max = self.max.max(other.max);
@@ -195,11 +242,11 @@ mod tests {
     fn buckets_cover_values_in_order() {
         let mut previous = 0;
         for v in (0..100_000u64).chain([u64::MAX / 2, u64::MAX]) {
-            let b = bucket_of(v);
+            let b = LogHistogram::bucket_of(v);
             assert!(b >= previous);
             previous = b;
-            let (low, width) = bucket_range(b);
-            if b < BUCKETS - 1 {
+            let (low, width) = LogHistogram::bucket_range(b);
+            if b < LogHistogram::BUCKETS - 1 {
                 assert!(low <= v && v < low + width, "{v} in bucket {b} [{low}, +{width})");
             }
         }
@@ -215,7 +262,7 @@ mod tests {
         assert!(matches!(list.counts, Counts::Sparse(_)));
         let mut array = LogHistogram::default();
         values.iter().for_each(|&v| array.record(v));
-        assert!(matches!(array.counts, Counts::Dense(_)));
+        assert!(matches!(array.counts, Counts::Dense { .. }));
         let mut merged = LogHistogram::default();
         merged.merge(&list);
         values.iter().skip(60).for_each(|&v| merged.record(v));
@@ -226,6 +273,37 @@ mod tests {
         sorted.sort_unstable();
         let exact_p50 = sorted[999] as f64;
         assert!((array.quantile(0.5).unwrap() as f64 / exact_p50 - 1.0).abs() < 0.035);
+    }
+
+    #[test]
+    fn the_fine_histogram_is_exact_while_it_keeps_its_values_and_merges_them() {
+        let mut a = FineHistogram::default();
+        let mut b = FineHistogram::default();
+        [14_000, 2_000, 9_000].iter().for_each(|&v| a.record(v));
+        [13_999, 2_001].iter().for_each(|&v| b.record(v));
+        a.merge(&b);
+        assert_eq!((a.quantile(0.5), a.quantile(0.2), a.quantile(0.99)), (Some(9_000), Some(2_000), Some(14_000)));
+        (0..100).for_each(|v| a.record(10_000 + v));
+        assert!(a.exact.is_empty());
+        assert_eq!(a.count(), 105);
+    }
+
+    #[test]
+    fn the_fine_histogram_is_within_one_percent() {
+        let mut h = FineHistogram::default();
+        let values: Vec<u64> = (1..=20_000u64).map(|i| (i * 7_919) % 10_000_019 + 100).collect();
+        values.iter().for_each(|&v| h.record(v));
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        for q in [0.01, 0.25, 0.5, 0.9, 0.99, 0.999] {
+            let rank = ((q * sorted.len() as f64).ceil() as usize).max(1);
+            let exact = sorted[rank - 1] as f64;
+            let got = h.quantile(q).unwrap() as f64;
+            assert!((got / exact - 1.0).abs() <= 0.01, "q {q}: {got} vs {exact}");
+        }
+        // a value far below the others widens the array downwards
+        h.record(3);
+        assert_eq!(h.quantile(0.0), Some(3));
     }
 
     #[test]

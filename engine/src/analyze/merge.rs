@@ -8,6 +8,10 @@
 //! them in), counters are added, first frames and times take the earliest, last times the
 //! latest, lists are put in frame order, and timelines of the same start are added bin by bin.
 //!
+//! Incast spans host pairs: the shards list what incast looks at, and the split merges those
+//! lists in frame order into one incast analysis (`pipeline::sharded`), which the joined
+//! analysis is given.
+//!
 //! Two things make the whole capture's frames matter to a shard:
 //! - a bound on the whole analysis (flows tracked, retransmit episodes kept, CM connections,
 //!   sequenced packets held) might have been reached: the shards' totals, or their peaks of
@@ -20,6 +24,7 @@
 //!   its own go back makes [`shards`] decline too).
 
 use super::cm::MAX_CONNECTIONS;
+use super::congestion_tracking::MAX_BURSTS_KEPT;
 use super::flows::{FlowId, FlowTable};
 use super::trace::TRACED_FLOWS;
 use super::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD, Totals};
@@ -33,17 +38,19 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
     let ids = flow_numbers(&shards);
     let mut shards = shards.into_iter().zip(ids);
     let (mut whole, whole_ids) = shards.next()?;
-    let mut flows = Vec::new();
-    let mut episodes = Vec::new();
-    take_flows(&mut whole, &whole_ids, &mut flows, &mut episodes);
+    let mut lists = Lists::default();
+    take_flows(&mut whole, &whole_ids, &mut lists);
     for (mut shard, ids) in shards {
-        take_flows(&mut shard, &ids, &mut flows, &mut episodes);
+        take_flows(&mut shard, &ids, &mut lists);
         add(&mut whole, &shard);
     }
+    let Lists { mut flows, mut episodes, mut bursts } = lists;
     flows.sort_by_key(|(id, _)| *id);
     episodes.sort_by_key(|e| e.start_frame);
+    bursts.sort_by_key(|b| b.first_frame);
     whole.flows = FlowTable::joined(flows.into_iter().map(|(_, f)| f).collect(), whole.config.max_flows);
     whole.episodes = episodes;
+    whole.cnp_bursts = bursts;
     whole.capture.malformed.sort_by_key(|(_, _, first_frame, _)| *first_frame);
     whole.cm.connections.sort_by_key(|c| c.request_frame);
     Some(whole)
@@ -58,6 +65,7 @@ fn exact(shards: &[Analyzer]) -> bool {
         && sum(|a| a.untracked_packets) == 0
         && sum(|a| a.episodes.len() as u64 + a.episodes_dropped) <= MAX_EPISODES_KEPT as u64
         && sum(|a| a.cm.connections.len() as u64 + a.cm.not_kept) <= MAX_CONNECTIONS as u64
+        && sum(|a| a.cnp_bursts.len() as u64 + a.cnp_bursts_not_kept) <= MAX_BURSTS_KEPT as u64
         && sum(|a| a.packets_held_peak as u64) <= PACKETS_HELD as u64
 }
 
@@ -79,14 +87,18 @@ fn flow_numbers(shards: &[Analyzer]) -> Vec<Vec<FlowId>> {
     ids
 }
 
-/// Moves a shard's flows and episodes out, numbered as in the whole analysis; only the first
-/// [`TRACED_FLOWS`] flows of the whole keep their traces.
-fn take_flows(
-    shard: &mut Analyzer,
-    ids: &[FlowId],
-    flows: &mut Vec<(FlowId, super::flows::Flow)>,
-    episodes: &mut Vec<super::episodes::Episode>,
-) {
+/// What the shards' flows and the lists that name them come to, numbered as in the whole.
+#[derive(Default)]
+struct Lists {
+    flows: Vec<(FlowId, super::flows::Flow)>,
+    episodes: Vec<super::episodes::Episode>,
+    bursts: Vec<super::congestion::reaction::CnpBurst>,
+}
+
+/// Moves a shard's flows, episodes and CNP bursts out, numbered as in the whole analysis;
+/// only the first [`TRACED_FLOWS`] flows of the whole keep their traces.
+fn take_flows(shard: &mut Analyzer, ids: &[FlowId], lists: &mut Lists) {
+    let Lists { flows, episodes, bursts } = lists;
     let number = |local: FlowId| ids.get(local as usize).copied().unwrap_or(local);
     for (local, mut f) in std::mem::take(&mut shard.flows.flows).into_iter().enumerate() {
         let id = number(local as FlowId);
@@ -101,6 +113,10 @@ fn take_flows(
         e.flow = number(e.flow);
         e
     }));
+    bursts.extend(std::mem::take(&mut shard.cnp_bursts).into_iter().map(|mut b| {
+        b.flow = number(b.flow);
+        b
+    }));
 }
 
 /// Adds what `shard` counted, beyond its flows and episodes, to `whole`.
@@ -112,6 +128,8 @@ fn add(whole: &mut Analyzer, shard: &Analyzer) {
     whole.cm.connections.extend(shard.cm.connections.iter().cloned());
     whole.cm.not_kept += shard.cm.not_kept;
     whole.episodes_dropped += shard.episodes_dropped;
+    whole.cnp_bursts_not_kept += shard.cnp_bursts_not_kept;
+    whole.fct.merge(&shard.fct);
 }
 
 impl Totals {

@@ -8,6 +8,8 @@
 pub mod assemble;
 pub mod chart_data;
 pub mod cm;
+pub mod congestion;
+pub mod congestion_tracking;
 pub mod counts;
 pub mod duplicates;
 pub mod episodes;
@@ -21,6 +23,7 @@ pub mod partition;
 pub mod pfc;
 pub mod policy;
 pub mod report;
+pub mod report_congestion;
 pub mod responses;
 pub mod rules;
 pub mod sequence;
@@ -42,6 +45,9 @@ use rocescope_parsers::psn::psn_diff;
 
 use crate::decode::IcrcStatus;
 use cm::{CmEvent, CmTracker};
+use congestion::CongestionConfig;
+use congestion::reaction::CnpBurst;
+use congestion_tracking::{FctTotals, IncastSink};
 pub use counts::FrameCounts;
 use counts::{EcnCounts, IcrcCounts};
 use duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
@@ -73,6 +79,7 @@ pub struct Config {
     pub qp_reuse_idle_ns: i64,
     /// The shortest silence before a resend with no NAK that is a timeout.
     pub min_ack_timeout_ns: i64,
+    pub congestion: CongestionConfig,
 }
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -101,6 +108,7 @@ impl Default for Config {
             span_window_ns: 50_000,
             qp_reuse_idle_ns: 10_000_000,
             min_ack_timeout_ns: 1_000_000,
+            congestion: CongestionConfig::default(),
         }
     }
 }
@@ -184,6 +192,13 @@ pub struct Analyzer {
     pub(crate) timeline: Timeline,
     /// Policy breaches over every RoCEv2 packet, mirror duplicates included.
     pub(crate) policy: PolicyCounts,
+    /// CNP bursts ended so far (the first [`congestion_tracking::MAX_BURSTS_KEPT`]), and
+    /// those not kept.
+    pub(crate) cnp_bursts: Vec<CnpBurst>,
+    pub(crate) cnp_bursts_not_kept: u64,
+    /// Completion times of the RC messages.
+    pub(crate) fct: FctTotals,
+    pub(crate) incast: IncastSink,
     duplicates: DuplicateWindow,
     /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
@@ -247,6 +262,10 @@ impl Analyzer {
             first_untracked_frame: None,
             timeline: Timeline::new(TIMELINE_BINS, CNPS + 1),
             policy: PolicyCounts::default(),
+            cnp_bursts: Vec::new(),
+            cnp_bursts_not_kept: 0,
+            fct: FctTotals::default(),
+            incast: IncastSink::default(),
             duplicates: DuplicateWindow::new(config.mirror_window_ns),
             cm_links: FxHashMap::default(),
             host_pmtu: FxHashMap::default(),
@@ -265,7 +284,8 @@ impl Analyzer {
     /// frames of some partitions only, in capture order, and starts from the decisions `start`
     /// took on the whole capture's first frames. [`merge::shards`] joins the shards.
     pub fn shard(config: Config, start: ShardStart) -> Self {
-        let mut shard = Analyzer { probe: None, ..Analyzer::new(config) };
+        // incast spans host pairs: a shard lists what it saw for the split to merge
+        let mut shard = Analyzer { probe: None, incast: IncastSink::Record(Vec::new()), ..Analyzer::new(config) };
         shard.apply_doubling(start.doubled_mirror);
         shard.timeline.start_at(start.timeline_start);
         shard
@@ -345,11 +365,13 @@ impl Analyzer {
                 self.totals.frames.non_roce += 1;
                 self.totals.frames.pfc_frames += 1;
                 self.pauses.observe_pfc(frame, s.ts_ns, *src, pfc);
+                self.observe_pause_for_incast(s);
             }
             Content::Pause { src, quanta } => {
                 self.totals.frames.non_roce += 1;
                 self.totals.frames.pause_frames += 1;
                 self.pauses.observe_pause(frame, s.ts_ns, *src, *quanta);
+                self.observe_pause_for_incast(s);
             }
             Content::Other => self.totals.frames.non_roce += 1,
             Content::Malformed(error) => {
@@ -471,6 +493,7 @@ impl Analyzer {
         }
         self.amend_verdict(|v| v.flow = Some(fid));
         self.count_flow(fid, s, roce);
+        self.observe_congestion(fid, s, roce);
         let info = roce.info();
         let carries_payload = info.is_some_and(|i| i.payload);
         if let Some(aeth) = roce.aeth.filter(|_| !carries_payload || opcode::is_read_response(roce.opcode)) {
@@ -631,6 +654,9 @@ impl Analyzer {
         if let (true, Some(r)) = (psn_nak, self.flows.flow_mut(requests)) {
             r.requests.seq.on_nak(psn, ts_ns);
         }
+        if let (AethKind::Ack { .. }, true) = (kind, acknowledge) {
+            self.ack_for_completion(requests, psn, ts_ns, frame);
+        }
         if let (AethKind::Ack { .. }, Some(r)) = (kind, self.flows.flow_mut(requests)) {
             while let Some(&(req_psn, req_ts)) = r.outstanding.front() {
                 if psn_diff(psn, req_psn) < 0 {
@@ -717,6 +743,10 @@ impl Analyzer {
         }
         self.pauses.finish();
         self.episodes.sort_by_key(|e| e.start_frame);
+        self.cnp_bursts.sort_by_key(|b| b.first_frame);
+        if let IncastSink::Track(incast) = &mut self.incast {
+            incast.finish();
+        }
     }
 }
 

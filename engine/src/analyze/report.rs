@@ -13,11 +13,12 @@ use super::finding::Finding;
 use super::histogram::LogHistogram;
 use super::pfc::PauseStats;
 use super::policy::{Policy, PolicyCounts};
+use super::report_congestion::{self, CongestionReport, FlowCongestion};
 use super::{Analyzer, Config, FrameCounts};
 use crate::capture::CaptureInfo;
 
 /// Version of the report schema; raised on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -45,6 +46,8 @@ pub struct Report {
     pub pfc: Vec<PauseReport>,
     pub pause: Vec<PauseReport>,
     pub policy: PolicyReport,
+    /// CNP bursts and the senders' reactions, message completion times, incast.
+    pub congestion: CongestionReport,
     pub findings: Vec<Finding>,
 }
 
@@ -122,6 +125,12 @@ pub struct ConfigReport {
     pub span_window_ns: i64,
     pub qp_reuse_idle_ns: i64,
     pub min_ack_timeout_ns: i64,
+    pub cc_window_ns: i64,
+    pub cc_delay_ns: i64,
+    pub cc_recovery_ns: i64,
+    pub fct_p99_ns: i64,
+    pub incast_window_ns: i64,
+    pub incast_senders: usize,
 }
 
 /// Management packets (to QP 0 or 1: subnet management and GSI MADs, RDMA CM), which the
@@ -314,6 +323,9 @@ pub struct FlowReport {
     pub policy: PolicyCounts,
     /// The first frame of each kind of event.
     pub first_frames: super::flows::FirstFrames,
+    /// Its reactions to CNPs and its messages' completion times.
+    #[serde(flatten)]
+    pub congestion: FlowCongestion,
 }
 
 impl FlowReport {
@@ -389,8 +401,15 @@ impl Report {
     pub fn model(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
         let t = &a.totals;
         let c = &a.capture;
-        let flows: Vec<FlowReport> =
-            a.flows.flows.iter().enumerate().map(|(id, f)| flow_report(a, id as u32, f)).collect();
+        let congestion = report_congestion::flow_keys(a);
+        let flows: Vec<FlowReport> = a
+            .flows
+            .flows
+            .iter()
+            .zip(congestion)
+            .enumerate()
+            .map(|(id, (f, congestion))| flow_report(a, id as u32, f, congestion))
+            .collect();
         let (pfc, pause) = pause_reports(a);
         let policy = a.config.policy;
         let pfc_other_priority_xoff =
@@ -428,6 +447,7 @@ impl Report {
             pfc,
             pause,
             policy: policy_report(a, pfc_other_priority_xoff),
+            congestion: report_congestion::congestion_report(a),
             findings: Vec::new(),
         }
     }
@@ -515,10 +535,16 @@ fn config_report(c: &Config) -> ConfigReport {
         span_window_ns: c.span_window_ns,
         qp_reuse_idle_ns: c.qp_reuse_idle_ns,
         min_ack_timeout_ns: c.min_ack_timeout_ns,
+        cc_window_ns: c.congestion.window_ns,
+        cc_delay_ns: c.congestion.delay_ns,
+        cc_recovery_ns: c.congestion.recovery_ns,
+        fct_p99_ns: c.congestion.fct_p99_ns,
+        incast_window_ns: c.congestion.incast_window_ns,
+        incast_senders: c.congestion.incast_senders,
     }
 }
 
-fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
+fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow, congestion: FlowCongestion) -> FlowReport {
     let duration_ns = (f.last_ts_ns - f.first_ts_ns).max(0);
     let peer = f.peer.and_then(|(p, _)| a.flows.flow(p));
     let (requests, responses) = (SequenceReport::of(&f.requests.seq), SequenceReport::of(&f.responses.seq));
@@ -573,5 +599,6 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow) -> FlowReport {
         ce_to_cnp_ns: (&f.ce_to_cnp).into(),
         policy: f.policy,
         first_frames: f.first_frames,
+        congestion,
     }
 }

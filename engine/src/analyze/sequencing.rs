@@ -149,6 +149,10 @@ impl Analyzer {
                 f.first_frames.late_arrival.get_or_insert(frame);
             }
             self.count_new_packet(fid, ts_ns, c.facts, read_request);
+            match space {
+                Space::Requests => self.request_for_completion(fid, frame, ts_ns, c.facts),
+                Space::Responses => self.response_for_completion(fid, ts_ns, c.facts),
+            }
             let Some(f) = self.flows.flow_mut(fid) else { return };
             if read_request {
                 f.reads.push(Read { first_psn: psn, dma_len: dma_len(c.facts) });
@@ -333,6 +337,11 @@ impl Analyzer {
     /// passed, and its episodes are over.
     pub(super) fn finish_flow(&mut self, fid: FlowId) {
         self.decide_spaces(fid, |seq, events| seq.finish(events));
+        let last_bursts = self.flows.flow_mut(fid).map(|f| {
+            f.reaction.finish();
+            f.reaction.take_done()
+        });
+        self.keep_bursts(last_bursts.unwrap_or_default());
         let Some(f) = self.flows.flow_mut(fid) else { return };
         for space in [Space::Requests, Space::Responses] {
             if let Some(e) = f.space_mut(space).open_episode.take().and_then(|i| self.episodes.get_mut(i)) {

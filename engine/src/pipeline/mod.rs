@@ -210,6 +210,11 @@ impl OneAhead {
         }
     }
 
+    /// The number of the frame held back, if one is.
+    fn waiting(&self) -> Option<u64> {
+        self.0.as_ref().map(|s| s.number)
+    }
+
     /// Analyses the frame held back.
     fn flush(&mut self, analyzer: &mut Analyzer) {
         if let Some(last) = self.0.take() {

@@ -22,6 +22,8 @@ use std::sync::{Arc, mpsc};
 use memmap2::Mmap;
 
 use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
+use crate::analyze::congestion::incast::{Incast, Timed};
+use crate::analyze::congestion_tracking::IncastSink;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, ShardStart, merge, partition};
 use crate::capture::mapped::{self, Location};
@@ -58,7 +60,14 @@ struct Located {
 struct Batch {
     frames: Vec<Located>,
     read_to: Vec<usize>,
+    /// The frames read when it was handed over: the thread's frames up to this number are in
+    /// it or earlier.
+    through: u64,
 }
+
+/// What an analysis thread's incast events after a batch say: the thread, the events, and
+/// the frame number through which it has given every event.
+type IncastPart = (usize, Vec<Timed>, u64);
 
 /// The mappings of the inputs, how far each analysis thread has finished in each, and how far
 /// their pages are released.
@@ -125,18 +134,23 @@ pub fn analyse(
         last_ts_ns: i64::MIN,
         backwards: false,
     };
+    let mut merging = IncastMerge::new(threads + 1);
     let (frames, shards) = std::thread::scope(|scope| {
+        let (parts, incast_parts) = mpsc::channel::<IncastPart>();
         let (senders, workers): (Vec<_>, Vec<_>) = (0..threads)
             .map(|t| {
                 let (send, receive) = mpsc::sync_channel::<Batch>(WAITING);
-                let shared = &shared;
+                let (shared, parts) = (&shared, parts.clone());
                 let kept = Kept { selection, first_ts_ns: start.first_ts_ns };
-                (send, scope.spawn(move || analyse_batches(t, receive, shared, decoder, kept, config, start.shard)))
+                let worker = Worker { thread: t, shared, decoder, kept, parts };
+                (send, scope.spawn(move || worker.analyse_batches(receive, config, start.shard)))
             })
             .unzip();
-        let frames = reader.read(&mut reading, decoder, &senders, &shared, progress);
+        let handed = Handed { senders: &senders, incast_parts: &incast_parts };
+        let frames = reader.read(&mut reading, decoder, &handed, &shared, &mut merging, progress);
         drop(senders);
         let shards: Option<Vec<Analyzer>> = workers.into_iter().map(|w| w.join().ok()).collect();
+        merging.take(incast_parts.try_iter());
         (frames, shards)
     });
     if reader.backwards {
@@ -144,7 +158,13 @@ pub fn analyse(
     }
     let mut whole = reader.shard;
     whole.finish();
-    let joined = merge::shards(std::iter::once(whole).chain(shards?).collect())?;
+    let mut shards = shards?;
+    merging.add(0, whole.take_incast_events(), u64::MAX);
+    for (t, shard) in shards.iter_mut().enumerate() {
+        merging.add(t + 1, shard.take_incast_events(), u64::MAX);
+    }
+    let mut joined = merge::shards(std::iter::once(whole).chain(shards).collect())?;
+    joined.incast = IncastSink::Track(merging.finish(&config.congestion));
     *analysis.analyzer() = joined;
     let damage = reading.take_damage();
     *inputs = reading;
@@ -206,16 +226,20 @@ struct Reader<'s> {
 }
 
 impl Reader<'_> {
-    /// Reads `inputs` to their end, handing each analysis thread its frames; the frames read.
+    /// Reads `inputs` to their end, handing each analysis thread its frames and merging the
+    /// incast events the threads give back; the frames read.
     fn read(
         &mut self,
         inputs: &mut Inputs,
         decoder: &Decoder,
-        senders: &[mpsc::SyncSender<Batch>],
+        handed: &Handed<'_>,
         shared: &Shared,
+        merging: &mut IncastMerge,
         progress: &dyn Fn(u64),
     ) -> u64 {
+        let senders = handed.senders;
         let threads = senders.len();
+        let congestion = self.shard.config().congestion;
         let mut owners = Owners::new(threads);
         let mut pending: Vec<Vec<Located>> = (0..threads).map(|_| Vec::new()).collect();
         let mut read_at = vec![0; shared.mappings.len()];
@@ -252,14 +276,17 @@ impl Reader<'_> {
             }
             if frames - handed_at.0 >= BATCH || at.abs_diff(handed_at.1) >= BATCH_BYTES {
                 handed_at = (frames, at);
-                hand_over(senders, &mut pending, &read_at);
+                hand_over(senders, &mut pending, &read_at, frames);
+                merging.take(handed.incast_parts.try_iter());
+                merging.add(0, self.shard.take_incast_events(), frames);
+                merging.drain(&congestion);
             }
             if frames.is_multiple_of(PROGRESS_EVERY) {
                 progress(inputs.position());
             }
         }
         let ends: Vec<usize> = shared.mappings.iter().map(|m| m.len()).collect();
-        hand_over(senders, &mut pending, &ends);
+        hand_over(senders, &mut pending, &ends, u64::MAX);
         frames
     }
 
@@ -314,40 +341,105 @@ fn prefetch_ahead(shared: &Shared, file: usize, at: usize, prefetched: &mut [usi
 }
 
 /// Hands every analysis thread its pending frames (an empty batch too: it says how far the
-/// reading has come).
-fn hand_over(senders: &[mpsc::SyncSender<Batch>], pending: &mut [Vec<Located>], read_to: &[usize]) {
+/// reading has come), those up to frame `through`.
+fn hand_over(senders: &[mpsc::SyncSender<Batch>], pending: &mut [Vec<Located>], read_to: &[usize], through: u64) {
     for (send, frames) in senders.iter().zip(pending.iter_mut()) {
         let frames = std::mem::replace(frames, Vec::with_capacity(BATCH as usize));
         // a thread that stopped has failed; joining it says so
-        let _ = send.send(Batch { frames, read_to: read_to.to_vec() });
+        let _ = send.send(Batch { frames, read_to: read_to.to_vec(), through });
     }
 }
 
-/// An analysis thread: the frames of its partitions, decoded, verified and analysed in order.
-fn analyse_batches(
-    thread: usize,
-    batches: mpsc::Receiver<Batch>,
-    shared: &Shared,
-    decoder: &Decoder,
-    kept: Kept<'_>,
-    config: Config,
-    start: ShardStart,
-) -> Analyzer {
-    let mut shard = Analyzer::shard(config, start);
-    let mut ahead = OneAhead::default();
-    for batch in batches {
-        for (i, frame) in batch.frames.iter().enumerate() {
-            if let Some(next) = batch.frames.get(i + PREFETCH_AHEAD) {
-                crate::prefetch::bytes(next.location.bytes(&shared.mappings));
-            }
-            let packet = decoder.decode(&frame.location.record(&shared.mappings));
-            if kept.keeps(frame.number, &packet) {
-                ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
+/// Where the reading thread hands batches to, and takes incast events back from.
+struct Handed<'a> {
+    senders: &'a [mpsc::SyncSender<Batch>],
+    incast_parts: &'a mpsc::Receiver<IncastPart>,
+}
+
+/// The incast events of every shard (0: the reading thread's, then the analysis threads')
+/// merged in frame order into one incast analysis: an event goes in once every shard has
+/// given its events up to that frame.
+struct IncastMerge {
+    incast: Incast,
+    waiting: Vec<std::collections::VecDeque<Timed>>,
+    /// The frame through which each shard has given every event.
+    through: Vec<u64>,
+}
+
+impl IncastMerge {
+    fn new(shards: usize) -> Self {
+        IncastMerge { incast: Incast::default(), waiting: vec![Default::default(); shards], through: vec![0; shards] }
+    }
+
+    fn add(&mut self, shard: usize, events: Vec<Timed>, through: u64) {
+        if let (Some(waiting), Some(t)) = (self.waiting.get_mut(shard), self.through.get_mut(shard)) {
+            waiting.extend(events);
+            *t = (*t).max(through);
+        }
+    }
+
+    /// Takes what the analysis threads sent.
+    fn take(&mut self, parts: impl Iterator<Item = IncastPart>) {
+        for (thread, events, through) in parts {
+            self.add(thread + 1, events, through);
+        }
+    }
+
+    /// Hands the incast analysis every event no shard can still precede.
+    fn drain(&mut self, config: &crate::analyze::congestion::CongestionConfig) {
+        let bound = self.through.iter().copied().min().unwrap_or(0);
+        loop {
+            let next = self.waiting.iter().enumerate().filter_map(|(i, w)| Some((w.front()?.frame, i))).min();
+            let Some((frame, shard)) = next.filter(|(frame, _)| *frame <= bound) else { break };
+            if let Some(event) = self.waiting.get_mut(shard).and_then(|w| w.pop_front()) {
+                debug_assert_eq!(event.frame, frame);
+                self.incast.observe(event, config);
             }
         }
-        shared.finish(thread, &batch.read_to);
     }
-    ahead.flush(&mut shard);
-    shard.finish();
-    shard
+
+    /// The incast analysis of every event, once every shard has given all of them.
+    fn finish(mut self, config: &crate::analyze::congestion::CongestionConfig) -> Incast {
+        self.through.iter_mut().for_each(|t| *t = u64::MAX);
+        self.drain(config);
+        self.incast.finish();
+        self.incast
+    }
+}
+
+/// An analysis thread.
+struct Worker<'a> {
+    thread: usize,
+    shared: &'a Shared,
+    decoder: &'a Decoder,
+    kept: Kept<'a>,
+    /// Where its incast events go after each batch.
+    parts: mpsc::Sender<IncastPart>,
+}
+
+impl Worker<'_> {
+    /// The frames of its partitions, decoded, verified and analysed in order.
+    fn analyse_batches(self, batches: mpsc::Receiver<Batch>, config: Config, start: ShardStart) -> Analyzer {
+        let mut shard = Analyzer::shard(config, start);
+        let mut ahead = OneAhead::default();
+        let mappings = &self.shared.mappings;
+        for batch in batches {
+            for (i, frame) in batch.frames.iter().enumerate() {
+                if let Some(next) = batch.frames.get(i + PREFETCH_AHEAD) {
+                    crate::prefetch::bytes(next.location.bytes(mappings));
+                }
+                let packet = self.decoder.decode(&frame.location.record(mappings));
+                if self.kept.keeps(frame.number, &packet) {
+                    ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
+                }
+            }
+            self.shared.finish(self.thread, &batch.read_to);
+            // every frame of this thread up to `through` is analysed, but the one held back
+            let through = ahead.waiting().map_or(batch.through, |n| batch.through.min(n - 1));
+            let _ = self.parts.send((self.thread, shard.take_incast_events(), through));
+        }
+        ahead.flush(&mut shard);
+        shard.finish();
+        shard
+    }
 }

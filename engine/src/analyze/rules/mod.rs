@@ -1,6 +1,8 @@
 //! The rules that raise findings ([`super::finding`]). They read the finished report, so they
 //! explain exactly the numbers it shows.
 
+mod congestion_control;
+
 use super::episodes::Trigger;
 use super::finding::{EVIDENCE_KEPT, Evidence, Finding, Severity};
 use super::report::{FlowReport, Report};
@@ -83,6 +85,9 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     naks(&mut r);
     reordering(&mut r);
     congestion(&mut r);
+    congestion_control::reactions(&mut r);
+    congestion_control::tail_latency(&mut r);
+    congestion_control::incast(&mut r);
     marking(&mut r);
     pauses(&mut r);
     copies_and_truncation(&mut r);

@@ -1,0 +1,136 @@
+//! Findings on congestion control: senders that do not slow down after CNPs or recover slowly
+//! (DCQCN's reaction point), a high tail of small messages' completion times, and incast
+//! (docs/analysis.md, "Congestion control").
+
+use super::{About, EVIDENCE_KEPT, Evidence, FlowReport, Rules, Severity, names, plural};
+
+/// Measured bursts, recoveries or reactions a flow needs before it is judged.
+const JUDGED_AFTER: u64 = 3;
+
+/// DCQCN_NO_REACTION and DCQCN_SLOW_RECOVERY.
+pub(super) fn reactions(r: &mut Rules<'_>) {
+    let deaf = |f: &FlowReport| {
+        let c = &f.congestion;
+        let deaf = c.reactions_measured >= JUDGED_AFTER && c.reaction_ratio_p50.is_some_and(|p| p >= 0.95);
+        if deaf { c.reactions_measured } else { 0 }
+    };
+    r.flow_rule(
+        About {
+            severity: Severity::Warning,
+            code: "DCQCN_NO_REACTION",
+            cause: "CNPs reach the sender but it does not slow down: the NIC's reaction point looks disabled, or the CNPs do not reach it on the priority or DSCP it listens on.",
+            action: "Check the reaction point on the senders (mlx5: /sys/class/net/IF/ecn/roce_rp/enable/PRIO; firmware ROCE_CC_ALGO and ROCE_CC_PRIO_MASK) and the CNPs' priority and DSCP mapping.",
+        },
+        deaf,
+        |f| f.congestion.first_cnp_burst_frame,
+        |bursts, flows, names| {
+            format!(
+                "{} kept their rate after CNPs (median reaction ratio at least 0.95 over {bursts} measured bursts): {names}",
+                plural(flows, "flow")
+            )
+        },
+    );
+    let recovery_us = r.report.config.cc_recovery_ns as f64 / 1_000.0;
+    let slow = move |f: &FlowReport| {
+        let c = &f.congestion;
+        let slow_median = c.recovered >= JUDGED_AFTER && c.recovery_us_p50.is_some_and(|p| p > recovery_us);
+        let stuck = c.reacted >= JUDGED_AFTER && c.not_recovered * 2 >= c.reacted;
+        if slow_median || stuck { c.reacted } else { 0 }
+    };
+    r.flow_rule(
+        About {
+            severity: Severity::Warning,
+            code: "DCQCN_SLOW_RECOVERY",
+            cause: "Senders slow down after CNPs but take long to get their rate back, or do not before the next CNPs: DCQCN's rate-increase parameters are too conservative for the link (rate-increase timer, byte counter, rai / rhai), the classic cause of high tail latency.",
+            action: "Tune the reaction point's rate increase (mlx5: rpg_time_reset, rpg_byte_reset, rpg_ai_rate, rpg_hai_rate) and compare the recovery times after.",
+        },
+        slow,
+        |f| f.congestion.first_cnp_burst_frame,
+        move |reacted, flows, names| {
+            format!(
+                "{} recovered slowly after {reacted} reactions to CNPs (median recovery above {recovery_us} µs, or half not recovered before the next CNPs): {names}",
+                plural(flows, "flow")
+            )
+        },
+    );
+}
+
+/// HIGH_TAIL_LATENCY: the p99 completion time of messages of at most 64 KiB.
+pub(super) fn tail_latency(r: &mut Rules<'_>) {
+    let report = r.report;
+    let limit_us = report.config.fct_p99_ns as f64 / 1_000.0;
+    let small = &report.congestion.completion.small;
+    let Some(p99) = small.p99_us.filter(|p| *p > limit_us) else { return };
+    let mut worst: Vec<&FlowReport> = report.flows.iter().filter(|f| f.congestion.fct_us_p99.is_some()).collect();
+    worst.sort_by(|a, b| b.congestion.fct_us_p99.unwrap_or(0.0).total_cmp(&a.congestion.fct_us_p99.unwrap_or(0.0)));
+    worst.truncate(EVIDENCE_KEPT);
+    let e = Evidence {
+        count: small.messages,
+        flows: worst.iter().map(|f| f.id).collect(),
+        frames: worst.iter().map(|f| f.first_frame).collect(),
+    };
+    let flows = worst.len();
+    let message = format!(
+        "p99 completion time of messages of at most 64 KiB is {p99:.1} µs over {} messages (above {limit_us} µs); worst flows: {}",
+        small.messages,
+        names(report, &e, flows)
+    );
+    r.add(
+        About {
+            severity: Severity::Warning,
+            code: "HIGH_TAIL_LATENCY",
+            cause: "Small messages wait long for their ACKs: queues build up in the fabric (congestion control reacting late or recovering slowly, incast, pauses) or packets are lost and resent.",
+            action: "Look at the flows named for CNP bursts, retransmissions and pauses; check DCQCN's tuning and the ECN marking thresholds of the switches.",
+        },
+        message,
+        e,
+    );
+}
+
+/// INCAST: one finding per receiver with incast periods.
+pub(super) fn incast(r: &mut Rules<'_>) {
+    let incast = &r.report.congestion.incast;
+    let mut receivers: Vec<std::net::IpAddr> = Vec::new();
+    for p in &incast.periods {
+        if !receivers.contains(&p.receiver) {
+            receivers.push(p.receiver);
+        }
+    }
+    for receiver in receivers {
+        let periods: Vec<_> = incast.periods.iter().filter(|p| p.receiver == receiver).collect();
+        let Some(peak) = periods.iter().max_by_key(|p| (p.peak_fan_in, std::cmp::Reverse(p.first_frame))) else {
+            continue;
+        };
+        let signs: u64 = periods.iter().map(|p| p.ce_marks + p.cnps + p.pauses).sum();
+        let (ce, cnps, pauses) =
+            periods.iter().fold((0, 0, 0), |(c, n, p), x| (c + x.ce_marks, n + x.cnps, p + x.pauses));
+        let senders: Vec<String> = peak.senders.iter().take(8).map(ToString::to_string).collect();
+        let first_ns = r.report.capture.first_ts_ns.unwrap_or(0);
+        let more = peak.senders.len().saturating_sub(8);
+        let message = format!(
+            "{} senders converged on {receiver} ({}, the largest {:.3} ms into the capture for {:.1} µs): {}{}; during them {}, {}, {}",
+            peak.peak_fan_in,
+            plural(periods.len(), "incast period"),
+            (peak.start_ns - first_ns) as f64 / 1e6,
+            (peak.end_ns - peak.start_ns) as f64 / 1_000.0,
+            senders.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() },
+            plural(ce as usize, "CE mark"),
+            plural(cnps as usize, "CNP"),
+            plural(pauses as usize, "pause"),
+        );
+        let e = Evidence {
+            count: periods.len() as u64,
+            flows: Vec::new(),
+            frames: periods.iter().take(EVIDENCE_KEPT).map(|p| p.first_frame).collect(),
+        };
+        let severity = if signs > 0 { Severity::Warning } else { Severity::Info };
+        let about = About {
+            severity,
+            code: "INCAST",
+            cause: "Many senders send to one receiver at once (a collective's all-to-one step, a parameter server, storage reads): the receiver's switch port queues, marks CE and pauses, and every sender slows down.",
+            action: "Spread the senders in time or over receivers (the collective's algorithm, its chunk size), and check that ECN marking starts before the port's PFC threshold.",
+        };
+        r.add(about, message, e);
+    }
+}
