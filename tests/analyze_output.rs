@@ -115,6 +115,30 @@ fn the_pfc_table_holds_pfc_and_pause_sources() {
 }
 
 #[test]
+fn the_congestion_tables_hold_the_reports_bursts_and_incast_periods() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().to_str().unwrap();
+    common::run_ok(&["analyze", "--out", out, &sample("dcqcn_reaction.pcap")]);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
+    let bursts = parquet(&dir.path().join("cnp_bursts.parquet"));
+    let listed = report["congestion"]["cnp_bursts"].as_array().unwrap();
+    assert_eq!(bursts.height(), listed.len());
+    let outcome = bursts.column("outcome").unwrap().str().unwrap();
+    let outcomes: Vec<&str> = (0..outcome.len()).filter_map(|i| outcome.get(i)).collect();
+    let expected: Vec<&str> = listed.iter().map(|b| b["outcome"].as_str().unwrap()).collect();
+    assert_eq!(outcomes, expected);
+    let flows = parquet(&dir.path().join("flows.parquet"));
+    let ratio = flows.column("reaction_ratio_p50").unwrap().f64().unwrap();
+    assert_eq!((ratio.get(0), ratio.get(1)), (Some(0.5), Some(1.0)));
+    common::run_ok(&["analyze", "--out", out, &sample("incast.pcap")]);
+    let incast = parquet(&dir.path().join("incast.parquet"));
+    assert_eq!(incast.height(), 1);
+    assert_eq!(incast.column("peak_fan_in").unwrap().u64().unwrap().get(0), Some(8));
+    assert_eq!(incast.column("pauses").unwrap().u64().unwrap().get(0), Some(1));
+}
+
+#[test]
 fn inputs_are_never_overwritten_and_bad_destinations_are_errors() {
     let dir = tempfile::tempdir().expect("temp dir");
     // an input that happens to be named like a report file in the output directory
@@ -196,7 +220,8 @@ fn a_full_disk_is_a_clear_error_and_leaves_no_report() {
     // a run that fits writes every file
     let out = common::run(&["analyze", "--out", dir.to_str().unwrap(), &sample("bad_icrc.pcap")]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0), 10);
+    // report.json, index.html, and six tables as CSV and Parquet
+    assert_eq!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0), 14);
 }
 
 #[test]

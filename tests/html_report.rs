@@ -34,10 +34,16 @@ fn the_page_is_self_contained_and_has_every_section() {
         assert!(text.contains(&format!("id=\"{id}\"")), "no #{id}");
     }
     assert!(text.contains("PSN_GAP") && text.contains("RETRANSMISSION"), "the findings");
+    // no CE mark, CNP or pause frame: those two charts are one line each
+    for (id, nothing) in [("chart-congestion", "no CE marks or CNPs"), ("chart-pfc", "no PFC or PAUSE frames pausing")]
+    {
+        let figure = text.split(&format!("id=\"{id}\"")).nth(1).and_then(|s| s.split("</figure>").next()).unwrap();
+        assert!(!figure.contains("<svg") && figure.contains(&format!("Nothing to draw: {nothing}.")), "{figure}");
+    }
     assert_eq!(
         text.matches("<svg").count(),
-        FABRIC_CHARTS.len() + 2 + 2,
-        "fabric charts, 2 flows' throughput, 1 PSN graph, 1 ACK latency"
+        FABRIC_CHARTS.len() - 2 + 2 + 2,
+        "fabric charts with something to draw, 2 flows' throughput, 1 PSN graph, 1 ACK latency"
     );
     // nothing to fetch and nothing to run
     for needle in ["<script", " src=", "@import", "url(", "<link", "href=\"http"] {
@@ -53,8 +59,9 @@ fn storms_are_shaded_and_pause_priorities_drawn() {
     let (_, text) = page(dir.path(), "pfc_storm");
     let pfc = text.split("id=\"chart-pfc\"").nth(1).and_then(|s| s.split("</figure>").next()).expect("PFC chart");
     assert!(pfc.contains("priority 3") && pfc.contains("priority 5") && pfc.contains("802.3x PAUSE"));
-    // the one storm period, shaded in the storm colour
-    assert_eq!(pfc.matches("opacity=\"0.15\" fill=\"#D55E00\"").count(), 1, "one shaded storm");
+    // the one storm period, shaded in the storm colour, and its key in the legend
+    assert_eq!(pfc.matches("opacity=\"0.15\" fill=\"#D55E00\"").count(), 2, "one shaded storm and its key");
+    assert!(pfc.contains(">\nstorm\n<") || pfc.contains(">storm<"), "the legend names the storm shading");
     let (_, calm) = page(dir.path(), "loss_go_back_n");
     assert!(!calm.contains("opacity=\"0.15\" fill=\"#D55E00\""), "no storm, no shading");
 }
@@ -119,4 +126,22 @@ fn the_page_loads_in_chromium_without_console_messages() {
         assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{name}: screenshot of {} bytes", png.len());
         eprintln!("screenshot: {}", shot.display());
     }
+}
+
+#[test]
+fn the_congestion_section_charts_reactions_completion_times_and_fan_in() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, text) = page(dir.path(), "dcqcn_reaction");
+    let figure = |text: &str, id: &str| {
+        text.split(&format!("id=\"{id}\"")).nth(1).and_then(|s| s.split("</figure>").next()).map(str::to_string)
+    };
+    assert!(text.contains("id=\"congestion-control\"") && text.contains("Reactions to CNP bursts"));
+    // the reacting flow's rate: five bursts, each with a window before (blue) and after (orange)
+    let reaction = figure(&text, "chart-reaction-0").expect("the reaction chart of flow 0");
+    assert_eq!(reaction.matches("opacity=\"0.15\" fill=\"#0072B2\"").count(), 5 + 1, "five windows before and a key");
+    assert_eq!(reaction.matches("opacity=\"0.15\" fill=\"#D55E00\"").count(), 5 + 1, "five windows after and a key");
+    assert!(figure(&text, "chart-fct").is_some_and(|f| f.contains("<svg")), "the completion-time distribution");
+    let (_, incast) = page(dir.path(), "incast");
+    let fan_in = figure(&incast, "chart-fan-in-10.0.0.20").expect("the receiver's fan-in");
+    assert!(fan_in.contains("<svg") && (fan_in.contains(">incast<") || fan_in.contains(">\nincast\n<")));
 }

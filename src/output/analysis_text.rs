@@ -1,4 +1,5 @@
-//! The terminal summary of an analysis: capture, ICRC, flows sorted by trouble, PFC, findings.
+//! The terminal summary of an analysis: capture, ICRC, flows sorted by trouble, PFC,
+//! congestion control, findings.
 
 use std::io::{self, Write};
 
@@ -35,6 +36,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
     write_capture(out, r)?;
     write_flows(out, r)?;
     write_pauses(out, r)?;
+    super::congestion_text::write_congestion_control(out, r)?;
     writeln!(out)?;
     write_findings(out, r, colour)
 }

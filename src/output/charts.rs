@@ -57,15 +57,61 @@ fn range(values: impl Iterator<Item = f64>, floor_zero: bool) -> std::ops::Range
     lo..hi + (hi - lo) * 0.05
 }
 
-/// Lines over time (x in milliseconds), with `spans` shaded (storm periods).
-pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64)]) -> String {
-    svg(|root| {
-        let xs =
-            range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(spans.iter().map(|s| s.1)), false);
+/// A tick's label: no decimals for whole numbers, at most two otherwise, and thousands,
+/// millions and billions shortened (`50k`, `2.5M`), so that labels stay clear of the axis's
+/// title.
+pub fn tick(v: &f64) -> String {
+    let a = v.abs();
+    let (scaled, suffix) = match a {
+        _ if a >= 1e9 => (v / 1e9, "G"),
+        _ if a >= 1e6 => (v / 1e6, "M"),
+        _ if a >= 1e4 => (v / 1e3, "k"),
+        _ => (*v, ""),
+    };
+    let text = format!("{scaled:.2}");
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+    let text = if text == "-0" { "0" } else { text };
+    format!("{text}{suffix}")
+}
+
+/// Spans of the x axis shaded in one colour, named in the legend.
+pub struct Shading<'a> {
+    pub name: &'a str,
+    pub colour: RGBColor,
+    pub spans: &'a [(f64, f64)],
+}
+
+/// Does any series have a value other than zero?
+fn anything(series: &[Series]) -> bool {
+    series.iter().any(|s| s.points.iter().any(|p| p.1 != 0.0))
+}
+
+/// Lines over time (x in milliseconds), with `spans` shaded (storm periods); `None` when
+/// there is nothing to draw (no value other than zero).
+pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64)]) -> Option<String> {
+    let storms = [Shading { name: "storm", colour: STORM, spans }];
+    lines_with(x_label, y_label, series, if spans.is_empty() { &[] } else { &storms }, &[])
+}
+
+/// Lines over time with shaded spans and vertical marks (the times of events); `None` when
+/// there is nothing to draw.
+pub fn lines_with(
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    shadings: &[Shading<'_>],
+    marks: &[f64],
+) -> Option<String> {
+    if !anything(series) {
+        return None;
+    }
+    Some(svg(|root| {
+        let spans = || shadings.iter().flat_map(|s| s.spans.iter());
+        let xs = range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(spans().map(|s| s.1)), false);
         let ys = range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)), true);
         let mut chart = ChartBuilder::on(root)
             .margin(10)
-            .x_label_area_size(40)
+            .x_label_area_size(45)
             .y_label_area_size(80)
             .build_cartesian_2d(xs, ys.clone())
             .map_err(|e| e.to_string())?;
@@ -73,14 +119,23 @@ pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64
             .configure_mesh()
             .x_desc(x_label)
             .y_desc(y_label)
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .label_style((FONT, 17))
             .max_light_lines(1)
             .draw()
             .map_err(|e| e.to_string())?;
+        for shading in shadings {
+            let fill = shading.colour.mix(0.15).filled();
+            chart
+                .draw_series(shading.spans.iter().map(|&(a, b)| Rectangle::new([(a, ys.start), (b, ys.end)], fill)))
+                .map_err(|e| e.to_string())?
+                .label(shading.name)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], fill));
+        }
+        let mark = PALETTE[8];
         chart
-            .draw_series(
-                spans.iter().map(|&(a, b)| Rectangle::new([(a, ys.start), (b, ys.end)], STORM.mix(0.15).filled())),
-            )
+            .draw_series(marks.iter().map(|&x| PathElement::new([(x, ys.start), (x, ys.end)], mark.stroke_width(1))))
             .map_err(|e| e.to_string())?;
         for (i, s) in series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
@@ -90,7 +145,7 @@ pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64
                 .label(s.name.as_str())
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
         }
-        if series.len() > 1 || !spans.is_empty() {
+        if series.len() > 1 || !shadings.is_empty() {
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::UpperRight)
@@ -101,7 +156,7 @@ pub fn lines(x_label: &str, y_label: &str, series: &[Series], spans: &[(f64, f64
                 .map_err(|e| e.to_string())?;
         }
         Ok(())
-    })
+    }))
 }
 
 /// What the PSN graph of one flow shows, x in milliseconds, y as PSNs after the first.
@@ -114,9 +169,12 @@ pub struct PsnGraph {
 
 /// The sequence graph of a flow (the equivalent of Wireshark's TCP stream graph): first
 /// transmissions as dots, resends as crosses, the first PSN of each gap and the PSN of each
-/// NAK as markers.
-pub fn psn_graph(g: &PsnGraph) -> String {
-    svg(|root| {
+/// NAK as markers; `None` without packets.
+pub fn psn_graph(g: &PsnGraph) -> Option<String> {
+    if g.sent.is_empty() && g.resent.is_empty() {
+        return None;
+    }
+    Some(svg(|root| {
         let all = || g.sent.iter().chain(&g.resent).chain(&g.gaps).chain(&g.naks);
         let xs = range(all().map(|p| p.0), false);
         let ys = range(all().map(|p| p.1), true);
@@ -130,6 +188,8 @@ pub fn psn_graph(g: &PsnGraph) -> String {
             .configure_mesh()
             .x_desc("ms since the capture's start")
             .y_desc("PSN − first PSN")
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .label_style((FONT, 17))
             .max_light_lines(1)
             .draw()
@@ -163,12 +223,15 @@ pub fn psn_graph(g: &PsnGraph) -> String {
             .border_style(BLACK.mix(0.3))
             .draw()
             .map_err(|e| e.to_string())
-    })
+    }))
 }
 
-/// Vertical bars with a label each.
-pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> String {
-    svg(|root| {
+/// Vertical bars with a label each; `None` when every bar is empty.
+pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> Option<String> {
+    if bars.iter().all(|b| b.1 == 0.0) {
+        return None;
+    }
+    Some(svg(|root| {
         let n = bars.len().max(1);
         let ys = range(bars.iter().map(|b| b.1), true);
         let mut chart = ChartBuilder::on(root)
@@ -188,6 +251,7 @@ pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> String {
             .y_desc(y_label)
             .x_labels(n)
             .x_label_formatter(&label)
+            .y_label_formatter(&tick)
             .label_style((FONT, 17))
             .max_light_lines(1)
             .draw()
@@ -206,7 +270,7 @@ pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> String {
             .draw_series(bars.iter().enumerate().map(|(i, b)| Rectangle::new(segment(i, b.1), WHITE.stroke_width(6))))
             .map_err(|e| e.to_string())?;
         Ok(())
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -220,14 +284,23 @@ mod tests {
             "CE marks",
             &[Series { name: "CE".into(), points: vec![(0.0, 1.0), (1.0, 3.0)] }],
             &[(0.2, 0.4)],
-        );
+        )
+        .unwrap();
         assert!(l.starts_with("<svg") && l.contains("CE marks") && l.trim_end().ends_with("</svg>"));
         let g = psn_graph(&PsnGraph { sent: vec![(0.0, 0.0)], resent: vec![(1.0, 0.0)], gaps: vec![], naks: vec![] });
-        assert!(g.contains("resent") && g.contains("PSN"));
-        let b = bars("DSCP", "packets", &[("26".into(), 10.0), ("48".into(), 2.0)]);
+        assert!(g.unwrap().contains("resent"));
+        let b = bars("DSCP", "packets", &[("26".into(), 10.0), ("48".into(), 2.0)]).unwrap();
         assert!(b.contains(">\n26\n<") || b.contains(">26<"), "{b}");
-        // empty inputs still give a chart
-        assert!(lines("ms", "x", &[], &[]).starts_with("<svg"));
-        assert!(bars("x", "y", &[]).starts_with("<svg"));
+        // nothing to draw: no chart
+        assert_eq!(lines("ms", "x", &[], &[]), None);
+        let zeros = Series { name: "CE".into(), points: vec![(0.0, 0.0), (1.0, 0.0)] };
+        assert_eq!(lines("ms", "x", &[zeros], &[]), None);
+        assert_eq!(bars("x", "y", &[]), None);
+    }
+
+    #[test]
+    fn ticks_have_no_needless_decimals_and_short_large_numbers() {
+        let ticks: Vec<String> = [0.0, 2500.0, 50_000.0, 2.5e6, 3e9, 0.25, 1.0, -0.0, 12.5].iter().map(tick).collect();
+        assert_eq!(ticks, ["0", "2500", "50k", "2.5M", "3G", "0.25", "1", "0", "12.5"]);
     }
 }

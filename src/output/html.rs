@@ -1,7 +1,8 @@
 //! `analyze --html FILE` (and `DIR/index.html` with `--out DIR`): one self-contained page —
 //! inline CSS and SVG, no script, font or request of any kind — with the capture's facts, the
-//! findings, the flows most troubled first, fabric charts, and a detail section per flow with
-//! its PSN graph, throughput and ACK latency. It prints as it shows.
+//! findings, the flows most troubled first, fabric charts, congestion control
+//! ([`super::html_congestion`]), and a detail section per flow with its PSN graph, throughput,
+//! ACK latency and its rate around CNPs. It prints as it shows.
 
 use std::net::IpAddr;
 
@@ -42,7 +43,7 @@ th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: rig
 th { background: #eef1f5; position: sticky; top: 0; } td.l, th.l { text-align: left; }
 tr.trouble td:first-child { box-shadow: inset 4px 0 var(--warning); }
 figure.chart { margin: 10px 0; break-inside: avoid; } figure.chart svg { max-width: 100%; height: auto; border: 1px solid var(--line); }
-figcaption { font-weight: 600; margin-bottom: 4px; }
+figcaption { font-weight: 600; margin-bottom: 4px; } p.nothing { color: var(--muted); margin: 4px 0 12px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 8px 20px; }
 section.flow { break-before: auto; border-top: 1px solid var(--line); margin-top: 18px; }
 @media print { body { max-width: none; padding: 0; } th { position: static; } a { color: inherit; text-decoration: none; } }
@@ -73,13 +74,14 @@ pub fn render(report: &Report, charts: &ChartData<'_>) -> String {
                 (findings(report))
                 (flow_table(report, &flows, &detailed))
                 (fabric(report, charts, t0))
+                (super::html_congestion::section(report, charts, t0))
                 @if !detailed.is_empty() {
                     h2 id="flow-details" { "Flow details" }
                     @if flows.len() > detailed.len() {
                         p.muted { "The " (detailed.len()) " most troubled flows that have charts; the table above lists all " (flows.len()) "." }
                     }
                     @for f in &detailed {
-                        (flow_detail(charts, f, t0))
+                        (flow_detail(report, charts, f, t0))
                     }
                 }
             }
@@ -192,15 +194,24 @@ fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Ma
     }
 }
 
-fn figure(id: &str, caption: &str, svg: String) -> Markup {
-    html! { figure.chart id=(id) { figcaption { (caption) } (PreEscaped(svg)) } }
+/// A chart with its caption; where there was nothing to draw, one line that says so.
+pub(super) fn figure(id: &str, caption: &str, svg: Option<String>, nothing: &str) -> Markup {
+    html! {
+        figure.chart id=(id) {
+            figcaption { (caption) }
+            @match svg {
+                Some(svg) => (PreEscaped(svg)),
+                None => p.nothing { "Nothing to draw: " (nothing) "." },
+            }
+        }
+    }
 }
 
 /// Points per line chart: a timeline's bins are summed in groups to at most this many.
 const CHART_POINTS: usize = 64;
 
 /// A timeline channel as (ms since `t0`, rate per second over each group of bins).
-fn per_second(t: &Timeline, channel: usize, t0: i64, scale: f64) -> Vec<(f64, f64)> {
+pub(super) fn per_second(t: &Timeline, channel: usize, t0: i64, scale: f64) -> Vec<(f64, f64)> {
     let series = t.series(channel);
     let group = series.len().div_ceil(CHART_POINTS).max(1);
     let seconds = (t.width_ns() as f64 / 1e9) * group as f64;
@@ -236,11 +247,6 @@ fn fabric(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {
         a.storms().iter().map(|&(_, s, e)| ((s - t0) as f64 / 1e6, (e - t0) as f64 / 1e6)).collect();
     let pause =
         charts::lines("ms since the capture's start (storms shaded)", "% of time paused", &pause_series, &storms);
-    let pause_caption = if channels.is_empty() {
-        "PFC pause per priority over time (no PFC or PAUSE frames)"
-    } else {
-        "PFC pause per priority over time"
-    };
     let dscp: Vec<(String, f64)> = r.dscp.iter().map(|(d, n)| (d.to_string(), *n as f64)).collect();
     let e = &r.ecn;
     let ecn = [("Not-ECT", e.not_ect), ("ECT(0)", e.ect0), ("ECT(1)", e.ect1), ("CE", e.ce)]
@@ -249,14 +255,14 @@ fn fabric(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {
     html! {
         h2 id="fabric" { "Fabric" }
         div.grid {
-            (figure("chart-congestion", "CE marks and CNPs over time", congestion))
-            (figure("chart-pfc", pause_caption, pause))
-            (figure("chart-dscp", "DSCP of RoCEv2 packets", charts::bars("DSCP", "packets", &dscp)))
-            (figure("chart-ecn", "ECN of RoCEv2 packets", charts::bars("ECN", "packets", &ecn)))
-            (figure("chart-talkers", "Top talkers (RoCE bytes sent)", charts::bars("source", "bytes", &top_talkers(r))))
+            (figure("chart-congestion", "CE marks and CNPs over time", congestion, "no CE marks or CNPs"))
+            (figure("chart-pfc", "PFC pause per priority over time", pause, "no PFC or PAUSE frames pausing"))
+            (figure("chart-dscp", "DSCP of RoCEv2 packets", charts::bars("DSCP", "packets", &dscp), "no RoCEv2 packets"))
+            (figure("chart-ecn", "ECN of RoCEv2 packets", charts::bars("ECN", "packets", &ecn), "no RoCEv2 packets"))
+            (figure("chart-talkers", "Top talkers (RoCE bytes sent)", charts::bars("source", "bytes", &top_talkers(r)), "no RoCE packets"))
             (figure("chart-throughput", "RoCE throughput over time", charts::lines(
                 "ms since the capture's start", "Gb/s",
-                &[Series { name: "RoCE".into(), points: per_second(a.timeline(), crate::analyze::ROCE_BYTES, t0, 8e-9) }], &[])))
+                &[Series { name: "RoCE".into(), points: per_second(a.timeline(), crate::analyze::ROCE_BYTES, t0, 8e-9) }], &[]), "no RoCE packets"))
         }
     }
 }
@@ -293,7 +299,7 @@ fn latency_bars(h: &LogHistogram) -> Vec<(String, f64)> {
         .collect()
 }
 
-fn flow_detail(a: &ChartData<'_>, f: &FlowReport, t0: i64) -> Markup {
+fn flow_detail(r: &Report, a: &ChartData<'_>, f: &FlowReport, t0: i64) -> Markup {
     let (Some(trace), Some(ack_latency)) = (a.trace(f.id), a.ack_latency(f.id)) else { return html! {} };
     let id = f.id;
     let throughput = charts::lines(
@@ -313,11 +319,14 @@ fn flow_detail(a: &ChartData<'_>, f: &FlowReport, t0: i64) -> Markup {
             }
             div.grid {
                 @if f.sequence.sequenced > 0 {
-                    (figure(&format!("chart-psn-{id}"), "Sequence: PSN over time", charts::psn_graph(&psn_graph(a, f, trace, t0))))
+                    (figure(&format!("chart-psn-{id}"), "Sequence: PSN over time", charts::psn_graph(&psn_graph(a, f, trace, t0)), "no sequenced packets"))
                 }
-                (figure(&format!("chart-throughput-{id}"), "Throughput over time", throughput))
+                (figure(&format!("chart-throughput-{id}"), "Throughput over time", throughput, "no bytes"))
                 @if ack_latency.count() > 0 {
-                    (figure(&format!("chart-ack-{id}"), "ACK latency (µs, from the tap)", charts::bars("µs", "ACKed requests", &latency_bars(ack_latency))))
+                    (figure(&format!("chart-ack-{id}"), "ACK latency (µs, from the tap)", charts::bars("µs", "ACKed requests", &latency_bars(ack_latency)), "no ACKed requests"))
+                }
+                @if f.congestion.cnp_bursts > 0 {
+                    (figure(&format!("chart-reaction-{id}"), "Rate around the CNPs addressed to it", super::html_congestion::reaction_chart(r, trace, f, t0), "no data"))
                 }
             }
         }

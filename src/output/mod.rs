@@ -5,9 +5,11 @@ pub mod analysis_text;
 pub mod atomic;
 pub mod capture_file;
 pub mod charts;
+pub mod congestion_text;
 pub mod fields;
 pub mod hexdump;
 pub mod html;
+mod html_congestion;
 pub mod jsonl;
 #[cfg(feature = "tables")]
 pub mod packet_table;

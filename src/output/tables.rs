@@ -1,5 +1,5 @@
 //! `analyze --out DIR`: the report as files — `report.json`, and the flows, retransmit
-//! episodes, findings and pause tables as CSV and Parquet (polars); with `--packets` also a
+//! episodes, findings, pause, CNP burst and incast tables as CSV and Parquet (polars); with `--packets` also a
 //! per-packet table ([`super::packet_table`]). Every file is written under a
 //! temporary name; the files get their names together once all of them are complete, so a
 //! failed run (a full disk, say) leaves neither a half-written file nor a partial set.
@@ -11,10 +11,12 @@ use super::atomic::{AtomicFile, Written};
 
 use polars::prelude::*;
 
+use crate::analyze::congestion::incast::IncastPeriod;
 use crate::analyze::counts::FlowCounters;
 use crate::analyze::episodes::Episode;
 use crate::analyze::finding::Finding;
 use crate::analyze::report::{FlowReport, PauseReport, Report};
+use crate::analyze::report_congestion::BurstReport;
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
@@ -64,6 +66,9 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
     let pauses: Vec<_> =
         report.pfc.iter().map(|p| ("pfc", p)).chain(report.pause.iter().map(|p| ("pause", p))).collect();
     write_table(dir, "pfc", &mut frame(pause_columns(&pauses))?, &mut written)?;
+    let congestion = &report.congestion;
+    write_table(dir, "cnp_bursts", &mut frame(burst_columns(&congestion.cnp_bursts))?, &mut written)?;
+    write_table(dir, "incast", &mut frame(incast_columns(&congestion.incast.periods))?, &mut written)?;
     Ok(written)
 }
 
@@ -125,8 +130,51 @@ fn flow_columns(f: &[FlowReport]) -> Vec<Column> {
         col("data_pcp_violations", f, |f| f.policy.data_pcp.count),
         col("cnp_pcp_violations", f, |f| f.policy.cnp_pcp.count),
         col("cm_dscp_violations", f, |f| f.policy.cm_dscp.count),
+        col("cnp_bursts", f, |f| f.congestion.cnp_bursts),
+        col("reactions_measured", f, |f| f.congestion.reactions_measured),
+        col("reaction_ratio_p50", f, |f| f.congestion.reaction_ratio_p50),
+        col("reacted", f, |f| f.congestion.reacted),
+        col("recovered", f, |f| f.congestion.recovered),
+        col("not_recovered", f, |f| f.congestion.not_recovered),
+        col("recovery_us_p50", f, |f| f.congestion.recovery_us_p50),
+        col("recovery_us_max", f, |f| f.congestion.recovery_us_max),
+        col("messages_completed", f, |f| f.congestion.messages_completed),
+        col("messages_incomplete", f, |f| f.congestion.messages_incomplete),
+        col("fct_us_p50", f, |f| f.congestion.fct_us_p50),
+        col("fct_us_p99", f, |f| f.congestion.fct_us_p99),
+        col("fct_us_max", f, |f| f.congestion.fct_us_max),
     ]);
     columns
+}
+
+fn burst_columns(b: &[BurstReport]) -> Vec<Column> {
+    vec![
+        col("flow", b, |b| b.flow),
+        col("first_frame", b, |b| b.first_frame),
+        col("start_ns", b, |b| b.start_ns),
+        col("end_ns", b, |b| b.end_ns),
+        col("cnps", b, |b| b.cnps),
+        col("rate_before_bps", b, |b| b.rate_before_bps),
+        col("rate_after_bps", b, |b| b.rate_after_bps),
+        col("reaction_ratio", b, |b| b.reaction_ratio),
+        col("outcome", b, |b| b.outcome.name().to_string()),
+        col("recovered_ns", b, |b| b.recovered_ns),
+        col("recovery_us", b, |b| b.recovery_us),
+    ]
+}
+
+fn incast_columns(p: &[IncastPeriod]) -> Vec<Column> {
+    vec![
+        col("receiver", p, |p| p.receiver.to_string()),
+        col("first_frame", p, |p| p.first_frame),
+        col("start_ns", p, |p| p.start_ns),
+        col("end_ns", p, |p| p.end_ns),
+        col("peak_fan_in", p, |p| p.peak_fan_in as u64),
+        col("senders", p, |p| join(&p.senders)),
+        col("ce_marks", p, |p| p.ce_marks),
+        col("cnps", p, |p| p.cnps),
+        col("pauses", p, |p| p.pauses),
+    ]
 }
 
 fn episode_columns(e: &[Episode]) -> Vec<Column> {

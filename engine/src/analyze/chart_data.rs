@@ -1,9 +1,10 @@
 //! What the HTML report's charts read from a finished analysis, beyond the report's numbers:
-//! the capture-wide time series, when traffic was paused and the storms, and the traced flows'
-//! PSN events and ACK latencies.
+//! the capture-wide time series, when traffic was paused and the storms, the traced flows'
+//! PSN events and ACK latencies, message completion times and receivers' fan-in over time.
 
 use super::Analyzer;
-use super::histogram::LogHistogram;
+use super::congestion_tracking::IncastSink;
+use super::histogram::{FineHistogram, LogHistogram};
 use super::timeline::Timeline;
 use super::trace::FlowTrace;
 
@@ -41,5 +42,18 @@ impl<'a> ChartData<'a> {
     /// The ACK latencies of flow `id`.
     pub fn ack_latency(&self, id: u32) -> Option<&'a LogHistogram> {
         self.0.flows.flow(id).map(|f| &f.ack_latency)
+    }
+
+    /// The completion times of every RC message.
+    pub fn completion_times(&self) -> &'a FineHistogram {
+        &self.0.fct.all
+    }
+
+    /// The largest fan-in of `receiver` over time, for the first receivers.
+    pub fn fan_in(&self, receiver: std::net::IpAddr) -> Option<&'a Timeline> {
+        match &self.0.incast {
+            IncastSink::Track(incast) => incast.over_time(receiver),
+            IncastSink::Record(_) => None,
+        }
     }
 }

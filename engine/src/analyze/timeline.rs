@@ -1,7 +1,8 @@
-//! Sums over time in a fixed number of bins, for the report's charts: memory does not grow
-//! with the capture's length. Bins start at the first sample and are [`INITIAL_WIDTH_NS`]
-//! wide; when a sample falls past the last bin, neighbouring bins are merged pairwise and the
-//! width doubles, as often as needed. A sample earlier than the first counts in the first bin.
+//! Sums (or maxima) over time in a fixed number of bins, for the report's charts: memory does
+//! not grow with the capture's length. Bins start at the first sample and are
+//! [`INITIAL_WIDTH_NS`] wide; when a sample falls past the last bin, neighbouring bins are
+//! merged pairwise and the width doubles, as often as needed. A sample earlier than the first
+//! counts in the first bin.
 
 /// The width of a bin before any merge.
 pub const INITIAL_WIDTH_NS: i64 = 1_000;
@@ -12,14 +13,26 @@ pub struct Timeline {
     width_ns: i64,
     bins: usize,
     channels: usize,
-    /// `bins × channels` sums, bin-major.
+    /// `bins × channels` sums (or maxima), bin-major.
     sums: Vec<u64>,
+    /// Does a bin keep the largest of its values rather than their sum?
+    maxima: bool,
 }
 
 impl Timeline {
     pub fn new(bins: usize, channels: usize) -> Self {
         let bins = bins.max(2) & !1; // an even count, so that pairs merge evenly
-        Timeline { start_ns: None, width_ns: INITIAL_WIDTH_NS, bins, channels, sums: vec![0; bins * channels] }
+        let sums = vec![0; bins * channels];
+        Timeline { start_ns: None, width_ns: INITIAL_WIDTH_NS, bins, channels, sums, maxima: false }
+    }
+
+    /// A timeline whose bins keep the largest value added to them (a fan-in over time).
+    pub fn of_maxima(bins: usize, channels: usize) -> Self {
+        Timeline { maxima: true, ..Timeline::new(bins, channels) }
+    }
+
+    fn combine(&self, a: u64, b: u64) -> u64 {
+        if self.maxima { a.max(b) } else { a + b }
     }
 
     /// The bin of `ts_ns`, after widening the bins until it fits.
@@ -36,7 +49,7 @@ impl Timeline {
         let c = self.channels;
         for bin in 0..self.bins / 2 {
             for ch in 0..c {
-                let merged = self.sums[2 * bin * c + ch] + self.sums[(2 * bin + 1) * c + ch];
+                let merged = self.combine(self.sums[2 * bin * c + ch], self.sums[(2 * bin + 1) * c + ch]);
                 self.sums[bin * c + ch] = merged;
             }
         }
@@ -49,7 +62,8 @@ impl Timeline {
             return;
         }
         let bin = self.bin_of(ts_ns);
-        self.sums[bin * self.channels + channel] += value;
+        let at = bin * self.channels + channel;
+        self.sums[at] = self.combine(self.sums[at], value);
     }
 
     /// Adds the length of `[from_ns, to_ns)` to every bin it overlaps, in nanoseconds.
@@ -92,8 +106,9 @@ impl Timeline {
         while self.width_ns < other.width_ns {
             self.merge_pairs();
         }
+        let maxima = self.maxima;
         for (sum, add) in self.sums.iter_mut().zip(&other.sums) {
-            *sum += add;
+            *sum = if maxima { (*sum).max(*add) } else { *sum + add };
         }
     }
 
@@ -169,5 +184,16 @@ mod tests {
         odd.merge(&even);
         assert_eq!((odd.series(0), odd.series(1)), (whole.series(0), whole.series(1)));
         assert_eq!(odd.width_ns(), whole.width_ns());
+    }
+
+    #[test]
+    fn a_timeline_of_maxima_keeps_each_bins_largest_value_as_bins_widen() {
+        let mut t = Timeline::of_maxima(4, 1);
+        for (ts, v) in [(0, 3), (500, 5), (1_200, 2), (3_900, 1)] {
+            t.add(ts, 0, v);
+        }
+        assert_eq!(t.series(0), [(0, 5), (1_000, 2), (2_000, 0), (3_000, 1)]);
+        t.add(7_000, 0, 4);
+        assert_eq!(t.series(0), [(0, 5), (2_000, 1), (4_000, 0), (6_000, 4)]);
     }
 }

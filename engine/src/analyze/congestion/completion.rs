@@ -81,10 +81,14 @@ impl Completions {
             Position::Middle | Position::Last => {
                 let m = self.open.iter_mut().rev().find(|m| m.last.is_none() && psn_diff(p.psn, m.first_psn) >= 0)?;
                 m.bytes += p.payload;
-                if p.position == Position::Last {
-                    m.last = Some((p.psn, p.frame));
+                if p.position == Position::Middle {
+                    return None;
                 }
+                m.last = Some((p.psn, p.frame));
             }
+        }
+        if p.read.is_some() || self.acks.is_empty() {
+            return None;
         }
         self.covered_already(p.psn)
     }

@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::CongestionConfig;
+use crate::analyze::timeline::Timeline;
 use rocescope_parsers::ethernet::MacAddr;
 
 /// Receivers tracked at most; data packets to further ones are not looked at.
@@ -24,6 +25,10 @@ pub const MAX_RECEIVERS: usize = 65_536;
 pub const MAX_PERIODS: usize = 10_000;
 /// Senders listed per period at most.
 pub const SENDERS_LISTED: usize = 64;
+/// Receivers whose fan-in over time is kept for the report's charts (the first ones), and
+/// the bins of each.
+pub const FAN_IN_CHARTED: usize = 256;
+const FAN_IN_BINS: usize = 128;
 
 /// What the incast analysis takes from one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,13 +85,21 @@ impl Signs {
     }
 }
 
+/// Link MACs remembered per receiver.
+const MACS_KEPT: usize = 4;
+
 #[derive(Debug, Clone)]
 struct Receiver {
     address: IpAddr,
-    /// Data packets of the last W_i: (time, sender).
+    /// Runs of data packets of one sender in the last W_i, oldest first: (time of the run's
+    /// latest packet, sender). A packet from the sender of the newest run only moves its time.
     recent: VecDeque<(i64, IpAddr)>,
-    /// Those packets per sender.
+    /// The runs in `recent` per sender: the senders of the fan-in.
     senders: FxHashMap<IpAddr, u32>,
+    /// The link MACs seen beside it (the first [`MACS_KEPT`]).
+    macs: [Option<MacAddr>; MACS_KEPT],
+    /// Its largest fan-in over time, for the first [`FAN_IN_CHARTED`] receivers.
+    over_time: Option<Timeline>,
     max_fan_in: usize,
     max_fan_in_at: (i64, u64),
     open: Option<IncastPeriod>,
@@ -107,6 +120,8 @@ pub struct ReceiverFanIn {
 pub struct Incast {
     receivers: Vec<Receiver>,
     by_address: FxHashMap<IpAddr, usize>,
+    /// The receiver of the last data packet.
+    last: Option<(IpAddr, usize)>,
     /// The receivers each link MAC is seen beside.
     by_mac: FxHashMap<MacAddr, Vec<usize>>,
     pub periods: Vec<IncastPeriod>,
@@ -141,19 +156,26 @@ impl Incast {
 
     /// The receiver at `address`, new if need be, and the link MACs seen beside it.
     fn receiver(&mut self, address: IpAddr, macs: [Option<MacAddr>; 2]) -> Option<usize> {
-        let r = match self.by_address.get(&address) {
-            Some(&r) => r,
-            None if self.receivers.len() >= MAX_RECEIVERS => return None,
-            None => {
-                self.receivers.push(Receiver::new(address));
+        let r = match (self.last, self.by_address.get(&address)) {
+            (Some((a, r)), _) if a == address => r,
+            (_, Some(&r)) => r,
+            _ if self.receivers.len() >= MAX_RECEIVERS => return None,
+            _ => {
+                let charted = self.receivers.len() < FAN_IN_CHARTED;
+                self.receivers.push(Receiver::new(address, charted));
                 self.by_address.insert(address, self.receivers.len() - 1);
                 self.receivers.len() - 1
             }
         };
+        self.last = Some((address, r));
         for mac in macs.into_iter().flatten() {
-            let beside = self.by_mac.entry(mac).or_default();
-            if !beside.contains(&r) && beside.len() < SENDERS_LISTED {
-                beside.push(r);
+            let known = &mut self.receivers[r].macs;
+            if known.contains(&Some(mac)) {
+                continue;
+            }
+            if let Some(slot) = known.iter_mut().find(|m| m.is_none()) {
+                *slot = Some(mac);
+                self.by_mac.entry(mac).or_default().push(r);
             }
         }
         Some(r)
@@ -177,6 +199,11 @@ impl Incast {
         self.periods.sort_by_key(|p| p.first_frame);
     }
 
+    /// The fan-in over time of `receiver`, when it is charted.
+    pub fn over_time(&self, receiver: IpAddr) -> Option<&Timeline> {
+        self.by_address.get(&receiver).and_then(|&r| self.receivers.get(r)).and_then(|r| r.over_time.as_ref())
+    }
+
     /// Every receiver's maximum fan-in, in order of their first data packet.
     pub fn fan_in(&self) -> Vec<ReceiverFanIn> {
         let fan_in = |r: &Receiver| ReceiverFanIn {
@@ -190,11 +217,13 @@ impl Incast {
 }
 
 impl Receiver {
-    fn new(address: IpAddr) -> Self {
+    fn new(address: IpAddr, charted: bool) -> Self {
         Receiver {
+            over_time: charted.then(|| Timeline::of_maxima(FAN_IN_BINS, 1)),
             address,
             recent: VecDeque::new(),
             senders: FxHashMap::default(),
+            macs: [None; MACS_KEPT],
             max_fan_in: 0,
             max_fan_in_at: (0, 0),
             open: None,
@@ -204,8 +233,18 @@ impl Receiver {
 
     /// A data packet to this receiver; the period it ends, if it ends one.
     fn data(&mut self, e: Timed, source: IpAddr, ce: bool, c: &CongestionConfig) -> Option<IncastPeriod> {
-        while let Some(&(t, s)) = self.recent.front().filter(|(t, _)| *t <= e.ts_ns - c.incast_window_ns) {
-            debug_assert!(t <= e.ts_ns);
+        // did the source enter the fan-in with this packet?
+        let mut entered = false;
+        match self.recent.back_mut() {
+            Some((t, s)) if *s == source => *t = e.ts_ns,
+            _ => {
+                self.recent.push_back((e.ts_ns, source));
+                let runs = self.senders.entry(source).or_default();
+                entered = *runs == 0;
+                *runs += 1;
+            }
+        }
+        while let Some(&(_, s)) = self.recent.front().filter(|(t, _)| *t <= e.ts_ns - c.incast_window_ns) {
             self.recent.pop_front();
             if let Some(n) = self.senders.get_mut(&s) {
                 *n -= 1;
@@ -214,9 +253,10 @@ impl Receiver {
                 }
             }
         }
-        self.recent.push_back((e.ts_ns, source));
-        *self.senders.entry(source).or_default() += 1;
         let fan_in = self.senders.len();
+        if let Some(t) = &mut self.over_time {
+            t.add(e.ts_ns, 0, fan_in as u64);
+        }
         if fan_in > self.max_fan_in {
             (self.max_fan_in, self.max_fan_in_at) = (fan_in, (e.ts_ns, e.frame));
         }
@@ -225,6 +265,7 @@ impl Receiver {
             return self.open.take();
         }
         let address = self.address;
+        let opening = self.open.is_none();
         let period = self.open.get_or_insert_with(|| IncastPeriod {
             receiver: address,
             first_frame: e.frame,
@@ -238,7 +279,13 @@ impl Receiver {
         });
         period.end_ns = e.ts_ns;
         period.peak_fan_in = period.peak_fan_in.max(fan_in);
-        for s in self.senders.keys() {
+        // the senders of the fan-in when it opens, and each that enters while it lasts
+        let joining: Box<dyn Iterator<Item = &IpAddr>> = match (opening, entered) {
+            (true, _) => Box::new(self.senders.keys()),
+            (false, true) => Box::new(std::iter::once(&source)),
+            (false, false) => Box::new(std::iter::empty()),
+        };
+        for s in joining {
             if period.senders.len() < SENDERS_LISTED && !period.senders.contains(s) {
                 period.senders.push(*s);
             }

@@ -45,6 +45,17 @@ pub enum Outcome {
     NotRecovered,
 }
 
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::NotMeasured => "not_measured",
+            Outcome::NotReacted => "not_reacted",
+            Outcome::Recovered => "recovered",
+            Outcome::NotRecovered => "not_recovered",
+        }
+    }
+}
+
 /// r ≤ 0.9, as bytes (the windows have one width).
 fn reacted(bytes_before: u64, bytes_after: u64) -> bool {
     bytes_after * 10 <= bytes_before * 9
