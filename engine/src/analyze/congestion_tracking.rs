@@ -4,7 +4,7 @@
 //! capture-wide incast state (or, in a shard of a split analysis, to the list of events the
 //! split merges in frame order).
 
-use rocescope_parsers::opcode::{self, CNP, Position, Transport};
+use rocescope_parsers::opcode::{self, CNP, Transport};
 
 use super::Analyzer;
 use super::congestion::completion::{Completed, RequestPacket};
@@ -163,7 +163,8 @@ impl Analyzer {
     /// A READ response of flow `fid` decided sent for the first time: the last of a READ's
     /// completes it on the peer, the requester.
     pub(super) fn response_for_completion(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) {
-        let last = roce.info().is_some_and(|i| matches!(i.position, Position::Last | Position::Only));
+        // RC RDMA READ Response LAST and ONLY
+        let last = matches!(roce.opcode, 0x0F | 0x10);
         let Some((requester, _)) = self.flows.flow(fid).and_then(|f| f.peer).filter(|_| last) else { return };
         if let Some(done) =
             self.flows.flow_mut(requester).and_then(|r| r.completions.read_response_end(roce.psn, ts_ns))

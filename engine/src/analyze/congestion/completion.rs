@@ -95,7 +95,7 @@ impl Completions {
 
     /// Completes the message ending at `psn` if an ACK after it already covered it.
     fn covered_already(&mut self, psn: u32) -> Option<Completed> {
-        let i = self.open.iter().position(|m| !m.read && m.last.is_some_and(|(l, _)| l == psn))?;
+        let i = self.open.iter().rposition(|m| !m.read && m.last.is_some_and(|(l, _)| l == psn))?;
         let (_, frame) = self.open[i].last?;
         let &(_, ts_ns, _) = self.acks.iter().find(|&&(a, _, f)| f > frame && psn_diff(a, psn) >= 0)?;
         let m = self.open.remove(i)?;
