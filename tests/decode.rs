@@ -215,11 +215,12 @@ fn mac_control_frames() {
 /// bytes overwritten, decodes without a panic under every link type.
 #[test]
 fn cut_and_corrupted_frames_never_panic() {
-    use rocescope::generate::scenarios::{self, Rng};
+    use rocescope::generate::all_scenarios;
+    use rocescope::generate::scenarios::Rng;
     let mut rng = Rng::new(7);
     let link_types = [LinkType::ETHERNET, LinkType::LINUX_SLL, LinkType::LINUX_SLL2, LinkType::RAW, LinkType(999)];
     let mut decoded = 0usize;
-    for scenario in scenarios::all() {
+    for scenario in all_scenarios() {
         for frame in scenario.frames.iter().take(40) {
             for cut in 0..=frame.bytes.len() {
                 for link_type in link_types {

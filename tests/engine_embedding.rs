@@ -49,7 +49,7 @@ impl Stage for Counting {
 
 #[test]
 fn a_program_runs_the_pipeline_with_its_own_source_and_stage() {
-    let scenario = rocescope::generate::scenarios::all()
+    let scenario = rocescope::generate::all_scenarios()
         .into_iter()
         .find(|s| s.file == "loss_go_back_n.pcap")
         .expect("the loss scenario");

@@ -13,8 +13,8 @@ use rocescope::analyze::Analyzer;
 use rocescope::analyze::frame::FrameSummary;
 use rocescope::capture::{CaptureReader, Inputs, LinkType, Record};
 use rocescope::decode::{Body, Decoder, EncapKind, IcrcStatus, Network};
+use rocescope::generate::all_scenarios;
 use rocescope::generate::encode::{self, Addresses, BthFields, L2, L3, RoceFrame};
-use rocescope::generate::scenarios;
 use rocescope::output::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Feth, Ieth, Rdeth, Reth, Xrceth};
 use rocescope_parsers::mac_control::MacControl;
@@ -203,7 +203,7 @@ proptest! {
 
 /// The frames of every sample scenario, in capture order.
 fn sample_frames() -> Vec<Vec<(i64, Vec<u8>)>> {
-    scenarios::all().into_iter().map(|s| s.frames.into_iter().map(|f| (f.ts_ns, f.bytes)).collect()).collect()
+    all_scenarios().into_iter().map(|s| s.frames.into_iter().map(|f| (f.ts_ns, f.bytes)).collect()).collect()
 }
 
 fn pcap_bytes(frames: &[(i64, Vec<u8>)]) -> Vec<u8> {

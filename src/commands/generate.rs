@@ -4,7 +4,7 @@ use std::fs;
 
 use super::exit::{Failure, Outcome};
 use crate::cli::GenerateArgs;
-use crate::generate::{bench, scenarios, write_scenario};
+use crate::generate::{all_scenarios, bench, write_scenario};
 
 pub fn run(args: &GenerateArgs) -> Outcome {
     if let Some(kind) = args.benchmark {
@@ -16,7 +16,7 @@ pub fn run(args: &GenerateArgs) -> Outcome {
     }
     fs::create_dir_all(&args.dir)
         .and_then(|()| {
-            scenarios::all().iter().try_for_each(|s| {
+            all_scenarios().iter().try_for_each(|s| {
                 write_scenario(&args.dir, s)?;
                 println!("{}", args.dir.join(s.file).display());
                 Ok(())

@@ -13,6 +13,26 @@ use std::path::Path;
 use crate::output::capture_file::CaptureWriter;
 use scenarios::{Container, Scenario};
 
+/// Every scenario, in the order they are written.
+pub fn all_scenarios() -> Vec<Scenario> {
+    vec![
+        scenarios::rc_write_healthy(),
+        scenarios::congestion_ecn_cnp(),
+        scenarios::loss_go_back_n(),
+        scenarios::pfc_storm(),
+        scenarios::bad_icrc(),
+        scenarios::mirror_erspan(),
+        scenarios::opcodes(),
+        scenarios::encapsulations(),
+        scenarios::bidirectional_read_write(),
+        scenarios::reordering(),
+        congestion::dcqcn_reaction(),
+        congestion::dcqcn_slow_recovery(),
+        congestion::incast(),
+        congestion::message_sizes(),
+    ]
+}
+
 /// Writes one scenario into `dir`.
 pub fn write_scenario(dir: &Path, scenario: &Scenario) -> std::io::Result<()> {
     let file = BufWriter::new(fs::File::create(dir.join(scenario.file))?);

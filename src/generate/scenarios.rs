@@ -671,23 +671,3 @@ pub fn reordering() -> Scenario {
     s.push(t0 + (order.len() as i64 + 2) * US, naked.ack(false, 0x40_0000 + 23, 3, ACK_32_CREDITS).encode());
     s.sorted()
 }
-
-/// Every scenario, in the order they are written.
-pub fn all() -> Vec<Scenario> {
-    vec![
-        rc_write_healthy(),
-        congestion_ecn_cnp(),
-        loss_go_back_n(),
-        pfc_storm(),
-        bad_icrc(),
-        mirror_erspan(),
-        opcodes(),
-        encapsulations(),
-        bidirectional_read_write(),
-        reordering(),
-        super::congestion::dcqcn_reaction(),
-        super::congestion::dcqcn_slow_recovery(),
-        super::congestion::incast(),
-        super::congestion::message_sizes(),
-    ]
-}

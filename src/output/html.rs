@@ -9,12 +9,12 @@ use std::net::IpAddr;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::charts::{self, PsnGraph, Series};
+use super::html_figure::{figure, per_second};
 use crate::analyze::chart_data::ChartData;
 use crate::analyze::finding::Finding;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::pfc::PAUSE_CHANNEL;
 use crate::analyze::report::{FlowReport, Report};
-use crate::analyze::timeline::Timeline;
 use crate::analyze::trace::FlowTrace;
 use crate::analyze::{CE_MARKS, CNPS};
 use rocescope_parsers::psn::psn_forward_distance;
@@ -192,36 +192,6 @@ fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Ma
             }
         }
     }
-}
-
-/// A chart with its caption; where there was nothing to draw, one line that says so.
-pub(super) fn figure(id: &str, caption: &str, svg: Option<String>, nothing: &str) -> Markup {
-    html! {
-        figure.chart id=(id) {
-            figcaption { (caption) }
-            @match svg {
-                Some(svg) => (PreEscaped(svg)),
-                None => p.nothing { "Nothing to draw: " (nothing) "." },
-            }
-        }
-    }
-}
-
-/// Points per line chart: a timeline's bins are summed in groups to at most this many.
-const CHART_POINTS: usize = 64;
-
-/// A timeline channel as (ms since `t0`, rate per second over each group of bins).
-pub(super) fn per_second(t: &Timeline, channel: usize, t0: i64, scale: f64) -> Vec<(f64, f64)> {
-    let series = t.series(channel);
-    let group = series.len().div_ceil(CHART_POINTS).max(1);
-    let seconds = (t.width_ns() as f64 / 1e9) * group as f64;
-    series
-        .chunks(group)
-        .map(|c| {
-            let sum: u64 = c.iter().map(|(_, v)| v).sum();
-            ((c[0].0 - t0) as f64 / 1e6, sum as f64 * scale / seconds)
-        })
-        .collect()
 }
 
 fn fabric(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {

@@ -6,7 +6,7 @@
 use maud::{Markup, html};
 
 use super::charts::{self, PALETTE, Series, Shading};
-use super::html::{figure, per_second};
+use super::html_figure::{figure, per_second};
 use crate::analyze::chart_data::ChartData;
 use crate::analyze::report::{FlowReport, Report};
 use crate::analyze::report_congestion::FctSummary;

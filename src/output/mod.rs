@@ -10,6 +10,7 @@ pub mod fields;
 pub mod hexdump;
 pub mod html;
 mod html_congestion;
+mod html_figure;
 pub mod jsonl;
 #[cfg(feature = "tables")]
 pub mod packet_table;

@@ -11,14 +11,13 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::CongestionConfig;
-use crate::analyze::flows::FlowId;
 
 /// A CNP burst of a data flow: what the stream gave, before the capture's bounds decide
 /// whether it was measured ([`CnpBurst::outcome`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CnpBurst {
-    /// The data flow the CNPs were addressed to.
-    pub flow: FlowId,
+    /// The data flow the CNPs were addressed to (its number in the analysis).
+    pub flow: u32,
     /// The frame of its first CNP.
     pub first_frame: u64,
     /// t₀ and t₁: its first and last CNP.
@@ -145,7 +144,7 @@ impl Reaction {
 
     /// A CNP addressed to the flow: it grows the open burst or starts the next (which ends
     /// the open one's search for a recovery).
-    pub fn cnp(&mut self, frame: u64, ts_ns: i64, flow: FlowId, c: &CongestionConfig) {
+    pub fn cnp(&mut self, frame: u64, ts_ns: i64, flow: u32, c: &CongestionConfig) {
         if let Some(burst) = self.open.as_mut().filter(|b| ts_ns - b.end_ns < c.window_ns) {
             burst.end_ns = ts_ns;
             burst.cnps += 1;
