@@ -90,8 +90,10 @@ fn without(mut v: Value, keys: &[&str]) -> Value {
     v
 }
 
-/// Findings about durations, which a replay at its own pace does not reproduce.
-const TIMING_FINDINGS: [&str; 2] = ["PFC_STORM", "RETRANSMIT_TIMEOUT"];
+/// Findings about durations and rates over time windows, which a replay at its own pace does
+/// not reproduce.
+const TIMING_FINDINGS: [&str; 6] =
+    ["PFC_STORM", "RETRANSMIT_TIMEOUT", "DCQCN_NO_REACTION", "DCQCN_SLOW_RECOVERY", "HIGH_TAIL_LATENCY", "INCAST"];
 
 /// What does not depend on when frames were seen.
 fn timeless(r: &Value) -> Value {
