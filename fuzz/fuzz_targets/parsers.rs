@@ -4,10 +4,18 @@
 
 use libfuzzer_sys::fuzz_target;
 use rocescope_parsers::{
-    bth, cm, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, mac_control, opcode, sll, udp, vxlan,
+    bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, sll, udp, vcrc,
+    vxlan,
 };
 
 fuzz_target!(|data: &[u8]| {
+    if let Ok((h, payload)) = erf::ErfHeader::parse(data) {
+        let _ = (h.ts_ns(), h.interface(), h.truncated(), h.rx_error(), payload.len());
+    }
+    if let Ok((l, _)) = lrh::LrhHeader::parse(data) {
+        let _ = (l.vl(), l.lver(), l.sl(), l.next_header(), l.dlid(), l.slid(), l.packet_len());
+    }
+    let _ = (icrc::native(data), vcrc::vcrc(data));
     if let Ok((frame, _)) = ethernet::EthernetFrame::parse(data) {
         let _ = (frame.vlans.outer().map(|t| t.pcp()), frame.vlans.len(), frame.ethertype);
     }

@@ -5,6 +5,8 @@ use core::fmt;
 /// The protocol layer a parser works on; named in every [`Error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Layer {
+    Erf,
+    Lrh,
     Ethernet,
     Vlan,
     LinuxSll,
@@ -25,6 +27,8 @@ impl Layer {
     /// Short lower-case name used in reports (`"bth"`, `"ipv4"`, ...).
     pub fn name(self) -> &'static str {
         match self {
+            Layer::Erf => "erf",
+            Layer::Lrh => "lrh",
             Layer::Ethernet => "ethernet",
             Layer::Vlan => "vlan",
             Layer::LinuxSll => "linux_sll",

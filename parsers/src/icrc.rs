@@ -27,7 +27,12 @@ const MAX_PREFIX: usize = MAX_IPV4_HEADER + 8 + BTH_LEN + SIMD_MIN;
 /// hashed as one contiguous buffer: CRC hardware paths are far cheaper on one long input than
 /// on several short ones.
 fn finish(buf: &mut [u8; MAX_PREFIX], prefix_len: usize, ib_without_icrc: &[u8]) -> u32 {
-    let mut hasher = crc32fast::Hasher::new_with_initial(SEED);
+    finish_from(SEED, buf, prefix_len, ib_without_icrc)
+}
+
+/// [`finish`] from the CRC `initial` of what came before the prefix.
+fn finish_from(initial: u32, buf: &mut [u8; MAX_PREFIX], prefix_len: usize, ib_without_icrc: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new_with_initial(initial);
     let (bth, rest) = match ib_without_icrc.split_first_chunk::<BTH_LEN>() {
         Some((bth, rest)) => (bth.as_slice(), rest),
         None => (ib_without_icrc, &[][..]),
@@ -108,6 +113,29 @@ pub fn rocev1(grh: &[u8; 40], ib_without_icrc: &[u8]) -> u32 {
     let mut buf = [0u8; MAX_PREFIX];
     put_masked_ipv6_shape(&mut buf, grh);
     finish(&mut buf, 40, ib_without_icrc)
+}
+
+/// ICRC of a native InfiniBand packet (the LRH is there: nothing stands in for it), `packet`
+/// from the LRH up to the ICRC. Without a GRH (LNH 2) the LRH is covered with its VL bits set
+/// to ones; with one (LNH 3) the whole LRH is set to ones and the GRH masked as RoCEv1's; the
+/// BTH's byte 4 is set to ones in both (IBA §7.8.1; checked on every frame of a real capture,
+/// `../shared/protocol-facts.md` §15.4). `None` for other LNH values or a packet too short.
+pub fn native(packet: &[u8]) -> Option<u32> {
+    let (lrh, rest) = packet.split_first_chunk::<8>()?;
+    match lrh[1] & 0x03 {
+        2 => {
+            let mut buf = [0u8; MAX_PREFIX];
+            let slot = array_at::<8>(&mut buf, 0)?;
+            *slot = *lrh;
+            slot[0] |= 0xF0;
+            Some(finish_from(0, &mut buf, 8, rest))
+        }
+        3 => {
+            let (grh, ib) = rest.split_first_chunk::<40>()?;
+            Some(rocev1(grh, ib))
+        }
+        _ => None,
+    }
 }
 
 /// The ICRC as it appears on the wire for a computed value (least-significant byte first).
@@ -223,6 +251,39 @@ mod tests {
         masked_bth[4] = 0xFF;
         all.extend_from_slice(&masked_bth);
         assert_eq!(crc32fast::hash(&all), a);
+    }
+
+    #[test]
+    fn native_infiniband_masks_the_vl_without_a_grh_and_the_whole_lrh_with_one() {
+        // an IBA-local ACK: LRH (VL 3, LNH 2), BTH, AETH
+        let lrh = [0x30, 0x02, 0x00, 0x01, 0x00, 0x07, 0x00, 0x04];
+        let bth = [0x11, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x04, 0x08, 0x00, 0x00, 0x00, 0x2A];
+        let aeth = [0x1F, 0x00, 0x00, 0x01];
+        let packet: Vec<u8> = [&lrh[..], &bth, &aeth].concat();
+        // by hand: the LRH with VL = 15, the BTH with byte 4 = 0xFF, hashed from zero
+        let mut masked = packet.clone();
+        masked[0] |= 0xF0;
+        masked[8 + 4] = 0xFF;
+        assert_eq!(native(&packet), Some(crc32fast::hash(&masked)));
+        // the VL and FECN/BECN do not change it; the DLID does
+        let mut hop = packet.clone();
+        hop[0] = 0x70;
+        hop[8 + 4] = 0xC0;
+        assert_eq!(native(&hop), native(&packet));
+        hop[3] = 0x02;
+        assert_ne!(native(&hop), native(&packet));
+        // with a GRH: the LRH is all ones, as the RoCEv1 stand-in
+        let mut global = lrh;
+        global[1] = 0x03;
+        let grh = [0x60; 40];
+        let packet: Vec<u8> = [&global[..], &grh, &bth, &aeth].concat();
+        let ib: Vec<u8> = [&bth[..], &aeth].concat();
+        assert_eq!(native(&packet), Some(rocev1(&grh, &ib)));
+        global[2] = 0x99;
+        assert_eq!(native(&[&global[..], &grh, &bth, &aeth].concat()), native(&packet));
+        // raw packets have no ICRC; too short a packet has none
+        assert_eq!(native(&[0x00, 0x00, 0, 1, 0, 4, 0, 4]), None);
+        assert_eq!(native(&[0x00, 0x03, 0, 1, 0, 4, 0, 4, 0x60]), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 
 pub mod bth;
 pub mod cm;
+pub mod erf;
 pub mod error;
 pub mod erspan;
 pub mod ethernet;
@@ -24,11 +25,13 @@ pub mod ib;
 pub mod icrc;
 pub mod ipv4;
 pub mod ipv6;
+pub mod lrh;
 pub mod mac_control;
 pub mod opcode;
 pub mod psn;
 pub mod sll;
 pub mod udp;
+pub mod vcrc;
 pub mod vxlan;
 
 pub use error::{Error, ErrorKind, Layer};
