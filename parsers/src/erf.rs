@@ -4,7 +4,7 @@
 //! padding up to the record length. Layout: Endace ERF types reference, as summarised in
 //! `../shared/protocol-facts.md` §15.1.
 
-use crate::error::{Error, Layer, be16, split_array, split_bytes};
+use crate::error::{Error, Layer, be16, split_array};
 
 pub const ERF_HEADER_LEN: usize = 16;
 const EXTENSION_LEN: usize = 8;
@@ -41,8 +41,6 @@ impl<'a> ErfHeader<'a> {
     /// Parses the header and its extensions; the rest is the record's payload, cut to `rlen`.
     pub fn parse(input: &'a [u8]) -> Result<(Self, &'a [u8]), Error> {
         let (h, mut rest) = split_array::<ERF_HEADER_LEN>(input, Layer::Erf)?;
-        let mut timestamp = [0; 8];
-        timestamp.copy_from_slice(&h[..8]);
         let rlen = be16([h[10], h[11]]);
         let mut count = 0;
         let mut more = h[8] & 0x80 != 0;
@@ -56,14 +54,13 @@ impl<'a> ErfHeader<'a> {
             count += 1;
         }
         let header_len = ERF_HEADER_LEN + count * EXTENSION_LEN;
-        let (extensions, _) =
-            split_bytes(input.get(ERF_HEADER_LEN..).unwrap_or_default(), count * EXTENSION_LEN, Layer::Erf)?;
+        let extensions = input.get(ERF_HEADER_LEN..header_len).unwrap_or_default();
         let payload_len = usize::from(rlen)
             .checked_sub(header_len)
             .ok_or_else(|| Error::invalid(Layer::Erf, "rlen shorter than the headers"))?;
         let payload = rest.get(..payload_len.min(rest.len())).unwrap_or_default();
         let header = ErfHeader {
-            timestamp: u64::from_le_bytes(timestamp),
+            timestamp: u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]),
             record_type: h[8] & 0x7F,
             flags: h[9],
             rlen,

@@ -11,9 +11,8 @@ use super::scenarios::{
 };
 use crate::generate::scenarios::Container;
 
-/// A sender's stream: RDMA WRITEs of four 64-byte packets, one packet every `spacing(t)` µs
-/// (t in µs from the scenario's start) from `from_us` until `to_us`, each message ACKed 3 µs
-/// after its last packet; a packet just before each of `cnps_at` is CE-marked. The next PSN.
+/// A sender's stream from `from_us` until `to_us` (µs from the scenario's start), with a CNP
+/// from the receiver at each of `cnps_at`.
 struct Stream<'a> {
     conn: &'a Conn,
     from_us: i64,
@@ -22,6 +21,9 @@ struct Stream<'a> {
 }
 
 impl Stream<'_> {
+    /// Writes RDMA WRITEs of four 64-byte packets from `psn`, one packet every `spacing(t)` µs,
+    /// each message ACKed 3 µs after its last packet, the packet just before each CNP
+    /// CE-marked, and the CNPs; the next PSN.
     fn write(&self, s: &mut Scenario, mut psn: u32, spacing: impl Fn(i64) -> i64) -> u32 {
         let (mut t, mut msn) = (self.from_us, 0);
         while t < self.to_us {

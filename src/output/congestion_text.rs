@@ -75,14 +75,8 @@ fn write_completion(out: &mut impl Write, r: &Report) -> io::Result<()> {
             us(s.max_us)
         )
     };
-    let label = |class: &str| match class {
-        "le_4k" => "≤ 4 KiB",
-        "le_64k" => "≤ 64 KiB",
-        "le_1m" => "≤ 1 MiB",
-        _ => "> 1 MiB",
-    };
     for class in completion.by_size.iter().filter(|c| c.fct.messages > 0) {
-        row(out, label(class.class), &class.fct)?;
+        row(out, class.label, &class.fct)?;
     }
     row(out, "all", &completion.all)
 }

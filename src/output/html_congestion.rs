@@ -70,19 +70,13 @@ fn completion(r: &Report, a: &ChartData<'_>) -> Markup {
     let row = |label: &str, s: &FctSummary| {
         html! { tr { td.l { (label) } td { (s.messages) } td { (us(s.p50_us)) } td { (us(s.p99_us)) } td { (us(s.max_us)) } } }
     };
-    let label = |class: &str| match class {
-        "le_4k" => "≤ 4 KiB",
-        "le_64k" => "≤ 64 KiB",
-        "le_1m" => "≤ 1 MiB",
-        _ => "> 1 MiB",
-    };
     html! {
         h3 { "Message completion times (RC)" }
         div.grid {
             table {
                 tr { th.l { "size" } th { "messages" } th { "p50 µs" } th { "p99 µs" } th { "max µs" } }
                 @for class in completion.by_size.iter().filter(|c| c.fct.messages > 0) {
-                    (row(label(class.class), &class.fct))
+                    (row(class.label, &class.fct))
                 }
                 (row("≤ 64 KiB (judged)", &completion.small))
                 (row("all", &completion.all))

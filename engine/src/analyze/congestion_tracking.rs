@@ -17,9 +17,14 @@ use super::histogram::FineHistogram;
 /// CNP bursts whose details are kept; more are counted per flow only.
 pub const MAX_BURSTS_KEPT: usize = 100_000;
 
-/// Message sizes of the completion-time classes: at most 4 KiB, 64 KiB, 1 MiB, and larger.
-pub const SIZE_CLASSES: [(&str, u64); 4] =
-    [("le_4k", 4 << 10), ("le_64k", 64 << 10), ("le_1m", 1 << 20), ("gt_1m", u64::MAX)];
+/// The completion-time classes: their name in the report, as people read it, and the largest
+/// message size they take (at most 4 KiB, 64 KiB, 1 MiB, and larger).
+pub const SIZE_CLASSES: [(&str, &str, u64); 4] = [
+    ("le_4k", "≤ 4 KiB", 4 << 10),
+    ("le_64k", "≤ 64 KiB", 64 << 10),
+    ("le_1m", "≤ 1 MiB", 1 << 20),
+    ("gt_1m", "> 1 MiB", u64::MAX),
+];
 
 /// Completion times of every RC message of the capture, and by size class.
 #[derive(Debug, Clone, Default)]
@@ -31,7 +36,7 @@ pub struct FctTotals {
 impl FctTotals {
     fn record(&mut self, m: Completed) {
         self.all.record(m.fct_ns);
-        let class = SIZE_CLASSES.iter().position(|&(_, most)| m.bytes <= most).unwrap_or(3);
+        let class = SIZE_CLASSES.iter().position(|&(_, _, most)| m.bytes <= most).unwrap_or(3);
         self.by_size[class].record(m.fct_ns);
     }
 

@@ -77,6 +77,9 @@ impl From<&FineHistogram> for FctSummary {
 pub struct SizeClassFct {
     /// `le_4k`, `le_64k`, `le_1m`, `gt_1m`.
     pub class: &'static str,
+    /// The class as people read it (`≤ 4 KiB`), for the writers.
+    #[serde(skip)]
+    pub label: &'static str,
     #[serde(flatten)]
     pub fct: FctSummary,
 }
@@ -201,8 +204,11 @@ pub fn congestion_report(a: &Analyzer) -> CongestionReport {
     let bounds = Bounds::of(a);
     let mut small = a.fct.by_size[0].clone();
     small.merge(&a.fct.by_size[1]);
-    let by_size =
-        SIZE_CLASSES.iter().zip(&a.fct.by_size).map(|(&(class, _), h)| SizeClassFct { class, fct: h.into() }).collect();
+    let by_size = SIZE_CLASSES
+        .iter()
+        .zip(&a.fct.by_size)
+        .map(|(&(class, label, _), h)| SizeClassFct { class, label, fct: h.into() })
+        .collect();
     let incast = match &a.incast {
         IncastSink::Track(incast) => IncastReport {
             receivers: incast.fan_in(),

@@ -47,7 +47,7 @@ pub fn field_bytes(
     let value = field.nth(&frame, occurrence)?;
     let layers = layers_of(&frame);
     let at = layers.iter().enumerate().filter(|(_, (l, _))| *l == layer).nth(occurrence)?.0;
-    let span = layers[at].1.clone();
+    let span = layers[at].1.start.min(record.data.len())..layers[at].1.end.min(record.data.len());
     if span.len() > PROBED {
         return Some(span);
     }

@@ -280,15 +280,10 @@ impl Receiver {
         period.end_ns = e.ts_ns;
         period.peak_fan_in = period.peak_fan_in.max(fan_in);
         // the senders of the fan-in when it opens, and each that enters while it lasts
-        let joining: Box<dyn Iterator<Item = &IpAddr>> = match (opening, entered) {
-            (true, _) => Box::new(self.senders.keys()),
-            (false, true) => Box::new(std::iter::once(&source)),
-            (false, false) => Box::new(std::iter::empty()),
-        };
-        for s in joining {
-            if period.senders.len() < SENDERS_LISTED && !period.senders.contains(s) {
-                period.senders.push(*s);
-            }
+        if opening {
+            self.senders.keys().for_each(|s| period.list(*s));
+        } else if entered {
+            period.list(source);
         }
         let mut signs = std::mem::take(&mut self.pending);
         signs.ce_marks += u64::from(ce);
@@ -308,6 +303,13 @@ impl Receiver {
 }
 
 impl IncastPeriod {
+    /// Lists a sender of its fan-in (the first [`SENDERS_LISTED`]).
+    fn list(&mut self, sender: IpAddr) {
+        if self.senders.len() < SENDERS_LISTED && !self.senders.contains(&sender) {
+            self.senders.push(sender);
+        }
+    }
+
     fn count(&mut self, s: Signs) {
         self.ce_marks += s.ce_marks;
         self.cnps += s.cnps;
