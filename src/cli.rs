@@ -669,6 +669,16 @@ pub fn report_damage(errors: &[crate::capture::CaptureError]) {
     }
 }
 
+/// Tells the user, once per link layer, about frames that were not decoded.
+pub fn report_undecoded(links: &[(crate::analyze::frame::UndecodedLink, u64, u64)]) {
+    for (link, frames, first_frame) in links {
+        let plural = if *frames == 1 { "" } else { "s" };
+        eprintln!(
+            "rocescope: warning: {frames} frame{plural} of {link} not decoded (the first is frame {first_frame})"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -113,7 +113,7 @@ fn tools_available() -> bool {
 
 /// Every reference and real RoCE capture, concatenated (frame numbers follow the files).
 fn merged(dir: &Path) -> Option<PathBuf> {
-    let files = common::roce_captures();
+    let files = common::shared_captures();
     if files.is_empty() {
         return None;
     }
@@ -152,13 +152,22 @@ fn display_filters_select_the_frames_tshark_selects() {
     // tshark decodes RoCE on either UDP port; rocescope, as RoCEv2 does, on the destination
     // port only: frames tshark takes for RoCE with another destination port are left out
     let either_port = tshark_selects(&file, "infiniband && udp && !(udp.dstport == 4791)");
+    // tshark also decodes IP over InfiniBand in UD SEND payloads, which rocescope leaves as
+    // payload: the IP headers inside those frames are not compared
+    let ipoib = tshark_selects(&file, "infiniband && (ip || ipv6 || arp)");
+    let either_port: BTreeSet<u64> = either_port.union(&ipoib).copied().collect();
     assert!(FILTERS.len() + REWRITTEN.len() >= 40);
     let mut selected = 0;
     let pairs = FILTERS.iter().map(|f| (*f, *f)).chain(REWRITTEN.iter().copied());
     for (filter, for_tshark) in pairs {
         let theirs: BTreeSet<u64> = tshark_selects(&file, for_tshark).difference(&either_port).copied().collect();
         let ours: BTreeSet<u64> = rocescope_selects(&file, filter).difference(&either_port).copied().collect();
-        assert_eq!(ours, theirs, "{filter}");
+        let only_ours: Vec<&u64> = ours.difference(&theirs).collect();
+        let only_theirs: Vec<&u64> = theirs.difference(&ours).collect();
+        assert!(
+            only_ours.is_empty() && only_theirs.is_empty(),
+            "{filter}: only rocescope selects {only_ours:?}, only tshark {only_theirs:?}"
+        );
         selected += ours.len();
     }
     assert!(selected > 1000, "the filters selected only {selected} frames");

@@ -70,8 +70,15 @@ fn every_fields_bytes_are_where_tshark_puts_them() {
     }
     let decoder = Decoder::default();
     let (mut compared, mut differ) = (0, Vec::new());
+    let dir = tempfile::tempdir().expect("temp dir");
     for file in samples() {
-        let Some(expected) = tshark_positions(&file) else { return };
+        // tshark 4.0 does not read LINKTYPE_INFINIBAND: the same packets in ERF records,
+        // whose header is outside the frame's bytes, have the same positions
+        let readable = match common::pcap_link_type(&file) {
+            Some(247) => common::infiniband_as_erf(&file, dir.path()),
+            _ => file.clone(),
+        };
+        let Some(expected) = tshark_positions(&readable) else { return };
         let (mut inputs, _) = Inputs::open(std::slice::from_ref(&file), false);
         while let Some(f) = inputs.next_frame() {
             let packet = decoder.decode(&f.record);

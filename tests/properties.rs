@@ -144,7 +144,7 @@ proptest! {
         prop_assert_eq!(tags, built);
         // the network layer
         let net = p.net.expect("network layer");
-        prop_assert_eq!(net.ttl(), f.l3.ttl);
+        prop_assert_eq!(net.ttl(), Some(f.l3.ttl));
         match (f.l3.addresses, net) {
             (Addresses::V4 { src, dst }, Network::Ipv4(_)) => {
                 prop_assert_eq!((p.src_ip(), p.dst_ip()), (Some(IpAddr::from(src)), Some(IpAddr::from(dst))));

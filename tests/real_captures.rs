@@ -1,4 +1,4 @@
-//! The real captures in `../shared/captures/real/` (hardware NIC and soft-RoCE) decode without
+//! The real captures in `../shared/captures/real/` (hardware NIC, soft-RoCE, native InfiniBand) decode without
 //! a malformed frame, with every ICRC ok, and agree with tshark's opcode, PSN and destination QP
 //! for every frame (the tshark comparison is skipped where tshark is not installed).
 
@@ -11,6 +11,7 @@ const CAPTURES: &[(&str, usize, usize)] = &[
     ("hwnic_rc_send_imm.pcap", 105, 123),
     ("softroce_cm_write_read.pcap", 12, 12),
     ("softroce_cm_write_read_distinct_qpns.pcap", 12, 16),
+    ("native_ib_erf_cm_rc.pcap", 43, 43),
 ];
 
 #[test]
@@ -86,6 +87,7 @@ fn real_captures_pair_their_connections_and_show_no_loss() {
         ("hwnic_rc_send_imm.pcap", "192.168.70.4", 0x48, "192.168.70.6", 0x45, "psn"),
         ("softroce_cm_write_read.pcap", "192.168.65.5", 0x11, "192.168.65.4", 0x11, "cm"),
         ("softroce_cm_write_read_distinct_qpns.pcap", "192.168.2.25", 0x11, "192.168.2.24", 0x17, "cm"),
+        ("native_ib_erf_cm_rc.pcap", "LID 4", 0xfc0407, "LID 1", 0x870408, "cm"),
     ];
     for (file, a, a_to_p_qp, p, p_to_a_qp, method) in cases {
         let report = analyze(&dir.join(file));

@@ -92,7 +92,7 @@ impl<S: FrameSink> InOrder<S> {
         decoder: &Decoder,
     ) -> io::Result<()> {
         let InputFrame { number, file, ref record } = *frame;
-        self.first_ts_ns.get_or_insert(record.ts_ns);
+        self.first_ts_ns.get_or_insert(packet.ts_ns);
         // a filter on the analysis's verdicts waits for them; any other is decided now
         let shown = shown && (self.filters_on_verdicts() || self.passes(number, packet, None));
         if self.waiting.is_empty() {

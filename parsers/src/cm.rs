@@ -367,7 +367,7 @@ impl CmMessage<'_> {
 }
 
 /// Names CM attributes (IBA Table 99).
-pub fn attribute_name(attribute_id: u16) -> &'static str {
+fn attribute_name(attribute_id: u16) -> &'static str {
     match attribute_id {
         0x0001 => "ClassPortInfo",
         ATTR_REQ => "ConnectRequest",

@@ -86,10 +86,12 @@ impl<'a> ErfHeader<'a> {
         self.flags & 0x10 != 0
     }
 
-    /// The timestamp in nanoseconds since the Unix epoch.
+    /// The timestamp in nanoseconds since the Unix epoch, the binary fraction rounded to the
+    /// nearest nanosecond (as Wireshark rounds it).
     pub fn ts_ns(&self) -> i64 {
         let seconds = (self.timestamp >> 32) as i64;
-        let fraction = ((self.timestamp & 0xFFFF_FFFF) * 1_000_000_000) >> 32;
+        let scaled = (self.timestamp & 0xFFFF_FFFF) * 1_000_000_000;
+        let fraction = (scaled + ((scaled & 0x8000_0000) << 1)) >> 32;
         seconds * 1_000_000_000 + fraction as i64
     }
 }
@@ -117,6 +119,10 @@ mod tests {
         assert_eq!((h.record_type, h.interface(), h.rlen, h.loss_counter, h.wlen), (TYPE_INFINIBAND, 1, 24, 3, 6));
         assert_eq!(payload, [1, 2, 3, 4, 5, 6, 0, 0]);
         assert_eq!(h.ts_ns(), 1_500_000_000);
+        // a fraction between two nanoseconds rounds to the nearer: 0x7ff07040 / 2^32 s is
+        // 499762549.996 ns
+        let between = ErfHeader { timestamp: 0x7FF0_7040, ..h };
+        assert_eq!(between.ts_ns(), 499_762_550);
         assert!(h.extensions.is_empty() && !h.truncated() && !h.rx_error());
     }
 

@@ -7,6 +7,8 @@
 use crate::error::{Error, Layer};
 use crate::ipv6::Ipv6Header;
 
+pub const GRH_LEN: usize = 40;
+
 /// NxtHdr value announcing a BTH (IBA §8.3.1).
 pub const NEXT_HEADER_BTH: u8 = 0x1B;
 

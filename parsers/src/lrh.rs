@@ -58,6 +58,11 @@ impl<'a> LrhHeader<'a> {
         self.bytes[1] >> 4
     }
 
+    /// The 2 reserved bits between SL and LNH.
+    pub fn reserved2(&self) -> u8 {
+        (self.bytes[1] >> 2) & 0x03
+    }
+
     /// The LNH field's 2 bits.
     pub fn lnh(&self) -> u8 {
         self.bytes[1] & 0x03
@@ -79,6 +84,11 @@ impl<'a> LrhHeader<'a> {
     /// PktLen: the packet's length in 4-byte words, LRH through ICRC.
     pub fn packet_words(&self) -> u16 {
         be16([self.bytes[4], self.bytes[5]]) & 0x07FF
+    }
+
+    /// The 5 reserved bits before PktLen.
+    pub fn reserved5(&self) -> u8 {
+        self.bytes[4] >> 3
     }
 
     /// The packet's length in bytes, LRH through ICRC (the VCRC's 2 bytes follow).
@@ -112,6 +122,7 @@ mod tests {
         let (lrh, _) = LrhHeader::parse(&bytes).unwrap();
         assert_eq!((lrh.vl(), lrh.sl(), lrh.next_header()), (15, 9, NextHeader::IbaGlobal));
         assert_eq!((lrh.dlid(), lrh.packet_words()), (PERMISSIVE_LID, 0x12));
+        assert_eq!((lrh.reserved2(), lrh.reserved5()), (3, 0x1F));
     }
 
     #[test]

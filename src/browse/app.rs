@@ -156,9 +156,9 @@ impl App {
         Some(show(&entry, &packet))
     }
 
-    /// When the capture's first frame was captured.
+    /// When the capture's first frame was captured (its decoded time: an ERF record's own).
     pub fn first_ts_ns(&self) -> i64 {
-        self.index.entry(0).map_or(0, |e| e.location.ts_ns)
+        self.index.entry(0).map_or(0, |e| self.decoder.decode(&e.location.record(&self.mappings)).ts_ns)
     }
 
     /// Filters the frames indexed since the last step (some of them).

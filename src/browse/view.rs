@@ -164,7 +164,7 @@ fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
             let _ = crate::output::summary::write_info(&mut info, packet);
             let _ = write_verdict_flag(&mut info, &entry.verdict);
             let mut time = String::new();
-            let _ = clock.write(&mut time, entry.location.ts_ns);
+            let _ = clock.write(&mut time, packet.ts_ns);
             let text = if entry.verdict.flow == Some(ladder.flow) {
                 format!("{:>7} {time:<12} ──► {info}", position + 1)
             } else {

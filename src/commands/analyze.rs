@@ -7,7 +7,7 @@ use super::exit::{Failure, Outcome, fail_on, written};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
-use crate::cli::{AnalyzeArgs, report_damage, report_unreadable};
+use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
@@ -49,6 +49,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         .and_then(|()| analysis.finish())
         .map_err(|e| Failure::Output(format!("cannot write the packet table: {e}")))?;
     report_damage(&damage);
+    report_undecoded(analyzer.undecoded_links());
     if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }

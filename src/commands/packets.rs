@@ -8,7 +8,7 @@ use super::exit::{Failure, Outcome, written};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, Verdict};
 use crate::capture::{Frame as InputFrame, Inputs};
-use crate::cli::{ExportFormat, PacketsArgs, PacketsFormat, report_damage, report_unreadable};
+use crate::cli::{ExportFormat, PacketsArgs, PacketsFormat, report_damage, report_undecoded, report_unreadable};
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
@@ -36,6 +36,7 @@ pub fn run(args: &PacketsArgs) -> Outcome {
     };
     let ran = pipeline::run(&mut inputs, &decoder, &mut listing, &|_| {});
     report_damage(&ran.damage);
+    report_undecoded(listing.analyzer.undecoded_links());
     written(header.and(ran.result), |e| format!("cannot write the output: {e}"))?;
     if ran.frames == 0 && (!unreadable.is_empty() || !ran.damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));

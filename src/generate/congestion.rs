@@ -128,7 +128,8 @@ pub fn incast() -> Scenario {
 /// resent after a 1 ms timeout (HIGH_TAIL_LATENCY).
 pub fn message_sizes() -> Scenario {
     let conn = Conn { a: endpoint(7, 0x0B0707), b: endpoint(8, 0x0B0808), vlan: None };
-    let mut s = Scenario { container: Container::Pcap { snaplen: 128 }, ..Scenario::pcap("message_sizes.pcap") };
+    let mut s =
+        Scenario { container: Container::Pcap { snaplen: 128, link_type: 1 }, ..Scenario::pcap("message_sizes.pcap") };
     let mut psn = 0x50_0000;
     let mut t = 0;
     let mut msn = 0;

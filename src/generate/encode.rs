@@ -3,8 +3,8 @@
 //! built frame is valid unless a scenario damages it on purpose.
 
 use rocescope_parsers::ext::ExtHeaders;
-use rocescope_parsers::icrc;
 use rocescope_parsers::opcode::{self, ExtHeader};
+use rocescope_parsers::{icrc, vcrc};
 
 pub type Mac = [u8; 6];
 
@@ -155,6 +155,46 @@ impl BthFields {
     }
 }
 
+/// The LRH fields an InfiniBand link gives a packet (LVer 0; LNH and PktLen are computed).
+#[derive(Debug, Clone, Copy)]
+pub struct Lrh {
+    pub vl: u8,
+    pub sl: u8,
+    pub slid: u16,
+    pub dlid: u16,
+}
+
+/// An ERF record (type 21 InfiniBand, 25 InfiniBand link, or 2 Ethernet with its 2 bytes of
+/// padding before the frame) around `packet`, captured whole: a 16-byte header with the
+/// timestamp as a binary fraction, the varying-length flag, the loss counter, the wire length,
+/// and a record length rounded up to 8 bytes, as `ibdump` writes them (the padding itself is
+/// not captured).
+pub fn erf_record(ts_ns: i64, record_type: u8, loss_counter: u16, packet: &[u8]) -> Vec<u8> {
+    let pad = if record_type == 2 { 2 } else { 0 };
+    let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000) as u64, ts_ns.rem_euclid(1_000_000_000) as u64);
+    // the fraction rounded up, which rounds back to the same nanosecond
+    let fraction = (nanos << 32).div_ceil(1_000_000_000);
+    let mut r = ((seconds << 32) | fraction).to_le_bytes().to_vec();
+    let rlen = (16 + pad + packet.len()).div_ceil(8) * 8;
+    r.extend_from_slice(&[record_type, 0x04]);
+    r.extend_from_slice(&(rlen as u16).to_be_bytes());
+    r.extend_from_slice(&loss_counter.to_be_bytes());
+    r.extend_from_slice(&(packet.len() as u16).to_be_bytes());
+    r.extend(std::iter::repeat_n(0u8, pad));
+    r.extend_from_slice(packet);
+    r
+}
+
+/// An InfiniBand link packet (IBA §7.9.4): a normal flow-control packet for `vl` with its
+/// FCTBS and FCCL, and its LPCRC (the VCRC's CRC-16 over the first 4 bytes).
+pub fn flow_control_packet(vl: u8, fctbs: u16, fccl: u16) -> Vec<u8> {
+    let mut p = (fctbs & 0x0FFF).to_be_bytes().to_vec();
+    p.extend_from_slice(&((u16::from(vl & 0x0F) << 12) | (fccl & 0x0FFF)).to_be_bytes());
+    let lpcrc = vcrc::vcrc(&p);
+    p.extend_from_slice(&vcrc::to_wire(lpcrc));
+    p
+}
+
 /// A whole RoCE frame.
 #[derive(Debug, Clone)]
 pub struct RoceFrame {
@@ -205,6 +245,31 @@ impl RoceFrame {
                 f
             }
         }
+    }
+
+    /// The same transport packet on an InfiniBand link: the LRH, a GRH when `self.l3` is one
+    /// (its GIDs and hop limit; the traffic class from DSCP and ECN), the BTH onwards, the
+    /// native ICRC and the VCRC (`../shared/protocol-facts.md` §15). Ethernet, IP and UDP are
+    /// not used.
+    pub fn encode_native(&self, lrh: &Lrh) -> Vec<u8> {
+        let ib = self.transport_without_icrc();
+        let grh = match self.l3.addresses {
+            Addresses::Grh { .. } => self.l3.header(0x1B, ib.len() + 4),
+            Addresses::V4 { .. } | Addresses::V6 { .. } => Vec::new(),
+        };
+        let words = ((8 + grh.len() + ib.len() + 4) / 4) as u16;
+        let lnh = if grh.is_empty() { 2 } else { 3 };
+        let mut packet = vec![lrh.vl << 4, (lrh.sl << 4) | lnh];
+        packet.extend_from_slice(&lrh.dlid.to_be_bytes());
+        packet.extend_from_slice(&(words & 0x07FF).to_be_bytes());
+        packet.extend_from_slice(&lrh.slid.to_be_bytes());
+        packet.extend_from_slice(&grh);
+        packet.extend_from_slice(&ib);
+        let crc = icrc::native(&packet).expect("an LRH with a BTH after it");
+        packet.extend_from_slice(&icrc::to_wire(crc));
+        let variant = vcrc::vcrc(&packet);
+        packet.extend_from_slice(&vcrc::to_wire(variant));
+        packet
     }
 
     /// BTH, extended headers, payload and pad.

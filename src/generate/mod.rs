@@ -4,6 +4,7 @@
 pub mod bench;
 mod congestion;
 pub mod encode;
+mod infiniband;
 pub mod scenarios;
 
 use std::fs;
@@ -30,6 +31,9 @@ pub fn all_scenarios() -> Vec<Scenario> {
         congestion::dcqcn_slow_recovery(),
         congestion::incast(),
         congestion::message_sizes(),
+        infiniband::rc_with_grh(),
+        infiniband::go_back_n(),
+        infiniband::crc_errors(),
     ]
 }
 
@@ -37,7 +41,7 @@ pub fn all_scenarios() -> Vec<Scenario> {
 pub fn write_scenario(dir: &Path, scenario: &Scenario) -> std::io::Result<()> {
     let file = BufWriter::new(fs::File::create(dir.join(scenario.file))?);
     let mut w = match &scenario.container {
-        Container::Pcap { snaplen } => CaptureWriter::pcap(file, 1, *snaplen, false, false)?,
+        Container::Pcap { snaplen, link_type } => CaptureWriter::pcap(file, *link_type, *snaplen, false, false)?,
         Container::Pcapng { interfaces } => CaptureWriter::pcapng(file, interfaces)?,
     };
     for frame in &scenario.frames {

@@ -38,7 +38,7 @@ impl Rng {
 /// How a scenario is stored.
 #[derive(Debug, Clone)]
 pub enum Container {
-    Pcap { snaplen: u32 },
+    Pcap { snaplen: u32, link_type: u32 },
     Pcapng { interfaces: Vec<Interface> },
 }
 
@@ -61,7 +61,12 @@ pub struct Scenario {
 
 impl Scenario {
     pub(super) fn pcap(file: &'static str) -> Self {
-        Scenario { file, container: Container::Pcap { snaplen: 65535 }, frames: Vec::new() }
+        Scenario::pcap_of(file, 1)
+    }
+
+    /// A classic pcap file of another link type.
+    pub(super) fn pcap_of(file: &'static str, link_type: u32) -> Self {
+        Scenario { file, container: Container::Pcap { snaplen: 65535, link_type }, frames: Vec::new() }
     }
 
     pub(super) fn push(&mut self, ts_ns: i64, bytes: Vec<u8>) {
@@ -186,7 +191,7 @@ pub(super) fn read_request(conn: &Conn, from_a: bool, psn: u32, len: u32) -> Roc
 }
 
 /// CM REQ / REP / RTU between A (active) and B, then nothing else.
-fn cm_setup(conn: &Conn, a_psn: u32, b_psn: u32, mtu_code: u8) -> [RoceFrame; 3] {
+pub(super) fn cm_setup(conn: &Conn, a_psn: u32, b_psn: u32, mtu_code: u8) -> [RoceFrame; 3] {
     // Each side's QP1 numbers its MADs with its own PSNs.
     let gsi = |from_a: bool, attribute: u16, tid: u64, fields: &[(usize, &[u8])]| {
         let psn = if from_a { 0x40 + u32::from(attribute == 0x0014) } else { 0x90 };

@@ -49,10 +49,11 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
     writeln!(out, "  duration {} ms, {} frames, {} bytes", ms(r.capture.duration_ns as u64), t.frames, t.bytes)?;
     writeln!(
         out,
-        "  RoCE {} (v2 {}, v1 {}), other {} (PFC {}, PAUSE {}), malformed {}, mirror duplicates {}",
+        "  RoCE {} (v2 {}, v1 {}{}), other {} (PFC {}, PAUSE {}), malformed {}, mirror duplicates {}",
         t.roce_packets,
         t.roce_v2,
         t.roce_v1,
+        if t.infiniband > 0 { format!(", native InfiniBand {}", t.infiniband) } else { String::new() },
         t.non_roce,
         t.pfc_frames,
         t.pause_frames,
@@ -60,6 +61,21 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
         t.mirror_duplicates
     )?;
     writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.icrc.ok, r.icrc.bad, r.icrc.unverifiable)?;
+    if t.infiniband + t.infiniband_link > 0 {
+        let ib = &r.infiniband;
+        writeln!(
+            out,
+            "  InfiniBand: {} packets, {} link packets; VCRC {} ok, {} bad, {} unverifiable; FECN {}, BECN {}; ERF records lost {}",
+            t.infiniband,
+            t.infiniband_link,
+            ib.vcrc_ok,
+            ib.vcrc_bad,
+            ib.vcrc_unverifiable,
+            ib.fecn,
+            ib.becn,
+            ib.erf_records_lost
+        )?;
+    }
     writeln!(
         out,
         "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE; CNPs {}",

@@ -4,7 +4,7 @@
 //! ([`super::html_congestion`]), and a detail section per flow with its PSN graph, throughput,
 //! ACK latency and its rate around CNPs. It prints as it shows.
 
-use std::net::IpAddr;
+use crate::decode::Endpoint;
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
@@ -120,10 +120,17 @@ fn facts(r: &Report) -> Markup {
         dl.facts {
             dt { "Duration" } dd { (ms(r.capture.duration_ns)) }
             dt { "Frames" } dd { (t.frames) " frames, " (t.bytes) " bytes" }
-            dt { "RoCE" } dd { (t.roce_packets) " packets (" (percent(t.roce_packets, t.frames)) "): v2 " (t.roce_v2) ", v1 " (t.roce_v1) "; " (r.flows.len()) " flows" }
+            dt { "RoCE" } dd { (t.roce_packets) " packets (" (percent(t.roce_packets, t.frames)) "): v2 " (t.roce_v2) ", v1 " (t.roce_v1) ", native InfiniBand " (t.infiniband) "; " (r.flows.len()) " flows" }
             dt { "Other frames" } dd { "PFC " (t.pfc_frames) ", PAUSE " (t.pause_frames) ", other " (t.non_roce.saturating_sub(t.pfc_frames + t.pause_frames)) ", malformed " (t.malformed) }
             dt { "ICRC" } dd { (r.icrc.ok) " ok, " strong { (r.icrc.bad) " bad" } ", " (r.icrc.unverifiable) " unverifiable" }
             dt { "ECN" } dd { (r.ecn.ce) " CE-marked of " (t.roce_v2) " RoCEv2 packets; " (r.cnps) " CNPs" }
+            @if t.infiniband + t.infiniband_link > 0 {
+                dt { "InfiniBand" } dd {
+                    (t.infiniband) " packets, " (t.infiniband_link) " link packets; VCRC " (r.infiniband.vcrc_ok) " ok, "
+                    strong { (r.infiniband.vcrc_bad) " bad" } ", " (r.infiniband.vcrc_unverifiable) " unverifiable; FECN "
+                    (r.infiniband.fecn) ", BECN " (r.infiniband.becn) "; ERF records lost " (r.infiniband.erf_records_lost)
+                }
+            }
             dt { "Capture quality" } dd {
                 (r.capture.snaplen_cut) " frames cut by the snap length, " (r.capture.mirror_truncated) " truncated by a mirror, "
                 (t.mirror_duplicates) " mirror duplicates, " (r.capture.non_monotonic_timestamps) " timestamps going backwards"
@@ -238,7 +245,7 @@ fn fabric(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {
 }
 
 fn top_talkers(r: &Report) -> Vec<(String, f64)> {
-    let mut by_host: Vec<(IpAddr, u64)> = Vec::new();
+    let mut by_host: Vec<(Endpoint, u64)> = Vec::new();
     for f in &r.flows {
         match by_host.iter_mut().find(|(h, _)| *h == f.src_ip) {
             Some((_, b)) => *b += f.counts.bytes,

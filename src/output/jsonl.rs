@@ -272,7 +272,9 @@ fn write_link_and_network(o: &mut Object<'_>, p: &DecodedFrame<'_>) -> serde_jso
     o.serialize_field("dst_mac", &p.dst_mac().map(Mac))?;
     o.serialize_field("src_ip", &p.src_ip().map(Disp))?;
     o.serialize_field("dst_ip", &p.dst_ip().map(Disp))?;
-    o.serialize_field("ttl", &p.net.map(|n| n.ttl()))?;
+    o.serialize_field("slid", &p.lrh.map(|l| l.slid()))?;
+    o.serialize_field("dlid", &p.lrh.map(|l| l.dlid()))?;
+    o.serialize_field("ttl", &p.net.and_then(|n| n.ttl()))?;
     o.serialize_field("dscp", &p.net.and_then(|n| n.dscp()))?;
     o.serialize_field("ecn", &p.net.and_then(|n| n.ecn()))?;
     o.serialize_field("udp_sport", &p.udp.map(|u| u.source_port()))?;
@@ -316,6 +318,7 @@ fn write_transport(o: &mut Object<'_>, p: &DecodedFrame<'_>) -> serde_json::Resu
     o.serialize_field("icrc", &roce.map(|r| r.icrc.name()))?;
     o.serialize_field("icrc_wire", &roce.and_then(|r| r.ib.icrc()).map(Hex4))?;
     o.serialize_field("icrc_computed", &roce.and_then(|r| r.icrc_computed).map(|c| Hex4(c.to_le_bytes())))?;
+    o.serialize_field("vcrc", &roce.and_then(|r| r.vcrc).map(|v| v.status.name()))?;
     o.serialize_field("cm", &roce.and_then(|r| r.cm).map(|cm| cm_json(cm.header.attribute_id(), &cm.message)))?;
     Ok(())
 }

@@ -8,13 +8,14 @@ use rocescope_parsers::ext::{AethKind, ExtHeaders};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::CNP;
 
-use crate::decode::{Body, DecodedFrame, Link, Network, Other, Roce};
+use crate::decode::{Body, DecodedFrame, IcrcStatus, Link, Network, Other, Roce};
 use crate::fields::names::{ethertype_name, write_opcode_words};
 
 /// The protocol column.
 pub fn protocol(p: &DecodedFrame<'_>) -> &'static str {
     match &p.body {
         Body::Roce(r) if r.cm.is_some() => "RDMA-CM",
+        Body::Roce(r) if r.is_native() => "InfiniBand",
         Body::Roce(r) if r.version == 1 => "RoCEv1",
         Body::Roce(_) => "RoCEv2",
         Body::MacControl(MacControl::Pfc(_)) => "PFC",
@@ -30,6 +31,9 @@ pub fn protocol(p: &DecodedFrame<'_>) -> &'static str {
             Other::Icmpv6 => "ICMPv6",
             Other::Gre { .. } => "GRE",
             Other::MacControl { .. } => "MAC-Ctrl",
+            Other::InfinibandNonIba { .. } => "InfiniBand",
+            Other::InfinibandLink { .. } => "InfiniBand Link",
+            Other::ErfType(_) => "ERF",
             Other::UnsupportedLink(_) => "Link",
             Other::IpFragment | Other::IpProtocol(_) => match p.net {
                 Some(Network::Ipv6(_)) => "IPv6",
@@ -39,7 +43,7 @@ pub fn protocol(p: &DecodedFrame<'_>) -> &'static str {
     }
 }
 
-/// Writes the source and destination columns' contents: IP addresses (or RoCEv1 GIDs), else
+/// Writes the source and destination columns' contents: IP addresses (or GIDs, or LIDs), else
 /// MAC addresses, else the cooked-capture link address.
 pub fn write_endpoints(src: &mut impl Write, dst: &mut impl Write, p: &DecodedFrame<'_>) -> fmt::Result {
     if let Some(net) = p.net {
@@ -95,6 +99,12 @@ fn write_other(out: &mut impl Write, other: &Other) -> fmt::Result {
         Other::IpProtocol(proto) => write!(out, "IP protocol {proto}"),
         Other::Gre { protocol } => write!(out, "GRE protocol 0x{protocol:04x}"),
         Other::MacControl { opcode } => write!(out, "MAC Control opcode 0x{opcode:04x}"),
+        Other::InfinibandNonIba { lnh: 0 } => out.write_str("Raw packet (LNH 0, no IBA transport)"),
+        Other::InfinibandNonIba { lnh } => write!(out, "IPv6 over InfiniBand (LNH {lnh}, not decoded)"),
+        Other::InfinibandLink { operand: 0 } => out.write_str("Link packet: Normal Flow Control"),
+        Other::InfinibandLink { operand: 1 } => out.write_str("Link packet: Flow Control Init"),
+        Other::InfinibandLink { operand } => write!(out, "Link packet: reserved operand {operand}"),
+        Other::ErfType(t) => write!(out, "ERF record type {t} not decoded"),
         Other::UnsupportedLink(l) => write!(out, "link type {l} not decoded"),
     }
 }
@@ -167,7 +177,11 @@ fn write_roce(out: &mut impl Write, roce: &Roce<'_>) -> fmt::Result {
     if bth.becn() && bth.opcode() != CNP {
         out.write_str(" BECN")?;
     }
-    write!(out, " ICRC {}", roce.icrc.name())
+    write!(out, " ICRC {}", roce.icrc.name())?;
+    match roce.vcrc {
+        Some(v) if v.status != IcrcStatus::Ok => write!(out, " VCRC {}", v.status.name()),
+        _ => Ok(()),
+    }
 }
 
 fn write_request_extras(out: &mut impl Write, ext: &ExtHeaders) -> fmt::Result {

@@ -39,6 +39,14 @@ fn section_of(layer: Layer) -> Section {
     match layer {
         Layer::Frame => section(Own, &["frame.", "rocescope.frame."]),
         Layer::Sll => section(Summary("Linux cooked capture", &[]), &["sll."]),
+        Layer::Erf => section(Label("erf"), &["erf."]),
+        Layer::Lrh => section(
+            Summary(
+                "InfiniBand Local Route Header",
+                &[("SLID", "infiniband.lrh.slid"), ("DLID", "infiniband.lrh.dlid")],
+            ),
+            &["infiniband.lrh."],
+        ),
         Layer::RawIp | Layer::UnsupportedLink | Layer::OtherVlan(_) | Layer::ExtCut | Layer::Other => section(Own, &[]),
         Layer::Ethernet => section(Summary("Ethernet II", &[("Src", "eth.src"), ("Dst", "eth.dst")]), &["eth."]),
         Layer::Vlan => section(
@@ -60,7 +68,7 @@ fn section_of(layer: Layer) -> Section {
         Layer::Vxlan => section(Label("vxlan"), &["vxlan."]),
         Layer::Grh => section(
             Summary(
-                "InfiniBand Global Route Header (RoCEv1)",
+                "InfiniBand Global Route Header",
                 &[("SGID", "infiniband.grh.sgid"), ("DGID", "infiniband.grh.dgid")],
             ),
             &["infiniband.grh."],
@@ -73,6 +81,7 @@ fn section_of(layer: Layer) -> Section {
         Layer::Cm => section(Own, &["infiniband.cm."]),
         Layer::Payload => section(Summary("Payload", &[]), &["rocescope.payload."]),
         Layer::Icrc => section(Summary("Invariant CRC", &[]), &["infiniband.invariant.crc", "rocescope.icrc."]),
+        Layer::Vcrc => section(Summary("Variant CRC", &[]), &["infiniband.variant.crc", "rocescope.vcrc."]),
         Layer::MacControl => section(Label("macc"), &["macc."]),
         Layer::Malformed => section(Own, &["rocescope.malformed", "rocescope.malformed."]),
         Layer::Trailer => section(Summary("Trailer", &[]), &["rocescope.trailer", "rocescope.trailer."]),

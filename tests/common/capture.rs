@@ -50,11 +50,18 @@ pub fn ack(from: Side, to: Side, psn: u32, syndrome: u8) -> RoceFrame {
 pub struct Capture {
     dir: tempfile::TempDir,
     pub frames: Vec<(i64, Vec<u8>)>,
+    /// The pcap file's link type (1, Ethernet, unless set).
+    pub link_type: u32,
 }
 
 impl Capture {
     pub fn new() -> Self {
-        Capture { dir: tempfile::tempdir().expect("temp dir"), frames: Vec::new() }
+        Capture { dir: tempfile::tempdir().expect("temp dir"), frames: Vec::new(), link_type: 1 }
+    }
+
+    /// An empty capture of another link type.
+    pub fn of_link_type(link_type: u32) -> Self {
+        Capture { link_type, ..Capture::new() }
     }
 
     pub fn add(&mut self, ts: i64, f: &RoceFrame) -> &mut Self {
@@ -76,7 +83,8 @@ impl Capture {
     pub fn write(&self) -> PathBuf {
         let path = self.dir.path().join("capture.pcap");
         let mut w =
-            CaptureWriter::pcap(std::fs::File::create(&path).expect("create"), 1, 65535, true, false).expect("header");
+            CaptureWriter::pcap(std::fs::File::create(&path).expect("create"), self.link_type, 65535, true, false)
+                .expect("header");
         for (ts, bytes) in &self.frames {
             w.packet(0, *ts, bytes).expect("record");
         }

@@ -81,6 +81,35 @@ pub fn rocescope_bth_fields(path: &std::path::Path) -> String {
         .collect()
 }
 
+/// The link type in a little-endian classic pcap file's header (as the samples are); `None`
+/// for another file.
+pub fn pcap_link_type(path: &std::path::Path) -> Option<u32> {
+    let bytes = std::fs::read(path).expect("the capture reads");
+    let magic = bytes.get(..4)?;
+    if magic != [0xD4, 0xC3, 0xB2, 0xA1] && magic != [0x4D, 0x3C, 0xB2, 0xA1] {
+        return None;
+    }
+    Some(u32::from_le_bytes(bytes.get(20..24)?.try_into().ok()?))
+}
+
+/// A copy, in `dir`, of a LINKTYPE_INFINIBAND capture with each packet in an ERF record as
+/// `ibdump` writes them: tshark 4.0 reads ERF but not link type 247.
+pub fn infiniband_as_erf(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
+    use rocescope::generate::encode::erf_record;
+    use rocescope::output::capture_file::CaptureWriter;
+    let (mut inputs, errors) = rocescope_engine::capture::Inputs::open(&[path.to_path_buf()], false);
+    assert!(errors.is_empty(), "{errors:?}");
+    let copy = dir.join(path.file_name().expect("a file name"));
+    let file = std::io::BufWriter::new(std::fs::File::create(&copy).expect("the copy is created"));
+    let mut w = CaptureWriter::pcap(file, 197, 65535, true, false).expect("a pcap header");
+    while let Some(frame) = inputs.next_frame() {
+        let record = erf_record(frame.record.ts_ns, 21, 0, frame.record.data);
+        w.packet(0, frame.record.ts_ns, &record).expect("a record");
+    }
+    w.finish().expect("the copy is written");
+    copy
+}
+
 /// Is tshark installed? Says the test is skipped when it is not.
 pub fn tshark_available() -> bool {
     let found = Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success());
@@ -90,9 +119,8 @@ pub fn tshark_available() -> bool {
     found
 }
 
-/// The reference and real RoCE captures under `shared/` (not the native InfiniBand one, which
-/// rocescope does not decode yet), sorted.
-pub fn roce_captures() -> Vec<PathBuf> {
+/// The reference and real captures under `shared/` (RoCE and native InfiniBand), sorted.
+pub fn shared_captures() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in ["reference-captures", "captures/real"] {
         let Some(dir) = shared_subdir(dir) else { continue };
@@ -100,7 +128,6 @@ pub fn roce_captures() -> Vec<PathBuf> {
             .expect("listing")
             .map(|e| e.expect("entry").path())
             .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
-            .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("native_ib")))
             .collect();
         found.sort();
         files.extend(found);

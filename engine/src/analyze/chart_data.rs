@@ -7,6 +7,7 @@ use super::congestion_tracking::IncastSink;
 use super::histogram::{FineHistogram, LogHistogram};
 use super::timeline::Timeline;
 use super::trace::FlowTrace;
+use crate::decode::Endpoint;
 
 /// A read-only view of an analysis for charts.
 pub struct ChartData<'a>(&'a Analyzer);
@@ -50,7 +51,7 @@ impl<'a> ChartData<'a> {
     }
 
     /// The largest fan-in of `receiver` over time, for the first receivers.
-    pub fn fan_in(&self, receiver: std::net::IpAddr) -> Option<&'a Timeline> {
+    pub fn fan_in(&self, receiver: Endpoint) -> Option<&'a Timeline> {
         match &self.0.incast {
             IncastSink::Track(incast) => incast.over_time(receiver),
             IncastSink::Record(_) => None,

@@ -4,18 +4,17 @@
 //! of the connection are then known exactly: active → passive packets carry the passive QPN,
 //! passive → active packets the active QPN.
 
-use std::net::IpAddr;
-
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::frame::CmFacts;
+use crate::decode::Endpoint;
 
 /// A connection set up by CM in the capture.
 #[derive(Debug, Clone, Serialize)]
 pub struct Connection {
-    pub active_ip: IpAddr,
-    pub passive_ip: IpAddr,
+    pub active_ip: Endpoint,
+    pub passive_ip: Endpoint,
     pub active_qpn: u32,
     pub passive_qpn: Option<u32>,
     pub active_start_psn: u32,
@@ -53,11 +52,11 @@ pub struct CmTracker {
     /// Connections by (active IP, passive IP, active communication ID). Every message of a
     /// connection travels between its two hosts, so a message is matched only with requests
     /// between the same two (which keeps the tracker of one host pair apart from the others').
-    by_active: FxHashMap<(IpAddr, IpAddr, u32), usize>,
+    by_active: FxHashMap<(Endpoint, Endpoint, u32), usize>,
 }
 
 impl CmTracker {
-    pub fn observe(&mut self, frame: u64, src: IpAddr, dst: IpAddr, message: &CmFacts) -> CmEvent {
+    pub fn observe(&mut self, frame: u64, src: Endpoint, dst: Endpoint, message: &CmFacts) -> CmEvent {
         match *message {
             CmFacts::Req { .. } => {
                 self.request(frame, src, dst, message);
@@ -101,7 +100,7 @@ impl CmTracker {
 
     /// A ConnectRequest from `src` to `dst` opens a connection (beyond [`MAX_CONNECTIONS`],
     /// it is counted only).
-    fn request(&mut self, frame: u64, src: IpAddr, dst: IpAddr, message: &CmFacts) {
+    fn request(&mut self, frame: u64, src: Endpoint, dst: Endpoint, message: &CmFacts) {
         let CmFacts::Req {
             local_comm_id,
             local_qpn,
@@ -140,11 +139,11 @@ impl CmTracker {
         self.by_active.insert((src, dst, local_comm_id), index);
     }
 
-    fn active_index(&self, active_ip: IpAddr, passive_ip: IpAddr, active_comm_id: u32) -> Option<usize> {
+    fn active_index(&self, active_ip: Endpoint, passive_ip: Endpoint, active_comm_id: u32) -> Option<usize> {
         self.by_active.get(&(active_ip, passive_ip, active_comm_id)).copied()
     }
 
-    fn passive_index(&self, passive_ip: IpAddr, active_ip: IpAddr, passive_comm_id: u32) -> Option<usize> {
+    fn passive_index(&self, passive_ip: Endpoint, active_ip: Endpoint, passive_comm_id: u32) -> Option<usize> {
         self.connections.iter().rposition(|c| {
             c.passive_ip == passive_ip && c.active_ip == active_ip && c.passive_comm_id == Some(passive_comm_id)
         })
@@ -158,7 +157,8 @@ mod tests {
     #[test]
     fn requests_beyond_the_limit_are_counted_only() {
         let mut t = CmTracker::default();
-        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
+        let (a, b) =
+            (Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, 1])), Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, 2])));
         for i in 0..(MAX_CONNECTIONS as u32 + 2) {
             let req = CmFacts::Req {
                 local_comm_id: i,
@@ -177,7 +177,7 @@ mod tests {
     #[test]
     fn a_reply_completes_only_a_request_between_the_same_two_hosts() {
         let mut t = CmTracker::default();
-        let [a, b, c] = [1, 2, 3].map(|h| IpAddr::from([10, 0, 0, h]));
+        let [a, b, c] = [1, 2, 3].map(|h| Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, h])));
         let req = CmFacts::Req {
             local_comm_id: 7,
             local_qpn: 0x11,

@@ -44,6 +44,8 @@ counters! {
         icrc_bad,
         /// RoCE packets the capture does not hold whole.
         icrc_unverifiable,
+        /// Native InfiniBand packets whose VCRC is wrong.
+        vcrc_bad,
         /// Second copies of packets (another tap, a doubled mirror); not in the other counts.
         mirror_duplicates,
         naks_psn_seq_err,
@@ -52,8 +54,25 @@ counters! {
         acks,
         atomic_acks,
         cnps,
+        /// Native InfiniBand packets with the BTH's FECN or BECN bit set.
+        fecn,
+        becn,
         messages,
         read_requests,
+    }
+}
+
+counters! {
+    /// What native InfiniBand packets said beyond their transport: VCRC verdicts, the BTH's
+    /// congestion marks, and the ERF loss counters.
+    pub struct InfinibandCounts {
+        vcrc_ok,
+        vcrc_bad,
+        vcrc_unverifiable,
+        fecn,
+        becn,
+        /// The sum of the ERF records' loss counters: records the capture card dropped.
+        erf_records_lost,
     }
 }
 
@@ -97,7 +116,13 @@ counters! {
         roce_packets,
         roce_v1,
         roce_v2,
+        /// Native InfiniBand transport packets (ERF or LINKTYPE_INFINIBAND); RoCE packets too.
+        infiniband,
         non_roce,
+        /// InfiniBand link packets (flow control); non-RoCE.
+        infiniband_link,
+        /// Frames of a link type (or ERF record type) rocescope does not decode; non-RoCE.
+        undecoded_link,
         pfc_frames,
         pause_frames,
         malformed,
@@ -129,7 +154,7 @@ mod tests {
         assert_eq!(delta, FlowCounters { acks: 5, messages: 1, ..FlowCounters::default() });
         let named: Vec<(&str, u64)> = FlowCounters::NAMES.iter().copied().zip(delta.values()).collect();
         assert!(named.contains(&("acks", 5)) && named.contains(&("messages", 1)) && named.contains(&("cnps", 0)));
-        assert_eq!(named.len(), 14);
+        assert_eq!(named.len(), 17);
         assert_eq!(before.since(&now).acks, 0);
     }
 

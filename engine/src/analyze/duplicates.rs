@@ -294,6 +294,8 @@ impl DoublingProbe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::Endpoint;
+    use std::net::IpAddr;
 
     const A: Outside = Outside {
         view: TapView { ttl: 64, src_mac: Some(MacAddr([2, 0, 0, 0, 0, 1])), dst_mac: None },
@@ -305,12 +307,13 @@ mod tests {
 
     /// A flow between two hosts, to QP `qp`.
     fn qp(qp: u32) -> FlowKey {
-        FlowKey { src: std::net::IpAddr::from([10, 0, 0, 1]), dst: std::net::IpAddr::from([10, 0, 0, 2]), dst_qp: qp }
+        let host = |address: [u8; 4]| Endpoint::Ip(IpAddr::from(address));
+        FlowKey { src: host([10, 0, 0, 1]), dst: host([10, 0, 0, 2]), dst_qp: qp }
     }
 
     /// A flow from host `host` of 10.1.0.0/16, and its partition.
     fn from_host(host: u32) -> (FlowKey, usize) {
-        let key = FlowKey { src: std::net::IpAddr::from((10 << 24 | 1 << 16 | host).to_be_bytes()), ..qp(1) };
+        let key = FlowKey { src: Endpoint::Ip(IpAddr::from((10 << 24 | 1 << 16 | host).to_be_bytes())), ..qp(1) };
         (key, partition::of_hosts(key.src, key.dst))
     }
 

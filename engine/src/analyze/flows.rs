@@ -2,9 +2,9 @@
 //! for RoCEv1 the GIDs stand for the IPs. Each flow carries its counters, its PSN sequence and
 //! the state the analysis needs between packets; memory grows with flows, not packets.
 
-use std::net::IpAddr;
-
 use rocescope_parsers::opcode::Transport;
+
+use crate::decode::Endpoint;
 use rustc_hash::FxHashMap;
 
 use super::congestion::completion::Completions;
@@ -21,8 +21,8 @@ pub type FlowId = u32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FlowKey {
-    pub src: IpAddr,
-    pub dst: IpAddr,
+    pub src: Endpoint,
+    pub dst: Endpoint,
     pub dst_qp: u32,
 }
 
@@ -133,6 +133,7 @@ pub struct FirstFrames {
     pub rnr_nak: Option<u64>,
     pub ce: Option<u64>,
     pub late_arrival: Option<u64>,
+    pub vcrc_bad: Option<u64>,
 }
 
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
@@ -286,7 +287,7 @@ pub struct FlowTable {
     pub flows: Vec<Flow>,
     limit: usize,
     by_key: FxHashMap<PackedKey, FlowId>,
-    by_hosts: FxHashMap<(IpAddr, IpAddr), Vec<FlowId>>,
+    by_hosts: FxHashMap<(Endpoint, Endpoint), Vec<FlowId>>,
     /// The last flow each retired key routed to.
     retired: FxHashMap<PackedKey, FlowId>,
     last: Option<(FlowKey, FlowId)>,
@@ -367,7 +368,7 @@ impl FlowTable {
     }
 
     /// Current flows from `src` to `dst`.
-    pub fn between(&self, src: IpAddr, dst: IpAddr) -> &[FlowId] {
+    pub fn between(&self, src: Endpoint, dst: Endpoint) -> &[FlowId] {
         self.by_hosts.get(&(src, dst)).map(Vec::as_slice).unwrap_or_default()
     }
 
@@ -401,7 +402,11 @@ mod tests {
     use super::*;
 
     fn key(qp: u32) -> FlowKey {
-        FlowKey { src: IpAddr::from([10, 0, 0, 1]), dst: IpAddr::from([10, 0, 0, 2]), dst_qp: qp }
+        FlowKey {
+            src: Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, 1])),
+            dst: Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, 2])),
+            dst_qp: qp,
+        }
     }
 
     #[test]

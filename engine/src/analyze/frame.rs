@@ -1,8 +1,6 @@
 //! What the analysis needs of a decoded frame, as an owned value: small enough to copy, and
 //! free of borrows, so that decoding and analysis can run on different threads.
 
-use std::net::IpAddr;
-
 use rocescope_parsers::Error;
 use rocescope_parsers::cm::{CmMad, CmMessage};
 use rocescope_parsers::ethernet::MacAddr;
@@ -11,7 +9,7 @@ use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::OpcodeInfo;
 
 use crate::decode::MAX_ENCAP_DEPTH;
-use crate::decode::{Body, DecodedFrame, DeferredIcrc, IcrcStatus, Network, Roce};
+use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Network, Other, Roce};
 
 /// The CM message fields connection tracking uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +71,9 @@ impl From<&CmMad<'_>> for CmFacts {
 /// A RoCE packet as the analysis sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct RoceFacts {
+    /// 1, 2, or [`crate::decode::NATIVE_INFINIBAND`].
     pub version: u8,
+    /// TTL or hop limit (0 for a native packet without a GRH).
     pub ttl: u8,
     /// PCP of the outermost VLAN tag.
     pub pcp: Option<u8>,
@@ -86,6 +86,11 @@ pub struct RoceFacts {
     pub ack_req: bool,
     pub payload_len: usize,
     pub icrc: IcrcStatus,
+    /// The VCRC's verdict, for a native InfiniBand packet.
+    pub vcrc: Option<IcrcStatus>,
+    /// The BTH's FECN and BECN bits (IBA §9.2: congestion marks on InfiniBand).
+    pub fecn: bool,
+    pub becn: bool,
     /// Content signature for mirror-duplicate detection (see [`signature`]).
     pub signature: u32,
     /// An ICRC the decoder left to compute: `icrc` and `signature` are placeholders until
@@ -120,12 +125,54 @@ pub struct FrameSummary {
     pub mirror_truncated: bool,
     pub vlan_tags: u8,
     pub rocev1: bool,
-    /// Addresses of the innermost IP header (or GRH), for every kind of frame.
-    pub src_ip: Option<IpAddr>,
-    pub dst_ip: Option<IpAddr>,
+    /// Addresses of the innermost IP header, GRH or LRH, for every kind of frame.
+    pub src: Option<Endpoint>,
+    pub dst: Option<Endpoint>,
     pub dscp: Option<u8>,
     pub ecn: Option<u8>,
+    /// The ERF record's loss counter: records the card dropped before this one.
+    pub erf_lost: u16,
+    /// What the link layer is when it is not a RoCE or InfiniBand packet's own.
+    pub link: LinkKind,
     pub content: Content,
+}
+
+/// The link-layer facts the capture counts apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LinkKind {
+    #[default]
+    Decoded,
+    /// An InfiniBand link packet (flow control).
+    InfinibandLink,
+    /// A link type (or, in ERF, record type) rocescope does not decode.
+    Undecoded(UndecodedLink),
+}
+
+/// A link layer rocescope does not decode, as the report names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UndecodedLink {
+    LinkType(u32),
+    ErfType(u8),
+}
+
+impl std::fmt::Display for UndecodedLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UndecodedLink::LinkType(l) => write!(f, "link type {l}"),
+            UndecodedLink::ErfType(t) => write!(f, "ERF record type {t}"),
+        }
+    }
+}
+
+impl LinkKind {
+    fn of(p: &DecodedFrame<'_>) -> LinkKind {
+        match p.body {
+            Body::Other(Other::InfinibandLink { .. }) => LinkKind::InfinibandLink,
+            Body::Other(Other::UnsupportedLink(l)) => LinkKind::Undecoded(UndecodedLink::LinkType(l)),
+            Body::Other(Other::ErfType(t)) => LinkKind::Undecoded(UndecodedLink::ErfType(t)),
+            _ => LinkKind::Decoded,
+        }
+    }
 }
 
 /// A content signature of a RoCE packet for mirror-duplicate detection: its ICRC when the
@@ -169,11 +216,16 @@ impl FrameSummary {
             encaps,
             mirror_truncated: p.encaps.iter().any(|e| e.kind.truncated_by_mirror()),
             vlan_tags: p.eth.map_or(0, |e| e.vlans.len() as u8),
-            rocev1: matches!(p.net, Some(Network::Grh(_))),
-            src_ip: p.src_ip(),
-            dst_ip: p.dst_ip(),
+            rocev1: matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none(),
+            src: p.source(),
+            dst: p.destination(),
             dscp: p.net.and_then(|n| n.dscp()),
             ecn: p.net.and_then(|n| n.ecn()),
+            erf_lost: match p.link {
+                Link::Erf(h) => h.loss_counter,
+                _ => 0,
+            },
+            link: LinkKind::of(p),
             content,
         }
     }
@@ -189,10 +241,11 @@ impl FrameSummary {
         }
     }
 
-    /// Source and destination of a RoCE frame (always known: RoCE has an IP header or GRH).
-    pub fn endpoints(&self) -> (IpAddr, IpAddr) {
-        let unknown = IpAddr::from([0u8; 4]);
-        (self.src_ip.unwrap_or(unknown), self.dst_ip.unwrap_or(unknown))
+    /// Source and destination of a RoCE frame (always known: RoCE has an IP header, GRH or
+    /// LRH).
+    pub fn endpoints(&self) -> (Endpoint, Endpoint) {
+        let unknown = Endpoint::Ip(std::net::IpAddr::from([0u8; 4]));
+        (self.src.unwrap_or(unknown), self.dst.unwrap_or(unknown))
     }
 
     /// DSCP and ECN of a RoCEv2 frame.
@@ -234,7 +287,7 @@ impl RoceFacts {
         let net = p.net;
         RoceFacts {
             version: roce.version,
-            ttl: net.map_or(0, |n| n.ttl()),
+            ttl: net.and_then(|n| n.ttl()).unwrap_or(0),
             pcp: p.eth.and_then(|e| e.vlans.outer()).map(|t| t.pcp()),
             src_mac: p.src_mac(),
             dst_mac: p.dst_mac(),
@@ -245,6 +298,9 @@ impl RoceFacts {
             ack_req: bth.ack_req(),
             payload_len: roce.ib.payload_len,
             icrc: roce.icrc,
+            vcrc: roce.vcrc.map(|v| v.status),
+            fecn: bth.fecn(),
+            becn: bth.becn(),
             signature: if roce.deferred_icrc.is_some() { 0 } else { signature(roce) },
             deferred_icrc: roce.deferred_icrc,
             aeth: roce.ib.aeth(),

@@ -52,6 +52,7 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
     whole.episodes = episodes;
     whole.cnp_bursts = bursts;
     whole.capture.malformed.sort_by_key(|(_, _, first_frame, _)| *first_frame);
+    whole.capture.undecoded_links.sort_by_key(|(_, _, first_frame)| *first_frame);
     whole.cm.connections.sort_by_key(|c| c.request_frame);
     Some(whole)
 }
@@ -147,6 +148,7 @@ impl Totals {
         self.management += other.management;
         add_all(&mut self.management_dscp, &other.management_dscp);
         self.management_ecn.add(&other.management_ecn);
+        self.infiniband.add(&other.infiniband);
     }
 }
 
@@ -165,6 +167,12 @@ impl CaptureFacts {
             match self.encapsulations.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, n)) => *n += count,
                 None => self.encapsulations.push((name, count)),
+            }
+        }
+        for &(link, count, first_frame) in &other.undecoded_links {
+            match self.undecoded_links.iter_mut().find(|(l, ..)| *l == link) {
+                Some(mine) => *mine = (link, mine.1 + count, mine.2.min(first_frame)),
+                None => self.undecoded_links.push((link, count, first_frame)),
             }
         }
         for (layer, count, first_frame, reason) in &other.malformed {

@@ -33,7 +33,6 @@ pub mod trace;
 pub mod verdicts;
 
 use std::collections::VecDeque;
-use std::net::IpAddr;
 
 use rustc_hash::FxHashMap;
 use timeline::Timeline;
@@ -43,17 +42,18 @@ use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
 use rocescope_parsers::psn::psn_diff;
 
+use crate::decode::Endpoint;
 use crate::decode::IcrcStatus;
 use cm::{CmEvent, CmTracker};
 use congestion::CongestionConfig;
 use congestion::reaction::CnpBurst;
 use congestion_tracking::{FctTotals, IncastSink};
 pub use counts::FrameCounts;
-use counts::{EcnCounts, IcrcCounts};
+use counts::{EcnCounts, IcrcCounts, InfinibandCounts};
 use duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
 use episodes::Episode;
 use flows::{Flow, FlowId, FlowKey, FlowTable, NakEvent, PairMethod};
-use frame::{Content, FrameSummary, RoceFacts};
+use frame::{Content, FrameSummary, LinkKind, RoceFacts, UndecodedLink};
 use pfc::PauseTracker;
 use policy::{Class, Policy, PolicyCounts};
 use sequence::{ReorderConfig, SeqClass, SeqEvent};
@@ -136,6 +136,7 @@ pub struct Totals {
     pub management: u64,
     pub management_dscp: Vec<u64>,
     pub management_ecn: EcnCounts,
+    pub infiniband: InfinibandCounts,
 }
 
 /// Facts about the capture as a measurement.
@@ -156,6 +157,8 @@ pub struct CaptureFacts {
     /// The doubled-mirror decision: RoCE frames looked at, those with a byte-identical copy,
     /// and the verdict (None until decided).
     pub doubled_mirror: Option<(usize, usize, bool)>,
+    /// Link layers not decoded: each with its frame count and first frame.
+    pub undecoded_links: Vec<(UndecodedLink, u64, u64)>,
 }
 
 /// Frames held at the start of a capture until the doubled-mirror decision, at most, and
@@ -203,7 +206,7 @@ pub struct Analyzer {
     /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
     /// Path MTU inferred per host pair (lower address first).
-    host_pmtu: FxHashMap<(IpAddr, IpAddr), u32>,
+    host_pmtu: FxHashMap<(Endpoint, Endpoint), u32>,
     probe: Option<Probe>,
     /// Per-frame verdicts, when the caller wants them.
     verdicts: Option<VerdictLedger>,
@@ -230,7 +233,18 @@ pub struct ShardStart {
     pub timeline_start: Option<i64>,
 }
 
-fn host_pair(a: IpAddr, b: IpAddr) -> (IpAddr, IpAddr) {
+/// Is the packet a datagram to a QP every sender shares: QP 0 (subnet management), QP 1 (the
+/// GSI: CM, SA and other MADs) or the multicast QP 0xFFFFFF? Such a flow mixes the packets of
+/// several source QPs, and each of them numbers its packets across all its destinations (a UD
+/// responder never checks the PSN), so its PSNs jump without anything being lost: they are
+/// not sequenced (their messages are counted all the same).
+fn to_shared_datagram_qp(roce: &RoceFacts) -> bool {
+    const MULTICAST_QP: u32 = 0xFF_FFFF;
+    opcode::Transport::of(roce.opcode) == opcode::Transport::Ud
+        && matches!(roce.dest_qp, 0 | rocescope_parsers::cm::GSI_QP | MULTICAST_QP)
+}
+
+fn host_pair(a: Endpoint, b: Endpoint) -> (Endpoint, Endpoint) {
     if a <= b { (a, b) } else { (b, a) }
 }
 
@@ -347,6 +361,11 @@ impl Analyzer {
         }
     }
 
+    /// The link layers not decoded so far: each with its frame count and first frame.
+    pub fn undecoded_links(&self) -> &[(UndecodedLink, u64, u64)] {
+        &self.capture.undecoded_links
+    }
+
     /// The next frame's final verdict, in frame order (with [`Analyzer::with_verdicts`]).
     pub fn next_verdict(&mut self) -> Option<(u64, Verdict)> {
         self.verdicts.as_mut()?.pop_final()
@@ -373,7 +392,7 @@ impl Analyzer {
                 self.pauses.observe_pause(frame, s.ts_ns, *src, *quanta);
                 self.observe_pause_for_incast(s);
             }
-            Content::Other => self.totals.frames.non_roce += 1,
+            Content::Other => self.observe_other(s),
             Content::Malformed(error) => {
                 self.totals.frames.malformed += 1;
                 let layer = error.layer.name();
@@ -404,9 +423,29 @@ impl Analyzer {
         }
     }
 
+    /// A frame that is neither RoCE nor a pause: InfiniBand link packets and undecoded link
+    /// layers are counted apart.
+    fn observe_other(&mut self, s: &FrameSummary) {
+        let frames = &mut self.totals.frames;
+        frames.non_roce += 1;
+        match s.link {
+            LinkKind::Decoded => {}
+            LinkKind::InfinibandLink => frames.infiniband_link += 1,
+            LinkKind::Undecoded(link) => {
+                frames.undecoded_link += 1;
+                let undecoded = &mut self.capture.undecoded_links;
+                match undecoded.iter_mut().find(|(l, ..)| *l == link) {
+                    Some((_, count, _)) => *count += 1,
+                    None => undecoded.push((link, 1, s.number)),
+                }
+            }
+        }
+    }
+
     /// What a frame's decoding says of the capture: its encapsulations and tags.
     fn observe_capture(&mut self, s: &FrameSummary) {
         self.observe_record(s.ts_ns, s.orig_len, s.caplen);
+        self.totals.infiniband.erf_records_lost += u64::from(s.erf_lost);
         let c = &mut self.capture;
         for name in s.encaps.iter().flatten() {
             bump(&mut c.encapsulations, name);
@@ -437,6 +476,18 @@ impl Analyzer {
             }
         }
         t.frames.roce_packets += 1;
+        if let Some(vcrc) = roce.vcrc {
+            t.frames.infiniband += 1;
+            let ib = &mut t.infiniband;
+            match vcrc {
+                IcrcStatus::Ok => ib.vcrc_ok += 1,
+                IcrcStatus::Bad => ib.vcrc_bad += 1,
+                IcrcStatus::Unverifiable => ib.vcrc_unverifiable += 1,
+            }
+            ib.fecn += u64::from(roce.fecn);
+            ib.becn += u64::from(roce.becn);
+            return;
+        }
         let Some((dscp, ecn)) = qos else {
             t.frames.roce_v1 += 1;
             return;
@@ -507,7 +558,13 @@ impl Analyzer {
             f.unanswered_ce_ts.get_or_insert(ts_ns);
             f.first_frames.ce.get_or_insert(frame);
         }
-        if !opcode::is_unsequenced(roce.opcode) {
+        if opcode::is_unsequenced(roce.opcode) {
+            return;
+        }
+        if to_shared_datagram_qp(roce) {
+            // a message all the same
+            self.count_new_packet(fid, s.ts_ns, roce, false);
+        } else {
             self.observe_sequenced(fid, s, roce);
         }
     }
@@ -608,6 +665,14 @@ impl Analyzer {
         }
         if let Some(deth) = roce.deth {
             f.src_qp.get_or_insert(deth.src_qp);
+        }
+        if let Some(vcrc) = roce.vcrc {
+            f.counts.fecn += u64::from(roce.fecn);
+            f.counts.becn += u64::from(roce.becn);
+            if vcrc == IcrcStatus::Bad {
+                f.counts.vcrc_bad += 1;
+                f.first_frames.vcrc_bad.get_or_insert(frame);
+            }
         }
     }
 

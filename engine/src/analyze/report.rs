@@ -2,23 +2,24 @@
 //! docs/report-schema.md), built from the finished [`Analyzer`] state.
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
 
 use serde::Serialize;
 
 use super::cm::Connection;
-use super::counts::{EcnCounts, FlowCounters, IcrcCounts};
+use super::counts::{EcnCounts, FlowCounters, IcrcCounts, InfinibandCounts};
 use super::episodes::Episode;
 use super::finding::Finding;
+use super::frame::UndecodedLink;
 use super::histogram::LogHistogram;
 use super::pfc::PauseStats;
 use super::policy::{Policy, PolicyCounts};
 use super::report_congestion::{self, CongestionReport, FlowCongestion};
 use super::{Analyzer, Config, FrameCounts};
 use crate::capture::CaptureInfo;
+use crate::decode::Endpoint;
 
 /// Version of the report schema; raised on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -38,6 +39,8 @@ pub struct Report {
     pub cnp_dscp: BTreeMap<u8, u64>,
     pub cnp_vlan_pcp: BTreeMap<u8, u64>,
     pub management: ManagementReport,
+    /// Native InfiniBand packets: VCRC verdicts, FECN and BECN marks, ERF records lost.
+    pub infiniband: InfinibandCounts,
     pub flows: Vec<FlowReport>,
     pub connections: Vec<Connection>,
     pub retransmit_episodes: Vec<Episode>,
@@ -164,6 +167,30 @@ pub struct CaptureReport {
     pub encapsulations: BTreeMap<&'static str, u64>,
     pub malformed_by_layer: Vec<MalformedReport>,
     pub doubled_mirror: Option<DoubledMirrorReport>,
+    /// Link types (and ERF record types) whose frames were not decoded.
+    pub undecoded_links: Vec<UndecodedLinkReport>,
+}
+
+/// Frames of one link layer rocescope does not decode.
+#[derive(Debug, Clone, Serialize)]
+pub struct UndecodedLinkReport {
+    /// The capture's link type (tcpdump.org/linktypes.html), or `null` for an ERF record type.
+    pub link_type: Option<u32>,
+    /// The ERF record type, for ERF records of a type not decoded.
+    pub erf_type: Option<u8>,
+    pub frames: u64,
+    pub first_frame: u64,
+}
+
+impl UndecodedLinkReport {
+    /// `link type 105` or `ERF record type 7`.
+    pub fn name(&self) -> String {
+        match (self.link_type, self.erf_type) {
+            (Some(l), _) => UndecodedLink::LinkType(l).to_string(),
+            (None, Some(t)) => UndecodedLink::ErfType(t).to_string(),
+            (None, None) => "an unknown link layer".to_string(),
+        }
+    }
 }
 
 /// What the analysis's memory bounds left out (docs/analysis.md, "Memory bounds").
@@ -278,8 +305,8 @@ pub struct PeerSummary {
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowReport {
     pub id: u32,
-    pub src_ip: IpAddr,
-    pub dst_ip: IpAddr,
+    pub src_ip: Endpoint,
+    pub dst_ip: Endpoint,
     pub dst_qp: u32,
     pub src_qp: Option<u32>,
     pub version: u8,
@@ -434,6 +461,7 @@ impl Report {
                 dscp: nonzero_map(&t.management_dscp),
                 ecn: t.management_ecn,
             },
+            infiniband: t.infiniband,
             flows,
             connections: a.cm.connections.clone(),
             retransmit_episodes: a.episodes.clone(),
@@ -500,6 +528,17 @@ fn capture_report(c: &super::CaptureFacts) -> CaptureReport {
             with_identical_copy,
             doubled,
         }),
+        undecoded_links: c
+            .undecoded_links
+            .iter()
+            .map(|&(link, frames, first_frame)| {
+                let (link_type, erf_type) = match link {
+                    UndecodedLink::LinkType(l) => (Some(l), None),
+                    UndecodedLink::ErfType(t) => (None, Some(t)),
+                };
+                UndecodedLinkReport { link_type, erf_type, frames, first_frame }
+            })
+            .collect(),
     }
 }
 

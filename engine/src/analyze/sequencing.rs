@@ -247,7 +247,7 @@ impl Analyzer {
 
     /// Bookkeeping of a sequenced packet sent for the first time: requests awaiting an ACK,
     /// message reassembly, the path MTU its size reveals.
-    fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
+    pub(super) fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
         if roce.ack_req && f.transport == Transport::Rc {
             if f.outstanding.len() == OUTSTANDING_KEPT {

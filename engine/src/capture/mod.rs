@@ -42,6 +42,10 @@ impl LinkType {
     pub const IPV4: LinkType = LinkType(228);
     pub const IPV6: LinkType = LinkType(229);
     pub const LINUX_SLL2: LinkType = LinkType(276);
+    /// ERF records (Endace cards, `ibdump`).
+    pub const ERF: LinkType = LinkType(197);
+    /// An InfiniBand packet from its LRH through its VCRC.
+    pub const INFINIBAND: LinkType = LinkType(247);
     /// DLT_RAW as some systems write it in pcap files.
     pub const RAW_BSD: LinkType = LinkType(12);
     pub const RAW_OPENBSD: LinkType = LinkType(14);

@@ -7,19 +7,21 @@ mod packet;
 pub use packet::*;
 
 use rocescope_parsers::bth::Bth;
-use rocescope_parsers::cm::{CmMad, GSI_QP};
+use rocescope_parsers::cm::{CmMad, GSI_QP, MGMT_CLASS_CM, MadHeader};
+use rocescope_parsers::erf::{self, ErfHeader};
 use rocescope_parsers::erspan::ErspanHeader;
 use rocescope_parsers::ethernet::{self as eth, EthernetFrame};
 use rocescope_parsers::gre::{self, GreHeader};
-use rocescope_parsers::grh::GrhHeader;
+use rocescope_parsers::grh::{GRH_LEN, GrhHeader};
 use rocescope_parsers::ib::IbPacket;
 use rocescope_parsers::ipv4::{self, Ipv4Header};
 use rocescope_parsers::ipv6::Ipv6Header;
+use rocescope_parsers::lrh::{LRH_LEN, LrhHeader, NextHeader};
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::sll::{SllHeader, SllVersion};
 use rocescope_parsers::udp::{self, UdpHeader};
 use rocescope_parsers::vxlan::VxlanHeader;
-use rocescope_parsers::{Error, Layer, icrc};
+use rocescope_parsers::{Error, Layer, icrc, vcrc};
 
 use std::net::IpAddr;
 
@@ -71,6 +73,7 @@ impl Decoder {
             link: Link::Ethernet,
             encaps: EncapStack::default(),
             eth: None,
+            lrh: None,
             net: None,
             udp: None,
             body: Body::Other(Other::UnsupportedLink(record.link_type.0)),
@@ -92,6 +95,11 @@ impl Decoder {
                 p.link = Link::RawIp;
                 self.raw_ip(&mut p, data)
             }
+            LinkType::INFINIBAND => {
+                p.link = Link::Infiniband;
+                self.infiniband(&mut p, data)
+            }
+            LinkType::ERF => self.erf(&mut p, data),
             other => {
                 p.link = Link::Unsupported(other);
                 Body::Other(Other::UnsupportedLink(other.0))
@@ -125,6 +133,64 @@ impl Decoder {
             _ => return None,
         };
         (protocol == ipv4::PROTO_UDP && self.roce_ports.contains(&dport)).then_some(hosts)
+    }
+
+    /// An ERF record: InfiniBand packets and link packets, and Ethernet frames after their
+    /// padding (`../shared/protocol-facts.md` §15.1). As in Wireshark, the ERF header (and an
+    /// Ethernet record's padding) is a pseudo-header: the frame's bytes and lengths start after
+    /// it, and its timestamp is the frame's.
+    fn erf<'a>(&self, p: &mut DecodedFrame<'a>, data: &'a [u8]) -> Body<'a> {
+        let (header, payload) = match ErfHeader::parse(data) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        p.link = Link::Erf(header);
+        // the card's timestamp, finer than the record's
+        p.ts_ns = header.ts_ns();
+        let pad = if header.record_type == erf::TYPE_ETHERNET { erf::ETHERNET_PAD } else { 0 };
+        let Some(packet) = payload.get(pad..) else {
+            return malformed(Error::truncated(Layer::Erf, pad, payload.len()));
+        };
+        p.data = packet;
+        let pseudo_header = (packet.as_ptr() as usize).wrapping_sub(data.as_ptr() as usize);
+        p.orig_len = p.orig_len.saturating_sub(u32::try_from(pseudo_header).unwrap_or(u32::MAX));
+        match header.record_type {
+            erf::TYPE_INFINIBAND => self.infiniband(p, packet),
+            erf::TYPE_INFINIBAND_LINK => match packet.first() {
+                Some(byte) => Body::Other(Other::InfinibandLink { operand: byte >> 4 }),
+                None => malformed(Error::truncated(Layer::Erf, 1, 0)),
+            },
+            erf::TYPE_ETHERNET => self.ethernet(p, packet),
+            other => Body::Other(Other::ErfType(other)),
+        }
+    }
+
+    /// A native InfiniBand packet from its LRH: the GRH when the LNH says so, then the IBA
+    /// transport. The LRH's PktLen, not the bytes captured, bounds the packet (an ERF record
+    /// can be padded past it); the VCRC follows it.
+    fn infiniband<'a>(&self, p: &mut DecodedFrame<'a>, data: &'a [u8]) -> Body<'a> {
+        let (lrh, after_lrh) = match LrhHeader::parse(data) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        p.lrh = Some(lrh);
+        let declared = lrh.packet_len() - LRH_LEN;
+        let packet = after_lrh.get(..declared).unwrap_or(after_lrh);
+        match lrh.next_header() {
+            NextHeader::Raw | NextHeader::Ipv6 => Body::Other(Other::InfinibandNonIba { lnh: lrh.lnh() }),
+            NextHeader::IbaLocal => {
+                p.net = Some(Network::Lrh(lrh));
+                self.transport_packet(p, NATIVE_INFINIBAND, packet, declared)
+            }
+            NextHeader::IbaGlobal => match GrhHeader::parse(packet) {
+                Ok((grh, rest)) => {
+                    p.net = Some(Network::Grh(grh));
+                    let after_grh = declared.saturating_sub(GRH_LEN);
+                    self.transport_packet(p, NATIVE_INFINIBAND, rest, after_grh)
+                }
+                Err(e) => malformed(e),
+            },
+        }
     }
 
     fn ethernet<'a>(&self, p: &mut DecodedFrame<'a>, frame: &'a [u8]) -> Body<'a> {
@@ -344,7 +410,8 @@ impl Decoder {
         self.transport_packet(p, 1, captured, declared)
     }
 
-    /// Decodes the InfiniBand transport packet and checks its ICRC.
+    /// Decodes the InfiniBand transport packet and checks its ICRC (and a native packet's
+    /// VCRC).
     fn transport_packet<'a>(&self, p: &DecodedFrame<'a>, version: u8, captured: &'a [u8], declared: usize) -> Body<'a> {
         let ib = match IbPacket::parse(captured, declared) {
             Ok(ib) => ib,
@@ -354,24 +421,60 @@ impl Decoder {
         };
         let truncated_by_mirror = p.encaps.iter().any(|e| e.kind.truncated_by_mirror());
         let covered = ib.icrc_covered.filter(|_| !truncated_by_mirror);
-        let deferred_icrc = covered.filter(|_| self.defer_icrc).and_then(|covered| deferred(p, covered));
-        let icrc_computed = covered.filter(|_| deferred_icrc.is_none()).and_then(|covered| match (p.net, p.udp) {
-            (Some(Network::Ipv4(ip)), Some(udp)) => Some(icrc::rocev2_ipv4(ip.as_bytes(), udp.as_bytes(), covered)),
-            (Some(Network::Ipv6(ip)), Some(udp)) => Some(icrc::rocev2_ipv6(ip.as_bytes(), udp.as_bytes(), covered)),
-            (Some(Network::Grh(grh)), _) => Some(icrc::rocev1(grh.as_bytes(), covered)),
-            _ => None,
-        });
+        let deferred_icrc =
+            covered.filter(|_| self.defer_icrc && p.lrh.is_none()).and_then(|covered| deferred(p, covered));
+        let icrc_computed = covered.filter(|_| deferred_icrc.is_none()).and_then(|covered| icrc_of(p, covered));
         let icrc = match (icrc_computed, icrc_computed.and_then(|_| ib.icrc()), deferred_icrc) {
             (_, _, Some(_)) => IcrcStatus::Ok, // a placeholder until the deferred ICRC is computed
             (Some(computed), Some(wire), None) if icrc::to_wire(computed) == wire => IcrcStatus::Ok,
             (Some(_), Some(_), None) => IcrcStatus::Bad,
             _ => IcrcStatus::Unverifiable,
         };
-        let cm = (ib.bth.opcode() == UD_SEND_ONLY && ib.bth.dest_qp() == GSI_QP)
-            .then(|| CmMad::parse(ib.payload).ok())
+        // management datagrams go to QP 0 (subnet management) or QP 1 (the GSI, CM among them)
+        let mad = (ib.bth.opcode() == UD_SEND_ONLY && ib.bth.dest_qp() <= GSI_QP)
+            .then(|| MadHeader::parse(ib.payload).ok().map(|(header, _)| header))
             .flatten();
-        Body::Roce(Roce { version, ib, icrc, icrc_computed, deferred_icrc, cm })
+        let cm = mad
+            .filter(|m| m.mgmt_class() == MGMT_CLASS_CM && ib.bth.dest_qp() == GSI_QP)
+            .and_then(|_| CmMad::parse(ib.payload).ok());
+        let vcrc = p.lrh.map(|lrh| native_vcrc(p.data, lrh));
+        Body::Roce(Roce { version, ib, icrc, icrc_computed, deferred_icrc, vcrc, mad, cm })
     }
+}
+
+/// The ICRC of a packet whose covered bytes (BTH up to the ICRC) are `covered`: over the
+/// IP/UDP or GRH headers for RoCE, from the LRH for a native InfiniBand packet.
+fn icrc_of(p: &DecodedFrame<'_>, covered: &[u8]) -> Option<u32> {
+    if let Some(lrh) = p.lrh {
+        return icrc::native(span(p.data, lrh.as_bytes(), covered)?);
+    }
+    match (p.net, p.udp) {
+        (Some(Network::Ipv4(ip)), Some(udp)) => Some(icrc::rocev2_ipv4(ip.as_bytes(), udp.as_bytes(), covered)),
+        (Some(Network::Ipv6(ip)), Some(udp)) => Some(icrc::rocev2_ipv6(ip.as_bytes(), udp.as_bytes(), covered)),
+        (Some(Network::Grh(grh)), _) => Some(icrc::rocev1(grh.as_bytes(), covered)),
+        _ => None,
+    }
+}
+
+/// The bytes of `data` from the start of `first` to the end of `last`, both parts of it.
+fn span<'a>(data: &'a [u8], first: &[u8], last: &[u8]) -> Option<&'a [u8]> {
+    let offset = |bytes: &[u8]| (bytes.as_ptr() as usize).checked_sub(data.as_ptr() as usize);
+    data.get(offset(first)?..offset(last)? + last.len())
+}
+
+/// The VCRC of a native packet: over the LRH through the ICRC (PktLen's bytes), the 2 bytes
+/// after them on the wire; unverifiable when the capture holds fewer.
+fn native_vcrc(data: &[u8], lrh: LrhHeader<'_>) -> Vcrc {
+    let start = (lrh.as_bytes().as_ptr() as usize).wrapping_sub(data.as_ptr() as usize);
+    let end = start.saturating_add(lrh.packet_len());
+    let computed = data.get(start..end).map(vcrc::vcrc);
+    let wire = data.get(end..end.saturating_add(2)).and_then(|w| <[u8; 2]>::try_from(w).ok());
+    let status = match (computed, wire) {
+        (Some(c), Some(w)) if vcrc::to_wire(c) == w => IcrcStatus::Ok,
+        (Some(_), Some(_)) => IcrcStatus::Bad,
+        _ => IcrcStatus::Unverifiable,
+    };
+    Vcrc { status, computed, wire }
 }
 
 /// The bytes after a packet of `declared` bytes that starts at `after_header`'s header, inside

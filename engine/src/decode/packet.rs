@@ -4,13 +4,15 @@ use std::net::IpAddr;
 
 use rocescope_parsers::Error;
 use rocescope_parsers::bth::Bth;
-use rocescope_parsers::cm::CmMad;
+use rocescope_parsers::cm::{CmMad, MadHeader};
+use rocescope_parsers::erf::ErfHeader;
 use rocescope_parsers::erspan::ErspanHeader;
 use rocescope_parsers::ethernet::{EthernetFrame, MacAddr};
 use rocescope_parsers::grh::GrhHeader;
 use rocescope_parsers::ib::IbPacket;
 use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
+use rocescope_parsers::lrh::LrhHeader;
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::sll::SllHeader;
 use rocescope_parsers::udp::UdpHeader;
@@ -135,7 +137,50 @@ pub enum Link<'a> {
     Ethernet,
     Sll(SllHeader<'a>),
     RawIp,
+    /// LINKTYPE_INFINIBAND: the packet from its LRH through its VCRC.
+    Infiniband,
+    /// An ERF record: its header, then an InfiniBand packet or an Ethernet frame.
+    Erf(ErfHeader<'a>),
     Unsupported(LinkType),
+}
+
+/// Where a packet comes from or goes to: an IP address (a GID is one, in IPv6 form), or an
+/// InfiniBand LID when a native packet has no GRH.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Endpoint {
+    Ip(IpAddr),
+    Lid(u16),
+}
+
+impl Endpoint {
+    /// The IP address, for an endpoint that has one.
+    pub fn ip(self) -> Option<IpAddr> {
+        match self {
+            Endpoint::Ip(ip) => Some(ip),
+            Endpoint::Lid(_) => None,
+        }
+    }
+}
+
+impl From<IpAddr> for Endpoint {
+    fn from(ip: IpAddr) -> Self {
+        Endpoint::Ip(ip)
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Ip(ip) => ip.fmt(f),
+            Endpoint::Lid(lid) => write!(f, "LID {lid}"),
+        }
+    }
+}
+
+impl serde::Serialize for Endpoint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// The network header of the innermost packet.
@@ -143,33 +188,38 @@ pub enum Link<'a> {
 pub enum Network<'a> {
     Ipv4(Ipv4Header<'a>),
     Ipv6(Ipv6Header<'a>),
-    /// RoCEv1's Global Route Header.
+    /// The Global Route Header of RoCEv1 or of a native InfiniBand packet.
     Grh(GrhHeader<'a>),
+    /// The LRH of a native InfiniBand packet without a GRH: its LIDs are the addresses.
+    Lrh(LrhHeader<'a>),
 }
 
 impl Network<'_> {
-    pub fn source(&self) -> IpAddr {
+    pub fn source(&self) -> Endpoint {
         match self {
-            Network::Ipv4(h) => IpAddr::from(h.source()),
-            Network::Ipv6(h) => IpAddr::from(h.source()),
-            Network::Grh(h) => IpAddr::from(h.fields().source()),
+            Network::Ipv4(h) => IpAddr::from(h.source()).into(),
+            Network::Ipv6(h) => IpAddr::from(h.source()).into(),
+            Network::Grh(h) => IpAddr::from(h.fields().source()).into(),
+            Network::Lrh(h) => Endpoint::Lid(h.slid()),
         }
     }
 
-    pub fn destination(&self) -> IpAddr {
+    pub fn destination(&self) -> Endpoint {
         match self {
-            Network::Ipv4(h) => IpAddr::from(h.destination()),
-            Network::Ipv6(h) => IpAddr::from(h.destination()),
-            Network::Grh(h) => IpAddr::from(h.fields().destination()),
+            Network::Ipv4(h) => IpAddr::from(h.destination()).into(),
+            Network::Ipv6(h) => IpAddr::from(h.destination()).into(),
+            Network::Grh(h) => IpAddr::from(h.fields().destination()).into(),
+            Network::Lrh(h) => Endpoint::Lid(h.dlid()),
         }
     }
 
-    /// TTL or hop limit.
-    pub fn ttl(&self) -> u8 {
+    /// TTL or hop limit (none in an LRH).
+    pub fn ttl(&self) -> Option<u8> {
         match self {
-            Network::Ipv4(h) => h.ttl(),
-            Network::Ipv6(h) => h.hop_limit(),
-            Network::Grh(h) => h.fields().hop_limit(),
+            Network::Ipv4(h) => Some(h.ttl()),
+            Network::Ipv6(h) => Some(h.hop_limit()),
+            Network::Grh(h) => Some(h.fields().hop_limit()),
+            Network::Lrh(_) => None,
         }
     }
 
@@ -178,7 +228,7 @@ impl Network<'_> {
         match self {
             Network::Ipv4(h) => Some(h.dscp()),
             Network::Ipv6(h) => Some(h.dscp()),
-            Network::Grh(_) => None,
+            Network::Grh(_) | Network::Lrh(_) => None,
         }
     }
 
@@ -187,7 +237,7 @@ impl Network<'_> {
         match self {
             Network::Ipv4(h) => Some(h.ecn()),
             Network::Ipv6(h) => Some(h.ecn()),
-            Network::Grh(_) => None,
+            Network::Grh(_) | Network::Lrh(_) => None,
         }
     }
 }
@@ -211,10 +261,14 @@ impl IcrcStatus {
     }
 }
 
-/// A RoCE packet: transport headers, ICRC verdict, and the CM message it carries, if any.
+/// [`Roce::version`] of a native InfiniBand packet, which no Ethernet carries.
+pub const NATIVE_INFINIBAND: u8 = 0;
+
+/// An InfiniBand transport packet, carried by RoCE or native: transport headers, ICRC verdict
+/// (and VCRC for a native one), and the CM message it carries, if any.
 #[derive(Debug, Clone, Copy)]
 pub struct Roce<'a> {
-    /// 1 (EtherType 0x8915 + GRH) or 2 (UDP).
+    /// 1 (EtherType 0x8915 + GRH), 2 (UDP), or [`NATIVE_INFINIBAND`].
     pub version: u8,
     pub ib: IbPacket<'a>,
     pub icrc: IcrcStatus,
@@ -223,7 +277,27 @@ pub struct Roce<'a> {
     /// Set instead of the two fields above when the decoder defers the ICRC
     /// ([`super::Decoder::deferring_icrc`]); `icrc` is then only a placeholder.
     pub deferred_icrc: Option<DeferredIcrc>,
+    /// The VCRC, for a native InfiniBand packet.
+    pub vcrc: Option<Vcrc>,
+    /// The MAD common header of a management datagram (a UD SEND to QP 0 or 1).
+    pub mad: Option<MadHeader<'a>>,
     pub cm: Option<CmMad<'a>>,
+}
+
+/// A native InfiniBand packet's variant CRC (IBA §7.8.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vcrc {
+    pub status: IcrcStatus,
+    /// Computed over the LRH through the ICRC, when the capture holds them.
+    pub computed: Option<u16>,
+    /// The 2 bytes after the ICRC, when captured.
+    pub wire: Option<[u8; 2]>,
+}
+
+impl Roce<'_> {
+    pub fn is_native(&self) -> bool {
+        self.version == NATIVE_INFINIBAND
+    }
 }
 
 /// Which ICRC rule a deferred computation follows.
@@ -286,13 +360,33 @@ pub enum Other {
     Lldp,
     EtherType(u16),
     IpFragment,
-    Tcp { sport: u16, dport: u16 },
-    Udp { sport: u16, dport: u16 },
+    Tcp {
+        sport: u16,
+        dport: u16,
+    },
+    Udp {
+        sport: u16,
+        dport: u16,
+    },
     Icmp,
     Icmpv6,
     IpProtocol(u8),
-    Gre { protocol: u16 },
-    MacControl { opcode: u16 },
+    Gre {
+        protocol: u16,
+    },
+    MacControl {
+        opcode: u16,
+    },
+    /// An InfiniBand packet whose LNH says raw (0) or IPv6 (1): no IBA transport.
+    InfinibandNonIba {
+        lnh: u8,
+    },
+    /// An InfiniBand link packet (flow control), by its operand.
+    InfinibandLink {
+        operand: u8,
+    },
+    /// An ERF record of a type rocescope does not decode.
+    ErfType(u8),
     UnsupportedLink(u32),
 }
 
@@ -342,6 +436,8 @@ pub struct DecodedFrame<'a> {
     pub encaps: EncapStack<'a>,
     /// The innermost Ethernet header (the one of the RoCE packet itself).
     pub eth: Option<EthernetFrame<'a>>,
+    /// The LRH of a native InfiniBand packet.
+    pub lrh: Option<LrhHeader<'a>>,
     pub net: Option<Network<'a>>,
     pub udp: Option<UdpHeader<'a>>,
     pub body: Body<'a>,
@@ -401,10 +497,19 @@ impl<'a> DecodedFrame<'a> {
     }
 
     pub fn src_ip(&self) -> Option<IpAddr> {
-        self.net.map(|n| n.source())
+        self.source().and_then(Endpoint::ip)
     }
 
     pub fn dst_ip(&self) -> Option<IpAddr> {
+        self.destination().and_then(Endpoint::ip)
+    }
+
+    /// The innermost packet's source: IP address, GID or LID.
+    pub fn source(&self) -> Option<Endpoint> {
+        self.net.map(|n| n.source())
+    }
+
+    pub fn destination(&self) -> Option<Endpoint> {
         self.net.map(|n| n.destination())
     }
 }

@@ -73,6 +73,14 @@ fn mac_control(f: &Frame<'_, '_>) -> Option<MacControl> {
     }
 }
 
+/// The ERF record header, when the frame is an ERF record.
+fn erf<'a>(f: &Frame<'_, 'a>) -> Option<rocescope_parsers::erf::ErfHeader<'a>> {
+    match f.packet.link {
+        Link::Erf(h) => Some(h),
+        _ => None,
+    }
+}
+
 /// The Linux cooked-capture header, when the frame has one.
 fn sll<'a>(f: &Frame<'_, 'a>) -> Option<rocescope_parsers::sll::SllHeader<'a>> {
     match f.packet.link {
@@ -212,6 +220,52 @@ pub static FIELDS: &[Field] = &[
         sll(f).and_then(|h| h.interface_index())
     {
         out(uint(i))
+    }),
+    // ERF records (Endace cards, ibdump)
+    ws!("erf", Protocol, None, 0, "Extensible Record Format", |f, out| if erf(f).is_some() {
+        out(Value::Present)
+    }),
+    ws!("erf.ts", U64, Hex, 0, "Timestamp", |f, out| if let Some(h) = erf(f) {
+        out(uint(h.timestamp))
+    }),
+    ws!("erf.types", U8, Hex, 0, "Record type", |f, out| if let Some(h) = erf(f) {
+        out(uint(h.record_type | if h.extensions.is_empty() { 0 } else { 0x80 }))
+    }),
+    named(
+        ws!("erf.types.type", U8, Dec, 0x7f, "Type", |f, out| if let Some(h) = erf(f) {
+            out(uint(h.record_type))
+        }),
+        meaning::erf_type,
+    ),
+    ws!("erf.types.ext_header", U8, Dec, 0x80, "Extension header present", |f, out| if let Some(h) = erf(f) {
+        out(uint(u8::from(!h.extensions.is_empty())))
+    }),
+    ws!("erf.flags", U8, Hex, 0, "Flags", |f, out| if let Some(h) = erf(f) {
+        out(uint(h.flags))
+    }),
+    ws!("erf.flags.cap", U8, Dec, 0x3, "Capture interface", |f, out| if let Some(h) = erf(f) {
+        out(uint(h.interface()))
+    }),
+    ws!("erf.flags.vlen", U8, Dec, 0x4, "Varying record length", |f, out| if let Some(h) = erf(f) {
+        out(uint((h.flags >> 2) & 1))
+    }),
+    ws!("erf.flags.trunc", U8, Dec, 0x8, "Truncated", |f, out| if let Some(h) = erf(f) {
+        out(uint(u8::from(h.truncated())))
+    }),
+    ws!("erf.flags.rxe", U8, Dec, 0x10, "RX error", |f, out| if let Some(h) = erf(f) {
+        out(uint(u8::from(h.rx_error())))
+    }),
+    ws!("erf.flags.dse", U8, Dec, 0x20, "DS error", |f, out| if let Some(h) = erf(f) {
+        out(uint((h.flags >> 5) & 1))
+    }),
+    ws!("erf.rlen", U16, Dec, 0, "Record length", |f, out| if let Some(h) = erf(f) {
+        out(uint(h.rlen))
+    }),
+    ws!("erf.lctr", U16, Dec, 0, "Loss counter", |f, out| if let Some(h) = erf(f) {
+        out(uint(h.loss_counter))
+    }),
+    ws!("erf.wlen", U16, Dec, 0, "Wire length", |f, out| if let Some(h) = erf(f) {
+        out(uint(h.wlen))
     }),
     // Ethernet
     ws!("eth", Protocol, None, 0, "Ethernet", |f, out| f.ethernets(&mut |_| out(Value::Present))),
@@ -377,7 +431,7 @@ pub static FIELDS: &[Field] = &[
         }
     })),
     // InfiniBand transport
-    ws!("infiniband", Protocol, None, 0, "InfiniBand", |f, out| if f.bth().is_some() {
+    ws!("infiniband", Protocol, None, 0, "InfiniBand", |f, out| if f.bth().is_some() || f.packet.lrh.is_some() {
         out(Value::Present)
     }),
     ws!("infiniband.bth", Bytes, None, 0, "Base Transport Header", |f, out| if let Some(b) = f.bth() {
@@ -612,6 +666,39 @@ pub static FIELDS: &[Field] = &[
             out(uint(r.ib.payload.len() as u64))
         }
     ),
+    ws!("infiniband.lrh", Bytes, None, 0, "Local Route Header", |f, out| if let Some(l) = f.packet.lrh {
+        out(Value::Bytes(l.as_bytes()))
+    }),
+    ws!("infiniband.lrh.vl", U8, Hex, 0xf0, "Virtual Lane", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.vl()))
+    }),
+    ws!("infiniband.lrh.lver", U8, Dec, 0xf, "Link Version", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.lver()))
+    }),
+    ws!("infiniband.lrh.sl", U8, Dec, 0xf0, "Service Level", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.sl()))
+    }),
+    ws!("infiniband.lrh.reserved2", U8, Dec, 0xc, "Reserved (2 bits)", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.reserved2()))
+    }),
+    named(
+        ws!("infiniband.lrh.lnh", U8, Hex, 0x3, "Link Next Header", |f, out| if let Some(l) = f.packet.lrh {
+            out(uint(l.lnh()))
+        }),
+        meaning::lnh,
+    ),
+    ws!("infiniband.lrh.dlid", U16, Dec, 0, "Destination Local ID", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.dlid()))
+    }),
+    ws!("infiniband.lrh.reserved5", U16, Dec, 0xf800, "Reserved (5 bits)", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.reserved5()))
+    }),
+    ws!("infiniband.lrh.pktlen", U16, Dec, 0x7ff, "Packet Length", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.packet_words()))
+    }),
+    ws!("infiniband.lrh.slid", U16, Dec, 0, "Source Local ID", |f, out| if let Some(l) = f.packet.lrh {
+        out(uint(l.slid()))
+    }),
     ws!("infiniband.grh", Bytes, None, 0, "Global Route Header", |f, out| if let Some(g) = f.grh() {
         out(Value::Bytes(g.as_bytes()))
     }),
@@ -640,32 +727,30 @@ pub static FIELDS: &[Field] = &[
         out(Value::Ipv6(g.destination()))
     }),
     // management datagrams and RDMA CM
-    ws!("infiniband.mad.baseversion", U8, Hex, 0, "Base Version", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.base_version()))
+    ws!("infiniband.mad.baseversion", U8, Hex, 0, "Base Version", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.base_version()))
     }),
-    ws!("infiniband.mad.mgmtclass", U8, Hex, 0, "Management Class", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.mgmt_class()))
+    ws!("infiniband.mad.mgmtclass", U8, Hex, 0, "Management Class", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.mgmt_class()))
     }),
-    ws!("infiniband.mad.classversion", U8, Hex, 0, "Class Version", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.class_version()))
+    ws!("infiniband.mad.classversion", U8, Hex, 0, "Class Version", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.class_version()))
     }),
-    ws!("infiniband.mad.method", U8, Hex, 0, "Method", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.method()))
+    // the whole byte, the response bit (0x80) included, as Wireshark shows it
+    ws!("infiniband.mad.method", U8, Hex, 0, "Method", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.method() | (u8::from(m.is_response()) << 7)))
     }),
-    ws!("infiniband.mad.status", U16, Hex, 0, "Status", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.status()))
+    ws!("infiniband.mad.status", U16, Hex, 0, "Status", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.status()))
     }),
-    ws!("infiniband.mad.transactionid", U64, Hex, 0, "Transaction ID", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.transaction_id()))
+    ws!("infiniband.mad.transactionid", U64, Hex, 0, "Transaction ID", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.transaction_id()))
     }),
-    named(
-        ws!("infiniband.mad.attributeid", U16, Hex, 0, "Attribute ID", |f, out| if let Some(m) = f.cm() {
-            out(uint(m.header.attribute_id()))
-        }),
-        meaning::mad_attribute,
-    ),
-    ws!("infiniband.mad.attributemodifier", U32, Hex, 0, "Attribute Modifier", |f, out| if let Some(m) = f.cm() {
-        out(uint(m.header.attribute_modifier()))
+    ws!("infiniband.mad.attributeid", U16, Hex, 0, "Attribute ID", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.attribute_id()))
+    }),
+    ws!("infiniband.mad.attributemodifier", U32, Hex, 0, "Attribute Modifier", |f, out| if let Some(m) = f.mad() {
+        out(uint(m.attribute_modifier()))
     }),
     // ConnectRequest; Wireshark names its local communication ID `infiniband.cm.req`
     ws!("infiniband.cm.req", U32, Hex, 0, "Local Communication ID", |f, out| if let Some(r) = req(f) {
@@ -973,6 +1058,31 @@ pub static FIELDS: &[Field] = &[
         "the ICRC rocescope computed, its wire bytes read as infiniband.invariant.crc reads them (big-endian)",
         |f, out| if let Some(c) = f.roce().and_then(|r| r.icrc_computed) {
             out(uint(u32::from_be_bytes(c.to_le_bytes())))
+        }
+    ),
+    ws!("infiniband.variant.crc", U16, Hex, 0, "Variant CRC", |f, out| if let Some(w) =
+        f.roce().and_then(|r| r.vcrc).and_then(|v| v.wire)
+    {
+        out(uint(u16::from_be_bytes(w)))
+    }),
+    own!(
+        "rocescope.vcrc.status",
+        FieldType::String,
+        None,
+        "VCRC status",
+        "a native InfiniBand packet's variant CRC: ok, bad, or unverifiable (the capture does not hold it)",
+        |f, out| if let Some(v) = f.roce().and_then(|r| r.vcrc) {
+            out(Value::Str(v.status.name()))
+        }
+    ),
+    own!(
+        "rocescope.vcrc.computed",
+        U16,
+        Hex,
+        "Computed VCRC",
+        "the VCRC rocescope computed, its wire bytes read as infiniband.variant.crc reads them (big-endian)",
+        |f, out| if let Some(c) = f.roce().and_then(|r| r.vcrc).and_then(|v| v.computed) {
+            out(uint(u16::from_be_bytes(c.to_le_bytes())))
         }
     ),
     own!(

@@ -51,6 +51,10 @@ pub enum Layer {
     Frame,
     Sll,
     RawIp,
+    /// An ERF record header, extension headers included.
+    Erf,
+    /// An InfiniBand Local Route Header.
+    Lrh,
     UnsupportedLink,
     Ethernet,
     /// An 802.1Q tag (Wireshark's `vlan`).
@@ -72,6 +76,8 @@ pub enum Layer {
     Cm,
     Payload,
     Icrc,
+    /// A native InfiniBand packet's variant CRC.
+    Vcrc,
     MacControl,
     Malformed,
     /// A payload rocescope does not decode.
@@ -199,7 +205,7 @@ impl<'a> Frame<'_, 'a> {
             Some(Network::Ipv4(h)) => sink(Header::Ipv4(h)),
             Some(Network::Ipv6(h)) => sink(Header::Ipv6(h)),
             Some(Network::Grh(g)) => sink(Header::Grh(g.fields())),
-            None => {}
+            Some(Network::Lrh(_)) | None => {}
         }
         if let Some(udp) = &p.udp {
             sink(Header::Udp(udp));
@@ -226,12 +232,18 @@ impl<'a> Frame<'_, 'a> {
             Link::Sll(h) => emit(Layer::Sll, within(h.as_bytes())),
             Link::RawIp => emit(Layer::RawIp, 0..0),
             Link::Unsupported(_) => emit(Layer::UnsupportedLink, 0..data.len()),
-            Link::Ethernet => {}
+            // a pseudo-header, outside the frame's bytes
+            Link::Erf(_) => emit(Layer::Erf, 0..0),
+            Link::Ethernet | Link::Infiniband => {}
+        }
+        if let Some(lrh) = &self.packet.lrh {
+            emit(Layer::Lrh, within(lrh.as_bytes()));
         }
         self.headers(&mut |h| header_layers(h, &within, &mut emit));
         let rest = last_end.get().min(end)..end;
         match &self.packet.body {
             Body::Roce(roce) => Self::roce_layers(roce, &within, &mut emit),
+            Body::Other(_) if self.packet.lrh.is_some() => emit(Layer::Other, rest.start..data.len()),
             Body::MacControl(_) => emit(Layer::MacControl, rest),
             Body::Malformed(m) => {
                 let mut rest = rest;
@@ -265,10 +277,12 @@ impl<'a> Frame<'_, 'a> {
             None => sink(Layer::ExtCut, ext),
         }
         let payload = within(ib.payload);
-        if roce.cm.is_some() {
+        if roce.mad.is_some() {
             let mad_end = (payload.start + rocescope_parsers::cm::MAD_HEADER_LEN).min(payload.end);
             sink(Layer::Mad, payload.start..mad_end);
-            sink(Layer::Cm, mad_end..payload.end);
+            if roce.cm.is_some() {
+                sink(Layer::Cm, mad_end..payload.end);
+            }
         }
         sink(Layer::Payload, payload);
         // the ICRC ends the packet, when the packet was captured whole
@@ -277,7 +291,11 @@ impl<'a> Frame<'_, 'a> {
             Some(_) => packet.end.saturating_sub(4).max(packet.start)..packet.end,
             None => packet.end..packet.end,
         };
-        sink(Layer::Icrc, icrc);
+        sink(Layer::Icrc, icrc.clone());
+        if let Some(vcrc) = roce.vcrc {
+            let len = if vcrc.wire.is_some() { 2 } else { 0 };
+            sink(Layer::Vcrc, icrc.end..icrc.end + len);
+        }
     }
 
     /// Every Ethernet header, outermost first.
@@ -380,5 +398,10 @@ impl<'a> Frame<'_, 'a> {
     /// The RDMA CM message a GSI packet carries.
     pub fn cm(&self) -> Option<&CmMad<'a>> {
         self.roce().and_then(|r| r.cm.as_ref())
+    }
+
+    /// The MAD common header of a management datagram.
+    pub fn mad(&self) -> Option<rocescope_parsers::cm::MadHeader<'a>> {
+        self.roce().and_then(|r| r.mad)
     }
 }

@@ -168,10 +168,6 @@ pub mod meaning {
         aeth_syndrome(out, v & 0x1f);
     }
 
-    pub fn mad_attribute(out: &mut String, v: u64) {
-        out.push_str(rocescope_parsers::cm::attribute_name(v as u16));
-    }
-
     /// A CM path MTU code (IBA 14.2.5.6: 1 = 256 bytes … 5 = 4096 bytes).
     pub fn path_mtu(out: &mut String, v: u64) {
         if let Some(bytes) = rocescope_parsers::cm::mtu_bytes(v as u8) {
@@ -206,6 +202,21 @@ pub mod meaning {
             0x6558 => "Transparent Ethernet bridging",
             0x0800 => "IP",
             0x86dd => "IPv6",
+            _ => "",
+        });
+    }
+
+    /// What follows an LRH (IBA §7.7.3).
+    pub fn lnh(out: &mut String, v: u64) {
+        out.push_str(["Raw", "IPv6 (non-IBA)", "IBA local", "IBA global"][(v & 3) as usize]);
+    }
+
+    /// The ERF record types rocescope decodes.
+    pub fn erf_type(out: &mut String, v: u64) {
+        out.push_str(match v {
+            2 => "Ethernet",
+            21 => "InfiniBand",
+            25 => "InfiniBand link",
             _ => "",
         });
     }

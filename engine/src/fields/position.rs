@@ -47,7 +47,8 @@ pub fn field_bytes(
     let value = field.nth(&frame, occurrence)?;
     let layers = layers_of(&frame);
     let at = layers.iter().enumerate().filter(|(_, (l, _))| *l == layer).nth(occurrence)?.0;
-    let span = layers[at].1.start.min(record.data.len())..layers[at].1.end.min(record.data.len());
+    let len = packet.data.len();
+    let span = layers[at].1.start.min(len)..layers[at].1.end.min(len);
     if span.len() > PROBED {
         return Some(span);
     }
@@ -55,11 +56,14 @@ pub fn field_bytes(
         return Some((span.start + at).min(span.end)..(span.start + at + len).min(span.end));
     }
     let mut copy = record.data.to_vec();
+    // the frame's bytes start after a pseudo-header (an ERF record's), which positions leave out
+    let base = (packet.data.as_ptr() as usize).wrapping_sub(record.data.as_ptr() as usize).min(copy.len());
     // the bytes whose flips change the value, the layer keeping its place (or only its kind)
     let (mut in_place, mut moved) = (Vec::new(), Vec::new());
     for byte in span {
+        let Some(flip) = copy.get(base + byte).map(|_| base + byte) else { continue };
         for bit in 0..8 {
-            copy[byte] ^= 1 << bit;
+            copy[flip] ^= 1 << bit;
             let flipped = Record { data: &copy, ..*record };
             match probe(decoder, &flipped, &layers[..=at], |probed| {
                 field.nth(probed, occurrence).is_some_and(|v| v != value)
@@ -68,12 +72,12 @@ pub fn field_bytes(
                 Probed::Changed { in_place: false } => moved.push(byte),
                 Probed::Same => {}
             }
-            copy[byte] ^= 1 << bit;
+            copy[flip] ^= 1 << bit;
         }
     }
     let found = if in_place.is_empty() { moved } else { in_place };
     let found = *found.first()?..*found.last()? + 1;
-    Some(container(field, found, record.data.len()))
+    Some(container(field, found, len))
 }
 
 /// Fields whose every other value makes their layer another (a version, a next protocol): no

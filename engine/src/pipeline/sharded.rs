@@ -292,9 +292,9 @@ impl Reader<'_> {
 
     /// The partition of a frame with a RoCE host pair.
     fn partition_of(&self, record: &Record<'_>) -> Option<usize> {
-        let hosts = self.router.plain_hosts(record).or_else(|| {
+        let hosts = self.router.plain_hosts(record).map(|(a, b)| (a.into(), b.into())).or_else(|| {
             let packet = self.router.decode(record);
-            packet.roce().and(packet.src_ip().zip(packet.dst_ip()))
+            packet.roce().and(packet.source().zip(packet.destination()))
         });
         hosts.map(|(a, b)| partition::of_hosts(a, b))
     }

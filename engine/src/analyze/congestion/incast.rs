@@ -10,13 +10,13 @@
 //! every shard merged in frame order.
 
 use std::collections::VecDeque;
-use std::net::IpAddr;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::CongestionConfig;
 use crate::analyze::timeline::Timeline;
+use crate::decode::Endpoint;
 use rocescope_parsers::ethernet::MacAddr;
 
 /// Receivers tracked at most; data packets to further ones are not looked at.
@@ -36,9 +36,9 @@ pub enum IncastEvent {
     /// A data packet from `source` to `receiver`, CE-marked or not, with its Ethernet
     /// addresses: the destination is the receiver's NIC, the source the switch port that
     /// delivers to it (when captured on the receiver's link).
-    Data { receiver: IpAddr, source: IpAddr, ce: bool, dst_mac: Option<MacAddr>, src_mac: Option<MacAddr> },
+    Data { receiver: Endpoint, source: Endpoint, ce: bool, dst_mac: Option<MacAddr>, src_mac: Option<MacAddr> },
     /// A CNP the host `from` sent.
-    Cnp { from: IpAddr },
+    Cnp { from: Endpoint },
     /// A PFC frame pausing some priority, or a PAUSE frame, from `from`.
     Pause { from: MacAddr },
 }
@@ -54,13 +54,13 @@ pub struct Timed {
 /// An incast period of one receiver.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IncastPeriod {
-    pub receiver: IpAddr,
+    pub receiver: Endpoint,
     pub first_frame: u64,
     pub start_ns: i64,
     pub end_ns: i64,
     pub peak_fan_in: usize,
     /// The senders counted in its fan-in (the first [`SENDERS_LISTED`]).
-    pub senders: Vec<IpAddr>,
+    pub senders: Vec<Endpoint>,
     /// During the period: the receiver's CE-marked data packets, the CNPs it sent, and the
     /// pausing frames from its link's MACs.
     pub ce_marks: u64,
@@ -90,12 +90,12 @@ const MACS_KEPT: usize = 4;
 
 #[derive(Debug, Clone)]
 struct Receiver {
-    address: IpAddr,
+    address: Endpoint,
     /// Runs of data packets of one sender in the last W_i, oldest first: (time of the run's
     /// latest packet, sender). A packet from the sender of the newest run only moves its time.
-    recent: VecDeque<(i64, IpAddr)>,
+    recent: VecDeque<(i64, Endpoint)>,
     /// The runs in `recent` per sender: the senders of the fan-in.
-    senders: FxHashMap<IpAddr, u32>,
+    senders: FxHashMap<Endpoint, u32>,
     /// The link MACs seen beside it (the first [`MACS_KEPT`]).
     macs: [Option<MacAddr>; MACS_KEPT],
     /// Its largest fan-in over time, for the first [`FAN_IN_CHARTED`] receivers.
@@ -109,7 +109,7 @@ struct Receiver {
 /// A receiver's fan-in, as the report shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ReceiverFanIn {
-    pub receiver: IpAddr,
+    pub receiver: Endpoint,
     pub max_fan_in: usize,
     /// When and at which frame the maximum was first reached.
     pub max_fan_in_ns: i64,
@@ -119,9 +119,9 @@ pub struct ReceiverFanIn {
 #[derive(Debug, Clone, Default)]
 pub struct Incast {
     receivers: Vec<Receiver>,
-    by_address: FxHashMap<IpAddr, usize>,
+    by_address: FxHashMap<Endpoint, usize>,
     /// The receiver of the last data packet.
-    last: Option<(IpAddr, usize)>,
+    last: Option<(Endpoint, usize)>,
     /// The receivers each link MAC is seen beside.
     by_mac: FxHashMap<MacAddr, Vec<usize>>,
     pub periods: Vec<IncastPeriod>,
@@ -155,7 +155,7 @@ impl Incast {
     }
 
     /// The receiver at `address`, new if need be, and the link MACs seen beside it.
-    fn receiver(&mut self, address: IpAddr, macs: [Option<MacAddr>; 2]) -> Option<usize> {
+    fn receiver(&mut self, address: Endpoint, macs: [Option<MacAddr>; 2]) -> Option<usize> {
         let r = match (self.last, self.by_address.get(&address)) {
             (Some((a, r)), _) if a == address => r,
             (_, Some(&r)) => r,
@@ -200,7 +200,7 @@ impl Incast {
     }
 
     /// The fan-in over time of `receiver`, when it is charted.
-    pub fn over_time(&self, receiver: IpAddr) -> Option<&Timeline> {
+    pub fn over_time(&self, receiver: Endpoint) -> Option<&Timeline> {
         self.by_address.get(&receiver).and_then(|&r| self.receivers.get(r)).and_then(|r| r.over_time.as_ref())
     }
 
@@ -217,7 +217,7 @@ impl Incast {
 }
 
 impl Receiver {
-    fn new(address: IpAddr, charted: bool) -> Self {
+    fn new(address: Endpoint, charted: bool) -> Self {
         Receiver {
             over_time: charted.then(|| Timeline::of_maxima(FAN_IN_BINS, 1)),
             address,
@@ -232,7 +232,7 @@ impl Receiver {
     }
 
     /// A data packet to this receiver; the period it ends, if it ends one.
-    fn data(&mut self, e: Timed, source: IpAddr, ce: bool, c: &CongestionConfig) -> Option<IncastPeriod> {
+    fn data(&mut self, e: Timed, source: Endpoint, ce: bool, c: &CongestionConfig) -> Option<IncastPeriod> {
         // did the source enter the fan-in with this packet?
         let mut entered = false;
         match self.recent.back_mut() {
@@ -304,7 +304,7 @@ impl Receiver {
 
 impl IncastPeriod {
     /// Lists a sender of its fan-in (the first [`SENDERS_LISTED`]).
-    fn list(&mut self, sender: IpAddr) {
+    fn list(&mut self, sender: Endpoint) {
         if self.senders.len() < SENDERS_LISTED && !self.senders.contains(&sender) {
             self.senders.push(sender);
         }
@@ -321,8 +321,8 @@ impl IncastPeriod {
 mod tests {
     use super::*;
 
-    fn ip(n: u8) -> IpAddr {
-        IpAddr::from([10, 0, 0, n])
+    fn ip(n: u8) -> Endpoint {
+        Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, n]))
     }
 
     fn data(frame: u64, us: i64, source: u8) -> Timed {

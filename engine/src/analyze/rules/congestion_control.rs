@@ -3,6 +3,7 @@
 //! (docs/analysis.md, "Congestion control").
 
 use super::{About, EVIDENCE_KEPT, Evidence, FlowReport, Rules, Severity, names, plural};
+use crate::decode::Endpoint;
 
 /// Measured bursts, recoveries or reactions a flow needs before it is judged.
 const JUDGED_AFTER: u64 = 3;
@@ -90,7 +91,7 @@ pub(super) fn tail_latency(r: &mut Rules<'_>) {
 /// INCAST: one finding per receiver with incast periods.
 pub(super) fn incast(r: &mut Rules<'_>) {
     let incast = &r.report.congestion.incast;
-    let mut receivers: Vec<std::net::IpAddr> = Vec::new();
+    let mut receivers: Vec<Endpoint> = Vec::new();
     for p in &incast.periods {
         if !receivers.contains(&p.receiver) {
             receivers.push(p.receiver);

@@ -80,6 +80,7 @@ impl Rules<'_> {
 pub fn evaluate(report: &Report) -> Vec<Finding> {
     let mut r = Rules { report, out: Vec::new() };
     icrc(&mut r);
+    vcrc(&mut r);
     loss(&mut r);
     timeouts(&mut r);
     naks(&mut r);
@@ -107,7 +108,22 @@ fn icrc(r: &mut Rules<'_>) {
         },
         |f| f.counts.icrc_bad,
         |f| f.first_icrc_bad_frame,
-        |n, flows, names| format!("{} with a bad ICRC on {} ({names})", plural(n as usize, "RoCE packet"), plural(flows, "flow")),
+        |n, flows, names| format!("{} with a bad ICRC on {} ({names})", plural(n as usize, "packet"), plural(flows, "flow")),
+    );
+}
+
+/// Native InfiniBand packets whose VCRC is wrong: the VCRC covers the last link only.
+fn vcrc(r: &mut Rules<'_>) {
+    r.flow_rule(
+        About {
+            severity: Severity::Error,
+            code: "VCRC_BAD",
+            cause: "Bits changed on the last link before the capture point: the VCRC is recomputed at every hop, so a mismatch is a bit error on that link (cable, optics, connector, port) or a device that does not recompute it.",
+            action: "Check the symbol-error and link-downed counters of the ports of that link (perfquery, ibqueryerrors) and reseat or replace the cable.",
+        },
+        |f| f.counts.vcrc_bad,
+        |f| f.first_frames.vcrc_bad,
+        |n, flows, names| format!("{} with a bad VCRC on {} ({names})", plural(n as usize, "InfiniBand packet"), plural(flows, "flow")),
     );
 }
 
@@ -573,6 +589,31 @@ fn capture_limits(r: &mut Rules<'_>) {
                 live.kernel_dropped, live.interface_dropped
             ),
             Evidence { count: live.kernel_dropped + live.interface_dropped, ..Evidence::default() },
+        );
+    }
+    let lost = report.infiniband.erf_records_lost;
+    if lost > 0 {
+        r.add(
+            About {
+                severity: Severity::Warning,
+                code: "CAPTURE_LOST_PACKETS",
+                cause: "The capture card dropped records before writing them (its ERF loss counters): it could not keep up with the link, or its host did not drain it in time.",
+                action: "Capture with a narrower filter or a smaller snap length, or spread the traffic over more capture ports; compare the gaps with these losses before blaming the fabric.",
+            },
+            format!("the capture card lost {} (ERF loss counters); PSN gaps may be the capture's own", plural(lost as usize, "record")),
+            Evidence { count: lost, ..Evidence::default() },
+        );
+    }
+    for link in &report.capture.undecoded_links {
+        r.add(
+            About {
+                severity: Severity::Warning,
+                code: "UNDECODED_LINK_TYPE",
+                cause: "The capture holds frames of a link layer rocescope does not decode, so nothing in them was analysed: the findings say nothing about them.",
+                action: "Capture on an Ethernet or InfiniBand interface (or an RDMA device), or convert the capture (editcap -T) to a link type rocescope reads.",
+            },
+            format!("{} of {} were not decoded or analysed", plural(link.frames as usize, "frame"), link.name()),
+            Evidence { count: link.frames, flows: Vec::new(), frames: vec![link.first_frame] },
         );
     }
     let limits = &report.limits;
