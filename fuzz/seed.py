@@ -7,7 +7,7 @@ inputs give the same files.
 
 seeds/capture and seeds/pipeline get whole small captures (and gzip/zstd copies of one);
 seeds/frame and seeds/parsers get single frames (the frame target's first byte selects the
-link type: 0 is Ethernet) and, for the parsers, the same frame from its IP and UDP headers on.
+link type: 0 is Ethernet, 1 LINKTYPE_INFINIBAND, 7 ERF) and, for the parsers, the same frame from its IP and UDP headers on.
 """
 
 import gzip
@@ -21,6 +21,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "fuzz", "seeds")
 MAX_CAPTURE = 8 * 1024  # captures larger than this are cut to their first records
 FRAMES_PER_CAPTURE = 12
+# the frame target's selector byte for a pcap link type
+SELECTORS = {1: 0, 247: 1, 197: 7}
 
 
 def put(target, data):
@@ -58,14 +60,16 @@ def seed_capture(path):
     put("pipeline", data)
     if not parsed:
         return
-    _, frames = parsed
+    header, frames = parsed
+    order = "<" if header[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    selector = SELECTORS.get(struct.unpack(order + "I", header[20:24])[0], 0)
     seen = set()
     for _, frame in frames:
         kind = frame[12:14] + frame[23:24] + frame[42:43]  # EtherType, IP protocol, BTH opcode
         if kind in seen or len(seen) >= FRAMES_PER_CAPTURE:
             continue
         seen.add(kind)
-        put("frame", b"\x00" + frame)
+        put("frame", bytes([selector]) + frame)
         for start in (0, 14, 34, 42):
             put("parsers", frame[start:])
 

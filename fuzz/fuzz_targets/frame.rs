@@ -7,19 +7,21 @@ use rocescope::analyze::Analyzer;
 use rocescope::capture::{LinkType, Record};
 use rocescope::decode::Decoder;
 
-const LINKS: [LinkType; 7] = [
+/// By the selector's low 3 bits: seeds are Ethernet (0), LINKTYPE_INFINIBAND (1) or ERF (7).
+const LINKS: [LinkType; 8] = [
     LinkType::ETHERNET,
-    LinkType::ETHERNET,
+    LinkType::INFINIBAND,
     LinkType::LINUX_SLL,
     LinkType::LINUX_SLL2,
     LinkType::RAW,
     LinkType::IPV6,
     LinkType(147),
+    LinkType::ERF,
 ];
 
 fuzz_target!(|data: &[u8]| {
     let Some((selector, frame)) = data.split_first() else { return };
-    let link_type = LINKS[usize::from(selector & 7) % LINKS.len()];
+    let link_type = LINKS[usize::from(selector & 7)];
     let decoder = if selector & 0x80 != 0 { Decoder::new(&[]).deferring_icrc() } else { Decoder::new(&[]) };
     let mut analyzer = Analyzer::with_verdicts(Default::default());
     // the same bytes twice: the second copy exercises the per-flow state the first created

@@ -13,7 +13,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = (h.ts_ns(), h.interface(), h.truncated(), h.rx_error(), payload.len());
     }
     if let Ok((l, _)) = lrh::LrhHeader::parse(data) {
-        let _ = (l.vl(), l.lver(), l.sl(), l.next_header(), l.dlid(), l.slid(), l.packet_len());
+        let _ = (l.vl(), l.lver(), l.sl(), l.reserved2(), l.next_header(), l.dlid(), l.reserved5(), l.slid());
+        let _ = l.packet_len();
     }
     let _ = (icrc::native(data), vcrc::vcrc(data));
     if let Ok((frame, _)) = ethernet::EthernetFrame::parse(data) {
