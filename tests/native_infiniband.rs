@@ -293,6 +293,14 @@ fn an_erf_ethernet_record_is_decoded_as_ethernet() {
     let frames = common::jsonl(&c.write(), &[]);
     assert_eq!((&frames[0]["kind"], &frames[0]["roce"], &frames[0]["icrc"]), (&json!("roce"), &json!(2), &json!("ok")));
     assert_eq!((&frames[0]["len"], &frames[0]["src_ip"]), (&json!(roce.len()), &json!("10.0.0.1")));
+    // a mirrored frame in an ERF Ethernet record has the mirror's Ethernet header and its own
+    let collector = L2::new([2, 0, 0, 0, 0xEE, 1], [2, 0, 0, 0, 0xEE, 2]);
+    let mirrored = encode::erspan2(&collector, [192, 0, 2, 1], [192, 0, 2, 2], 7, 1, &roce);
+    let mut c = Capture::of_link_type(197);
+    c.add_bytes(T0, encode::erf_record(T0, 2, 0, &mirrored));
+    let path = c.write();
+    let sources = common::run_ok(&["packets", "-T", "fields", "-e", "eth.src", path.to_str().unwrap()]);
+    assert_eq!(sources.trim(), "02:00:00:00:ee:01,02:00:00:00:00:01");
 }
 
 #[test]

@@ -144,6 +144,18 @@ pub enum Link<'a> {
     Unsupported(LinkType),
 }
 
+impl Link<'_> {
+    /// Do the frame's bytes start with an Ethernet header (Ethernet, or an ERF Ethernet
+    /// record)?
+    pub fn is_ethernet(&self) -> bool {
+        match self {
+            Link::Ethernet => true,
+            Link::Erf(h) => h.record_type == rocescope_parsers::erf::TYPE_ETHERNET,
+            Link::Sll(_) | Link::RawIp | Link::Infiniband | Link::Unsupported(_) => false,
+        }
+    }
+}
+
 /// Where a packet comes from or goes to: an IP address (a GID is one, in IPv6 form), or an
 /// InfiniBand LID when a native packet has no GRH.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

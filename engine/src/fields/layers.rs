@@ -163,7 +163,7 @@ impl<'a> Frame<'_, 'a> {
         let data: &'a [u8] = p.data;
         let mut encaps = p.encaps.iter().peekable();
         if encaps.peek().is_some()
-            && matches!(p.link, Link::Ethernet)
+            && p.link.is_ethernet()
             && let Ok((outer, _)) = EthernetFrame::parse(data)
         {
             sink(Header::Ethernet(&outer));
