@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::capture::{Capture, T0, US, analyze_file, flow};
+use common::capture::{Capture, Side, T0, US, ack, analyze_file, flow, write_only};
 use rocescope::generate::encode::{self, BthFields, L2, L3, Lrh, RoceFrame};
 use rocescope_engine::capture::{Inputs, LinkType, Record};
 use rocescope_engine::decode::{Body, DecodedFrame, Decoder, Endpoint, IcrcStatus};
@@ -363,4 +363,79 @@ fn the_generator_writes_what_the_decoder_reads() {
         let r = p.roce().expect("a transport packet");
         assert_eq!((r.icrc, r.vcrc.map(|v| v.status), r.ib.payload_len), (IcrcStatus::Ok, Some(IcrcStatus::Ok), 256));
     });
+}
+
+/// A test frame carried natively, between the LIDs its sides are numbered with.
+fn on_ib(f: &RoceFrame) -> Vec<u8> {
+    let encode::Addresses::V4 { src, dst } = f.l3.addresses else { panic!("an IPv4 test frame") };
+    f.encode_native(&Lrh { vl: 0, sl: 0, slid: u16::from(src[3]), dlid: u16::from(dst[3]) })
+}
+
+/// Six RDMA WRITEs from LID 1 to LID 2, the third FECN-marked, each acknowledged 3 µs later;
+/// the ACK of the marked one carries BECN when `answered`.
+fn marked_stream(answered: bool) -> Capture {
+    let (a, b) = (Side { n: 1, qpn: 0x100 }, Side { n: 2, qpn: 0x200 });
+    let mut c = Capture::of_link_type(247);
+    for psn in 0..6u32 {
+        let t = T0 + i64::from(psn) * 10 * US;
+        let mut data = write_only(a, b, psn, true);
+        data.bth.fecn = psn == 2;
+        c.add_bytes(t, on_ib(&data));
+        let mut reply = ack(b, a, psn, 0x0A);
+        reply.bth.becn = answered && psn == 2;
+        c.add_bytes(t + 3 * US, on_ib(&reply));
+    }
+    c
+}
+
+#[test]
+fn fecn_plays_ce_and_becn_plays_the_cnp() {
+    let r = marked_stream(true).analyze(&[]);
+    let data = flow_from(&r, "LID 1", 0x200);
+    assert_eq!((&data["fecn"], &data["first_frames"]["fecn"], &data["ce"]), (&json!(1), &json!(5), &json!(0)));
+    // the mark's answer 3 µs later, as a CE mark's CNP would be
+    assert_eq!((&data["ce_to_cnp_ns"]["count"], &data["ce_to_cnp_ns"]["max"]), (&json!(1), &json!(3 * US)));
+    // the sender's reaction is measured from the BECN, as from a CNP burst
+    let bursts = r["congestion"]["cnp_bursts"].as_array().expect("bursts");
+    assert_eq!((bursts.len(), &bursts[0]["flow"], &bursts[0]["first_frame"]), (1, &data["id"], &json!(6)));
+    // BECN is counted as itself, not as a CNP
+    let acks = flow_from(&r, "LID 2", 0x100);
+    assert_eq!((&acks["becn"], &acks["cnps"], &r["cnps"]), (&json!(1), &json!(0), &json!(0)));
+    assert!(!codes(&r).contains(&"FECN_WITHOUT_BECN"), "{:?}", codes(&r));
+}
+
+#[test]
+fn fecn_marks_no_receiver_answers_are_found() {
+    let r = marked_stream(false).analyze(&[]);
+    let finding = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == json!("FECN_WITHOUT_BECN"));
+    let finding = finding.expect("FECN_WITHOUT_BECN");
+    assert_eq!((&finding["evidence"]["count"], &finding["evidence"]["frames"]), (&json!(1), &json!([5])));
+    assert_eq!(r["congestion"]["cnp_bursts"], json!([]));
+}
+
+#[test]
+fn incast_on_an_infiniband_link_keys_its_receiver_by_lid() {
+    let receiver = Side { n: 20, qpn: 0x2000 };
+    let mut c = Capture::of_link_type(247);
+    for step in 0..10 {
+        for n in 11..15u8 {
+            let from = Side { n, qpn: 0x100 + u32::from(n) };
+            let mut f = write_only(from, receiver, step as u32, false);
+            f.bth.fecn = step == 5;
+            c.add_bytes(T0 + (step * 10 + i64::from(n)) * US, on_ib(&f));
+        }
+    }
+    let r = c.analyze(&["--incast-senders", "4"]);
+    let incast = &r["congestion"]["incast"];
+    assert_eq!(
+        (&incast["receivers"][0]["receiver"], &incast["receivers"][0]["max_fan_in"]),
+        (&json!("LID 20"), &json!(4))
+    );
+    let period = &incast["periods"][0];
+    assert_eq!(period["senders"], json!(["LID 11", "LID 12", "LID 13", "LID 14"]));
+    assert_eq!(
+        (&period["ce_marks"], &period["pauses"]),
+        (&json!(4), &json!(0)),
+        "FECN marks count as the period's marks"
+    );
 }

@@ -88,14 +88,15 @@ impl Analyzer {
     }
 
     /// A RoCE packet of flow `fid`, not a mirror duplicate: a data packet's bytes for its
-    /// flow's reaction and for incast, a CNP for its peer's reaction and for incast.
+    /// flow's reaction and for incast, a congestion notification (a CNP, or a native
+    /// InfiniBand packet with BECN) for its peer's reaction and for incast.
     pub(super) fn observe_congestion(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
         let (src, dst) = s.endpoints();
-        if roce.opcode == CNP {
+        if roce.notifies_congestion() {
             self.cnp_to_peer(fid, s.number, s.ts_ns);
-            return self.hand_to_incast(s.number, s.ts_ns, IncastEvent::Cnp { from: src });
+            self.hand_to_incast(s.number, s.ts_ns, IncastEvent::Cnp { from: src });
         }
-        if !is_data(roce) {
+        if roce.opcode == CNP || !is_data(roce) {
             return;
         }
         let config = self.config.congestion;
@@ -104,7 +105,7 @@ impl Analyzer {
             f.reaction.take_done()
         });
         self.keep_bursts(done.unwrap_or_default());
-        let ce = s.qos().is_some_and(|(_, ecn)| ecn == 3);
+        let ce = s.congestion_marked(roce);
         let event = IncastEvent::Data { receiver: dst, source: src, ce, dst_mac: roce.dst_mac, src_mac: roce.src_mac };
         self.hand_to_incast(s.number, s.ts_ns, event);
     }

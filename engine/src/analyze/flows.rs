@@ -134,6 +134,8 @@ pub struct FirstFrames {
     pub ce: Option<u64>,
     pub late_arrival: Option<u64>,
     pub vcrc_bad: Option<u64>,
+    /// The first FECN-marked packet of a native InfiniBand flow.
+    pub fecn: Option<u64>,
 }
 
 /// How many requests awaiting an ACK a flow remembers for ACK latency.

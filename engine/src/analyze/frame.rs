@@ -6,7 +6,7 @@ use rocescope_parsers::cm::{CmMad, CmMessage};
 use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::ext::{Aeth, Deth, Reth};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
-use rocescope_parsers::opcode::OpcodeInfo;
+use rocescope_parsers::opcode::{CNP, OpcodeInfo};
 
 use crate::decode::MAX_ENCAP_DEPTH;
 use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Network, Other, Roce};
@@ -253,6 +253,12 @@ impl FrameSummary {
         self.dscp.zip(self.ecn)
     }
 
+    /// Was the packet marked for congestion on its way: ECN-CE on RoCEv2, the BTH's FECN on
+    /// native InfiniBand?
+    pub fn congestion_marked(&self, roce: &RoceFacts) -> bool {
+        self.qos().is_some_and(|(_, ecn)| ecn == 3) || (roce.is_native() && roce.fecn)
+    }
+
     pub fn roce(&self) -> Option<&RoceFacts> {
         match &self.content {
             Content::Roce(r) => Some(r),
@@ -269,6 +275,17 @@ impl FrameSummary {
 }
 
 impl RoceFacts {
+    /// Is this a native InfiniBand packet?
+    pub fn is_native(&self) -> bool {
+        self.vcrc.is_some()
+    }
+
+    /// A congestion notification for the sender: a CNP, or on native InfiniBand any packet
+    /// with BECN set, which the receiver returns for FECN marks (IBA annex A10).
+    pub fn notifies_congestion(&self) -> bool {
+        self.opcode == CNP || (self.is_native() && self.becn)
+    }
+
     /// Records the ICRC computed for a deferred one: its status, and its value as the content
     /// signature.
     pub fn settle_icrc(&mut self, status: IcrcStatus, computed: u32) {

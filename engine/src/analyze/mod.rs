@@ -552,11 +552,17 @@ impl Analyzer {
         }
         if roce.opcode == CNP {
             self.observe_cnp(fid, ts_ns);
-        } else if qos.is_some_and(|(_, ecn)| ecn == 3)
-            && let Some(f) = self.flows.flow_mut(fid)
-        {
-            f.unanswered_ce_ts.get_or_insert(ts_ns);
-            f.first_frames.ce.get_or_insert(frame);
+        } else {
+            if roce.notifies_congestion() {
+                self.answer_congestion_mark(fid, ts_ns);
+            }
+            if s.congestion_marked(roce)
+                && let Some(f) = self.flows.flow_mut(fid)
+            {
+                f.unanswered_ce_ts.get_or_insert(ts_ns);
+                let first = if roce.is_native() { &mut f.first_frames.fecn } else { &mut f.first_frames.ce };
+                first.get_or_insert(frame);
+            }
         }
         if opcode::is_unsequenced(roce.opcode) {
             return;
@@ -765,7 +771,13 @@ impl Analyzer {
         if let Some(last) = f.last_cnp_ts.replace(ts_ns) {
             f.cnp_spacing.record(u64::try_from(ts_ns - last).unwrap_or(0));
         }
-        let Some((data, _)) = f.peer else { return };
+        self.answer_congestion_mark(fid, ts_ns);
+    }
+
+    /// A congestion notification on flow `fid` (a CNP, or a BECN): it answers the first
+    /// unanswered mark of the peer flow, whose delay it measures.
+    fn answer_congestion_mark(&mut self, fid: FlowId, ts_ns: i64) {
+        let Some((data, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
         if let Some(d) = self.flows.flow_mut(data)
             && let Some(ce) = d.unanswered_ce_ts.take()
         {

@@ -279,9 +279,10 @@ impl Receiver {
         });
         period.end_ns = e.ts_ns;
         period.peak_fan_in = period.peak_fan_in.max(fan_in);
-        // the senders of the fan-in when it opens, and each that enters while it lasts
+        // the senders of the fan-in when it opens, in the order of their packets in the
+        // window, and each that enters while it lasts
         if opening {
-            self.senders.keys().for_each(|s| period.list(*s));
+            self.recent.iter().for_each(|(_, s)| period.list(*s));
         } else if entered {
             period.list(source);
         }

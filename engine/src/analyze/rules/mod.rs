@@ -346,6 +346,28 @@ fn congestion(r: &mut Rules<'_>) {
             );
         }
     }
+    fecn_without_becn(r);
+}
+
+/// InfiniBand's counterpart of CE without CNP: FECN marks the receivers never answered.
+fn fecn_without_becn(r: &mut Rules<'_>) {
+    let report = r.report;
+    let notified = |f: &FlowReport| {
+        f.peer.and_then(|p| report.flows.get(p as usize)).is_some_and(|p| p.counts.becn + p.counts.cnps > 0)
+    };
+    r.flow_rule(
+        About {
+            severity: Severity::Warning,
+            code: "FECN_WITHOUT_BECN",
+            cause: "Switches mark congestion with FECN but the receiving HCAs return no BECN (or CNP), so the senders' congestion control never slows them down: InfiniBand congestion control is not enabled on the receivers (the subnet manager configures it), or the notifications leave on a path the capture does not see.",
+            action: "Enable congestion control in the subnet manager (OpenSM's congestion control configuration, or UFM) for the HCAs and switches of these flows, and capture both directions.",
+        },
+        |f| if f.counts.fecn > 0 && !notified(f) { f.counts.fecn } else { 0 },
+        |f| f.first_frames.fecn,
+        |n, flows, names| {
+            format!("{n} FECN-marked packets on {} whose receivers returned no BECN ({names})", plural(flows, "flow"))
+        },
+    );
 }
 
 fn marking(r: &mut Rules<'_>) {
