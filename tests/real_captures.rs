@@ -25,6 +25,9 @@ fn real_captures_decode_cleanly() {
         assert!(frames.iter().all(|f| f["kind"] != json!("malformed")), "{file}: a malformed frame");
         for f in &roce_frames {
             assert_eq!(f["icrc"], json!("ok"), "{file} frame {}: ICRC", f["frame"]);
+            // native InfiniBand packets carry a VCRC too, RoCE packets none
+            let vcrc = if f["roce"] == json!(0) { json!("ok") } else { json!(null) };
+            assert_eq!(f["vcrc"], vcrc, "{file} frame {}: VCRC", f["frame"]);
         }
     }
 }
