@@ -439,3 +439,27 @@ fn incast_on_an_infiniband_link_keys_its_receiver_by_lid() {
         "FECN marks count as the period's marks"
     );
 }
+
+#[test]
+fn raw_and_ipv6_lnh_packets_are_shown_and_not_decoded_further() {
+    for (lnh, info) in [(0u8, "Raw packet (LNH 0, no IBA transport)"), (1, "IPv6 over InfiniBand (LNH 1, not decoded)")]
+    {
+        let mut packet = ACK_WITHOUT_GRH;
+        packet[1] = lnh;
+        let mut c = Capture::of_link_type(247);
+        c.add_bytes(T0, packet.to_vec());
+        let path = c.write();
+        let frames = common::jsonl(&path, &[]);
+        assert_eq!(
+            (&frames[0]["kind"], &frames[0]["slid"], &frames[0]["opcode"]),
+            (&json!("other"), &json!(1), &json!(null))
+        );
+        let list = common::run_ok(&["packets", path.to_str().unwrap()]);
+        assert!(list.contains("InfiniBand") && list.contains(info), "{list}");
+        let tree = common::run_ok(&["packets", "-V", path.to_str().unwrap()]);
+        assert!(
+            tree.contains(&format!("Link Next Header: {} (0x0{lnh})", ["Raw", "IPv6 (non-IBA)"][lnh as usize])),
+            "{tree}"
+        );
+    }
+}
