@@ -287,11 +287,11 @@ fn mirror_copies_count_once_per_flow() {
         copy.l3.ttl = 63;
         c.add_bytes(
             T0 + i64::from(i) * 10 * US,
-            encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 9], 1, i, &f.encode()),
+            encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 9], 1, Some(i), &f.encode()),
         );
         c.add_bytes(
             T0 + i64::from(i) * 10 * US + 2 * US,
-            encode::erspan2(&outer, [192, 0, 2, 2], [192, 0, 2, 9], 2, i, &copy.encode()),
+            encode::erspan2(&outer, [192, 0, 2, 2], [192, 0, 2, 9], 2, Some(i), &copy.encode()),
         );
     }
     // a copy arriving after the window is a retransmission, not a mirror copy
@@ -345,4 +345,61 @@ fn a_flow_lists_its_first_64_udp_source_ports_and_counts_the_rest() {
     assert_eq!(f["udp_sports"].as_array().map(Vec::len), Some(64));
     assert_eq!(f["udp_sports"][63], json!(0xC000 + 63));
     assert_eq!(f["udp_sports_other_packets"], json!(6));
+}
+
+/// A→B RDMA WRITEs 10, 11, 13 and 14 a microsecond apart: PSN 12 is not in the capture.
+fn stream_with_a_hole(c: &mut Capture) {
+    for (i, psn) in [10, 11, 13, 14].iter().enumerate() {
+        c.add(T0 + i as i64 * US, &write_only(A, B, *psn, false));
+    }
+}
+
+#[test]
+fn a_hole_a_later_ack_covers_was_missed_by_the_capture_only() {
+    let mut c = Capture::new();
+    stream_with_a_hole(&mut c);
+    c.add(T0 + 5 * US, &ack(B, A, 14, 0x1F)); // a coalesced ACK up to 14: the responder has 12
+    let r = c.analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(
+        (&f["gaps"], &f["missing_psns"], &f["capture_missed"], &f["requests"]["capture_missed"]),
+        (&json!(1), &json!(0), &json!(1), &json!(1))
+    );
+    let codes: Vec<&Value> = r["findings"].as_array().unwrap().iter().map(|f| &f["code"]).collect();
+    assert!(codes.contains(&&json!("CAPTURE_LOSS")) && !codes.contains(&&json!("PSN_GAP")), "{codes:?}");
+    // the frame after the hole still shows the gap
+    assert_eq!(count_class(&frames_of(&c), "gap"), 1);
+}
+
+#[test]
+fn a_hole_naked_and_resent_is_network_loss() {
+    let mut c = Capture::new();
+    stream_with_a_hole(&mut c);
+    c.add(T0 + 5 * US, &ack(B, A, 12, 0x60)); // NAK: the responder expected 12
+    for (i, psn) in [12, 13, 14].iter().enumerate() {
+        c.add(T0 + (10 + i as i64) * US, &write_only(A, B, *psn, false));
+    }
+    c.add(T0 + 20 * US, &ack(B, A, 14, 0x1F));
+    let f = flow(&c.analyze(&[]), 1, 0x200).clone();
+    assert_eq!((&f["gaps"], &f["missing_psns"], &f["capture_missed"]), (&json!(1), &json!(1), &json!(0)));
+}
+
+/// The flow of [`stream_with_a_hole`] after an ACK covering the hole, when PSN 12 then comes
+/// `after_us` µs from the start.
+fn covered_hole_appearing_at(after_us: i64) -> Value {
+    let mut c = Capture::new();
+    stream_with_a_hole(&mut c);
+    c.add(T0 + 5 * US, &ack(B, A, 14, 0x1F));
+    c.add(T0 + after_us * US, &write_only(A, B, 12, false));
+    flow(&c.analyze(&[]), 1, 0x200).clone()
+}
+
+#[test]
+fn a_covered_hole_that_is_resent_or_comes_late_is_decided_again() {
+    // resent 2 ms later: the responder lacked it after all
+    let f = covered_hole_appearing_at(2_000);
+    assert_eq!((&f["missing_psns"], &f["capture_missed"], &f["retransmitted"]), (&json!(1), &json!(0), &json!(1)));
+    // a mirror copy arriving late, within the reorder window: reordering, nothing missing
+    let f = covered_hole_appearing_at(6);
+    assert_eq!((&f["missing_psns"], &f["capture_missed"], &f["late_arrivals"]), (&json!(0), &json!(0), &json!(1)));
 }

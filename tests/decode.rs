@@ -177,12 +177,12 @@ fn nested_mirror_encapsulations_are_bounded() {
     let outer = L2::new([2, 0, 0, 0, 0xEE, 1], [2, 0, 0, 0, 0xEE, 2]);
     let mut frame = write_only(8).encode();
     for depth in 1..=MAX_ENCAP_DEPTH {
-        frame = encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 2], 1, depth as u32, &frame);
+        frame = encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 2], 1, Some(depth as u32), &frame);
     }
     let p = decode(&frame);
     assert_eq!(p.encaps.len(), MAX_ENCAP_DEPTH);
     assert_eq!(icrc(&p), IcrcStatus::Ok);
-    let deeper = encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 2], 1, 9, &frame);
+    let deeper = encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 2], 1, Some(9), &frame);
     assert_eq!(
         malformed_error(&decode(&deeper)),
         rocescope_parsers::Error::invalid(Layer::Erspan, "encapsulations nested too deeply")
@@ -242,4 +242,27 @@ fn cut_and_corrupted_frames_never_panic() {
         }
     }
     assert!(decoded > 100_000, "{decoded} decodes");
+}
+
+#[test]
+fn erspan_ii_is_read_by_its_header_when_gre_has_no_sequence_number() {
+    let outer = L2::new([2, 0, 0, 0, 0xEE, 1], [2, 0, 0, 0, 0xEE, 2]);
+    let inner = write_only(24).encode();
+    let frame = encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 2], 4, None, &inner);
+    let p = decode(&frame);
+    let kinds: Vec<&str> = p.encaps.iter().map(|e| e.kind.name()).collect();
+    assert_eq!(kinds, ["erspan2"]);
+    assert_eq!(p.encaps.iter().next().and_then(|e| e.kind.erspan()).map(|h| h.session_id), Some(4));
+    assert_eq!((icrc(&p), p.bth().map(|b| b.psn())), (IcrcStatus::Ok, Some(4660)));
+    // a type I mirror (no ERSPAN header) of a frame whose first byte has the version nibble 1
+    let mut unicast = inner.clone();
+    unicast[0] = 0x12;
+    let mut gre = vec![0x00, 0x00, 0x88, 0xBE];
+    gre.extend_from_slice(&unicast);
+    let mut type1 = outer.header(0x0800);
+    type1.extend_from_slice(&encode::ipv4_header([192, 0, 2, 1], [192, 0, 2, 2], 0, 64, 0, 47, gre.len()));
+    type1.extend_from_slice(&gre);
+    let p = decode(&type1);
+    let kinds: Vec<&str> = p.encaps.iter().map(|e| e.kind.name()).collect();
+    assert_eq!((kinds, icrc(&p)), (vec!["erspan1"], IcrcStatus::Ok));
 }

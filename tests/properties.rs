@@ -115,7 +115,7 @@ fn wrap(kind: u8, id: u16, inner: &[u8]) -> Vec<u8> {
     let outer = L2::new([2, 0, 0, 0, 0xEE, 1], [2, 0, 0, 0, 0xEE, 2]);
     let (src, dst) = ([192, 0, 2, 1], [192, 0, 2, 2]);
     match kind {
-        1 => encode::erspan2(&outer, src, dst, id & 0x3FF, u32::from(id), inner),
+        1 => encode::erspan2(&outer, src, dst, id & 0x3FF, Some(u32::from(id)), inner),
         2 => encode::erspan3(&outer, src, dst, id & 0x3FF, u32::from(id), false, inner),
         3 => encode::vxlan(&outer, src, dst, u32::from(id), inner),
         4 => encode::gre_ethernet(&outer, src, dst, u32::from(id), inner),

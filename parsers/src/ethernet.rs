@@ -16,6 +16,30 @@ pub const ETHERTYPE_LLDP: u16 = 0x88CC;
 pub const ETHERTYPE_ROCEV1: u16 = 0x8915;
 pub const ETHERTYPE_QINQ_LEGACY: u16 = 0x9100;
 
+/// Is `ethertype` one a frame on a RoCE fabric carries (IP, VLAN tags, RoCEv1, ARP, MAC
+/// control, LLDP)? Mirror headers of no fixed length are found by looking for a frame with
+/// one of these after them.
+pub fn is_known_ethertype(ethertype: u16) -> bool {
+    matches!(
+        ethertype,
+        ETHERTYPE_IPV4
+            | ETHERTYPE_IPV6
+            | ETHERTYPE_VLAN
+            | ETHERTYPE_QINQ
+            | ETHERTYPE_QINQ_LEGACY
+            | ETHERTYPE_ROCEV1
+            | ETHERTYPE_ARP
+            | ETHERTYPE_MAC_CONTROL
+            | ETHERTYPE_LLDP
+    )
+}
+
+/// Does an Ethernet frame with a [known EtherType](is_known_ethertype) start `at` bytes into
+/// `bytes`?
+pub fn frame_starts_at(bytes: &[u8], at: usize) -> bool {
+    matches!(bytes.get(at + 12..at + 14), Some(&[high, low]) if is_known_ethertype(be16([high, low])))
+}
+
 /// Is `ethertype` a VLAN tag protocol identifier?
 pub fn is_vlan_tpid(ethertype: u16) -> bool {
     matches!(ethertype, ETHERTYPE_VLAN | ETHERTYPE_QINQ | ETHERTYPE_QINQ_LEGACY)

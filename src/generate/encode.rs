@@ -330,9 +330,10 @@ fn encode_ext(out: &mut Vec<u8>, kind: ExtHeader, ext: &ExtHeaders) {
 
 /// An IPv4 GRE packet carrying `inner` behind an ERSPAN type II header (GRE with a sequence
 /// number), as a switch's mirror session sends it.
-pub fn erspan2(outer: &L2, src: [u8; 4], dst: [u8; 4], session: u16, sequence: u32, inner: &[u8]) -> Vec<u8> {
-    let mut gre = vec![0x10, 0x00, 0x88, 0xBE];
-    gre.extend_from_slice(&sequence.to_be_bytes());
+pub fn erspan2(outer: &L2, src: [u8; 4], dst: [u8; 4], session: u16, sequence: Option<u32>, inner: &[u8]) -> Vec<u8> {
+    // GRE with its sequence number (S bit), or without it as some switches send ERSPAN II
+    let mut gre = vec![if sequence.is_some() { 0x10 } else { 0x00 }, 0x00, 0x88, 0xBE];
+    gre.extend(sequence.map(u32::to_be_bytes).into_iter().flatten());
     let word0 = (1u32 << 28) | u32::from(session & 0x3FF);
     gre.extend_from_slice(&word0.to_be_bytes());
     gre.extend_from_slice(&0u32.to_be_bytes());

@@ -445,12 +445,15 @@ pub fn mirror_erspan() -> Scenario {
     let mut sequence = [0u32; 2];
     let mut mirror = |s: &mut Scenario, t: i64, f: RoceFrame| {
         sequence[0] += 1;
-        s.push(t, encode::erspan2(&collector, [192, 0, 2, 1], [192, 0, 2, 100], 1, sequence[0], &f.encode()));
+        s.push(t, encode::erspan2(&collector, [192, 0, 2, 1], [192, 0, 2, 100], 1, Some(sequence[0]), &f.encode()));
         let mut hop = f.clone();
         hop.l3.ttl = 63;
         hop.l2 = L2::new([0x02, 0, 0, 0, 0xAA, 0x01], [0x02, 0, 0, 0, 0xAA, 0x02]);
         sequence[1] += 1;
-        s.push(t + 1_500, encode::erspan2(&collector, [192, 0, 2, 2], [192, 0, 2, 100], 2, sequence[1], &hop.encode()));
+        s.push(
+            t + 1_500,
+            encode::erspan2(&collector, [192, 0, 2, 2], [192, 0, 2, 100], 2, Some(sequence[1]), &hop.encode()),
+        );
     };
     for m in 0..5u64 {
         for f in write_message(&conn, psn, 1024, 256, 0x4000 * m) {
@@ -559,6 +562,8 @@ pub fn encapsulations() -> Scenario {
     next(&mut s, 0, encode::erspan3(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 3, 12345, false, &inner));
     let cut = write_only(512).encode();
     next(&mut s, 0, encode::erspan3(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 3, 12346, true, &cut[..160]));
+    // ERSPAN II with GRE's sequence bit clear, as a Nexus 9000 sends it
+    next(&mut s, 0, encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 4, None, &write_only(24).encode()));
     next(&mut s, 0, encode::gre_ethernet(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 0xABCD, &write_only(16).encode()));
     let mut with_fcs = write_only(32).encode();
     let fcs = crc32fast::hash(&with_fcs).to_le_bytes();

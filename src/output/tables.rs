@@ -98,6 +98,7 @@ fn flow_columns(f: &[FlowReport]) -> Vec<Column> {
         col("highest_psn", f, |f| f.sequence.highest_psn),
         col("gaps", f, |f| f.sequence.gaps),
         col("missing_psns", f, |f| f.sequence.missing_psns),
+        col("capture_missed", f, |f| f.sequence.capture_missed),
         col("retransmitted", f, |f| f.sequence.retransmitted),
         col("retransmit_episodes", f, |f| f.sequence.retransmit_episodes),
         col("late_arrivals", f, |f| f.sequence.late_arrivals),

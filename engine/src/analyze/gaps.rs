@@ -27,6 +27,16 @@ impl Bits {
             *w |= 1 << (i % 64);
         }
     }
+
+    pub fn clear(&mut self, i: u32) {
+        if let Some(w) = self.0.get_mut((i / 64) as usize) {
+            *w &= !(1 << (i % 64));
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
 }
 
 /// One gap: the PSNs from `first_psn` up to the packet that skipped them.
@@ -50,6 +60,13 @@ pub struct Gap {
     pub late: Bits,
     /// Offsets a PSN-sequence NAK named.
     pub naked: Bits,
+    /// A PSN-sequence NAK named one of its PSNs (settled or not): the responder missed them.
+    pub nak: bool,
+    /// Holes a later ACK covered with no NAK and no resend: the responder got them, only the
+    /// capture missed them (not in `missing`).
+    pub captured: Bits,
+    /// Offsets below this one have been covered by an ACK.
+    pub acked_to: u32,
 }
 
 impl Gap {
@@ -116,8 +133,16 @@ impl Gaps {
             seen,
             late: Bits::default(),
             naked: Bits::default(),
+            nak: false,
+            captured: Bits::default(),
+            acked_to: 0,
         });
         tracked
+    }
+
+    /// Every remembered gap, oldest first.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Gap> {
+        self.list.iter_mut()
     }
 
     /// The newest gap that holds `psn`.

@@ -728,6 +728,9 @@ impl Analyzer {
         if let (AethKind::Ack { .. }, true) = (kind, acknowledge) {
             self.ack_for_completion(requests, psn, ts_ns, frame);
         }
+        if let (AethKind::Ack { .. }, true, Some(r)) = (kind, acknowledge, self.flows.flow_mut(requests)) {
+            r.requests.seq.on_ack(psn);
+        }
         if let (AethKind::Ack { .. }, Some(r)) = (kind, self.flows.flow_mut(requests)) {
             while let Some(&(req_psn, req_ts)) = r.outstanding.front() {
                 if psn_diff(psn, req_psn) < 0 {

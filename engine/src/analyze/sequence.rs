@@ -196,6 +196,8 @@ pub struct Sequence {
     pub sequenced: u64,
     pub gaps: u64,
     pub missing_psns: u64,
+    /// Holes the responder got and only the capture missed ([`Sequence::on_ack`]).
+    pub capture_missed: u64,
     pub retransmitted: u64,
     pub retransmit_episodes: u64,
     pub reorder: ReorderCounts,
@@ -350,6 +352,15 @@ impl Sequence {
         let Some(gap) = self.gap_list.get_mut(index) else { return false };
         if let Some(o) = gap.offset(a.psn) {
             gap.seen.set(o);
+            // a hole taken for a capture miss appears after all: what it is is decided again
+            if gap.captured.get(o) {
+                gap.captured.clear(o);
+                gap.missing += 1;
+                self.capture_missed = self.capture_missed.saturating_sub(1);
+                if gap.settled {
+                    self.missing_psns += 1;
+                }
+            }
         }
         // (a): within the reorder window of the packet that opened the gap; (c): no resend
         // covering it has begun.
@@ -424,7 +435,9 @@ impl Sequence {
     fn settle(&mut self, index: usize, out: &mut Vec<SeqEvent>) {
         let Some(gap) = self.gap_list.get_mut(index) else { return };
         gap.settled = true;
-        if gap.missing > 0 {
+        // the frame's gap counts every PSN the capture lacks, the responder's or not
+        let lacking = gap.missing + (0..gap.span).filter(|&o| gap.captured.get(o)).count() as u32;
+        if lacking > 0 {
             self.gaps += 1;
             self.missing_psns += u64::from(gap.missing);
         } else {
@@ -434,7 +447,7 @@ impl Sequence {
             frame: gap.frame,
             ts_ns: gap.ts_ns,
             first_psn: gap.first_psn,
-            missing: gap.missing,
+            missing: lacking,
         });
     }
 
@@ -465,12 +478,47 @@ impl Sequence {
     pub fn on_nak(&mut self, psn: u32, ts_ns: i64) {
         self.nak = Some(NakSeen { psn, ts_ns, resent: false });
         let Some(gap) = self.gap_list.containing(psn).and_then(|i| self.gap_list.get_mut(i)) else { return };
+        gap.nak = true;
         let Some(o) = gap.offset(psn) else { return };
         if gap.late.get(o) {
             self.reorder.reorder_naks += 1;
         } else if !gap.settled {
             gap.naked.set(o);
         }
+    }
+}
+
+impl Sequence {
+    /// The peer acknowledged every PSN up to `psn` (an AETH with the ACK syndrome; IBA
+    /// §9.7.5.1.1: a responder ACKs a PSN only when it holds every PSN before it). Holes of a
+    /// remembered gap at or before `psn` that no NAK of the gap named and that were not resent
+    /// reached the responder: only the capture missed them. They leave `missing_psns` for
+    /// `capture_missed` (a gap too wide to track holes of, over [`super::gaps::TRACKED_SPAN`],
+    /// stays missing).
+    pub fn on_ack(&mut self, psn: u32) {
+        let mut found = 0u64;
+        for gap in self.gap_list.iter_mut().filter(|g| g.tracked && !g.nak) {
+            // the offsets the ACK covers that no ACK covered before
+            let reach = psn_forward_distance(psn, gap.first_psn);
+            if reach >= PSN_HALF {
+                continue;
+            }
+            let end = reach.saturating_add(1).min(gap.span);
+            let mut here = 0;
+            for o in gap.acked_to..end {
+                if !gap.seen.get(o) {
+                    gap.captured.set(o);
+                    here += 1;
+                }
+            }
+            gap.acked_to = gap.acked_to.max(end);
+            gap.missing = gap.missing.saturating_sub(here);
+            if gap.settled {
+                self.missing_psns = self.missing_psns.saturating_sub(u64::from(here));
+            }
+            found += u64::from(here);
+        }
+        self.capture_missed += found;
     }
 }
 

@@ -328,7 +328,7 @@ impl Decoder {
         // The ERSPAN header's bytes: from after GRE to the inner frame.
         let erspan_bytes = |inner: &'a [u8]| rest.get(..rest.len() - inner.len()).unwrap_or_default();
         match header.protocol {
-            gre::PROTO_ERSPAN_II if header.sequence.is_none() => {
+            gre::PROTO_ERSPAN_II if header.sequence.is_none() && !erspan2_header_follows(rest) => {
                 self.unwrap_ethernet(p, encap(EncapKind::Erspan1), rest, Layer::Gre)
             }
             gre::PROTO_ERSPAN_II => match ErspanHeader::parse_type2(rest) {
@@ -440,6 +440,15 @@ impl Decoder {
         let vcrc = p.lrh.map(|lrh| native_vcrc(p.data, lrh));
         Body::Roce(Roce { version, ib, icrc, icrc_computed, deferred_icrc, vcrc, mad, cm })
     }
+}
+
+/// Does an ERSPAN type II header follow a GRE header without the sequence bit, as some
+/// switches send it (Nexus 9000, Tofino)? It does when the version nibble says 1 and an
+/// Ethernet frame starts after its 8 bytes where none starts right after GRE (type I).
+fn erspan2_header_follows(after_gre: &[u8]) -> bool {
+    after_gre.first().is_some_and(|b| b >> 4 == 1)
+        && eth::frame_starts_at(after_gre, 8)
+        && !eth::frame_starts_at(after_gre, 0)
 }
 
 /// The ICRC of a packet whose covered bytes (BTH up to the ICRC) are `covered`: over the

@@ -139,6 +139,19 @@ fn loss(r: &mut Rules<'_>) {
         |f| f.first_frames.gap,
         |n, flows, names| format!("{n} PSNs never reached the tap on {} ({names})", plural(flows, "flow")),
     );
+    r.flow_rule(
+        About {
+            severity: Severity::Info,
+            code: "CAPTURE_LOSS",
+            cause: "The capture missed packets the network delivered: a later ACK covered them, with no NAK and no resend. A mirror session over its bandwidth (a SPAN of a busy port, or of both directions into one), drops in libpcap or ibdump, or a capture ring too small.",
+            action: "Nothing to fix in the fabric for these; give the capture more room (a dedicated mirror port, a larger buffer with tcpdump -B, a smaller snap length, a filter) before reading loss into its gaps.",
+        },
+        |f| f.sequence.capture_missed,
+        |f| f.first_frames.gap,
+        |n, flows, names| {
+            format!("{n} PSNs acknowledged by their responders are not in the capture, on {} ({names}): the capture missed them, the network did not lose them", plural(flows, "flow"))
+        },
+    );
     let episodes = &r.report.retransmit_episodes;
     if !episodes.is_empty() || r.report.retransmit_episodes_not_kept > 0 {
         let by = |t: Trigger| episodes.iter().filter(|e| e.trigger == t).count();
