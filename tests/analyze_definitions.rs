@@ -367,8 +367,14 @@ fn a_hole_a_later_ack_covers_was_missed_by_the_capture_only() {
     );
     let codes: Vec<&Value> = r["findings"].as_array().unwrap().iter().map(|f| &f["code"]).collect();
     assert!(codes.contains(&&json!("CAPTURE_LOSS")) && !codes.contains(&&json!("PSN_GAP")), "{codes:?}");
-    // the frame after the hole still shows the gap
+    // the frame after the hole still shows the gap, and that the capture alone missed it
     assert_eq!(count_class(&frames_of(&c), "gap"), 1);
+    let path = c.write();
+    let fields = ["-T", "fields", "-e", "rocescope.analysis.missing_psns", "-e", "rocescope.analysis.capture_missed"];
+    let out = common::run_ok(&[&["packets"], &fields[..], &["-c", "3", path.to_str().unwrap()]].concat());
+    assert_eq!(out.lines().nth(2), Some("1\t1"));
+    let list = common::run_ok(&["packets", "-c", "3", path.to_str().unwrap()]);
+    assert!(list.contains("[gap: 1 PSNs missing, 1 of them only from the capture]"), "{list}");
 }
 
 #[test]

@@ -125,6 +125,9 @@ pub fn write_verdict_flag(line: &mut String, verdict: &crate::analyze::Verdict) 
         return line.write_str(" [mirror duplicate]");
     }
     match verdict.seq {
+        Some(SeqClass::Gap { missing }) if verdict.capture_missed > 0 => {
+            write!(line, " [gap: {missing} PSNs missing, {} of them only from the capture]", verdict.capture_missed)
+        }
         Some(SeqClass::Gap { missing }) => write!(line, " [gap: {missing} PSNs missing]"),
         Some(SeqClass::Retransmission) => line.write_str(" [retransmission]"),
         Some(SeqClass::LateArrival) => line.write_str(" [late arrival]"),

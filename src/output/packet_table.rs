@@ -58,6 +58,7 @@ pub const PACKET_COLUMNS: &[&str] = &[
     "rocescope.analysis.flow",
     "rocescope.analysis.seq_class",
     "rocescope.analysis.missing_psns",
+    "rocescope.analysis.capture_missed",
     "rocescope.analysis.mirror_duplicate",
 ];
 

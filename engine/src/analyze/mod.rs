@@ -119,6 +119,9 @@ pub struct Verdict {
     pub flow: Option<FlowId>,
     pub seq: Option<SeqClass>,
     pub mirror_duplicate: bool,
+    /// Of the PSNs missing before a gap's frame, those the responder acknowledged by the time
+    /// the gap settled: missed by the capture only.
+    pub capture_missed: u32,
 }
 
 /// Capture-wide counters.
@@ -539,7 +542,7 @@ impl Analyzer {
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.counts.mirror_duplicates += 1;
             }
-            self.amend_verdict(|v| *v = Verdict { flow: Some(fid), seq: None, mirror_duplicate: true });
+            self.amend_verdict(|v| *v = Verdict { flow: Some(fid), mirror_duplicate: true, ..Verdict::default() });
             return;
         }
         self.amend_verdict(|v| v.flow = Some(fid));

@@ -137,12 +137,13 @@ pub struct Observation {
 pub enum SeqEvent {
     Packet(Observation),
     /// The gap opened by `frame` is settled with `missing` holes never filled (0: a reorder
-    /// event).
+    /// event), of which `capture_missed` were acknowledged by the responder by then.
     GapSettled {
         frame: u64,
         ts_ns: i64,
         first_psn: u32,
         missing: u32,
+        capture_missed: u32,
     },
 }
 
@@ -436,19 +437,16 @@ impl Sequence {
         let Some(gap) = self.gap_list.get_mut(index) else { return };
         gap.settled = true;
         // the frame's gap counts every PSN the capture lacks, the responder's or not
-        let lacking = gap.missing + (0..gap.span).filter(|&o| gap.captured.get(o)).count() as u32;
+        let capture_missed = (0..gap.span).filter(|&o| gap.captured.get(o)).count() as u32;
+        let lacking = gap.missing + capture_missed;
         if lacking > 0 {
             self.gaps += 1;
             self.missing_psns += u64::from(gap.missing);
         } else {
             self.reorder.reorder_events += 1;
         }
-        out.push(SeqEvent::GapSettled {
-            frame: gap.frame,
-            ts_ns: gap.ts_ns,
-            first_psn: gap.first_psn,
-            missing: lacking,
-        });
+        let (frame, ts_ns, first_psn) = (gap.frame, gap.ts_ns, gap.first_psn);
+        out.push(SeqEvent::GapSettled { frame, ts_ns, first_psn, missing: lacking, capture_missed });
     }
 
     /// Capture time has reached `now_ns`: decides what a reorder window that has passed

@@ -109,8 +109,11 @@ impl Analyzer {
                         self.apply_observation(fid, space, &o, c, reads);
                     }
                 },
-                SeqEvent::GapSettled { frame, ts_ns, first_psn, missing } => {
+                SeqEvent::GapSettled { frame, ts_ns, first_psn, missing, capture_missed } => {
                     self.gap_settled(fid, frame, ts_ns, first_psn, missing);
+                    if let (Some(v), true) = (&mut self.verdicts, capture_missed > 0) {
+                        v.amend(frame, |verdict| verdict.capture_missed = capture_missed);
+                    }
                 }
             }
         }

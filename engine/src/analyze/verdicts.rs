@@ -45,6 +45,13 @@ impl VerdictLedger {
         }
     }
 
+    /// Updates a frame's verdict, if it is still held.
+    pub fn amend(&mut self, frame: u64, update: impl FnOnce(&mut Verdict)) {
+        if let Some(slot) = self.slot_mut(frame) {
+            update(&mut slot.verdict);
+        }
+    }
+
     /// Marks a frame's verdict as waiting for a decision.
     pub fn hold(&mut self, frame: u64) {
         if let Some(slot) = self.slot_mut(frame) {

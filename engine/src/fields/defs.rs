@@ -1150,9 +1150,19 @@ pub static FIELDS: &[Field] = &[
         U32,
         Dec,
         "Missing PSNs",
-        "PSNs missing before this packet (late arrivals excluded)",
+        "PSNs missing before this packet (late arrivals excluded; those only the capture missed included)",
         |f, out| if let Some(SeqClass::Gap { missing }) = seq_class(f) {
             out(uint(missing))
+        }
+    ),
+    own!(
+        "rocescope.analysis.capture_missed",
+        U32,
+        Dec,
+        "PSNs the capture missed",
+        "of the PSNs missing before this packet, those a later ACK shows the responder received (known when the gap settles)",
+        |f, out| if let Some(n) = f.verdict.map(|v| v.capture_missed).filter(|&n| n > 0) {
+            out(uint(n))
         }
     ),
     own!(
