@@ -257,11 +257,7 @@ fn erspan_ii_is_read_by_its_header_when_gre_has_no_sequence_number() {
     // a type I mirror (no ERSPAN header) of a frame whose first byte has the version nibble 1
     let mut unicast = inner.clone();
     unicast[0] = 0x12;
-    let mut gre = vec![0x00, 0x00, 0x88, 0xBE];
-    gre.extend_from_slice(&unicast);
-    let mut type1 = outer.header(0x0800);
-    type1.extend_from_slice(&encode::ipv4_header([192, 0, 2, 1], [192, 0, 2, 2], 0, 64, 0, 47, gre.len()));
-    type1.extend_from_slice(&gre);
+    let type1 = encode::erspan1(&outer, [192, 0, 2, 1], [192, 0, 2, 2], &unicast);
     let p = decode(&type1);
     let kinds: Vec<&str> = p.encaps.iter().map(|e| e.kind.name()).collect();
     assert_eq!((kinds, icrc(&p)), (vec!["erspan1"], IcrcStatus::Ok));

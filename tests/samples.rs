@@ -56,6 +56,7 @@ const EXPECTED: &[(&str, usize, usize, usize, usize, usize)] = &[
     ("incast.pcap", 613, 0, 0, 2, 0),
     ("loss_go_back_n.pcap", 40, 0, 0, 0, 0),
     ("message_sizes.pcap", 900, 0, 893, 0, 0),
+    ("mirror_truncated.pcap", 17, 0, 13, 0, 0),
     ("mirror_erspan.pcap", 50, 0, 0, 0, 0),
     ("opcodes.pcap", 85, 0, 0, 0, 0),
     ("pfc_storm.pcap", 50, 0, 0, 404, 2),

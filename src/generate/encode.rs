@@ -328,8 +328,19 @@ fn encode_ext(out: &mut Vec<u8>, kind: ExtHeader, ext: &ExtHeaders) {
     }
 }
 
+/// An ERSPAN type I mirror copy (GRE 0x88BE with no sequence number and no ERSPAN header, as
+/// Broadcom-based switches send it) of `inner`.
+pub fn erspan1(outer: &L2, src: [u8; 4], dst: [u8; 4], inner: &[u8]) -> Vec<u8> {
+    let mut gre = vec![0x00, 0x00, 0x88, 0xBE];
+    gre.extend_from_slice(inner);
+    let mut f = outer.header(0x0800);
+    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
+    f.extend_from_slice(&gre);
+    f
+}
+
 /// An IPv4 GRE packet carrying `inner` behind an ERSPAN type II header (GRE with a sequence
-/// number), as a switch's mirror session sends it.
+/// number, or without one as some switches send it), as a switch's mirror session sends it.
 pub fn erspan2(outer: &L2, src: [u8; 4], dst: [u8; 4], session: u16, sequence: Option<u32>, inner: &[u8]) -> Vec<u8> {
     // GRE with its sequence number (S bit), or without it as some switches send ERSPAN II
     let mut gre = vec![if sequence.is_some() { 0x10 } else { 0x00 }, 0x00, 0x88, 0xBE];

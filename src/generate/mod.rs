@@ -5,6 +5,7 @@ pub mod bench;
 mod congestion;
 pub mod encode;
 mod infiniband;
+mod mirrors;
 pub mod scenarios;
 
 use std::fs;
@@ -34,6 +35,7 @@ pub fn all_scenarios() -> Vec<Scenario> {
         infiniband::rc_with_grh(),
         infiniband::go_back_n(),
         infiniband::crc_errors(),
+        mirrors::truncated_copies(),
     ]
 }
 

@@ -133,6 +133,7 @@ fn facts(r: &Report) -> Markup {
             }
             dt { "Capture quality" } dd {
                 (r.capture.snaplen_cut) " frames cut by the snap length, " (r.capture.mirror_truncated) " truncated by a mirror, "
+                (r.capture.truncated_copies) " mirror copies cut with no mark, "
                 (t.mirror_duplicates) " mirror duplicates, " (r.capture.non_monotonic_timestamps) " timestamps going backwards"
                 @if r.limits.untracked_packets > 0 { ", " (r.limits.untracked_packets) " packets beyond the flow limit" }
             }

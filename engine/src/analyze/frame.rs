@@ -123,6 +123,9 @@ pub struct FrameSummary {
     pub encaps: [Option<&'static str>; MAX_ENCAP_DEPTH],
     /// A mirror marked the inner frame truncated.
     pub mirror_truncated: bool,
+    /// A RoCE packet the frame does not hold whole although nothing says the frame was cut:
+    /// no snap length cut, no truncation flag (a mirror's `truncate size`).
+    pub truncated_copy: bool,
     pub vlan_tags: u8,
     pub rocev1: bool,
     /// Addresses of the innermost IP header, GRH or LRH, for every kind of frame.
@@ -192,6 +195,7 @@ fn signature(roce: &Roce<'_>) -> u32 {
 
 impl FrameSummary {
     pub fn of(number: u64, p: &DecodedFrame<'_>) -> FrameSummary {
+        let mirror_truncated = p.encaps.iter().any(|e| e.kind.truncated_by_mirror());
         let mut encaps = [None; MAX_ENCAP_DEPTH];
         for (slot, e) in encaps.iter_mut().zip(p.encaps.iter()) {
             *slot = Some(e.kind.name());
@@ -214,7 +218,10 @@ impl FrameSummary {
             orig_len: p.orig_len,
             caplen: p.data.len() as u32,
             encaps,
-            mirror_truncated: p.encaps.iter().any(|e| e.kind.truncated_by_mirror()),
+            mirror_truncated,
+            truncated_copy: !mirror_truncated
+                && p.data.len() as u32 >= p.orig_len
+                && p.roce().is_some_and(|r| !r.ib.fully_captured()),
             vlan_tags: p.eth.map_or(0, |e| e.vlans.len() as u8),
             rocev1: matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none(),
             src: p.source(),

@@ -163,6 +163,7 @@ impl CaptureFacts {
         self.non_monotonic_timestamps += other.non_monotonic_timestamps;
         self.snaplen_cut += other.snaplen_cut;
         self.mirror_truncated += other.mirror_truncated;
+        self.truncated_copies += other.truncated_copies;
         for &(name, count) in &other.encapsulations {
             match self.encapsulations.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, n)) => *n += count,

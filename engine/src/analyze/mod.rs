@@ -154,6 +154,8 @@ pub struct CaptureFacts {
     pub snaplen_cut: u64,
     /// RoCE frames an ERSPAN mirror marked truncated.
     pub mirror_truncated: u64,
+    /// RoCE frames cut short with nothing saying so (a mirror's truncation).
+    pub truncated_copies: u64,
     pub encapsulations: Vec<(&'static str, u64)>,
     /// Malformed frames by layer, with the first frame and reason of each.
     pub malformed: Vec<(&'static str, u64, u64, String)>,
@@ -455,6 +457,9 @@ impl Analyzer {
         }
         if s.mirror_truncated {
             c.mirror_truncated += 1;
+        }
+        if s.truncated_copy {
+            c.truncated_copies += 1;
         }
         for _ in 0..s.vlan_tags {
             bump(&mut c.encapsulations, "vlan");

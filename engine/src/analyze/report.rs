@@ -164,6 +164,7 @@ pub struct CaptureReport {
     pub non_monotonic_timestamps: u64,
     pub snaplen_cut: u64,
     pub mirror_truncated: u64,
+    pub truncated_copies: u64,
     pub encapsulations: BTreeMap<&'static str, u64>,
     pub malformed_by_layer: Vec<MalformedReport>,
     pub doubled_mirror: Option<DoubledMirrorReport>,
@@ -515,6 +516,7 @@ fn capture_report(c: &super::CaptureFacts) -> CaptureReport {
         non_monotonic_timestamps: c.non_monotonic_timestamps,
         snaplen_cut: c.snaplen_cut,
         mirror_truncated: c.mirror_truncated,
+        truncated_copies: c.truncated_copies,
         encapsulations: c.encapsulations.iter().copied().collect(),
         malformed_by_layer: c
             .malformed

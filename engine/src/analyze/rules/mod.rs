@@ -547,18 +547,19 @@ fn copies_and_truncation(r: &mut Rules<'_>) {
             e,
         );
     }
-    let cut = report.capture.snaplen_cut + report.capture.mirror_truncated;
+    let c = &report.capture;
+    let cut = c.snaplen_cut + c.mirror_truncated + c.truncated_copies;
     if cut > 0 || report.icrc.unverifiable > 0 {
         r.add(
             About {
                 severity: Severity::Info,
                 code: "TRUNCATED_FRAMES",
-                cause: "The capture keeps only the start of each frame (tcpdump -s, mirror session truncation).",
-                action: "Capture full frames (tcpdump -s 0, no truncation on the mirror session) when ICRC verification matters.",
+                cause: "The capture keeps only the start of each frame (tcpdump -s, mirror session truncation: ERSPAN's T bit, or a truncate size that leaves no mark).",
+                action: "Capture full frames (tcpdump -s 0, no truncation on the mirror session) when ICRC verification matters; headers, PSNs and lengths are analysed all the same.",
             },
             format!(
-                "{} frames were cut by the snap length or the mirror; {} RoCE ICRCs could not be verified",
-                cut, report.icrc.unverifiable
+                "{} frames were cut by the snap length or the mirror ({} of them mirror copies cut with no mark); {} ICRCs could not be verified",
+                cut, c.truncated_copies, report.icrc.unverifiable
             ),
             Evidence { count: cut.max(report.icrc.unverifiable), ..Evidence::default() },
         );
