@@ -24,3 +24,51 @@ fn truncated_mirror_copies_are_analysed_and_counted() {
     let finding = r["findings"].as_array().unwrap().iter().find(|f| f["code"] == json!("TRUNCATED_FRAMES")).unwrap();
     assert!(finding["message"].as_str().unwrap().contains("13 of them mirror copies cut with no mark"));
 }
+
+/// The JSON line of every frame of `c` without the keys a mirror header changes (lengths,
+/// the list of encapsulations).
+fn inner_fields(c: &common::capture::Capture) -> Vec<serde_json::Value> {
+    let mut frames = common::jsonl(&c.write(), &[]);
+    for f in &mut frames {
+        for key in ["len", "caplen", "encap", "frame", "ts_ns"] {
+            f.as_object_mut().unwrap().remove(key);
+        }
+    }
+    frames
+}
+
+#[test]
+fn an_arista_timestamp_header_decodes_to_the_plain_frame() {
+    use common::capture::{A, B, Capture, T0, ack, write_only};
+    use rocescope::generate::encode;
+    let frames = [write_only(A, B, 7, true).encode(), ack(B, A, 7, 0x1F).encode()];
+    let (mut plain, mut stamped) = (Capture::new(), Capture::new());
+    for (i, f) in frames.iter().enumerate() {
+        plain.add_bytes(T0 + i as i64, f.clone());
+        let version = if i == 0 { 0x0010 } else { 0x0120 };
+        stamped.add_bytes(T0 + i as i64, encode::with_arista_timestamp(f, version, T0 + 5));
+    }
+    assert_eq!(inner_fields(&stamped), inner_fields(&plain));
+    let listed = common::jsonl(&stamped.write(), &[]);
+    assert_eq!(listed[0]["encap"], json!(["arista"]));
+    let path = stamped.write();
+    let fields = ["-e", "avsp.ver", "-e", "avsp.64sec", "-e", "avsp.64ns", "-e", "avsp.48sec", "-e", "avsp.48ns"];
+    let out = common::run_ok(
+        &[&["packets", "-T", "fields"], &fields[..], &["-e", "avsp.etype", path.to_str().unwrap()]].concat(),
+    );
+    let seconds = T0 / 1_000_000_000;
+    let expected = format!("0x0010\t{seconds}\t5\t\t\t0x0800\n0x0120\t\t\t{}\t5\t0x0800\n", seconds & 0xFFFF);
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn arista_timestamps_sample_is_analysed_as_plain_traffic() {
+    let r = common::capture::analyze_file(&sample("mirror_arista_timestamp.pcap"), &[]);
+    assert_eq!(
+        (&r["capture"]["encapsulations"]["arista"], &r["capture"]["encapsulations"]["gre"]),
+        (&json!(15), &json!(4))
+    );
+    assert_eq!((&r["icrc"]["ok"], &r["totals"]["malformed"]), (&json!(15), &json!(0)));
+    let f = common::capture::flow(&r, 1, 0x000A22);
+    assert_eq!((&f["packets"], &f["gaps"], &f["pairing"]), (&json!(12), &json!(0), &json!("psn")));
+}

@@ -4,13 +4,16 @@
 
 use libfuzzer_sys::fuzz_target;
 use rocescope_parsers::{
-    bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, sll, udp, vcrc,
+    arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, sll, udp, vcrc,
     vxlan,
 };
 
 fuzz_target!(|data: &[u8]| {
     if let Ok((h, payload)) = erf::ErfHeader::parse(data) {
         let _ = (h.ts_ns(), h.interface(), h.truncated(), h.rx_error(), payload.len());
+    }
+    if let Ok((a, rest)) = arista::AristaHeader::parse(data) {
+        let _ = (a.subtype(), a.version(), a.seconds(), a.nanoseconds(), a.ethertype(), rest.len());
     }
     if let Ok((l, _)) = lrh::LrhHeader::parse(data) {
         let _ = (l.vl(), l.lver(), l.sl(), l.reserved2(), l.next_header(), l.dlid(), l.reserved5(), l.slid());

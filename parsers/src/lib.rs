@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod arista;
 pub mod bth;
 pub mod cm;
 pub mod erf;

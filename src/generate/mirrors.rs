@@ -7,6 +7,10 @@ use rocescope_parsers::psn::psn_add;
 use super::encode::{self, L2, RoceFrame};
 use super::scenarios::{ACK_32_CREDITS, Conn, Scenario, T0, US, endpoint};
 
+/// Arista timestamp formats: 64-bit TAI and 48-bit UTC.
+const ARISTA_64_TAI: u16 = 0x0010;
+const ARISTA_48_UTC: u16 = 0x0120;
+
 /// What a `truncate size` of 64 bytes keeps of each mirrored frame (SONiC `truncate_size`,
 /// Cumulus and Arista `truncate size`).
 const TRUNCATE_SIZE: usize = 64;
@@ -55,4 +59,43 @@ pub fn truncated_copies() -> Scenario {
         }
     }
     s
+}
+
+/// An Arista switch's timestamping (tap aggregation): every frame carries Arista's timestamp
+/// header after its source MAC, taken 300 ns before the capture's own time; 64-bit TAI
+/// timestamps for the first half of the frames, 48-bit UTC ones after. RDMA WRITEs of 256
+/// bytes from 10.0.0.1 to 10.0.0.2, every fourth ACKed, and the last ones mirrored to a
+/// collector over GRE (transparent Ethernet, key 0x0A0A) with the timestamp header inside.
+pub fn arista_timestamps() -> Scenario {
+    let conn = Conn { a: endpoint(1, 0x000A11), b: endpoint(2, 0x000A22), vlan: None };
+    let collector = L2::new([0x02, 0, 0, 0, 0xEE, 0x01], [0x02, 0, 0, 0, 0xEE, 0xFF]);
+    let mut s = Scenario::pcap("mirror_arista_timestamp.pcap");
+    let first = 0x000200;
+    for n in 0..12u32 {
+        let t = T0 + i64::from(n) * 4 * US;
+        let mut write = conn.frame(true, 0x0A, psn_add(first, n), reth(n), 256);
+        write.bth.ack_req = n % 4 == 3;
+        let mut frames = vec![write];
+        if n % 4 == 3 {
+            frames.push(conn.ack(false, psn_add(first, n), n / 4 + 1, ACK_32_CREDITS));
+        }
+        for (i, f) in frames.iter().enumerate() {
+            let at = t + i as i64 * US;
+            let version = if n < 6 { ARISTA_64_TAI } else { ARISTA_48_UTC };
+            let stamped = encode::with_arista_timestamp(&f.encode(), version, at - 300);
+            let bytes = if n < 9 {
+                stamped
+            } else {
+                encode::gre_ethernet(&collector, [192, 0, 2, 1], [192, 0, 2, 100], 0x0A0A, &stamped)
+            };
+            s.push(at, bytes);
+        }
+    }
+    s
+}
+
+/// A RETH for the `n`-th 256-byte WRITE.
+fn reth(n: u32) -> ExtHeaders {
+    let reth = rocescope_parsers::ext::Reth { va: 0x7f00_0000_0000 + u64::from(n) * 256, rkey: 0x77, dma_len: 256 };
+    ExtHeaders { reth: Some(reth), ..ExtHeaders::default() }
 }

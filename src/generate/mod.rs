@@ -36,6 +36,7 @@ pub fn all_scenarios() -> Vec<Scenario> {
         infiniband::go_back_n(),
         infiniband::crc_errors(),
         mirrors::truncated_copies(),
+        mirrors::arista_timestamps(),
     ]
 }
 

@@ -80,7 +80,10 @@ impl Serialize for EncapList<'_, '_> {
                 seq.serialize_element("vlan")?;
             }
         }
-        if matches!(p.net, Some(Network::Grh(_))) {
+        if p.arista.is_some() {
+            seq.serialize_element("arista")?;
+        }
+        if matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none() {
             seq.serialize_element("rocev1")?;
         }
         seq.end()

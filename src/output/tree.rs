@@ -53,6 +53,10 @@ fn section_of(layer: Layer) -> Section {
             Summary("802.1Q Virtual LAN", &[("PRI", "vlan.priority"), ("DEI", "vlan.dei"), ("ID", "vlan.id")]),
             &["vlan."],
         ),
+        Layer::Arista => section(
+            Summary("Arista Vendor Specific Protocol", &[("Seconds", "avsp.64sec"), ("Seconds", "avsp.48sec")]),
+            &["avsp."],
+        ),
         Layer::Ipv4 => {
             section(Summary("Internet Protocol Version 4", &[("Src", "ip.src"), ("Dst", "ip.dst")]), &["ip."])
         }

@@ -127,6 +127,8 @@ pub struct FrameSummary {
     /// no snap length cut, no truncation flag (a mirror's `truncate size`).
     pub truncated_copy: bool,
     pub vlan_tags: u8,
+    /// An Arista timestamp header.
+    pub arista: bool,
     pub rocev1: bool,
     /// Addresses of the innermost IP header, GRH or LRH, for every kind of frame.
     pub src: Option<Endpoint>,
@@ -223,6 +225,7 @@ impl FrameSummary {
                 && p.data.len() as u32 >= p.orig_len
                 && p.roce().is_some_and(|r| !r.ib.fully_captured()),
             vlan_tags: p.eth.map_or(0, |e| e.vlans.len() as u8),
+            arista: p.arista.is_some(),
             rocev1: matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none(),
             src: p.source(),
             dst: p.destination(),

@@ -464,6 +464,9 @@ impl Analyzer {
         for _ in 0..s.vlan_tags {
             bump(&mut c.encapsulations, "vlan");
         }
+        if s.arista {
+            bump(&mut c.encapsulations, "arista");
+        }
         if s.rocev1 {
             bump(&mut c.encapsulations, "rocev1");
         }

@@ -6,6 +6,7 @@ mod packet;
 
 pub use packet::*;
 
+use rocescope_parsers::arista::{AristaHeader, ETHERTYPE_ARISTA};
 use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::{CmMad, GSI_QP, MGMT_CLASS_CM, MadHeader};
 use rocescope_parsers::erf::{self, ErfHeader};
@@ -21,7 +22,7 @@ use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::sll::{SllHeader, SllVersion};
 use rocescope_parsers::udp::{self, UdpHeader};
 use rocescope_parsers::vxlan::VxlanHeader;
-use rocescope_parsers::{Error, Layer, icrc, vcrc};
+use rocescope_parsers::{Error, ErrorKind, Layer, icrc, vcrc};
 
 use std::net::IpAddr;
 
@@ -74,6 +75,7 @@ impl Decoder {
             encaps: EncapStack::default(),
             eth: None,
             lrh: None,
+            arista: None,
             net: None,
             udp: None,
             body: Body::Other(Other::UnsupportedLink(record.link_type.0)),
@@ -219,6 +221,16 @@ impl Decoder {
             eth::ETHERTYPE_MAC_CONTROL => match MacControl::parse(payload) {
                 Ok(MacControl::Other { opcode }) => Body::Other(Other::MacControl { opcode }),
                 Ok(mac_control) => Body::MacControl(mac_control),
+                Err(e) => malformed(e),
+            },
+            // one timestamp header a frame (another one is not followed)
+            ETHERTYPE_ARISTA if p.arista.is_none() => match AristaHeader::parse(payload) {
+                Ok((header, rest)) => {
+                    p.arista = Some(header);
+                    self.ethertype(p, header.ethertype(), rest, l2_frame)
+                }
+                // a subtype or version whose length is not known: the frame is not followed
+                Err(Error { kind: ErrorKind::Invalid(_), .. }) => Body::Other(Other::EtherType(ETHERTYPE_ARISTA)),
                 Err(e) => malformed(e),
             },
             eth::ETHERTYPE_ARP => Body::Other(Other::Arp),

@@ -3,6 +3,7 @@
 use std::net::IpAddr;
 
 use rocescope_parsers::Error;
+use rocescope_parsers::arista::AristaHeader;
 use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::{CmMad, MadHeader};
 use rocescope_parsers::erf::ErfHeader;
@@ -450,6 +451,8 @@ pub struct DecodedFrame<'a> {
     pub eth: Option<EthernetFrame<'a>>,
     /// The LRH of a native InfiniBand packet.
     pub lrh: Option<LrhHeader<'a>>,
+    /// An Arista timestamp header after an Ethernet header's source MAC.
+    pub arista: Option<AristaHeader<'a>>,
     pub net: Option<Network<'a>>,
     pub udp: Option<UdpHeader<'a>>,
     pub body: Body<'a>,

@@ -267,6 +267,34 @@ pub static FIELDS: &[Field] = &[
     ws!("erf.wlen", U16, Dec, 0, "Wire length", |f, out| if let Some(h) = erf(f) {
         out(uint(h.wlen))
     }),
+    // Arista's timestamp header (Wireshark's AVSP)
+    ws!("avsp", Protocol, None, 0, "Arista Vendor Specific Protocol", |f, out| if f.arista().is_some() {
+        out(Value::Present)
+    }),
+    ws!("avsp.sub_type", U16, Dec, 0, "Sub Type", |f, out| if let Some(a) = f.arista() {
+        out(uint(a.subtype()))
+    }),
+    ws!("avsp.ver", U16, Hex, 0, "Version", |f, out| if let Some(a) = f.arista() {
+        out(uint(a.version()))
+    }),
+    ws!("avsp.64sec", U32, Dec, 0, "Seconds", |f, out| if let Some(a) = f.arista().filter(|a| a.is_64_bit()) {
+        out(uint(a.seconds()))
+    }),
+    ws!("avsp.64ns", U32, Dec, 0, "Nanoseconds", |f, out| if let Some(a) = f.arista().filter(|a| a.is_64_bit()) {
+        out(uint(a.nanoseconds()))
+    }),
+    ws!("avsp.48sec", U16, Dec, 0, "Seconds", |f, out| if let Some(a) = f.arista().filter(|a| !a.is_64_bit()) {
+        out(uint(a.seconds()))
+    }),
+    ws!("avsp.48ns", U32, Dec, 0, "Nanoseconds", |f, out| if let Some(a) = f.arista().filter(|a| !a.is_64_bit()) {
+        out(uint(a.nanoseconds()))
+    }),
+    named(
+        ws!("avsp.etype", U16, Hex, 0, "Type", |f, out| if let Some(a) = f.arista() {
+            out(uint(a.ethertype()))
+        }),
+        meaning::ethertype,
+    ),
     // Ethernet
     ws!("eth", Protocol, None, 0, "Ethernet", |f, out| f.ethernets(&mut |_| out(Value::Present))),
     ws!("eth.dst", Ether, None, 0, "Destination", |f, out| f

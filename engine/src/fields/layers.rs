@@ -2,6 +2,7 @@
 //! occurrence, outermost first (a mirror frame has the outer Ethernet, IP and UDP headers of
 //! its encapsulation, then the inner ones), and the analysis's verdict for `rocescope.analysis.*`.
 
+use rocescope_parsers::arista::{AristaHeader, ETHERTYPE_ARISTA};
 use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::CmMad;
 use rocescope_parsers::ethernet::{EthernetFrame, VlanTag};
@@ -42,6 +43,8 @@ pub enum Header<'h, 'a> {
     Udp(&'h UdpHeader<'a>),
     /// A mirror tunnel: GRE (with ERSPAN) or VXLAN.
     Encap(&'h Encap<'a>),
+    /// Arista's timestamp header, after the Ethernet header before it.
+    Arista(&'h AristaHeader<'a>),
 }
 
 /// One layer of a frame, in wire order ([`Frame::layers`]): the decode tree shows a section
@@ -59,6 +62,8 @@ pub enum Layer {
     Ethernet,
     /// An 802.1Q tag (Wireshark's `vlan`).
     Vlan,
+    /// Arista's timestamp header (Wireshark's `avsp`).
+    Arista,
     /// Another VLAN tag: 802.1ad S-tag or a legacy QinQ TPID.
     OtherVlan(VlanTag),
     Ipv4,
@@ -122,6 +127,7 @@ fn header_layers(
         Header::Ipv6(h) => sink(Layer::Ipv6, within(h.as_bytes())),
         Header::Grh(h) => sink(Layer::Grh, within(h.as_bytes())),
         Header::Udp(h) => sink(Layer::Udp, within(h.as_bytes())),
+        Header::Arista(h) => sink(Layer::Arista, within(h.as_bytes())),
         Header::Encap(e) => {
             let (outer, inner) = (within(e.outer).end, e.inner_at as usize);
             if let EncapKind::Vxlan { .. } = e.kind {
@@ -167,6 +173,7 @@ impl<'a> Frame<'_, 'a> {
             && let Ok((outer, _)) = EthernetFrame::parse(data)
         {
             sink(Header::Ethernet(&outer));
+            self.arista_after(&outer, sink);
         }
         while let Some(e) = encaps.next() {
             match e.outer.first().map(|b| b >> 4) {
@@ -196,10 +203,12 @@ impl<'a> Frame<'_, 'a> {
                 && let Ok((eth, _)) = EthernetFrame::parse(inner)
             {
                 sink(Header::Ethernet(&eth));
+                self.arista_after(&eth, sink);
             }
         }
         if let Some(eth) = &p.eth {
             sink(Header::Ethernet(eth));
+            self.arista_after(eth, sink);
         }
         match &p.net {
             Some(Network::Ipv4(h)) => sink(Header::Ipv4(h)),
@@ -210,6 +219,24 @@ impl<'a> Frame<'_, 'a> {
         if let Some(udp) = &p.udp {
             sink(Header::Udp(udp));
         }
+    }
+
+    /// The frame's Arista timestamp header, when it follows `eth`.
+    fn arista_after(&self, eth: &EthernetFrame<'a>, sink: &mut dyn FnMut(Header<'_, 'a>)) {
+        let data = self.packet.data;
+        let payload_at = place(data, eth.header.as_bytes()).end + 4 * eth.vlans.len();
+        if let Some(a) = self
+            .packet
+            .arista
+            .filter(|a| eth.ethertype == ETHERTYPE_ARISTA && place(data, a.as_bytes()).start == payload_at)
+        {
+            sink(Header::Arista(&a));
+        }
+    }
+
+    /// Arista's timestamp header of the frame.
+    pub fn arista(&self) -> Option<AristaHeader<'a>> {
+        self.packet.arista
     }
 
     /// The frame's layers in wire order, then its analysis, each with the bytes of the frame

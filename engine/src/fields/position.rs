@@ -85,6 +85,8 @@ pub fn field_bytes(
 const SELECTORS: &[(&str, usize, usize)] = &[
     ("ip.version", 0, 1),
     ("ipv6.version", 0, 1),
+    ("avsp.sub_type", 0, 2),
+    ("avsp.ver", 2, 2),
     ("infiniband.grh.ipver", 0, 1),
     ("infiniband.grh.nxthdr", 6, 1),
     ("gre.proto", 2, 2),
