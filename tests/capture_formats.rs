@@ -82,14 +82,14 @@ fn timestamps_keep_their_resolution() {
 #[test]
 fn pcapng_interfaces_keep_their_link_types_and_resolutions() {
     let frames = common::jsonl(&common_sample("encapsulations.pcapng"), &[]);
-    // frame 14 is on the Linux cooked v2 interface (ns), 15 on the raw IP one (µs)
-    assert_eq!(frames[13]["src_ip"], json!("10.0.0.1"));
-    assert_eq!(frames[13]["src_mac"], Value::Null);
-    assert_eq!(frames[13]["ts_ns"], json!(T0 + 13 * 10_001_i64));
-    assert_eq!(frames[14]["ts_ns"], json!((T0 + 14 * 10_001_i64) / 1000 * 1000));
-    assert_eq!(frames[14]["icrc"], json!("ok"));
+    // frame 16 is on the Linux cooked v2 interface (ns), 17 on the raw IP one (µs)
+    assert_eq!(frames[15]["src_ip"], json!("10.0.0.1"));
+    assert_eq!(frames[15]["src_mac"], Value::Null);
+    assert_eq!(frames[15]["ts_ns"], json!(T0 + 15 * 10_001_i64));
+    assert_eq!(frames[16]["ts_ns"], json!((T0 + 16 * 10_001_i64) / 1000 * 1000));
+    assert_eq!(frames[16]["icrc"], json!("ok"));
     // the simple packet block takes the timestamp of the packet before it
-    assert_eq!(frames[15]["ts_ns"], frames[14]["ts_ns"]);
+    assert_eq!(frames[17]["ts_ns"], frames[16]["ts_ns"]);
 }
 
 fn common_sample(name: &str) -> std::path::PathBuf {

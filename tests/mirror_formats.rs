@@ -72,3 +72,26 @@ fn arista_timestamps_sample_is_analysed_as_plain_traffic() {
     let f = common::capture::flow(&r, 1, 0x000A22);
     assert_eq!((&f["packets"], &f["gaps"], &f["pairing"]), (&json!(12), &json!(0), &json!("psn")));
 }
+
+#[test]
+fn port_extender_tags_decode_to_the_plain_frame() {
+    use common::capture::{A, B, Capture, T0, write_only};
+    use rocescope::generate::encode;
+    let (mut plain, mut tagged) = (Capture::new(), Capture::new());
+    for (i, (tpid, fields)) in
+        [(0x8926u16, &[0x81, 0x23, 0x00, 0x45][..]), (0x893F, &[0x60, 0x12, 0x13, 0x45, 6, 7])].into_iter().enumerate()
+    {
+        let frame = write_only(A, B, 9 + i as u32, true).encode();
+        plain.add_bytes(T0 + i as i64, frame.clone());
+        tagged.add_bytes(T0 + i as i64, encode::with_header_after_macs(&frame, tpid, fields));
+    }
+    assert_eq!(inner_fields(&tagged), inner_fields(&plain));
+    let path = tagged.write();
+    let listed = common::jsonl(&path, &[]);
+    assert_eq!((&listed[0]["encap"], &listed[1]["encap"]), (&json!(["vntag"]), &json!(["etag"])));
+    let fields = ["-e", "vntag.dir", "-e", "vntag.dst", "-e", "vntag.src", "-e", "etag.pcp", "-e", "etag.iecid_base"];
+    let more = ["-e", "etag.group", "-e", "etag.ecid_base", "-e", "etag.ecid_ext", path.to_str().unwrap()];
+    let out = common::run_ok(&[&["packets", "-T", "fields"], &fields[..], &more[..]].concat());
+    // hexadecimal fields as tshark prints them: their container's width
+    assert_eq!(out, "1\t291\t69\t\t\t\t\t\n\t\t\t3\t0x0012\t1\t0x0345\t0x07\n");
+}

@@ -49,7 +49,7 @@ const EXPECTED: &[(&str, usize, usize, usize, usize, usize)] = &[
     ("congestion_ecn_cnp.pcap", 384, 0, 0, 0, 0),
     ("dcqcn_reaction.pcap", 710, 0, 0, 0, 0),
     ("dcqcn_slow_recovery.pcap", 554, 0, 0, 0, 0),
-    ("encapsulations.pcapng", 15, 0, 1, 0, 1),
+    ("encapsulations.pcapng", 17, 0, 1, 0, 1),
     ("ib_crc_errors.pcap", 26, 1, 0, 0, 0),
     ("ib_go_back_n.pcap", 22, 0, 0, 0, 0),
     ("ib_rc_grh.pcap", 14, 0, 0, 0, 0),

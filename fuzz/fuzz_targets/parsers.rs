@@ -4,13 +4,18 @@
 
 use libfuzzer_sys::fuzz_target;
 use rocescope_parsers::{
-    arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, sll, udp, vcrc,
+    arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, port_tag, sll, udp, vcrc,
     vxlan,
 };
 
 fuzz_target!(|data: &[u8]| {
     if let Ok((h, payload)) = erf::ErfHeader::parse(data) {
         let _ = (h.ts_ns(), h.interface(), h.truncated(), h.rx_error(), payload.len());
+    }
+    for kind in [port_tag::PortTagKind::VnTag, port_tag::PortTagKind::ETag] {
+        if let Ok((t, rest)) = port_tag::PortTag::parse(kind, data) {
+            let _ = (t.word(), t.etag_words(), t.ethertype(), rest.len());
+        }
     }
     if let Ok((a, rest)) = arista::AristaHeader::parse(data) {
         let _ = (a.subtype(), a.version(), a.seconds(), a.nanoseconds(), a.ethertype(), rest.len());

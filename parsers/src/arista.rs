@@ -4,7 +4,7 @@
 //! frame's own EtherType. Layout: Arista's EtherType assignment as tcpdump's `print-arista.c`
 //! and Wireshark's `packet-avsp.c` read it; `../shared/mirror-formats.md`.
 
-use crate::error::{Error, Layer, be16, be32, split_array};
+use crate::error::{Error, Layer, be16, be16_at, be32, split_array};
 
 pub const ETHERTYPE_ARISTA: u16 = 0xD28B;
 pub const SUBTYPE_TIMESTAMP: u16 = 0x0001;
@@ -45,10 +45,7 @@ impl<'a> AristaHeader<'a> {
     }
 
     fn u16_at(&self, at: usize) -> u16 {
-        match self.bytes.get(at..at + 2) {
-            Some(&[a, b]) => be16([a, b]),
-            _ => 0,
-        }
+        be16_at(self.bytes, at)
     }
 
     fn u32_at(&self, at: usize) -> u32 {

@@ -123,6 +123,15 @@ pub(crate) fn be32(b: [u8; 4]) -> u32 {
     u32::from_be_bytes(b)
 }
 
+/// The big-endian 16 bits at `at` in `bytes`, 0 past their end (for views whose length their
+/// parser checked).
+pub(crate) fn be16_at(bytes: &[u8], at: usize) -> u16 {
+    match bytes.get(at..at + 2) {
+        Some(&[a, b]) => be16([a, b]),
+        _ => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

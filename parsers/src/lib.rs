@@ -29,6 +29,7 @@ pub mod ipv6;
 pub mod lrh;
 pub mod mac_control;
 pub mod opcode;
+pub mod port_tag;
 pub mod psn;
 pub mod sll;
 pub mod udp;

@@ -328,22 +328,30 @@ fn encode_ext(out: &mut Vec<u8>, kind: ExtHeader, ext: &ExtHeaders) {
     }
 }
 
-/// `frame` (an Ethernet frame) with an Arista timestamp header after its source MAC: subtype
-/// 1, `version` (0x0010 64-bit TAI, 0x0120 48-bit UTC, …), the time `ts_ns` in that format (the
-/// 48-bit one keeps the low 16 bits of the seconds), then the frame's own EtherType.
-pub fn with_arista_timestamp(frame: &[u8], version: u16, ts_ns: i64) -> Vec<u8> {
-    let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000) as u64, ts_ns.rem_euclid(1_000_000_000) as u32);
+/// `frame` (an Ethernet frame) with a header announced by `ethertype` after its source MAC:
+/// the EtherType, the header's `fields`, then the frame's own EtherType and payload.
+pub fn with_header_after_macs(frame: &[u8], ethertype: u16, fields: &[u8]) -> Vec<u8> {
     let mut f = frame[..12].to_vec();
-    f.extend_from_slice(&[0xD2, 0x8B, 0x00, 0x01]);
-    f.extend_from_slice(&version.to_be_bytes());
-    if version & 0x00F0 == 0x0010 {
-        f.extend_from_slice(&(seconds as u32).to_be_bytes());
-    } else {
-        f.extend_from_slice(&(seconds as u16).to_be_bytes());
-    }
-    f.extend_from_slice(&nanos.to_be_bytes());
+    f.extend_from_slice(&ethertype.to_be_bytes());
+    f.extend_from_slice(fields);
     f.extend_from_slice(&frame[12..]);
     f
+}
+
+/// `frame` with an Arista timestamp header: subtype 1, `version` (0x0010 64-bit TAI, 0x0120
+/// 48-bit UTC, …), the time `ts_ns` in that format (the 48-bit one keeps the low 16 bits of
+/// the seconds).
+pub fn with_arista_timestamp(frame: &[u8], version: u16, ts_ns: i64) -> Vec<u8> {
+    let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000) as u64, ts_ns.rem_euclid(1_000_000_000) as u32);
+    let mut fields = vec![0x00, 0x01];
+    fields.extend_from_slice(&version.to_be_bytes());
+    if version & 0x00F0 == 0x0010 {
+        fields.extend_from_slice(&(seconds as u32).to_be_bytes());
+    } else {
+        fields.extend_from_slice(&(seconds as u16).to_be_bytes());
+    }
+    fields.extend_from_slice(&nanos.to_be_bytes());
+    with_header_after_macs(frame, 0xD28B, &fields)
 }
 
 /// An ERSPAN type I mirror copy (GRE 0x88BE with no sequence number and no ERSPAN header, as

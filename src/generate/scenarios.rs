@@ -562,6 +562,10 @@ pub fn encapsulations() -> Scenario {
     next(&mut s, 0, encode::erspan3(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 3, 12345, false, &inner));
     let cut = write_only(512).encode();
     next(&mut s, 0, encode::erspan3(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 3, 12346, true, &cut[..160]));
+    // port-extender tags from a fabric extender: a VN-Tag (direction 1, destination VIF 0x123,
+    // source VIF 0x45) and an E-tag (E-PCP 3, ingress E-CID 0x012, GRP 1, E-CID 0x345)
+    next(&mut s, 0, encode::with_header_after_macs(&write_only(20).encode(), 0x8926, &[0x81, 0x23, 0x00, 0x45]));
+    next(&mut s, 0, encode::with_header_after_macs(&write_only(20).encode(), 0x893F, &[0x60, 0x12, 0x13, 0x45, 0, 0]));
     // ERSPAN II with GRE's sequence bit clear, as a Nexus 9000 sends it
     next(&mut s, 0, encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 4, None, &write_only(24).encode()));
     next(&mut s, 0, encode::gre_ethernet(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 0xABCD, &write_only(16).encode()));

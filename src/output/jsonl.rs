@@ -10,6 +10,7 @@ use rocescope_parsers::cm::CmMessage;
 use rocescope_parsers::mac_control::MacControl;
 
 use crate::analyze::Verdict;
+use crate::analyze::frame::port_tag_name;
 use crate::analyze::sequence::SeqClass;
 use crate::decode::{Body, DecodedFrame, Network};
 
@@ -79,6 +80,9 @@ impl Serialize for EncapList<'_, '_> {
             for _ in eth.vlans.iter() {
                 seq.serialize_element("vlan")?;
             }
+        }
+        if let Some(tag) = p.port_tag {
+            seq.serialize_element(port_tag_name(tag.kind))?;
         }
         if p.arista.is_some() {
             seq.serialize_element("arista")?;

@@ -53,6 +53,8 @@ fn section_of(layer: Layer) -> Section {
             Summary("802.1Q Virtual LAN", &[("PRI", "vlan.priority"), ("DEI", "vlan.dei"), ("ID", "vlan.id")]),
             &["vlan."],
         ),
+        Layer::VnTag => section(Label("vntag"), &["vntag."]),
+        Layer::ETag => section(Label("etag"), &["etag."]),
         Layer::Arista => section(
             Summary("Arista Vendor Specific Protocol", &[("Seconds", "avsp.64sec"), ("Seconds", "avsp.48sec")]),
             &["avsp."],

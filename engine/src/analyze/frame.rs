@@ -7,6 +7,7 @@ use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::ext::{Aeth, Deth, Reth};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::{CNP, OpcodeInfo};
+use rocescope_parsers::port_tag::PortTagKind;
 
 use crate::decode::MAX_ENCAP_DEPTH;
 use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Network, Other, Roce};
@@ -129,6 +130,8 @@ pub struct FrameSummary {
     pub vlan_tags: u8,
     /// An Arista timestamp header.
     pub arista: bool,
+    /// A port-extender tag's name (`vntag`, `etag`).
+    pub port_tag: Option<&'static str>,
     pub rocev1: bool,
     /// Addresses of the innermost IP header, GRH or LRH, for every kind of frame.
     pub src: Option<Endpoint>,
@@ -140,6 +143,14 @@ pub struct FrameSummary {
     /// What the link layer is when it is not a RoCE or InfiniBand packet's own.
     pub link: LinkKind,
     pub content: Content,
+}
+
+/// A port-extender tag's name in reports: `vntag` or `etag`.
+pub fn port_tag_name(kind: PortTagKind) -> &'static str {
+    match kind {
+        PortTagKind::VnTag => "vntag",
+        PortTagKind::ETag => "etag",
+    }
 }
 
 /// The link-layer facts the capture counts apart.
@@ -226,6 +237,7 @@ impl FrameSummary {
                 && p.roce().is_some_and(|r| !r.ib.fully_captured()),
             vlan_tags: p.eth.map_or(0, |e| e.vlans.len() as u8),
             arista: p.arista.is_some(),
+            port_tag: p.port_tag.map(|t| port_tag_name(t.kind)),
             rocev1: matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none(),
             src: p.source(),
             dst: p.destination(),

@@ -464,6 +464,9 @@ impl Analyzer {
         for _ in 0..s.vlan_tags {
             bump(&mut c.encapsulations, "vlan");
         }
+        if let Some(tag) = s.port_tag {
+            bump(&mut c.encapsulations, tag);
+        }
         if s.arista {
             bump(&mut c.encapsulations, "arista");
         }

@@ -19,6 +19,7 @@ use rocescope_parsers::ipv4::{self, Ipv4Header};
 use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::lrh::{LRH_LEN, LrhHeader, NextHeader};
 use rocescope_parsers::mac_control::MacControl;
+use rocescope_parsers::port_tag::{ETHERTYPE_ETAG, ETHERTYPE_VNTAG, PortTag, PortTagKind};
 use rocescope_parsers::sll::{SllHeader, SllVersion};
 use rocescope_parsers::udp::{self, UdpHeader};
 use rocescope_parsers::vxlan::VxlanHeader;
@@ -76,6 +77,7 @@ impl Decoder {
             eth: None,
             lrh: None,
             arista: None,
+            port_tag: None,
             net: None,
             udp: None,
             body: Body::Other(Other::UnsupportedLink(record.link_type.0)),
@@ -233,6 +235,17 @@ impl Decoder {
                 Err(Error { kind: ErrorKind::Invalid(_), .. }) => Body::Other(Other::EtherType(ETHERTYPE_ARISTA)),
                 Err(e) => malformed(e),
             },
+            // one port-extender tag a frame (another one is not followed)
+            ETHERTYPE_VNTAG | ETHERTYPE_ETAG if p.port_tag.is_none() => {
+                let kind = if ethertype == ETHERTYPE_VNTAG { PortTagKind::VnTag } else { PortTagKind::ETag };
+                match PortTag::parse(kind, payload) {
+                    Ok((tag, rest)) => {
+                        p.port_tag = Some(tag);
+                        self.ethertype(p, tag.ethertype(), rest, l2_frame)
+                    }
+                    Err(e) => malformed(e),
+                }
+            }
             eth::ETHERTYPE_ARP => Body::Other(Other::Arp),
             eth::ETHERTYPE_LLDP => Body::Other(Other::Lldp),
             other => Body::Other(Other::EtherType(other)),

@@ -15,6 +15,7 @@ use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::lrh::LrhHeader;
 use rocescope_parsers::mac_control::MacControl;
+use rocescope_parsers::port_tag::PortTag;
 use rocescope_parsers::sll::SllHeader;
 use rocescope_parsers::udp::UdpHeader;
 
@@ -453,6 +454,8 @@ pub struct DecodedFrame<'a> {
     pub lrh: Option<LrhHeader<'a>>,
     /// An Arista timestamp header after an Ethernet header's source MAC.
     pub arista: Option<AristaHeader<'a>>,
+    /// A port-extender tag (VN-Tag, E-tag) after an Ethernet header's source MAC.
+    pub port_tag: Option<PortTag<'a>>,
     pub net: Option<Network<'a>>,
     pub udp: Option<UdpHeader<'a>>,
     pub body: Body<'a>,

@@ -6,6 +6,7 @@
 use rocescope_parsers::cm::{CmMessage, CmRep, CmReq};
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::opcode::{CNP, ExtHeader};
+use rocescope_parsers::port_tag::PortTagKind;
 
 use super::FieldType::{self, Bytes, Ether, Ipv4, Ipv6, Protocol, Uint};
 use super::names::meaning;
@@ -21,6 +22,7 @@ const U64: FieldType = Uint(64);
 /// A boolean, in a container of 8 or 16 bits (what Wireshark's `-G fields` shows as its base).
 const BOOL: FieldType = FieldType::Bool(8);
 const BOOL16: FieldType = FieldType::Bool(16);
+const BOOL32: FieldType = FieldType::Bool(32);
 
 /// A Wireshark field.
 macro_rules! ws {
@@ -71,6 +73,16 @@ fn mac_control(f: &Frame<'_, '_>) -> Option<MacControl> {
         Body::MacControl(m) => Some(*m),
         _ => None,
     }
+}
+
+/// A VN-Tag's 32 bits of fields.
+fn vntag(f: &Frame<'_, '_>) -> Option<u32> {
+    f.port_tag(PortTagKind::VnTag).map(|t| t.word())
+}
+
+/// An E-tag's two 16-bit words and two extension bytes.
+fn etag(f: &Frame<'_, '_>) -> Option<(u16, u16, u8, u8)> {
+    f.port_tag(PortTagKind::ETag).map(|t| t.etag_words())
 }
 
 /// The ERF record header, when the frame is an ERF record.
@@ -267,6 +279,70 @@ pub static FIELDS: &[Field] = &[
     ws!("erf.wlen", U16, Dec, 0, "Wire length", |f, out| if let Some(h) = erf(f) {
         out(uint(h.wlen))
     }),
+    // port-extender tags: Cisco's VN-Tag, 802.1BR's E-tag
+    ws!("vntag", Protocol, None, 0, "VN-Tag", |f, out| if f.port_tag(PortTagKind::VnTag).is_some() {
+        out(Value::Present)
+    }),
+    ws!("vntag.dir", BOOL32, None, 0x8000_0000, "Direction", |f, out| if let Some(w) = vntag(f) {
+        out(Value::Bool(w & 0x8000_0000 != 0))
+    }),
+    ws!("vntag.ptr", BOOL32, None, 0x4000_0000, "Pointer", |f, out| if let Some(w) = vntag(f) {
+        out(Value::Bool(w & 0x4000_0000 != 0))
+    }),
+    ws!("vntag.dst", U32, Dec, 0x3fff_0000, "Destination", |f, out| if let Some(w) = vntag(f) {
+        out(uint((w >> 16) & 0x3FFF))
+    }),
+    ws!("vntag.looped", BOOL32, None, 0x8000, "Looped", |f, out| if let Some(w) = vntag(f) {
+        out(Value::Bool(w & 0x8000 != 0))
+    }),
+    ws!("vntag.r", U32, Dec, 0x4000, "Reserved", |f, out| if let Some(w) = vntag(f) {
+        out(uint((w >> 14) & 1))
+    }),
+    ws!("vntag.version", U32, Dec, 0x3000, "Version", |f, out| if let Some(w) = vntag(f) {
+        out(uint((w >> 12) & 3))
+    }),
+    ws!("vntag.src", U32, Dec, 0xfff, "Source", |f, out| if let Some(w) = vntag(f) {
+        out(uint(w & 0xFFF))
+    }),
+    named(
+        ws!("vntag.etype", U16, Hex, 0, "Type", |f, out| if let Some(t) = f.port_tag(PortTagKind::VnTag) {
+            out(uint(t.ethertype()))
+        }),
+        meaning::ethertype,
+    ),
+    ws!("etag", Protocol, None, 0, "802.1BR E-Tag", |f, out| if f.port_tag(PortTagKind::ETag).is_some() {
+        out(Value::Present)
+    }),
+    ws!("etag.pcp", U16, Dec, 0xe000, "E-PCP", |f, out| if let Some((a, ..)) = etag(f) {
+        out(uint(a >> 13))
+    }),
+    ws!("etag.dei", U16, Dec, 0x1000, "E-DEI", |f, out| if let Some((a, ..)) = etag(f) {
+        out(uint((a >> 12) & 1))
+    }),
+    ws!("etag.iecid_base", U16, Hex, 0xfff, "Ingress_E-CID_base", |f, out| if let Some((a, ..)) = etag(f) {
+        out(uint(a & 0xFFF))
+    }),
+    ws!("etag.resv", U16, Dec, 0xc000, "Reserved", |f, out| if let Some((_, b, ..)) = etag(f) {
+        out(uint(b >> 14))
+    }),
+    ws!("etag.group", U16, Dec, 0x3000, "GRP", |f, out| if let Some((_, b, ..)) = etag(f) {
+        out(uint((b >> 12) & 3))
+    }),
+    ws!("etag.ecid_base", U16, Hex, 0xfff, "E-CID_base", |f, out| if let Some((_, b, ..)) = etag(f) {
+        out(uint(b & 0xFFF))
+    }),
+    ws!("etag.iecid_ext", U8, Hex, 0, "Ingress_E-CID_ext", |f, out| if let Some((_, _, c, _)) = etag(f) {
+        out(uint(c))
+    }),
+    ws!("etag.ecid_ext", U8, Hex, 0, "E-CID_ext", |f, out| if let Some((.., d)) = etag(f) {
+        out(uint(d))
+    }),
+    named(
+        ws!("etag.etype", U16, Hex, 0, "Type", |f, out| if let Some(t) = f.port_tag(PortTagKind::ETag) {
+            out(uint(t.ethertype()))
+        }),
+        meaning::ethertype,
+    ),
     // Arista's timestamp header (Wireshark's AVSP)
     ws!("avsp", Protocol, None, 0, "Arista Vendor Specific Protocol", |f, out| if f.arista().is_some() {
         out(Value::Present)

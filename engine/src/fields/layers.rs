@@ -11,6 +11,7 @@ use rocescope_parsers::gre::GreHeader;
 use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::opcode::ExtHeader;
+use rocescope_parsers::port_tag::{ETHERTYPE_ETAG, ETHERTYPE_VNTAG, PortTag, PortTagKind};
 use rocescope_parsers::udp::UdpHeader;
 
 use std::ops::Range;
@@ -45,6 +46,8 @@ pub enum Header<'h, 'a> {
     Encap(&'h Encap<'a>),
     /// Arista's timestamp header, after the Ethernet header before it.
     Arista(&'h AristaHeader<'a>),
+    /// A port-extender tag, after the Ethernet header before it.
+    PortTag(&'h PortTag<'a>),
 }
 
 /// One layer of a frame, in wire order ([`Frame::layers`]): the decode tree shows a section
@@ -64,6 +67,10 @@ pub enum Layer {
     Vlan,
     /// Arista's timestamp header (Wireshark's `avsp`).
     Arista,
+    /// Cisco's VN-Tag.
+    VnTag,
+    /// An 802.1BR E-tag.
+    ETag,
     /// Another VLAN tag: 802.1ad S-tag or a legacy QinQ TPID.
     OtherVlan(VlanTag),
     Ipv4,
@@ -128,6 +135,13 @@ fn header_layers(
         Header::Grh(h) => sink(Layer::Grh, within(h.as_bytes())),
         Header::Udp(h) => sink(Layer::Udp, within(h.as_bytes())),
         Header::Arista(h) => sink(Layer::Arista, within(h.as_bytes())),
+        Header::PortTag(t) => sink(
+            match t.kind {
+                PortTagKind::VnTag => Layer::VnTag,
+                PortTagKind::ETag => Layer::ETag,
+            },
+            within(t.as_bytes()),
+        ),
         Header::Encap(e) => {
             let (outer, inner) = (within(e.outer).end, e.inner_at as usize);
             if let EncapKind::Vxlan { .. } = e.kind {
@@ -173,7 +187,7 @@ impl<'a> Frame<'_, 'a> {
             && let Ok((outer, _)) = EthernetFrame::parse(data)
         {
             sink(Header::Ethernet(&outer));
-            self.arista_after(&outer, sink);
+            self.tags_after(&outer, sink);
         }
         while let Some(e) = encaps.next() {
             match e.outer.first().map(|b| b >> 4) {
@@ -203,12 +217,12 @@ impl<'a> Frame<'_, 'a> {
                 && let Ok((eth, _)) = EthernetFrame::parse(inner)
             {
                 sink(Header::Ethernet(&eth));
-                self.arista_after(&eth, sink);
+                self.tags_after(&eth, sink);
             }
         }
         if let Some(eth) = &p.eth {
             sink(Header::Ethernet(eth));
-            self.arista_after(eth, sink);
+            self.tags_after(eth, sink);
         }
         match &p.net {
             Some(Network::Ipv4(h)) => sink(Header::Ipv4(h)),
@@ -221,17 +235,28 @@ impl<'a> Frame<'_, 'a> {
         }
     }
 
-    /// The frame's Arista timestamp header, when it follows `eth`.
-    fn arista_after(&self, eth: &EthernetFrame<'a>, sink: &mut dyn FnMut(Header<'_, 'a>)) {
+    /// The headers after `eth`'s source MAC and tags that announce another EtherType: a
+    /// port-extender tag, then Arista's timestamp header, where they follow it.
+    fn tags_after(&self, eth: &EthernetFrame<'a>, sink: &mut dyn FnMut(Header<'_, 'a>)) {
         let data = self.packet.data;
-        let payload_at = place(data, eth.header.as_bytes()).end + 4 * eth.vlans.len();
-        if let Some(a) = self
-            .packet
-            .arista
-            .filter(|a| eth.ethertype == ETHERTYPE_ARISTA && place(data, a.as_bytes()).start == payload_at)
+        let mut at = place(data, eth.header.as_bytes()).end + 4 * eth.vlans.len();
+        let mut ethertype = eth.ethertype;
+        let follows = |bytes: &[u8], at: usize| place(data, bytes).start == at;
+        if let Some(t) = self.packet.port_tag
+            && matches!(ethertype, ETHERTYPE_VNTAG | ETHERTYPE_ETAG)
+            && follows(t.as_bytes(), at)
         {
+            sink(Header::PortTag(&t));
+            (at, ethertype) = (place(data, t.as_bytes()).end, t.ethertype());
+        }
+        if let Some(a) = self.packet.arista.filter(|a| ethertype == ETHERTYPE_ARISTA && follows(a.as_bytes(), at)) {
             sink(Header::Arista(&a));
         }
+    }
+
+    /// The frame's port-extender tag of `kind`.
+    pub fn port_tag(&self, kind: PortTagKind) -> Option<PortTag<'a>> {
+        self.packet.port_tag.filter(|t| t.kind == kind)
     }
 
     /// Arista's timestamp header of the frame.
