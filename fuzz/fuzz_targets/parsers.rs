@@ -4,8 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use rocescope_parsers::{
-    arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, port_tag, sll, udp, vcrc,
-    vxlan,
+    arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, port_tag,
+    sll, udp, vcrc, vxlan,
 };
 
 fuzz_target!(|data: &[u8]| {
