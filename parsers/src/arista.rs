@@ -79,7 +79,7 @@ impl<'a> AristaHeader<'a> {
 
     /// The frame's own EtherType, after the timestamp.
     pub fn ethertype(&self) -> u16 {
-        self.u16_at(self.bytes.len() - 2)
+        self.u16_at(self.bytes.len().saturating_sub(2))
     }
 }
 

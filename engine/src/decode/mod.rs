@@ -178,7 +178,7 @@ impl Decoder {
             Err(e) => return malformed(e),
         };
         p.lrh = Some(lrh);
-        let declared = lrh.packet_len() - LRH_LEN;
+        let declared = lrh.packet_len().saturating_sub(LRH_LEN);
         let packet = after_lrh.get(..declared).unwrap_or(after_lrh);
         match lrh.next_header() {
             NextHeader::Raw | NextHeader::Ipv6 => Body::Other(Other::InfinibandNonIba { lnh: lrh.lnh() }),
