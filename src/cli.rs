@@ -12,6 +12,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::finding::Severity;
+use crate::decode::TimeSource;
 use crate::filter::{Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;
 use crate::output::TimeFormat;
@@ -46,6 +47,7 @@ choice!(Only, describe);
 choice!(TimeFormat, describe);
 choice!(Severity);
 choice!(BenchKind);
+choice!(TimeSource, describe);
 
 /// The value parser of a [`Choice`]: its names, with their help, are the possible values.
 fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
@@ -255,6 +257,11 @@ pub struct PacketsArgs {
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
 
+    /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
+    /// the frames (used only when every frame has one; docs/decoding.md)
+    #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
+    pub time_source: TimeSource,
+
     /// Threads to use: 1 does everything on one thread; more read (and decompress)
     /// compressed and piped inputs ahead on a thread of their own. The output is the same
     /// for any number
@@ -332,6 +339,11 @@ pub struct AnalyzeArgs {
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,
+
+    /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
+    /// the frames (used only when every frame has one; docs/decoding.md)
+    #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
+    pub time_source: TimeSource,
 
     /// Exit with status 4 when a finding of this severity or worse is found
     #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
@@ -564,6 +576,7 @@ impl AnalysisOptions {
                 incast_window_ns: ns(self.incast_window_us, 1_000).max(1),
                 incast_senders: usize::try_from(self.incast_senders).unwrap_or(usize::MAX),
             },
+            time_source: TimeSource::Capture,
         })
     }
 }

@@ -20,10 +20,11 @@ fn attribute<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     line.get(start..).and_then(|rest| rest.split('"').next())
 }
 
-/// The PDML of `file`, per frame (`None` without tshark).
+/// The PDML of `file`, per frame (`None` without tshark). Metamako's trailer heuristic, off in
+/// tshark by default, is on, as rocescope reads the trailer.
 fn tshark_positions(file: &Path) -> Option<Vec<Positions>> {
     let out = std::process::Command::new("tshark")
-        .args(["--disable-protocol", "tftp", "-T", "pdml", "-r"])
+        .args(["--disable-protocol", "tftp", "--enable-heuristic", "metamako_eth", "-T", "pdml", "-r"])
         .arg(file)
         .output()
         .ok()?;

@@ -4,8 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use rocescope_parsers::{
-    arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, opcode, port_tag,
-    sll, udp, vcrc, vxlan,
+    arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, metamako, mpls,
+    opcode, port_tag, sll, spectrum, udp, vcrc, vxlan,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -43,9 +43,25 @@ fuzz_target!(|data: &[u8]| {
     if let Ok((u, _)) = udp::UdpHeader::parse(data) {
         let _ = u.source_port();
     }
+    if let Ok((m, rest)) = mpls::MplsStack::parse(data) {
+        let _ = (m.labels().count(), m.payload, m.sequence_number(), m.as_bytes().len(), rest.len());
+    }
+    if let Ok((h, frame)) = spectrum::SpectrumHeader::parse(data) {
+        let _ = (h.as_bytes().len(), frame.len());
+    }
+    if let [s0, s1, s2, s3, rest @ ..] = data {
+        // the capture time, in seconds, near which a trailer's time must be
+        let captured = i64::from(u32::from_be_bytes([*s0, *s1, *s2, *s3]));
+        if let Some(t) = metamako::MetamakoTrailer::find(rest, captured) {
+            let _ = (t.original_fcs(), t.time_ns(), t.flags(), t.device_id(), t.port(), t.sequence_number());
+            let _ = (t.extensions().len(), t.as_bytes().len(), t.new_fcs);
+        }
+    }
     let _ = gre::GreHeader::parse(data);
     let _ = erspan::ErspanHeader::parse_type2(data);
-    let _ = erspan::ErspanHeader::parse_type3(data);
+    if let Ok((h, _)) = erspan::ErspanHeader::parse_type3(data) {
+        let _ = (h.platform_id(), h.time_ns());
+    }
     let _ = vxlan::VxlanHeader::parse(data);
     let _ = grh::GrhHeader::parse(data);
     let _ = bth::Bth::parse(data);

@@ -33,8 +33,9 @@ pub struct ErspanHeader {
     pub egress: Option<bool>,
     /// Type III: timestamp granularity (0 = 100 µs, 1 = 100 ns, 2 = IEEE 1588, 3 = user).
     pub granularity: Option<u8>,
-    /// Type III: an 8-byte platform-specific sub-header was present.
-    pub platform_subheader: bool,
+    /// Type III: the 8-byte platform-specific sub-header, when O is set: the platform ID in
+    /// its top 6 bits, then fields of that platform's.
+    pub platform: Option<u64>,
 }
 
 impl ErspanHeader {
@@ -57,11 +58,12 @@ impl ErspanHeader {
             return Err(Error::invalid(Layer::Erspan, "type III header version is not 2"));
         }
         let w2 = be16([b[10], b[11]]);
-        let platform_subheader = w2 & 0x0001 != 0;
-        let rest = if platform_subheader {
-            split_array::<8>(rest, Layer::Erspan).map_err(|_| Error::truncated(Layer::Erspan, 20, input.len()))?.1
+        let (platform, rest) = if w2 & 0x0001 != 0 {
+            let (sub, rest) =
+                split_array::<8>(rest, Layer::Erspan).map_err(|_| Error::truncated(Layer::Erspan, 20, input.len()))?;
+            (Some(u64::from_be_bytes(*sub)), rest)
         } else {
-            rest
+            (None, rest)
         };
         let header = ErspanHeader {
             timestamp: Some(be32([b[4], b[5], b[6], b[7]])),
@@ -69,10 +71,26 @@ impl ErspanHeader {
             hw_id: Some(((w2 >> 4) & 0x3F) as u8),
             egress: Some(w2 & 0x0008 != 0),
             granularity: Some(((w2 >> 1) & 0x03) as u8),
-            platform_subheader,
+            platform,
             ..w0
         };
         Ok((header, rest))
+    }
+
+    /// The platform sub-header's ID (its top 6 bits).
+    pub fn platform_id(&self) -> Option<u8> {
+        self.platform.map(|p| (p >> 58) as u8)
+    }
+
+    /// The time a type III header gives, in nanoseconds since the epoch: only an IEEE 1588
+    /// timestamp (granularity 2) is one, its seconds in a platform sub-header of ID 3, 5 or 7
+    /// (the second 32-bit word: "upper 32-bit timestamp", or "timestamp (seconds)") and its
+    /// nanoseconds in the header. The other granularities count from no known epoch.
+    pub fn time_ns(&self) -> Option<i64> {
+        const IEEE_1588: u8 = 2;
+        let seconds = self.platform.filter(|_| matches!(self.platform_id(), Some(3 | 5 | 7)))? as u32;
+        let nanoseconds = self.timestamp.filter(|_| self.granularity == Some(IEEE_1588))?;
+        Some(i64::from(seconds) * 1_000_000_000 + i64::from(nanoseconds))
     }
 
     fn word0(b0: u8, b1: u8, b2: u8, b3: u8) -> (u8, ErspanHeader) {
@@ -91,7 +109,7 @@ impl ErspanHeader {
             hw_id: None,
             egress: None,
             granularity: None,
-            platform_subheader: false,
+            platform: None,
         };
         (header.version, header)
     }
@@ -122,8 +140,24 @@ mod tests {
         assert_eq!((h.version, h.truncated, h.session_id), (2, true, 0x3ff));
         assert_eq!(h.timestamp, Some(0x01020304));
         assert_eq!((h.frame_type, h.hw_id, h.egress, h.granularity), (Some(0), Some(5), Some(true), Some(1)));
-        assert!(h.platform_subheader);
+        assert_eq!((h.platform, h.platform_id()), (Some(0xEEEE_EEEE_EEEE_EEEE), Some(0x3B)));
         assert_eq!(rest, &[0x02]);
+        // granularity 100 ns: no time of day
+        assert_eq!(h.time_ns(), None);
+    }
+
+    #[test]
+    fn an_ieee_1588_timestamp_with_its_seconds_in_platform_3() {
+        // Gra 2, O 1; platform ID 3, port 9, seconds 1_700_000_000; nanoseconds 500
+        let mut b = vec![0x20, 0x00, 0x00, 0x01, 0x00, 0x00, 0x01, 0xF4, 0x00, 0x00, 0x00, 0x05];
+        b.extend_from_slice(&[0x0C, 0x00, 0x00, 0x09]);
+        b.extend_from_slice(&1_700_000_000u32.to_be_bytes());
+        let (h, _) = ErspanHeader::parse_type3(&b).unwrap();
+        assert_eq!((h.granularity, h.platform_id()), (Some(2), Some(3)));
+        assert_eq!(h.time_ns(), Some(1_700_000_000_000_000_500));
+        // platform 1 carries no seconds
+        b[12] = 0x04;
+        assert_eq!(ErspanHeader::parse_type3(&b).unwrap().0.time_ns(), None);
     }
 
     #[test]

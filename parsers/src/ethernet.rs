@@ -11,12 +11,14 @@ pub const ETHERTYPE_ARP: u16 = 0x0806;
 pub const ETHERTYPE_VLAN: u16 = 0x8100;
 pub const ETHERTYPE_IPV6: u16 = 0x86DD;
 pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
+pub const ETHERTYPE_MPLS: u16 = 0x8847;
+pub const ETHERTYPE_MPLS_MULTICAST: u16 = 0x8848;
 pub const ETHERTYPE_QINQ: u16 = 0x88A8;
 pub const ETHERTYPE_LLDP: u16 = 0x88CC;
 pub const ETHERTYPE_ROCEV1: u16 = 0x8915;
 pub const ETHERTYPE_QINQ_LEGACY: u16 = 0x9100;
 
-/// Is `ethertype` one a frame on a RoCE fabric carries (IP, VLAN tags, RoCEv1, ARP, MAC
+/// Is `ethertype` one a frame on a RoCE fabric carries (IP, VLAN tags, MPLS, RoCEv1, ARP, MAC
 /// control, LLDP)? Mirror headers of no fixed length are found by looking for a frame with
 /// one of these after them.
 pub fn is_known_ethertype(ethertype: u16) -> bool {
@@ -27,6 +29,8 @@ pub fn is_known_ethertype(ethertype: u16) -> bool {
             | ETHERTYPE_VLAN
             | ETHERTYPE_QINQ
             | ETHERTYPE_QINQ_LEGACY
+            | ETHERTYPE_MPLS
+            | ETHERTYPE_MPLS_MULTICAST
             | ETHERTYPE_ROCEV1
             | ETHERTYPE_ARP
             | ETHERTYPE_MAC_CONTROL
@@ -38,6 +42,22 @@ pub fn is_known_ethertype(ethertype: u16) -> bool {
 /// `bytes`?
 pub fn frame_starts_at(bytes: &[u8], at: usize) -> bool {
     matches!(bytes.get(at + 12..at + 14), Some(&[high, low]) if is_known_ethertype(be16([high, low])))
+}
+
+/// Does a plausible Ethernet frame start `at` bytes into `bytes`: a [known
+/// EtherType](is_known_ethertype) and, after it, an IPv4 or IPv6 header's version (with an
+/// IPv4 header length of at least 5 words) or another known EtherType after a VLAN tag? A
+/// vendor header of no known length is skipped by looking for one.
+pub fn frame_plausible_at(bytes: &[u8], at: usize) -> bool {
+    let byte = |i: usize| bytes.get(at + i).copied();
+    let ethertype = |i: usize| Some(be16([byte(i)?, byte(i + 1)?]));
+    match ethertype(12) {
+        Some(ETHERTYPE_IPV4) => byte(14).is_some_and(|b| b >> 4 == 4 && b & 0x0F >= 5),
+        Some(ETHERTYPE_IPV6) => byte(14).is_some_and(|b| b >> 4 == 6),
+        Some(tpid) if is_vlan_tpid(tpid) => ethertype(16).is_some_and(is_known_ethertype),
+        Some(other) => is_known_ethertype(other),
+        None => false,
+    }
 }
 
 /// Is `ethertype` a VLAN tag protocol identifier?

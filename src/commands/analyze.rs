@@ -4,6 +4,7 @@
 use std::io::{self, BufWriter, Write};
 
 use super::exit::{Failure, Outcome, fail_on, written};
+use super::time_source;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
@@ -19,7 +20,10 @@ use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
 pub fn run(args: &AnalyzeArgs) -> Outcome {
-    let config = args.analysis.config().map_err(Failure::Usage)?;
+    let mut config = args.analysis.config().map_err(Failure::Usage)?;
+    let decoder = Decoder::new(&args.analysis.roce_ports);
+    config.time_source = time_source::choose(&args.files, args.time_source, &decoder)?;
+    let decoder = decoder.with_time_source(config.time_source);
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
     let prepared = args.out.as_deref().map_or(Ok(()), |dir| prepare_out_dir(dir, args));
@@ -34,7 +38,6 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         _ => None,
     };
     let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
-    let decoder = Decoder::new(&args.analysis.roce_ports);
     let analyzer = if packet_table.is_some() { Analyzer::with_verdicts(config) } else { Analyzer::new(config) };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
     let mut analysis = Analysis { analyzer, table };

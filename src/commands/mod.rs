@@ -9,3 +9,4 @@ pub mod capture;
 pub mod exit;
 pub mod generate;
 pub mod packets;
+pub mod time_source;

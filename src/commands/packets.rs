@@ -18,12 +18,15 @@ use crate::output::fields::FieldExport;
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line, write_verdict_flag};
 use crate::pipeline::{self, Stage, Step};
 
+use super::time_source;
+
 pub fn run(args: &PacketsArgs) -> Outcome {
+    let decoder = Decoder::new(&args.roce_ports);
+    let decoder = decoder.clone().with_time_source(time_source::choose(&args.files, args.time_source, &decoder)?);
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);
     let filter =
         Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
-    let decoder = Decoder::new(&args.roce_ports);
     let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;
     let writer = FrameWriter::new(args).map_err(Failure::Usage)?;
     let stdout = io::stdout().lock();

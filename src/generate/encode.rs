@@ -339,9 +339,11 @@ pub fn with_header_after_macs(frame: &[u8], ethertype: u16, fields: &[u8]) -> Ve
 }
 
 /// `frame` with an Arista timestamp header: subtype 1, `version` (0x0010 64-bit TAI, 0x0120
-/// 48-bit UTC, …), the time `ts_ns` in that format (the 48-bit one keeps the low 16 bits of
-/// the seconds).
+/// 48-bit UTC, …), the UTC time `ts_ns` in that format (on TAI, 37 seconds ahead; the 48-bit
+/// format keeps the low 16 bits of the seconds).
 pub fn with_arista_timestamp(frame: &[u8], version: u16, ts_ns: i64) -> Vec<u8> {
+    let tai = version & 0x0F00 == 0;
+    let ts_ns = if tai { ts_ns + crate::decode::TAI_MINUS_UTC_NS } else { ts_ns };
     let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000) as u64, ts_ns.rem_euclid(1_000_000_000) as u32);
     let mut fields = vec![0x00, 0x01];
     fields.extend_from_slice(&version.to_be_bytes());
@@ -354,15 +356,21 @@ pub fn with_arista_timestamp(frame: &[u8], version: u16, ts_ns: i64) -> Vec<u8> 
     with_header_after_macs(frame, 0xD28B, &fields)
 }
 
+/// An Ethernet frame of `outer` carrying an IPv4 GRE packet from `src` to `dst`: `gre`, the
+/// GRE header and what follows it.
+fn gre_packet(outer: &L2, src: [u8; 4], dst: [u8; 4], gre: &[u8]) -> Vec<u8> {
+    let mut f = outer.header(0x0800);
+    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
+    f.extend_from_slice(gre);
+    f
+}
+
 /// An ERSPAN type I mirror copy (GRE 0x88BE with no sequence number and no ERSPAN header, as
 /// Broadcom-based switches send it) of `inner`.
 pub fn erspan1(outer: &L2, src: [u8; 4], dst: [u8; 4], inner: &[u8]) -> Vec<u8> {
     let mut gre = vec![0x00, 0x00, 0x88, 0xBE];
     gre.extend_from_slice(inner);
-    let mut f = outer.header(0x0800);
-    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
-    f.extend_from_slice(&gre);
-    f
+    gre_packet(outer, src, dst, &gre)
 }
 
 /// An IPv4 GRE packet carrying `inner` behind an ERSPAN type II header (GRE with a sequence
@@ -375,10 +383,7 @@ pub fn erspan2(outer: &L2, src: [u8; 4], dst: [u8; 4], session: u16, sequence: O
     gre.extend_from_slice(&word0.to_be_bytes());
     gre.extend_from_slice(&0u32.to_be_bytes());
     gre.extend_from_slice(inner);
-    let mut f = outer.header(0x0800);
-    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
-    f.extend_from_slice(&gre);
-    f
+    gre_packet(outer, src, dst, &gre)
 }
 
 /// An IPv4 GRE packet carrying `inner` behind an ERSPAN type III header with a timestamp
@@ -392,16 +397,33 @@ pub fn erspan3(
     truncated: bool,
     inner: &[u8],
 ) -> Vec<u8> {
+    // FT 0 (Ethernet), granularity 01 (100 ns), no platform sub-header
+    let header = erspan3_header(session, truncated, timestamp, 0b0000_0010, None);
+    gre_packet(outer, src, dst, &[&header[..], inner].concat())
+}
+
+/// An IPv4 GRE packet carrying `inner` behind an ERSPAN type III header with an IEEE 1588
+/// timestamp of the UTC time `ts_ns` (PTP's TAI: 37 seconds ahead): its nanoseconds in the
+/// header, its seconds in a platform sub-header of ID 3 (port `port`).
+pub fn erspan3_ieee1588(outer: &L2, src: [u8; 4], dst: [u8; 4], ts_ns: i64, port: u16, inner: &[u8]) -> Vec<u8> {
+    let tai = ts_ns + crate::decode::TAI_MINUS_UTC_NS;
+    let (seconds, nanos) = (tai.div_euclid(1_000_000_000) as u32, tai.rem_euclid(1_000_000_000) as u32);
+    let platform = (3u64 << 58) | (u64::from(port & 0x3FFF) << 32) | u64::from(seconds);
+    // FT 0, granularity 10 (IEEE 1588), O set
+    let header = erspan3_header(1, false, nanos, 0b0000_0101, Some(platform));
+    gre_packet(outer, src, dst, &[&header[..], inner].concat())
+}
+
+/// GRE (with a sequence number) and an ERSPAN type III header: session, T bit, timestamp,
+/// the last byte of the third word (direction, granularity, O), and a platform sub-header.
+fn erspan3_header(session: u16, truncated: bool, timestamp: u32, last: u8, platform: Option<u64>) -> Vec<u8> {
     let mut gre = vec![0x10, 0x00, 0x22, 0xEB, 0, 0, 0, 1];
     let word0 = (2u32 << 28) | (u32::from(truncated) << 10) | u32::from(session & 0x3FF);
     gre.extend_from_slice(&word0.to_be_bytes());
     gre.extend_from_slice(&timestamp.to_be_bytes());
-    gre.extend_from_slice(&[0, 0, 0, 0b0000_0010]); // FT 0 (Ethernet), granularity 01 (100 ns)
-    gre.extend_from_slice(inner);
-    let mut f = outer.header(0x0800);
-    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
-    f.extend_from_slice(&gre);
-    f
+    gre.extend_from_slice(&[0, 0, 0, last]);
+    gre.extend(platform.map(u64::to_be_bytes).into_iter().flatten());
+    gre
 }
 
 /// An IPv4 UDP packet to port 4789 carrying `inner` behind a VXLAN header.
@@ -424,9 +446,85 @@ pub fn gre_ethernet(outer: &L2, src: [u8; 4], dst: [u8; 4], key: u32, inner: &[u
     let mut gre = vec![0x20, 0x00, 0x65, 0x58];
     gre.extend_from_slice(&key.to_be_bytes());
     gre.extend_from_slice(inner);
-    let mut f = outer.header(0x0800);
-    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
-    f.extend_from_slice(&gre);
+    gre_packet(outer, src, dst, &gre)
+}
+
+/// NVIDIA Spectrum's mirror copy of `inner` (SONiC everflow): GRE protocol 0x8949 without
+/// options, then a vendor header of `header_len` bytes (22 on the parts SONiC tests; its
+/// layout is not public, so these bytes are a fixed pattern that holds no Ethernet header).
+pub fn spectrum_mirror(outer: &L2, src: [u8; 4], dst: [u8; 4], header_len: usize, inner: &[u8]) -> Vec<u8> {
+    let mut gre = vec![0x00, 0x00, 0x89, 0x49];
+    gre.extend((0..header_len).map(|i| 0xA0 | (i as u8 & 0x0F)));
+    gre.extend_from_slice(inner);
+    gre_packet(outer, src, dst, &gre)
+}
+
+/// An MPLS label stack: (label, traffic class, TTL) entries, outermost first, the bottom of
+/// stack bit on the last.
+pub fn mpls_labels(labels: &[(u32, u8, u8)]) -> Vec<u8> {
+    let last = labels.len().saturating_sub(1);
+    let entry = |(i, &(label, tc, ttl)): (usize, &(u32, u8, u8))| {
+        ((label << 12) | (u32::from(tc & 7) << 9) | (u32::from(i == last) << 8) | u32::from(ttl)).to_be_bytes()
+    };
+    labels.iter().enumerate().flat_map(entry).collect()
+}
+
+/// `frame` (an Ethernet frame carrying IP) label-switched: an MPLS label stack between its
+/// Ethernet header and its IP packet, the EtherType 0x8847.
+pub fn with_mpls(frame: &[u8], labels: &[(u32, u8, u8)]) -> Vec<u8> {
+    let mut f = frame[..12].to_vec();
+    f.extend_from_slice(&0x8847u16.to_be_bytes());
+    f.extend(mpls_labels(labels));
+    f.extend_from_slice(&frame[14..]);
+    f
+}
+
+/// An Ethernet pseudowire (RFC 4448): `inner`, a whole Ethernet frame, behind an MPLS label
+/// stack and, when `sequence` is given, a control word with that sequence number; carried in
+/// an Ethernet frame of `outer`.
+pub fn mpls_pseudowire(outer: &L2, labels: &[(u32, u8, u8)], sequence: Option<u16>, inner: &[u8]) -> Vec<u8> {
+    let mut f = outer.header(0x8847);
+    f.extend(mpls_labels(labels));
+    f.extend(sequence.map(|n| u32::from(n).to_be_bytes()).into_iter().flatten());
+    f.extend_from_slice(inner);
+    f
+}
+
+/// An IPv4 GRE packet (protocol 0x8847) carrying `ip_packet` behind an MPLS label stack
+/// (MPLS-over-GRE mirroring).
+pub fn gre_mpls(outer: &L2, src: [u8; 4], dst: [u8; 4], labels: &[(u32, u8, u8)], ip_packet: &[u8]) -> Vec<u8> {
+    let mut gre = vec![0x00, 0x00, 0x88, 0x47];
+    gre.extend(mpls_labels(labels));
+    gre.extend_from_slice(ip_packet);
+    gre_packet(outer, src, dst, &gre)
+}
+
+/// `frame` as a Metamako (Arista 7130) tap forwards it: its original FCS, an ingress sequence
+/// number extension when `sequence` is given, the time `ts_ns`, flags (original FCS valid,
+/// extensions), device `device` and port `port`; then a new FCS when `new_fcs`.
+pub fn with_metamako_trailer(
+    frame: &[u8],
+    ts_ns: i64,
+    device: u16,
+    port: u8,
+    sequence: Option<u16>,
+    new_fcs: bool,
+) -> Vec<u8> {
+    let mut f = frame.to_vec();
+    f.extend_from_slice(&crc32fast::hash(frame).to_le_bytes());
+    if let Some(n) = sequence {
+        // tag 0, marked last, no data words: the number in the header word's middle bytes
+        f.extend_from_slice(&((u32::from(n) << 8) | 0x20).to_be_bytes());
+    }
+    f.extend_from_slice(&(ts_ns.div_euclid(1_000_000_000) as u32).to_be_bytes());
+    f.extend_from_slice(&(ts_ns.rem_euclid(1_000_000_000) as u32).to_be_bytes());
+    f.push(0x01 | if sequence.is_some() { 0x02 } else { 0 });
+    f.extend_from_slice(&device.to_be_bytes());
+    f.push(port);
+    if new_fcs {
+        let fcs = crc32fast::hash(&f).to_le_bytes();
+        f.extend_from_slice(&fcs);
+    }
     f
 }
 

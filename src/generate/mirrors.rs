@@ -5,7 +5,7 @@ use rocescope_parsers::ext::ExtHeaders;
 use rocescope_parsers::psn::psn_add;
 
 use super::encode::{self, L2, RoceFrame};
-use super::scenarios::{ACK_32_CREDITS, Conn, Scenario, T0, US, endpoint};
+use super::scenarios::{ACK_32_CREDITS, Conn, Scenario, T0, US, endpoint, write_message};
 
 /// Arista timestamp formats: 64-bit TAI and 48-bit UTC.
 const ARISTA_64_TAI: u16 = 0x0010;
@@ -93,6 +93,42 @@ pub fn arista_timestamps() -> Scenario {
     }
     s
 }
+
+/// NVIDIA Spectrum's mirror session (SONiC everflow) copying one RC connection to a collector:
+/// GRE protocol 0x8949, the 22-byte vendor header, then the frame. Four 4 KiB RDMA WRITEs at
+/// MTU 1024 from 10.0.0.1 QP 0x000B11 to 10.0.0.2 QP 0x000B22 (DSCP 26, ECT(0)), each ACKed;
+/// the switch marks the second packet of the second and fourth messages CE, and the receiver
+/// answers each mark with a CNP (DSCP 48) 3 µs later. The session mirrors every packet it sees.
+pub fn spectrum_everflow() -> Scenario {
+    let conn = Conn { a: endpoint(1, 0x000B11), b: endpoint(2, 0x000B22), vlan: None };
+    let collector = L2::new([0x02, 0, 0, 0, 0xEE, 0x01], [0x02, 0, 0, 0, 0xEE, 0xFF]);
+    let mut s = Scenario::pcap("mirror_spectrum.pcap");
+    let mirror = |s: &mut Scenario, t: i64, f: &RoceFrame| {
+        let copy = encode::spectrum_mirror(&collector, [192, 0, 2, 1], [192, 0, 2, 100], SPECTRUM_HEADER, &f.encode());
+        s.push(t, copy);
+    };
+    let first = 0x000300;
+    for message in 0..4u32 {
+        let t = T0 + i64::from(message) * 40 * US;
+        let start = psn_add(first, 4 * message);
+        let va = 0x7f00_0000_0000 + u64::from(message) * 4096;
+        for (i, mut f) in write_message(&conn, start, 4096, 1024, va).into_iter().enumerate() {
+            let marked = message % 2 == 1 && i == 1;
+            if marked {
+                f.l3 = f.l3.with_qos(26, 3);
+            }
+            mirror(&mut s, t + i as i64 * US, &f);
+            if marked {
+                mirror(&mut s, t + i as i64 * US + 3 * US, &conn.cnp(false));
+            }
+        }
+        mirror(&mut s, t + 6 * US, &conn.ack(false, psn_add(start, 3), message + 1, ACK_32_CREDITS));
+    }
+    s.sorted()
+}
+
+/// The vendor header's length on the Spectrum parts SONiC's tests run on.
+const SPECTRUM_HEADER: usize = 22;
 
 /// A RETH for the `n`-th 256-byte WRITE.
 fn reth(n: u32) -> ExtHeaders {

@@ -37,6 +37,7 @@ pub fn all_scenarios() -> Vec<Scenario> {
         infiniband::crc_errors(),
         mirrors::truncated_copies(),
         mirrors::arista_timestamps(),
+        mirrors::spectrum_everflow(),
     ]
 }
 

@@ -518,8 +518,10 @@ pub fn opcodes() -> Scenario {
 
 /// Every link layer and encapsulation in one pcapng file with three interfaces: Ethernet
 /// (µs), Linux cooked v2 (ns) and raw IP (µs). Ethernet frames: QinQ, RoCEv2 over IPv6,
-/// RoCEv1, VXLAN, ERSPAN III (one truncated by the mirror), GRE-bridged Ethernet, a frame
-/// with its FCS, a UD SEND, an XRC SEND, a CNP, a PAUSE frame and a simple packet block.
+/// RoCEv1, VXLAN, ERSPAN III (one truncated by the mirror), port-extender tags, ERSPAN II
+/// without GRE's sequence bit, GRE-bridged Ethernet, MPLS over Ethernet and inside GRE, an
+/// Ethernet pseudowire, a Metamako trailer, a frame with its FCS, a UD SEND, an XRC SEND, a
+/// CNP, a PAUSE frame and a simple packet block.
 pub fn encapsulations() -> Scenario {
     let conn = Conn { a: endpoint(1, 0x000811), b: endpoint(2, 0x000822), vlan: None };
     let mut s = Scenario {
@@ -569,6 +571,18 @@ pub fn encapsulations() -> Scenario {
     // ERSPAN II with GRE's sequence bit clear, as a Nexus 9000 sends it
     next(&mut s, 0, encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 4, None, &write_only(24).encode()));
     next(&mut s, 0, encode::gre_ethernet(&outer, [192, 0, 2, 1], [192, 0, 2, 100], 0xABCD, &write_only(16).encode()));
+    // MPLS: two labels over Ethernet (a DCI link), one inside GRE (MPLS-over-GRE mirroring),
+    // and an Ethernet pseudowire with a control word
+    next(&mut s, 0, encode::with_mpls(&write_only(28).encode(), &[(1001, 3, 64), (2002, 3, 63)]));
+    let ip_packet = write_only(36).encode()[14..].to_vec();
+    next(&mut s, 0, encode::gre_mpls(&outer, [192, 0, 2, 1], [192, 0, 2, 100], &[(3003, 0, 255)], &ip_packet));
+    next(&mut s, 0, encode::mpls_pseudowire(&outer, &[(4004, 5, 64)], Some(17), &write_only(44).encode()));
+    // a Metamako tap's trailer: the original FCS, an ingress sequence number, the time
+    next(
+        &mut s,
+        0,
+        encode::with_metamako_trailer(&write_only(52).encode(), T0 + 123_456_789, 0x0A0B, 3, Some(258), false),
+    );
     let mut with_fcs = write_only(32).encode();
     let fcs = crc32fast::hash(&with_fcs).to_le_bytes();
     with_fcs.extend_from_slice(&fcs);

@@ -10,9 +10,8 @@ use rocescope_parsers::cm::CmMessage;
 use rocescope_parsers::mac_control::MacControl;
 
 use crate::analyze::Verdict;
-use crate::analyze::frame::port_tag_name;
 use crate::analyze::sequence::SeqClass;
-use crate::decode::{Body, DecodedFrame, Network};
+use crate::decode::{Body, DecodedFrame};
 
 /// Version of the per-frame JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -71,25 +70,14 @@ struct EncapList<'p, 'a>(&'p DecodedFrame<'a>);
 
 impl Serialize for EncapList<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let p = self.0;
         let mut seq = s.serialize_seq(None)?;
-        for encap in p.encaps.iter() {
-            seq.serialize_element(encap.kind.name())?;
-        }
-        if let Some(eth) = &p.eth {
-            for _ in eth.vlans.iter() {
-                seq.serialize_element("vlan")?;
+        let mut result = Ok(());
+        self.0.encapsulation_names(&mut |name| {
+            if result.is_ok() {
+                result = seq.serialize_element(name);
             }
-        }
-        if let Some(tag) = p.port_tag {
-            seq.serialize_element(port_tag_name(tag.kind))?;
-        }
-        if p.arista.is_some() {
-            seq.serialize_element("arista")?;
-        }
-        if matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none() {
-            seq.serialize_element("rocev1")?;
-        }
+        });
+        result?;
         seq.end()
     }
 }

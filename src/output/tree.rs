@@ -55,6 +55,14 @@ fn section_of(layer: Layer) -> Section {
         ),
         Layer::VnTag => section(Label("vntag"), &["vntag."]),
         Layer::ETag => section(Label("etag"), &["etag."]),
+        Layer::Mpls => section(
+            Summary(
+                "MultiProtocol Label Switching Header",
+                &[("Label", "mpls.label"), ("Exp", "mpls.exp"), ("S", "mpls.bottom"), ("TTL", "mpls.ttl")],
+            ),
+            &["mpls."],
+        ),
+        Layer::PwControlWord => section(Label("pwethcw"), &["pweth."]),
         Layer::Arista => section(
             Summary("Arista Vendor Specific Protocol", &[("Seconds", "avsp.64sec"), ("Seconds", "avsp.48sec")]),
             &["avsp."],
@@ -71,6 +79,7 @@ fn section_of(layer: Layer) -> Section {
         ),
         Layer::Gre => section(Label("gre"), &["gre."]),
         Layer::Erspan => section(Label("erspan"), &["erspan."]),
+        Layer::Spectrum => section(Summary("NVIDIA Spectrum mirror header", &[]), &["rocescope.spectrum."]),
         Layer::Vxlan => section(Label("vxlan"), &["vxlan."]),
         Layer::Grh => section(
             Summary(
@@ -91,6 +100,7 @@ fn section_of(layer: Layer) -> Section {
         Layer::MacControl => section(Label("macc"), &["macc."]),
         Layer::Malformed => section(Own, &["rocescope.malformed", "rocescope.malformed."]),
         Layer::Trailer => section(Summary("Trailer", &[]), &["rocescope.trailer", "rocescope.trailer."]),
+        Layer::Metamako => section(Label("metamako"), &["metamako."]),
         Layer::Analysis => section(Summary("rocescope analysis", &[]), &["rocescope.analysis."]),
     }
 }

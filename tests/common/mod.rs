@@ -83,13 +83,27 @@ pub fn rocescope_bth_fields(path: &std::path::Path) -> String {
 
 /// Sample frames in formats tshark 4.0 does not decode, which its comparisons leave out:
 /// (sample, frame number, why).
-pub const TSHARK_MISREADS_FRAMES: &[(&str, u64, &str)] =
-    &[("encapsulations.pcapng", 9, "ERSPAN II with GRE's sequence bit clear: tshark reads it as type I, 8 bytes off")];
+pub const TSHARK_MISREADS_FRAMES: &[(&str, u64, &str)] = &[
+    ("encapsulations.pcapng", 9, "ERSPAN II with GRE's sequence bit clear: tshark reads it as type I, 8 bytes off"),
+    (
+        "encapsulations.pcapng",
+        13,
+        "an Ethernet pseudowire's control word: tshark's heuristic takes it for the start of an Ethernet header \
+         (00:00:00 is a registered OUI)",
+    ),
+];
 
-/// Is frame `number` of `file` one tshark 4.0 does not decode ([`TSHARK_MISREADS_FRAMES`])?
+/// Samples in a format tshark 4.0 has no dissector for, whose frames its comparisons leave out:
+/// (sample, why).
+pub const TSHARK_UNDECODED_SAMPLES: &[(&str, &str)] =
+    &[("mirror_spectrum.pcap", "GRE protocol 0x8949: tshark has no dissector for NVIDIA Spectrum's mirror header")];
+
+/// Is frame `number` of `file` one tshark 4.0 does not decode ([`TSHARK_MISREADS_FRAMES`],
+/// [`TSHARK_UNDECODED_SAMPLES`])?
 pub fn tshark_misreads(file: &std::path::Path, number: u64) -> bool {
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     TSHARK_MISREADS_FRAMES.iter().any(|(sample, frame, _)| *sample == name && *frame == number)
+        || TSHARK_UNDECODED_SAMPLES.iter().any(|(sample, _)| *sample == name)
 }
 
 /// The link type in a little-endian classic pcap file's header (as the samples are); `None`

@@ -7,10 +7,9 @@ use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::ext::{Aeth, Deth, Reth};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::{CNP, OpcodeInfo};
-use rocescope_parsers::port_tag::PortTagKind;
 
 use crate::decode::MAX_ENCAP_DEPTH;
-use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Network, Other, Roce};
+use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Marks, Other, Roce};
 
 /// The CM message fields connection tracking uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,11 +127,10 @@ pub struct FrameSummary {
     /// no snap length cut, no truncation flag (a mirror's `truncate size`).
     pub truncated_copy: bool,
     pub vlan_tags: u8,
-    /// An Arista timestamp header.
-    pub arista: bool,
-    /// A port-extender tag's name (`vntag`, `etag`).
-    pub port_tag: Option<&'static str>,
-    pub rocev1: bool,
+    /// Tags, vendor headers and trailers besides the tunnels.
+    pub marks: Marks,
+    /// A device on the way stamped the frame with its time.
+    pub hardware_time: bool,
     /// Addresses of the innermost IP header, GRH or LRH, for every kind of frame.
     pub src: Option<Endpoint>,
     pub dst: Option<Endpoint>,
@@ -143,14 +141,6 @@ pub struct FrameSummary {
     /// What the link layer is when it is not a RoCE or InfiniBand packet's own.
     pub link: LinkKind,
     pub content: Content,
-}
-
-/// A port-extender tag's name in reports: `vntag` or `etag`.
-pub fn port_tag_name(kind: PortTagKind) -> &'static str {
-    match kind {
-        PortTagKind::VnTag => "vntag",
-        PortTagKind::ETag => "etag",
-    }
 }
 
 /// The link-layer facts the capture counts apart.
@@ -236,9 +226,8 @@ impl FrameSummary {
                 && p.data.len() as u32 >= p.orig_len
                 && p.roce().is_some_and(|r| !r.ib.fully_captured()),
             vlan_tags: p.eth.map_or(0, |e| e.vlans.len() as u8),
-            arista: p.arista.is_some(),
-            port_tag: p.port_tag.map(|t| port_tag_name(t.kind)),
-            rocev1: matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none(),
+            marks: Marks::of(p),
+            hardware_time: p.hardware_time_ns(p.ts_ns).is_some(),
             src: p.source(),
             dst: p.destination(),
             dscp: p.net.and_then(|n| n.dscp()),

@@ -164,6 +164,7 @@ impl CaptureFacts {
         self.snaplen_cut += other.snaplen_cut;
         self.mirror_truncated += other.mirror_truncated;
         self.truncated_copies += other.truncated_copies;
+        self.hardware_timestamps += other.hardware_timestamps;
         for &(name, count) in &other.encapsulations {
             match self.encapsulations.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, n)) => *n += count,

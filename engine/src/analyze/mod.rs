@@ -42,8 +42,8 @@ use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
 use rocescope_parsers::psn::psn_diff;
 
-use crate::decode::Endpoint;
 use crate::decode::IcrcStatus;
+use crate::decode::{Endpoint, TimeSource};
 use cm::{CmEvent, CmTracker};
 use congestion::CongestionConfig;
 use congestion::reaction::CnpBurst;
@@ -80,6 +80,8 @@ pub struct Config {
     /// The shortest silence before a resend with no NAK that is a timeout.
     pub min_ack_timeout_ns: i64,
     pub congestion: CongestionConfig,
+    /// Which times the frames have (the decoder's choice, reported).
+    pub time_source: TimeSource,
 }
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -109,6 +111,7 @@ impl Default for Config {
             qp_reuse_idle_ns: 10_000_000,
             min_ack_timeout_ns: 1_000_000,
             congestion: CongestionConfig::default(),
+            time_source: TimeSource::Capture,
         }
     }
 }
@@ -156,6 +159,8 @@ pub struct CaptureFacts {
     pub mirror_truncated: u64,
     /// RoCE frames cut short with nothing saying so (a mirror's truncation).
     pub truncated_copies: u64,
+    /// Frames a device on the way stamped with its time (Arista, ERSPAN III, Metamako).
+    pub hardware_timestamps: u64,
     pub encapsulations: Vec<(&'static str, u64)>,
     /// Malformed frames by layer, with the first frame and reason of each.
     pub malformed: Vec<(&'static str, u64, u64, String)>,
@@ -461,17 +466,14 @@ impl Analyzer {
         if s.truncated_copy {
             c.truncated_copies += 1;
         }
+        if s.hardware_time {
+            c.hardware_timestamps += 1;
+        }
         for _ in 0..s.vlan_tags {
             bump(&mut c.encapsulations, "vlan");
         }
-        if let Some(tag) = s.port_tag {
-            bump(&mut c.encapsulations, tag);
-        }
-        if s.arista {
-            bump(&mut c.encapsulations, "arista");
-        }
-        if s.rocev1 {
-            bump(&mut c.encapsulations, "rocev1");
+        for name in s.marks.names() {
+            bump(&mut c.encapsulations, name);
         }
     }
 

@@ -134,6 +134,8 @@ pub struct ConfigReport {
     pub fct_p99_ns: i64,
     pub incast_window_ns: i64,
     pub incast_senders: usize,
+    /// `capture` or `hardware`: which times the frames have.
+    pub time_source: &'static str,
 }
 
 /// Management packets (to QP 0 or 1: subnet management and GSI MADs, RDMA CM), which the
@@ -165,6 +167,7 @@ pub struct CaptureReport {
     pub snaplen_cut: u64,
     pub mirror_truncated: u64,
     pub truncated_copies: u64,
+    pub hardware_timestamps: u64,
     pub encapsulations: BTreeMap<&'static str, u64>,
     pub malformed_by_layer: Vec<MalformedReport>,
     pub doubled_mirror: Option<DoubledMirrorReport>,
@@ -517,6 +520,7 @@ fn capture_report(c: &super::CaptureFacts) -> CaptureReport {
         snaplen_cut: c.snaplen_cut,
         mirror_truncated: c.mirror_truncated,
         truncated_copies: c.truncated_copies,
+        hardware_timestamps: c.hardware_timestamps,
         encapsulations: c.encapsulations.iter().copied().collect(),
         malformed_by_layer: c
             .malformed
@@ -585,6 +589,7 @@ fn config_report(c: &Config) -> ConfigReport {
         fct_p99_ns: c.congestion.fct_p99_ns,
         incast_window_ns: c.congestion.incast_window_ns,
         incast_senders: c.congestion.incast_senders,
+        time_source: c.time_source.name(),
     }
 }
 

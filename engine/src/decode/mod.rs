@@ -19,8 +19,11 @@ use rocescope_parsers::ipv4::{self, Ipv4Header};
 use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::lrh::{LRH_LEN, LrhHeader, NextHeader};
 use rocescope_parsers::mac_control::MacControl;
+use rocescope_parsers::metamako::MetamakoTrailer;
+use rocescope_parsers::mpls::{self, MplsPayload, MplsStack};
 use rocescope_parsers::port_tag::{ETHERTYPE_ETAG, ETHERTYPE_VNTAG, PortTag, PortTagKind};
 use rocescope_parsers::sll::{SllHeader, SllVersion};
+use rocescope_parsers::spectrum::{GRE_PROTO_SPECTRUM, SpectrumHeader};
 use rocescope_parsers::udp::{self, UdpHeader};
 use rocescope_parsers::vxlan::VxlanHeader;
 use rocescope_parsers::{Error, ErrorKind, Layer, icrc, vcrc};
@@ -33,12 +36,45 @@ const IPPROTO_ICMPV6: u8 = 58;
 /// The opcode of a UD SEND ONLY, which carries CM MADs to QP1.
 const UD_SEND_ONLY: u8 = 0x64;
 
+/// Which time a decoded frame has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeSource {
+    /// The capture file's timestamp (or an ERF record's).
+    #[default]
+    Capture,
+    /// The time a device on the way stamped the frame with
+    /// ([`DecodedFrame::hardware_time_ns`]), where it has one.
+    Hardware,
+}
+
+impl TimeSource {
+    pub const ALL: [TimeSource; 2] = [TimeSource::Capture, TimeSource::Hardware];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeSource::Capture => "capture",
+            TimeSource::Hardware => "hardware",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimeSource::Capture => "the capture file's timestamps",
+            TimeSource::Hardware => {
+                "the timestamps devices on the way put in the frames (Arista's timestamp header, ERSPAN III's \
+                 IEEE 1588 time, a Metamako trailer), when every frame has one"
+            }
+        }
+    }
+}
+
 /// Decodes frames; holds the UDP ports that mean RoCEv2.
 #[derive(Debug, Clone)]
 pub struct Decoder {
     roce_ports: Vec<u16>,
     /// Leave ICRCs to be computed later ([`Roce::deferred_icrc`]).
     defer_icrc: bool,
+    time_source: TimeSource,
 }
 
 impl Default for Decoder {
@@ -56,7 +92,13 @@ impl Decoder {
     pub fn new(extra_roce_ports: &[u16]) -> Self {
         let mut roce_ports = vec![udp::PORT_ROCEV2];
         roce_ports.extend_from_slice(extra_roce_ports);
-        Decoder { roce_ports, defer_icrc: false }
+        Decoder { roce_ports, defer_icrc: false, time_source: TimeSource::Capture }
+    }
+
+    /// A decoder whose frames have the times of `source`.
+    pub fn with_time_source(mut self, source: TimeSource) -> Self {
+        self.time_source = source;
+        self
     }
 
     /// A decoder that does not compute ICRCs but records, in [`Roce::deferred_icrc`], what a
@@ -78,10 +120,12 @@ impl Decoder {
             lrh: None,
             arista: None,
             port_tag: None,
+            mpls: None,
             net: None,
             udp: None,
             body: Body::Other(Other::UnsupportedLink(record.link_type.0)),
             trailer: Trailer::default(),
+            metamako: None,
         };
         p.body = match record.link_type {
             LinkType::ETHERNET => self.ethernet(&mut p, data),
@@ -109,6 +153,12 @@ impl Decoder {
                 Body::Other(Other::UnsupportedLink(other.0))
             }
         };
+        p.metamako = MetamakoTrailer::find(p.trailer.bytes, record.ts_ns.div_euclid(1_000_000_000));
+        if self.time_source == TimeSource::Hardware
+            && let Some(ts_ns) = p.hardware_time_ns(record.ts_ns)
+        {
+            p.ts_ns = ts_ns;
+        }
         p
     }
 
@@ -246,6 +296,8 @@ impl Decoder {
                     Err(e) => malformed(e),
                 }
             }
+            // one label stack a frame (another one is not followed)
+            eth::ETHERTYPE_MPLS | eth::ETHERTYPE_MPLS_MULTICAST if p.mpls.is_none() => self.mpls(p, payload, l2_frame),
             eth::ETHERTYPE_ARP => Body::Other(Other::Arp),
             eth::ETHERTYPE_LLDP => Body::Other(Other::Lldp),
             other => Body::Other(Other::EtherType(other)),
@@ -383,7 +435,40 @@ impl Decoder {
                 rest,
                 Layer::Gre,
             ),
+            protocol if mpls::is_mpls(protocol) && p.mpls.is_none() => {
+                match Self::enter(p, encap(EncapKind::Gre { protocol, key: header.key }), rest, Layer::Gre) {
+                    Ok(()) => self.mpls(p, rest, &[]),
+                    Err(e) => malformed(e),
+                }
+            }
+            GRE_PROTO_SPECTRUM => match SpectrumHeader::parse(rest) {
+                Ok((vendor, inner)) => {
+                    self.unwrap_ethernet(p, encap(EncapKind::Spectrum(vendor.as_bytes())), inner, Layer::Spectrum)
+                }
+                Err(e) => malformed(e),
+            },
             protocol => Body::Other(Other::Gre { protocol }),
+        }
+    }
+
+    /// An MPLS label stack and what its payload's first nibble says follows: IP, or an Ethernet
+    /// pseudowire (an encapsulation of its own).
+    fn mpls<'a>(&self, p: &mut DecodedFrame<'a>, data: &'a [u8], l2_frame: &'a [u8]) -> Body<'a> {
+        let (stack, payload) = match MplsStack::parse(data) {
+            Ok(parsed) => parsed,
+            Err(e) => return malformed(e),
+        };
+        p.mpls = Some(stack);
+        match stack.payload {
+            MplsPayload::Ipv4 => self.ipv4(p, payload, l2_frame),
+            MplsPayload::Ipv6 => self.ipv6(p, payload, l2_frame),
+            MplsPayload::Ethernet => {
+                // no outer IP header of its own: its place is the label stack's
+                let outer = data.get(..0).unwrap_or_default();
+                let kind = EncapKind::MplsPseudowire(stack.control_word());
+                self.unwrap_ethernet(p, Encap { kind, outer, inner_at: 0 }, payload, Layer::Mpls)
+            }
+            MplsPayload::Unknown => Body::Other(Other::MplsPayload),
         }
     }
 

@@ -15,6 +15,8 @@ use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::lrh::LrhHeader;
 use rocescope_parsers::mac_control::MacControl;
+use rocescope_parsers::metamako::MetamakoTrailer;
+use rocescope_parsers::mpls::MplsStack;
 use rocescope_parsers::port_tag::PortTag;
 use rocescope_parsers::sll::SllHeader;
 use rocescope_parsers::udp::UdpHeader;
@@ -29,7 +31,8 @@ pub const MAX_ENCAP_DEPTH: usize = 4;
 #[derive(Debug, Clone, Copy)]
 pub struct Encap<'a> {
     pub kind: EncapKind<'a>,
-    /// The outer IPv4 or IPv6 header.
+    /// The outer IPv4 or IPv6 header; no bytes, where the tunnel header starts, for a tunnel
+    /// with none of its own (an MPLS pseudowire).
     pub outer: &'a [u8],
     /// Where the inner frame (Ethernet, or IP) starts in the captured bytes.
     pub inner_at: u32,
@@ -67,11 +70,17 @@ pub enum EncapKind<'a> {
     Vxlan {
         vni: u32,
     },
-    /// GRE carrying Ethernet (0x6558) or IP directly.
+    /// GRE carrying Ethernet (0x6558), IP or MPLS directly.
     Gre {
         protocol: u16,
         key: Option<u32>,
     },
+    /// NVIDIA Spectrum's mirror copies (GRE protocol 0x8949): the vendor header's bytes
+    /// before the mirrored frame.
+    Spectrum(&'a [u8]),
+    /// An Ethernet pseudowire: an MPLS label stack (the frame's [`DecodedFrame::mpls`]), its
+    /// control word's bytes or none, then an Ethernet frame.
+    MplsPseudowire(Option<&'a [u8; 4]>),
 }
 
 impl EncapKind<'_> {
@@ -83,6 +92,8 @@ impl EncapKind<'_> {
             EncapKind::Erspan3(_) => "erspan3",
             EncapKind::Vxlan { .. } => "vxlan",
             EncapKind::Gre { .. } => "gre",
+            EncapKind::Spectrum(_) => "spectrum",
+            EncapKind::MplsPseudowire(_) => "mpls_pw",
         }
     }
 
@@ -130,6 +141,35 @@ impl<'a> EncapStack<'a> {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+}
+
+/// The headers and trailers a frame carries besides its tunnels, as reports name them (a set,
+/// listed in [`Marks::NAMES`]'s order, after the tunnels and VLAN tags).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks(u8);
+
+impl Marks {
+    /// A port-extender tag (two kinds), Arista's timestamp header, an MPLS label stack, a
+    /// Metamako trailer, RoCEv1's GRH.
+    pub const NAMES: [&'static str; 6] = ["vntag", "etag", "arista", "mpls", "metamako", "rocev1"];
+
+    pub fn of(p: &DecodedFrame<'_>) -> Marks {
+        use rocescope_parsers::port_tag::PortTagKind;
+        let has = [
+            p.port_tag.is_some_and(|t| t.kind == PortTagKind::VnTag),
+            p.port_tag.is_some_and(|t| t.kind == PortTagKind::ETag),
+            p.arista.is_some(),
+            p.mpls.is_some(),
+            p.metamako.is_some(),
+            matches!(p.net, Some(Network::Grh(_))) && p.lrh.is_none(),
+        ];
+        Marks(has.iter().enumerate().fold(0, |bits, (i, on)| bits | (u8::from(*on) << i)))
+    }
+
+    /// The names of the marks in the set.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Self::NAMES.into_iter().enumerate().filter(move |(i, _)| self.0 & (1 << i) != 0).map(|(_, name)| name)
     }
 }
 
@@ -388,6 +428,8 @@ pub enum Other {
     Gre {
         protocol: u16,
     },
+    /// An MPLS label stack followed by neither IP nor a recognisable Ethernet frame.
+    MplsPayload,
     MacControl {
         opcode: u16,
     },
@@ -456,12 +498,16 @@ pub struct DecodedFrame<'a> {
     pub arista: Option<AristaHeader<'a>>,
     /// A port-extender tag (VN-Tag, E-tag) after an Ethernet header's source MAC.
     pub port_tag: Option<PortTag<'a>>,
+    /// An MPLS label stack, after an Ethernet header or inside GRE.
+    pub mpls: Option<MplsStack<'a>>,
     pub net: Option<Network<'a>>,
     pub udp: Option<UdpHeader<'a>>,
     pub body: Body<'a>,
     /// Bytes after the innermost IP datagram or GRH packet (Ethernet padding, FCS, trailers),
     /// with the frame bytes before them, for FCS detection.
     pub trailer: Trailer<'a>,
+    /// A Metamako timestamping trailer at the end of those bytes.
+    pub metamako: Option<MetamakoTrailer<'a>>,
 }
 
 /// What follows the innermost packet in its Ethernet frame.
@@ -530,4 +576,50 @@ impl<'a> DecodedFrame<'a> {
     pub fn destination(&self) -> Option<Endpoint> {
         self.net.map(|n| n.destination())
     }
+
+    /// The names of the frame's encapsulations, as reports list them: each tunnel's,
+    /// outermost first (`erspan2`, `vxlan`, `mpls_pw`, …), a `vlan` for each VLAN tag of the
+    /// packet's own Ethernet header, then its [`Marks`].
+    pub fn encapsulation_names(&self, sink: &mut dyn FnMut(&'static str)) {
+        self.encaps.iter().for_each(|e| sink(e.kind.name()));
+        self.eth.iter().flat_map(|e| e.vlans.iter()).for_each(|_| sink("vlan"));
+        Marks::of(self).names().for_each(sink);
+    }
+
+    /// The time a device on the way stamped the frame with, in nanoseconds since the epoch
+    /// (UTC): Arista's timestamp header, else an ERSPAN type III header's IEEE 1588 time, else
+    /// a Metamako trailer's. The first is the nearest the frame's own wire. TAI times (Arista's
+    /// TAI formats, IEEE 1588) are made UTC; 48-bit Arista times keep only 16 bits of seconds,
+    /// and the rest are the capture time's.
+    pub fn hardware_time_ns(&self, capture_ts_ns: i64) -> Option<i64> {
+        let erspan = || self.encaps.iter().find_map(|e| e.kind.erspan()?.time_ns()).map(|t| t - TAI_MINUS_UTC_NS);
+        self.arista
+            .map(|a| arista_time_ns(&a, capture_ts_ns))
+            .or_else(erspan)
+            .or_else(|| self.metamako.map(|m| m.time_ns()))
+    }
+}
+
+/// TAI − UTC: 37 seconds since 2017-01-01 (no leap second since; IERS Bulletin C).
+pub const TAI_MINUS_UTC_NS: i64 = 37_000_000_000;
+
+/// The UTC time of an Arista timestamp header; a 48-bit one's 16 bits of seconds are put in
+/// the 65,536-second period nearest the capture time.
+fn arista_time_ns(a: &AristaHeader<'_>, capture_ts_ns: i64) -> i64 {
+    use rocescope_parsers::arista::{VERSION_48_TAI, VERSION_64_TAI};
+    let tai = matches!(a.version(), VERSION_64_TAI | VERSION_48_TAI);
+    let offset = if tai { TAI_MINUS_UTC_NS } else { 0 };
+    let seconds = if a.is_64_bit() {
+        i64::from(a.seconds())
+    } else {
+        let near = (capture_ts_ns + offset).div_euclid(1_000_000_000);
+        let low = i64::from(a.seconds());
+        let candidate = near - near.rem_euclid(0x1_0000) + low;
+        // of the candidates one period apart, the nearest
+        [candidate - 0x1_0000, candidate, candidate + 0x1_0000]
+            .into_iter()
+            .min_by_key(|c| (c - near).abs())
+            .unwrap_or(candidate)
+    };
+    seconds * 1_000_000_000 + i64::from(a.nanoseconds()) - offset
 }

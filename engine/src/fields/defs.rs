@@ -85,6 +85,13 @@ fn etag(f: &Frame<'_, '_>) -> Option<(u16, u16, u8, u8)> {
     f.port_tag(PortTagKind::ETag).map(|t| t.etag_words())
 }
 
+/// Every entry of the frame's MPLS label stack, outermost first.
+fn mpls_labels(f: &Frame<'_, '_>, sink: &mut dyn FnMut(rocescope_parsers::mpls::MplsLabel)) {
+    if let Some(m) = f.mpls() {
+        m.labels().for_each(sink)
+    }
+}
+
 /// The ERF record header, when the frame is an ERF record.
 fn erf<'a>(f: &Frame<'_, 'a>) -> Option<rocescope_parsers::erf::ErfHeader<'a>> {
     match f.packet.link {
@@ -208,6 +215,16 @@ pub static FIELDS: &[Field] = &[
     ws!("frame.time_relative", FieldType::RelativeTime, None, 0, "Time since reference or first frame", |f, out| {
         out(Value::Time(f.packet.ts_ns.saturating_sub(f.first_ts_ns)))
     }),
+    own!(
+        "rocescope.frame.hardware_time",
+        FieldType::AbsoluteTime,
+        None,
+        "Hardware time",
+        "the time a device on the way stamped the frame with (UTC): Arista's timestamp header, ERSPAN III's IEEE 1588 time, or a Metamako trailer; --time-source hardware makes it the frame's time",
+        |f, out| if let Some(t) = f.packet.hardware_time_ns(f.packet.ts_ns) {
+            out(Value::Time(t))
+        }
+    ),
     // Linux cooked capture
     named(
         ws!("sll.pkttype", U16, Dec, 0, "Packet type", |f, out| if let Some(h) = sll(f) {
@@ -371,6 +388,27 @@ pub static FIELDS: &[Field] = &[
         }),
         meaning::ethertype,
     ),
+    // MPLS label stacks and Ethernet pseudowires' control words
+    ws!("mpls", Protocol, None, 0, "MultiProtocol Label Switching Header", |f, out| mpls_labels(f, &mut |_| {
+        out(Value::Present)
+    })),
+    ws!("mpls.label", U32, DecHex, 0xffff_f000, "MPLS Label", |f, out| mpls_labels(f, &mut |l| out(uint(l.label)))),
+    ws!("mpls.exp", U32, Dec, 0xe00, "MPLS Experimental Bits", |f, out| mpls_labels(f, &mut |l| out(uint(l.tc)))),
+    ws!("mpls.bottom", U32, Dec, 0x100, "MPLS Bottom Of Label Stack", |f, out| mpls_labels(f, &mut |l| {
+        out(uint(l.bottom))
+    })),
+    ws!("mpls.ttl", U32, Dec, 0xff, "MPLS TTL", |f, out| mpls_labels(f, &mut |l| out(uint(l.ttl)))),
+    ws!("pwethcw", Protocol, None, 0, "PW Ethernet Control Word", |f, out| if f
+        .mpls()
+        .is_some_and(|m| m.control_word().is_some())
+    {
+        out(Value::Present)
+    }),
+    ws!("pweth.cw.sequence_number", U16, Dec, 0, "PW sequence number (ethernet)", |f, out| if let Some(n) =
+        f.mpls().and_then(|m| m.sequence_number())
+    {
+        out(uint(n))
+    }),
     // Ethernet
     ws!("eth", Protocol, None, 0, "Ethernet", |f, out| f.ethernets(&mut |_| out(Value::Present))),
     ws!("eth.dst", Ether, None, 0, "Destination", |f, out| f
@@ -522,8 +560,28 @@ pub static FIELDS: &[Field] = &[
         out(uint(g))
     })),
     ws!("erspan.o", U16, Dec, 0x1, "Optional Sub headers", |f, out| erspans(f, &mut |h| if h.timestamp.is_some() {
-        out(uint(h.platform_subheader))
+        out(uint(h.platform.is_some()))
     })),
+    own!(
+        "rocescope.spectrum.header",
+        Bytes,
+        None,
+        "Vendor header",
+        "the bytes NVIDIA Spectrum puts between GRE (protocol 0x8949) and the mirrored frame; their layout is not public",
+        |f, out| if let Some(h) = f.spectrum_header() {
+            out(Value::Bytes(h))
+        }
+    ),
+    own!(
+        "rocescope.spectrum.header_len",
+        U8,
+        Dec,
+        "Vendor header length",
+        "where the mirrored frame was found: 22 bytes on the parts SONiC tests, 14 to 30 looked for",
+        |f, out| if let Some(h) = f.spectrum_header() {
+            out(uint(h.len() as u64))
+        }
+    ),
     ws!("vxlan", Protocol, None, 0, "Virtual eXtensible Local Area Network", |f, out| f.encaps(&mut |k| {
         if matches!(k, EncapKind::Vxlan { .. }) {
             out(Value::Present)
@@ -1209,6 +1267,41 @@ pub static FIELDS: &[Field] = &[
             out(Value::Bool(f.packet.trailer.is_fcs()))
         }
     ),
+    // a Metamako (Arista 7130) tap's trailer
+    ws!("metamako", Protocol, None, 0, "Metamako ethernet trailer", |f, out| if f.metamako().is_some() {
+        out(Value::Present)
+    }),
+    ws!("metamako.orig_fcs", U32, Hex, 0, "Original FCS", |f, out| if let Some(m) = f.metamako() {
+        out(uint(m.original_fcs()))
+    }),
+    ws!("metamako.seqnum", U16, Dec, 0, "Sequence Number", |f, out| if let Some(n) =
+        f.metamako().and_then(|m| m.sequence_number())
+    {
+        out(uint(n))
+    }),
+    ws!("metamako.time", FieldType::AbsoluteTime, None, 0, "Time Stamp", |f, out| if let Some(m) = f.metamako() {
+        out(Value::Time(m.time_ns()))
+    }),
+    ws!("metamako.flags", U8, Hex, 0, "Flags", |f, out| if let Some(m) = f.metamako() {
+        out(uint(m.flags()))
+    }),
+    ws!("metamako.flags.orig_fcs_vld", BOOL, None, 0x1, "Original FCS Valid", |f, out| if let Some(m) = f.metamako() {
+        out(Value::Bool(m.flags() & 0x1 != 0))
+    }),
+    ws!("metamako.flags.has_extensions", BOOL, None, 0x2, "Has Trailer Extensions", |f, out| if let Some(m) =
+        f.metamako()
+    {
+        out(Value::Bool(m.flags() & 0x2 != 0))
+    }),
+    ws!("metamako.reserved", U8, Hex, 0xfc, "Reserved", |f, out| if let Some(m) = f.metamako() {
+        out(uint(m.flags() >> 2))
+    }),
+    ws!("metamako.srcdevice", U16, Dec, 0, "Source Device ID", |f, out| if let Some(m) = f.metamako() {
+        out(uint(m.device_id()))
+    }),
+    ws!("metamako.srcport", U16, Dec, 0, "Source Port", |f, out| if let Some(m) = f.metamako() {
+        out(uint(m.port()))
+    }),
     own!(
         "rocescope.malformed",
         FieldType::String,

@@ -10,6 +10,7 @@ use rocescope_parsers::ext::ExtHeaders;
 use rocescope_parsers::gre::GreHeader;
 use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
+use rocescope_parsers::mpls::{self, MplsStack};
 use rocescope_parsers::opcode::ExtHeader;
 use rocescope_parsers::port_tag::{ETHERTYPE_ETAG, ETHERTYPE_VNTAG, PortTag, PortTagKind};
 use rocescope_parsers::udp::UdpHeader;
@@ -48,6 +49,8 @@ pub enum Header<'h, 'a> {
     Arista(&'h AristaHeader<'a>),
     /// A port-extender tag, after the Ethernet header before it.
     PortTag(&'h PortTag<'a>),
+    /// An MPLS label stack, after the Ethernet header or GRE header before it.
+    Mpls(&'h MplsStack<'a>),
 }
 
 /// One layer of a frame, in wire order ([`Frame::layers`]): the decode tree shows a section
@@ -71,6 +74,10 @@ pub enum Layer {
     VnTag,
     /// An 802.1BR E-tag.
     ETag,
+    /// An MPLS label stack.
+    Mpls,
+    /// An Ethernet pseudowire's control word (Wireshark's `pwethcw`).
+    PwControlWord,
     /// Another VLAN tag: 802.1ad S-tag or a legacy QinQ TPID.
     OtherVlan(VlanTag),
     Ipv4,
@@ -78,6 +85,8 @@ pub enum Layer {
     Udp,
     Gre,
     Erspan,
+    /// NVIDIA Spectrum's vendor mirror header.
+    Spectrum,
     Vxlan,
     Grh,
     Bth,
@@ -95,6 +104,8 @@ pub enum Layer {
     /// A payload rocescope does not decode.
     Other,
     Trailer,
+    /// A Metamako timestamping trailer, inside the trailer.
+    Metamako,
     Analysis,
 }
 
@@ -135,6 +146,13 @@ fn header_layers(
         Header::Grh(h) => sink(Layer::Grh, within(h.as_bytes())),
         Header::Udp(h) => sink(Layer::Udp, within(h.as_bytes())),
         Header::Arista(h) => sink(Layer::Arista, within(h.as_bytes())),
+        // a layer for each label stack entry, as Wireshark shows them
+        Header::Mpls(m) => {
+            let stack = within(m.as_bytes());
+            for at in stack.clone().step_by(4) {
+                sink(Layer::Mpls, at..(at + 4).min(stack.end));
+            }
+        }
         Header::PortTag(t) => sink(
             match t.kind {
                 PortTagKind::VnTag => Layer::VnTag,
@@ -148,15 +166,25 @@ fn header_layers(
                 // after the outer UDP header
                 return sink(Layer::Vxlan, (outer + 8).min(inner)..inner);
             }
-            let erspan = match e.kind {
-                EncapKind::Erspan2(bytes) | EncapKind::Erspan3(bytes) if e.kind.erspan().is_some() => Some(bytes),
+            // a pseudowire has no header of its own: its label stack is a header of the frame
+            if let EncapKind::MplsPseudowire(control_word) = e.kind {
+                if let Some(cw) = control_word {
+                    sink(Layer::PwControlWord, within(cw));
+                }
+                return;
+            }
+            let vendor = match e.kind {
+                EncapKind::Erspan2(bytes) | EncapKind::Erspan3(bytes) if e.kind.erspan().is_some() => {
+                    Some((Layer::Erspan, bytes))
+                }
+                EncapKind::Spectrum(bytes) => Some((Layer::Spectrum, bytes)),
                 _ => None,
             };
-            match erspan {
-                Some(erspan) => {
-                    let erspan = within(erspan);
-                    sink(Layer::Gre, outer..erspan.start);
-                    sink(Layer::Erspan, erspan);
+            match vendor {
+                Some((layer, bytes)) => {
+                    let bytes = within(bytes);
+                    sink(Layer::Gre, outer..bytes.start);
+                    sink(layer, bytes);
                 }
                 None => sink(Layer::Gre, outer..inner),
             }
@@ -168,7 +196,11 @@ impl<'a> Frame<'_, 'a> {
     /// Does the encapsulation carry an Ethernet frame (not IP directly)?
     fn carries_ethernet(kind: &EncapKind<'_>) -> bool {
         match kind {
-            EncapKind::Erspan1 | EncapKind::Erspan2(_) | EncapKind::Vxlan { .. } => true,
+            EncapKind::Erspan1
+            | EncapKind::Erspan2(_)
+            | EncapKind::Vxlan { .. }
+            | EncapKind::Spectrum(_)
+            | EncapKind::MplsPseudowire(_) => true,
             EncapKind::Erspan3(_) => kind.erspan().is_some_and(|h| h.frame_type == Some(0)),
             EncapKind::Gre { protocol, .. } => *protocol == rocescope_parsers::gre::PROTO_TRANSPARENT_ETHERNET,
         }
@@ -210,6 +242,13 @@ impl<'a> Frame<'_, 'a> {
                 }
             }
             sink(Header::Encap(e));
+            // MPLS inside GRE
+            if let (EncapKind::Gre { protocol, .. }, Some(m)) = (e.kind, &p.mpls)
+                && mpls::is_mpls(protocol)
+                && place(data, m.as_bytes()).start == e.inner_at as usize
+            {
+                sink(Header::Mpls(m));
+            }
             // the last tunnel's inner Ethernet is the packet's own
             if encaps.peek().is_some()
                 && Self::carries_ethernet(&e.kind)
@@ -251,6 +290,10 @@ impl<'a> Frame<'_, 'a> {
         }
         if let Some(a) = self.packet.arista.filter(|a| ethertype == ETHERTYPE_ARISTA && follows(a.as_bytes(), at)) {
             sink(Header::Arista(&a));
+            (at, ethertype) = (place(data, a.as_bytes()).end, a.ethertype());
+        }
+        if let Some(m) = self.packet.mpls.filter(|m| mpls::is_mpls(ethertype) && follows(m.as_bytes(), at)) {
+            sink(Header::Mpls(&m));
         }
     }
 
@@ -262,6 +305,24 @@ impl<'a> Frame<'_, 'a> {
     /// Arista's timestamp header of the frame.
     pub fn arista(&self) -> Option<AristaHeader<'a>> {
         self.packet.arista
+    }
+
+    /// The frame's MPLS label stack.
+    pub fn mpls(&self) -> Option<MplsStack<'a>> {
+        self.packet.mpls
+    }
+
+    /// The vendor header of a Spectrum mirror copy.
+    pub fn spectrum_header(&self) -> Option<&'a [u8]> {
+        self.packet.encaps.iter().find_map(|e| match e.kind {
+            EncapKind::Spectrum(bytes) => Some(bytes),
+            _ => None,
+        })
+    }
+
+    /// The frame's Metamako trailer.
+    pub fn metamako(&self) -> Option<rocescope_parsers::metamako::MetamakoTrailer<'a>> {
+        self.packet.metamako
     }
 
     /// The frame's layers in wire order, then its analysis, each with the bytes of the frame
@@ -310,6 +371,9 @@ impl<'a> Frame<'_, 'a> {
         }
         if !self.packet.trailer.bytes.is_empty() {
             emit(Layer::Trailer, within(self.packet.trailer.bytes));
+        }
+        if let Some(m) = &self.packet.metamako {
+            emit(Layer::Metamako, within(m.as_bytes()));
         }
         if self.verdict.is_some() {
             emit(Layer::Analysis, 0..0);

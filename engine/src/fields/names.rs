@@ -76,6 +76,8 @@ pub fn ethertype_name(ethertype: u16) -> &'static str {
         ETHERTYPE_MAC_CONTROL => "MAC Control",
         ETHERTYPE_LLDP => "LLDP",
         ETHERTYPE_ROCEV1 => "RoCE (v1)",
+        ETHERTYPE_MPLS => "MPLS label switched packet",
+        ETHERTYPE_MPLS_MULTICAST => "MPLS multicast label switched packet",
         _ => "unknown",
     }
 }
@@ -96,6 +98,21 @@ pub fn write_seconds(out: &mut impl Write, ns: i64) -> fmt::Result {
     let sign = if ns < 0 { "-" } else { "" };
     let abs = ns.unsigned_abs();
     write!(out, "{sign}{}.{:09}", abs / 1_000_000_000, abs % 1_000_000_000)
+}
+
+/// Writes an absolute time (nanoseconds since the epoch) as tshark 4.0's `-T fields` writes a
+/// date in UTC: `Nov 14, 2023 22:13:20.123456789 UTC` (the day padded to two places with a
+/// space); a time before the epoch as signed epoch seconds.
+pub fn write_date(out: &mut impl Write, ns: i64) -> fmt::Result {
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let Ok(since_epoch) = u64::try_from(ns) else { return write_seconds(out, ns) };
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(since_epoch);
+    // RFC 3339: 2023-11-14T22:13:20.123456789Z
+    let rfc3339 = humantime::format_rfc3339_nanos(time).to_string();
+    let part = |range: std::ops::Range<usize>| rfc3339.get(range).unwrap_or_default();
+    let month = part(5..7).parse::<usize>().ok().and_then(|m| MONTHS.get(m.wrapping_sub(1))).unwrap_or(&"");
+    let day = part(8..10).trim_start_matches('0');
+    write!(out, "{month} {day:>2}, {} {} UTC", part(0..4), part(11..rfc3339.len() - 1))
 }
 
 /// The meanings of integer fields for the decode tree ([`super::Meaning`]): each appends the
@@ -202,6 +219,9 @@ pub mod meaning {
             0x6558 => "Transparent Ethernet bridging",
             0x0800 => "IP",
             0x86dd => "IPv6",
+            0x8847 => "MPLS label switched packet",
+            0x8848 => "MPLS multicast label switched packet",
+            0x8949 => "NVIDIA Spectrum mirror",
             _ => "",
         });
     }

@@ -52,8 +52,12 @@ pub fn field_bytes(
     if span.len() > PROBED {
         return Some(span);
     }
-    if let Some(&(_, at, len)) = SELECTORS.iter().find(|(name, ..)| *name == field.name) {
-        return Some((span.start + at).min(span.end)..(span.start + at + len).min(span.end));
+    if let Some((_, place, len)) = SELECTORS.iter().find(|(name, ..)| *name == field.name) {
+        let start = match *place {
+            In::Start(at) => span.start + at,
+            In::End(before) => span.end.saturating_sub(before).max(span.start),
+        };
+        return Some(start.min(span.end)..(start + len).min(span.end));
     }
     let mut copy = record.data.to_vec();
     // the frame's bytes start after a pseudo-header (an ERF record's), which positions leave out
@@ -80,19 +84,30 @@ pub fn field_bytes(
     Some(container(field, found, len))
 }
 
-/// Fields whose every other value makes their layer another (a version, a next protocol): no
-/// flip shows them, so their place in their layer is declared: name, offset, length.
-const SELECTORS: &[(&str, usize, usize)] = &[
-    ("ip.version", 0, 1),
-    ("ipv6.version", 0, 1),
-    ("avsp.sub_type", 0, 2),
-    ("avsp.ver", 2, 2),
-    ("infiniband.grh.ipver", 0, 1),
-    ("infiniband.grh.nxthdr", 6, 1),
-    ("gre.proto", 2, 2),
-    ("erspan.version", 0, 2),
-    ("macc.opcode", 0, 2),
-    ("infiniband.mad.mgmtclass", 1, 1),
+/// Where a declared field starts in its layer: this many bytes from its start, or before its
+/// end.
+enum In {
+    Start(usize),
+    End(usize),
+}
+
+/// Fields whose every other value makes their layer another (a version, a next protocol), or
+/// no layer at all (a trailer found by a plausible time, or by where its flags say it starts):
+/// no flip shows them, so their place in their layer is declared: name, place, length.
+const SELECTORS: &[(&str, In, usize)] = &[
+    ("ip.version", In::Start(0), 1),
+    ("ipv6.version", In::Start(0), 1),
+    ("avsp.sub_type", In::Start(0), 2),
+    ("avsp.ver", In::Start(2), 2),
+    ("infiniband.grh.ipver", In::Start(0), 1),
+    ("infiniband.grh.nxthdr", In::Start(6), 1),
+    ("gre.proto", In::Start(2), 2),
+    ("erspan.version", In::Start(0), 2),
+    ("macc.opcode", In::Start(0), 2),
+    ("infiniband.mad.mgmtclass", In::Start(1), 1),
+    // a Metamako trailer ends with its time, flags, device and port
+    ("metamako.time", In::End(12), 8),
+    ("metamako.flags.has_extensions", In::End(4), 1),
 ];
 
 /// A bit field's bytes, `found`, widened to its container as Wireshark shows it (the VLAN

@@ -9,7 +9,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use rocescope_parsers::ethernet::MacAddr;
 
-use super::names::write_seconds;
+use super::names::{write_date, write_seconds};
 use super::{Base, Field, FieldType};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,9 @@ pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
             }
         }
         Value::Str(s) => out.push_str(s),
+        Value::Time(ns) if field.ty == FieldType::AbsoluteTime => {
+            let _ = write_date(out, ns);
+        }
         Value::Time(ns) => {
             let _ = write_seconds(out, ns);
         }
@@ -104,5 +107,8 @@ mod tests {
         assert_eq!(shown(FieldType::Ipv6, Base::None, Value::Ipv6(v6)), "fd00:0:0:9::1");
         assert_eq!(shown(FieldType::RelativeTime, Base::None, Value::Time(61_000)), "0.000061000");
         assert_eq!(shown(FieldType::RelativeTime, Base::None, Value::Time(-1_000)), "-0.000001000");
+        let date = |ns| shown(FieldType::AbsoluteTime, Base::None, Value::Time(ns));
+        assert_eq!(date(1_700_000_000_123_456_789), "Nov 14, 2023 22:13:20.123456789 UTC");
+        assert_eq!(date(1_701_475_200_000_000_000), "Dec  2, 2023 00:00:00.000000000 UTC");
     }
 }

@@ -26,6 +26,18 @@ use crate::display_filter::Selection;
 /// per-frame path).
 pub const PROGRESS_EVERY: u64 = 1 << 14;
 
+/// The number of the first frame of `inputs` without a hardware timestamp
+/// ([`DecodedFrame::hardware_time_ns`]), or `None` when every frame has one: whether
+/// [`crate::decode::TimeSource::Hardware`] can give every frame its time.
+pub fn first_without_hardware_time(inputs: &mut Inputs, decoder: &Decoder) -> Option<u64> {
+    while let Some(frame) = inputs.next_frame() {
+        if decoder.decode(&frame.record).hardware_time_ns(frame.record.ts_ns).is_none() {
+            return Some(frame.number);
+        }
+    }
+    None
+}
+
 /// What a source has next.
 pub enum Next<'a> {
     Frame(Frame<'a>),
