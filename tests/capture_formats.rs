@@ -53,7 +53,7 @@ fn every_pcap_flavour_and_pcapng_decode_the_same() {
     let ng = dir.path().join("ns.pcapng");
     let mut w = CaptureWriter::pcapng(
         std::fs::File::create(&ng).expect("create"),
-        &[Interface { link_type: 1, snaplen: 0, tsresol: 9 }],
+        &[Interface { link_type: 1, snaplen: 0, tsresol: 9, name: None }],
     )
     .expect("header");
     for (ts, bytes) in frames() {
@@ -244,4 +244,41 @@ fn a_pcapng_block_with_a_bad_length_is_damage() {
         )),
         "{stderr}"
     );
+}
+
+/// A pcapng file of the healthy-connection sample's frames, captured on `interface`.
+fn pcapng_on(path: &Path, interface: &str) {
+    let iface = Interface { link_type: 1, snaplen: 65535, tsresol: 9, name: Some(interface.to_string()) };
+    let mut w = CaptureWriter::pcapng(std::fs::File::create(path).expect("create"), &[iface]).expect("header");
+    for (ts, bytes) in frames() {
+        w.packet(0, ts, &bytes).expect("block");
+    }
+    w.finish().expect("flush");
+}
+
+#[test]
+fn a_capture_on_an_rdma_device_says_its_resends_may_be_missing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let finding = |interface: &str| {
+        let path = dir.path().join(format!("{interface}.pcapng"));
+        pcapng_on(&path, interface);
+        let r = common::capture::analyze_file(&path, &[]);
+        assert_eq!(r["inputs"][0]["interfaces"], json!([interface]));
+        r["findings"].as_array().expect("findings").iter().find(|f| f["code"] == json!("RDMA_DEVICE_CAPTURE")).cloned()
+    };
+    let on_mlx5 = finding("mlx5_0").expect("a finding on mlx5_0");
+    assert_eq!(on_mlx5["severity"], json!("info"));
+    assert_eq!(
+        on_mlx5["message"],
+        json!("captured on the RDMA device mlx5_0: outbound retransmissions may be missing from the capture")
+    );
+    assert!(finding("rxe0").is_some());
+    // a network interface, a mirror port: no such note
+    assert!(finding("ens1f0np0").is_none());
+    assert!(finding("eth0").is_none());
+    // Wireshark's capinfos reads the name as rocescope writes it
+    let path = dir.path().join("mlx5_0.pcapng");
+    if let Ok(out) = std::process::Command::new("capinfos").arg(&path).output() {
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Name = mlx5_0"), "{out:?}");
+    }
 }

@@ -345,7 +345,8 @@ fn pcapng_interfaces_carry_infiniband_as_pcap_does() {
         let link_type = common::pcap_link_type(&path).expect("a pcap file") as u16;
         let copy = dir.path().join(name).with_extension("pcapng");
         let file = std::fs::File::create(&copy).unwrap();
-        let mut w = CaptureWriter::pcapng(file, &[Interface { link_type, snaplen: 65535, tsresol: 9 }]).unwrap();
+        let mut w =
+            CaptureWriter::pcapng(file, &[Interface { link_type, snaplen: 65535, tsresol: 9, name: None }]).unwrap();
         let (mut inputs, _) = Inputs::open(std::slice::from_ref(&path), false);
         while let Some(f) = inputs.next_frame() {
             w.packet(0, f.record.ts_ns, f.record.data).unwrap();

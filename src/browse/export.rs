@@ -27,7 +27,7 @@ pub fn write_pcapng(path: &Path, frames: &[Location], mappings: &[Arc<Mmap>]) ->
     for &link in &link_types {
         let link_type =
             u16::try_from(link).map_err(|_| io::Error::other(format!("link type {link} does not fit pcapng")))?;
-        write_interface(&mut out, &Interface { link_type, snaplen: 0, tsresol: 9 })?;
+        write_interface(&mut out, &Interface { link_type, snaplen: 0, tsresol: 9, name: None })?;
     }
     for e in frames {
         let interface = link_types.iter().position(|&l| l == e.link_type.0).unwrap_or(0) as u32;

@@ -73,7 +73,7 @@ impl Interfaces {
         let at = self.keys.iter().position(|k| *k == key).unwrap_or_else(|| {
             self.keys.push(key);
             let link = u16::try_from(link_type.0).unwrap_or(u16::MAX);
-            self.described.push(Interface { link_type: link, snaplen: 0, tsresol });
+            self.described.push(Interface { link_type: link, snaplen: 0, tsresol, name: None });
             self.keys.len() - 1
         });
         at as u32

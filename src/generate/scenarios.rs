@@ -528,9 +528,9 @@ pub fn encapsulations() -> Scenario {
         file: "encapsulations.pcapng",
         container: Container::Pcapng {
             interfaces: vec![
-                Interface { link_type: 1, snaplen: 65535, tsresol: 6 },
-                Interface { link_type: 276, snaplen: 65535, tsresol: 9 },
-                Interface { link_type: 101, snaplen: 65535, tsresol: 6 },
+                Interface { link_type: 1, snaplen: 65535, tsresol: 6, name: None },
+                Interface { link_type: 276, snaplen: 65535, tsresol: 9, name: None },
+                Interface { link_type: 101, snaplen: 65535, tsresol: 6, name: None },
             ],
         },
         frames: Vec::new(),

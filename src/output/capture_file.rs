@@ -5,12 +5,14 @@
 use std::io::{self, Write};
 
 /// One pcapng interface.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Default)]
 pub struct Interface {
     pub link_type: u16,
     pub snaplen: u32,
     /// `if_tsresol`: power of ten of the time unit (6 = µs, 9 = ns).
     pub tsresol: u8,
+    /// `if_name`: the device captured on.
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -69,7 +71,7 @@ impl<W: Write> CaptureWriter<W> {
                 self.out.write_all(captured)
             }
             Kind::Pcapng { interfaces } => {
-                let iface = interfaces[interface];
+                let iface = &interfaces[interface];
                 // A pcapng snap length of 0 means no limit.
                 let limit = if iface.snaplen == 0 { frame.len() } else { iface.snaplen as usize };
                 let captured = &frame[..frame.len().min(limit)];
@@ -126,15 +128,20 @@ pub fn write_section_header(out: &mut impl Write, comment: Option<&str>) -> io::
     write_block(out, 0x0A0D_0D0A, &shb)
 }
 
+/// The `if_name` option of an interface description block.
+const OPT_IF_NAME: u16 = 2;
+
 /// An interface description block.
 pub fn write_interface(out: &mut impl Write, iface: &Interface) -> io::Result<()> {
     let mut idb = Vec::new();
     idb.extend_from_slice(&iface.link_type.to_le_bytes());
     idb.extend_from_slice(&0u16.to_le_bytes());
     idb.extend_from_slice(&iface.snaplen.to_le_bytes());
-    // if_tsresol (9) only where it is not the default, microseconds
+    // if_name (2) where known; if_tsresol (9) only where it is not the default, microseconds
     let tsresol = [iface.tsresol];
-    let options: Vec<(u16, &[u8])> = (iface.tsresol != 6).then_some((9, &tsresol[..])).into_iter().collect();
+    let name = iface.name.as_deref().map(|n| (OPT_IF_NAME, n.as_bytes()));
+    let options: Vec<(u16, &[u8])> =
+        name.into_iter().chain((iface.tsresol != 6).then_some((9, &tsresol[..]))).collect();
     push_options(&mut idb, &options);
     write_block(out, 1, &idb)
 }

@@ -68,6 +68,8 @@ pub struct InputReport {
     pub ts_resolution: &'static str,
     pub byte_order: &'static str,
     pub snaplen: u32,
+    /// The devices captured on, as a pcapng file names its interfaces (`if_name`).
+    pub interfaces: Vec<String>,
     /// Where the file was damaged, if it was: the frames before were analysed.
     pub damage: Option<DamageReport>,
 }
@@ -82,6 +84,7 @@ impl InputReport {
             ts_resolution: info.ts_resolution,
             byte_order: if info.big_endian { "big" } else { "little" },
             snaplen: info.snaplen,
+            interfaces: info.interfaces.clone(),
             damage,
         }
     }
@@ -95,6 +98,7 @@ impl InputReport {
             ts_resolution: if nanos { "ns" } else { "us" },
             byte_order: "little",
             snaplen,
+            interfaces: vec![interface.to_string()],
             damage: None,
         }
     }

@@ -113,7 +113,14 @@ pub struct CaptureInfo {
     /// pcap: the file's snap length; pcapng: that of the first interface that declares one,
     /// once its description is read (0 = unlimited, or not read yet).
     pub snaplen: u32,
+    /// pcapng: the names of the interfaces described so far (`if_name`), in order, the first
+    /// [`MAX_INTERFACE_NAMES`]; a classic pcap file names none.
+    pub interfaces: Vec<String>,
 }
+
+/// Interface names kept per capture, and the characters kept of each.
+pub const MAX_INTERFACE_NAMES: usize = 64;
+pub const MAX_INTERFACE_NAME_CHARS: usize = 64;
 
 /// Why a capture could not be opened or read on.
 #[derive(Debug)]
@@ -147,7 +154,7 @@ struct Interface {
 
 enum Format {
     Pcap { big_endian: bool, modified: bool, nanos: bool, link_type: LinkType, snaplen: u32 },
-    Pcapng { big_endian: bool, interfaces: Vec<Interface> },
+    Pcapng { big_endian: bool, interfaces: Vec<Interface>, names: Vec<String> },
 }
 
 /// Where the next record's bytes sit in the buffer, with its metadata.
@@ -249,8 +256,9 @@ impl CaptureReader {
                     ts_resolution: PER_INTERFACE,
                     big_endian,
                     snaplen: 0,
+                    interfaces: Vec::new(),
                 };
-                (Format::Pcapng { big_endian, interfaces: Vec::new() }, info)
+                (Format::Pcapng { big_endian, interfaces: Vec::new(), names: Vec::new() }, info)
             }
             bytes => match parse_pcap_header(bytes) {
                 Ok((_, header)) => {
@@ -263,6 +271,7 @@ impl CaptureReader {
                         ts_resolution: if nanos { "ns" } else { "us" },
                         big_endian,
                         snaplen: header.snaplen,
+                        interfaces: Vec::new(),
                     };
                     source.consume(header.size());
                     let modified = header.is_modified_format();
@@ -358,13 +367,17 @@ impl CaptureReader {
         })
     }
 
-    /// A pcapng file's snap length is the first one an interface declares.
-    fn note_first_interface(&mut self) {
-        if let Format::Pcapng { interfaces, .. } = &self.format
-            && let Some(first) = interfaces.first()
+    /// A pcapng file's snap length is the first one an interface declares; its interfaces'
+    /// names are noted as they are described.
+    fn note_interfaces(&mut self) {
+        let Format::Pcapng { interfaces, names, .. } = &self.format else { return };
+        if let Some(first) = interfaces.first()
             && self.info.snaplen == 0
         {
             self.info.snaplen = first.snaplen;
+        }
+        if self.info.interfaces.len() != names.len() {
+            self.info.interfaces.clone_from(names);
         }
     }
 
@@ -382,8 +395,8 @@ impl CaptureReader {
                 Format::Pcap { big_endian, modified, nanos, link_type, snaplen } => {
                     pcap_step(available, *big_endian, *modified, *nanos, *link_type, *snaplen)
                 }
-                Format::Pcapng { big_endian, interfaces } => {
-                    pcapng_step(available, big_endian, interfaces, self.last_ts_ns)?
+                Format::Pcapng { big_endian, interfaces, names } => {
+                    pcapng_step(available, big_endian, interfaces, names, self.last_ts_ns)?
                 }
             };
             match step {
@@ -393,7 +406,7 @@ impl CaptureReader {
                 }
                 Step::Skip(consumed) => {
                     self.source.consume(consumed);
-                    self.note_first_interface();
+                    self.note_interfaces();
                     want = 64;
                 }
                 Step::Incomplete(needed, limit) => {
@@ -457,6 +470,7 @@ fn pcapng_step(
     available: &[u8],
     big_endian: &mut bool,
     interfaces: &mut Vec<Interface>,
+    names: &mut Vec<String>,
     last_ts_ns: i64,
 ) -> Result<Step, String> {
     let base = available.as_ptr() as usize;
@@ -469,6 +483,12 @@ fn pcapng_step(
     Ok(match parse(available) {
         Ok((rest, block)) => {
             let consumed = available.len() - rest.len();
+            if let Block::InterfaceDescription(idb) = &block
+                && let Some(Ok(name)) = idb.if_name()
+                && names.len() < MAX_INTERFACE_NAMES
+            {
+                names.push(name.chars().take(MAX_INTERFACE_NAME_CHARS).collect());
+            }
             match ng_block(block, base, big_endian, interfaces, last_ts_ns) {
                 Ok(Some(located)) => Step::Packet(located, consumed),
                 Ok(None) => Step::Skip(consumed),

@@ -46,7 +46,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
     let writer = args.write.as_deref().map(|path| {
         let max_bytes = args.file_size.map(|mb| mb.saturating_mul(1_000_000));
         let max_age = args.rotate_seconds.map(|s| i64::try_from(s.saturating_mul(1_000_000_000)).unwrap_or(i64::MAX));
-        RotatingWriter::new(path, link_type, args.snaplen, max_bytes, max_age)
+        RotatingWriter::new(path, link_type, args.snaplen, max_bytes, max_age).naming(&args.interface)
     });
     let stop = Arc::new(AtomicBool::new(false));
     let on_interrupt = Arc::clone(&stop);
@@ -93,6 +93,8 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         ts_resolution,
         big_endian: false,
         snaplen: args.snaplen,
+        // a pcapng file names the device it was captured on; a pcap file cannot
+        interfaces: if container == Container::Pcapng { vec![args.interface.clone()] } else { Vec::new() },
     };
     let inputs = if files.is_empty() {
         vec![InputReport::live(&args.interface, nanos, args.snaplen)]

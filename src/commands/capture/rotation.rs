@@ -13,6 +13,8 @@ pub struct RotatingWriter {
     pcapng: bool,
     link_type: u32,
     snaplen: u32,
+    /// The device captured on, named in a pcapng file's interface description.
+    interface_name: Option<String>,
     max_bytes: Option<u64>,
     max_age_ns: Option<i64>,
     current: Option<Open>,
@@ -34,11 +36,18 @@ impl RotatingWriter {
             pcapng,
             link_type,
             snaplen,
+            interface_name: None,
             max_bytes,
             max_age_ns,
             current: None,
             files: Vec::new(),
         }
+    }
+
+    /// Names the device captured on in pcapng files (`if_name`).
+    pub fn naming(mut self, interface: &str) -> Self {
+        self.interface_name = Some(interface.to_string());
+        self
     }
 
     pub fn is_pcapng(&self) -> bool {
@@ -59,7 +68,8 @@ impl RotatingWriter {
         let file = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         let writer = if self.pcapng {
             let link_type = u16::try_from(self.link_type).unwrap_or(u16::MAX);
-            CaptureWriter::pcapng(file, &[Interface { link_type, snaplen: self.snaplen, tsresol: 9 }])?
+            let name = self.interface_name.clone();
+            CaptureWriter::pcapng(file, &[Interface { link_type, snaplen: self.snaplen, tsresol: 9, name }])?
         } else {
             CaptureWriter::pcap(file, self.link_type, self.snaplen, true, false)?
         };

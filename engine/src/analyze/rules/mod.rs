@@ -567,6 +567,59 @@ fn copies_and_truncation(r: &mut Rules<'_>) {
 }
 
 /// Files cut short and frames that do not decode.
+/// RDMA devices by the names Linux gives them (`rdma link`): NVIDIA/Mellanox, Broadcom, Intel,
+/// soft-RoCE and soft-iWARP, HiSilicon, QLogic/Marvell, AWS, Alibaba, AMD Pensando, Microsoft,
+/// Chelsio, VMware, Emulex.
+const RDMA_DEVICE_PREFIXES: &[&str] = &[
+    "mlx4_",
+    "mlx5_",
+    "bnxt_re",
+    "irdma",
+    "i40iw",
+    "rxe",
+    "siw",
+    "hns_",
+    "qedr",
+    "efa_",
+    "erdma",
+    "ionic_",
+    "mana_",
+    "cxgb4_",
+    "vmw_pvrdma",
+    "ocrdma",
+];
+
+/// Is `interface` an RDMA device's name?
+fn is_rdma_device(interface: &str) -> bool {
+    RDMA_DEVICE_PREFIXES.iter().any(|p| interface.starts_with(p))
+}
+
+/// A capture on an RDMA device (libpcap's RDMA sniffer, ibdump) sees what the NIC hands it:
+/// the NIC's own retransmissions may not pass through.
+fn rdma_device(r: &mut Rules<'_>) {
+    let report = r.report;
+    let mut devices: Vec<&str> =
+        report.inputs.iter().flat_map(|i| &i.interfaces).map(String::as_str).filter(|i| is_rdma_device(i)).collect();
+    devices.dedup();
+    if devices.is_empty() {
+        return;
+    }
+    r.add(
+        About {
+            severity: Severity::Info,
+            code: "RDMA_DEVICE_CAPTURE",
+            cause: "The capture was taken on an RDMA device (tcpdump or dumpcap on mlx5_0 through libpcap's RDMA sniffer, ibdump): it sees the packets the NIC's steering hands it. Packets the NIC's transport engine resends from its own queues may never pass through it, and its own drops are not counted, so a resend can be missing where the gap it closes is not.",
+            action: "Before reading a missing resend or a gap as the fabric's doing, check the NIC's counters (ethtool -S: out_of_sequence, packet_seq_err, local_ack_timeout_err, rx_discards_phy) or capture from a switch mirror session.",
+        },
+        format!(
+            "captured on {} {}: outbound retransmissions may be missing from the capture",
+            if devices.len() == 1 { "the RDMA device" } else { "the RDMA devices" },
+            devices.join(", ")
+        ),
+        Evidence::default(),
+    );
+}
+
 fn damage(r: &mut Rules<'_>) {
     let report = r.report;
     let damaged: Vec<_> = report.inputs.iter().filter(|i| i.damage.is_some()).collect();
@@ -627,6 +680,7 @@ fn capture_limits(r: &mut Rules<'_>) {
             Evidence { count: live.kernel_dropped + live.interface_dropped, ..Evidence::default() },
         );
     }
+    rdma_device(r);
     let lost = report.infiniband.erf_records_lost;
     if lost > 0 {
         r.add(
