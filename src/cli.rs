@@ -141,6 +141,28 @@ retransmission.",
         )
     )]
     Annotate(AnnotateArgs),
+    /// Write the frames and the report's tables as a Parquet dataset for Spark, DuckDB, Trino
+    #[command(
+        long_about = "Write the captures as a Hive-partitioned Parquet dataset that the engines a fabric team \
+already runs (Spark, DuckDB, Trino, ClickHouse) read directly: DIR/frames/capture=NAME/date=YYYY-MM-DD/ \
+holds one row per frame, one column per field of the field registry (the name with '.' replaced by '_': \
+infiniband_bth_psn), the analysis's per-frame fields included; DIR/flows, retransmit_episodes, findings, pfc, \
+cnp_bursts, incast and captures hold the report's tables, each under capture=NAME with the capture's time \
+range as columns. Files are zstd-compressed, a row group of at most 1,048,576 rows each, sorted by time, the \
+dataset's schema version in their metadata (docs/scale.md). Exporting a capture again replaces its \
+partitions, and only its own.",
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope export --dataset /data/roce tap1-*.pcapng\n",
+                "    rocescope export --dataset /data/roce --capture-name rack12 -e frame.time_epoch -e infiniband.bth.psn cap.pcap\n",
+                "    duckdb -c \"SELECT count(*) FROM read_parquet('/data/roce/frames/**/*.parquet', hive_partitioning = true)\"\n\n",
+            ),
+            help_section(&[0, 1, 2, 3])
+        )
+    )]
+    Export(ExportArgs),
     /// Browse the frames in the terminal: packet list, decode tree, bytes, display filters
     #[command(
         long_about = "Open the captures in a full-screen terminal browser with Wireshark's three panes: the packet list (coloured like Wireshark's rules, with the analysis's flags), the selected frame's decode tree from the field registry (sections collapse and expand) and its bytes. `/` opens a display filter, checked as it is typed; `:` goes to a frame; `c`, `e` and `p` show the flows, the findings and PFC, `l` follows a QP as a ladder; `m` marks frames and `w` writes them into a file; `?` lists the keys (docs/browse.md). The first screen shows while the files are still indexed, with the progress in the status line. Reads capture files in place (not compressed or piped input yet); needs a terminal."
@@ -356,6 +378,49 @@ pub struct AnalyzeArgs {
     /// for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Capture files (pcap or pcapng, optionally .gz or .zst), merged by timestamp; '-' is stdin
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The dataset's directory (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub dataset: PathBuf,
+
+    /// The capture's name, its partition in every table (default: the first file's name
+    /// without its extensions)
+    #[arg(long, value_name = "NAME")]
+    pub capture_name: Option<String>,
+
+    /// A field to write as a column of the frames, by its display-filter name (repeatable;
+    /// the default set is in docs/scale.md; frame.number and frame.time_epoch are always there)
+    #[arg(short = 'e', value_name = "FIELD")]
+    pub fields: Vec<String>,
+
+    /// Export and analyse only the frames that match this display filter (Wireshark's syntax;
+    /// rocescope.analysis.* fields cannot be used here)
+    #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
+    pub display_filter: Option<String>,
+
+    /// No progress bar (it is shown on standard error only when that is a terminal)
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
+    /// the frames (used only when every frame has one; docs/decoding.md)
+    #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
+    pub time_source: TimeSource,
+
+    /// Threads to use: 1 does everything on one thread; more decode on one and analyse and
+    /// write on another
+    #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+
+    #[command(flatten)]
+    pub analysis: AnalysisOptions,
 }
 
 #[derive(Debug, Args)]

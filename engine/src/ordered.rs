@@ -24,6 +24,13 @@ pub struct Decided<'p, 'a> {
     pub first_ts_ns: i64,
 }
 
+impl<'p, 'a> Decided<'p, 'a> {
+    /// The frame as the field registry reads it, with its verdict.
+    pub fn frame(&self) -> Frame<'p, 'a> {
+        Frame { number: self.number, packet: self.packet, first_ts_ns: self.first_ts_ns, verdict: Some(self.verdict) }
+    }
+}
+
 /// Where decided frames go.
 pub trait FrameSink {
     fn write(&mut self, frame: Decided<'_, '_>) -> io::Result<()>;

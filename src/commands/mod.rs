@@ -7,6 +7,8 @@ pub mod annotate;
 #[cfg(feature = "live")]
 pub mod capture;
 pub mod exit;
+#[cfg(feature = "tables")]
+pub mod export;
 pub mod generate;
 pub mod packets;
 pub mod time_source;

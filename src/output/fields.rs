@@ -45,17 +45,7 @@ impl FieldExport {
         if names.is_empty() {
             return Err("-T fields needs at least one -e FIELD".into());
         }
-        let fields = names
-            .iter()
-            .map(|name| {
-                fields::by_name(name).ok_or_else(|| match fields::nearest(name) {
-                    Some(near) => {
-                        format!("-e {name}: no such field (did you mean {near}? `rocescope fields` lists them)")
-                    }
-                    None => format!("-e {name}: no such field"),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let fields = names.iter().map(|name| fields::for_option("-e", name)).collect::<Result<Vec<_>, _>>()?;
         let mut export = FieldExport {
             fields,
             header: false,

@@ -5,7 +5,11 @@ pub mod analysis_text;
 pub mod atomic;
 pub mod capture_file;
 pub mod charts;
+#[cfg(feature = "tables")]
+pub mod columns;
 pub mod congestion_text;
+#[cfg(feature = "tables")]
+pub mod dataset;
 pub mod fields;
 pub mod hexdump;
 pub mod html;

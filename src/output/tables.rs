@@ -60,16 +60,26 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
     out.write_all(b"\n")?;
     out.flush()?;
     written.0.push(atomic);
-    write_table(dir, "flows", &mut frame(flow_columns(&report.flows))?, &mut written)?;
-    write_table(dir, "retransmit_episodes", &mut frame(episode_columns(&report.retransmit_episodes))?, &mut written)?;
-    write_table(dir, "findings", &mut frame(finding_columns(&report.findings))?, &mut written)?;
+    for (name, mut df) in report_tables(report)? {
+        write_table(dir, name, &mut df, &mut written)?;
+    }
+    Ok(written)
+}
+
+/// The report's tables by name: flows, retransmit episodes, findings, pauses (PFC and PAUSE),
+/// CNP bursts and incast periods.
+pub fn report_tables(report: &Report) -> io::Result<Vec<(&'static str, DataFrame)>> {
     let pauses: Vec<_> =
         report.pfc.iter().map(|p| ("pfc", p)).chain(report.pause.iter().map(|p| ("pause", p))).collect();
-    write_table(dir, "pfc", &mut frame(pause_columns(&pauses))?, &mut written)?;
     let congestion = &report.congestion;
-    write_table(dir, "cnp_bursts", &mut frame(burst_columns(&congestion.cnp_bursts))?, &mut written)?;
-    write_table(dir, "incast", &mut frame(incast_columns(&congestion.incast.periods))?, &mut written)?;
-    Ok(written)
+    Ok(vec![
+        ("flows", frame(flow_columns(&report.flows))?),
+        ("retransmit_episodes", frame(episode_columns(&report.retransmit_episodes))?),
+        ("findings", frame(finding_columns(&report.findings))?),
+        ("pfc", frame(pause_columns(&pauses))?),
+        ("cnp_bursts", frame(burst_columns(&congestion.cnp_bursts))?),
+        ("incast", frame(incast_columns(&congestion.incast.periods))?),
+    ])
 }
 
 /// The flows table: the flow's identity, its counters (as declared in [`FlowCounters`]), then

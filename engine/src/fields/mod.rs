@@ -174,6 +174,15 @@ pub fn nearest(name: &str) -> Option<&'static str> {
     defs::FIELDS.iter().map(|f| (strsim::levenshtein(name, f.name), f.name)).min().map(|(_, n)| n)
 }
 
+/// The field named `name` as an option (`-e`) names it; an error names the nearest field
+/// there is.
+pub fn for_option(option: &str, name: &str) -> Result<&'static Field, String> {
+    by_name(name).ok_or_else(|| match nearest(name) {
+        Some(near) => format!("{option} {name}: no such field (did you mean {near}? `rocescope fields` lists them)"),
+        None => format!("{option} {name}: no such field"),
+    })
+}
+
 /// Writes the registry as `tshark -G fields` does: one line per field, tab-separated: `F`,
 /// label, name, type, protocol, base, bitmask, description; a protocol is `P`, label, name.
 pub fn write_glossary(out: &mut impl std::io::Write) -> std::io::Result<()> {

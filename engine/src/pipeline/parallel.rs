@@ -23,28 +23,30 @@ struct Work {
     summary: FrameSummary,
     file: usize,
     at: usize,
-    /// A copy of the frame, for the per-packet table.
+    /// The frame's record, for an analysis that wants the bytes.
     copy: Option<Copied>,
 }
 
-/// A frame's record with its own bytes.
+/// A frame's record: its bytes copied, unless its file is memory-mapped (they are read from
+/// the mapping then).
 struct Copied {
     ts_ns: i64,
     orig_len: u32,
     link_type: LinkType,
     offset: u64,
-    data: Vec<u8>,
+    /// The record's length (an ERF record's header included).
+    len: usize,
+    /// The bytes of a frame of a file that is not mapped.
+    data: Option<Vec<u8>>,
 }
 
 impl Copied {
-    fn raw(&self, file: usize) -> Raw<'_> {
-        let record = Record {
-            ts_ns: self.ts_ns,
-            orig_len: self.orig_len,
-            data: &self.data,
-            link_type: self.link_type,
-            offset: self.offset,
-        };
+    /// The record, its bytes from the copy or from the mapping of `file` at `at`.
+    fn raw<'a>(&'a self, mappings: &'a [Option<Arc<Mmap>>], file: usize, at: usize) -> Raw<'a> {
+        let mapped = || mappings.get(file)?.as_ref()?.get(at..at + self.len);
+        let data = self.data.as_deref().or_else(mapped).unwrap_or_default();
+        let record =
+            Record { ts_ns: self.ts_ns, orig_len: self.orig_len, data, link_type: self.link_type, offset: self.offset };
         Raw { file, record }
     }
 }
@@ -104,13 +106,15 @@ pub fn analyse(
 /// file's mapping, and a copy of them when the analysis wants the bytes.
 fn work(frame: &Frame<'_>, packet: &DecodedFrame<'_>, mappings: &[Option<Arc<Mmap>>], copying: bool) -> Work {
     let r = &frame.record;
-    let at = mappings.get(frame.file).and_then(Option::as_ref).map_or(0, |map| mapped::offset_in(map, r.data));
+    let mapping = mappings.get(frame.file).and_then(Option::as_ref);
+    let at = mapping.map_or(0, |map| mapped::offset_in(map, r.data));
     let copy = copying.then(|| Copied {
         ts_ns: r.ts_ns,
         orig_len: r.orig_len,
         link_type: r.link_type,
         offset: r.offset,
-        data: r.data.to_vec(),
+        len: r.data.len(),
+        data: mapping.is_none().then(|| r.data.to_vec()),
     });
     Work { summary: FrameSummary::of(frame.number, packet), file: frame.file, at, copy }
 }
@@ -139,7 +143,7 @@ fn analyse_batches(
                 analysis.analyzer().prefetch(&next.summary);
             }
             let work = &batch[i];
-            let raw = work.copy.as_ref().map(|c| c.raw(work.file));
+            let raw = work.copy.as_ref().map(|c| c.raw(mappings, work.file, work.at));
             feed(analysis, &work.summary, raw)?;
         }
         release_consumed(mappings, &batch, &mut released);

@@ -1,0 +1,103 @@
+//! The `export` command: the analysis of `analyze`, with every frame and the report's tables
+//! written into a Parquet dataset ([`crate::output::dataset`]).
+
+use std::io;
+
+use super::exit::{Failure, Outcome};
+use super::time_source;
+use crate::analyze::frame::FrameSummary;
+use crate::analyze::{Analyzer, assemble};
+use crate::capture::Inputs;
+use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable};
+use crate::decode::Decoder;
+use crate::display_filter::Selection;
+use crate::fields::{self, Field};
+use crate::output::dataset::{self, DEFAULT_FRAME_FIELDS, Dataset, DatasetFrames};
+use crate::pipeline::{self, Analyse, Raw};
+use crate::progress::Progress;
+
+pub fn run(args: &ExportArgs) -> Outcome {
+    let mut config = args.analysis.config().map_err(Failure::Usage)?;
+    let columns = frame_fields(&args.fields).map_err(Failure::Usage)?;
+    let decoder = Decoder::new(&args.analysis.roce_ports);
+    config.time_source = time_source::choose(&args.files, args.time_source, &decoder)?;
+    let decoder = decoder.with_time_source(config.time_source);
+    let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
+    let capture = match &args.capture_name {
+        Some(name) => dataset::partition_value(name),
+        None => dataset::capture_name(args.files.first().map_or(std::path::Path::new("-"), |f| f.as_path())),
+    };
+    let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
+    report_unreadable(&unreadable);
+    let out = |e: io::Error| Failure::Output(format!("cannot write the dataset into {}: {e}", args.dataset.display()));
+    let dataset = Dataset::create(&args.dataset, &capture).map_err(out)?;
+    let frames = dataset.frames(&columns);
+    let mut analysis = Exporting { analyzer: Analyzer::with_verdicts(config), frames, decoder: decoder.clone() };
+    let progress = Progress::new(inputs.size(), !args.quiet);
+    let threads = args.threads as usize;
+    let ran =
+        pipeline::analyse(&mut inputs, &decoder, &mut selection, &mut analysis, threads, &|bytes| progress.set(bytes));
+    progress.finish();
+    let damage = ran.damage;
+    let Exporting { analyzer, frames, .. } = ran.result.and_then(|()| analysis.finish()).map_err(out)?;
+    report_damage(&damage);
+    report_undecoded(analyzer.undecoded_links());
+    if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
+        return Err(Failure::NoInput(String::new()));
+    }
+    let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
+    dataset.finish(frames, &report).map_err(out)
+}
+
+/// The frames' columns: the fields named with `-e` (or the default set), frame.number and
+/// frame.time_epoch first where they are not named; an unknown name is an error that
+/// suggests the nearest.
+fn frame_fields(names: &[String]) -> Result<Vec<&'static Field>, String> {
+    let named: Vec<&str> = if names.is_empty() {
+        DEFAULT_FRAME_FIELDS.to_vec()
+    } else {
+        let always = ["frame.number", "frame.time_epoch"].into_iter().filter(|a| !names.iter().any(|n| n == a));
+        always.chain(names.iter().map(String::as_str)).collect()
+    };
+    named.into_iter().map(|name| fields::for_option("-e", name)).collect()
+}
+
+/// The analysis, each frame's row added as it is analysed and its verdict once final; the
+/// rows are decoded again on the analysis's thread, by a decoder that computes the ICRC.
+struct Exporting {
+    analyzer: Analyzer,
+    frames: DatasetFrames,
+    decoder: Decoder,
+}
+
+impl Exporting {
+    /// Adds the verdicts that are final.
+    fn verdicts(&mut self) -> io::Result<()> {
+        while let Some((number, verdict)) = self.analyzer.next_verdict() {
+            self.frames.push_verdict(number, &verdict)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the analysis: every verdict is final.
+    fn finish(mut self) -> io::Result<Exporting> {
+        self.analyzer.finish();
+        self.verdicts()?;
+        Ok(self)
+    }
+}
+
+impl Analyse for Exporting {
+    fn analyzer(&mut self) -> &mut Analyzer {
+        &mut self.analyzer
+    }
+
+    fn wants_bytes(&self) -> bool {
+        true
+    }
+
+    fn bytes(&mut self, frame: &FrameSummary, raw: Raw<'_>) -> io::Result<()> {
+        self.frames.push_frame(frame.number, &self.decoder.decode(&raw.record))?;
+        self.verdicts()
+    }
+}

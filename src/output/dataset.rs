@@ -1,0 +1,398 @@
+//! `export --dataset DIR`: a Hive-partitioned Parquet dataset that the engines a fabric team
+//! already runs (Spark, DuckDB, Trino, ClickHouse) read directly (docs/scale.md):
+//!
+//! - `DIR/frames/capture=NAME/date=YYYY-MM-DD/part-NNNNN.parquet`: one row a frame, a column a
+//!   field of the field registry ([`super::columns`], `Style::Dataset`), the analysis's
+//!   fields included; each file one row group of at most [`ROW_GROUP_ROWS`] rows, sorted by
+//!   time, of one UTC day;
+//! - `DIR/TABLE/capture=NAME/part-00000.parquet` for each per-run table (flows, retransmit
+//!   episodes, findings, PFC, CNP bursts, incast, and `captures`: the run's headline
+//!   numbers), with the capture's time range as columns.
+//!
+//! Every file is zstd-compressed and carries the dataset's schema version in its key-value
+//! metadata. A capture's partitions are written into a staging directory and replace the
+//! capture's earlier ones only once every file is complete; other captures are left alone.
+
+use std::collections::VecDeque;
+use std::fs::{self, File};
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use polars::prelude::*;
+
+use super::columns::{FrameColumns, Style};
+use super::tables::{polars_error, report_tables};
+use crate::analyze::Verdict;
+use crate::analyze::report::Report;
+use crate::capture::{LinkType, Record};
+use crate::decode::{DecodedFrame, Decoder};
+use crate::fields::{Field, Frame};
+
+/// The version of the dataset's layout and columns, in every file's metadata under
+/// [`SCHEMA_VERSION_KEY`].
+pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION_KEY: &str = "rocescope.dataset.schema_version";
+
+/// Rows of a frames file (one row group).
+pub const ROW_GROUP_ROWS: usize = 1 << 20;
+
+/// The frames' columns unless `-e` chooses: where and when, the headers' fields a query
+/// filters and groups by, the ICRC verdict, and the analysis's per-frame fields.
+pub const DEFAULT_FRAME_FIELDS: &[&str] = &[
+    "frame.number",
+    "frame.time_epoch",
+    "frame.len",
+    "frame.cap_len",
+    "rocescope.frame.kind",
+    "eth.src",
+    "eth.dst",
+    "vlan.id",
+    "vlan.priority",
+    "ip.src",
+    "ip.dst",
+    "ipv6.src",
+    "ipv6.dst",
+    "infiniband.lrh.slid",
+    "infiniband.lrh.dlid",
+    "ip.dsfield.dscp",
+    "ip.dsfield.ecn",
+    "ipv6.tclass.dscp",
+    "ipv6.tclass.ecn",
+    "udp.srcport",
+    "udp.dstport",
+    "rocescope.roce.version",
+    "infiniband.bth.opcode",
+    "infiniband.bth.destqp",
+    "infiniband.bth.psn",
+    "infiniband.bth.a",
+    "rocescope.bth.fecn",
+    "rocescope.bth.becn",
+    "rocescope.cnp",
+    "infiniband.reth.dmalen",
+    "infiniband.aeth.syndrome",
+    "infiniband.aeth.msn",
+    "infiniband.deth.srcqp",
+    "rocescope.payload.len",
+    "rocescope.icrc.status",
+    "rocescope.malformed.layer",
+    "rocescope.analysis.flow",
+    "rocescope.analysis.seq_class",
+    "rocescope.analysis.gap",
+    "rocescope.analysis.missing_psns",
+    "rocescope.analysis.capture_missed",
+    "rocescope.analysis.retransmission",
+    "rocescope.analysis.late_arrival",
+    "rocescope.analysis.mirror_duplicate",
+];
+
+/// A name as a partition value takes it: letters, digits, `.`, `_` and `-`; anything else
+/// becomes `_` (a path separator, `=`, spaces).
+pub fn partition_value(name: &str) -> String {
+    let cleaned: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
+    if cleaned.is_empty() || cleaned.starts_with('.') { format!("_{cleaned}") } else { cleaned }
+}
+
+/// A capture's name from its first file: the file name without its capture and compression
+/// extensions (`tap1.pcapng.zst` → `tap1`).
+pub fn capture_name(first_file: &Path) -> String {
+    let mut name = first_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    for ext in [".gz", ".zst", ".pcapng", ".pcap", ".cap", ".erf"] {
+        if let Some(stem) = name.strip_suffix(ext).filter(|s| !s.is_empty()) {
+            name = stem.to_string();
+        }
+    }
+    partition_value(&name)
+}
+
+/// Writes `df` as a zstd Parquet file at `path`, the schema version in its metadata.
+fn write_parquet(path: &Path, df: &mut DataFrame) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let metadata = vec![(SCHEMA_VERSION_KEY.to_string(), SCHEMA_VERSION.to_string())];
+    ParquetWriter::new(BufWriter::new(File::create(path)?))
+        .with_compression(ParquetCompression::Zstd(None))
+        .with_row_group_size(Some(ROW_GROUP_ROWS))
+        .with_key_value_metadata(Some(KeyValueMetadata::from_static(metadata)))
+        .finish(df)
+        .map(|_| ())
+        .map_err(polars_error)
+}
+
+/// One capture's part of a dataset, being written.
+pub struct Dataset {
+    root: PathBuf,
+    capture: String,
+    /// Where the capture's partitions are written before they replace the earlier ones.
+    staging: PathBuf,
+    committed: bool,
+}
+
+impl Dataset {
+    /// Starts writing the capture `capture` (a [`partition_value`]) into the dataset `root`.
+    pub fn create(root: &Path, capture: &str) -> io::Result<Dataset> {
+        let staging = root.join(format!(".staging-{capture}-{}", std::process::id()));
+        if staging.exists() {
+            fs::remove_dir_all(&staging)?;
+        }
+        fs::create_dir_all(&staging)?;
+        Ok(Dataset { root: root.to_path_buf(), capture: capture.to_string(), staging, committed: false })
+    }
+
+    /// The staging directory of `table`'s partition for this capture.
+    fn staged(&self, table: &str) -> PathBuf {
+        self.staging.join(table).join(format!("capture={}", self.capture))
+    }
+
+    /// The frames' writer, with columns for `fields`.
+    pub fn frames(&self, fields: &[&'static Field]) -> DatasetFrames {
+        DatasetFrames::new(fields, self.staged("frames"))
+    }
+
+    /// Writes the last frames and the per-run tables of `report`, then puts every partition
+    /// of the capture in place of its earlier one.
+    pub fn finish(mut self, frames: DatasetFrames, report: &Report) -> io::Result<()> {
+        frames.finish()?;
+        let range = |name: &str, ts: Option<i64>| {
+            Int64Chunked::from_iter_options(name.into(), std::iter::once(ts))
+                .into_datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC))
+                .into_column()
+        };
+        let (first, last) = (report.capture.first_ts_ns, report.capture.last_ts_ns);
+        for (table, df) in report_tables(report)?.into_iter().chain([("captures", captures_row(report)?)]) {
+            let rows = df.height();
+            let mut df = df
+                .hstack(&[
+                    range("capture_first_ts", first).new_from_index(0, rows),
+                    range("capture_last_ts", last).new_from_index(0, rows),
+                ])
+                .map_err(polars_error)?;
+            write_parquet(&self.staged(table).join("part-00000.parquet"), &mut df)?;
+        }
+        self.commit()
+    }
+
+    /// Replaces each table's partition of the capture with the staged one.
+    fn commit(&mut self) -> io::Result<()> {
+        for entry in fs::read_dir(&self.staging)? {
+            let table = entry?.file_name();
+            let target = self.root.join(&table).join(format!("capture={}", self.capture));
+            if target.exists() {
+                fs::remove_dir_all(&target)?;
+            }
+            fs::create_dir_all(self.root.join(&table))?;
+            fs::rename(self.staging.join(&table).join(format!("capture={}", self.capture)), &target)?;
+        }
+        self.committed = true;
+        fs::remove_dir_all(&self.staging)
+    }
+}
+
+impl Drop for Dataset {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// The run's headline numbers, one row: what a query over the frames should add up to.
+fn captures_row(report: &Report) -> io::Result<DataFrame> {
+    let t = &report.totals;
+    let flows = &report.flows;
+    let sum = |f: fn(&crate::analyze::report::FlowReport) -> u64| flows.iter().map(f).sum::<u64>();
+    let columns = vec![
+        Column::new("schema_version".into(), [i64::from(SCHEMA_VERSION)]),
+        Column::new("tool_version".into(), [report.tool.version]),
+        Column::new("frames".into(), [t.frames]),
+        Column::new("roce_packets".into(), [t.roce_packets]),
+        Column::new("malformed".into(), [t.malformed]),
+        Column::new("mirror_duplicates".into(), [t.mirror_duplicates]),
+        Column::new("cnps".into(), [report.cnps]),
+        Column::new("ce_marks".into(), [report.ecn.ce]),
+        Column::new("icrc_bad".into(), [report.icrc.bad]),
+        Column::new("flows".into(), [flows.len() as u64]),
+        Column::new("gaps".into(), [sum(|f| f.sequence.gaps)]),
+        Column::new("missing_psns".into(), [sum(|f| f.sequence.missing_psns)]),
+        Column::new("retransmitted".into(), [sum(|f| f.sequence.retransmitted)]),
+        Column::new("findings".into(), [report.findings.len() as u64]),
+    ];
+    DataFrame::new_infer_height(columns).map_err(polars_error)
+}
+
+/// The frames' partitions, a file per row group. A frame's row is made in two halves: its
+/// headers' fields when the frame is analysed, its analysis's fields when its verdict is final
+/// (verdicts come in frame order, some frames later). The headers' rows wait in segments (a
+/// file's worth, of one day) for their verdicts; no frame's bytes are kept.
+pub struct DatasetFrames {
+    headers: FrameColumns,
+    verdicts: FrameColumns,
+    /// The columns' names in the order the fields were asked for.
+    order: Vec<String>,
+    /// A frame of no bytes, for the analysis's fields (which read the verdict only).
+    empty: DecodedFrame<'static>,
+    /// `frames/capture=NAME` in the staging directory.
+    dir: PathBuf,
+    /// The UTC day (days since the epoch) of the open segment's rows.
+    day: Option<i64>,
+    last_ts_ns: i64,
+    /// The open segment's rows are in time order.
+    sorted: bool,
+    /// Closed segments whose verdicts are still to come, oldest first.
+    segments: VecDeque<Segment>,
+    /// The frames whose headers' row waits for a verdict, oldest first.
+    awaiting: VecDeque<u64>,
+    /// The first frame's time, from which relative times count.
+    first_ts_ns: Option<i64>,
+    parts: u32,
+    writer: Writer,
+}
+
+/// Files written on a thread of their own, while the analysis goes on.
+struct Writer {
+    files: Option<mpsc::SyncSender<(PathBuf, DataFrame)>>,
+    thread: Option<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+impl Writer {
+    fn start() -> Writer {
+        // one file waits at most: the rows of two files are in memory at once
+        let (files, received) = mpsc::sync_channel::<(PathBuf, DataFrame)>(1);
+        let thread = std::thread::spawn(move || {
+            received.into_iter().try_for_each(|(path, mut df)| write_parquet(&path, &mut df))
+        });
+        Writer { files: Some(files), thread: Some(thread) }
+    }
+
+    fn write(&mut self, path: PathBuf, df: DataFrame) -> io::Result<()> {
+        match self.files.as_ref().map(|f| f.send((path, df))) {
+            Some(Ok(())) => Ok(()),
+            // the thread stopped on an error, which finish reports
+            _ => self.finish(),
+        }
+    }
+
+    /// Waits for every file to be written.
+    fn finish(&mut self) -> io::Result<()> {
+        self.files = None;
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(io::Error::other("the dataset's writer failed")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A file's worth of headers' rows.
+struct Segment {
+    headers: DataFrame,
+    day: i64,
+    sorted: bool,
+}
+
+const NS_PER_DAY: i64 = 86_400 * 1_000_000_000;
+
+impl DatasetFrames {
+    fn new(fields: &[&'static Field], dir: PathBuf) -> DatasetFrames {
+        let (analysis, own): (Vec<&'static Field>, Vec<&'static Field>) =
+            fields.iter().partition(|f| f.name.starts_with("rocescope.analysis."));
+        let record = Record { ts_ns: 0, orig_len: 0, data: &[], link_type: LinkType::ETHERNET, offset: 0 };
+        DatasetFrames {
+            // a file's rows reserved, not touched: no growing column is copied
+            headers: FrameColumns::new(&own, Style::Dataset, ROW_GROUP_ROWS),
+            verdicts: FrameColumns::new(&analysis, Style::Dataset, ROW_GROUP_ROWS),
+            order: fields.iter().map(|f| f.name.replace('.', "_")).collect(),
+            empty: Decoder::default().decode(&record),
+            dir,
+            day: None,
+            last_ts_ns: i64::MIN,
+            sorted: true,
+            segments: VecDeque::new(),
+            awaiting: VecDeque::new(),
+            first_ts_ns: None,
+            parts: 0,
+            writer: Writer::start(),
+        }
+    }
+
+    /// Adds the headers' half of frame `number`'s row.
+    pub fn push_frame(&mut self, number: u64, packet: &DecodedFrame<'_>) -> io::Result<()> {
+        let ts = packet.ts_ns;
+        let first_ts_ns = *self.first_ts_ns.get_or_insert(ts);
+        let day = ts.div_euclid(NS_PER_DAY);
+        if self.day != Some(day) || self.headers.rows() >= ROW_GROUP_ROWS {
+            self.close_segment()?;
+            self.day = Some(day);
+            self.last_ts_ns = i64::MIN;
+        }
+        self.sorted &= ts >= self.last_ts_ns;
+        self.last_ts_ns = ts;
+        self.headers.push(&Frame { number, packet, first_ts_ns, verdict: None });
+        self.awaiting.push_back(number);
+        Ok(())
+    }
+
+    /// Adds the analysis's half of frame `number`'s row.
+    pub fn push_verdict(&mut self, number: u64, verdict: &Verdict) -> io::Result<()> {
+        // every analysed frame gets one verdict, in frame order
+        while self.awaiting.front().is_some_and(|&n| n < number) {
+            self.awaiting.pop_front();
+            let none = Verdict::default();
+            self.verdicts.push(&Frame { number, packet: &self.empty, first_ts_ns: 0, verdict: Some(&none) });
+        }
+        self.awaiting.pop_front();
+        self.verdicts.push(&Frame { number, packet: &self.empty, first_ts_ns: 0, verdict: Some(verdict) });
+        self.write_complete()
+    }
+
+    /// Ends the open segment.
+    fn close_segment(&mut self) -> io::Result<()> {
+        if let Some(day) = self.day.filter(|_| self.headers.rows() > 0) {
+            let headers = self.headers.take().map_err(polars_error)?;
+            self.segments.push_back(Segment { headers, day, sorted: self.sorted });
+            self.sorted = true;
+        }
+        self.write_complete()
+    }
+
+    /// Writes the oldest segment once every verdict of it is in: both halves side by side,
+    /// the columns in the order asked for, sorted by time, as the next part of its day.
+    fn write_complete(&mut self) -> io::Result<()> {
+        if self.segments.front().is_none_or(|s| self.verdicts.rows() < s.headers.height()) {
+            return Ok(());
+        }
+        let Some(Segment { headers, day, sorted }) = self.segments.pop_front() else { return Ok(()) };
+        let verdicts = self.verdicts.take().map_err(polars_error)?;
+        let mut df = headers
+            .hstack(verdicts.columns())
+            .and_then(|df| df.select(self.order.iter().map(String::as_str)))
+            .map_err(polars_error)?;
+        if !sorted {
+            let options = SortMultipleOptions::default().with_maintain_order(true);
+            df = df.sort(["frame_time_epoch"], options).map_err(polars_error)?;
+        }
+        let path = self.dir.join(format!("date={}", date_of_day(day))).join(format!("part-{:05}.parquet", self.parts));
+        self.writer.write(path, df)?;
+        self.parts += 1;
+        Ok(())
+    }
+
+    /// Writes the rows still waiting: every verdict must be in.
+    fn finish(mut self) -> io::Result<()> {
+        self.close_segment()?;
+        self.writer.finish()?;
+        match self.segments.is_empty() {
+            true => Ok(()),
+            false => Err(io::Error::other("frames left without their analysis's verdicts")),
+        }
+    }
+}
+
+/// `YYYY-MM-DD` of a day counted from the epoch.
+fn date_of_day(day: i64) -> String {
+    let seconds = u64::try_from(day.saturating_mul(86_400)).unwrap_or(0);
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+    humantime::format_rfc3339_seconds(time).to_string().chars().take(10).collect()
+}
