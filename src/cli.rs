@@ -279,10 +279,8 @@ pub struct PacketsArgs {
     #[arg(long = "roce-port", value_name = "PORT")]
     pub roce_ports: Vec<u16>,
 
-    /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
-    /// the frames (used only when every frame has one; docs/decoding.md)
-    #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
-    pub time_source: TimeSource,
+    #[command(flatten)]
+    pub times: Times,
 
     /// Threads to use: 1 does everything on one thread; more read (and decompress)
     /// compressed and piped inputs ahead on a thread of their own. The output is the same
@@ -362,10 +360,8 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub analysis: AnalysisOptions,
 
-    /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
-    /// the frames (used only when every frame has one; docs/decoding.md)
-    #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
-    pub time_source: TimeSource,
+    #[command(flatten)]
+    pub times: Times,
 
     /// Exit with status 4 when a finding of this severity or worse is found
     #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
@@ -409,10 +405,8 @@ pub struct ExportArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
-    /// the frames (used only when every frame has one; docs/decoding.md)
-    #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
-    pub time_source: TimeSource,
+    #[command(flatten)]
+    pub times: Times,
 
     /// Threads to use: 1 does everything on one thread; more decode on one and analyse and
     /// write on another
@@ -487,6 +481,15 @@ pub struct CaptureArgs {
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,
+}
+
+/// Which times the frames have, shared by `packets`, `analyze` and `export`.
+#[derive(Debug, Args)]
+pub struct Times {
+    /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
+    /// the frames (used only when every frame has one; docs/decoding.md)
+    #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
+    pub time_source: TimeSource,
 }
 
 /// How frames are analysed, shared by `analyze` and `capture`.

@@ -22,7 +22,7 @@ use crate::progress::Progress;
 pub fn run(args: &AnalyzeArgs) -> Outcome {
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = Decoder::new(&args.analysis.roce_ports);
-    config.time_source = time_source::choose(&args.files, args.time_source, &decoder)?;
+    config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);

@@ -20,7 +20,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let columns = frame_fields(&args.fields).map_err(Failure::Usage)?;
     let decoder = Decoder::new(&args.analysis.roce_ports);
-    config.time_source = time_source::choose(&args.files, args.time_source, &decoder)?;
+    config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
     let capture = match &args.capture_name {
