@@ -12,7 +12,7 @@ use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable}
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::fields::{self, Field};
-use crate::output::dataset::{self, DEFAULT_FRAME_FIELDS, Dataset, DatasetFrames};
+use crate::output::dataset::{self, DEFAULT_FRAME_FIELDS, Dataset, VerdictRows};
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
@@ -31,15 +31,18 @@ pub fn run(args: &ExportArgs) -> Outcome {
     report_unreadable(&unreadable);
     let out = |e: io::Error| Failure::Output(format!("cannot write the dataset into {}: {e}", args.dataset.display()));
     let dataset = Dataset::create(&args.dataset, &capture).map_err(out)?;
-    let frames = dataset.frames(&columns);
-    let mut analysis = Exporting { analyzer: Analyzer::with_verdicts(config), frames, decoder: decoder.clone() };
+    let (mut rows, frames) = dataset.frames(&columns);
+    let mut analysis = Exporting { analyzer: Analyzer::with_verdicts(config), frames };
     let progress = Progress::new(inputs.size(), !args.quiet);
     let threads = args.threads as usize;
+    let beside = Some(&mut rows as &mut dyn pipeline::Beside);
+    let set_progress = |bytes| progress.set(bytes);
     let ran =
-        pipeline::analyse(&mut inputs, &decoder, &mut selection, &mut analysis, threads, &|bytes| progress.set(bytes));
+        pipeline::analyse_beside(&mut inputs, &decoder, &mut selection, &mut analysis, beside, threads, &set_progress);
     progress.finish();
     let damage = ran.damage;
-    let Exporting { analyzer, frames, .. } = ran.result.and_then(|()| analysis.finish()).map_err(out)?;
+    let Exporting { analyzer, frames } =
+        ran.result.and_then(|()| rows.finish()).and_then(|()| analysis.finish()).map_err(out)?;
     report_damage(&damage);
     report_undecoded(analyzer.undecoded_links());
     if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
@@ -62,19 +65,17 @@ fn frame_fields(names: &[String]) -> Result<Vec<&'static Field>, String> {
     named.into_iter().map(|name| fields::for_option("-e", name)).collect()
 }
 
-/// The analysis, each frame's row added as it is analysed and its verdict once final; the
-/// rows are decoded again on the analysis's thread, by a decoder that computes the ICRC.
+/// The analysis, each frame's verdict added to its row once final.
 struct Exporting {
     analyzer: Analyzer,
-    frames: DatasetFrames,
-    decoder: Decoder,
+    frames: VerdictRows,
 }
 
 impl Exporting {
     /// Adds the verdicts that are final.
     fn verdicts(&mut self) -> io::Result<()> {
-        while let Some((number, verdict)) = self.analyzer.next_verdict() {
-            self.frames.push_verdict(number, &verdict)?;
+        while let Some((_, verdict)) = self.analyzer.next_verdict() {
+            self.frames.push(&verdict)?;
         }
         Ok(())
     }
@@ -92,12 +93,13 @@ impl Analyse for Exporting {
         &mut self.analyzer
     }
 
+    /// The frames' bytes are not needed, but the analysis's thread comes here after every
+    /// frame, to take the verdicts.
     fn wants_bytes(&self) -> bool {
         true
     }
 
-    fn bytes(&mut self, frame: &FrameSummary, raw: Raw<'_>) -> io::Result<()> {
-        self.frames.push_frame(frame.number, &self.decoder.decode(&raw.record))?;
+    fn bytes(&mut self, _: &FrameSummary, _: Raw<'_>) -> io::Result<()> {
         self.verdicts()
     }
 }

@@ -28,6 +28,7 @@ use crate::analyze::report::Report;
 use crate::capture::{LinkType, Record};
 use crate::decode::{DecodedFrame, Decoder};
 use crate::fields::{Field, Frame};
+use crate::pipeline::Beside;
 
 /// The version of the dataset's layout and columns, in every file's metadata under
 /// [`SCHEMA_VERSION_KEY`].
@@ -146,14 +147,14 @@ impl Dataset {
         self.staging.join(table).join(format!("capture={}", self.capture))
     }
 
-    /// The frames' writer, with columns for `fields`.
-    pub fn frames(&self, fields: &[&'static Field]) -> DatasetFrames {
-        DatasetFrames::new(fields, self.staged("frames"))
+    /// The frames' writers, with columns for `fields`.
+    pub fn frames(&self, fields: &[&'static Field]) -> (FrameRows, VerdictRows) {
+        frame_rows(fields, self.staged("frames"))
     }
 
     /// Writes the last frames and the per-run tables of `report`, then puts every partition
     /// of the capture in place of its earlier one.
-    pub fn finish(mut self, frames: DatasetFrames, report: &Report) -> io::Result<()> {
+    pub fn finish(mut self, frames: VerdictRows, report: &Report) -> io::Result<()> {
         frames.finish()?;
         let range = |name: &str, ts: Option<i64>| {
             Int64Chunked::from_iter_options(name.into(), std::iter::once(ts))
@@ -222,12 +223,98 @@ fn captures_row(report: &Report) -> io::Result<DataFrame> {
     DataFrame::new_infer_height(columns).map_err(polars_error)
 }
 
-/// The frames' partitions, a file per row group. A frame's row is made in two halves: its
-/// headers' fields when the frame is analysed, its analysis's fields when its verdict is final
-/// (verdicts come in frame order, some frames later). The headers' rows wait in segments (a
-/// file's worth, of one day) for their verdicts; no frame's bytes are kept.
-pub struct DatasetFrames {
+/// The frames' partitions, a file per row group, each row made in two halves: its headers'
+/// fields where the frame is decoded ([`FrameRows`], beside the analysis, on the reading
+/// thread), its analysis's fields once its verdict is final ([`VerdictRows`]; verdicts come in
+/// frame order, some frames later). The headers' rows go over in segments (a file's worth, of
+/// one day) and wait for their verdicts; no frame's bytes are kept.
+pub fn frame_rows(fields: &[&'static Field], dir: PathBuf) -> (FrameRows, VerdictRows) {
+    let (analysis, own): (Vec<&'static Field>, Vec<&'static Field>) =
+        fields.iter().partition(|f| f.name.starts_with("rocescope.analysis."));
+    let (segments, received) = mpsc::channel();
+    let record = Record { ts_ns: 0, orig_len: 0, data: &[], link_type: LinkType::ETHERNET, offset: 0 };
+    let rows = FrameRows {
+        // a file's rows reserved, not touched: no growing column is copied
+        headers: FrameColumns::new(&own, Style::Dataset, ROW_GROUP_ROWS),
+        day: None,
+        last_ts_ns: i64::MIN,
+        sorted: true,
+        first_ts_ns: None,
+        segments: Some(segments),
+    };
+    let verdicts = VerdictRows {
+        verdicts: FrameColumns::new(&analysis, Style::Dataset, ROW_GROUP_ROWS),
+        order: fields.iter().map(|f| f.name.replace('.', "_")).collect(),
+        empty: Decoder::default().decode(&record),
+        dir,
+        received,
+        segments: VecDeque::new(),
+        parts: 0,
+        writer: Writer::start(),
+    };
+    (rows, verdicts)
+}
+
+/// A file's worth of headers' rows.
+struct Segment {
+    headers: DataFrame,
+    day: i64,
+    sorted: bool,
+}
+
+const NS_PER_DAY: i64 = 86_400 * 1_000_000_000;
+
+/// The headers' halves of the frames' rows.
+pub struct FrameRows {
     headers: FrameColumns,
+    /// The UTC day (days since the epoch) of the open segment's rows.
+    day: Option<i64>,
+    last_ts_ns: i64,
+    /// The open segment's rows are in time order.
+    sorted: bool,
+    /// The first frame's time, from which relative times count.
+    first_ts_ns: Option<i64>,
+    segments: Option<mpsc::Sender<Segment>>,
+}
+
+impl FrameRows {
+    /// Sends the open segment over.
+    fn close_segment(&mut self) -> io::Result<()> {
+        let Some(day) = self.day.filter(|_| self.headers.rows() > 0) else { return Ok(()) };
+        let headers = self.headers.take().map_err(polars_error)?;
+        let segment = Segment { headers, day, sorted: self.sorted };
+        self.sorted = true;
+        match self.segments.as_ref().map(|s| s.send(segment)) {
+            Some(Ok(())) => Ok(()),
+            _ => Err(io::Error::other("the dataset's frames stopped being written")),
+        }
+    }
+
+    /// Sends the last rows over: no more come.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.close_segment()
+    }
+}
+
+impl Beside for FrameRows {
+    fn frame(&mut self, number: u64, packet: &DecodedFrame<'_>) -> io::Result<()> {
+        let ts = packet.ts_ns;
+        let first_ts_ns = *self.first_ts_ns.get_or_insert(ts);
+        let day = ts.div_euclid(NS_PER_DAY);
+        if self.day != Some(day) || self.headers.rows() >= ROW_GROUP_ROWS {
+            self.close_segment()?;
+            self.day = Some(day);
+            self.last_ts_ns = i64::MIN;
+        }
+        self.sorted &= ts >= self.last_ts_ns;
+        self.last_ts_ns = ts;
+        self.headers.push(&Frame { number, packet, first_ts_ns, verdict: None });
+        Ok(())
+    }
+}
+
+/// The analysis's halves of the frames' rows, joined to the headers' and written.
+pub struct VerdictRows {
     verdicts: FrameColumns,
     /// The columns' names in the order the fields were asked for.
     order: Vec<String>,
@@ -235,19 +322,65 @@ pub struct DatasetFrames {
     empty: DecodedFrame<'static>,
     /// `frames/capture=NAME` in the staging directory.
     dir: PathBuf,
-    /// The UTC day (days since the epoch) of the open segment's rows.
-    day: Option<i64>,
-    last_ts_ns: i64,
-    /// The open segment's rows are in time order.
-    sorted: bool,
-    /// Closed segments whose verdicts are still to come, oldest first.
+    received: mpsc::Receiver<Segment>,
+    /// Segments whose verdicts are still to come, oldest first.
     segments: VecDeque<Segment>,
-    /// The frames whose headers' row waits for a verdict, oldest first.
-    awaiting: VecDeque<u64>,
-    /// The first frame's time, from which relative times count.
-    first_ts_ns: Option<i64>,
     parts: u32,
     writer: Writer,
+}
+
+impl VerdictRows {
+    /// Adds the analysis's half of the next row (every analysed frame gets one verdict, in
+    /// frame order).
+    pub fn push(&mut self, verdict: &Verdict) -> io::Result<()> {
+        // the rows before this one may complete a segment: it was sent before this frame was
+        // read, so it is here now
+        self.write_complete()?;
+        self.verdicts.push(&Frame { number: 0, packet: &self.empty, first_ts_ns: 0, verdict: Some(verdict) });
+        Ok(())
+    }
+
+    /// Writes the oldest segment once every verdict of it is in: both halves side by side,
+    /// the columns in the order asked for, sorted by time, as the next part of its day.
+    fn write_complete(&mut self) -> io::Result<()> {
+        self.segments.extend(self.received.try_iter());
+        let (have, need) = (self.verdicts.rows(), self.segments.front().map_or(usize::MAX, |s| s.headers.height()));
+        if have > need {
+            return Err(io::Error::other("a frame's verdict came without its row"));
+        }
+        if have < need {
+            return Ok(());
+        }
+        let Some(Segment { headers, day, sorted }) = self.segments.pop_front() else { return Ok(()) };
+        let verdicts = self.verdicts.take().map_err(polars_error)?;
+        let mut df = headers
+            .hstack(verdicts.columns())
+            .and_then(|df| df.select(self.order.iter().map(String::as_str)))
+            .map_err(polars_error)?;
+        if !sorted {
+            let options = SortMultipleOptions::default().with_maintain_order(true);
+            df = df.sort(["frame_time_epoch"], options).map_err(polars_error)?;
+        }
+        let path = self.dir.join(format!("date={}", date_of_day(day))).join(format!("part-{:05}.parquet", self.parts));
+        self.writer.write(path, df)?;
+        self.parts += 1;
+        Ok(())
+    }
+
+    /// Writes the rows still waiting, once the headers' halves are all sent and every verdict
+    /// is in.
+    fn finish(mut self) -> io::Result<()> {
+        while let Ok(segment) = self.received.recv() {
+            self.segments.push_back(segment);
+            self.write_complete()?;
+        }
+        self.write_complete()?;
+        self.writer.finish()?;
+        match self.segments.is_empty() {
+            true => Ok(()),
+            false => Err(io::Error::other("frames left without their analysis's verdicts")),
+        }
+    }
 }
 
 /// Files written on a thread of their own, while the analysis goes on.
@@ -281,111 +414,6 @@ impl Writer {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(io::Error::other("the dataset's writer failed")),
             None => Ok(()),
-        }
-    }
-}
-
-/// A file's worth of headers' rows.
-struct Segment {
-    headers: DataFrame,
-    day: i64,
-    sorted: bool,
-}
-
-const NS_PER_DAY: i64 = 86_400 * 1_000_000_000;
-
-impl DatasetFrames {
-    fn new(fields: &[&'static Field], dir: PathBuf) -> DatasetFrames {
-        let (analysis, own): (Vec<&'static Field>, Vec<&'static Field>) =
-            fields.iter().partition(|f| f.name.starts_with("rocescope.analysis."));
-        let record = Record { ts_ns: 0, orig_len: 0, data: &[], link_type: LinkType::ETHERNET, offset: 0 };
-        DatasetFrames {
-            // a file's rows reserved, not touched: no growing column is copied
-            headers: FrameColumns::new(&own, Style::Dataset, ROW_GROUP_ROWS),
-            verdicts: FrameColumns::new(&analysis, Style::Dataset, ROW_GROUP_ROWS),
-            order: fields.iter().map(|f| f.name.replace('.', "_")).collect(),
-            empty: Decoder::default().decode(&record),
-            dir,
-            day: None,
-            last_ts_ns: i64::MIN,
-            sorted: true,
-            segments: VecDeque::new(),
-            awaiting: VecDeque::new(),
-            first_ts_ns: None,
-            parts: 0,
-            writer: Writer::start(),
-        }
-    }
-
-    /// Adds the headers' half of frame `number`'s row.
-    pub fn push_frame(&mut self, number: u64, packet: &DecodedFrame<'_>) -> io::Result<()> {
-        let ts = packet.ts_ns;
-        let first_ts_ns = *self.first_ts_ns.get_or_insert(ts);
-        let day = ts.div_euclid(NS_PER_DAY);
-        if self.day != Some(day) || self.headers.rows() >= ROW_GROUP_ROWS {
-            self.close_segment()?;
-            self.day = Some(day);
-            self.last_ts_ns = i64::MIN;
-        }
-        self.sorted &= ts >= self.last_ts_ns;
-        self.last_ts_ns = ts;
-        self.headers.push(&Frame { number, packet, first_ts_ns, verdict: None });
-        self.awaiting.push_back(number);
-        Ok(())
-    }
-
-    /// Adds the analysis's half of frame `number`'s row.
-    pub fn push_verdict(&mut self, number: u64, verdict: &Verdict) -> io::Result<()> {
-        // every analysed frame gets one verdict, in frame order
-        while self.awaiting.front().is_some_and(|&n| n < number) {
-            self.awaiting.pop_front();
-            let none = Verdict::default();
-            self.verdicts.push(&Frame { number, packet: &self.empty, first_ts_ns: 0, verdict: Some(&none) });
-        }
-        self.awaiting.pop_front();
-        self.verdicts.push(&Frame { number, packet: &self.empty, first_ts_ns: 0, verdict: Some(verdict) });
-        self.write_complete()
-    }
-
-    /// Ends the open segment.
-    fn close_segment(&mut self) -> io::Result<()> {
-        if let Some(day) = self.day.filter(|_| self.headers.rows() > 0) {
-            let headers = self.headers.take().map_err(polars_error)?;
-            self.segments.push_back(Segment { headers, day, sorted: self.sorted });
-            self.sorted = true;
-        }
-        self.write_complete()
-    }
-
-    /// Writes the oldest segment once every verdict of it is in: both halves side by side,
-    /// the columns in the order asked for, sorted by time, as the next part of its day.
-    fn write_complete(&mut self) -> io::Result<()> {
-        if self.segments.front().is_none_or(|s| self.verdicts.rows() < s.headers.height()) {
-            return Ok(());
-        }
-        let Some(Segment { headers, day, sorted }) = self.segments.pop_front() else { return Ok(()) };
-        let verdicts = self.verdicts.take().map_err(polars_error)?;
-        let mut df = headers
-            .hstack(verdicts.columns())
-            .and_then(|df| df.select(self.order.iter().map(String::as_str)))
-            .map_err(polars_error)?;
-        if !sorted {
-            let options = SortMultipleOptions::default().with_maintain_order(true);
-            df = df.sort(["frame_time_epoch"], options).map_err(polars_error)?;
-        }
-        let path = self.dir.join(format!("date={}", date_of_day(day))).join(format!("part-{:05}.parquet", self.parts));
-        self.writer.write(path, df)?;
-        self.parts += 1;
-        Ok(())
-    }
-
-    /// Writes the rows still waiting: every verdict must be in.
-    fn finish(mut self) -> io::Result<()> {
-        self.close_segment()?;
-        self.writer.finish()?;
-        match self.segments.is_empty() {
-            true => Ok(()),
-            false => Err(io::Error::other("frames left without their analysis's verdicts")),
         }
     }
 }

@@ -175,23 +175,49 @@ pub fn analyse(
     {
         return ran;
     }
+    analyse_beside(inputs, decoder, selection, analysis, None, threads, progress)
+}
+
+/// Work done on every frame the analysis keeps, where the frame is decoded, before the
+/// analysis gets it: on the reading thread when the analysis has a thread of its own, so that
+/// the two share the work. Frames come in order, their ICRCs computed.
+pub trait Beside: Send {
+    fn frame(&mut self, number: u64, packet: &DecodedFrame<'_>) -> io::Result<()>;
+}
+
+/// [`analyse`] on one thread, or on two (one reading and decoding, the other analysing),
+/// with `beside` given every kept frame where it is decoded.
+pub fn analyse_beside(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    selection: &mut Selection,
+    analysis: &mut dyn Analyse,
+    mut beside: Option<&mut dyn Beside>,
+    threads: usize,
+    progress: &dyn Fn(u64),
+) -> Ran<()> {
     if threads > 1 {
-        return parallel::analyse(inputs, decoder, selection, analysis, progress);
+        return parallel::analyse(inputs, decoder, selection, analysis, beside, progress);
     }
-    run(inputs, decoder, &mut Analysing { selection, analysis, ahead: OneAhead::default() }, progress)
+    let mut stage = Analysing { selection, analysis, beside: beside.take(), ahead: OneAhead::default() };
+    run(inputs, decoder, &mut stage, progress)
 }
 
 /// The one-thread analysis as a [`Stage`].
-struct Analysing<'s, 'a> {
+struct Analysing<'s, 'a, 'b> {
     selection: &'s mut Selection,
     analysis: &'a mut dyn Analyse,
+    beside: Option<&'b mut dyn Beside>,
     ahead: OneAhead,
 }
 
-impl Stage for Analysing<'_, '_> {
+impl Stage for Analysing<'_, '_, '_> {
     fn frame(&mut self, frame: &Frame<'_>, packet: &DecodedFrame<'_>, _: &Decoder) -> io::Result<Step> {
         if !self.selection.keeps(frame.number, packet) {
             return Ok(Step::Continue);
+        }
+        if let Some(beside) = &mut self.beside {
+            beside.frame(frame.number, packet)?;
         }
         let summary = FrameSummary::of(frame.number, packet);
         if self.analysis.wants_bytes() {

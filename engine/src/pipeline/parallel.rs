@@ -8,7 +8,7 @@ use std::sync::{Arc, mpsc};
 
 use memmap2::Mmap;
 
-use super::{Analyse, PROGRESS_EVERY, Ran, Raw, feed};
+use super::{Analyse, Beside, PROGRESS_EVERY, Ran, Raw, feed};
 use crate::analyze::frame::FrameSummary;
 use crate::capture::{Frame, Inputs, LinkType, Record, mapped};
 use crate::decode::{DecodedFrame, Decoder, IcrcStatus};
@@ -61,10 +61,12 @@ pub fn analyse(
     decoder: &Decoder,
     selection: &mut Selection,
     analysis: &mut dyn Analyse,
+    mut beside: Option<&mut dyn Beside>,
     progress: &dyn Fn(u64),
 ) -> Ran<()> {
     let mappings: Vec<_> = inputs.share_mappings();
-    let defer = mappings.iter().all(Option::is_some) && !selection.reads_icrc();
+    // what works beside the analysis sees every frame's ICRC: it is computed here then
+    let defer = mappings.iter().all(Option::is_some) && !selection.reads_icrc() && beside.is_none();
     let copying = analysis.wants_bytes();
     let decoder = if defer { decoder.clone().deferring_icrc() } else { decoder.clone() };
     let mut damage = Vec::new();
@@ -75,10 +77,17 @@ pub fn analyse(
         let mappings = &mappings;
         let worker = scope.spawn(move || analyse_batches(received, &recycle, mappings, analysis));
         let mut batch = Vec::with_capacity(BATCH);
+        let mut beside_result = Ok(());
         while let Some(frame) = inputs.next_frame() {
             frames += 1;
             let packet = decoder.decode(&frame.record);
             if selection.keeps(frame.number, &packet) {
+                if let Some(beside) = &mut beside
+                    && let Err(e) = beside.frame(frame.number, &packet)
+                {
+                    beside_result = Err(e);
+                    break;
+                }
                 batch.push(work(&frame, &packet, mappings, copying));
             }
             if frame.number.is_multiple_of(PROGRESS_EVERY) {
@@ -96,7 +105,8 @@ pub fn analyse(
         }
         let _ = batches.send(batch);
         drop(batches);
-        worker.join().unwrap_or_else(|_| Err(io::Error::other("the analysis thread failed")))
+        let analysed = worker.join().unwrap_or_else(|_| Err(io::Error::other("the analysis thread failed")));
+        beside_result.and(analysed)
     });
     damage.append(&mut inputs.take_damage());
     Ran { frames, damage, result }
