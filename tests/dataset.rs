@@ -80,6 +80,12 @@ fn counts_computed_in_sql_equal_the_reports() {
         }
     }
     assert!(flows_compared > 50, "{flows_compared} flows compared");
+    // the DuckDB example recomputes the headline numbers and finds them equal
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/duckdb/headline.py");
+    let out = Command::new("python3").arg(example).arg(dir.path()).output().expect("python3 runs");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && !printed.contains("differs"), "{printed}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(printed.lines().filter(|l| !l.starts_with(' ')).count(), reports.len());
 }
 
 /// The frames files of `capture` in `dataset`, sorted by path.
