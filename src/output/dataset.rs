@@ -96,8 +96,11 @@ pub fn partition_value(name: &str) -> String {
 }
 
 /// A capture's name from its first file: the file name without its capture and compression
-/// extensions (`tap1.pcapng.zst` → `tap1`).
+/// extensions (`tap1.pcapng.zst` → `tap1`); `stdin` for standard input.
 pub fn capture_name(first_file: &Path) -> String {
+    if first_file.as_os_str() == "-" {
+        return "stdin".to_string();
+    }
     let mut name = first_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     for ext in [".gz", ".zst", ".pcapng", ".pcap", ".cap", ".erf"] {
         if let Some(stem) = name.strip_suffix(ext).filter(|s| !s.is_empty()) {
@@ -423,4 +426,24 @@ fn date_of_day(day: i64) -> String {
     let seconds = u64::try_from(day.saturating_mul(86_400)).unwrap_or(0);
     let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
     humantime::format_rfc3339_seconds(time).to_string().chars().take(10).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_names_are_safe_partition_values() {
+        assert_eq!(capture_name(Path::new("/data/tap1.pcapng.zst")), "tap1");
+        assert_eq!(capture_name(Path::new("rack 12=a.pcap")), "rack_12_a");
+        assert_eq!(capture_name(Path::new("-")), "stdin");
+        assert_eq!(partition_value("../etc"), "_.._etc");
+        assert_eq!(partition_value(""), "_");
+    }
+
+    #[test]
+    fn days_are_utc_dates() {
+        assert_eq!(date_of_day(0), "1970-01-01");
+        assert_eq!(date_of_day(1_700_000_000 / 86_400), "2023-11-14");
+    }
 }
