@@ -98,20 +98,18 @@ impl L3 {
     }
 }
 
-/// An IPv4 header with a correct header checksum.
+/// An IPv4 header (no options, don't-fragment set) with a correct header checksum, built by
+/// etherparse; a payload longer than IPv4 allows is given its largest length.
 pub fn ipv4_header(src: [u8; 4], dst: [u8; 4], tos: u8, ttl: u8, id: u16, protocol: u8, payload_len: usize) -> Vec<u8> {
-    let total = (20 + payload_len) as u16;
-    let mut h = vec![0x45, tos];
-    h.extend_from_slice(&total.to_be_bytes());
-    h.extend_from_slice(&id.to_be_bytes());
-    h.extend_from_slice(&[0x40, 0x00, ttl, protocol, 0, 0]);
-    h.extend_from_slice(&src);
-    h.extend_from_slice(&dst);
-    let sum: u32 = h.chunks(2).map(|w| u32::from(u16::from_be_bytes([w[0], w[1]]))).sum();
-    let folded = (sum & 0xFFFF) + (sum >> 16);
-    let checksum = !(((folded & 0xFFFF) + (folded >> 16)) as u16);
-    h[10..12].copy_from_slice(&checksum.to_be_bytes());
-    h
+    use etherparse::{IpDscp, IpEcn, IpNumber, Ipv4Header};
+    const MAX_PAYLOAD: usize = u16::MAX as usize - Ipv4Header::MIN_LEN;
+    let Ok(mut h) = Ipv4Header::new(payload_len.min(MAX_PAYLOAD) as u16, ttl, IpNumber(protocol), src, dst) else {
+        return Vec::new(); // unreachable: the length is within the bound
+    };
+    h.identification = id;
+    (h.dscp, h.ecn) = (IpDscp::try_new(tos >> 2).unwrap_or_default(), IpEcn::try_new(tos & 3).unwrap_or_default());
+    h.header_checksum = h.calc_header_checksum();
+    h.to_bytes().to_vec()
 }
 
 /// An IPv6 header or a GRH (same shape).
