@@ -355,3 +355,27 @@ fn a_frame_without_a_hardware_time_keeps_every_frame_on_the_capture_clock() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot take standard input"));
 }
+
+#[test]
+fn an_erspan_iii_ieee_1588_time_is_shown_as_tshark_shows_it() {
+    use common::capture::T0;
+    use rocescope::generate::encode::erspan3_ieee1588;
+    let [write, _] = plain_pair();
+    let c = capture_of([erspan3_ieee1588(&collector(), [192, 0, 2, 1], [192, 0, 2, 9], T0 - 200, 7, &write)]);
+    let path = c.write();
+    let fields = ["erspan.gra", "erspan.o", "erspan.platid", "erspan.pid3.timestamp", "erspan.timestamp"];
+    let args: Vec<&str> = fields.iter().flat_map(|f| ["-e", f]).collect();
+    let ours = common::run_ok(&[&["packets", "-T", "fields"], &args[..], &[path.to_str().unwrap()]].concat());
+    // PTP counts TAI: 37 seconds ahead of the UTC time stamped
+    let (seconds, nanos) = ((T0 - 200) / 1_000_000_000 + 37, (T0 - 200).rem_euclid(1_000_000_000));
+    assert_eq!(ours, format!("2\t1\t3\t{seconds}\t{nanos}\n"));
+    if common::tshark_available() {
+        let mut tshark = std::process::Command::new("tshark");
+        tshark.args(["-T", "fields", "-r"]).arg(&path);
+        fields.iter().for_each(|f| {
+            tshark.args(["-e", f]);
+        });
+        assert_eq!(ours, String::from_utf8(tshark.output().expect("tshark runs").stdout).unwrap());
+        assert_eq!(common::rocescope_bth_fields(&path), common::tshark_bth_fields(&path).unwrap());
+    }
+}

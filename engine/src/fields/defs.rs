@@ -120,6 +120,16 @@ fn erspans(f: &Frame<'_, '_>, sink: &mut dyn FnMut(&rocescope_parsers::erspan::E
     })
 }
 
+/// The second word of every ERSPAN platform sub-header of ID `id` (3, 5 and 7 hold seconds
+/// there).
+fn platform_seconds<'a>(f: &Frame<'_, 'a>, id: u8, out: &mut dyn FnMut(Value<'a>)) {
+    erspans(f, &mut |h| {
+        if let Some(p) = h.platform.filter(|_| h.platform_id() == Some(id)) {
+            out(uint(p as u32))
+        }
+    })
+}
+
 fn aeth(f: &Frame<'_, '_>) -> Option<rocescope_parsers::ext::Aeth> {
     f.ext().and_then(|e| e.aeth)
 }
@@ -562,6 +572,15 @@ pub static FIELDS: &[Field] = &[
     ws!("erspan.o", U16, Dec, 0x1, "Optional Sub headers", |f, out| erspans(f, &mut |h| if h.timestamp.is_some() {
         out(uint(h.platform.is_some()))
     })),
+    // the platform-specific sub-header: its ID, and the seconds of an IEEE 1588 time
+    ws!("erspan.platid", U32, Dec, 0xfc00_0000, "Platform ID", |f, out| erspans(f, &mut |h| if let Some(id) =
+        h.platform_id()
+    {
+        out(uint(id))
+    })),
+    ws!("erspan.pid3.timestamp", U32, Dec, 0xffff_ffff, "Upper 32-bit Timestamp", |f, out| platform_seconds(f, 3, out)),
+    ws!("erspan.pid5.timestamp", U32, Dec, 0xffff_ffff, "Timestamp (seconds)", |f, out| platform_seconds(f, 5, out)),
+    ws!("erspan.pid7.timestamp", U32, Dec, 0xffff_ffff, "Upper 32-bit Timestamp", |f, out| platform_seconds(f, 7, out)),
     own!(
         "rocescope.spectrum.header",
         Bytes,
