@@ -4,6 +4,7 @@ use core::fmt;
 
 /// The protocol layer a parser works on; named in every [`Error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Layer {
     Erf,
     Lrh,
@@ -55,6 +56,8 @@ impl Layer {
 
 /// What went wrong at a layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(into = "SavedErrorKind"))]
 pub enum ErrorKind {
     /// The input ends before the header does.
     Truncated { needed: usize, available: usize },
@@ -62,8 +65,66 @@ pub enum ErrorKind {
     Invalid(&'static str),
 }
 
+/// An [`ErrorKind`] as a saved analysis holds it: the reason as text.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+enum SavedErrorKind {
+    Truncated { needed: usize, available: usize },
+    Invalid(String),
+}
+
+#[cfg(feature = "serde")]
+impl From<ErrorKind> for SavedErrorKind {
+    fn from(kind: ErrorKind) -> Self {
+        match kind {
+            ErrorKind::Truncated { needed, available } => SavedErrorKind::Truncated { needed, available },
+            ErrorKind::Invalid(reason) => SavedErrorKind::Invalid(reason.to_string()),
+        }
+    }
+}
+
+/// Read back as a [`SavedErrorKind`] (serde's derive would have the reason borrow from the
+/// input for the program's life).
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ErrorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        SavedErrorKind::deserialize(deserializer).map(ErrorKind::from)
+    }
+}
+
+/// A reason read back from a saved analysis is kept once for the program's life
+/// ([`intern`]).
+#[cfg(feature = "serde")]
+impl From<SavedErrorKind> for ErrorKind {
+    fn from(kind: SavedErrorKind) -> Self {
+        match kind {
+            SavedErrorKind::Truncated { needed, available } => ErrorKind::Truncated { needed, available },
+            SavedErrorKind::Invalid(reason) => ErrorKind::Invalid(intern(reason)),
+        }
+    }
+}
+
+/// A name or reason read back from a saved analysis, as the `&'static str` the code names it
+/// with: each distinct text is kept once for the program's life (they are a few dozen: this
+/// crate's reasons, layer and encapsulation names).
+#[cfg(feature = "serde")]
+pub fn intern(text: String) -> &'static str {
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static KEPT: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
+    let mut kept = KEPT.get_or_init(Mutex::default).lock().unwrap_or_else(PoisonError::into_inner);
+    match kept.iter().find(|k| **k == text) {
+        Some(known) => known,
+        None => {
+            let leaked: &'static str = Box::leak(text.into_boxed_str());
+            kept.push(leaked);
+            leaked
+        }
+    }
+}
+
 /// A decode failure: the layer and the reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Error {
     pub layer: Layer,
     pub kind: ErrorKind,

@@ -67,6 +67,7 @@ pub fn is_vlan_tpid(ethertype: u16) -> bool {
 
 /// A 6-byte MAC address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MacAddr(pub [u8; 6]);
 
 impl core::fmt::Display for MacAddr {

@@ -16,6 +16,7 @@ pub struct Rdeth {
 
 /// Datagram ETH: Q_Key and the sender's QP (UD and RD).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Deth {
     pub qkey: u32,
     pub src_qp: u32,
@@ -47,6 +48,7 @@ impl Feth {
 
 /// RDMA ETH: remote virtual address, R_Key and DMA length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Reth {
     pub va: u64,
     pub rkey: u32,
@@ -65,6 +67,7 @@ pub struct AtomicEth {
 
 /// ACK ETH: syndrome and message sequence number (IBA §9.3.5, Table 44).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Aeth {
     pub syndrome: u8,
     pub msn: u32,

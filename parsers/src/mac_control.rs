@@ -24,6 +24,7 @@ pub enum MacControl {
 
 /// A PFC frame: which priorities it addresses and the pause time for each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Pfc {
     /// The full 16-bit class-enable vector as on the wire (the high byte is reserved, 0).
     pub class_enable: u16,

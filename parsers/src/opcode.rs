@@ -6,6 +6,7 @@
 
 /// Transport class: opcode bits 7:5.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Transport {
     /// Reliable Connected (0x00–0x1F).
     Rc,
@@ -163,6 +164,7 @@ impl ExtSet {
 
 /// Where a packet sits in its message, for message reassembly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Position {
     First,
     Middle,

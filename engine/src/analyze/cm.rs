@@ -11,7 +11,7 @@ use super::frame::CmFacts;
 use crate::decode::Endpoint;
 
 /// A connection set up by CM in the capture.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Connection {
     pub active_ip: Endpoint,
     pub passive_ip: Endpoint,
@@ -29,12 +29,12 @@ pub struct Connection {
     pub ready_frame: Option<u64>,
     pub reject_reason: Option<u16>,
     pub disconnect_frame: Option<u64>,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::saved::in_report", default)]
     passive_comm_id: Option<u32>,
 }
 
 /// What a CM message changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CmEvent {
     /// The reply completed connection `index`: both QPNs are known.
     Established(usize),
@@ -44,7 +44,7 @@ pub enum CmEvent {
 /// CM connections remembered at most; later ConnectRequests are counted in `not_kept` only.
 pub const MAX_CONNECTIONS: usize = 100_000;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct CmTracker {
     pub connections: Vec<Connection>,
     /// ConnectRequests beyond [`MAX_CONNECTIONS`].

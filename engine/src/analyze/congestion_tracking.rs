@@ -27,7 +27,7 @@ pub const SIZE_CLASSES: [(&str, &str, u64); 4] = [
 ];
 
 /// Completion times of every RC message of the capture, and by size class.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FctTotals {
     pub all: FineHistogram,
     pub by_size: [FineHistogram; 4],
@@ -49,7 +49,7 @@ impl FctTotals {
 }
 
 /// Where the frames incast looks at go.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum IncastSink {
     /// To the incast state itself.
     Track(Incast),

@@ -7,7 +7,7 @@
 macro_rules! counters {
     ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $field:ident,)* }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
         $vis struct $name {
             $($(#[$fmeta])* pub $field: u64,)*
         }

@@ -27,7 +27,7 @@ pub const SETS: usize = 1 << 12;
 pub const WAYS: usize = 4;
 
 /// What distinguishes two copies of one packet seen at different taps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TapView {
     pub ttl: u8,
     pub src_mac: Option<MacAddr>,
@@ -36,7 +36,7 @@ pub struct TapView {
 
 /// The bytes of a frame the ICRC does not cover, or masks, that a copy could differ in: with
 /// the content signature they stand for the whole frame from its Ethernet header on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Outside {
     pub view: TapView,
     /// DSCP and ECN (the IP traffic class byte).
@@ -76,7 +76,7 @@ impl TapView {
 /// and the fingerprint of its other uncovered bytes with [`COPIED`] set once its
 /// byte-identical copy was seen; `ts_ns` is `i64::MIN` in an empty slot. 24 bytes: a set of
 /// four takes a cache line and a half.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Slot {
     key: u64,
     ts_ns: i64,
@@ -113,7 +113,7 @@ type Set = [Slot; WAYS];
 /// many new frames as the table has sets): a partition with few frames in a window keeps a
 /// small, cache-resident table and a busy one gets the room it needs. How a table grows
 /// depends on its own partition's frames only.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Table {
     sets: Vec<Set>,
     /// log2 of the number of sets.
@@ -167,7 +167,7 @@ impl Table {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct DuplicateWindow {
     window_ns: i64,
     /// In a doubled mirror: how far apart a frame and its byte-identical copy may be.
@@ -247,7 +247,7 @@ pub const PROBE_FRAMES: usize = 10_000;
 /// Decides whether a capture is a doubled mirror: more than half of its first
 /// [`PROBE_FRAMES`] RoCE frames have a byte-identical copy within the span window (either
 /// before or after them, among those frames).
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct DoublingProbe {
     span_window_ns: i64,
     /// The last frame seen with each identity: its time and index.

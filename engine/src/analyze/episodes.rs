@@ -15,7 +15,7 @@ use rocescope_parsers::psn::{psn_add, psn_diff};
 
 use super::flows::{FlowId, Space};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trigger {
     NakPsnSeqErr,
@@ -27,7 +27,7 @@ pub enum Trigger {
     NoNak,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
     GoBackN,
@@ -57,7 +57,7 @@ impl Pattern {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Episode {
     pub flow: FlowId,
     pub space: Space,
@@ -82,14 +82,14 @@ pub struct Episode {
     /// Time from the gap that skipped the first resent PSN to its resend.
     pub gap_to_recovery_ns: Option<i64>,
     pub pattern: Pattern,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::saved::in_report", default)]
     contiguous: bool,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::saved::in_report", default)]
     all_holes: bool,
 }
 
 /// Why an episode began: its trigger, and the NAK, RNR NAK or re-issued READ that set it off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cause {
     pub trigger: Trigger,
     pub frame: Option<u64>,
@@ -106,7 +106,7 @@ impl Cause {
 }
 
 /// The first resent packet of an episode.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct FirstResend {
     pub frame: u64,
     pub ts_ns: i64,

@@ -19,7 +19,7 @@ use super::sequence::Sequence;
 
 pub type FlowId = u32;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FlowKey {
     pub src: Endpoint,
     pub dst: Endpoint,
@@ -27,7 +27,7 @@ pub struct FlowKey {
 }
 
 /// How the two directions of a connection were matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PairMethod {
     /// From an RDMA CM ConnectRequest / ConnectReply exchange.
     Cm,
@@ -48,7 +48,7 @@ impl PairMethod {
 /// [`TALLY_KEPT`] distinct values are counted; occurrences of further values count in
 /// `others` (only UDP source ports can have more: DSCP has 64 values, a QP's transport fewer
 /// than 64 opcodes).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tally<T: Copy + PartialEq> {
     pub entries: Vec<(T, u64)>,
     pub others: u64,
@@ -68,7 +68,7 @@ impl<T: Copy + PartialEq> Tally<T> {
 }
 
 /// The last NAK or RNR NAK a flow carried, to explain the peer's next retransmissions.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct NakEvent {
     pub rnr: bool,
     pub psn: u32,
@@ -80,7 +80,7 @@ pub struct NakEvent {
 }
 
 /// A READ request the flow sent again, to explain the peer's next resent READ responses.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct RereadEvent {
     pub frame: u64,
     pub ts_ns: i64,
@@ -88,7 +88,7 @@ pub struct RereadEvent {
 }
 
 /// The PSN spaces of a flow: its own requests, and its READ responses to the peer's requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Space {
     Requests,
@@ -106,7 +106,7 @@ impl Space {
 
 /// One PSN space of a flow (its requests, or its responses to the peer's requests) and the
 /// retransmit episode running in it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct PsnSpace {
     pub seq: Sequence,
     /// Index of the retransmit episode in progress.
@@ -114,7 +114,7 @@ pub struct PsnSpace {
 }
 
 /// A sequenced packet waiting for the analysis to decide whether it came late.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Held {
     pub frame: u64,
     pub ts_ns: i64,
@@ -124,7 +124,7 @@ pub struct Held {
 }
 
 /// The first frame of each kind of event on a flow, for findings' evidence.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct FirstFrames {
     pub gap: Option<u64>,
     pub retransmission: Option<u64>,
@@ -141,7 +141,7 @@ pub struct FirstFrames {
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
 pub const OUTSTANDING_KEPT: usize = 1024;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Flow {
     pub key: FlowKey,
     pub version: u8,
@@ -272,7 +272,7 @@ impl Flow {
 }
 
 /// A flow key as plain integers (IPv4 addresses mapped into IPv6), cheap to hash.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 struct PackedKey(u128, u128, u32);
 
 impl From<&FlowKey> for PackedKey {
@@ -284,7 +284,7 @@ impl From<&FlowKey> for PackedKey {
 /// Every flow, in order of first appearance, with lookups by key and by host pair. At most
 /// `limit` flows are tracked: a packet of a new flow beyond it gets no flow (see
 /// [`FlowTable::get_or_insert`]), so memory stays bounded whatever the capture holds.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct FlowTable {
     pub flows: Vec<Flow>,
     limit: usize,

@@ -12,7 +12,7 @@ use crate::decode::MAX_ENCAP_DEPTH;
 use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Marks, Other, Roce};
 
 /// The CM message fields connection tracking uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CmFacts {
     Req {
         local_comm_id: u32,
@@ -69,7 +69,7 @@ impl From<&CmMad<'_>> for CmFacts {
 }
 
 /// A RoCE packet as the analysis sees it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct RoceFacts {
     /// 1, 2, or [`crate::decode::NATIVE_INFINIBAND`].
     pub version: u8,
@@ -103,7 +103,7 @@ pub struct RoceFacts {
 }
 
 /// What a frame carries, as the analysis counts it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub enum Content {
     Roce(RoceFacts),
     Pfc { src: MacAddr, pfc: Pfc },
@@ -113,13 +113,14 @@ pub enum Content {
 }
 
 /// One frame, summarised for the analysis.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct FrameSummary {
     pub number: u64,
     pub ts_ns: i64,
     pub orig_len: u32,
     pub caplen: u32,
     /// Names of the mirror encapsulations, outermost first.
+    #[serde(deserialize_with = "super::saved::encapsulations")]
     pub encaps: [Option<&'static str>; MAX_ENCAP_DEPTH],
     /// A mirror marked the inner frame truncated.
     pub mirror_truncated: bool,
@@ -144,7 +145,7 @@ pub struct FrameSummary {
 }
 
 /// The link-layer facts the capture counts apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum LinkKind {
     #[default]
     Decoded,
@@ -155,7 +156,7 @@ pub enum LinkKind {
 }
 
 /// A link layer rocescope does not decode, as the report names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UndecodedLink {
     LinkType(u32),
     ErfType(u8),

@@ -14,7 +14,7 @@ pub const GAPS_KEPT: usize = 16;
 const WORDS: usize = (TRACKED_SPAN / 64) as usize;
 
 /// A set of PSN offsets within a tracked gap.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bits([u64; WORDS]);
 
 impl Bits {
@@ -40,7 +40,7 @@ impl Bits {
 }
 
 /// One gap: the PSNs from `first_psn` up to the packet that skipped them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Gap {
     /// The frame that opened the gap (the first packet after the skipped PSNs).
     pub frame: u64,
@@ -88,7 +88,7 @@ impl Gap {
 }
 
 /// The remembered gaps of one PSN space, oldest first.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Gaps {
     list: Vec<Gap>,
 }

@@ -26,11 +26,14 @@ pub mod report;
 pub mod report_congestion;
 pub mod responses;
 pub mod rules;
+mod saved;
 pub mod sequence;
 mod sequencing;
+mod state;
 pub mod timeline;
 pub mod trace;
 pub mod verdicts;
+pub use state::{STATE_MAGIC, STATE_VERSION};
 
 use std::collections::VecDeque;
 
@@ -63,7 +66,7 @@ use verdicts::VerdictLedger;
 pub const MAX_EPISODES_KEPT: usize = 100_000;
 
 /// Analysis settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// Link speed for PFC quanta, Gb/s.
     pub link_gbps: u64,
@@ -117,7 +120,7 @@ impl Default for Config {
 }
 
 /// What the analysis concluded about one frame (for per-packet output).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Verdict {
     pub flow: Option<FlowId>,
     pub seq: Option<SeqClass>,
@@ -128,7 +131,7 @@ pub struct Verdict {
 }
 
 /// Capture-wide counters.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Totals {
     pub frames: FrameCounts,
     pub icrc: IcrcCounts,
@@ -146,7 +149,7 @@ pub struct Totals {
 }
 
 /// Facts about the capture as a measurement.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct CaptureFacts {
     pub first_ts_ns: Option<i64>,
     pub last_ts_ns: Option<i64>,
@@ -161,8 +164,10 @@ pub struct CaptureFacts {
     pub truncated_copies: u64,
     /// Frames a device on the way stamped with its time (Arista, ERSPAN III, Metamako).
     pub hardware_timestamps: u64,
+    #[serde(deserialize_with = "saved::named_counts")]
     pub encapsulations: Vec<(&'static str, u64)>,
     /// Malformed frames by layer, with the first frame and reason of each.
+    #[serde(deserialize_with = "saved::malformed")]
     pub malformed: Vec<(&'static str, u64, u64, String)>,
     /// The doubled-mirror decision: RoCE frames looked at, those with a byte-identical copy,
     /// and the verdict (None until decided).
@@ -181,13 +186,14 @@ pub const VERDICTS_HELD: usize = 65_536;
 pub const PACKETS_HELD: usize = 65_536;
 
 /// The first frames of a capture, held until it is known whether it is a doubled mirror.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Probe {
     detector: DoublingProbe,
     frames: Vec<FrameSummary>,
     bytes: u64,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Analyzer {
     pub(crate) config: Config,
     pub(crate) totals: Totals,
@@ -235,7 +241,7 @@ pub struct Analyzer {
 
 /// Where every shard of an analysis split by host-pair partition starts: what the whole
 /// capture's first frames decided before the split ([`Analyzer::shard_start`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ShardStart {
     /// The doubled-mirror decision: RoCE frames looked at, those with a copy, the verdict.
     pub doubled_mirror: (usize, usize, bool),

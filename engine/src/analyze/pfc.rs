@@ -14,7 +14,7 @@ use rocescope_parsers::ethernet::MacAddr;
 use super::timeline::Timeline;
 
 /// Pause accounting of one (source MAC, priority).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct PauseStats {
     pub xoff: u64,
     pub xon: u64,
@@ -27,11 +27,11 @@ pub struct PauseStats {
     pub first_ts_ns: i64,
     /// Start of the first storm period.
     pub first_storm_frame: Option<u64>,
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "super::saved::in_report", default)]
     period: Option<Period>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Period {
     start_ns: i64,
     start_frame: u64,
@@ -39,7 +39,7 @@ struct Period {
 }
 
 /// A pause period that ended: when, and whether it was a storm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Closed {
     pub start_ns: i64,
     pub end_ns: i64,
@@ -97,7 +97,7 @@ pub const PAUSE_CHANNEL: usize = 8;
 pub const STORMS_KEPT: usize = 64;
 
 /// Pause state of every source seen, up to [`MAX_SOURCES`].
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PauseTracker {
     /// Link speed in Gb/s: one quantum lasts 512 / speed nanoseconds.
     link_gbps: u64,

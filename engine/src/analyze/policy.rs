@@ -42,7 +42,7 @@ impl Default for Policy {
 }
 
 /// How often a rule was broken, and where first.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
 pub struct Violations {
     pub count: u64,
     pub first_frame: Option<u64>,
@@ -64,7 +64,7 @@ impl Violations {
 }
 
 /// What a RoCE packet is to the marking policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Class {
     Data,
     Cnp,
@@ -85,7 +85,7 @@ impl Class {
 }
 
 /// Policy breaches of one flow.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
 pub struct PolicyCounts {
     pub data_dscp: Violations,
     pub data_pcp: Violations,

@@ -17,14 +17,14 @@ use super::sequence::{EveryPsn, Holes, read_psns};
 pub const READS_KEPT: usize = 1024;
 
 /// A READ request whose responses have not all been seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Read {
     pub first_psn: u32,
     pub dma_len: u32,
 }
 
 /// The READ requests of a request flow awaiting responses, in PSN order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReadQueue {
     reads: VecDeque<Read>,
 }
@@ -53,7 +53,7 @@ impl ReadQueue {
 }
 
 /// Where a response space stands between two packets.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResponseCursor {
     /// Inside a multi-packet response: the next PSN and the end of the READ (exclusive), if
     /// known.

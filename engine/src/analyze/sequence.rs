@@ -13,7 +13,7 @@ use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 use super::gaps::Gaps;
 
 /// How a sequenced packet relates to its PSN space's expected PSN.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SeqClass {
     First,
     InOrder,
@@ -47,7 +47,7 @@ impl SeqClass {
 }
 
 /// The reordering parameters (`--reorder-window-us`, `--nak-reaction-us`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReorderConfig {
     /// A skipped PSN arriving at most this long after the packet that skipped it may be late.
     pub window_ns: i64,
@@ -90,7 +90,7 @@ impl Holes for EveryPsn {
 }
 
 /// Where the expected PSN goes after a packet sent for the first time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Next {
     /// The packet consumed this many PSNs (1, or a READ's response count).
     Consumed(u32),
@@ -110,7 +110,7 @@ pub struct Rules<'a> {
 }
 
 /// A sequenced packet as the PSN space sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Arrival {
     pub frame: u64,
     pub ts_ns: i64,
@@ -118,7 +118,7 @@ pub struct Arrival {
 }
 
 /// A packet's class, once decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Observation {
     pub arrival: Arrival,
     pub class: SeqClass,
@@ -133,7 +133,7 @@ pub struct Observation {
 }
 
 /// What a PSN space decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SeqEvent {
     Packet(Observation),
     /// The gap opened by `frame` is settled with `missing` holes never filled (0: a reorder
@@ -148,7 +148,7 @@ pub enum SeqEvent {
 }
 
 /// Reordering counters of a PSN space.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReorderCounts {
     pub late_arrivals: u64,
     pub reorder_events: u64,
@@ -161,7 +161,7 @@ pub struct ReorderCounts {
 }
 
 /// A first appearance of a hole waiting for its run to end.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct RunMember {
     arrival: Arrival,
     gap: usize,
@@ -172,7 +172,7 @@ struct RunMember {
 }
 
 /// The last PSN-sequence NAK naming this space's PSNs, and whether its PSN came again since.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct NakSeen {
     psn: u32,
     ts_ns: i64,
@@ -183,7 +183,7 @@ struct NakSeen {
 pub const RUN_KEPT: usize = 1024;
 
 /// Sequence state of one PSN space.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Sequence {
     expected: Option<u32>,
     /// After a READ with an unknown PMTU: the expected PSNs each PMTU would give.

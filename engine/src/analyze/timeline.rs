@@ -7,7 +7,7 @@
 /// The width of a bin before any merge.
 pub const INITIAL_WIDTH_NS: i64 = 1_000;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     start_ns: Option<i64>,
     width_ns: i64,

@@ -15,7 +15,7 @@ pub const EVENTS_KEPT: usize = 128;
 /// Bins of a flow's throughput timeline.
 pub const THROUGHPUT_BINS: usize = 64;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EventKind {
     /// PSNs this flow skipped: `psn` is the first missing one, `count` how many.
     Gap { count: u32 },
@@ -23,7 +23,7 @@ pub enum EventKind {
     Nak { rnr: bool },
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Event {
     pub ts_ns: i64,
     pub psn: u32,
@@ -31,7 +31,7 @@ pub struct Event {
 }
 
 /// A packet on the PSN graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     pub ts_ns: i64,
     pub psn: u32,
@@ -39,7 +39,7 @@ pub struct Point {
     n: u64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FlowTrace {
     /// First transmissions whose position is a multiple of `stride`.
     pub sent: Vec<Point>,

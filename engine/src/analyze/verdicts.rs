@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use super::Verdict;
 use super::sequence::SeqClass;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Slot {
     frame: u64,
     verdict: Verdict,
@@ -16,7 +16,7 @@ struct Slot {
 }
 
 /// The verdicts not yet handed out.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct VerdictLedger {
     slots: VecDeque<Slot>,
 }

@@ -37,7 +37,7 @@ const IPPROTO_ICMPV6: u8 = 58;
 const UD_SEND_ONLY: u8 = 0x64;
 
 /// Which time a decoded frame has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum TimeSource {
     /// The capture file's timestamp (or an ERF record's).
     #[default]

@@ -146,7 +146,7 @@ impl<'a> EncapStack<'a> {
 
 /// The headers and trailers a frame carries besides its tunnels, as reports name them (a set,
 /// listed in [`Marks::NAMES`]'s order, after the tunnels and VLAN tags).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Marks(u8);
 
 impl Marks {
@@ -237,6 +237,18 @@ impl serde::Serialize for Endpoint {
     }
 }
 
+/// Read back from its text: an IP address, or `LID n`.
+impl<'de> serde::Deserialize<'de> for Endpoint {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let parsed = match text.strip_prefix("LID ") {
+            Some(lid) => lid.parse().ok().map(Endpoint::Lid),
+            None => text.parse().ok().map(Endpoint::Ip),
+        };
+        parsed.ok_or_else(|| serde::de::Error::custom(format!("not an endpoint: {text}")))
+    }
+}
+
 /// The network header of the innermost packet.
 #[derive(Debug, Clone, Copy)]
 pub enum Network<'a> {
@@ -297,7 +309,7 @@ impl Network<'_> {
 }
 
 /// ICRC verdict of one RoCE packet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IcrcStatus {
     Ok,
     Bad,
@@ -355,7 +367,7 @@ impl Roce<'_> {
 }
 
 /// Which ICRC rule a deferred computation follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IcrcFamily {
     Ipv4,
     Ipv6,
@@ -365,7 +377,7 @@ pub enum IcrcFamily {
 /// An ICRC left to compute later from the frame's bytes: where the network header, the UDP
 /// header and the covered transport bytes lie in the frame (the ICRC on the wire follows the
 /// covered bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeferredIcrc {
     pub family: IcrcFamily,
     pub network_at: u32,

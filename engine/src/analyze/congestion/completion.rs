@@ -21,7 +21,7 @@ pub const OPEN_KEPT: usize = 4096;
 /// The peer's ACKs a flow remembers for messages whose last packet is decided late.
 const ACKS_KEPT: usize = 64;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Message {
     first_psn: u32,
     /// Set once its LAST (or ONLY) is seen, with that packet's frame.
@@ -32,14 +32,14 @@ struct Message {
 }
 
 /// A completed message: its completion time and size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Completed {
     pub fct_ns: u64,
     pub bytes: u64,
 }
 
 /// A request packet sent for the first time, as messages see it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct RequestPacket {
     pub frame: u64,
     pub ts_ns: i64,
@@ -51,7 +51,7 @@ pub struct RequestPacket {
 }
 
 /// The messages of an RC request flow.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Completions {
     /// Messages awaiting completion, by first PSN.
     open: VecDeque<Message>,

@@ -31,7 +31,7 @@ pub const FAN_IN_CHARTED: usize = 256;
 const FAN_IN_BINS: usize = 128;
 
 /// What the incast analysis takes from one frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IncastEvent {
     /// A data packet from `source` to `receiver`, CE-marked or not, with its Ethernet
     /// addresses: the destination is the receiver's NIC, the source the switch port that
@@ -44,7 +44,7 @@ pub enum IncastEvent {
 }
 
 /// An event with the frame it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timed {
     pub frame: u64,
     pub ts_ns: i64,
@@ -52,7 +52,7 @@ pub struct Timed {
 }
 
 /// An incast period of one receiver.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct IncastPeriod {
     pub receiver: Endpoint,
     pub first_frame: u64,
@@ -70,7 +70,7 @@ pub struct IncastPeriod {
 
 /// Events counted towards a period: while it lasts, and those since its last packet, which
 /// count only if it goes on.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Signs {
     ce_marks: u64,
     cnps: u64,
@@ -88,7 +88,7 @@ impl Signs {
 /// Link MACs remembered per receiver.
 const MACS_KEPT: usize = 4;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Receiver {
     address: Endpoint,
     /// Runs of data packets of one sender in the last W_i, oldest first: (time of the run's
@@ -107,7 +107,7 @@ struct Receiver {
 }
 
 /// A receiver's fan-in, as the report shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ReceiverFanIn {
     pub receiver: Endpoint,
     pub max_fan_in: usize,
@@ -116,7 +116,7 @@ pub struct ReceiverFanIn {
     pub max_fan_in_frame: u64,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Incast {
     receivers: Vec<Receiver>,
     by_address: FxHashMap<Endpoint, usize>,

@@ -7,7 +7,7 @@ pub mod incast;
 pub mod reaction;
 
 /// The parameters of the congestion-control analysis, each an option of `analyze`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CongestionConfig {
     /// W (`--cc-window-us`): CNPs less than this apart are one burst; the rate windows' width.
     pub window_ns: i64,

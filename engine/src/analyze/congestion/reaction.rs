@@ -14,7 +14,7 @@ use super::CongestionConfig;
 
 /// A CNP burst of a data flow: what the stream gave, before the capture's bounds decide
 /// whether it was measured ([`CnpBurst::outcome`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CnpBurst {
     /// The data flow the CNPs were addressed to (its number in the analysis).
     pub flow: u32,
@@ -33,7 +33,7 @@ pub struct CnpBurst {
 }
 
 /// What a burst shows, within the capture's first and last frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// No data before it, or its windows are not all inside the capture.
@@ -92,7 +92,7 @@ impl CnpBurst {
 }
 
 /// A data flow's reaction state: its recent data packets and its last bursts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Reaction {
     /// The flow's data packets of the last W, and those exactly W old: (time, payload bytes).
     recent: VecDeque<(i64, u32)>,

@@ -1,0 +1,97 @@
+//! The analysis's state saved mid-capture and read back goes on exactly as if it had never
+//! stopped: for every sample and every reference and real capture, cut at several frames
+//! (inside retransmit episodes, pause storms and CM exchanges among them), the report of the
+//! first part's analysis saved, loaded and given the rest equals the report of one run, key by
+//! key; and a saved state read back and saved again is the same bytes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use rocescope::analyze::frame::FrameSummary;
+use rocescope::analyze::{Analyzer, Config, assemble};
+use rocescope::capture::Inputs;
+use rocescope::decode::Decoder;
+
+/// Every frame of `path`, summarised as the analysis takes them.
+fn summaries(path: &Path) -> Vec<FrameSummary> {
+    let (mut inputs, errors) = Inputs::open(&[path.to_path_buf()], false);
+    assert!(errors.is_empty(), "{errors:?}");
+    let decoder = Decoder::new(&[]);
+    let mut frames = Vec::new();
+    while let Some(frame) = inputs.next_frame() {
+        frames.push(FrameSummary::of(frame.number, &decoder.decode(&frame.record)));
+    }
+    frames
+}
+
+/// The report, as JSON, of an analysis given `frames`, saved and read back after each frame
+/// whose index is in `cuts`.
+fn report(frames: &[FrameSummary], cuts: &[usize]) -> serde_json::Value {
+    let mut analyzer = Analyzer::new(Config::default());
+    for (i, frame) in frames.iter().enumerate() {
+        if cuts.contains(&i) {
+            let mut saved = Vec::new();
+            analyzer.save(&mut saved).expect("saved");
+            analyzer = Analyzer::load(&saved[..]).expect("read back");
+        }
+        analyzer.observe(frame);
+    }
+    analyzer.finish();
+    let mut report = serde_json::to_value(assemble::report(&analyzer, Vec::new(), None)).expect("JSON");
+    // the tool's version is the same either way; nothing else is left out
+    report.as_object_mut().expect("an object").remove("tool");
+    report
+}
+
+fn captures() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).expect("samples/").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    files.extend(common::shared_captures());
+    files
+}
+
+#[test]
+fn a_state_saved_and_read_back_goes_on_as_one_run() {
+    for path in captures() {
+        let frames = summaries(&path);
+        let whole = report(&frames, &[]);
+        let n = frames.len();
+        // a cut after the first frame, at every tenth, and before the last
+        let cuts: Vec<usize> = [1, n / 10, n / 4, n / 3, n / 2, 2 * n / 3, 9 * n / 10, n.saturating_sub(1)]
+            .into_iter()
+            .filter(|&c| c > 0 && c < n)
+            .collect();
+        for &cut in &cuts {
+            assert_eq!(report(&frames, &[cut]), whole, "{} cut before frame {}", path.display(), cut + 1);
+        }
+        assert_eq!(report(&frames, &cuts), whole, "{} cut at {cuts:?}", path.display());
+    }
+}
+
+#[test]
+fn a_state_read_back_saves_again_and_bad_ones_are_refused() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/congestion_ecn_cnp.pcap");
+    let frames = summaries(&path);
+    let half = frames.len() / 2;
+    let mut analyzer = Analyzer::new(Config::default());
+    frames[..half].iter().for_each(|f| analyzer.observe(f));
+    let mut saved = Vec::new();
+    analyzer.save(&mut saved).expect("saved");
+    let mut again = Vec::new();
+    Analyzer::load(&saved[..]).expect("read back").save(&mut again).expect("saved again");
+    let mut twice = Analyzer::load(&again[..]).expect("read back again");
+    frames[half..].iter().for_each(|f| twice.observe(f));
+    twice.finish();
+    let mut report = serde_json::to_value(assemble::report(&twice, Vec::new(), None)).expect("JSON");
+    report.as_object_mut().expect("an object").remove("tool");
+    assert_eq!(report, self::report(&frames, &[]));
+    let refused = |bytes: &[u8]| Analyzer::load(bytes).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(refused(b"RSC").contains("too short"));
+    assert!(refused(b"PCAPSTATE\x01\x00\x00\x00").contains("not a saved analysis"));
+    let mut other_version = saved.clone();
+    other_version[8] = 99;
+    assert!(refused(&other_version).contains("format 99"));
+    assert!(refused(&saved[..saved.len() / 2]).contains("damaged"));
+}
