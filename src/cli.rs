@@ -408,8 +408,8 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub times: Times,
 
-    /// Threads to use: 1 does everything on one thread; more decode on one and analyse and
-    /// write on another
+    /// Threads to use: 1 does everything on one thread; more read, decode and fill the
+    /// frames' columns on one and analyse on another (files are written on one more)
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
 
