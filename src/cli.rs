@@ -408,8 +408,8 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub times: Times,
 
-    /// Threads to use: 1 does everything on one thread; more read, decode and fill the
-    /// frames' columns on one and analyse on another (files are written on one more)
+    /// Threads to use: 1 reads, decodes, fills the frames' columns and analyses on one thread;
+    /// more do the analysis on a second (the files are written on a thread of their own)
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
 
