@@ -624,14 +624,46 @@ fn arista_time_ns(a: &AristaHeader<'_>, capture_ts_ns: i64) -> i64 {
     let seconds = if a.is_64_bit() {
         i64::from(a.seconds())
     } else {
-        let near = (capture_ts_ns + offset).div_euclid(1_000_000_000);
-        let low = i64::from(a.seconds());
-        let candidate = near - near.rem_euclid(0x1_0000) + low;
+        // a capture time near the ends of i64 (a damaged file's) saturates, as times do
+        let near = capture_ts_ns.saturating_add(offset).div_euclid(1_000_000_000);
+        let candidate = near - near.rem_euclid(0x1_0000) + i64::from(a.seconds());
         // of the candidates one period apart, the nearest
         [candidate - 0x1_0000, candidate, candidate + 0x1_0000]
             .into_iter()
             .min_by_key(|c| (c - near).abs())
             .unwrap_or(candidate)
     };
-    seconds * 1_000_000_000 + i64::from(a.nanoseconds()) - offset
+    seconds.saturating_mul(1_000_000_000).saturating_add(i64::from(a.nanoseconds()) - offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An Arista timestamp header of `version` with `seconds` and 5 ns, before IPv4.
+    fn header(version: u16, seconds: &[u8]) -> Vec<u8> {
+        let mut bytes = vec![0, 1];
+        bytes.extend_from_slice(&version.to_be_bytes());
+        bytes.extend_from_slice(seconds);
+        bytes.extend_from_slice(&[0, 0, 0, 5, 0x08, 0x00]);
+        bytes
+    }
+
+    #[test]
+    fn arista_times_are_utc_and_48_bit_seconds_take_the_nearest_period() {
+        use rocescope_parsers::arista::AristaHeader;
+        let at = |version: u16, seconds: &[u8], capture_ts_ns: i64| {
+            let bytes = header(version, seconds);
+            arista_time_ns(&AristaHeader::parse(&bytes).expect("a header").0, capture_ts_ns)
+        };
+        // 64-bit TAI: 37 s ahead of UTC
+        assert_eq!(at(0x0010, &1_700_000_037u32.to_be_bytes(), 0), 1_700_000_000_000_000_005);
+        // 48-bit UTC, low seconds 0xFFFF, captured a second into the next period: the period before
+        let period = 1_700_000_000 - 1_700_000_000 % 0x1_0000 + 0x1_0000;
+        assert_eq!(at(0x0120, &[0xFF, 0xFF], period * 1_000_000_000), (period - 1) * 1_000_000_000 + 5);
+        // capture times at the ends of i64 (a damaged file's) give a time, not an overflow
+        assert!(at(0x0020, &[0xFF, 0xFF], i64::MAX) > 9_223_300_000_000_000_000);
+        assert!(at(0x0020, &[0xFF, 0xFF], i64::MAX - 1_000_000_000) > 0);
+        assert!(at(0x0120, &[0, 0], i64::MIN) < 0);
+    }
 }

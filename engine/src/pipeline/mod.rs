@@ -30,6 +30,8 @@ pub const PROGRESS_EVERY: u64 = 1 << 14;
 /// ([`DecodedFrame::hardware_time_ns`]), or `None` when every frame has one: whether
 /// [`crate::decode::TimeSource::Hardware`] can give every frame its time.
 pub fn first_without_hardware_time(inputs: &mut Inputs, decoder: &Decoder) -> Option<u64> {
+    // the times are all this pass needs: no ICRC is computed
+    let decoder = decoder.clone().deferring_icrc();
     while let Some(frame) = inputs.next_frame() {
         if decoder.decode(&frame.record).hardware_time_ns(frame.record.ts_ns).is_none() {
             return Some(frame.number);

@@ -566,7 +566,6 @@ fn copies_and_truncation(r: &mut Rules<'_>) {
     }
 }
 
-/// Files cut short and frames that do not decode.
 /// RDMA devices by the names Linux gives them (`rdma link`): NVIDIA/Mellanox, Broadcom, Intel,
 /// soft-RoCE and soft-iWARP, HiSilicon, QLogic/Marvell, AWS, Alibaba, AMD Pensando, Microsoft,
 /// Chelsio, VMware, Emulex.
@@ -600,6 +599,7 @@ fn rdma_device(r: &mut Rules<'_>) {
     let report = r.report;
     let mut devices: Vec<&str> =
         report.inputs.iter().flat_map(|i| &i.interfaces).map(String::as_str).filter(|i| is_rdma_device(i)).collect();
+    devices.sort_unstable();
     devices.dedup();
     if devices.is_empty() {
         return;
@@ -620,6 +620,7 @@ fn rdma_device(r: &mut Rules<'_>) {
     );
 }
 
+/// Files cut short and frames that do not decode.
 fn damage(r: &mut Rules<'_>) {
     let report = r.report;
     let damaged: Vec<_> = report.inputs.iter().filter(|i| i.damage.is_some()).collect();
