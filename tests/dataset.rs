@@ -183,3 +183,21 @@ fn exporting_a_capture_again_replaces_its_partitions_and_no_other() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean infiniband.bth.psn?"));
 }
+
+#[test]
+fn the_frames_are_the_same_for_any_thread_count_and_from_a_compressed_file() {
+    let sample = samples().into_iter().find(|p| name_of(p) == "reordering").expect("the sample");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gzipped = dir.path().join("reordering.pcap.gz");
+    let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&gzipped).unwrap(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &std::fs::read(&sample).unwrap()).unwrap();
+    gz.finish().unwrap();
+    let frames = |capture: &str, args: &[&str], file: &Path| {
+        export(dir.path(), file, &[&["--capture-name", capture], args].concat());
+        read(&frame_files(dir.path(), capture)[0])
+    };
+    let two = frames("two", &["--threads", "2"], &sample);
+    assert_eq!(two.height(), 96);
+    assert!(two.equals_missing(&frames("one", &["--threads", "1"], &sample)));
+    assert!(two.equals_missing(&frames("gzip", &["--threads", "2"], &gzipped)));
+}

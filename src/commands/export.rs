@@ -5,7 +5,6 @@ use std::io;
 
 use super::exit::{Failure, Outcome};
 use super::time_source;
-use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, assemble};
 use crate::capture::Inputs;
 use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable};
@@ -13,7 +12,7 @@ use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::fields::{self, Field};
 use crate::output::dataset::{self, DEFAULT_FRAME_FIELDS, Dataset, VerdictRows};
-use crate::pipeline::{self, Analyse, Raw};
+use crate::pipeline::{self, Analyse};
 use crate::progress::Progress;
 
 pub fn run(args: &ExportArgs) -> Outcome {
@@ -93,13 +92,7 @@ impl Analyse for Exporting {
         &mut self.analyzer
     }
 
-    /// The frames' bytes are not needed, but the analysis's thread comes here after every
-    /// frame, to take the verdicts.
-    fn wants_bytes(&self) -> bool {
-        true
-    }
-
-    fn bytes(&mut self, _: &FrameSummary, _: Raw<'_>) -> io::Result<()> {
+    fn observed(&mut self) -> io::Result<()> {
         self.verdicts()
     }
 }

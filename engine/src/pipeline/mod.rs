@@ -139,8 +139,9 @@ pub struct Raw<'a> {
 
 /// What [`analyse`] feeds: the analyzer observes every kept frame's summary, in capture order;
 /// when [`Analyse::wants_bytes`], [`Analyse::bytes`] then gets the frame's bytes too (a
-/// per-packet table fed in order). A trait object, so that the per-frame loop is compiled here,
-/// with the analysis it calls.
+/// per-packet table fed in order); [`Analyse::observed`] follows every frame the analyzer took
+/// (to take the verdicts it made final). A trait object, so that the per-frame loop is compiled
+/// here, with the analysis it calls.
 pub trait Analyse: Send {
     fn analyzer(&mut self) -> &mut Analyzer;
     fn wants_bytes(&self) -> bool {
@@ -149,15 +150,20 @@ pub trait Analyse: Send {
     fn bytes(&mut self, _summary: &FrameSummary, _raw: Raw<'_>) -> io::Result<()> {
         Ok(())
     }
+    /// The analyzer took another frame, on the analysis's thread. Not called when the analysis
+    /// is split by host pair, which only analyses that give no verdicts are.
+    fn observed(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// One kept frame into `analysis`.
 fn feed(analysis: &mut dyn Analyse, summary: &FrameSummary, raw: Option<Raw<'_>>) -> io::Result<()> {
     analysis.analyzer().observe(summary);
-    match raw {
-        Some(raw) => analysis.bytes(summary, raw),
-        None => Ok(()),
+    if let Some(raw) = raw {
+        analysis.bytes(summary, raw)?;
     }
+    analysis.observed()
 }
 
 /// Analyses the frames of `inputs` that `selection` keeps, on `threads` threads (see the
@@ -226,6 +232,7 @@ impl Stage for Analysing<'_, '_, '_> {
             feed(self.analysis, &summary, Some(Raw { file: frame.file, record: frame.record }))?;
         } else {
             self.ahead.observe(self.analysis.analyzer(), summary);
+            self.analysis.observed()?;
         }
         Ok(Step::Continue)
     }
