@@ -120,9 +120,12 @@ fn the_layout_is_hive_partitioned_by_capture_and_date() {
         for column in ["capture_first_ts", "capture_last_ts"] {
             assert!(df.column(column).is_ok(), "{table}: {column}");
         }
+        // no unsigned integers: Spark reads no unsigned 64-bit integer
+        assert!(df.dtypes().iter().all(|t| !t.is_unsigned_integer()), "{table}: {:?}", df.dtypes());
     }
     let frames = read(&files[0]);
     assert_eq!(frames.height(), 40);
+    assert!(frames.dtypes().iter().all(|t| !t.is_unsigned_integer()), "{:?}", frames.dtypes());
     let names: Vec<String> = frames.get_column_names().iter().map(|n| n.to_string()).collect();
     assert_eq!(&names[..3], ["frame_number", "frame_time_epoch", "frame_len"]);
     assert!(names.contains(&"infiniband_bth_psn".to_string()) && names.contains(&"rocescope_analysis_gap".to_string()));

@@ -145,9 +145,14 @@ impl Dataset {
         Ok(Dataset { root: root.to_path_buf(), capture: capture.to_string(), staging, committed: false })
     }
 
+    /// The capture's partition directory's name.
+    fn partition(&self) -> String {
+        format!("capture={}", self.capture)
+    }
+
     /// The staging directory of `table`'s partition for this capture.
-    fn staged(&self, table: &str) -> PathBuf {
-        self.staging.join(table).join(format!("capture={}", self.capture))
+    fn staged(&self, table: impl AsRef<Path>) -> PathBuf {
+        self.staging.join(table).join(self.partition())
     }
 
     /// The frames' writers, with columns for `fields`.
@@ -167,7 +172,7 @@ impl Dataset {
         let (first, last) = (report.capture.first_ts_ns, report.capture.last_ts_ns);
         for (table, df) in report_tables(report)?.into_iter().chain([("captures", captures_row(report)?)]) {
             let rows = df.height();
-            let mut df = df
+            let mut df = signed(df)?
                 .hstack(&[
                     range("capture_first_ts", first).new_from_index(0, rows),
                     range("capture_last_ts", last).new_from_index(0, rows),
@@ -182,12 +187,12 @@ impl Dataset {
     fn commit(&mut self) -> io::Result<()> {
         for entry in fs::read_dir(&self.staging)? {
             let table = entry?.file_name();
-            let target = self.root.join(&table).join(format!("capture={}", self.capture));
+            let target = self.root.join(&table).join(self.partition());
             if target.exists() {
                 fs::remove_dir_all(&target)?;
             }
             fs::create_dir_all(self.root.join(&table))?;
-            fs::rename(self.staging.join(&table).join(format!("capture={}", self.capture)), &target)?;
+            fs::rename(self.staged(&table), &target)?;
         }
         self.committed = true;
         fs::remove_dir_all(&self.staging)
@@ -200,6 +205,18 @@ impl Drop for Dataset {
             let _ = fs::remove_dir_all(&self.staging);
         }
     }
+}
+
+/// `df` with its unsigned integer columns made signed 64-bit ones, as the frames' are: Spark
+/// reads no unsigned 64-bit integer.
+fn signed(df: DataFrame) -> io::Result<DataFrame> {
+    let columns = df
+        .columns()
+        .iter()
+        .map(|c| if c.dtype().is_unsigned_integer() { c.cast(&DataType::Int64) } else { Ok(c.clone()) })
+        .collect::<PolarsResult<Vec<Column>>>()
+        .map_err(polars_error)?;
+    DataFrame::new_infer_height(columns).map_err(polars_error)
 }
 
 /// The run's headline numbers, one row: what a query over the frames should add up to.
