@@ -62,9 +62,10 @@ fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
     version,
     about = "Analyze RoCE / RoCEv2 packet captures",
     long_about = "rocescope decodes RoCE (RDMA over Converged Ethernet) packet captures: Ethernet with any \
-VLAN/QinQ tags, Linux cooked and raw-IP captures, IPv4 and IPv6, RoCEv2 on UDP 4791 and RoCEv1, \
-ERSPAN II/III, VXLAN and GRE mirror encapsulations, every InfiniBand transport header, RDMA CM \
-messages, PFC and PAUSE frames. It verifies the ICRC of every RoCE packet.\n\n\
+VLAN/QinQ tags, Linux cooked and raw-IP captures, native InfiniBand (link type 247, ERF), IPv4 and IPv6, \
+RoCEv2 on UDP 4791 and RoCEv1, ERSPAN I/II/III, VXLAN, GRE, NVIDIA Spectrum (GRE 0x8949) and MPLS mirror \
+encapsulations, Arista timestamp headers, Metamako trailers, VN-Tag and E-tag, every InfiniBand transport \
+header, RDMA CM messages, PFC and PAUSE frames. It verifies the ICRC of every RoCE packet.\n\n\
 Captures may be pcap or pcapng, optionally gzip- or zstd-compressed; the format is recognised by \
 its magic number. A file named '-' is standard input. Several files are merged by timestamp into \
 one stream of numbered frames.",
