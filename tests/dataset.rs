@@ -11,13 +11,6 @@ use std::process::Command;
 use polars::prelude::*;
 use serde_json::{Value, json};
 
-fn samples() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).expect("samples/").map(|e| e.expect("entry").path()).collect();
-    files.sort();
-    files
-}
-
 fn name_of(path: &Path) -> String {
     path.file_stem().expect("a file name").to_string_lossy().into_owned()
 }
@@ -44,7 +37,7 @@ fn duckdb_counts(dir: &Path) -> Option<Value> {
 #[test]
 fn counts_computed_in_sql_equal_the_reports() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let captures: Vec<PathBuf> = samples().into_iter().chain(common::shared_captures()).collect();
+    let captures = common::samples_and_shared_captures();
     let mut reports = Vec::new();
     for capture in &captures {
         // samples and reference captures share names: the folder tells them apart
@@ -108,7 +101,7 @@ fn read(path: &Path) -> DataFrame {
 #[test]
 fn the_layout_is_hive_partitioned_by_capture_and_date() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let sample = samples().into_iter().find(|p| name_of(p) == "loss_go_back_n").expect("the sample");
+    let sample = common::samples().into_iter().find(|p| name_of(p) == "loss_go_back_n").expect("the sample");
     export(dir.path(), &sample, &[]);
     let files = frame_files(dir.path(), "loss_go_back_n");
     let relative: Vec<String> =
@@ -166,7 +159,7 @@ fn frames_are_sorted_by_time_within_each_days_file() {
 fn exporting_a_capture_again_replaces_its_partitions_and_no_other() {
     let dir = tempfile::tempdir().expect("temp dir");
     let [first, second] =
-        ["rc_write_healthy", "bad_icrc"].map(|n| samples().into_iter().find(|p| name_of(p) == n).unwrap());
+        ["rc_write_healthy", "bad_icrc"].map(|n| common::samples().into_iter().find(|p| name_of(p) == n).unwrap());
     export(dir.path(), &first, &["--capture-name", "a"]);
     export(dir.path(), &second, &["--capture-name", "b"]);
     // the same name, another capture: its partitions hold the new one's frames only
@@ -189,7 +182,7 @@ fn exporting_a_capture_again_replaces_its_partitions_and_no_other() {
 
 #[test]
 fn the_frames_are_the_same_for_any_thread_count_and_from_a_compressed_file() {
-    let sample = samples().into_iter().find(|p| name_of(p) == "reordering").expect("the sample");
+    let sample = common::samples().into_iter().find(|p| name_of(p) == "reordering").expect("the sample");
     let dir = tempfile::tempdir().expect("temp dir");
     let gzipped = dir.path().join("reordering.pcap.gz");
     let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&gzipped).unwrap(), flate2::Compression::fast());

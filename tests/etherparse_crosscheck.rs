@@ -5,7 +5,6 @@
 mod common;
 
 use std::net::IpAddr;
-use std::path::PathBuf;
 
 use etherparse::{LinkExtSlice, LinkSlice, NetSlice, SlicedPacket, TransportSlice};
 use rocescope::capture::{Inputs, LinkType};
@@ -76,18 +75,10 @@ fn ours(bytes: &[u8]) -> Option<Value> {
     }))
 }
 
-fn captures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).expect("samples/").map(|e| e.expect("entry").path()).collect();
-    files.sort();
-    files.extend(common::shared_captures());
-    files
-}
-
 #[test]
 fn etherparse_reads_every_plain_frames_headers_as_rocescope_does() {
     let mut compared = 0;
-    for path in captures() {
+    for path in common::samples_and_shared_captures() {
         let (mut inputs, errors) = Inputs::open(std::slice::from_ref(&path), false);
         assert!(errors.is_empty(), "{errors:?}");
         while let Some(frame) = inputs.next_frame() {

@@ -5,7 +5,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rocescope::output::tree::{self, LineKind};
 use rocescope_engine::capture::Inputs;
@@ -48,13 +48,6 @@ fn tshark_positions(file: &Path) -> Option<Vec<Positions>> {
     Some(frames)
 }
 
-fn samples() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    files
-}
-
 /// Fields whose value rocescope computes where Wireshark gives it a place (a checksum's
 /// status, placed on the checksum), and the CM's primary flow label, a 32-bit field of 20 bits
 /// that Wireshark's CM dissector adds over 3 bytes where rocescope shows its container's 4:
@@ -72,7 +65,7 @@ fn every_fields_bytes_are_where_tshark_puts_them() {
     let decoder = Decoder::default();
     let (mut compared, mut differ) = (0, Vec::new());
     let dir = tempfile::tempdir().expect("temp dir");
-    for file in samples() {
+    for file in common::samples() {
         // tshark 4.0 does not read LINKTYPE_INFINIBAND: the same packets in ERF records,
         // whose header is outside the frame's bytes, have the same positions
         let readable = match common::pcap_link_type(&file) {

@@ -44,17 +44,9 @@ fn report(frames: &[FrameSummary], cuts: &[usize]) -> serde_json::Value {
     report
 }
 
-fn captures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).expect("samples/").map(|e| e.expect("entry").path()).collect();
-    files.sort();
-    files.extend(common::shared_captures());
-    files
-}
-
 #[test]
 fn a_state_saved_and_read_back_goes_on_as_one_run() {
-    for path in captures() {
+    for path in common::samples_and_shared_captures() {
         let frames = summaries(&path);
         let whole = report(&frames, &[]);
         let n = frames.len();

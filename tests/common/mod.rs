@@ -144,6 +144,21 @@ pub fn tshark_available() -> bool {
     found
 }
 
+/// The bundled samples (`samples/`), sorted.
+pub fn samples() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).expect("samples/").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    files
+}
+
+/// The bundled samples, then the captures under `shared/` where that folder is there.
+pub fn samples_and_shared_captures() -> Vec<PathBuf> {
+    let mut files = samples();
+    files.extend(shared_captures());
+    files
+}
+
 /// The reference and real captures under `shared/` (RoCE and native InfiniBand), sorted.
 pub fn shared_captures() -> Vec<PathBuf> {
     let mut files = Vec::new();
