@@ -324,7 +324,7 @@ pub enum ExportFormat {
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Capture files (pcap or pcapng, optionally .gz or .zst), merged by timestamp; '-' is stdin
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "resume", value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
     /// Print the report as one JSON document on stdout instead of the summary
@@ -357,6 +357,18 @@ pub struct AnalyzeArgs {
     /// With --out: also write a per-packet table (packets.csv, packets.parquet)
     #[arg(long, requires = "out")]
     pub packets: bool,
+
+    /// Also save the analysis, unfinished, into FILE once the inputs end, for a later run to
+    /// go on from with --resume (the capture's next rotated files, say)
+    #[arg(long, value_name = "FILE", conflicts_with = "packets")]
+    pub state: Option<PathBuf>,
+
+    /// Go on from the analysis a --state saved: the files continue that capture (their frames
+    /// numbered after its frames) and the report covers every file, as one run of them all
+    /// would; the analysis options and -Y must be those it was saved with. With no FILE, the
+    /// saved analysis's report
+    #[arg(long, value_name = "STATE", conflicts_with = "packets")]
+    pub resume: Option<PathBuf>,
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use rocescope::analyze::frame::FrameSummary;
-use rocescope::analyze::{Analyzer, Config, assemble};
+use rocescope::analyze::{Analyzer, Config, SavedRun, assemble};
 use rocescope::capture::Inputs;
 use rocescope::decode::Decoder;
 
@@ -25,15 +25,25 @@ fn summaries(path: &Path) -> Vec<FrameSummary> {
     frames
 }
 
+/// `analyzer` saved, as a run that read no files.
+fn saved(analyzer: Analyzer) -> Vec<u8> {
+    let run = SavedRun { analyzer, frames_read: 0, first_ts_ns: None, display_filter: None, inputs: Vec::new() };
+    let mut bytes = Vec::new();
+    run.save(&mut bytes).expect("saved");
+    bytes
+}
+
+fn read_back(bytes: &[u8]) -> SavedRun {
+    SavedRun::load(bytes).expect("read back")
+}
+
 /// The report, as JSON, of an analysis given `frames`, saved and read back after each frame
 /// whose index is in `cuts`.
 fn report(frames: &[FrameSummary], cuts: &[usize]) -> serde_json::Value {
     let mut analyzer = Analyzer::new(Config::default());
     for (i, frame) in frames.iter().enumerate() {
         if cuts.contains(&i) {
-            let mut saved = Vec::new();
-            analyzer.save(&mut saved).expect("saved");
-            analyzer = Analyzer::load(&saved[..]).expect("read back");
+            analyzer = read_back(&saved(analyzer)).analyzer;
         }
         analyzer.observe(frame);
     }
@@ -69,17 +79,16 @@ fn a_state_read_back_saves_again_and_bad_ones_are_refused() {
     let half = frames.len() / 2;
     let mut analyzer = Analyzer::new(Config::default());
     frames[..half].iter().for_each(|f| analyzer.observe(f));
-    let mut saved = Vec::new();
-    analyzer.save(&mut saved).expect("saved");
-    let mut again = Vec::new();
-    Analyzer::load(&saved[..]).expect("read back").save(&mut again).expect("saved again");
-    let mut twice = Analyzer::load(&again[..]).expect("read back again");
+    let saved = saved(analyzer);
+    let again = self::saved(read_back(&saved).analyzer);
+    assert_eq!(again, saved, "a state read back and saved again is the same bytes");
+    let mut twice = read_back(&again).analyzer;
     frames[half..].iter().for_each(|f| twice.observe(f));
     twice.finish();
     let mut report = serde_json::to_value(assemble::report(&twice, Vec::new(), None)).expect("JSON");
     report.as_object_mut().expect("an object").remove("tool");
     assert_eq!(report, self::report(&frames, &[]));
-    let refused = |bytes: &[u8]| Analyzer::load(bytes).err().map(|e| e.to_string()).unwrap_or_default();
+    let refused = |bytes: &[u8]| SavedRun::load(bytes).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(refused(b"RSC").contains("too short"));
     assert!(refused(b"PCAPSTATE\x01\x00\x00\x00").contains("not a saved analysis"));
     let mut other_version = saved.clone();

@@ -1,18 +1,20 @@
 //! The `analyze` command: read every input in one streaming pass, analyse, and print the
 //! summary or the JSON report.
 
-use std::io::{self, BufWriter, Write};
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::Path;
 
 use super::exit::{Failure, Outcome, fail_on, written};
 use super::time_source;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::{Analyzer, assemble};
+use crate::analyze::{Analyzer, Config, SavedRun, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
-use crate::output::atomic::{Written, write_text};
+use crate::output::atomic::{AtomicFile, Written, write_text};
 use crate::output::packet_table::PacketTable;
 use crate::output::tables;
 use crate::output::{analysis_text, html};
@@ -24,11 +26,14 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     let decoder = Decoder::new(&args.analysis.roce_ports);
     config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
+    let resumed =
+        args.resume.as_deref().map(|path| resume(path, config, args.display_filter.as_deref())).transpose()?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
     let prepared = args.out.as_deref().map_or(Ok(()), |dir| prepare_out_dir(dir, args));
     prepared
         .and_then(|()| args.html.as_deref().map_or(Ok(()), |page| refuse_input(page, args)))
+        .and_then(|()| args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, args)))
         .map_err(Failure::Output)?;
     let packet_table = match (&args.out, args.packets) {
         (Some(dir), true) => Some(
@@ -38,25 +43,45 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         _ => None,
     };
     let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
-    let analyzer = if packet_table.is_some() { Analyzer::with_verdicts(config) } else { Analyzer::new(config) };
+    let (analyzer, mut input_reports) = match resumed {
+        Some(saved) => {
+            inputs.number_from(saved.frames_read + 1);
+            selection = selection.continuing(saved.first_ts_ns);
+            (saved.analyzer, saved.inputs)
+        }
+        None if packet_table.is_some() => (Analyzer::with_verdicts(config), Vec::new()),
+        None => (Analyzer::new(config), Vec::new()),
+    };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
-    let mut analysis = Analysis { analyzer, table };
+    let mut analysis = Analysis { analyzer, table, goes_on: args.state.is_some() };
     let progress = Progress::new(inputs.size(), !args.quiet);
     let threads = args.threads as usize;
     let ran =
         pipeline::analyse(&mut inputs, &decoder, &mut selection, &mut analysis, threads, &|bytes| progress.set(bytes));
     progress.finish();
     let damage = ran.damage;
-    let Analysis { analyzer, table } = ran
-        .result
-        .and_then(|()| analysis.finish())
-        .map_err(|e| Failure::Output(format!("cannot write the packet table: {e}")))?;
+    let packet_table_failed = |e: io::Error| Failure::Output(format!("cannot write the packet table: {e}"));
+    ran.result.map_err(packet_table_failed)?;
+    input_reports.extend(assemble::input_reports(inputs.readers(), &damage));
+    let run = SavedRun {
+        analyzer: analysis.analyzer,
+        frames_read: inputs.last_number(),
+        first_ts_ns: selection.first_ts_ns(),
+        display_filter: args.display_filter.clone(),
+        inputs: input_reports,
+    };
+    if let Some(path) = &args.state {
+        save_state(path, &run)?;
+    }
+    let SavedRun { analyzer, inputs: input_reports, .. } = run;
+    analysis.analyzer = analyzer;
+    let Analysis { analyzer, table, .. } = analysis.finish().map_err(packet_table_failed)?;
     report_damage(&damage);
     report_undecoded(analyzer.undecoded_links());
     if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
-    let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
+    let report = assemble::report(&analyzer, input_reports, None);
     let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer.charts()));
     if let Some(dir) = &args.out {
         // every file of the run, or none: they are named together once all are complete
@@ -117,10 +142,43 @@ fn refuse_input(target: &std::path::Path, args: &AnalyzeArgs) -> Result<(), Stri
     Ok(())
 }
 
+/// The analysis the state `path` saved, to go on with: its settings must be `config` and its
+/// display filter `filter`, or the two parts would not make one analysis.
+fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<SavedRun, Failure> {
+    let unreadable = |e: io::Error| Failure::NoInput(format!("cannot read the saved analysis {}: {e}", path.display()));
+    let saved = File::open(path).and_then(|f| SavedRun::load(BufReader::new(f))).map_err(unreadable)?;
+    if saved.analyzer.config() != config {
+        return Err(Failure::Usage(format!(
+            "{} was saved with other analysis options (or another --time-source choice): --resume takes the options it was saved with",
+            path.display()
+        )));
+    }
+    if saved.display_filter.as_deref() != filter {
+        let shown = |f: Option<&str>| f.map_or("none".to_string(), |f| format!("\"{f}\""));
+        return Err(Failure::Usage(format!(
+            "{} was saved with the display filter {}: --resume takes the same -Y, not {}",
+            path.display(),
+            shown(saved.display_filter.as_deref()),
+            shown(filter)
+        )));
+    }
+    Ok(saved)
+}
+
+/// Writes `saved` into `path`, whole or not at all.
+fn save_state(path: &Path, saved: &SavedRun) -> Result<(), Failure> {
+    let failed = |e: io::Error| Failure::Output(format!("cannot save the analysis into {}: {e}", path.display()));
+    let (file, out) = AtomicFile::create_at(path).map_err(failed)?;
+    let mut out = BufWriter::new(out);
+    saved.save(&mut out).and_then(|()| out.flush()).and_then(|()| file.commit()).map_err(failed)
+}
+
 /// The analysis and the per-packet table, which consume frames in order.
 struct Analysis {
     analyzer: Analyzer,
     table: Option<TableFeed>,
+    /// The analysis is saved once the inputs end, to go on later.
+    goes_on: bool,
 }
 
 /// The per-packet table, fed each frame once its verdict is final; its decoder computes the
@@ -137,6 +195,10 @@ impl Analyse for Analysis {
 
     fn wants_bytes(&self) -> bool {
         self.table.is_some()
+    }
+
+    fn goes_on(&self) -> bool {
+        self.goes_on
     }
 
     /// A frame's bytes, for the table.

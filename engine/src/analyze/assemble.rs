@@ -15,7 +15,12 @@ pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) 
 
 /// The report of an analysis of the files `readers` read; `damage` lists where they were cut short.
 pub fn report_of_files(a: &Analyzer, readers: &[CaptureReader], damage: &[CaptureError]) -> Report {
-    report(a, readers.iter().map(|r| input_report(r, damage)).collect(), None)
+    report(a, input_reports(readers, damage), None)
+}
+
+/// How the files `readers` read are described; `damage` lists where they were cut short.
+pub fn input_reports(readers: &[CaptureReader], damage: &[CaptureError]) -> Vec<InputReport> {
+    readers.iter().map(|r| input_report(r, damage)).collect()
 }
 
 /// How an input file is described, with where it was cut short if it was.

@@ -33,7 +33,7 @@ mod state;
 pub mod timeline;
 pub mod trace;
 pub mod verdicts;
-pub use state::{STATE_MAGIC, STATE_VERSION};
+pub use state::{STATE_MAGIC, STATE_VERSION, SavedRun};
 
 use std::collections::VecDeque;
 
@@ -825,6 +825,11 @@ impl Analyzer {
     /// Does the analysis give each frame's verdict ([`Analyzer::with_verdicts`])?
     pub fn gives_verdicts(&self) -> bool {
         self.verdicts.is_some()
+    }
+
+    /// Has the analysis been given a frame (it goes on from a saved state, say)?
+    pub fn has_observed(&self) -> bool {
+        self.totals.frames.frames > 0 || self.probe.as_ref().is_some_and(|p| !p.frames.is_empty())
     }
 
     /// Frames observed so far.

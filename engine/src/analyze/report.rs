@@ -60,13 +60,22 @@ pub struct ToolReport {
     pub version: &'static str,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// A name the report gives, read back from a saved state ([`super::saved::name`]; spelt so,
+/// serde would otherwise borrow it from the saved bytes).
+type Name = &'static str;
+
+/// An input file as the report describes it (saved with an analysis's state, [`super::SavedRun`]).
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct InputReport {
     pub file: String,
-    pub container: &'static str,
-    pub compression: &'static str,
-    pub ts_resolution: &'static str,
-    pub byte_order: &'static str,
+    #[serde(deserialize_with = "super::saved::name")]
+    pub container: Name,
+    #[serde(deserialize_with = "super::saved::name")]
+    pub compression: Name,
+    #[serde(deserialize_with = "super::saved::name")]
+    pub ts_resolution: Name,
+    #[serde(deserialize_with = "super::saved::name")]
+    pub byte_order: Name,
     pub snaplen: u32,
     /// The devices captured on, as a pcapng file names its interfaces (`if_name`).
     pub interfaces: Vec<String>,
@@ -114,7 +123,7 @@ pub struct LiveReport {
     pub interface_dropped: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct DamageReport {
     pub offset: Option<u64>,
     pub message: String,

@@ -27,6 +27,11 @@ pub fn in_report<T>(_: &T) -> bool {
     !SAVING.with(Cell::get)
 }
 
+/// A name, read back.
+pub fn name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    String::deserialize(d).map(intern)
+}
+
 /// `(name, …)` lists: the names read back.
 pub fn named_counts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(&'static str, u64)>, D::Error> {
     let saved: Vec<(String, u64)> = Deserialize::deserialize(d)?;

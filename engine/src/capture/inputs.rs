@@ -54,6 +54,17 @@ impl Inputs {
         readers.map(Inputs::new)
     }
 
+    /// Numbers the next frame `number`: the files continue a capture whose earlier files
+    /// gave the frames before it.
+    pub fn number_from(&mut self, number: u64) {
+        self.next_number = number;
+    }
+
+    /// The number of the last frame read (0 before the first).
+    pub fn last_number(&self) -> u64 {
+        self.next_number - 1
+    }
+
     pub fn readers(&self) -> &[CaptureReader] {
         &self.readers
     }

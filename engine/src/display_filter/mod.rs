@@ -98,6 +98,17 @@ impl Selection {
         Ok(Selection { filter, first_ts_ns: None })
     }
 
+    /// The selection of a capture whose first frame was captured at `first_ts_ns` (`None`:
+    /// the first frame asked about): the frames asked about continue it.
+    pub fn continuing(self, first_ts_ns: Option<i64>) -> Selection {
+        Selection { first_ts_ns, ..self }
+    }
+
+    /// When the capture's first frame was captured, once a frame was asked about.
+    pub fn first_ts_ns(&self) -> Option<i64> {
+        self.first_ts_ns
+    }
+
     /// Is the frame analysed? (Every frame is asked, in capture order.)
     pub fn keeps(&mut self, number: u64, packet: &DecodedFrame<'_>) -> bool {
         let first_ts_ns = *self.first_ts_ns.get_or_insert(packet.ts_ns);

@@ -150,6 +150,11 @@ pub trait Analyse: Send {
     fn bytes(&mut self, _summary: &FrameSummary, _raw: Raw<'_>) -> io::Result<()> {
         Ok(())
     }
+    /// The analysis is saved unfinished once the input ends, to go on later: it cannot be
+    /// split by host pair, whose shards are joined finished.
+    fn goes_on(&self) -> bool {
+        false
+    }
     /// The analyzer took another frame, on the analysis's thread. Not called when the analysis
     /// is split by host pair, which only analyses that give no verdicts are.
     fn observed(&mut self) -> io::Result<()> {
@@ -176,7 +181,8 @@ pub fn analyse(
     threads: usize,
     progress: &dyn Fn(u64),
 ) -> Ran<()> {
-    let shardable = !analysis.wants_bytes() && !analysis.analyzer().gives_verdicts();
+    let fresh = !analysis.analyzer().has_observed();
+    let shardable = fresh && !analysis.goes_on() && !analysis.wants_bytes() && !analysis.analyzer().gives_verdicts();
     if threads > 1
         && shardable
         && let Some(ran) = sharded::analyse(inputs, decoder, selection, analysis, threads, progress)
