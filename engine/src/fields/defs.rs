@@ -130,13 +130,9 @@ fn platform_seconds<'a>(f: &Frame<'_, 'a>, id: u8, out: &mut dyn FnMut(Value<'a>
     })
 }
 
-fn aeth(f: &Frame<'_, '_>) -> Option<rocescope_parsers::ext::Aeth> {
-    f.ext().and_then(|e| e.aeth)
-}
-
 /// The AETH syndrome's 5-bit value, when its class (bits 6:5) is `class`.
 fn aeth_value<'a>(f: &Frame<'_, 'a>, class: u8, out: &mut dyn FnMut(Value<'a>)) {
-    if let Some(a) = aeth(f)
+    if let Some(a) = f.aeth()
         && (a.syndrome >> 5) & 3 == class
     {
         out(uint(a.syndrome & 0x1f))
@@ -707,12 +703,10 @@ pub static FIELDS: &[Field] = &[
             out(uint(r.ee_context))
         }
     ),
-    ws!("infiniband.deth.q_key", U64, Hex, 0, "Queue Key", |f, out| if let Some(d) = f.ext().and_then(|e| e.deth) {
+    ws!("infiniband.deth.q_key", U64, Hex, 0, "Queue Key", |f, out| if let Some(d) = f.deth() {
         out(uint(d.qkey))
     }),
-    ws!("infiniband.deth.srcqp", U32, Hex, 0, "Source Queue Pair", |f, out| if let Some(d) =
-        f.ext().and_then(|e| e.deth)
-    {
+    ws!("infiniband.deth.srcqp", U32, Hex, 0, "Source Queue Pair", |f, out| if let Some(d) = f.deth() {
         out(uint(d.src_qp))
     }),
     own!(
@@ -762,16 +756,9 @@ pub static FIELDS: &[Field] = &[
             out(uint(a.rkey))
         }
     }),
-    ws!(
-        "infiniband.reth.dmalen",
-        U32,
-        DecHex,
-        0,
-        "DMA Length",
-        |f, out| if let Some(r) = f.ext().and_then(|e| e.reth) {
-            out(uint(r.dma_len))
-        }
-    ),
+    ws!("infiniband.reth.dmalen", U32, DecHex, 0, "DMA Length", |f, out| if let Some(r) = f.reth() {
+        out(uint(r.dma_len))
+    }),
     ws!("infiniband.atomiceth.swapdt", U64, Dec, 0, "Swap (Or Add) Data", |f, out| if let Some(a) =
         f.ext().and_then(|e| e.atomic_eth)
     {
@@ -783,16 +770,16 @@ pub static FIELDS: &[Field] = &[
         out(uint(a.compare))
     }),
     named(
-        ws!("infiniband.aeth.syndrome", U8, Dec, 0, "Syndrome", |f, out| if let Some(a) = aeth(f) {
+        ws!("infiniband.aeth.syndrome", U8, Dec, 0, "Syndrome", |f, out| if let Some(a) = f.aeth() {
             out(uint(a.syndrome))
         }),
         meaning::aeth_syndrome,
     ),
-    ws!("infiniband.aeth.syndrome.reserved", U8, Dec, 0x80, "Reserved", |f, out| if let Some(a) = aeth(f) {
+    ws!("infiniband.aeth.syndrome.reserved", U8, Dec, 0x80, "Reserved", |f, out| if let Some(a) = f.aeth() {
         out(uint(a.syndrome >> 7))
     }),
     named(
-        ws!("infiniband.aeth.syndrome.opcode", U8, Dec, 0x60, "OpCode", |f, out| if let Some(a) = aeth(f) {
+        ws!("infiniband.aeth.syndrome.opcode", U8, Dec, 0x60, "OpCode", |f, out| if let Some(a) = f.aeth() {
             out(uint((a.syndrome >> 5) & 3))
         }),
         meaning::aeth_class,
@@ -811,7 +798,7 @@ pub static FIELDS: &[Field] = &[
         ws!("infiniband.aeth.syndrome.error_code", U8, Dec, 0x1f, "Error Code", |f, out| aeth_value(f, 3, out)),
         meaning::nak_code,
     ),
-    ws!("infiniband.aeth.msn", U24, Dec, 0, "Message Sequence Number", |f, out| if let Some(a) = aeth(f) {
+    ws!("infiniband.aeth.msn", U24, Dec, 0, "Message Sequence Number", |f, out| if let Some(a) = f.aeth() {
         out(uint(a.msn))
     }),
     ws!("infiniband.atomicacketh.origremdt", U64, Dec, 0, "Original Remote Data", |f, out| if let Some(a) =

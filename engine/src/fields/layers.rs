@@ -6,8 +6,9 @@ use rocescope_parsers::arista::{AristaHeader, ETHERTYPE_ARISTA};
 use rocescope_parsers::bth::Bth;
 use rocescope_parsers::cm::CmMad;
 use rocescope_parsers::ethernet::{EthernetFrame, VlanTag};
-use rocescope_parsers::ext::ExtHeaders;
+use rocescope_parsers::ext::{Aeth, Deth, ExtHeaders, Reth};
 use rocescope_parsers::gre::GreHeader;
+use rocescope_parsers::ib::IbPacket;
 use rocescope_parsers::ipv4::Ipv4Header;
 use rocescope_parsers::ipv6::Ipv6Header;
 use rocescope_parsers::mpls::{self, MplsStack};
@@ -502,6 +503,26 @@ impl<'a> Frame<'_, 'a> {
     /// The extended transport headers of a RoCE packet.
     pub fn ext(&self) -> Option<ExtHeaders> {
         self.roce().and_then(|r| r.ib.ext())
+    }
+
+    /// One extended transport header of a RoCE packet read alone (with one of `IbPacket`'s
+    /// single-header readers, cheaper than [`Frame::ext`] for a field that needs one), when the
+    /// packet's extended headers were all captured, as [`Frame::ext`] requires.
+    fn one_ext<T>(&self, read: impl FnOnce(&IbPacket<'a>) -> Option<T>) -> Option<T> {
+        let ib = &self.roce()?.ib;
+        (ib.ext_bytes.len() >= ib.info.ext.len()).then(|| read(ib)).flatten()
+    }
+
+    pub fn aeth(&self) -> Option<Aeth> {
+        self.one_ext(IbPacket::aeth)
+    }
+
+    pub fn reth(&self) -> Option<Reth> {
+        self.one_ext(IbPacket::reth)
+    }
+
+    pub fn deth(&self) -> Option<Deth> {
+        self.one_ext(IbPacket::deth)
     }
 
     /// The bytes of one extended transport header, when the packet has it whole.
