@@ -120,9 +120,13 @@ fn the_layout_is_hive_partitioned_by_capture_and_date() {
     assert_eq!(frames.height(), 40);
     assert!(frames.dtypes().iter().all(|t| !t.is_unsigned_integer()), "{:?}", frames.dtypes());
     let names: Vec<String> = frames.get_column_names().iter().map(|n| n.to_string()).collect();
-    assert_eq!(&names[..3], ["frame_number", "frame_time_epoch", "frame_len"]);
+    assert_eq!(&names[..4], ["frame_number", "frame_time_epoch", "frame_time_epoch_ns", "frame_len"]);
     assert!(names.contains(&"infiniband_bth_psn".to_string()) && names.contains(&"rocescope_analysis_gap".to_string()));
-    assert!(matches!(frames.column("frame_time_epoch").unwrap().dtype(), DataType::Datetime(TimeUnit::Nanoseconds, _)));
+    // microseconds: Spark reads no Parquet timestamp of nanoseconds
+    assert!(matches!(
+        frames.column("frame_time_epoch").unwrap().dtype(),
+        DataType::Datetime(TimeUnit::Microseconds, _)
+    ));
     // nothing of the staging directory is left
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.iter().all(|n| !n.to_string_lossy().starts_with('.')), "{left:?}");
@@ -141,16 +145,19 @@ fn frames_are_sorted_by_time_within_each_days_file() {
     for file in &files {
         let df = read(file);
         rows += df.height();
-        let times: Vec<i64> = df
-            .column("frame_time_epoch")
-            .unwrap()
-            .cast(&DataType::Int64)
-            .unwrap()
-            .i64()
-            .unwrap()
-            .into_no_null_iter()
-            .collect();
+        let integers = |column: &str| -> Vec<i64> {
+            let values = df.column(column).unwrap().cast(&DataType::Int64).unwrap();
+            values.i64().unwrap().into_no_null_iter().collect()
+        };
+        let times = integers("frame_time_epoch_ns");
         assert!(times.windows(2).all(|w| w[0] <= w[1]), "{}: {times:?}", file.display());
+        let micros: Vec<i64> = times.iter().map(|ns| ns.div_euclid(1000)).collect();
+        assert_eq!(
+            integers("frame_time_epoch"),
+            micros,
+            "{}: the timestamps are the exact times' microseconds",
+            file.display()
+        );
     }
     assert_eq!(rows, common::jsonl(&capture, &[]).len());
 }
@@ -167,7 +174,7 @@ fn exporting_a_capture_again_replaces_its_partitions_and_no_other() {
     let a = read(&frame_files(dir.path(), "a")[0]);
     assert_eq!(a.height(), read(&frame_files(dir.path(), "b")[0]).height());
     let names: Vec<String> = a.get_column_names().iter().map(|n| n.to_string()).collect();
-    assert_eq!(names, ["frame_number", "frame_time_epoch", "infiniband_bth_psn"]);
+    assert_eq!(names, ["frame_number", "frame_time_epoch", "frame_time_epoch_ns", "infiniband_bth_psn"]);
     let out = common::run(&[
         "export",
         "--dataset",

@@ -18,7 +18,8 @@ pub enum Style {
     Table,
     /// Named by the field with `.` replaced by `_` (`frame_number`), as SQL engines take
     /// names; integers signed (`i32` up to 16 bits, else `i64`: Spark reads no unsigned 64-bit
-    /// integer), absolute times as UTC timestamps of nanoseconds (`export --dataset`).
+    /// integer), absolute times as UTC timestamps of microseconds (Spark reads no Parquet
+    /// timestamp of nanoseconds) (`export --dataset`).
     Dataset,
 }
 
@@ -30,7 +31,7 @@ enum Values {
     U64(PrimitiveChunkedBuilder<UInt64Type>),
     I32(PrimitiveChunkedBuilder<Int32Type>),
     I64(PrimitiveChunkedBuilder<Int64Type>),
-    /// Nanoseconds since the epoch, made a UTC timestamp column.
+    /// Microseconds since the epoch, made a UTC timestamp column.
     Timestamp(PrimitiveChunkedBuilder<Int64Type>),
     Bool(BooleanChunkedBuilder),
     /// Text, with the text of each address met in the batch.
@@ -73,7 +74,7 @@ impl Values {
                 b.append_option(time())
             }
             Values::I64(b) => b.append_option(uint.map(|v| v as i64)),
-            Values::Timestamp(b) => b.append_option(time()),
+            Values::Timestamp(b) => b.append_option(time().map(|ns| ns.div_euclid(1000))),
             Values::Bool(b) => b.append_option(value.map(|x| x.as_uint().is_none_or(|u| u != 0))),
             Values::Text(b, memo) => match value {
                 Some(Value::Str(text)) => b.append_value(text),
@@ -106,7 +107,7 @@ impl Values {
             Values::U64(b) => b.finish().into_column(),
             Values::I32(b) => b.finish().into_column(),
             Values::I64(b) => b.finish().into_column(),
-            Values::Timestamp(b) => b.finish().into_datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC)).into_column(),
+            Values::Timestamp(b) => b.finish().into_datetime(TimeUnit::Microseconds, Some(TimeZone::UTC)).into_column(),
             Values::Bool(b) => b.finish().into_column(),
             Values::Text(b, _) => b.finish().into_column(),
         }

@@ -31,9 +31,13 @@ use crate::fields::{Field, Frame};
 use crate::pipeline::Beside;
 
 /// The version of the dataset's layout and columns, in every file's metadata under
-/// [`SCHEMA_VERSION_KEY`].
-pub const SCHEMA_VERSION: u32 = 1;
+/// [`SCHEMA_VERSION_KEY`]. 2: timestamps of microseconds, and `frame_time_epoch_ns`.
+pub const SCHEMA_VERSION: u32 = 2;
 pub const SCHEMA_VERSION_KEY: &str = "rocescope.dataset.schema_version";
+
+/// The frames' column of their exact times, nanoseconds since the epoch (the timestamp columns
+/// hold microseconds, as Spark reads them), beside `frame_time_epoch`.
+pub const EXACT_TIME_COLUMN: &str = "frame_time_epoch_ns";
 
 /// Rows of a frames file (one row group).
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
@@ -165,8 +169,8 @@ impl Dataset {
     pub fn finish(mut self, frames: VerdictRows, report: &Report) -> io::Result<()> {
         frames.finish()?;
         let range = |name: &str, ts: Option<i64>| {
-            Int64Chunked::from_iter_options(name.into(), std::iter::once(ts))
-                .into_datetime(TimeUnit::Nanoseconds, Some(TimeZone::UTC))
+            Int64Chunked::from_iter_options(name.into(), std::iter::once(ts.map(|ns| ns.div_euclid(1000))))
+                .into_datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))
                 .into_column()
         };
         let (first, last) = (report.capture.first_ts_ns, report.capture.last_ts_ns);
@@ -256,6 +260,7 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf) -> (FrameRows, Verdic
     let rows = FrameRows {
         // a file's rows reserved, not touched: no growing column is copied
         headers: FrameColumns::new(&own, Style::Dataset, ROW_GROUP_ROWS),
+        times: Vec::with_capacity(ROW_GROUP_ROWS),
         day: None,
         last_ts_ns: i64::MIN,
         sorted: true,
@@ -264,7 +269,7 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf) -> (FrameRows, Verdic
     };
     let verdicts = VerdictRows {
         verdicts: FrameColumns::new(&analysis, Style::Dataset, ROW_GROUP_ROWS),
-        order: fields.iter().map(|f| f.name.replace('.', "_")).collect(),
+        order: column_order(fields),
         empty: Decoder::default().decode(&record),
         dir,
         received,
@@ -273,6 +278,19 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf) -> (FrameRows, Verdic
         writer: Writer::start(),
     };
     (rows, verdicts)
+}
+
+/// The frames' columns in the order `fields` asks for, [`EXACT_TIME_COLUMN`] after
+/// `frame_time_epoch` (every frame has both).
+fn column_order(fields: &[&'static Field]) -> Vec<String> {
+    let mut order = Vec::with_capacity(fields.len() + 1);
+    for field in fields {
+        order.push(field.name.replace('.', "_"));
+        if field.name == "frame.time_epoch" {
+            order.push(EXACT_TIME_COLUMN.to_string());
+        }
+    }
+    order
 }
 
 /// A file's worth of headers' rows.
@@ -287,6 +305,8 @@ const NS_PER_DAY: i64 = 86_400 * 1_000_000_000;
 /// The headers' halves of the frames' rows.
 pub struct FrameRows {
     headers: FrameColumns,
+    /// The open segment's rows' times, in nanoseconds ([`EXACT_TIME_COLUMN`]).
+    times: Vec<i64>,
     /// The UTC day (days since the epoch) of the open segment's rows.
     day: Option<i64>,
     last_ts_ns: i64,
@@ -301,7 +321,8 @@ impl FrameRows {
     /// Sends the open segment over.
     fn close_segment(&mut self) -> io::Result<()> {
         let Some(day) = self.day.filter(|_| self.headers.rows() > 0) else { return Ok(()) };
-        let headers = self.headers.take().map_err(polars_error)?;
+        let times = Column::new(EXACT_TIME_COLUMN.into(), std::mem::take(&mut self.times));
+        let headers = self.headers.take().and_then(|df| df.hstack(&[times])).map_err(polars_error)?;
         let segment = Segment { headers, day, sorted: self.sorted };
         self.sorted = true;
         match self.segments.as_ref().map(|s| s.send(segment)) {
@@ -328,6 +349,7 @@ impl Beside for FrameRows {
         }
         self.sorted &= ts >= self.last_ts_ns;
         self.last_ts_ns = ts;
+        self.times.push(ts);
         self.headers.push(&Frame { number, packet, first_ts_ns, verdict: None });
         Ok(())
     }
@@ -379,7 +401,7 @@ impl VerdictRows {
             .map_err(polars_error)?;
         if !sorted {
             let options = SortMultipleOptions::default().with_maintain_order(true);
-            df = df.sort(["frame_time_epoch"], options).map_err(polars_error)?;
+            df = df.sort([EXACT_TIME_COLUMN], options).map_err(polars_error)?;
         }
         let path = self.dir.join(format!("date={}", date_of_day(day))).join(format!("part-{:05}.parquet", self.parts));
         self.writer.write(path, df)?;
