@@ -10,46 +10,6 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rocescope::capture::{Inputs, LinkType};
-
-/// A capture's frames: time, length on the wire and bytes, and the link type they all share
-/// (`None` when the capture mixes link types, which one classic pcap file cannot hold).
-struct Frames {
-    link_type: Option<LinkType>,
-    records: Vec<(i64, u32, Vec<u8>)>,
-}
-
-fn frames(path: &Path) -> Frames {
-    let (mut inputs, errors) = Inputs::open(&[path.to_path_buf()], false);
-    assert!(errors.is_empty(), "{errors:?}");
-    let (mut link_type, mut records) = (None, Vec::new());
-    let mut mixed = false;
-    while let Some(frame) = inputs.next_frame() {
-        let r = frame.record;
-        mixed |= link_type.is_some_and(|l| l != r.link_type);
-        link_type.get_or_insert(r.link_type);
-        records.push((r.ts_ns, r.orig_len, r.data.to_vec()));
-    }
-    Frames { link_type: link_type.filter(|_| !mixed), records }
-}
-
-/// Writes `records` as a classic pcap file of nanosecond times.
-fn write_pcap(path: &Path, link_type: LinkType, records: &[(i64, u32, Vec<u8>)]) {
-    let mut out = Vec::new();
-    for word in [0xa1b2_3c4d_u32, 0x0004_0002, 0, 0, 262_144, link_type.0] {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
-    for (ts_ns, orig_len, data) in records {
-        let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000), ts_ns.rem_euclid(1_000_000_000));
-        let caplen = data.len() as u32;
-        for word in [seconds as u32, nanos as u32, caplen, *orig_len] {
-            out.extend_from_slice(&word.to_le_bytes());
-        }
-        out.extend_from_slice(data);
-    }
-    fs::write(path, out).expect("part written");
-}
-
 /// The report of `args`, as JSON.
 fn report(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&common::run_ok(args)).expect("a JSON report")
@@ -76,31 +36,22 @@ fn chained(parts: &[PathBuf], dir: &Path, threads: &str) -> (serde_json::Value, 
     (last, previous.expect("a part"))
 }
 
+/// Where a capture of `n` frames is cut into three files: after its first frame and at its
+/// half, at its thirds, and at its half and before its last frame.
+const CUTS: [fn(usize) -> Vec<usize>; 3] =
+    [|n| vec![1, n / 2], |n| vec![n / 3, 2 * n / 3], |n| vec![n / 2, n.saturating_sub(1)]];
+
 #[test]
 fn files_analysed_one_after_another_report_as_one_run_of_them_all() {
     let dir = tempfile::tempdir().expect("temp dir");
     for path in common::samples_and_shared_captures() {
-        let frames = frames(&path);
-        let Some(link_type) = frames.link_type else {
-            eprintln!("SKIPPED: {} mixes link types, which one pcap file cannot hold", path.display());
-            continue;
-        };
-        let n = frames.records.len();
-        for (first, second) in [(1, n / 2), (n / 3, 2 * n / 3), (n / 2, n.saturating_sub(1))] {
-            if !(0 < first && first < second && second < n) {
+        for cuts in CUTS {
+            let parts = common::split::split(&path, dir.path(), cuts);
+            if parts.len() != 3 {
                 continue;
             }
-            let parts: Vec<PathBuf> = [0..first, first..second, second..n]
-                .into_iter()
-                .enumerate()
-                .map(|(i, range)| {
-                    let part = dir.path().join(format!("part-{i}.pcap"));
-                    write_pcap(&part, link_type, &frames.records[range]);
-                    part
-                })
-                .collect();
             let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1]), text(&parts[2])]);
-            let place = format!("{} cut before frames {} and {}", path.display(), first + 1, second + 1);
+            let place = format!("{} cut at {:?} of its frames", path.display(), cuts(100));
             for threads in ["1", "2"] {
                 let (last, state) = chained(&parts, dir.path(), threads);
                 assert_eq!(last, one_run, "{place}, {threads} thread(s)");

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod capture;
+pub mod split;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

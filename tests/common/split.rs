@@ -1,0 +1,72 @@
+//! A capture cut into consecutive files, as a capture host's rotation cuts it: each part a
+//! pcapng file of the frames between two cuts, their times (to the nanosecond), captured bytes
+//! and lengths on the wire kept, one interface per link type of the capture.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use rocescope::capture::Inputs;
+use rocescope::output::capture_file::{
+    EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
+};
+
+/// A frame of the capture: its interface (link type's index), time, length and bytes.
+struct Frame {
+    interface: usize,
+    ts_ns: i64,
+    orig_len: u32,
+    data: Vec<u8>,
+}
+
+/// Every frame of `path`, and the link types they have, in order of first use.
+fn frames(path: &Path) -> (Vec<Frame>, Vec<u32>) {
+    let (mut inputs, errors) = Inputs::open(&[path.to_path_buf()], false);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (mut frames, mut link_types) = (Vec::new(), Vec::new());
+    while let Some(frame) = inputs.next_frame() {
+        let r = frame.record;
+        let interface = match link_types.iter().position(|&l| l == r.link_type.0) {
+            Some(i) => i,
+            None => {
+                link_types.push(r.link_type.0);
+                link_types.len() - 1
+            }
+        };
+        frames.push(Frame { interface, ts_ns: r.ts_ns, orig_len: r.orig_len, data: r.data.to_vec() });
+    }
+    (frames, link_types)
+}
+
+/// The frames of `path` cut before each frame index `cuts` gives for its number of frames
+/// (ascending; those not strictly inside the capture are left out) into files
+/// `NAME-0.pcapng`, `NAME-1.pcapng`, … in `dir`, where NAME is `path`'s stem.
+pub fn split(path: &Path, dir: &Path, cuts: impl FnOnce(usize) -> Vec<usize>) -> Vec<PathBuf> {
+    let (frames, link_types) = frames(path);
+    let n = frames.len();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let inside = cuts(n).into_iter().filter(|&c| 0 < c && c < n);
+    let bounds: Vec<usize> = std::iter::once(0).chain(inside).chain([n]).collect();
+    let interfaces: Vec<Interface> =
+        link_types.iter().map(|&l| Interface { link_type: l as u16, snaplen: 0, tsresol: 9, name: None }).collect();
+    bounds
+        .windows(2)
+        .enumerate()
+        .map(|(i, range)| {
+            let part = dir.join(format!("{stem}-{i}.pcapng"));
+            let mut out = BufWriter::new(File::create(&part).expect("part created"));
+            write_section_header(&mut out, None).expect("written");
+            interfaces.iter().for_each(|iface| write_interface(&mut out, iface).expect("written"));
+            for f in &frames[range[0]..range[1]] {
+                let packet = EnhancedPacket {
+                    interface: f.interface as u32,
+                    ts_ns: f.ts_ns,
+                    captured: &f.data,
+                    orig_len: f.orig_len,
+                };
+                write_enhanced_packet(&mut out, &packet, 9, None).expect("written");
+            }
+            part
+        })
+        .collect()
+}
