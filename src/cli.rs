@@ -392,7 +392,7 @@ pub struct AnalyzeArgs {
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// Capture files (pcap or pcapng, optionally .gz or .zst), merged by timestamp; '-' is stdin
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "resume", value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
     /// The dataset's directory (created if missing)
@@ -425,6 +425,18 @@ pub struct ExportArgs {
     /// more do the analysis on a second (the files are written on a thread of their own)
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
+
+    /// Also save the analysis, unfinished, into FILE once the inputs end, with where the
+    /// capture's frames stand in the dataset, for a later export to go on from with --resume
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// Go on from the export a --state saved: the files continue that capture, their frames
+    /// are added to its partition (and the rows the saved run could not settle written again
+    /// with their final verdicts), and the per-run tables cover every file; the options, -Y,
+    /// -e and --capture-name must be those it was saved with
+    #[arg(long, value_name = "STATE")]
+    pub resume: Option<PathBuf>,
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,

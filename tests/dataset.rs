@@ -204,3 +204,108 @@ fn the_frames_are_the_same_for_any_thread_count_and_from_a_compressed_file() {
     assert!(two.equals_missing(&frames("one", &["--threads", "1"], &sample)));
     assert!(two.equals_missing(&frames("gzip", &["--threads", "2"], &gzipped)));
 }
+
+/// Every frame of `capture` in `dataset`, in frame order.
+fn all_frames(dataset: &Path, capture: &str) -> DataFrame {
+    let mut files = frame_files(dataset, capture).into_iter().map(|f| read(&f));
+    let first = files.next().expect("a frames file");
+    let all = files.fold(first, |all, df| all.vstack(&df).expect("same columns"));
+    all.sort(["frame_number"], Default::default()).expect("sorted")
+}
+
+/// The per-run table `table` of `capture` in `dataset`.
+fn table(dataset: &Path, table: &str, capture: &str) -> DataFrame {
+    read(&dataset.join(table).join(format!("capture={capture}")).join("part-00000.parquet"))
+}
+
+/// `export -q --capture-name x --dataset DATASET` with `args` then `files`.
+fn export_x(dataset: &Path, args: &[&str], files: &[PathBuf]) {
+    let dataset = dataset.to_str().expect("UTF-8");
+    let files: Vec<&str> = files.iter().map(|f| f.to_str().expect("UTF-8")).collect();
+    common::run_ok(&[&["export", "-q", "--capture-name", "x", "--dataset", dataset], args, &files[..]].concat());
+}
+
+/// A capture long enough for the doubled-mirror decision to be taken early (10,000 RoCE frames
+/// of the generator's benchmark traffic), so that the analysis settles most frames as it goes,
+/// then the go-back-N sample's frames: the capture and the index of the frame after its gap.
+fn long_capture_with_a_gap(dir: &Path) -> (PathBuf, usize) {
+    let benchmark = dir.join("benchmark.pcap");
+    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "12M", benchmark.to_str().expect("UTF-8")]);
+    let sample = common::samples().into_iter().find(|p| name_of(p) == "loss_go_back_n").expect("the sample");
+    let records = |path: &Path| {
+        let (mut inputs, errors) = rocescope::capture::Inputs::open(&[path.to_path_buf()], false);
+        assert!(errors.is_empty(), "{errors:?}");
+        std::iter::from_fn(move || inputs.next_frame().map(|f| (f.record.ts_ns, f.record.data.to_vec())))
+            .collect::<Vec<_>>()
+    };
+    let (first, second) = (records(&benchmark), records(&sample));
+    let shift = first.last().expect("frames").0 + 1_000_000 - second.first().expect("frames").0;
+    let path = dir.join("long.pcap");
+    let file = std::fs::File::create(&path).expect("created");
+    let mut out = rocescope::output::capture_file::CaptureWriter::pcap(file, 1, 65_535, true, false).expect("header");
+    let shifted = second.iter().map(|(ts, data)| (ts + shift, data));
+    for (ts, data) in first.iter().map(|(ts, data)| (*ts, data)).chain(shifted) {
+        out.packet(0, ts, data).expect("written");
+    }
+    out.finish().expect("flushed");
+    // the sample's gap is its 12th frame
+    (path, first.len() + 12)
+}
+
+#[test]
+fn exports_that_go_on_from_saved_states_make_the_dataset_one_export_makes() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (chained, whole) = (work.path().join("chained"), work.path().join("whole"));
+    let state = work.path().join("x.state");
+    let state = state.to_str().expect("UTF-8");
+    let (long, gap_at) = long_capture_with_a_gap(work.path());
+    for capture in common::samples_and_shared_captures().into_iter().chain([long.clone()]) {
+        // the long capture is cut just after a gap, whose frame's verdict waits on later frames
+        let cuts = |n: usize| if capture == long { vec![gap_at, gap_at + 10] } else { vec![n / 3, 2 * n / 3] };
+        let parts = common::split::split(&capture, work.path(), cuts);
+        for i in 0..parts.len() {
+            // each run goes on from the state the one before saved; after it, the capture's
+            // frames and tables are what one export of the files so far writes (the frames the
+            // saved analysis had not settled carry the verdicts the files' end gives them)
+            let resume: &[&str] = if i > 0 { &["--resume", state] } else { &[] };
+            export_x(&chained, &[&["--state", state], resume].concat(), &parts[i..=i]);
+            export_x(&whole, &[], &parts[..=i]);
+            let place = format!("{} after part {i}", capture.display());
+            if capture == long && i == 0 {
+                // the settled rows in one file, the provisional ones in another
+                assert_eq!(frame_files(&chained, "x").len(), frame_files(&whole, "x").len() + 1, "{place}");
+            }
+            assert!(all_frames(&chained, "x").equals_missing(&all_frames(&whole, "x")), "{place}: frames");
+            for t in ["flows", "retransmit_episodes", "findings", "pfc", "cnp_bursts", "incast", "captures"] {
+                assert!(table(&chained, t, "x").equals_missing(&table(&whole, t, "x")), "{place}: {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_export_goes_on_only_from_an_exports_state_of_its_capture_and_columns() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let sample = common::samples().into_iter().find(|p| name_of(p) == "reordering").expect("the sample");
+    let (dataset, state) = (work.path().join("d"), work.path().join("s.state"));
+    let [dataset, state, sample] = [&dataset, &state, &sample].map(|p| p.to_str().expect("UTF-8").to_string());
+    common::run_ok(&["analyze", "-q", &sample, "--state", &state]);
+    let refused = |extra: &[&str]| {
+        let args = [&["export", "-q", "--dataset", &dataset, "--resume", &state], extra, &[&sample]].concat();
+        let out = common::run(&args);
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, message) = refused(&[]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("not saved by export"), "{message}");
+    common::run_ok(&["export", "-q", "--dataset", &dataset, "--capture-name", "a", "--state", &state, &sample]);
+    let (code, message) = refused(&["--capture-name", "b"]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("the capture a") && message.contains("not b"), "{message}");
+    let (code, message) = refused(&["-e", "infiniband.bth.psn"]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("other columns"), "{message}");
+    assert_eq!(refused(&["--capture-name", "a"]).0, Some(0));
+    // an export's state goes on in analyze too
+    common::run_ok(&["analyze", "-q", "--resume", &state, &sample]);
+}

@@ -27,7 +27,14 @@ fn summaries(path: &Path) -> Vec<FrameSummary> {
 
 /// `analyzer` saved, as a run that read no files.
 fn saved(analyzer: Analyzer) -> Vec<u8> {
-    let run = SavedRun { analyzer, frames_read: 0, first_ts_ns: None, display_filter: None, inputs: Vec::new() };
+    let run = SavedRun {
+        analyzer,
+        frames_read: 0,
+        first_ts_ns: None,
+        display_filter: None,
+        inputs: Vec::new(),
+        output: Vec::new(),
+    };
     let mut bytes = Vec::new();
     run.save(&mut bytes).expect("saved");
     bytes

@@ -6,10 +6,10 @@
         tap1=/cap/tap1-0001.pcap tap1=/cap/tap1-0002.pcap tap2=/cap/tap2-0001.pcap
 
 Each capture (NAME=FILE, its rotated files in rotation order) is one task. On an executor,
-rocescope writes the capture's frames and tables into the Parquet dataset (partition
-capture=NAME), then analyses its files one after another, each run going on from the state
-the run before saved (`analyze --resume`), and leaves the capture's report (NAME.json) and
-state (NAME.state, for the capture's next files) in the reports directory. The driver then
+rocescope exports the capture's files one after another into the Parquet dataset (partition
+capture=NAME), each run going on from the state the run before saved (`export --resume`), so
+that each file is read once, and leaves the capture's report (NAME.json) and state
+(NAME.state, for the capture's next files) in the reports directory. The driver then
 reads the frames with Spark SQL and prints, per capture, the report's headline numbers
 recomputed from them beside the report's own; it exits with status 1 when any differ.
 
@@ -49,14 +49,14 @@ def run(args):
 
 
 def analyse_capture(rocescope, dataset, reports, name, files):
-    """On an executor: the capture's frames into the dataset, then its report, each file read
-    once by the analysis, which goes on from the state the run before saved."""
-    run([rocescope, "export", "-q", "--dataset", dataset, "--capture-name", name, *files])
+    """On an executor: the capture's files exported one after another into the dataset, each
+    run going on from the state the one before saved, so each file is read once; then the
+    report of the saved analysis."""
     state = os.path.join(reports, f"{name}.state")
-    report = None
     for i, path in enumerate(files):
         resume = ["--resume", state] if i > 0 else []
-        report = run([rocescope, "analyze", "-q", "--json", path, "--state", state, *resume])
+        run([rocescope, "export", "-q", "--dataset", dataset, "--capture-name", name, path, "--state", state, *resume])
+    report = run([rocescope, "analyze", "-q", "--json", "--resume", state])
     with open(os.path.join(reports, f"{name}.json"), "w") as out:
         out.write(report)
     return name, json.loads(report)

@@ -1,20 +1,19 @@
 //! The `analyze` command: read every input in one streaming pass, analyse, and print the
 //! summary or the JSON report.
 
-use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
-use std::path::Path;
+use std::io::{self, BufWriter, Write};
 
 use super::exit::{Failure, Outcome, fail_on, written};
+use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::{Analyzer, Config, SavedRun, assemble};
+use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
-use crate::output::atomic::{AtomicFile, Written, write_text};
+use crate::output::atomic::{Written, write_text};
 use crate::output::packet_table::PacketTable;
 use crate::output::tables;
 use crate::output::{analysis_text, html};
@@ -47,7 +46,8 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         Some(saved) => {
             inputs.number_from(saved.frames_read + 1);
             selection = selection.continuing(saved.first_ts_ns);
-            (saved.analyzer, saved.inputs)
+            // an export's analysis gives each frame's verdict, which analyze does not take
+            (saved.analyzer.without_verdicts(), saved.inputs)
         }
         None if packet_table.is_some() => (Analyzer::with_verdicts(config), Vec::new()),
         None => (Analyzer::new(config), Vec::new()),
@@ -63,13 +63,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     let packet_table_failed = |e: io::Error| Failure::Output(format!("cannot write the packet table: {e}"));
     ran.result.map_err(packet_table_failed)?;
     input_reports.extend(assemble::input_reports(inputs.readers(), &damage));
-    let run = SavedRun {
-        analyzer: analysis.analyzer,
-        frames_read: inputs.last_number(),
-        first_ts_ns: selection.first_ts_ns(),
-        display_filter: args.display_filter.clone(),
-        inputs: input_reports,
-    };
+    let run = run_so_far(analysis.analyzer, &inputs, &selection, args.display_filter.as_ref(), input_reports);
     if let Some(path) = &args.state {
         save_state(path, &run)?;
     }
@@ -140,37 +134,6 @@ fn refuse_input(target: &std::path::Path, args: &AnalyzeArgs) -> Result<(), Stri
         return Err(format!("refusing to overwrite the input {} with a report file", target.display()));
     }
     Ok(())
-}
-
-/// The analysis the state `path` saved, to go on with: its settings must be `config` and its
-/// display filter `filter`, or the two parts would not make one analysis.
-fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<SavedRun, Failure> {
-    let unreadable = |e: io::Error| Failure::NoInput(format!("cannot read the saved analysis {}: {e}", path.display()));
-    let saved = File::open(path).and_then(|f| SavedRun::load(BufReader::new(f))).map_err(unreadable)?;
-    if saved.analyzer.config() != config {
-        return Err(Failure::Usage(format!(
-            "{} was saved with other analysis options (or another --time-source choice): --resume takes the options it was saved with",
-            path.display()
-        )));
-    }
-    if saved.display_filter.as_deref() != filter {
-        let shown = |f: Option<&str>| f.map_or("none".to_string(), |f| format!("\"{f}\""));
-        return Err(Failure::Usage(format!(
-            "{} was saved with the display filter {}: --resume takes the same -Y, not {}",
-            path.display(),
-            shown(saved.display_filter.as_deref()),
-            shown(filter)
-        )));
-    }
-    Ok(saved)
-}
-
-/// Writes `saved` into `path`, whole or not at all.
-fn save_state(path: &Path, saved: &SavedRun) -> Result<(), Failure> {
-    let failed = |e: io::Error| Failure::Output(format!("cannot save the analysis into {}: {e}", path.display()));
-    let (file, out) = AtomicFile::create_at(path).map_err(failed)?;
-    let mut out = BufWriter::new(out);
-    saved.save(&mut out).and_then(|()| out.flush()).and_then(|()| file.commit()).map_err(failed)
 }
 
 /// The analysis and the per-packet table, which consume frames in order.

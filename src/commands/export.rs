@@ -2,10 +2,12 @@
 //! written into a Parquet dataset ([`crate::output::dataset`]).
 
 use std::io;
+use std::path::Path;
 
 use super::exit::{Failure, Outcome};
+use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
-use crate::analyze::{Analyzer, assemble};
+use crate::analyze::{Analyzer, Config, SavedRun, assemble};
 use crate::capture::Inputs;
 use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable};
 use crate::decode::Decoder;
@@ -17,21 +19,33 @@ use crate::progress::Progress;
 
 pub fn run(args: &ExportArgs) -> Outcome {
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
-    let columns = frame_fields(&args.fields).map_err(Failure::Usage)?;
     let decoder = Decoder::new(&args.analysis.roce_ports);
     config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
+    let resumed = args.resume.as_deref().map(|path| going_on(path, config, args)).transpose()?;
+    let columns = match &resumed {
+        Some((_, progress)) => progress.fields.iter().map(|name| fields::for_option("-e", name)).collect(),
+        None => frame_fields(&args.fields),
+    }
+    .map_err(Failure::Usage)?;
     let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
-    let capture = match &args.capture_name {
-        Some(name) => dataset::partition_value(name),
-        None => dataset::capture_name(args.files.first().map_or(std::path::Path::new("-"), |f| f.as_path())),
-    };
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
     let out = |e: io::Error| Failure::Output(format!("cannot write the dataset into {}: {e}", args.dataset.display()));
-    let dataset = Dataset::create(&args.dataset, &capture).map_err(out)?;
-    let (mut rows, frames) = dataset.frames(&columns);
-    let mut analysis = Exporting { analyzer: Analyzer::with_verdicts(config), frames };
+    let (dataset, analyzer, mut input_reports) = match resumed {
+        Some((saved, progress)) => {
+            inputs.number_from(saved.frames_read + 1);
+            selection = selection.continuing(saved.first_ts_ns);
+            (Dataset::going_on(&args.dataset, &progress).map_err(out)?, saved.analyzer, saved.inputs)
+        }
+        None => (
+            Dataset::create(&args.dataset, &capture_name(args)).map_err(out)?,
+            Analyzer::with_verdicts(config),
+            Vec::new(),
+        ),
+    };
+    let (mut rows, frames) = dataset.frames(&columns).map_err(out)?;
+    let mut analysis = Exporting { analyzer, frames };
     let progress = Progress::new(inputs.size(), !args.quiet);
     let threads = args.threads as usize;
     let beside = Some(&mut rows as &mut dyn pipeline::Beside);
@@ -40,15 +54,64 @@ pub fn run(args: &ExportArgs) -> Outcome {
         pipeline::analyse_beside(&mut inputs, &decoder, &mut selection, &mut analysis, beside, threads, &set_progress);
     progress.finish();
     let damage = ran.damage;
-    let Exporting { analyzer, frames } =
-        ran.result.and_then(|()| rows.finish()).and_then(|()| analysis.finish()).map_err(out)?;
+    let first_ts_ns = rows.first_ts_ns();
+    ran.result.and_then(|()| rows.finish()).map_err(out)?;
+    input_reports.extend(assemble::input_reports(inputs.readers(), &damage));
+    let mut run = run_so_far(analysis.analyzer, &inputs, &selection, args.display_filter.as_ref(), input_reports);
+    if let Some(path) = &args.state {
+        let provisional_from = analysis.frames.suspend().map_err(out)?;
+        let fields = columns.iter().map(|f| f.name.to_string()).collect();
+        let stands =
+            dataset::Progress { capture: dataset.capture().to_string(), fields, provisional_from, first_ts_ns };
+        run.output = serde_json::to_vec(&stands).map_err(|e| out(e.into()))?;
+        save_state(path, &run)?;
+    }
+    let SavedRun { analyzer, inputs: input_reports, .. } = run;
+    analysis.analyzer = analyzer;
+    let Exporting { analyzer, frames } = analysis.finish().map_err(out)?;
     report_damage(&damage);
     report_undecoded(analyzer.undecoded_links());
     if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
-    let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
+    let report = assemble::report(&analyzer, input_reports, None);
     dataset.finish(frames, &report).map_err(out)
+}
+
+/// The capture's name: --capture-name, else the first file's.
+fn capture_name(args: &ExportArgs) -> String {
+    match &args.capture_name {
+        Some(name) => dataset::partition_value(name),
+        None => dataset::capture_name(args.files.first().map_or(Path::new("-"), |f| f.as_path())),
+    }
+}
+
+/// The export the state `path` saved, to go on with, and where it left its capture's frames:
+/// its options must be these, and a capture name or columns given must be its own.
+fn going_on(path: &Path, config: Config, args: &ExportArgs) -> Result<(SavedRun, dataset::Progress), Failure> {
+    let saved = resume(path, config, args.display_filter.as_deref())?;
+    let progress: dataset::Progress = serde_json::from_slice(&saved.output).map_err(|_| {
+        Failure::Usage(format!(
+            "{} was not saved by export: export goes on only from a state an export saved",
+            path.display()
+        ))
+    })?;
+    if let Some(name) = args.capture_name.as_deref().map(dataset::partition_value).filter(|n| *n != progress.capture) {
+        return Err(Failure::Usage(format!(
+            "{} was saved exporting the capture {}: --resume goes on with it, not {name}",
+            path.display(),
+            progress.capture
+        )));
+    }
+    let asked: Vec<String> =
+        frame_fields(&args.fields).map_err(Failure::Usage)?.iter().map(|f| f.name.to_string()).collect();
+    if !args.fields.is_empty() && asked != progress.fields {
+        return Err(Failure::Usage(format!(
+            "{} was saved with other columns (-e): --resume writes the ones it was saved with",
+            path.display()
+        )));
+    }
+    Ok((saved, progress))
 }
 
 /// The frames' columns: the fields named with `-e` (or the default set), frame.number and

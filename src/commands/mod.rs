@@ -11,4 +11,6 @@ pub mod exit;
 pub mod export;
 pub mod generate;
 pub mod packets;
+#[cfg(feature = "tables")]
+pub mod saved_run;
 pub mod time_source;

@@ -129,12 +129,31 @@ fn write_parquet(path: &Path, df: &mut DataFrame) -> io::Result<()> {
         .map_err(polars_error)
 }
 
+/// Where a capture's frames stand in the dataset when its analysis is saved (`export
+/// --state`): what an export that goes on from that state (`--resume`) carries on with.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Progress {
+    /// The capture's name, its partitions' `capture=`.
+    pub capture: String,
+    /// The frames' fields, in the order of their columns.
+    pub fields: Vec<String>,
+    /// The capture's frames files numbered from this one hold the rows whose verdicts were not
+    /// final when the analysis was saved, with the verdicts the capture's end gives them: the
+    /// export that goes on writes those rows again, with the verdicts its frames decide.
+    pub provisional_from: u32,
+    /// The capture's first frame's time, from which `frame.time_relative` counts.
+    pub first_ts_ns: Option<i64>,
+}
+
 /// One capture's part of a dataset, being written.
 pub struct Dataset {
     root: PathBuf,
     capture: String,
     /// Where the capture's partitions are written before they replace the earlier ones.
     staging: PathBuf,
+    /// Where an earlier export of the capture, which this one goes on from, left its frames:
+    /// the frames' partition keeps its files but the provisional ones, and takes the new files.
+    going_on: Option<Progress>,
     committed: bool,
 }
 
@@ -146,7 +165,25 @@ impl Dataset {
             fs::remove_dir_all(&staging)?;
         }
         fs::create_dir_all(&staging)?;
-        Ok(Dataset { root: root.to_path_buf(), capture: capture.to_string(), staging, committed: false })
+        let root = root.to_path_buf();
+        Ok(Dataset { root, capture: capture.to_string(), staging, going_on: None, committed: false })
+    }
+
+    /// Starts writing more of the capture an earlier export left at `progress`.
+    pub fn going_on(root: &Path, progress: &Progress) -> io::Result<Dataset> {
+        let mut dataset = Dataset::create(root, &progress.capture)?;
+        dataset.going_on = Some(progress.clone());
+        Ok(dataset)
+    }
+
+    /// The capture's frames partition in the dataset.
+    fn frames_partition(&self) -> PathBuf {
+        self.root.join("frames").join(self.partition())
+    }
+
+    /// The capture's name.
+    pub fn capture(&self) -> &str {
+        &self.capture
     }
 
     /// The capture's partition directory's name.
@@ -159,9 +196,17 @@ impl Dataset {
         self.staging.join(table).join(self.partition())
     }
 
-    /// The frames' writers, with columns for `fields`.
-    pub fn frames(&self, fields: &[&'static Field]) -> (FrameRows, VerdictRows) {
-        frame_rows(fields, self.staged("frames"))
+    /// The frames' writers, with columns for `fields`. Going on, the earlier run's provisional
+    /// rows are read back, to be written again with their final verdicts.
+    pub fn frames(&self, fields: &[&'static Field]) -> io::Result<(FrameRows, VerdictRows)> {
+        let Some(progress) = &self.going_on else {
+            return Ok(frame_rows(fields, self.staged("frames"), Start::default()));
+        };
+        let from = progress.provisional_from;
+        let provisional = numbered_parts(&self.frames_partition())?.into_iter().filter(|(n, _)| *n >= from);
+        let waiting = provisional.map(|(_, path)| waiting_rows(&path)).collect::<io::Result<Vec<_>>>()?;
+        let start = Start { first_ts_ns: progress.first_ts_ns, first_part: from, waiting };
+        Ok(frame_rows(fields, self.staged("frames"), start))
     }
 
     /// Writes the last frames and the per-run tables of `report`, then puts every partition
@@ -187,11 +232,16 @@ impl Dataset {
         self.commit()
     }
 
-    /// Replaces each table's partition of the capture with the staged one.
+    /// Replaces each table's partition of the capture with the staged one; going on, the
+    /// frames' partition keeps its files but the provisional ones, and takes the new.
     fn commit(&mut self) -> io::Result<()> {
         for entry in fs::read_dir(&self.staging)? {
             let table = entry?.file_name();
             let target = self.root.join(&table).join(self.partition());
+            if let (Some(progress), true) = (&self.going_on, table == "frames") {
+                add_frames_files(&self.staged(&table), &target, progress.provisional_from)?;
+                continue;
+            }
             if target.exists() {
                 fs::remove_dir_all(&target)?;
             }
@@ -209,6 +259,60 @@ impl Drop for Dataset {
             let _ = fs::remove_dir_all(&self.staging);
         }
     }
+}
+
+/// The frames files of a capture's partition, `(part number, path)`, in part order.
+fn numbered_parts(partition: &Path) -> io::Result<Vec<(u32, PathBuf)>> {
+    let mut parts = Vec::new();
+    if !partition.is_dir() {
+        return Ok(parts);
+    }
+    for day in fs::read_dir(partition)? {
+        for file in fs::read_dir(day?.path())? {
+            let path = file?.path();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let number = name.strip_prefix("part-").and_then(|n| n.strip_suffix(".parquet"));
+            if let Some(number) = number.and_then(|n| n.parse().ok()) {
+                parts.push((number, path));
+            }
+        }
+    }
+    parts.sort();
+    Ok(parts)
+}
+
+/// The provisional rows of a frames file, back in frame order, without the analysis's columns:
+/// rows waiting for their verdicts again.
+fn waiting_rows(path: &Path) -> io::Result<Segment> {
+    let df = ParquetReader::new(File::open(path)?).finish().map_err(polars_error)?;
+    let headers: Vec<PlSmallStr> =
+        df.get_column_names().into_iter().filter(|n| !n.starts_with("rocescope_analysis_")).cloned().collect();
+    let df = df.select(headers).and_then(|df| df.sort(["frame_number"], Default::default())).map_err(polars_error)?;
+    let times: Vec<i64> = df
+        .column(EXACT_TIME_COLUMN)
+        .and_then(|c| c.i64().map(|t| t.into_no_null_iter().collect()))
+        .map_err(polars_error)?;
+    let day = times.first().map_or(0, |t| t.div_euclid(NS_PER_DAY));
+    Ok(Segment { headers: df, day, sorted: times.windows(2).all(|w| w[0] <= w[1]) })
+}
+
+/// Moves the frames files staged in `staged` into the capture's partition `target`, in place of
+/// its files numbered from `provisional_from`.
+fn add_frames_files(staged: &Path, target: &Path, provisional_from: u32) -> io::Result<()> {
+    for (_, path) in numbered_parts(target)?.into_iter().filter(|(n, _)| *n >= provisional_from) {
+        fs::remove_file(&path)?;
+        if let Some(day) = path.parent() {
+            // a day's directory left empty goes too
+            let _ = fs::remove_dir(day);
+        }
+    }
+    for (_, path) in numbered_parts(staged)? {
+        let day =
+            path.parent().and_then(Path::file_name).map(|d| target.join(d)).unwrap_or_else(|| target.to_path_buf());
+        fs::create_dir_all(&day)?;
+        fs::rename(&path, day.join(path.file_name().unwrap_or_default()))?;
+    }
+    Ok(())
 }
 
 /// `df` with its unsigned integer columns made signed 64-bit ones, as the frames' are: Spark
@@ -252,7 +356,7 @@ fn captures_row(report: &Report) -> io::Result<DataFrame> {
 /// thread), its analysis's fields once its verdict is final ([`VerdictRows`]; verdicts come in
 /// frame order, some frames later). The headers' rows go over in segments (a file's worth, of
 /// one day) and wait for their verdicts; no frame's bytes are kept.
-pub fn frame_rows(fields: &[&'static Field], dir: PathBuf) -> (FrameRows, VerdictRows) {
+pub fn frame_rows(fields: &[&'static Field], dir: PathBuf, start: Start) -> (FrameRows, VerdictRows) {
     let (analysis, own): (Vec<&'static Field>, Vec<&'static Field>) =
         fields.iter().partition(|f| f.name.starts_with("rocescope.analysis."));
     let (segments, received) = mpsc::channel();
@@ -264,7 +368,7 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf) -> (FrameRows, Verdic
         day: None,
         last_ts_ns: i64::MIN,
         sorted: true,
-        first_ts_ns: None,
+        first_ts_ns: start.first_ts_ns,
         segments: Some(segments),
     };
     let verdicts = VerdictRows {
@@ -273,8 +377,8 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf) -> (FrameRows, Verdic
         empty: Decoder::default().decode(&record),
         dir,
         received,
-        segments: VecDeque::new(),
-        parts: 0,
+        segments: start.waiting.into(),
+        parts: start.first_part,
         writer: Writer::start(),
     };
     (rows, verdicts)
@@ -291,6 +395,15 @@ fn column_order(fields: &[&'static Field]) -> Vec<String> {
         }
     }
     order
+}
+
+/// Where a run's frames start: the capture's first frame's time (for `frame.time_relative`),
+/// the number of the run's first file, and rows of an earlier run waiting for their verdicts.
+#[derive(Default)]
+pub struct Start {
+    first_ts_ns: Option<i64>,
+    first_part: u32,
+    waiting: Vec<Segment>,
 }
 
 /// A file's worth of headers' rows.
@@ -329,6 +442,11 @@ impl FrameRows {
             Some(Ok(())) => Ok(()),
             _ => Err(io::Error::other("the dataset's frames stopped being written")),
         }
+    }
+
+    /// The capture's first frame's time, once a frame came.
+    pub fn first_ts_ns(&self) -> Option<i64> {
+        self.first_ts_ns
     }
 
     /// Sends the last rows over: no more come.
@@ -407,6 +525,27 @@ impl VerdictRows {
         self.writer.write(path, df)?;
         self.parts += 1;
         Ok(())
+    }
+
+    /// The analysis is saved here: writes every row whose verdict is in, and puts the rows
+    /// still waiting for theirs in files of their own, whose number it gives (they are written
+    /// once the analysis ends, with the verdicts the capture's end gives them; an export that
+    /// goes on writes them again). Every row's headers must have been sent.
+    pub fn suspend(&mut self) -> io::Result<u32> {
+        while let Ok(segment) = self.received.recv() {
+            self.segments.push_back(segment);
+            self.write_complete()?;
+        }
+        let have = self.verdicts.rows();
+        if have > 0
+            && let Some(Segment { headers, day, sorted }) = self.segments.pop_front()
+        {
+            let waiting = headers.slice(have as i64, headers.height() - have);
+            self.segments.push_front(Segment { headers: headers.slice(0, have), day, sorted });
+            self.write_complete()?;
+            self.segments.push_front(Segment { headers: waiting, day, sorted });
+        }
+        Ok(self.parts)
     }
 
     /// Writes the rows still waiting, once the headers' halves are all sent and every verdict

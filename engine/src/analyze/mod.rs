@@ -822,6 +822,12 @@ impl Analyzer {
         self.config
     }
 
+    /// The analysis, no longer giving each frame's verdict (one saved by a command that took
+    /// them, going on in one that does not).
+    pub fn without_verdicts(self) -> Self {
+        Analyzer { verdicts: None, ..self }
+    }
+
     /// Does the analysis give each frame's verdict ([`Analyzer::with_verdicts`])?
     pub fn gives_verdicts(&self) -> bool {
         self.verdicts.is_some()

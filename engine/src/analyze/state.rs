@@ -32,6 +32,9 @@ pub struct SavedRun {
     pub display_filter: Option<String>,
     /// The files read so far, in the order they were named.
     pub inputs: Vec<InputReport>,
+    /// Where the command's output stands, for the run that goes on to carry on with it (an
+    /// export's dataset); opaque to the analysis, empty for `analyze`.
+    pub output: Vec<u8>,
 }
 
 impl SavedRun {
