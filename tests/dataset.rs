@@ -305,6 +305,12 @@ fn an_export_goes_on_only_from_an_exports_state_of_its_capture_and_columns() {
     let (code, message) = refused(&["-e", "infiniband.bth.psn"]);
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("other columns"), "{message}");
+    // another dataset does not hold the rows the saved export left unsettled
+    let elsewhere = work.path().join("elsewhere");
+    let out = common::run(&["export", "-q", "--dataset", elsewhere.to_str().unwrap(), "--resume", &state, &sample]);
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{message}");
+    assert!(message.contains("rows the saved export left unsettled"), "{message}");
     assert_eq!(refused(&["--capture-name", "a"]).0, Some(0));
     // an export's state goes on in analyze too
     common::run_ok(&["analyze", "-q", "--resume", &state, &sample]);

@@ -59,10 +59,10 @@ pub fn run(args: &ExportArgs) -> Outcome {
     input_reports.extend(assemble::input_reports(inputs.readers(), &damage));
     let mut run = run_so_far(analysis.analyzer, &inputs, &selection, args.display_filter.as_ref(), input_reports);
     if let Some(path) = &args.state {
-        let provisional_from = analysis.frames.suspend().map_err(out)?;
+        let (provisional_from, provisional_rows) = analysis.frames.suspend().map_err(out)?;
+        let capture = dataset.capture().to_string();
         let fields = columns.iter().map(|f| f.name.to_string()).collect();
-        let stands =
-            dataset::Progress { capture: dataset.capture().to_string(), fields, provisional_from, first_ts_ns };
+        let stands = dataset::Progress { capture, fields, provisional_from, provisional_rows, first_ts_ns };
         run.output = serde_json::to_vec(&stands).map_err(|e| out(e.into()))?;
         save_state(path, &run)?;
     }

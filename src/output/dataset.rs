@@ -141,6 +141,8 @@ pub struct Progress {
     /// final when the analysis was saved, with the verdicts the capture's end gives them: the
     /// export that goes on writes those rows again, with the verdicts its frames decide.
     pub provisional_from: u32,
+    /// The rows in those files.
+    pub provisional_rows: usize,
     /// The capture's first frame's time, from which `frame.time_relative` counts.
     pub first_ts_ns: Option<i64>,
 }
@@ -205,6 +207,13 @@ impl Dataset {
         let from = progress.provisional_from;
         let provisional = numbered_parts(&self.frames_partition())?.into_iter().filter(|(n, _)| *n >= from);
         let waiting = provisional.map(|(_, path)| waiting_rows(&path)).collect::<io::Result<Vec<_>>>()?;
+        let found: usize = waiting.iter().map(|w| w.headers.height()).sum();
+        if found != progress.provisional_rows {
+            return Err(io::Error::other(format!(
+                "its capture {} holds {found} of the {} rows the saved export left unsettled: is it the dataset that export wrote?",
+                self.capture, progress.provisional_rows
+            )));
+        }
         let start = Start { first_ts_ns: progress.first_ts_ns, first_part: from, waiting };
         Ok(frame_rows(fields, self.staged("frames"), start))
     }
@@ -528,10 +537,10 @@ impl VerdictRows {
     }
 
     /// The analysis is saved here: writes every row whose verdict is in, and puts the rows
-    /// still waiting for theirs in files of their own, whose number it gives (they are written
-    /// once the analysis ends, with the verdicts the capture's end gives them; an export that
-    /// goes on writes them again). Every row's headers must have been sent.
-    pub fn suspend(&mut self) -> io::Result<u32> {
+    /// still waiting for theirs in files of their own, whose first number it gives with their
+    /// count (they are written once the analysis ends, with the verdicts the capture's end gives
+    /// them; an export that goes on writes them again). Every row's headers must have been sent.
+    pub fn suspend(&mut self) -> io::Result<(u32, usize)> {
         while let Ok(segment) = self.received.recv() {
             self.segments.push_back(segment);
             self.write_complete()?;
@@ -545,7 +554,7 @@ impl VerdictRows {
             self.write_complete()?;
             self.segments.push_front(Segment { headers: waiting, day, sorted });
         }
-        Ok(self.parts)
+        Ok((self.parts, self.segments.iter().map(|s| s.headers.height()).sum()))
     }
 
     /// Writes the rows still waiting, once the headers' halves are all sent and every verdict
