@@ -315,3 +315,36 @@ fn an_export_goes_on_only_from_an_exports_state_of_its_capture_and_columns() {
     // an export's state goes on in analyze too
     common::run_ok(&["analyze", "-q", "--resume", &state, &sample]);
 }
+
+#[test]
+fn relative_times_count_from_the_captures_first_frame_under_a_display_filter() {
+    // as tshark's do: frame.time_relative counts from the capture's first frame, kept or not
+    let sample = common::samples().into_iter().find(|p| name_of(p) == "reordering").expect("the sample");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let filter = "frame.number >= 10";
+    export(dir.path(), &sample, &["--capture-name", "r", "-Y", filter, "-e", "frame.time_relative"]);
+    let frames = all_frames(dir.path(), "r");
+    let column = |name: &str| -> Vec<i64> {
+        let values = frames.column(name).unwrap().cast(&DataType::Int64).unwrap();
+        values.i64().unwrap().into_no_null_iter().collect()
+    };
+    let (numbers, relative, times) =
+        (column("frame_number"), column("frame_time_relative"), column("frame_time_epoch_ns"));
+    let (mut inputs, _) = rocescope::capture::Inputs::open(std::slice::from_ref(&sample), false);
+    let first = inputs.next_frame().expect("a first frame").record.ts_ns;
+    assert_eq!(numbers.first(), Some(&10));
+    assert!(relative[0] > 0, "the first kept frame is not the capture's first");
+    let expected: Vec<i64> = times.iter().map(|t| t - first).collect();
+    assert_eq!(relative, expected);
+    if common::tshark_available() {
+        let out = Command::new("tshark")
+            .args(["-r", sample.to_str().unwrap(), "-Y", filter, "-T", "fields", "-e", "frame.time_relative"])
+            .output()
+            .expect("tshark runs");
+        let tshark: Vec<i64> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| (l.trim().parse::<f64>().expect("seconds") * 1e9).round() as i64)
+            .collect();
+        assert_eq!(relative, tshark);
+    }
+}

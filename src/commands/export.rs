@@ -54,7 +54,6 @@ pub fn run(args: &ExportArgs) -> Outcome {
         pipeline::analyse_beside(&mut inputs, &decoder, &mut selection, &mut analysis, beside, threads, &set_progress);
     progress.finish();
     let damage = ran.damage;
-    let first_ts_ns = rows.first_ts_ns();
     ran.result.and_then(|()| rows.finish()).map_err(out)?;
     input_reports.extend(assemble::input_reports(inputs.readers(), &damage));
     let mut run = run_so_far(analysis.analyzer, &inputs, &selection, args.display_filter.as_ref(), input_reports);
@@ -62,7 +61,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         let (provisional_from, provisional_rows) = analysis.frames.suspend().map_err(out)?;
         let capture = dataset.capture().to_string();
         let fields = columns.iter().map(|f| f.name.to_string()).collect();
-        let stands = dataset::Progress { capture, fields, provisional_from, provisional_rows, first_ts_ns };
+        let stands = dataset::Progress { capture, fields, provisional_from, provisional_rows };
         run.output = serde_json::to_vec(&stands).map_err(|e| out(e.into()))?;
         save_state(path, &run)?;
     }

@@ -143,8 +143,6 @@ pub struct Progress {
     pub provisional_from: u32,
     /// The rows in those files.
     pub provisional_rows: usize,
-    /// The capture's first frame's time, from which `frame.time_relative` counts.
-    pub first_ts_ns: Option<i64>,
 }
 
 /// One capture's part of a dataset, being written.
@@ -214,7 +212,7 @@ impl Dataset {
                 self.capture, progress.provisional_rows
             )));
         }
-        let start = Start { first_ts_ns: progress.first_ts_ns, first_part: from, waiting };
+        let start = Start { first_part: from, waiting };
         Ok(frame_rows(fields, self.staged("frames"), start))
     }
 
@@ -377,7 +375,6 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf, start: Start) -> (Fra
         day: None,
         last_ts_ns: i64::MIN,
         sorted: true,
-        first_ts_ns: start.first_ts_ns,
         segments: Some(segments),
     };
     let verdicts = VerdictRows {
@@ -406,11 +403,10 @@ fn column_order(fields: &[&'static Field]) -> Vec<String> {
     order
 }
 
-/// Where a run's frames start: the capture's first frame's time (for `frame.time_relative`),
-/// the number of the run's first file, and rows of an earlier run waiting for their verdicts.
+/// Where a run's frames start: the number of its first file, and rows of an earlier run waiting
+/// for their verdicts.
 #[derive(Default)]
 pub struct Start {
-    first_ts_ns: Option<i64>,
     first_part: u32,
     waiting: Vec<Segment>,
 }
@@ -434,8 +430,6 @@ pub struct FrameRows {
     last_ts_ns: i64,
     /// The open segment's rows are in time order.
     sorted: bool,
-    /// The first frame's time, from which relative times count.
-    first_ts_ns: Option<i64>,
     segments: Option<mpsc::Sender<Segment>>,
 }
 
@@ -453,11 +447,6 @@ impl FrameRows {
         }
     }
 
-    /// The capture's first frame's time, once a frame came.
-    pub fn first_ts_ns(&self) -> Option<i64> {
-        self.first_ts_ns
-    }
-
     /// Sends the last rows over: no more come.
     pub fn finish(mut self) -> io::Result<()> {
         self.close_segment()
@@ -465,9 +454,8 @@ impl FrameRows {
 }
 
 impl Beside for FrameRows {
-    fn frame(&mut self, number: u64, packet: &DecodedFrame<'_>) -> io::Result<()> {
+    fn frame(&mut self, number: u64, packet: &DecodedFrame<'_>, first_ts_ns: i64) -> io::Result<()> {
         let ts = packet.ts_ns;
-        let first_ts_ns = *self.first_ts_ns.get_or_insert(ts);
         let day = ts.div_euclid(NS_PER_DAY);
         if self.day != Some(day) || self.headers.rows() >= ROW_GROUP_ROWS {
             self.close_segment()?;

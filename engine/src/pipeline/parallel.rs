@@ -82,8 +82,9 @@ pub fn analyse(
             frames += 1;
             let packet = decoder.decode(&frame.record);
             if selection.keeps(frame.number, &packet) {
+                let first_ts_ns = selection.first_ts_ns().unwrap_or(packet.ts_ns);
                 if let Some(beside) = &mut beside
-                    && let Err(e) = beside.frame(frame.number, &packet)
+                    && let Err(e) = beside.frame(frame.number, &packet, first_ts_ns)
                 {
                     beside_result = Err(e);
                     break;
