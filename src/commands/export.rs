@@ -5,7 +5,7 @@ use std::io;
 use std::path::Path;
 
 use super::exit::{Failure, Outcome};
-use super::saved_run::{resume, run_so_far, save_state};
+use super::saved_run::{encode_state, resume, run_so_far, write_state};
 use super::time_source;
 use crate::analyze::{Analyzer, Config, SavedRun, assemble};
 use crate::capture::Inputs;
@@ -57,13 +57,15 @@ pub fn run(args: &ExportArgs) -> Outcome {
     ran.result.and_then(|()| rows.finish()).map_err(out)?;
     input_reports.extend(assemble::input_reports(inputs.readers(), &damage));
     let mut run = run_so_far(analysis.analyzer, &inputs, &selection, args.display_filter.as_ref(), input_reports);
+    // the state is written once the dataset it describes is
+    let mut state = None;
     if let Some(path) = &args.state {
         let (provisional_from, provisional_rows) = analysis.frames.suspend().map_err(out)?;
         let capture = dataset.capture().to_string();
         let fields = columns.iter().map(|f| f.name.to_string()).collect();
         let stands = dataset::Progress { capture, fields, provisional_from, provisional_rows };
         run.output = serde_json::to_vec(&stands).map_err(|e| out(e.into()))?;
-        save_state(path, &run)?;
+        state = Some((path, encode_state(path, &run)?));
     }
     let SavedRun { analyzer, inputs: input_reports, .. } = run;
     analysis.analyzer = analyzer;
@@ -74,7 +76,8 @@ pub fn run(args: &ExportArgs) -> Outcome {
         return Err(Failure::NoInput(String::new()));
     }
     let report = assemble::report(&analyzer, input_reports, None);
-    dataset.finish(frames, &report).map_err(out)
+    dataset.finish(frames, &report).map_err(out)?;
+    state.map_or(Ok(()), |(path, bytes)| write_state(path, &bytes))
 }
 
 /// The capture's name: --capture-name, else the first file's.

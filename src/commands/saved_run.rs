@@ -2,7 +2,7 @@
 //! the capture's next files (docs/scale.md).
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, Write};
 use std::path::Path;
 
 use super::exit::Failure;
@@ -56,8 +56,22 @@ pub fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<Saved
 
 /// Writes `saved` into `path`, whole or not at all.
 pub fn save_state(path: &Path, saved: &SavedRun) -> Result<(), Failure> {
-    let failed = |e: io::Error| Failure::Output(format!("cannot save the analysis into {}: {e}", path.display()));
-    let (file, out) = AtomicFile::create_at(path).map_err(failed)?;
-    let mut out = BufWriter::new(out);
-    saved.save(&mut out).and_then(|()| out.flush()).and_then(|()| file.commit()).map_err(failed)
+    write_state(path, &encode_state(path, saved)?)
+}
+
+/// `saved` as the state file `path` will hold, to be written once what it says is true.
+pub fn encode_state(path: &Path, saved: &SavedRun) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    saved.save(&mut bytes).map_err(|e| cannot_save(path, e))?;
+    Ok(bytes)
+}
+
+/// Writes a state's bytes into `path`, whole or not at all.
+pub fn write_state(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let (file, mut out) = AtomicFile::create_at(path).map_err(|e| cannot_save(path, e))?;
+    out.write_all(bytes).and_then(|()| file.commit()).map_err(|e| cannot_save(path, e))
+}
+
+fn cannot_save(path: &Path, e: io::Error) -> Failure {
+    Failure::Output(format!("cannot save the analysis into {}: {e}", path.display()))
 }
