@@ -58,15 +58,10 @@ pub fn run(args: &ExportArgs) -> Outcome {
     input_reports.extend(assemble::input_reports(inputs.readers(), &damage));
     let mut run = run_so_far(analysis.analyzer, &inputs, &selection, args.display_filter.as_ref(), input_reports);
     // the state is written once the dataset it describes is
-    let mut state = None;
-    if let Some(path) = &args.state {
-        let (provisional_from, provisional_rows) = analysis.frames.suspend().map_err(out)?;
-        let capture = dataset.capture().to_string();
-        let fields = columns.iter().map(|f| f.name.to_string()).collect();
-        let stands = dataset::Progress { capture, fields, provisional_from, provisional_rows };
-        run.output = serde_json::to_vec(&stands).map_err(|e| out(e.into()))?;
-        state = Some((path, encode_state(path, &run)?));
-    }
+    let state = match args.state.as_deref() {
+        Some(path) => Some((path, state_bytes(path, &mut run, &mut analysis.frames, &dataset, &columns, &out)?)),
+        None => None,
+    };
     let SavedRun { analyzer, inputs: input_reports, .. } = run;
     analysis.analyzer = analyzer;
     let Exporting { analyzer, frames } = analysis.finish().map_err(out)?;
@@ -78,6 +73,24 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let report = assemble::report(&analyzer, input_reports, None);
     dataset.finish(frames, &report).map_err(out)?;
     state.map_or(Ok(()), |(path, bytes)| write_state(path, &bytes))
+}
+
+/// The state `path` is to hold: `run`, with where the capture's frames stand once every row
+/// whose verdict is in is written (the others are provisional).
+fn state_bytes(
+    path: &Path,
+    run: &mut SavedRun,
+    frames: &mut VerdictRows,
+    dataset: &Dataset,
+    columns: &[&'static Field],
+    out: &dyn Fn(io::Error) -> Failure,
+) -> Result<Vec<u8>, Failure> {
+    let (provisional_from, provisional_rows) = frames.suspend().map_err(out)?;
+    let capture = dataset.capture().to_string();
+    let fields = columns.iter().map(|f| f.name.to_string()).collect();
+    let stands = dataset::Progress { capture, fields, provisional_from, provisional_rows };
+    run.output = serde_json::to_vec(&stands).map_err(|e| out(e.into()))?;
+    encode_state(path, run)
 }
 
 /// The capture's name: --capture-name, else the first file's.
