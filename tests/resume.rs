@@ -2,8 +2,12 @@
 //! that goes on from the state the run before it saved, gets the report one run over every
 //! file gives, key by key. Every sample and every reference and real capture is cut into three
 //! files at several places (after its first frame, at thirds, before its last), with one and
-//! two threads; a saved state read back with no file gives the same report; a state saved with
-//! other options or another display filter, or one that is not a state, is refused.
+//! two threads, and into two where a cut leaves the most to carry across (inside a retransmit
+//! episode, inside a pause, between a CM exchange and its data, between a request and its
+//! ACK); a long capture of the benchmark's traffic is cut after its first 200,000 frames and
+//! inside its first retransmit episode. A saved state read back with no file gives the same
+//! report; a state saved with other options or another display filter, or one that is not a
+//! state, is refused.
 
 mod common;
 
@@ -60,6 +64,56 @@ fn files_analysed_one_after_another_report_as_one_run_of_them_all() {
             }
         }
     }
+}
+
+/// The frames just after which a cut leaves the analysis most to carry across, by kind (each
+/// a frame number: the cut falls between it and the next frame): inside a retransmit episode
+/// (after a resend followed by another), inside a pause (after a PFC frame that pauses),
+/// between a CM exchange and its data (after its last message), and between a request and
+/// its ACK (after the first packet that asks for one).
+fn boundaries(path: &Path) -> Vec<(&'static str, usize)> {
+    let frames = common::jsonl(path, &[]);
+    let resend = |f: &serde_json::Value| f["seq_class"] == "retransmission";
+    let episode = frames.windows(2).position(|w| resend(&w[0]) && resend(&w[1])).map(|i| i + 1);
+    let pausing = |f: &serde_json::Value| f["pfc"]["quanta"].as_array().is_some_and(|q| q.iter().any(|n| n != 0));
+    let pause = frames.iter().position(pausing).map(|i| i + 1);
+    let cm = frames.iter().rposition(|f| !f["cm"].is_null()).map(|i| i + 1);
+    let request = frames.iter().position(|f| f["ack_req"] == 1).map(|i| i + 1);
+    let found = [("a retransmit episode", episode), ("a pause", pause), ("after CM", cm), ("before an ACK", request)];
+    found.into_iter().filter_map(|(kind, at)| at.filter(|&at| at < frames.len()).map(|at| (kind, at))).collect()
+}
+
+#[test]
+fn cuts_where_the_analysis_carries_most_across_change_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in common::samples_and_shared_captures() {
+        for (kind, after) in boundaries(&path) {
+            let parts = common::split::split(&path, dir.path(), |_| vec![after]);
+            let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1])]);
+            let (last, _) = chained(&parts, dir.path(), "1");
+            assert_eq!(last, one_run, "{} cut inside {kind}, after frame {after}", path.display());
+            kinds.insert(kind);
+        }
+    }
+    assert_eq!(kinds.len(), 4, "every kind of cut was made: {kinds:?}");
+}
+
+#[test]
+fn a_long_capture_cut_inside_its_first_retransmit_episode_goes_on_as_one_run() {
+    // the benchmark traffic's first 200,000 frames, then the rest cut just after the first
+    // resend of its first retransmit episode (the doubled-mirror decision long taken)
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = dir.path().join("mixed.pcap");
+    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "250M", text(&capture)]);
+    let resends = common::frames_selected(&capture, "rocescope.analysis.retransmission");
+    let first = *resends.first().expect("a retransmission") as usize;
+    assert!(first > 200_000 && resends.len() > 1, "the episode goes on after the cut: {resends:?}");
+    let parts = common::split::split(&capture, dir.path(), |_| vec![200_000, first]);
+    assert_eq!(parts.len(), 3);
+    let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1]), text(&parts[2])]);
+    let (last, _) = chained(&parts, dir.path(), "2");
+    assert_eq!(last, one_run);
 }
 
 #[test]
