@@ -6,6 +6,8 @@ inputs give the same files.
     fuzz/seed.py
 
 seeds/capture and seeds/pipeline get whole small captures (and gzip/zstd copies of one);
+seeds/state gets the analyses of a few samples, saved unfinished (`analyze --state`, by the
+binary $ROCESCOPE or target/debug/rocescope);
 seeds/frame and seeds/parsers get single frames (the frame target's first byte selects the
 link type: 0 is Ethernet, 1 LINKTYPE_INFINIBAND, 7 ERF) and, for the parsers, the same frame from its IP and UDP headers on.
 """
@@ -74,6 +76,21 @@ def seed_capture(path):
             put("parsers", frame[start:])
 
 
+# samples whose saved analyses make the state target's seeds: small, and between them
+# retransmissions, reordering, both sides requesting, pauses and native InfiniBand
+STATE_SAMPLES = ["loss_go_back_n.pcap", "reordering.pcap", "bidirectional_read_write.pcap", "pfc_storm.pcap", "ib_go_back_n.pcap"]
+
+
+def seed_state(path):
+    """The analysis of `path` saved unfinished: a state file, as the state target reads one."""
+    rocescope = os.environ.get("ROCESCOPE", os.path.join(ROOT, "target", "debug", "rocescope"))
+    state = os.path.join(CORPUS, "state.tmp")
+    subprocess.run([rocescope, "analyze", "-q", path, "--state", state], check=True, stdout=subprocess.DEVNULL)
+    with open(state, "rb") as f:
+        put("state", f.read())
+    os.remove(state)
+
+
 def main():
     shutil.rmtree(CORPUS, ignore_errors=True)
     sources = [os.path.join(ROOT, "samples", n) for n in sorted(os.listdir(os.path.join(ROOT, "samples"))) if n.endswith((".pcap", ".pcapng"))]
@@ -89,6 +106,8 @@ def main():
         put("capture", gzip.compress(data, mtime=0))
         if shutil.which("zstd"):
             put("capture", subprocess.run(["zstd", "-c", "-q"], input=data, capture_output=True, check=True).stdout)
+    for name in STATE_SAMPLES:
+        seed_state(os.path.join(ROOT, "samples", name))
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, n)) for n in files)

@@ -102,4 +102,9 @@ fn a_state_read_back_saves_again_and_bad_ones_are_refused() {
     other_version[8] = 99;
     assert!(refused(&other_version).contains("format 99"));
     assert!(refused(&saved[..saved.len() / 2]).contains("damaged"));
+    let mut wrong_sum = saved.clone();
+    wrong_sum[12] ^= 1;
+    assert!(refused(&wrong_sum).contains("checksum does not match"));
+    let limited = SavedRun::load_at_most(&saved[..], 64).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(limited.contains("larger than 64 bytes once decompressed"), "{limited}");
 }

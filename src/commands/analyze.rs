@@ -44,7 +44,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
     let (analyzer, mut input_reports) = match resumed {
         Some(saved) => {
-            inputs.number_from(saved.frames_read + 1);
+            inputs.number_from(saved.frames_read.saturating_add(1));
             selection = selection.continuing(saved.first_ts_ns);
             // an export's analysis gives each frame's verdict, which analyze does not take
             (saved.analyzer.without_verdicts(), saved.inputs)

@@ -34,7 +34,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let out = |e: io::Error| Failure::Output(format!("cannot write the dataset into {}: {e}", args.dataset.display()));
     let (dataset, analyzer, mut input_reports) = match resumed {
         Some((saved, progress)) => {
-            inputs.number_from(saved.frames_read + 1);
+            inputs.number_from(saved.frames_read.saturating_add(1));
             selection = selection.continuing(saved.first_ts_ns);
             (Dataset::going_on(&args.dataset, &progress).map_err(out)?, saved.analyzer, saved.inputs)
         }

@@ -1,5 +1,6 @@
-//! An analysis saved to go on later ([`SavedRun`]): the file starts with [`STATE_MAGIC`] and
-//! the format's version ([`STATE_VERSION`], little-endian `u32`), then the saved run in
+//! An analysis saved to go on later ([`SavedRun`]): the file starts with [`STATE_MAGIC`], the
+//! format's version ([`STATE_VERSION`], little-endian `u32`) and the CRC-32 of the saved run's
+//! encoding (little-endian `u32`: a damaged file is refused whole), then the saved run in
 //! postcard's encoding, zstd-compressed. Its size is the analysis's own, bounded as the
 //! analysis is (flows, held packets, the recent frames of the mirror-duplicate window, the
 //! first frames held until the doubled-mirror decision), never a record per packet.
@@ -16,6 +17,10 @@ pub const STATE_VERSION: u32 = 2;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;
+
+/// A saved run decompresses to at most this many bytes: more than any analysis within its
+/// bounds holds, so that a damaged or hostile file cannot take the memory without end.
+pub const MAX_STATE_BYTES: u64 = 4 << 30;
 
 /// An analysis that has read some files of a capture and can go on with the next ones: the
 /// analyzer as it stands, unfinished, and what the report of the whole capture needs of the
@@ -40,18 +45,27 @@ pub struct SavedRun {
 impl SavedRun {
     /// Writes the saved run to `out`.
     pub fn save(&self, mut out: impl Write) -> io::Result<()> {
+        let encoded = saved::saving(|| postcard::to_stdvec(self)).map_err(io::Error::other)?;
         out.write_all(STATE_MAGIC)?;
         out.write_all(&STATE_VERSION.to_le_bytes())?;
-        let encoded = saved::saving(|| postcard::to_stdvec(self)).map_err(io::Error::other)?;
+        out.write_all(&crc32fast::hash(&encoded).to_le_bytes())?;
         zstd::stream::copy_encode(&encoded[..], out, LEVEL)
     }
 
     /// Reads what [`SavedRun::save`] wrote; an error says what is wrong with it.
-    pub fn load(mut input: impl Read) -> io::Result<SavedRun> {
-        let mut head = [0u8; 12];
-        input.read_exact(&mut head).map_err(|_| invalid("too short to be a saved analysis"))?;
-        if &head[..8] != STATE_MAGIC {
+    pub fn load(input: impl Read) -> io::Result<SavedRun> {
+        SavedRun::load_at_most(input, MAX_STATE_BYTES)
+    }
+
+    /// [`SavedRun::load`], refusing a state that decompresses to more than `limit` bytes.
+    pub fn load_at_most(mut input: impl Read, limit: u64) -> io::Result<SavedRun> {
+        let mut head = Vec::with_capacity(16);
+        (&mut input).take(16).read_to_end(&mut head)?;
+        if head.len() >= 8 && &head[..8] != STATE_MAGIC {
             return Err(invalid("not a saved analysis (its first bytes are not RSCSTATE)"));
+        }
+        if head.len() < 16 {
+            return Err(invalid("too short to be a saved analysis"));
         }
         let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
         if version != STATE_VERSION {
@@ -59,7 +73,15 @@ impl SavedRun {
                 "a saved analysis of format {version}; this rocescope reads format {STATE_VERSION}"
             )));
         }
-        let encoded = zstd::stream::decode_all(input).map_err(|e| invalid(&format!("damaged: {e}")))?;
+        let mut encoded = Vec::new();
+        let decoder = zstd::stream::read::Decoder::new(input).map_err(|e| invalid(&format!("damaged: {e}")))?;
+        decoder.take(limit + 1).read_to_end(&mut encoded).map_err(|e| invalid(&format!("damaged: {e}")))?;
+        if encoded.len() as u64 > limit {
+            return Err(invalid(&format!("larger than {limit} bytes once decompressed: not a state rocescope saved")));
+        }
+        if crc32fast::hash(&encoded).to_le_bytes() != [head[12], head[13], head[14], head[15]] {
+            return Err(invalid("damaged: its checksum does not match its contents"));
+        }
         postcard::from_bytes(&encoded).map_err(|e| invalid(&format!("damaged: {e}")))
     }
 }

@@ -8,6 +8,7 @@
 pub const INITIAL_WIDTH_NS: i64 = 1_000;
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "Saved")]
 pub struct Timeline {
     start_ns: Option<i64>,
     width_ns: i64,
@@ -17,6 +18,31 @@ pub struct Timeline {
     sums: Vec<u64>,
     /// Does a bin keep the largest of its values rather than their sum?
     maxima: bool,
+}
+
+/// A timeline read back from a saved analysis, a timeline once its bins add up.
+#[derive(serde::Deserialize)]
+struct Saved {
+    start_ns: Option<i64>,
+    width_ns: i64,
+    bins: usize,
+    channels: usize,
+    sums: Vec<u64>,
+    maxima: bool,
+}
+
+impl TryFrom<Saved> for Timeline {
+    type Error = &'static str;
+
+    fn try_from(t: Saved) -> Result<Timeline, Self::Error> {
+        let bins_add_up =
+            t.bins >= 2 && t.bins.is_multiple_of(2) && t.bins.checked_mul(t.channels) == Some(t.sums.len());
+        if t.width_ns < 1 || !bins_add_up {
+            return Err("a timeline whose bins do not add up");
+        }
+        let Saved { start_ns, width_ns, bins, channels, sums, maxima } = t;
+        Ok(Timeline { start_ns, width_ns, bins, channels, sums, maxima })
+    }
 }
 
 impl Timeline {

@@ -62,7 +62,7 @@ impl Inputs {
 
     /// The number of the last frame read (0 before the first).
     pub fn last_number(&self) -> u64 {
-        self.next_number - 1
+        self.next_number.saturating_sub(1)
     }
 
     pub fn readers(&self) -> &[CaptureReader] {
@@ -103,7 +103,7 @@ impl Inputs {
             .min_by_key(|&(i, ts)| (ts, i))?;
         self.last = Some(file);
         let number = self.next_number;
-        self.next_number += 1;
+        self.next_number = self.next_number.saturating_add(1);
         let record = self.readers.get(file)?.current()?;
         Some(Frame { number, file, record })
     }
