@@ -314,6 +314,15 @@ fn an_export_goes_on_only_from_an_exports_state_of_its_capture_and_columns() {
     assert_eq!(refused(&["--capture-name", "a"]).0, Some(0));
     // an export's state goes on in analyze too
     common::run_ok(&["analyze", "-q", "--resume", &state, &sample]);
+    // and is not saved over an input
+    let copy = work.path().join("copy.pcap");
+    std::fs::copy(&sample, &copy).expect("copied");
+    let copy = copy.to_str().expect("UTF-8");
+    let out = common::run(&["export", "-q", "--dataset", &dataset, "--state", copy, copy]);
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{message}");
+    assert!(message.contains("refusing to overwrite the input"), "{message}");
+    assert_eq!(std::fs::read(copy).unwrap(), std::fs::read(&sample).unwrap());
 }
 
 #[test]

@@ -137,6 +137,14 @@ fn a_state_goes_on_only_with_its_own_options_and_filter() {
     let (code, _) = refused(&["-Y", "udp"]);
     assert_eq!(code, Some(0));
 
+    // a state is not saved over an input
+    let copy = dir.path().join("copy.pcap");
+    fs::copy(&sample, &copy).expect("copied");
+    let out = common::run(&["analyze", "-q", text(&copy), "--state", text(&copy)]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to overwrite the input"));
+    assert_eq!(fs::read(&copy).expect("read"), fs::read(&sample).expect("read"));
+
     let not_a_state = dir.path().join("not.state");
     fs::write(&not_a_state, b"PCAPSTATE\x01\x00\x00\x00").expect("written");
     let out = common::run(&["analyze", "--resume", text(&not_a_state)]);

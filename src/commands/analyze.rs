@@ -4,6 +4,7 @@
 use std::io::{self, BufWriter, Write};
 
 use super::exit::{Failure, Outcome, fail_on, written};
+use super::refuse_input;
 use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
 use crate::analyze::frame::FrameSummary;
@@ -31,8 +32,10 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     report_unreadable(&unreadable);
     let prepared = args.out.as_deref().map_or(Ok(()), |dir| prepare_out_dir(dir, args));
     prepared
-        .and_then(|()| args.html.as_deref().map_or(Ok(()), |page| refuse_input(page, args)))
-        .and_then(|()| args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, args)))
+        .and_then(|()| args.html.as_deref().map_or(Ok(()), |page| refuse_input(page, &args.files, "a report file")))
+        .and_then(|()| {
+            args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, &args.files, "the saved analysis"))
+        })
         .map_err(Failure::Output)?;
     let packet_table = match (&args.out, args.packets) {
         (Some(dir), true) => Some(
@@ -124,16 +127,7 @@ const OUT_FILES: &[&str] = &[
 /// Creates the output directory and refuses to write over an input file.
 fn prepare_out_dir(dir: &std::path::Path, args: &AnalyzeArgs) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    OUT_FILES.iter().try_for_each(|name| refuse_input(&dir.join(name), args))
-}
-
-/// An error when `target` is one of the input files.
-fn refuse_input(target: &std::path::Path, args: &AnalyzeArgs) -> Result<(), String> {
-    let existing = std::fs::canonicalize(target).ok();
-    if existing.is_some_and(|e| args.files.iter().any(|f| std::fs::canonicalize(f).is_ok_and(|i| i == e))) {
-        return Err(format!("refusing to overwrite the input {} with a report file", target.display()));
-    }
-    Ok(())
+    OUT_FILES.iter().try_for_each(|name| refuse_input(&dir.join(name), &args.files, "a report file"))
 }
 
 /// The analysis and the per-packet table, which consume frames in order.

@@ -5,6 +5,7 @@ use std::io;
 use std::path::Path;
 
 use super::exit::{Failure, Outcome};
+use super::refuse_input;
 use super::saved_run::{encode_state, resume, run_so_far, write_state};
 use super::time_source;
 use crate::analyze::{Analyzer, Config, SavedRun, assemble};
@@ -28,6 +29,9 @@ pub fn run(args: &ExportArgs) -> Outcome {
         None => frame_fields(&args.fields),
     }
     .map_err(Failure::Usage)?;
+    if let Some(state) = &args.state {
+        refuse_input(state, &args.files, "the saved analysis").map_err(Failure::Output)?;
+    }
     let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);

@@ -14,3 +14,13 @@ pub mod packets;
 #[cfg(feature = "tables")]
 pub mod saved_run;
 pub mod time_source;
+
+/// An error when `target` is one of the input `files`, which `what` would overwrite.
+#[cfg(feature = "tables")]
+fn refuse_input(target: &std::path::Path, files: &[std::path::PathBuf], what: &str) -> Result<(), String> {
+    let existing = std::fs::canonicalize(target).ok();
+    if existing.is_some_and(|e| files.iter().any(|f| std::fs::canonicalize(f).is_ok_and(|i| i == e))) {
+        return Err(format!("refusing to overwrite the input {} with {what}", target.display()));
+    }
+    Ok(())
+}
