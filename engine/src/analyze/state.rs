@@ -75,7 +75,10 @@ impl SavedRun {
         }
         let mut encoded = Vec::new();
         let decoder = zstd::stream::read::Decoder::new(input).map_err(|e| invalid(&format!("damaged: {e}")))?;
-        decoder.take(limit + 1).read_to_end(&mut encoded).map_err(|e| invalid(&format!("damaged: {e}")))?;
+        decoder
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut encoded)
+            .map_err(|e| invalid(&format!("damaged: {e}")))?;
         if encoded.len() as u64 > limit {
             return Err(invalid(&format!("larger than {limit} bytes once decompressed: not a state rocescope saved")));
         }
