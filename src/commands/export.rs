@@ -14,7 +14,8 @@ use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable}
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::fields::{self, Field};
-use crate::output::dataset::{self, DEFAULT_FRAME_FIELDS, Dataset, VerdictRows};
+use crate::output::columns::FRAME_COLUMNS;
+use crate::output::dataset::{self, Dataset, VerdictRows};
 use crate::pipeline::{self, Analyse};
 use crate::progress::Progress;
 
@@ -138,7 +139,7 @@ fn going_on(path: &Path, config: Config, args: &ExportArgs) -> Result<(SavedRun,
 /// suggests the nearest.
 fn frame_fields(names: &[String]) -> Result<Vec<&'static Field>, String> {
     let named: Vec<&str> = if names.is_empty() {
-        DEFAULT_FRAME_FIELDS.to_vec()
+        FRAME_COLUMNS.to_vec()
     } else {
         let always = ["frame.number", "frame.time_epoch"].into_iter().filter(|a| !names.iter().any(|n| n == a));
         always.chain(names.iter().map(String::as_str)).collect()

@@ -23,6 +23,62 @@ pub enum Style {
     Dataset,
 }
 
+/// A frame's columns unless chosen otherwise (the per-packet table's, and the dataset's when
+/// `-e` does not choose), by field name: where and when, the addresses of every kind of packet
+/// (Ethernet, IPv4, IPv6, RoCEv1's GIDs, InfiniBand LIDs), the headers' fields a query filters
+/// and groups by, the ICRC and VCRC verdicts, what was malformed, and the analysis's per-frame
+/// fields.
+pub const FRAME_COLUMNS: &[&str] = &[
+    "frame.number",
+    "frame.time_epoch",
+    "frame.len",
+    "frame.cap_len",
+    "rocescope.frame.kind",
+    "eth.src",
+    "eth.dst",
+    "vlan.id",
+    "vlan.priority",
+    "ip.src",
+    "ip.dst",
+    "ipv6.src",
+    "ipv6.dst",
+    "infiniband.grh.sgid",
+    "infiniband.grh.dgid",
+    "infiniband.lrh.slid",
+    "infiniband.lrh.dlid",
+    "ip.dsfield.dscp",
+    "ip.dsfield.ecn",
+    "ipv6.tclass.dscp",
+    "ipv6.tclass.ecn",
+    "udp.srcport",
+    "udp.dstport",
+    "rocescope.roce.version",
+    "infiniband.bth.opcode",
+    "infiniband.bth.destqp",
+    "infiniband.bth.psn",
+    "infiniband.bth.a",
+    "rocescope.bth.fecn",
+    "rocescope.bth.becn",
+    "rocescope.cnp",
+    "infiniband.reth.dmalen",
+    "infiniband.aeth.syndrome",
+    "infiniband.aeth.msn",
+    "infiniband.deth.srcqp",
+    "rocescope.payload.len",
+    "rocescope.icrc.status",
+    "rocescope.vcrc.status",
+    "rocescope.malformed",
+    "rocescope.malformed.layer",
+    "rocescope.analysis.flow",
+    "rocescope.analysis.seq_class",
+    "rocescope.analysis.gap",
+    "rocescope.analysis.missing_psns",
+    "rocescope.analysis.capture_missed",
+    "rocescope.analysis.retransmission",
+    "rocescope.analysis.late_arrival",
+    "rocescope.analysis.mirror_duplicate",
+];
+
 /// Distinct addresses kept formatted per text column; beyond, the memo starts again.
 const MEMO_ENTRIES: usize = 4096;
 

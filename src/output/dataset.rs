@@ -42,55 +42,6 @@ pub const EXACT_TIME_COLUMN: &str = "frame_time_epoch_ns";
 /// Rows of a frames file (one row group).
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
 
-/// The frames' columns unless `-e` chooses: where and when, the headers' fields a query
-/// filters and groups by, the ICRC verdict, and the analysis's per-frame fields.
-pub const DEFAULT_FRAME_FIELDS: &[&str] = &[
-    "frame.number",
-    "frame.time_epoch",
-    "frame.len",
-    "frame.cap_len",
-    "rocescope.frame.kind",
-    "eth.src",
-    "eth.dst",
-    "vlan.id",
-    "vlan.priority",
-    "ip.src",
-    "ip.dst",
-    "ipv6.src",
-    "ipv6.dst",
-    "infiniband.lrh.slid",
-    "infiniband.lrh.dlid",
-    "ip.dsfield.dscp",
-    "ip.dsfield.ecn",
-    "ipv6.tclass.dscp",
-    "ipv6.tclass.ecn",
-    "udp.srcport",
-    "udp.dstport",
-    "rocescope.roce.version",
-    "infiniband.bth.opcode",
-    "infiniband.bth.destqp",
-    "infiniband.bth.psn",
-    "infiniband.bth.a",
-    "rocescope.bth.fecn",
-    "rocescope.bth.becn",
-    "rocescope.cnp",
-    "infiniband.reth.dmalen",
-    "infiniband.aeth.syndrome",
-    "infiniband.aeth.msn",
-    "infiniband.deth.srcqp",
-    "rocescope.payload.len",
-    "rocescope.icrc.status",
-    "rocescope.malformed.layer",
-    "rocescope.analysis.flow",
-    "rocescope.analysis.seq_class",
-    "rocescope.analysis.gap",
-    "rocescope.analysis.missing_psns",
-    "rocescope.analysis.capture_missed",
-    "rocescope.analysis.retransmission",
-    "rocescope.analysis.late_arrival",
-    "rocescope.analysis.mirror_duplicate",
-];
-
 /// A name as a partition value takes it: letters, digits, `.`, `_` and `-`; anything else
 /// becomes `_` (a path separator, `=`, spaces).
 pub fn partition_value(name: &str) -> String {

@@ -1,5 +1,5 @@
 //! The per-packet table of `analyze --out DIR --packets`: packets.csv and packets.parquet, one
-//! row per frame, one column per field of [`PACKET_COLUMNS`] ([`super::columns`]), with the
+//! row per frame, one column per field of [`FRAME_COLUMNS`] ([`super::columns`]), with the
 //! frame's final verdict. Written a batch at a time, so memory does not grow with the capture.
 
 use std::fs::File;
@@ -9,57 +9,10 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::atomic::{AtomicFile, Written};
-use super::columns::{FrameColumns, Style};
+use super::columns::{FRAME_COLUMNS, FrameColumns, Style};
 use super::tables::polars_error;
 use crate::fields::{self, Field};
 use crate::ordered::{Decided, FrameSink};
-
-/// The table's columns, by field name; times are integers of nanoseconds, other integers are
-/// numbers whatever their display base, addresses and strings text as tshark prints them.
-pub const PACKET_COLUMNS: &[&str] = &[
-    "frame.number",
-    "frame.time_epoch",
-    "frame.len",
-    "frame.cap_len",
-    "rocescope.frame.kind",
-    "eth.src",
-    "eth.dst",
-    "vlan.id",
-    "vlan.priority",
-    "ip.src",
-    "ip.dst",
-    "ipv6.src",
-    "ipv6.dst",
-    "infiniband.lrh.slid",
-    "infiniband.lrh.dlid",
-    "infiniband.grh.sgid",
-    "infiniband.grh.dgid",
-    "ip.dsfield.dscp",
-    "ip.dsfield.ecn",
-    "ipv6.tclass.dscp",
-    "ipv6.tclass.ecn",
-    "udp.srcport",
-    "udp.dstport",
-    "rocescope.roce.version",
-    "infiniband.bth.opcode",
-    "infiniband.bth.destqp",
-    "infiniband.bth.psn",
-    "infiniband.bth.a",
-    "rocescope.bth.fecn",
-    "rocescope.bth.becn",
-    "infiniband.reth.dmalen",
-    "infiniband.aeth.syndrome",
-    "infiniband.aeth.msn",
-    "infiniband.deth.srcqp",
-    "rocescope.icrc.status",
-    "rocescope.vcrc.status",
-    "rocescope.malformed",
-    "rocescope.analysis.flow",
-    "rocescope.analysis.seq_class",
-    "rocescope.analysis.missing_psns",
-    "rocescope.analysis.capture_missed",
-    "rocescope.analysis.mirror_duplicate",
-];
 
 /// Rows per batch.
 const BATCH_ROWS: usize = 16_384;
@@ -73,7 +26,7 @@ pub struct PacketTable {
 
 impl PacketTable {
     pub fn create(dir: &Path) -> io::Result<PacketTable> {
-        let fields: Vec<&'static Field> = PACKET_COLUMNS
+        let fields: Vec<&'static Field> = FRAME_COLUMNS
             .iter()
             .map(|name| fields::by_name(name).ok_or_else(|| io::Error::other(format!("no field {name}"))))
             .collect::<io::Result<_>>()?;
