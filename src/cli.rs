@@ -405,7 +405,8 @@ pub struct ExportArgs {
     pub capture_name: Option<String>,
 
     /// A field to write as a column of the frames, by its display-filter name (repeatable;
-    /// the default set is in docs/scale.md; frame.number and frame.time_epoch are always there)
+    /// the default set is in docs/scale.md; frame.number and frame.time_epoch, with the exact
+    /// time as frame_time_epoch_ns, are always there)
     #[arg(short = 'e', value_name = "FIELD")]
     pub fields: Vec<String>,
 
