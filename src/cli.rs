@@ -123,6 +123,26 @@ Definitions of every counter are in docs/analysis.md.",
         )
     )]
     Analyze(AnalyzeArgs),
+    /// Merge the states of a capture's files analysed apart into the report of one run of them all
+    #[command(
+        long_about = "Merge the saved analyses of the parts of a capture (rotated files, or a capture cut at \
+any frame), each made on its own with `analyze FILE --state PART.state`, into the report one `analyze` of \
+every file gives, key by key: the parts are put in the order of their first frames' times whatever the \
+order they are named in, and each part's first frames, which its state keeps, are analysed again after \
+the parts before it. A part keeps at most 65,536 frames; a longer one can only come first. With \
+--state the merged analysis is saved, to merge again (merges run as a tree). docs/scale.md says more.",
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    for f in cap_*.pcap; do rocescope analyze -q \"$f\" --state \"$f.state\" > /dev/null & done; wait\n",
+                "    rocescope merge cap_*.pcap.state --json > report.json\n",
+                "    rocescope merge a.state b.state --state ab.state && rocescope merge ab.state c.state\n\n",
+            ),
+            help_section(&[0, 1, 2, 3, 4])
+        )
+    )]
+    Merge(MergeArgs),
     /// Write the frames into a pcapng file with the analysis as packet comments, for Wireshark
     #[command(
         long_about = "Write every input frame, unchanged, into one pcapng file, with a packet comment on \
@@ -387,6 +407,40 @@ pub struct AnalyzeArgs {
     /// for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The states to merge, saved by `analyze --state` (or by merge --state), in any order
+    #[arg(required = true, value_name = "STATE")]
+    pub states: Vec<PathBuf>,
+
+    /// Print the report as one JSON document on stdout instead of the summary
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also write the report into DIR (created if missing): report.json, index.html, and the
+    /// flows, retransmit episodes, findings and PFC tables as CSV and Parquet
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Also write the report as one self-contained HTML page (findings, flows, charts)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Also save the merged analysis, unfinished, into FILE: a state to merge again, or to go
+    /// on from with `analyze --resume`
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// Colour the summary's findings: auto (when standard output is a terminal and NO_COLOR
+    /// is not set), always or never
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
+    pub color: ColourChoice,
+
+    /// Exit with status 4 when a finding of this severity or worse is found
+    #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
+    pub fail_on: Option<Severity>,
 }
 
 #[derive(Debug, Args)]

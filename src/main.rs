@@ -4,13 +4,14 @@ use clap::Parser;
 
 use rocescope::cli::{Cli, Command};
 use rocescope::commands::exit::{self, Outcome, written};
-use rocescope::commands::{analyze, annotate, export, generate, packets};
+use rocescope::commands::{analyze, annotate, export, generate, merge, packets};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     exit::exit(match &cli.command {
         Command::Packets(args) => packets::run(args),
         Command::Analyze(args) => analyze::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Export(args) => export::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Fields => list_fields(),

@@ -40,16 +40,11 @@ fn chained(parts: &[PathBuf], dir: &Path, threads: &str) -> (serde_json::Value, 
     (last, previous.expect("a part"))
 }
 
-/// Where a capture of `n` frames is cut into three files: after its first frame and at its
-/// half, at its thirds, and at its half and before its last frame.
-const CUTS: [fn(usize) -> Vec<usize>; 3] =
-    [|n| vec![1, n / 2], |n| vec![n / 3, 2 * n / 3], |n| vec![n / 2, n.saturating_sub(1)]];
-
 #[test]
 fn files_analysed_one_after_another_report_as_one_run_of_them_all() {
     let dir = tempfile::tempdir().expect("temp dir");
     for path in common::samples_and_shared_captures() {
-        for cuts in CUTS {
+        for cuts in common::split::CUTS {
             let parts = common::split::split(&path, dir.path(), cuts);
             if parts.len() != 3 {
                 continue;
@@ -66,29 +61,12 @@ fn files_analysed_one_after_another_report_as_one_run_of_them_all() {
     }
 }
 
-/// The frames just after which a cut leaves the analysis most to carry across, by kind (each
-/// a frame number: the cut falls between it and the next frame): inside a retransmit episode
-/// (after a resend followed by another), inside a pause (after a PFC frame that pauses),
-/// between a CM exchange and its data (after its last message), and between a request and
-/// its ACK (after the first packet that asks for one).
-fn boundaries(path: &Path) -> Vec<(&'static str, usize)> {
-    let frames = common::jsonl(path, &[]);
-    let resend = |f: &serde_json::Value| f["seq_class"] == "retransmission";
-    let episode = frames.windows(2).position(|w| resend(&w[0]) && resend(&w[1])).map(|i| i + 1);
-    let pausing = |f: &serde_json::Value| f["pfc"]["quanta"].as_array().is_some_and(|q| q.iter().any(|n| n != 0));
-    let pause = frames.iter().position(pausing).map(|i| i + 1);
-    let cm = frames.iter().rposition(|f| !f["cm"].is_null()).map(|i| i + 1);
-    let request = frames.iter().position(|f| f["ack_req"] == 1).map(|i| i + 1);
-    let found = [("a retransmit episode", episode), ("a pause", pause), ("after CM", cm), ("before an ACK", request)];
-    found.into_iter().filter_map(|(kind, at)| at.filter(|&at| at < frames.len()).map(|at| (kind, at))).collect()
-}
-
 #[test]
 fn cuts_where_the_analysis_carries_most_across_change_nothing() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut kinds = std::collections::BTreeSet::new();
     for path in common::samples_and_shared_captures() {
-        for (kind, after) in boundaries(&path) {
+        for (kind, after) in common::split::boundaries(&path) {
             let parts = common::split::split(&path, dir.path(), |_| vec![after]);
             let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1])]);
             let (last, _) = chained(&parts, dir.path(), "1");

@@ -1,10 +1,11 @@
 //! The `analyze` command: read every input in one streaming pass, analyse, and print the
 //! summary or the JSON report.
 
-use std::io::{self, BufWriter, Write};
+use std::io;
 
-use super::exit::{Failure, Outcome, fail_on, written};
+use super::exit::{Failure, Outcome};
 use super::refuse_input;
+use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
 use crate::analyze::frame::FrameSummary;
@@ -14,10 +15,8 @@ use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
-use crate::output::atomic::{Written, write_text};
+use crate::output::atomic::Written;
 use crate::output::packet_table::PacketTable;
-use crate::output::tables;
-use crate::output::{analysis_text, html};
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
@@ -30,9 +29,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         args.resume.as_deref().map(|path| resume(path, config, args.display_filter.as_deref())).transpose()?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
-    let prepared = args.out.as_deref().map_or(Ok(()), |dir| prepare_out_dir(dir, args));
-    prepared
-        .and_then(|()| args.html.as_deref().map_or(Ok(()), |page| refuse_input(page, &args.files, "a report file")))
+    reporting::prepare(&reporting_of(args), &args.files)
         .and_then(|()| {
             args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, &args.files, "the saved analysis"))
         })
@@ -53,6 +50,8 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
             (saved.analyzer.without_verdicts(), saved.inputs)
         }
         None if packet_table.is_some() => (Analyzer::with_verdicts(config), Vec::new()),
+        // a part analysed on its own keeps its first frames for a merge (`rocescope merge`)
+        None if args.state.is_some() => (Analyzer::new(config).keeping_head(), Vec::new()),
         None => (Analyzer::new(config), Vec::new()),
     };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
@@ -78,56 +77,19 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
-    let report = assemble::report(&analyzer, input_reports, None);
-    let page = (args.out.is_some() || args.html.is_some()).then(|| html::render(&report, &analyzer.charts()));
-    if let Some(dir) = &args.out {
-        // every file of the run, or none: they are named together once all are complete
-        table
-            .map_or(Ok(Written::default()), |t| t.ordered.sink.finish())
-            .and_then(|mut files| {
-                files.append(tables::write_report(dir, &report)?);
-                files.append(write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
-                files.commit()
-            })
-            .map_err(|e| Failure::Output(format!("cannot write the report into {}: {e}", dir.display())))?;
-    }
-    if let (Some(path), Some(page)) = (&args.html, &page) {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        write_text(dir, &name, page)
-            .and_then(Written::commit)
-            .map_err(|e| Failure::Output(format!("cannot write {}: {e}", path.display())))?;
-    }
-    let mut out = BufWriter::new(io::stdout().lock());
-    let result = if args.json {
-        serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
-    } else {
-        analysis_text::write_summary(&mut out, &report, args.color.enabled())
-    };
-    written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
-    fail_on(&report, args.fail_on)
+    let files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
+    reporting::report(&analyzer, input_reports, &reporting_of(args), files)
 }
 
-/// The files `--out` writes.
-const OUT_FILES: &[&str] = &[
-    "report.json",
-    "index.html",
-    "flows.csv",
-    "flows.parquet",
-    "retransmit_episodes.csv",
-    "retransmit_episodes.parquet",
-    "findings.csv",
-    "findings.parquet",
-    "pfc.csv",
-    "pfc.parquet",
-    "packets.csv",
-    "packets.parquet",
-];
-
-/// Creates the output directory and refuses to write over an input file.
-fn prepare_out_dir(dir: &std::path::Path, args: &AnalyzeArgs) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    OUT_FILES.iter().try_for_each(|name| refuse_input(&dir.join(name), &args.files, "a report file"))
+/// Where `analyze` reports.
+fn reporting_of(args: &AnalyzeArgs) -> Reporting<'_> {
+    Reporting {
+        json: args.json,
+        color: args.color.enabled(),
+        out: args.out.as_deref(),
+        html: args.html.as_deref(),
+        fail_on: args.fail_on,
+    }
 }
 
 /// The analysis and the per-packet table, which consume frames in order.

@@ -10,7 +10,11 @@ pub mod exit;
 #[cfg(feature = "tables")]
 pub mod export;
 pub mod generate;
+#[cfg(feature = "tables")]
+pub mod merge;
 pub mod packets;
+#[cfg(feature = "tables")]
+pub mod reporting;
 #[cfg(feature = "tables")]
 pub mod saved_run;
 pub mod time_source;

@@ -34,8 +34,7 @@ pub fn run_so_far(
 /// The analysis the state `path` saved, to go on with: its settings must be `config` and its
 /// display filter `filter`, or the two parts would not make one analysis.
 pub fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<SavedRun, Failure> {
-    let unreadable = |e: io::Error| Failure::NoInput(format!("cannot read the saved analysis {}: {e}", path.display()));
-    let saved = File::open(path).and_then(|f| SavedRun::load(BufReader::new(f))).map_err(unreadable)?;
+    let saved = load_state(path)?;
     if saved.analyzer.config() != config {
         return Err(Failure::Usage(format!(
             "{} was saved with other analysis options (or another --time-source choice): --resume takes the options it was saved with",
@@ -52,6 +51,12 @@ pub fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<Saved
         )));
     }
     Ok(saved)
+}
+
+/// The analysis the state `path` saved.
+pub fn load_state(path: &Path) -> Result<SavedRun, Failure> {
+    let unreadable = |e: io::Error| Failure::NoInput(format!("cannot read the saved analysis {}: {e}", path.display()));
+    File::open(path).and_then(|f| SavedRun::load(BufReader::new(f))).map_err(unreadable)
 }
 
 /// Writes `saved` into `path`, whole or not at all.

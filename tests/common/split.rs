@@ -70,3 +70,25 @@ pub fn split(path: &Path, dir: &Path, cuts: impl FnOnce(usize) -> Vec<usize>) ->
         })
         .collect()
 }
+
+/// Where a capture of `n` frames is cut into three files: after its first frame and at its
+/// half, at its thirds, and at its half and before its last frame.
+pub const CUTS: [fn(usize) -> Vec<usize>; 3] =
+    [|n| vec![1, n / 2], |n| vec![n / 3, 2 * n / 3], |n| vec![n / 2, n.saturating_sub(1)]];
+
+/// The frames just after which a cut leaves the analysis most to carry across, by kind (each
+/// a frame number: the cut falls between it and the next frame): inside a retransmit episode
+/// (after a resend followed by another), inside a pause (after a PFC frame that pauses),
+/// between a CM exchange and its data (after its last message), and between a request and
+/// its ACK (after the first packet that asks for one).
+pub fn boundaries(path: &Path) -> Vec<(&'static str, usize)> {
+    let frames = super::jsonl(path, &[]);
+    let resend = |f: &serde_json::Value| f["seq_class"] == "retransmission";
+    let episode = frames.windows(2).position(|w| resend(&w[0]) && resend(&w[1])).map(|i| i + 1);
+    let pausing = |f: &serde_json::Value| f["pfc"]["quanta"].as_array().is_some_and(|q| q.iter().any(|n| n != 0));
+    let pause = frames.iter().position(pausing).map(|i| i + 1);
+    let cm = frames.iter().rposition(|f| !f["cm"].is_null()).map(|i| i + 1);
+    let request = frames.iter().position(|f| f["ack_req"] == 1).map(|i| i + 1);
+    let found = [("a retransmit episode", episode), ("a pause", pause), ("after CM", cm), ("before an ACK", request)];
+    found.into_iter().filter_map(|(kind, at)| at.filter(|&at| at < frames.len()).map(|at| (kind, at))).collect()
+}

@@ -17,9 +17,11 @@ pub mod finding;
 pub mod flows;
 pub mod frame;
 pub mod gaps;
+pub mod head;
 pub mod histogram;
 pub mod merge;
 pub mod partition;
+pub mod parts;
 pub mod pfc;
 pub mod policy;
 pub mod report;
@@ -57,6 +59,7 @@ use duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
 use episodes::Episode;
 use flows::{Flow, FlowId, FlowKey, FlowTable, NakEvent, PairMethod};
 use frame::{Content, FrameSummary, LinkKind, RoceFacts, UndecodedLink};
+use head::Head;
 use pfc::PauseTracker;
 use policy::{Class, Policy, PolicyCounts};
 use sequence::{ReorderConfig, SeqClass, SeqEvent};
@@ -226,6 +229,8 @@ pub struct Analyzer {
     probe: Option<Probe>,
     /// Per-frame verdicts, when the caller wants them.
     verdicts: Option<VerdictLedger>,
+    /// The frames observed from the first, for a merge ([`Analyzer::keeping_head`]).
+    head: Option<Head>,
     /// When reorder windows end: (deadline, flow), in order of opening.
     deadlines: VecDeque<(i64, FlowId)>,
     /// The latest capture time analysed.
@@ -301,6 +306,7 @@ impl Analyzer {
             host_pmtu: FxHashMap::default(),
             probe: Some(Probe { detector: DoublingProbe::new(config.span_window_ns), frames: Vec::new(), bytes: 0 }),
             verdicts: None,
+            head: None,
             deadlines: VecDeque::new(),
             now_ns: i64::MIN,
             packets_held: 0,
@@ -335,9 +341,24 @@ impl Analyzer {
         Analyzer { verdicts: Some(VerdictLedger::default()), ..Analyzer::new(config) }
     }
 
+    /// The analysis of a part of a capture analysed on its own, which keeps the frames it
+    /// observes from its first ([`Head`], within its bound) for a merge to analyse them again
+    /// after the parts before it ([`parts`]).
+    pub fn keeping_head(self) -> Self {
+        Analyzer { head: Some(Head::default()), ..self }
+    }
+
+    /// The frames kept from the first ([`Analyzer::keeping_head`]), taken out.
+    pub fn take_head(&mut self) -> Option<Head> {
+        self.head.take()
+    }
+
     /// Takes one frame (the summary of a decoded frame). The first frames of a capture are
     /// held until the doubled-mirror decision ([`PROBE_HELD`] at most).
     pub fn observe(&mut self, s: &FrameSummary) {
+        if let Some(head) = &mut self.head {
+            head.record(s);
+        }
         let Some(probe) = &mut self.probe else { return self.process(s) };
         if let Content::Roce(roce) = &s.content {
             probe.detector.add(outside(s, roce).identity(roce.signature), s.ts_ns);
@@ -841,6 +862,13 @@ impl Analyzer {
     /// Frames observed so far.
     pub fn frames(&self) -> u64 {
         self.totals.frames.frames
+    }
+
+    /// The latest time of a frame observed so far (those held for the doubled-mirror decision
+    /// included).
+    pub fn last_ts_ns(&self) -> Option<i64> {
+        let held = self.probe.iter().flat_map(|p| p.frames.iter().map(|f| f.ts_ns));
+        self.capture.last_ts_ns.into_iter().chain(held).max()
     }
 
     /// Ends the analysis (once; later calls change nothing): analyses the frames still held,

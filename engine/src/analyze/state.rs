@@ -12,8 +12,8 @@ use super::{Analyzer, saved};
 
 pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// Raised whenever the saved state's shape changes; a state of another version is refused.
-/// Version 1 held the analyzer alone.
-pub const STATE_VERSION: u32 = 2;
+/// Version 1 held the analyzer alone; version 2 had no head ([`super::head`]).
+pub const STATE_VERSION: u32 = 3;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;

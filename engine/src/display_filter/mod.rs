@@ -73,6 +73,13 @@ impl DisplayFilter {
         self.root.any_field(&|f| f.name.starts_with("rocescope.icrc."))
     }
 
+    /// Does the filter read where a frame falls in the capture (`frame.number`,
+    /// `frame.time_relative`), which a part of a capture analysed on its own counts from its
+    /// own first frame?
+    pub fn uses_position(&self) -> bool {
+        self.root.any_field(&|f| matches!(f.name, "frame.number" | "frame.time_relative"))
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -1,0 +1,107 @@
+//! Merging the states of the parts of a capture analysed apart (`rocescope merge`): files that
+//! are consecutive time slices of one capture (rotated files, or a capture cut at any frame),
+//! each analysed on its own with `analyze --state`, give the report one run over every file
+//! gives, whatever the order the states are named in; the merged state merges again.
+//!
+//! A part analysed alone classified its first packets without what came before it: a PSN
+//! that continues the part before looked like a flow's first, a resend like a new packet, an
+//! ACK answered nothing. Its state keeps the frames it analysed (its [`Head`], up to
+//! [`HEAD_FRAMES`]), and the merge analyses them again after the part before it, which goes
+//! on as one run of both would. A part with more frames than that keeps none; it can only
+//! come first (the files after it go on from its state with `analyze --resume`).
+//!
+//! Parts are taken in the order of their first frames' times, then of their last frames'
+//! (a part whose frames all share the time the next part starts at comes first), then of
+//! their first files' names.
+
+use super::head::{HEAD_FRAMES, Head};
+use super::{Analyzer, SavedRun};
+use crate::display_filter::DisplayFilter;
+
+/// One part's saved analysis, and the name to give it in messages (its file's).
+pub struct Part {
+    pub name: String,
+    pub run: SavedRun,
+}
+
+/// The analysis of every part, in order, as one run would have made it, unfinished; an error
+/// names the part that cannot be merged and says why.
+pub fn merge(mut parts: Vec<Part>) -> Result<SavedRun, String> {
+    check_alike(&parts)?;
+    parts.sort_by(|a, b| order(&a.run).cmp(&order(&b.run)));
+    let mut parts = parts.into_iter();
+    let Some(first) = parts.next() else { return Err("no saved analysis to merge".to_string()) };
+    parts.try_fold(first.run, append)
+}
+
+/// Where a part falls among the others.
+fn order(run: &SavedRun) -> (Option<i64>, Option<i64>, Option<&str>) {
+    let first = run.first_ts_ns.or(run.analyzer.last_ts_ns());
+    (first.or(Some(i64::MAX)), run.analyzer.last_ts_ns(), run.inputs.first().map(|i| i.file.as_str()))
+}
+
+/// Every part was saved by `analyze` with the same options and display filter, one that does
+/// not depend on where a frame falls in the capture, and no file was analysed by two parts.
+fn check_alike(parts: &[Part]) -> Result<(), String> {
+    let Some(first) = parts.first() else { return Ok(()) };
+    if let Some(filter) = &first.run.display_filter {
+        let positional = DisplayFilter::compile(filter).map(|f| f.uses_position()).unwrap_or(true);
+        if positional {
+            return Err(format!(
+                "{} was saved with the display filter \"{filter}\", which reads frame numbers or times relative to the first frame: each part counts them from its own",
+                first.name
+            ));
+        }
+    }
+    let mut files: Vec<(&str, &str)> = Vec::new();
+    for part in parts {
+        for input in part.run.inputs.iter().filter(|i| i.file != "-") {
+            if let Some((_, other)) = files.iter().find(|(file, _)| *file == input.file) {
+                return Err(format!("{other} and {} both analysed {}", part.name, input.file));
+            }
+            files.push((&input.file, &part.name));
+        }
+        if !part.run.output.is_empty() {
+            return Err(format!("{} was saved by export: merge takes states saved by analyze", part.name));
+        }
+        if part.run.analyzer.config() != first.run.analyzer.config() {
+            return Err(format!(
+                "{} and {} were saved with other analysis options (or another --time-source choice): the parts of one capture are analysed alike",
+                first.name, part.name
+            ));
+        }
+        if part.run.display_filter != first.run.display_filter {
+            return Err(format!("{} and {} were saved with other display filters", first.name, part.name));
+        }
+    }
+    Ok(())
+}
+
+/// `merged`, the analysis of the parts before `part`, going on with `part`'s frames.
+fn append(mut merged: SavedRun, part: Part) -> Result<SavedRun, String> {
+    let Part { name, mut run } = part;
+    let frames = match run.analyzer.take_head() {
+        Some(Head::Whole(frames)) => frames,
+        Some(Head::TooLong) => {
+            return Err(format!(
+                "{name} analysed more than {HEAD_FRAMES} frames, which its state does not keep: it can only come first (analyse the files after it with --resume {name})"
+            ));
+        }
+        None => {
+            return Err(format!("{name} went on from another saved analysis (--resume): it can only come first"));
+        }
+    };
+    replay(&mut merged.analyzer, frames, merged.frames_read);
+    merged.frames_read = merged.frames_read.saturating_add(run.frames_read);
+    merged.first_ts_ns = merged.first_ts_ns.or(run.first_ts_ns);
+    merged.inputs.append(&mut run.inputs);
+    Ok(merged)
+}
+
+/// Analyses a part's frames after the `frames_before` frames of the parts before it.
+fn replay(analyzer: &mut Analyzer, frames: Vec<super::frame::FrameSummary>, frames_before: u64) {
+    for mut frame in frames {
+        frame.number = frame.number.saturating_add(frames_before);
+        analyzer.observe(&frame);
+    }
+}

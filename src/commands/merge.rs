@@ -1,0 +1,32 @@
+//! The `merge` command: the report of a capture whose files were analysed apart, from their
+//! saved states (docs/scale.md).
+
+use super::exit::{Failure, Outcome};
+use super::reporting::{self, Reporting};
+use super::saved_run::{load_state, save_state};
+use crate::analyze::parts::{self, Part};
+use crate::cli::MergeArgs;
+
+pub fn run(args: &MergeArgs) -> Outcome {
+    let reporting = Reporting {
+        json: args.json,
+        color: args.color.enabled(),
+        out: args.out.as_deref(),
+        html: args.html.as_deref(),
+        fail_on: args.fail_on,
+    };
+    reporting::prepare(&reporting, &args.states)
+        .and_then(|()| {
+            args.state.as_deref().map_or(Ok(()), |s| super::refuse_input(s, &args.states, "the merged analysis"))
+        })
+        .map_err(Failure::Output)?;
+    let parts =
+        args.states.iter().map(|path| load_state(path).map(|run| Part { name: path.display().to_string(), run }));
+    let parts = parts.collect::<Result<Vec<_>, _>>()?;
+    let mut merged = parts::merge(parts).map_err(Failure::Usage)?;
+    if let Some(path) = &args.state {
+        save_state(path, &merged)?;
+    }
+    merged.analyzer.finish();
+    reporting::report(&merged.analyzer, merged.inputs, &reporting, Ok(Default::default()))
+}

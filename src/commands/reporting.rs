@@ -1,0 +1,85 @@
+//! What `analyze` and `merge` do with a finished analysis: the summary or the JSON report on
+//! standard output, the report's files (`--out`), its page (`--html`) and `--fail-on`.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::exit::{Failure, Outcome, fail_on, written};
+use super::refuse_input;
+use crate::analyze::finding::Severity;
+use crate::analyze::report::InputReport;
+use crate::analyze::{Analyzer, assemble};
+use crate::output::atomic::{Written, write_text};
+use crate::output::{analysis_text, html, tables};
+
+/// Where the report goes.
+pub struct Reporting<'a> {
+    /// The JSON report on standard output rather than the summary.
+    pub json: bool,
+    pub color: bool,
+    pub out: Option<&'a Path>,
+    pub html: Option<&'a Path>,
+    pub fail_on: Option<Severity>,
+}
+
+/// The files `--out` writes.
+const OUT_FILES: &[&str] = &[
+    "report.json",
+    "index.html",
+    "flows.csv",
+    "flows.parquet",
+    "retransmit_episodes.csv",
+    "retransmit_episodes.parquet",
+    "findings.csv",
+    "findings.parquet",
+    "pfc.csv",
+    "pfc.parquet",
+    "packets.csv",
+    "packets.parquet",
+];
+
+/// Creates `--out`'s directory and refuses to write the report over an input, or over
+/// `--html`'s page.
+pub fn prepare(reporting: &Reporting<'_>, inputs: &[PathBuf]) -> Result<(), String> {
+    if let Some(dir) = reporting.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        OUT_FILES.iter().try_for_each(|name| refuse_input(&dir.join(name), inputs, "a report file"))?;
+    }
+    reporting.html.map_or(Ok(()), |page| refuse_input(page, inputs, "a report file"))
+}
+
+/// Reports on the finished `analyzer` of the files `inputs`; `--out`'s directory also gets
+/// `more_files` (the per-packet table), all its files named together once all are complete.
+pub fn report(
+    analyzer: &Analyzer,
+    inputs: Vec<InputReport>,
+    reporting: &Reporting<'_>,
+    more_files: io::Result<Written>,
+) -> Outcome {
+    let report = assemble::report(analyzer, inputs, None);
+    let page = (reporting.out.is_some() || reporting.html.is_some()).then(|| html::render(&report, &analyzer.charts()));
+    if let Some(dir) = reporting.out {
+        more_files
+            .and_then(|mut files| {
+                files.append(tables::write_report(dir, &report)?);
+                files.append(write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
+                files.commit()
+            })
+            .map_err(|e| Failure::Output(format!("cannot write the report into {}: {e}", dir.display())))?;
+    }
+    if let (Some(path), Some(page)) = (reporting.html, &page) {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        write_text(dir, &name, page)
+            .and_then(Written::commit)
+            .map_err(|e| Failure::Output(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    let result = if reporting.json {
+        serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
+    } else {
+        analysis_text::write_summary(&mut out, &report, reporting.color)
+    };
+    written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
+    fail_on(&report, reporting.fail_on)
+}

@@ -1,0 +1,193 @@
+//! `rocescope merge`: the parts of a capture, each analysed on its own with `analyze --state`,
+//! merge into the report one run over every part gives, key by key, whatever the order the
+//! states are named in and however the merges are grouped (merge(merge(a, b), c) =
+//! merge(a, merge(b, c))). Every sample and every reference and real capture is cut into three
+//! parts at several places, and into two where a cut leaves the most to carry across (inside a
+//! retransmit episode, inside a pause, between a CM exchange and its data, between a request
+//! and its ACK); the benchmark's traffic is cut in its first 200,000 frames and inside its
+//! first retransmit episode. A part longer than its state keeps can only come first; states
+//! that cannot make one analysis are refused with a message that names them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn text(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+fn report(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&common::run_ok(args)).expect("a JSON report")
+}
+
+/// Each part analysed on its own, its state saved beside it: the states' paths.
+fn analysed_apart(parts: &[PathBuf]) -> Vec<PathBuf> {
+    parts
+        .iter()
+        .map(|part| {
+            let state = part.with_extension("state");
+            common::run_ok(&["analyze", "-q", text(part), "--state", text(&state)]);
+            state
+        })
+        .collect()
+}
+
+/// The report `merge` gives of `states`, saving the merged state into `saved` if given.
+fn merged(states: &[&PathBuf], saved: Option<&Path>) -> serde_json::Value {
+    let mut args = vec!["merge", "--json"];
+    args.extend(states.iter().map(|s| text(s)));
+    if let Some(path) = saved {
+        args.extend(["--state", text(path)]);
+    }
+    report(&args)
+}
+
+/// The report of one run over `parts`.
+fn one_run(parts: &[PathBuf]) -> serde_json::Value {
+    let mut args = vec!["analyze", "--json"];
+    args.extend(parts.iter().map(|p| text(p)));
+    report(&args)
+}
+
+#[test]
+fn parts_analysed_apart_merge_into_one_runs_report_in_any_order_and_grouping() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for path in common::samples_and_shared_captures() {
+        for cuts in common::split::CUTS {
+            let parts = common::split::split(&path, dir.path(), cuts);
+            if parts.len() != 3 {
+                continue;
+            }
+            let whole = one_run(&parts);
+            let place = format!("{} cut at {:?} of its frames", path.display(), cuts(100));
+            let [a, b, c] = &analysed_apart(&parts)[..] else { unreachable!("three parts") };
+            assert_eq!(merged(&[c, a, b], None), whole, "{place}: merged in the order c, a, b");
+            let (ab, bc) = (dir.path().join("ab.state"), dir.path().join("bc.state"));
+            merged(&[a, b], Some(&ab));
+            merged(&[b, c], Some(&bc));
+            assert_eq!(merged(&[&ab, c], None), whole, "{place}: merge(merge(a, b), c)");
+            assert_eq!(merged(&[a, &bc], None), whole, "{place}: merge(a, merge(b, c))");
+        }
+    }
+}
+
+#[test]
+fn cuts_where_the_most_crosses_merge_exactly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in common::samples_and_shared_captures() {
+        for (kind, after) in common::split::boundaries(&path) {
+            let parts = common::split::split(&path, dir.path(), |_| vec![after]);
+            let whole = one_run(&parts);
+            let [a, b] = &analysed_apart(&parts)[..] else { unreachable!("two parts") };
+            let place = format!("{} cut inside {kind}, after frame {after}", path.display());
+            assert_eq!(merged(&[a, b], None), whole, "{place}");
+            assert_eq!(merged(&[b, a], None), whole, "{place}, named the other way round");
+            kinds.insert(kind);
+        }
+    }
+    assert_eq!(kinds.len(), 4, "every kind of cut was made: {kinds:?}");
+}
+
+#[test]
+fn the_benchmark_traffic_cut_in_six_parts_merges_as_one_run() {
+    // four parts of the first 200,000 frames, then a part up to just after the first resend
+    // of the first retransmit episode and one inside that episode; the rest is left out
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = dir.path().join("mixed.pcap");
+    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "250M", text(&capture)]);
+    let resends = common::frames_selected(&capture, "rocescope.analysis.retransmission");
+    let first = *resends.first().expect("a retransmission") as usize;
+    assert!(first > 200_000 && resends.len() > 1, "the episode goes on after the cut: {resends:?}");
+    let cuts = vec![50_000, 100_000, 150_000, 200_000, first, first + 10_000];
+    let mut parts = common::split::split(&capture, dir.path(), |_| cuts);
+    parts.pop();
+    assert_eq!(parts.len(), 6);
+    let whole = one_run(&parts);
+    let states = analysed_apart(&parts);
+    let shuffled: Vec<&PathBuf> = [3, 0, 5, 1, 4, 2].iter().map(|&i| &states[i]).collect();
+    assert_eq!(merged(&shuffled, None), whole);
+    // a merge of the last two parts (fewer frames than a state keeps) merged after the rest
+    let (first_four, last_two) = (dir.path().join("first.state"), dir.path().join("last.state"));
+    merged(&[&states[2], &states[0], &states[3], &states[1]], Some(&first_four));
+    merged(&[&states[5], &states[4]], Some(&last_two));
+    assert_eq!(merged(&[&last_two, &first_four], None), whole, "two merges merged");
+}
+
+/// The exit status and standard error of `rocescope args`.
+fn refused(args: &[&str]) -> (Option<i32>, String) {
+    let out = common::run(args);
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn a_part_longer_than_its_state_keeps_can_only_come_first() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = dir.path().join("long.pcap");
+    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "80M", text(&capture)]);
+    let parts = common::split::split(&capture, dir.path(), |n| {
+        assert!(n > 65_536 + 100, "a part longer than a state keeps: {n} frames");
+        vec![n - 100]
+    });
+    let [long, short] = &analysed_apart(&parts)[..] else { unreachable!("two parts") };
+    assert_eq!(merged(&[short, long], None), one_run(&parts), "the long part first");
+
+    let parts = common::split::split(&capture, dir.path(), |_| vec![100]);
+    let [short, long] = &analysed_apart(&parts)[..] else { unreachable!("two parts") };
+    let (code, message) = refused(&["merge", text(long), text(short)]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains(text(long)) && message.contains("more than 65536 frames"), "{message}");
+}
+
+#[test]
+fn states_that_cannot_make_one_analysis_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/congestion_ecn_cnp.pcap");
+    let parts = common::split::split(&sample, dir.path(), |n| vec![n / 2]);
+    let [a, b] = &analysed_apart(&parts)[..] else { unreachable!("two parts") };
+    let saved = |name: &str, extra: &[&str]| {
+        let state = dir.path().join(name);
+        let mut args = vec!["analyze", "-q", text(&parts[1]), "--state", text(&state)];
+        args.extend(extra);
+        common::run_ok(&args);
+        state
+    };
+
+    let other_options = saved("fast.state", &["--link-speed", "400G"]);
+    let (code, message) = refused(&["merge", text(a), text(&other_options)]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("other analysis options"), "{message}");
+
+    let filtered = saved("filtered.state", &["-Y", "udp"]);
+    let (code, message) = refused(&["merge", text(a), text(&filtered)]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("other display filters"), "{message}");
+
+    let numbered = saved("numbered.state", &["-Y", "frame.number > 3"]);
+    let (code, message) = refused(&["merge", text(&numbered)]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("frame numbers or times relative to the first frame"), "{message}");
+
+    // a state that went on from another holds that one's files too
+    let went_on = dir.path().join("went-on.state");
+    common::run_ok(&["analyze", "-q", text(&parts[1]), "--resume", text(a), "--state", text(&went_on)]);
+    let (code, message) = refused(&["merge", text(a), text(&went_on)]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains(&format!("both analysed {}", text(&parts[0]))), "{message}");
+
+    let dataset = dir.path().join("dataset");
+    let exported = dir.path().join("export.state");
+    common::run_ok(&["export", "-q", text(&parts[1]), "--dataset", text(&dataset), "--state", text(&exported)]);
+    let (code, message) = refused(&["merge", text(a), text(&exported)]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("saved by export"), "{message}");
+
+    let (code, message) = refused(&["merge", text(a), text(&sample)]);
+    assert_eq!(code, Some(1), "{message}");
+    assert!(message.contains(text(&sample)) && message.contains("not a saved analysis"), "{message}");
+
+    // the merged state is not written over one of the states merged
+    let (code, message) = refused(&["merge", text(a), text(b), "--state", text(b)]);
+    assert_eq!(code, Some(3), "{message}");
+    assert!(message.contains("refusing to overwrite the input"), "{message}");
+}
