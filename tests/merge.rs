@@ -52,41 +52,28 @@ fn one_run(parts: &[PathBuf]) -> serde_json::Value {
 #[test]
 fn parts_analysed_apart_merge_into_one_runs_report_in_any_order_and_grouping() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for path in common::samples_and_shared_captures() {
-        for cuts in common::split::CUTS {
-            let parts = common::split::split(&path, dir.path(), cuts);
-            if parts.len() != 3 {
-                continue;
-            }
-            let whole = one_run(&parts);
-            let place = format!("{} cut at {:?} of its frames", path.display(), cuts(100));
-            let [a, b, c] = &analysed_apart(&parts)[..] else { unreachable!("three parts") };
-            assert_eq!(merged(&[c, a, b], None), whole, "{place}: merged in the order c, a, b");
-            let (ab, bc) = (dir.path().join("ab.state"), dir.path().join("bc.state"));
-            merged(&[a, b], Some(&ab));
-            merged(&[b, c], Some(&bc));
-            assert_eq!(merged(&[&ab, c], None), whole, "{place}: merge(merge(a, b), c)");
-            assert_eq!(merged(&[a, &bc], None), whole, "{place}: merge(a, merge(b, c))");
-        }
-    }
+    common::split::in_three(dir.path(), |parts, place| {
+        let whole = one_run(parts);
+        let [a, b, c] = &analysed_apart(parts)[..] else { unreachable!("three parts") };
+        assert_eq!(merged(&[c, a, b], None), whole, "{place}: merged in the order c, a, b");
+        let (ab, bc) = (dir.path().join("ab.state"), dir.path().join("bc.state"));
+        merged(&[a, b], Some(&ab));
+        merged(&[b, c], Some(&bc));
+        assert_eq!(merged(&[&ab, c], None), whole, "{place}: merge(merge(a, b), c)");
+        assert_eq!(merged(&[a, &bc], None), whole, "{place}: merge(a, merge(b, c))");
+    });
 }
 
 #[test]
 fn cuts_where_the_most_crosses_merge_exactly() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut kinds = std::collections::BTreeSet::new();
-    for path in common::samples_and_shared_captures() {
-        for (kind, after) in common::split::boundaries(&path) {
-            let parts = common::split::split(&path, dir.path(), |_| vec![after]);
-            let whole = one_run(&parts);
-            let [a, b] = &analysed_apart(&parts)[..] else { unreachable!("two parts") };
-            let place = format!("{} cut inside {kind}, after frame {after}", path.display());
-            assert_eq!(merged(&[a, b], None), whole, "{place}");
-            assert_eq!(merged(&[b, a], None), whole, "{place}, named the other way round");
-            kinds.insert(kind);
-        }
-    }
-    assert_eq!(kinds.len(), 4, "every kind of cut was made: {kinds:?}");
+    common::split::at_boundaries(dir.path(), |path, kind, after, parts| {
+        let whole = one_run(parts);
+        let [a, b] = &analysed_apart(parts)[..] else { unreachable!("two parts") };
+        let place = format!("{} cut inside {kind}, after frame {after}", path.display());
+        assert_eq!(merged(&[a, b], None), whole, "{place}");
+        assert_eq!(merged(&[b, a], None), whole, "{place}, named the other way round");
+    });
 }
 
 #[test]
@@ -94,11 +81,7 @@ fn the_benchmark_traffic_cut_in_six_parts_merges_as_one_run() {
     // four parts of the first 200,000 frames, then a part up to just after the first resend
     // of the first retransmit episode and one inside that episode; the rest is left out
     let dir = tempfile::tempdir().expect("temp dir");
-    let capture = dir.path().join("mixed.pcap");
-    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "250M", text(&capture)]);
-    let resends = common::frames_selected(&capture, "rocescope.analysis.retransmission");
-    let first = *resends.first().expect("a retransmission") as usize;
-    assert!(first > 200_000 && resends.len() > 1, "the episode goes on after the cut: {resends:?}");
+    let (capture, first) = common::split::benchmark_with_episode(dir.path());
     let cuts = vec![50_000, 100_000, 150_000, 200_000, first, first + 10_000];
     let mut parts = common::split::split(&capture, dir.path(), |_| cuts);
     parts.pop();

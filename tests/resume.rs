@@ -43,38 +43,25 @@ fn chained(parts: &[PathBuf], dir: &Path, threads: &str) -> (serde_json::Value, 
 #[test]
 fn files_analysed_one_after_another_report_as_one_run_of_them_all() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for path in common::samples_and_shared_captures() {
-        for cuts in common::split::CUTS {
-            let parts = common::split::split(&path, dir.path(), cuts);
-            if parts.len() != 3 {
-                continue;
-            }
-            let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1]), text(&parts[2])]);
-            let place = format!("{} cut at {:?} of its frames", path.display(), cuts(100));
-            for threads in ["1", "2"] {
-                let (last, state) = chained(&parts, dir.path(), threads);
-                assert_eq!(last, one_run, "{place}, {threads} thread(s)");
-                let saved = report(&["analyze", "--json", "--resume", text(&state)]);
-                assert_eq!(saved, one_run, "{place}: the last state's own report");
-            }
+    common::split::in_three(dir.path(), |parts, place| {
+        let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1]), text(&parts[2])]);
+        for threads in ["1", "2"] {
+            let (last, state) = chained(parts, dir.path(), threads);
+            assert_eq!(last, one_run, "{place}, {threads} thread(s)");
+            let saved = report(&["analyze", "--json", "--resume", text(&state)]);
+            assert_eq!(saved, one_run, "{place}: the last state's own report");
         }
-    }
+    });
 }
 
 #[test]
 fn cuts_where_the_analysis_carries_most_across_change_nothing() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut kinds = std::collections::BTreeSet::new();
-    for path in common::samples_and_shared_captures() {
-        for (kind, after) in common::split::boundaries(&path) {
-            let parts = common::split::split(&path, dir.path(), |_| vec![after]);
-            let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1])]);
-            let (last, _) = chained(&parts, dir.path(), "1");
-            assert_eq!(last, one_run, "{} cut inside {kind}, after frame {after}", path.display());
-            kinds.insert(kind);
-        }
-    }
-    assert_eq!(kinds.len(), 4, "every kind of cut was made: {kinds:?}");
+    common::split::at_boundaries(dir.path(), |path, kind, after, parts| {
+        let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1])]);
+        let (last, _) = chained(parts, dir.path(), "1");
+        assert_eq!(last, one_run, "{} cut inside {kind}, after frame {after}", path.display());
+    });
 }
 
 #[test]
@@ -82,11 +69,7 @@ fn a_long_capture_cut_inside_its_first_retransmit_episode_goes_on_as_one_run() {
     // the benchmark traffic's first 200,000 frames, then the rest cut just after the first
     // resend of its first retransmit episode (the doubled-mirror decision long taken)
     let dir = tempfile::tempdir().expect("temp dir");
-    let capture = dir.path().join("mixed.pcap");
-    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "250M", text(&capture)]);
-    let resends = common::frames_selected(&capture, "rocescope.analysis.retransmission");
-    let first = *resends.first().expect("a retransmission") as usize;
-    assert!(first > 200_000 && resends.len() > 1, "the episode goes on after the cut: {resends:?}");
+    let (capture, first) = common::split::benchmark_with_episode(dir.path());
     let parts = common::split::split(&capture, dir.path(), |_| vec![200_000, first]);
     assert_eq!(parts.len(), 3);
     let one_run = report(&["analyze", "--json", text(&parts[0]), text(&parts[1]), text(&parts[2])]);

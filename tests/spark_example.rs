@@ -1,8 +1,9 @@
 //! The Spark example (`examples/spark/`) in local mode, on two executors: a capture cut into
-//! three rotated files and a second capture, each a task. Its reports equal `analyze` of each
-//! capture's files in one run, key by key; its Spark SQL over the dataset's frames finds the
-//! reports' headline numbers (it exits with status 1 otherwise); the state it leaves goes on.
-//! Skipped without pyspark or a Java runtime.
+//! three rotated files and a second capture, each file analysed by a task of its own and the
+//! states merged in a tree. Its reports equal `analyze` of each capture's files in one run,
+//! key by key; its Spark SQL over the dataset's frames finds the reports' headline numbers (it
+//! exits with status 1 otherwise); the states it leaves go on. Skipped without pyspark or a
+//! Java runtime.
 
 mod common;
 
@@ -69,8 +70,11 @@ fn the_spark_example_reports_each_capture_as_one_run_of_its_files() {
     let one_run = report(&[&["analyze", "--json"], &rotated_args[..]].concat());
     assert_eq!(read_report(&reports.join("rotated.json")), one_run, "the rotated capture's report");
     assert_eq!(read_report(&reports.join("other.json")), report(&["analyze", "--json", text(&other)]));
-    let state = reports.join("rotated.state");
-    assert_eq!(report(&["analyze", "--json", "--resume", text(&state)]), one_run, "the state it left");
+    assert!(reports.join("rotated/merge-0-00000.state").is_file(), "the first two files' states merged first");
+    for state in ["rotated.state", "rotated.dataset.state"] {
+        let state = reports.join(state);
+        assert_eq!(report(&["analyze", "--json", "--resume", text(&state)]), one_run, "{}", state.display());
+    }
     for capture in ["rotated", "other"] {
         assert!(dataset.join("frames").join(format!("capture={capture}")).is_dir(), "{capture}'s frames");
     }

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Captures analysed on Spark's executors with rocescope, their frames queried with Spark SQL.
+"""Captures analysed on Spark's executors with rocescope, a task per file, their states merged
+in a tree on the driver, their frames queried with Spark SQL.
 
     spark-submit examples/spark/analyse_captures.py --rocescope /opt/rocescope/rocescope \\
         --dataset /data/roce --reports /data/roce-reports \\
         tap1=/cap/tap1-0001.pcap tap1=/cap/tap1-0002.pcap tap2=/cap/tap2-0001.pcap
 
-Each capture (NAME=FILE, its rotated files in rotation order) is one task. On an executor,
-rocescope exports the capture's files one after another into the Parquet dataset (partition
-capture=NAME), each run going on from the state the run before saved (`export --resume`), so
-that each file is read once, and leaves the capture's report (NAME.json) and state
-(NAME.state, for the capture's next files) in the reports directory. The driver then
-reads the frames with Spark SQL and prints, per capture, the report's headline numbers
-recomputed from them beside the report's own; it exits with status 1 when any differ.
+Each capture is named NAME=FILE, its rotated files in rotation order. Every file is a task of
+its own: an executor analyses it alone and saves its state (`analyze FILE --state`), all files
+of all captures at once. Each capture is also a task that exports its files one after another
+into the Parquet dataset (partition capture=NAME), each run going on from the state the run
+before saved (`export --resume`), so that each file is read once and its frames carry the
+analysis of the whole capture. The driver merges each capture's states in a tree (`rocescope
+merge A B --state AB`, pairs of neighbours, then pairs of those) into the capture's report
+(NAME.json) and state (NAME.state, for the capture's next files: `analyze --resume`), reads
+the frames with Spark SQL and prints, per capture, the report's headline numbers recomputed
+from them beside the report's own; it exits with status 1 when any differ.
 
 --master sets Spark's master where spark-submit does not (local[2] to try it on one machine).
 Needs pyspark and a Java runtime.
@@ -48,18 +52,49 @@ def run(args):
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
-def analyse_capture(rocescope, dataset, reports, name, files):
+def analyse_file(rocescope, reports, name, index, path):
+    """On an executor: one file analysed on its own, its state saved for the merge."""
+    state = os.path.join(reports, name, f"part-{index:05}.state")
+    run([rocescope, "analyze", "-q", path, "--state", state])
+    return state
+
+
+def export_capture(rocescope, dataset, reports, name, files):
     """On an executor: the capture's files exported one after another into the dataset, each
-    run going on from the state the one before saved, so each file is read once; then the
-    report of the saved analysis."""
-    state = os.path.join(reports, f"{name}.state")
+    run going on from the state the one before saved, so that each file is read once."""
+    state = os.path.join(reports, f"{name}.dataset.state")
     for i, path in enumerate(files):
         resume = ["--resume", state] if i > 0 else []
         run([rocescope, "export", "-q", "--dataset", dataset, "--capture-name", name, path, "--state", state, *resume])
-    report = run([rocescope, "analyze", "-q", "--json", "--resume", state])
+
+
+def task(rocescope, dataset, reports, work):
+    """On an executor: a file's analysis, or a capture's export; the state a file's leaves."""
+    if work[0] == "file":
+        _, name, index, path = work
+        return name, index, analyse_file(rocescope, reports, name, index, path)
+    _, name, files = work
+    export_capture(rocescope, dataset, reports, name, files)
+    return name, None, None
+
+
+def merge_tree(rocescope, reports, name, states):
+    """On the driver: a capture's states, in file order, merged in a tree (neighbours in
+    pairs, then pairs of those) into its state NAME.state and its report NAME.json."""
+    level = 0
+    while len(states) > 1:
+        merged = []
+        for i in range(0, len(states) - 1, 2):
+            out = os.path.join(reports, name, f"merge-{level}-{i // 2:05}.state")
+            run([rocescope, "merge", states[i], states[i + 1], "--state", out])
+            merged.append(out)
+        states = merged + states[len(states) - len(states) % 2 :]
+        level += 1
+    state = os.path.join(reports, f"{name}.state")
+    report = run([rocescope, "merge", "--json", states[0], "--state", state])
     with open(os.path.join(reports, f"{name}.json"), "w") as out:
         out.write(report)
-    return name, json.loads(report)
+    return json.loads(report)
 
 
 def captures_of(specs):
@@ -89,8 +124,15 @@ def main():
     spark = (builder.master(args.master) if args.master else builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     rocescope = args.rocescope
-    tasks = spark.sparkContext.parallelize(list(captures.items()), len(captures))
-    results = dict(tasks.map(lambda c: analyse_capture(rocescope, dataset, reports, c[0], c[1])).collect())
+    for name in captures:
+        os.makedirs(os.path.join(reports, name), exist_ok=True)
+    work = [("file", name, i, path) for name, files in captures.items() for i, path in enumerate(files)]
+    work += [("capture", name, files) for name, files in captures.items()]
+    done = spark.sparkContext.parallelize(work, len(work)).map(lambda w: task(rocescope, dataset, reports, w)).collect()
+    states = {name: [] for name in captures}
+    for name, index, state in sorted((d for d in done if d[2] is not None), key=lambda d: (d[0], d[1])):
+        states[name].append(state)
+    results = {name: merge_tree(rocescope, reports, name, states[name]) for name in captures}
 
     spark.read.parquet(os.path.join(dataset, "frames")).createOrReplaceTempView("frames")
     computed = ", ".join(f"{sql} AS {name}" for name, sql, _ in HEADLINE)

@@ -1,11 +1,13 @@
 //! Arbitrary bytes as a saved analysis (a state file), read back and, where it reads back,
-//! gone on with as `analyze --resume` goes on: a sample's frames after it, the analysis's end,
-//! the JSON report and the HTML page. A damaged state must be refused with an error, never a
-//! panic or a memory blow-up.
+//! merged after an empty analysis as `rocescope merge` merges a part (its kept frames analysed
+//! again), then gone on with as `analyze --resume` goes on: a sample's frames after it, the
+//! analysis's end, the JSON report and the HTML page. A damaged state must be refused with an
+//! error, never a panic or a memory blow-up.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocescope::analyze::{SavedRun, assemble};
+use rocescope::analyze::parts::{self, Part};
+use rocescope::analyze::{Analyzer, SavedRun, assemble};
 use rocescope::capture::{CaptureReader, Inputs};
 use rocescope::decode::Decoder;
 
@@ -16,7 +18,8 @@ const FRAMES: &[u8] = include_bytes!("../../samples/loss_go_back_n.pcap");
 const DECOMPRESSED_AT_MOST: u64 = 64 << 20;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(saved) = SavedRun::load_at_most(data, DECOMPRESSED_AT_MOST) else { return };
+    let Ok(part) = SavedRun::load_at_most(data, DECOMPRESSED_AT_MOST) else { return };
+    let Ok(saved) = parts::merge(vec![before(&part), Part { name: "fuzzed".into(), run: part }]) else { return };
     let sample = Box::new(std::io::Cursor::new(FRAMES.to_vec()));
     let Ok(reader) = CaptureReader::from_reader("sample".into(), sample, false) else { return };
     let mut inputs = Inputs::new(vec![reader]);
@@ -30,3 +33,17 @@ fuzz_target!(|data: &[u8]| {
     let _ = serde_json::to_vec(&report);
     let _ = rocescope::output::html::render(&report, &analyzer.charts());
 });
+
+/// A part with no frame that comes before `part`: merged, `part`'s kept frames are analysed
+/// again after it.
+fn before(part: &SavedRun) -> Part {
+    let run = SavedRun {
+        analyzer: Analyzer::new(part.analyzer.config()),
+        frames_read: 0,
+        first_ts_ns: Some(i64::MIN),
+        display_filter: part.display_filter.clone(),
+        inputs: Vec::new(),
+        output: Vec::new(),
+    };
+    Part { name: "before".into(), run }
+}

@@ -92,3 +92,42 @@ pub fn boundaries(path: &Path) -> Vec<(&'static str, usize)> {
     let found = [("a retransmit episode", episode), ("a pause", pause), ("after CM", cm), ("before an ACK", request)];
     found.into_iter().filter_map(|(kind, at)| at.filter(|&at| at < frames.len()).map(|at| (kind, at))).collect()
 }
+
+/// 250 MB of the benchmark's traffic in `dir`, and the frame of the first resend of its first
+/// retransmit episode, which comes after frame 200,000 and is followed by more resends.
+pub fn benchmark_with_episode(dir: &Path) -> (PathBuf, usize) {
+    let capture = dir.join("mixed.pcap");
+    let path = capture.to_str().expect("a UTF-8 path");
+    super::run_ok(&["generate", "--benchmark", "mixed", "--size", "250M", path]);
+    let resends = super::frames_selected(&capture, "rocescope.analysis.retransmission");
+    let first = *resends.first().expect("a retransmission") as usize;
+    assert!(first > 200_000 && resends.len() > 1, "the episode goes on after the cut: {resends:?}");
+    (capture, first)
+}
+
+/// Cuts every sample and shared capture in two after each frame [`boundaries`] finds, and
+/// hands `check` the capture, the kind of cut, the frame it follows and the two parts; asserts
+/// that every kind of cut was made.
+pub fn at_boundaries(dir: &Path, mut check: impl FnMut(&Path, &str, usize, &[PathBuf])) {
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in super::samples_and_shared_captures() {
+        for (kind, after) in boundaries(&path) {
+            check(&path, kind, after, &split(&path, dir, |_| vec![after]));
+            kinds.insert(kind);
+        }
+    }
+    assert_eq!(kinds.len(), 4, "every kind of cut was made: {kinds:?}");
+}
+
+/// Cuts every sample and shared capture into three parts at each of the [`CUTS`], and hands
+/// `check` the parts and a phrase that says where the capture was cut.
+pub fn in_three(dir: &Path, mut check: impl FnMut(&[PathBuf], &str)) {
+    for path in super::samples_and_shared_captures() {
+        for cuts in CUTS {
+            let parts = split(&path, dir, cuts);
+            if parts.len() == 3 {
+                check(&parts, &format!("{} cut at {:?} of its frames", path.display(), cuts(100)));
+            }
+        }
+    }
+}
