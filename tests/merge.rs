@@ -97,6 +97,43 @@ fn the_benchmark_traffic_cut_in_six_parts_merges_as_one_run() {
     assert_eq!(merged(&[&last_two, &first_four], None), whole, "two merges merged");
 }
 
+#[test]
+fn captures_of_taps_taken_at_the_same_time_merge_as_one_run_interleaving_them() {
+    // the second of each pair starts later, or as early and ends sooner
+    let dir = tempfile::tempdir().expect("temp dir");
+    let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
+    for (first, second) in [("congestion_ecn_cnp", "incast"), ("reordering", "rc_write_healthy")] {
+        let taps: Vec<PathBuf> = [first, second].iter().map(|name| samples.join(format!("{name}.pcap"))).collect();
+        let states: Vec<PathBuf> = taps
+            .iter()
+            .map(|tap| {
+                let state = dir.path().join(tap.file_name().expect("a name")).with_extension("state");
+                common::run_ok(&["analyze", "-q", text(tap), "--state", text(&state)]);
+                state
+            })
+            .collect();
+        let whole = one_run(&taps);
+        assert_eq!(merged(&[&states[1], &states[0]], None), whole, "{first} and {second}");
+        let both = dir.path().join("both.state");
+        merged(&[&states[0], &states[1]], Some(&both));
+        assert_eq!(merged(&[&both], None), whole, "{first} and {second}, saved merged");
+    }
+
+    // with -Y, the frames left out cannot be put among the others'
+    let filtered: Vec<PathBuf> = ["congestion_ecn_cnp", "incast"]
+        .iter()
+        .map(|name| {
+            let state = dir.path().join(format!("{name}-udp.state"));
+            let tap = samples.join(format!("{name}.pcap"));
+            common::run_ok(&["analyze", "-q", text(&tap), "-Y", "udp", "--state", text(&state)]);
+            state
+        })
+        .collect();
+    let (code, message) = refused(&["merge", text(&filtered[0]), text(&filtered[1])]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("saved with -Y"), "{message}");
+}
+
 /// The exit status and standard error of `rocescope args`.
 fn refused(args: &[&str]) -> (Option<i32>, String) {
     let out = common::run(args);
@@ -141,10 +178,16 @@ fn states_that_cannot_make_one_analysis_are_refused() {
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("other analysis options"), "{message}");
 
-    let filtered = saved("filtered.state", &["-Y", "udp"]);
+    let no_acks = "infiniband.bth.opcode != 17";
+    let filtered = saved("filtered.state", &["-Y", no_acks]);
     let (code, message) = refused(&["merge", text(a), text(&filtered)]);
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("other display filters"), "{message}");
+    // parts saved with the same -Y merge into one run's report under it
+    let filtered_first = dir.path().join("filtered-first.state");
+    common::run_ok(&["analyze", "-q", text(&parts[0]), "-Y", no_acks, "--state", text(&filtered_first)]);
+    let under_filter = report(&["analyze", "--json", "-Y", no_acks, text(&parts[0]), text(&parts[1])]);
+    assert_eq!(merged(&[&filtered, &filtered_first], None), under_filter, "-Y {no_acks}");
 
     let numbered = saved("numbered.state", &["-Y", "frame.number > 3"]);
     let (code, message) = refused(&["merge", text(&numbered)]);

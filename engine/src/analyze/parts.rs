@@ -12,7 +12,9 @@
 //!
 //! Parts are taken in the order of their first frames' times, then of their last frames'
 //! (a part whose frames all share the time the next part starts at comes first), then of
-//! their first files' names.
+//! their first files' names. Parts that overlap in time (captures of several taps taken at the
+//! same time) are analysed again from the first frame, their frames interleaved by time as
+//! one run over their files interleaves them, when each kept every frame.
 
 use super::head::{HEAD_FRAMES, Head};
 use super::{Analyzer, SavedRun};
@@ -29,6 +31,9 @@ pub struct Part {
 pub fn merge(mut parts: Vec<Part>) -> Result<SavedRun, String> {
     check_alike(&parts)?;
     parts.sort_by(|a, b| order(&a.run).cmp(&order(&b.run)));
+    if let Some(overlap) = overlapping(&parts) {
+        return interleaved(parts, overlap);
+    }
     let mut parts = parts.into_iter();
     let Some(first) = parts.next() else { return Err("no saved analysis to merge".to_string()) };
     parts.try_fold(first.run, append)
@@ -38,6 +43,68 @@ pub fn merge(mut parts: Vec<Part>) -> Result<SavedRun, String> {
 fn order(run: &SavedRun) -> (Option<i64>, Option<i64>, Option<&str>) {
     let first = run.first_ts_ns.or(run.analyzer.last_ts_ns());
     (first.or(Some(i64::MAX)), run.analyzer.last_ts_ns(), run.inputs.first().map(|i| i.file.as_str()))
+}
+
+/// The first part that starts before the parts before it end, if one does: its index.
+fn overlapping(parts: &[Part]) -> Option<usize> {
+    let mut ends: Option<i64> = None;
+    for (i, part) in parts.iter().enumerate() {
+        if let (Some(starts), Some(before_end)) = (part.run.first_ts_ns, ends)
+            && starts < before_end
+        {
+            return Some(i);
+        }
+        ends = ends.max(part.run.analyzer.last_ts_ns());
+    }
+    None
+}
+
+/// The analysis of parts taken at the same time (captures of several taps), their frames
+/// interleaved by time as one run over their files interleaves them (the earlier part first
+/// where times are equal): every part must keep every frame it read, the analysis starting
+/// again from the first. `overlap` is the first part that overlaps those before it.
+fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
+    let name = |i: usize| parts.get(i).map_or(String::new(), |p| p.name.clone());
+    let (first, overlapping) = (name(0), name(overlap));
+    if parts.first().is_some_and(|p| p.run.display_filter.is_some()) {
+        return Err(format!(
+            "{overlapping} starts before {first} ends, and they were saved with -Y: the frames it left out cannot be put among the others' (analyse the files together, or merge parts that follow one another in time)"
+        ));
+    }
+    let Some(config) = parts.first().map(|p| p.run.analyzer.config()) else {
+        return Err("no saved analysis to merge".to_string());
+    };
+    let mut frames = Vec::with_capacity(parts.len());
+    let mut merged = SavedRun {
+        analyzer: Analyzer::new(config).keeping_head(),
+        frames_read: 0,
+        first_ts_ns: None,
+        display_filter: None,
+        inputs: Vec::new(),
+        output: Vec::new(),
+    };
+    for Part { name, mut run } in parts {
+        match run.analyzer.take_head() {
+            Some(Head::Whole(kept)) if kept.len() as u64 == run.frames_read => frames.push(kept.into_iter().peekable()),
+            _ => {
+                return Err(format!(
+                    "{name} overlaps in time with {first}: parts taken at the same time (several taps) merge only when each kept every frame it read ({HEAD_FRAMES} at most, from its first); analyse their files together"
+                ));
+            }
+        }
+        merged.first_ts_ns = merged.first_ts_ns.or(run.first_ts_ns);
+        merged.inputs.append(&mut run.inputs);
+    }
+    // the part whose next frame is the earliest, the earlier part on equal times
+    while let Some((_, next)) = frames.iter_mut().enumerate().filter_map(|(i, f)| f.peek().map(|f| (f.ts_ns, i))).min()
+    {
+        if let Some(mut frame) = frames.get_mut(next).and_then(Iterator::next) {
+            merged.frames_read += 1;
+            frame.number = merged.frames_read;
+            merged.analyzer.observe(&frame);
+        }
+    }
+    Ok(merged)
 }
 
 /// Every part was saved by `analyze` with the same options and display filter, one that does
