@@ -155,7 +155,9 @@ fn append(mut merged: SavedRun, part: Part) -> Result<SavedRun, String> {
             ));
         }
         None => {
-            return Err(format!("{name} went on from another saved analysis (--resume): it can only come first"));
+            return Err(format!(
+                "{name} does not keep its first frames (it went on from a state export saved): it can only come first"
+            ));
         }
     };
     replay(&mut merged.analyzer, frames, merged.frames_read);
