@@ -208,6 +208,18 @@ fn states_that_cannot_make_one_analysis_are_refused() {
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("saved by export"), "{message}");
 
+    // a state that went on from an export's keeps no frames: it can only come first
+    let later = dir.path().join("later");
+    std::fs::create_dir_all(&later).expect("a directory");
+    let thirds = common::split::split(&sample, &later, |n| vec![n / 3, 2 * n / 3]);
+    let (exported_first, went_on) = (later.join("export.state"), later.join("went-on.state"));
+    common::run_ok(&["export", "-q", text(&thirds[1]), "--dataset", text(&dataset), "--state", text(&exported_first)]);
+    common::run_ok(&["analyze", "-q", text(&thirds[2]), "--resume", text(&exported_first), "--state", text(&went_on)]);
+    let before = &analysed_apart(&thirds[..1])[0];
+    let (code, message) = refused(&["merge", text(before), text(&went_on)]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("does not keep its first frames"), "{message}");
+
     let (code, message) = refused(&["merge", text(a), text(&sample)]);
     assert_eq!(code, Some(1), "{message}");
     assert!(message.contains(text(&sample)) && message.contains("not a saved analysis"), "{message}");
