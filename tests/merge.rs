@@ -134,6 +134,33 @@ fn captures_of_taps_taken_at_the_same_time_merge_as_one_run_interleaving_them() 
     assert!(message.contains("saved with -Y"), "{message}");
 }
 
+#[test]
+fn merge_writes_the_report_files_analyze_writes_and_fails_on_findings_as_it_does() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/loss_go_back_n.pcap");
+    let parts = common::split::split(&sample, dir.path(), |n| vec![n / 2]);
+    let states = analysed_apart(&parts);
+    let (merged_dir, one_run_dir) = (dir.path().join("merged"), dir.path().join("one-run"));
+    let (merged_page, one_run_page) = (dir.path().join("merged.html"), dir.path().join("one-run.html"));
+    let mut args = vec!["merge", "--out", text(&merged_dir), "--html", text(&merged_page)];
+    args.extend(states.iter().map(|s| text(s)));
+    common::run_ok(&args);
+    let mut args = vec!["analyze", "-q", "--out", text(&one_run_dir), "--html", text(&one_run_page)];
+    args.extend(parts.iter().map(|p| text(p)));
+    common::run_ok(&args);
+    for name in ["report.json", "flows.csv", "retransmit_episodes.csv", "findings.csv", "pfc.csv", "index.html"] {
+        let read = |dir: &Path| std::fs::read(dir.join(name)).expect("written");
+        assert_eq!(read(&merged_dir), read(&one_run_dir), "{name}");
+    }
+    assert_eq!(std::fs::read(&merged_page).expect("written"), std::fs::read(&one_run_page).expect("written"));
+
+    // the sample's go-back-N recovery is a warning
+    let mut args = vec!["merge", "--fail-on", "warning"];
+    args.extend(states.iter().map(|s| text(s)));
+    let (code, message) = refused(&args);
+    assert_eq!(code, Some(4), "{message}");
+}
+
 /// The exit status and standard error of `rocescope args`.
 fn refused(args: &[&str]) -> (Option<i32>, String) {
     let out = common::run(args);
