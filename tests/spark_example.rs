@@ -1,6 +1,7 @@
 //! The Spark example (`examples/spark/`) in local mode, on two executors: a capture cut into
-//! three rotated files and a second capture, each file analysed by a task of its own and the
-//! states merged in a tree. Its reports equal `analyze` of each capture's files in one run,
+//! three rotated files, a second capture, and a third whose second file is longer than a
+//! state keeps, each file analysed by a task of its own and the states merged in a tree (the
+//! third's merge refused, its report the export's). Its reports equal `analyze` of each capture's files in one run,
 //! key by key; its Spark SQL over the dataset's frames finds the reports' headline numbers (it
 //! exits with status 1 otherwise); the states it leaves go on. Skipped without pyspark or a
 //! Java runtime.
@@ -41,6 +42,10 @@ fn the_spark_example_reports_each_capture_as_one_run_of_its_files() {
     let rotated = common::split::split(&samples.join("loss_go_back_n.pcap"), dir.path(), |n| vec![n / 3, 2 * n / 3]);
     assert_eq!(rotated.len(), 3);
     let other = samples.join("congestion_ecn_cnp.pcap");
+    // a capture whose second file is longer than a state keeps: its merge is refused
+    let long = dir.path().join("long.pcap");
+    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "80M", text(&long)]);
+    let long_files = common::split::split(&long, dir.path(), |_| vec![100]);
     let (dataset, reports) = (dir.path().join("dataset"), dir.path().join("reports"));
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/spark/analyse_captures.py");
     let mut args: Vec<String> = [
@@ -58,13 +63,16 @@ fn the_spark_example_reports_each_capture_as_one_run_of_its_files() {
     .to_vec();
     args.extend(rotated.iter().map(|p| format!("rotated={}", p.display())));
     args.push(format!("other={}", other.display()));
+    args.extend(long_files.iter().map(|p| format!("long={}", p.display())));
     // Spark's local mode on the loopback address, whatever the host's name resolves to
     let out = Command::new("python3").args(&args).env("SPARK_LOCAL_IP", "127.0.0.1").output().expect("python3 runs");
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{printed}\n{}", String::from_utf8_lossy(&out.stderr));
     // every headline number of both captures, as Spark SQL computed it and as reported
-    assert_eq!(printed.lines().filter(|l| l.starts_with("  ")).count(), 14, "{printed}");
+    assert_eq!(printed.lines().filter(|l| l.starts_with("  ")).count(), 21, "{printed}");
     assert!(!printed.contains("differs"), "{printed}");
+    assert!(printed.contains("long: reported from the export's analysis"), "{printed}");
+    assert!(!printed.contains("rotated: reported from"), "{printed}");
 
     let rotated_args: Vec<&str> = rotated.iter().map(|p| text(p)).collect();
     let one_run = report(&[&["analyze", "--json"], &rotated_args[..]].concat());
@@ -75,7 +83,10 @@ fn the_spark_example_reports_each_capture_as_one_run_of_its_files() {
         let state = reports.join(state);
         assert_eq!(report(&["analyze", "--json", "--resume", text(&state)]), one_run, "{}", state.display());
     }
-    for capture in ["rotated", "other"] {
+    let long_args: Vec<&str> = long_files.iter().map(|p| text(p)).collect();
+    let long_run = report(&[&["analyze", "--json"], &long_args[..]].concat());
+    assert_eq!(read_report(&reports.join("long.json")), long_run, "the long capture's report");
+    for capture in ["rotated", "other", "long"] {
         assert!(dataset.join("frames").join(format!("capture={capture}")).is_dir(), "{capture}'s frames");
     }
 }

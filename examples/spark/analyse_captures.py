@@ -13,7 +13,9 @@ into the Parquet dataset (partition capture=NAME), each run going on from the st
 before saved (`export --resume`), so that each file is read once and its frames carry the
 analysis of the whole capture. The driver merges each capture's states in a tree (`rocescope
 merge A B --state AB`, pairs of neighbours, then pairs of those) into the capture's report
-(NAME.json) and state (NAME.state, for the capture's next files: `analyze --resume`), reads
+(NAME.json) and state (NAME.state, for the capture's next files: `analyze --resume`); where a
+merge is refused (a file longer than a state keeps, after another one), the report comes from
+the export's analysis of the files one after another (NAME.dataset.state). It then reads
 the frames with Spark SQL and prints, per capture, the report's headline numbers recomputed
 from them beside the report's own; it exits with status 1 when any differ.
 
@@ -80,18 +82,34 @@ def task(rocescope, dataset, reports, work):
 
 def merge_tree(rocescope, reports, name, states):
     """On the driver: a capture's states, in file order, merged in a tree (neighbours in
-    pairs, then pairs of those) into its state NAME.state and its report NAME.json."""
+    pairs, then pairs of those) into its state NAME.state; None when a merge is refused (a
+    file longer than a state keeps, after another one)."""
     level = 0
-    while len(states) > 1:
-        merged = []
-        for i in range(0, len(states) - 1, 2):
-            out = os.path.join(reports, name, f"merge-{level}-{i // 2:05}.state")
-            run([rocescope, "merge", states[i], states[i + 1], "--state", out])
-            merged.append(out)
-        states = merged + states[len(states) - len(states) % 2 :]
-        level += 1
-    state = os.path.join(reports, f"{name}.state")
-    report = run([rocescope, "merge", "--json", states[0], "--state", state])
+    try:
+        while len(states) > 1:
+            merged = []
+            for i in range(0, len(states) - 1, 2):
+                out = os.path.join(reports, name, f"merge-{level}-{i // 2:05}.state")
+                run([rocescope, "merge", states[i], states[i + 1], "--state", out])
+                merged.append(out)
+            states = merged + states[len(states) - len(states) % 2 :]
+            level += 1
+        state = os.path.join(reports, f"{name}.state")
+        run([rocescope, "merge", states[0], "--state", state])
+        return state
+    except subprocess.CalledProcessError as refused:
+        print(f"{name}: {refused.stderr.strip()}", file=sys.stderr)
+        return None
+
+
+def report_of(rocescope, reports, name, states):
+    """On the driver: the capture's report (NAME.json), from its merged state or, where the
+    merge was refused, from the analysis the export made of its files one after another."""
+    state = merge_tree(rocescope, reports, name, states)
+    if state is None:
+        print(f"{name}: reported from the export's analysis of its files one after another")
+        state = os.path.join(reports, f"{name}.dataset.state")
+    report = run([rocescope, "analyze", "-q", "--json", "--resume", state])
     with open(os.path.join(reports, f"{name}.json"), "w") as out:
         out.write(report)
     return json.loads(report)
@@ -132,7 +150,7 @@ def main():
     states = {name: [] for name in captures}
     for name, index, state in sorted((d for d in done if d[2] is not None), key=lambda d: (d[0], d[1])):
         states[name].append(state)
-    results = {name: merge_tree(rocescope, reports, name, states[name]) for name in captures}
+    results = {name: report_of(rocescope, reports, name, states[name]) for name in captures}
 
     spark.read.parquet(os.path.join(dataset, "frames")).createOrReplaceTempView("frames")
     computed = ", ".join(f"{sql} AS {name}" for name, sql, _ in HEADLINE)
