@@ -16,7 +16,8 @@
 //! same time) are analysed again from the first frame, their frames interleaved by time as
 //! one run over their files interleaves them, when each kept every frame.
 
-use super::head::{HEAD_FRAMES, Head};
+use super::frame::FrameSummary;
+use super::head::HEAD_FRAMES;
 use super::{Analyzer, SavedRun};
 use crate::display_filter::DisplayFilter;
 
@@ -84,8 +85,8 @@ fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
         output: Vec::new(),
     };
     for Part { name, mut run } in parts {
-        match run.analyzer.take_head() {
-            Some(Head::Whole(kept)) if kept.len() as u64 == run.frames_read => frames.push(kept.into_iter().peekable()),
+        match kept_frames(&name, &mut run)? {
+            Some(kept) if kept.len() as u64 == run.frames_read => frames.push(kept.into_iter().peekable()),
             _ => {
                 return Err(format!(
                     "{name} overlaps in time with {first}: parts taken at the same time (several taps) merge only when each kept every frame it read ({HEAD_FRAMES} at most, from its first); analyse their files together"
@@ -147,18 +148,10 @@ fn check_alike(parts: &[Part]) -> Result<(), String> {
 /// `merged`, the analysis of the parts before `part`, going on with `part`'s frames.
 fn append(mut merged: SavedRun, part: Part) -> Result<SavedRun, String> {
     let Part { name, mut run } = part;
-    let frames = match run.analyzer.take_head() {
-        Some(Head::Whole(frames)) => frames,
-        Some(Head::TooLong) => {
-            return Err(format!(
-                "{name} analysed more than {HEAD_FRAMES} frames, which its state does not keep: it can only come first (analyse the files after it with --resume {name})"
-            ));
-        }
-        None => {
-            return Err(format!(
-                "{name} does not keep its first frames (it went on from a state export saved): it can only come first"
-            ));
-        }
+    let Some(frames) = kept_frames(&name, &mut run)? else {
+        return Err(format!(
+            "{name} analysed more than {HEAD_FRAMES} frames, which its state does not keep: it can only come first (analyse the files after it with --resume {name})"
+        ));
     };
     replay(&mut merged.analyzer, frames, merged.frames_read);
     merged.frames_read = merged.frames_read.saturating_add(run.frames_read);
@@ -167,8 +160,19 @@ fn append(mut merged: SavedRun, part: Part) -> Result<SavedRun, String> {
     Ok(merged)
 }
 
+/// The frames the part `run` kept, if it kept every frame it analysed; an error if it keeps
+/// none (it went on from an export's state) or their encoding is damaged.
+fn kept_frames(name: &str, run: &mut SavedRun) -> Result<Option<Vec<FrameSummary>>, String> {
+    let Some(head) = run.analyzer.take_head() else {
+        return Err(format!(
+            "{name} does not keep its first frames (it went on from a state export saved): it can only come first"
+        ));
+    };
+    head.into_frames().transpose().map_err(|e| format!("{name}: its kept frames are damaged: {e}"))
+}
+
 /// Analyses a part's frames after the `frames_before` frames of the parts before it.
-fn replay(analyzer: &mut Analyzer, frames: Vec<super::frame::FrameSummary>, frames_before: u64) {
+fn replay(analyzer: &mut Analyzer, frames: Vec<FrameSummary>, frames_before: u64) {
     for mut frame in frames {
         frame.number = frame.number.saturating_add(frames_before);
         analyzer.observe(&frame);
