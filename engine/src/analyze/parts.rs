@@ -150,7 +150,7 @@ fn append(mut merged: SavedRun, part: Part) -> Result<SavedRun, String> {
     let Part { name, mut run } = part;
     let Some(frames) = kept_frames(&name, &mut run)? else {
         return Err(format!(
-            "{name} analysed more than {HEAD_FRAMES} frames, which its state does not keep: it can only come first (analyse the files after it with --resume {name})"
+            "{name} analysed more than {HEAD_FRAMES} frames, which its state does not keep: so long a part can only come first (analyse its files with analyze --resume from the merged state of the parts before it)"
         ));
     };
     replay(&mut merged.analyzer, frames, merged.frames_read);
