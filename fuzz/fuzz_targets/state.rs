@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocescope::analyze::parts::{self, Part};
+use rocescope::analyze::parts;
 use rocescope::analyze::{Analyzer, SavedRun, assemble};
 use rocescope::capture::{CaptureReader, Inputs};
 use rocescope::decode::Decoder;
@@ -18,8 +18,13 @@ const FRAMES: &[u8] = include_bytes!("../../samples/loss_go_back_n.pcap");
 const DECOMPRESSED_AT_MOST: u64 = 64 << 20;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(part) = SavedRun::load_at_most(data, DECOMPRESSED_AT_MOST) else { return };
-    let Ok(saved) = parts::merge(vec![before(&part), Part { name: "fuzzed".into(), run: part }]) else { return };
+    // the fuzzed state merged after a part with no frame: its kept frames analysed again
+    let load = |fuzzed: &bool| match fuzzed {
+        true => SavedRun::load_at_most(data, DECOMPRESSED_AT_MOST),
+        false => SavedRun::load_at_most(data, DECOMPRESSED_AT_MOST).map(|part| before(&part)),
+    };
+    let parts = vec![("before".to_string(), false), ("fuzzed".to_string(), true)];
+    let Ok(saved) = parts::merge(parts, load) else { return };
     let sample = Box::new(std::io::Cursor::new(FRAMES.to_vec()));
     let Ok(reader) = CaptureReader::from_reader("sample".into(), sample, false) else { return };
     let mut inputs = Inputs::new(vec![reader]);
@@ -36,14 +41,13 @@ fuzz_target!(|data: &[u8]| {
 
 /// A part with no frame that comes before `part`: merged, `part`'s kept frames are analysed
 /// again after it.
-fn before(part: &SavedRun) -> Part {
-    let run = SavedRun {
+fn before(part: &SavedRun) -> SavedRun {
+    SavedRun {
         analyzer: Analyzer::new(part.analyzer.config()),
         frames_read: 0,
         first_ts_ns: Some(i64::MIN),
         display_filter: part.display_filter.clone(),
         inputs: Vec::new(),
         output: Vec::new(),
-    };
-    Part { name: "before".into(), run }
+    }
 }

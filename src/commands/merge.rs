@@ -4,7 +4,7 @@
 use super::exit::{Failure, Outcome};
 use super::reporting::{self, Reporting};
 use super::saved_run::{load_state, save_state};
-use crate::analyze::parts::{self, Part};
+use crate::analyze::parts::{self, MergeError};
 use crate::cli::MergeArgs;
 
 pub fn run(args: &MergeArgs) -> Outcome {
@@ -20,10 +20,11 @@ pub fn run(args: &MergeArgs) -> Outcome {
             args.state.as_deref().map_or(Ok(()), |s| super::refuse_input(s, &args.states, "the merged analysis"))
         })
         .map_err(Failure::Output)?;
-    let parts =
-        args.states.iter().map(|path| load_state(path).map(|run| Part { name: path.display().to_string(), run }));
-    let parts = parts.collect::<Result<Vec<_>, _>>()?;
-    let mut merged = parts::merge(parts).map_err(Failure::Usage)?;
+    let parts = args.states.iter().map(|path| (path.display().to_string(), path.as_path())).collect();
+    let mut merged = parts::merge(parts, |path| load_state(path)).map_err(|e| match e {
+        MergeError::Unreadable(failure) => failure,
+        MergeError::Refused(message) => Failure::Usage(message),
+    })?;
     if let Some(path) = &args.state {
         save_state(path, &merged)?;
     }

@@ -27,35 +27,86 @@ pub struct Part {
     pub run: SavedRun,
 }
 
-/// The analysis of every part, in order, as one run would have made it, unfinished; an error
-/// names the part that cannot be merged and says why.
-pub fn merge(mut parts: Vec<Part>) -> Result<SavedRun, String> {
-    check_alike(&parts)?;
-    parts.sort_by(|a, b| order(&a.run).cmp(&order(&b.run)));
-    if let Some(overlap) = overlapping(&parts) {
-        return interleaved(parts, overlap);
+/// Why parts were not merged: a state could not be read (the loader's error), or the parts
+/// cannot make one analysis (a message naming the part and saying why).
+#[derive(Debug)]
+pub enum MergeError<E> {
+    Unreadable(E),
+    Refused(String),
+}
+
+/// What a merge needs to know of a part before its turn comes (its analysis is read again
+/// then, so that a merge of many parts holds two analyses at a time, not all of them).
+struct Facts {
+    name: String,
+    /// When its first frame and its last frame analysed were captured.
+    first_ts_ns: Option<i64>,
+    last_ts_ns: Option<i64>,
+    config: super::Config,
+    display_filter: Option<String>,
+    files: Vec<String>,
+    exported: bool,
+}
+
+impl Facts {
+    fn of(name: String, run: &SavedRun) -> Facts {
+        Facts {
+            name,
+            first_ts_ns: run.first_ts_ns,
+            last_ts_ns: run.analyzer.last_ts_ns(),
+            config: run.analyzer.config(),
+            display_filter: run.display_filter.clone(),
+            files: run.inputs.iter().map(|i| i.file.clone()).collect(),
+            exported: !run.output.is_empty(),
+        }
     }
-    let mut parts = parts.into_iter();
-    let Some(first) = parts.next() else { return Err("no saved analysis to merge".to_string()) };
-    parts.try_fold(first.run, append)
+
+    /// Where the part falls among the others.
+    fn order(&self) -> (i64, Option<i64>, Option<&str>) {
+        let first = self.first_ts_ns.or(self.last_ts_ns).unwrap_or(i64::MAX);
+        (first, self.last_ts_ns, self.files.first().map(String::as_str))
+    }
 }
 
-/// Where a part falls among the others.
-fn order(run: &SavedRun) -> (Option<i64>, Option<i64>, Option<&str>) {
-    let first = run.first_ts_ns.or(run.analyzer.last_ts_ns());
-    (first.or(Some(i64::MAX)), run.analyzer.last_ts_ns(), run.inputs.first().map(|i| i.file.as_str()))
+/// The analysis of the parts, in order, as one run would have made it, unfinished. Each
+/// part is a name (for messages) and where its state is; `load` reads a state, twice for
+/// each part: once to learn where the part falls, once when its turn comes.
+pub fn merge<S, E>(
+    parts: Vec<(String, S)>,
+    mut load: impl FnMut(&S) -> Result<SavedRun, E>,
+) -> Result<SavedRun, MergeError<E>> {
+    let mut facts = Vec::with_capacity(parts.len());
+    for (name, source) in parts {
+        let known = Facts::of(name, &load(&source).map_err(MergeError::Unreadable)?);
+        facts.push((source, known));
+    }
+    check_alike(facts.iter().map(|(_, f)| f)).map_err(MergeError::Refused)?;
+    facts.sort_by(|(_, a), (_, b)| a.order().cmp(&b.order()));
+    let mut turn = |(source, facts): (S, Facts)| load(&source).map(|run| Part { name: facts.name, run });
+    if let Some(overlap) = overlapping(facts.iter().map(|(_, f)| f)) {
+        let parts = facts.into_iter().map(&mut turn).collect::<Result<Vec<_>, _>>().map_err(MergeError::Unreadable)?;
+        return interleaved(parts, overlap).map_err(MergeError::Refused);
+    }
+    let mut facts = facts.into_iter();
+    let Some(first) = facts.next() else { return Err(MergeError::Refused("no saved analysis to merge".to_string())) };
+    let mut merged = turn(first).map_err(MergeError::Unreadable)?.run;
+    for next in facts {
+        merged = append(merged, turn(next).map_err(MergeError::Unreadable)?).map_err(MergeError::Refused)?;
+    }
+    Ok(merged)
 }
 
-/// The first part that starts before the parts before it end, if one does: its index.
-fn overlapping(parts: &[Part]) -> Option<usize> {
+/// The first part, in order, that starts before the parts before it end, if one does: its
+/// index.
+fn overlapping<'a>(parts: impl Iterator<Item = &'a Facts>) -> Option<usize> {
     let mut ends: Option<i64> = None;
-    for (i, part) in parts.iter().enumerate() {
-        if let (Some(starts), Some(before_end)) = (part.run.first_ts_ns, ends)
+    for (i, part) in parts.enumerate() {
+        if let (Some(starts), Some(before_end)) = (part.first_ts_ns, ends)
             && starts < before_end
         {
             return Some(i);
         }
-        ends = ends.max(part.run.analyzer.last_ts_ns());
+        ends = ends.max(part.last_ts_ns);
     }
     None
 }
@@ -110,9 +161,9 @@ fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
 
 /// Every part was saved by `analyze` with the same options and display filter, one that does
 /// not depend on where a frame falls in the capture, and no file was analysed by two parts.
-fn check_alike(parts: &[Part]) -> Result<(), String> {
-    let Some(first) = parts.first() else { return Ok(()) };
-    if let Some(filter) = &first.run.display_filter {
+fn check_alike<'a>(mut parts: impl Iterator<Item = &'a Facts>) -> Result<(), String> {
+    let Some(first) = parts.next() else { return Ok(()) };
+    if let Some(filter) = &first.display_filter {
         let positional = DisplayFilter::compile(filter).map(|f| f.uses_position()).unwrap_or(true);
         if positional {
             return Err(format!(
@@ -122,23 +173,23 @@ fn check_alike(parts: &[Part]) -> Result<(), String> {
         }
     }
     let mut files: Vec<(&str, &str)> = Vec::new();
-    for part in parts {
-        for input in part.run.inputs.iter().filter(|i| i.file != "-") {
-            if let Some((_, other)) = files.iter().find(|(file, _)| *file == input.file) {
-                return Err(format!("{other} and {} both analysed {}", part.name, input.file));
+    for part in std::iter::once(first).chain(parts) {
+        for file in part.files.iter().filter(|f| *f != "-") {
+            if let Some((_, other)) = files.iter().find(|(seen, _)| seen == file) {
+                return Err(format!("{other} and {} both analysed {file}", part.name));
             }
-            files.push((&input.file, &part.name));
+            files.push((file, &part.name));
         }
-        if !part.run.output.is_empty() {
+        if part.exported {
             return Err(format!("{} was saved by export: merge takes states saved by analyze", part.name));
         }
-        if part.run.analyzer.config() != first.run.analyzer.config() {
+        if part.config != first.config {
             return Err(format!(
                 "{} and {} were saved with other analysis options (or another --time-source choice): the parts of one capture are analysed alike",
                 first.name, part.name
             ));
         }
-        if part.run.display_filter != first.run.display_filter {
+        if part.display_filter != first.display_filter {
             return Err(format!("{} and {} were saved with other display filters", first.name, part.name));
         }
     }
