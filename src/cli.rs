@@ -129,8 +129,10 @@ Definitions of every counter are in docs/analysis.md.",
 any frame), each made on its own with `analyze FILE --state PART.state`, into the report one `analyze` of \
 every file gives, key by key: the parts are put in the order of their first frames' times whatever the \
 order they are named in, and each part's first frames, which its state keeps, are analysed again after \
-the parts before it. A part keeps at most 65,536 frames; a longer one can only come first. With \
---state the merged analysis is saved, to merge again (merges run as a tree). docs/scale.md says more.",
+the parts before it; of a longer part, what its own analysis did after them is added where the two \
+analyses have met by then, and the merge is refused otherwise, with the reason (it is exact or not \
+made). With --state the merged analysis is saved, to merge again (merges run as a tree). \
+docs/scale.md says more.",
         after_help = format!(
             "{}{}",
             concat!(
@@ -382,6 +384,13 @@ pub struct AnalyzeArgs {
     /// go on from with --resume (the capture's next rotated files, say)
     #[arg(long, value_name = "FILE", conflicts_with = "packets")]
     pub state: Option<PathBuf>,
+
+    /// With --state: how many of its first frames the saved analysis keeps for `rocescope
+    /// merge`, which analyses them again after the parts before it (about 70 bytes each while
+    /// analysing, 5 in the state); a part with more merges where the two analyses have met by
+    /// the end of those frames
+    #[arg(long, value_name = "N", requires = "state", default_value_t = 65_536, value_parser = clap::value_parser!(u64).range(1..=1_048_576).map(|n| n as usize))]
+    pub keep_frames: usize,
 
     /// Go on from the analysis a --state saved: the files continue that capture (their frames
     /// numbered after its frames) and the report covers every file, as one run of them all

@@ -22,11 +22,16 @@ fn report(args: &[&str]) -> serde_json::Value {
 
 /// Each part analysed on its own, its state saved beside it: the states' paths.
 fn analysed_apart(parts: &[PathBuf]) -> Vec<PathBuf> {
+    analysed_keeping(parts, "65536")
+}
+
+/// [`analysed_apart`], each state keeping `frames` of its part's first frames.
+fn analysed_keeping(parts: &[PathBuf], frames: &str) -> Vec<PathBuf> {
     parts
         .iter()
         .map(|part| {
             let state = part.with_extension("state");
-            common::run_ok(&["analyze", "-q", text(part), "--state", text(&state)]);
+            common::run_ok(&["analyze", "-q", text(part), "--state", text(&state), "--keep-frames", frames]);
             state
         })
         .collect()
@@ -168,22 +173,55 @@ fn refused(args: &[&str]) -> (Option<i32>, String) {
 }
 
 #[test]
-fn a_part_longer_than_its_state_keeps_can_only_come_first() {
+fn parts_longer_than_their_kept_frames_merge_where_the_analyses_meet() {
+    // the benchmark's traffic in three parts of 80,000 frames and more, merged in any order
+    // and grouping: each part's analysis meets the one run's within its kept frames
     let dir = tempfile::tempdir().expect("temp dir");
-    let capture = dir.path().join("long.pcap");
-    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "80M", text(&capture)]);
+    let (capture, first_resend) = common::split::benchmark_with_episode(dir.path());
     let parts = common::split::split(&capture, dir.path(), |n| {
-        assert!(n > 65_536 + 100, "a part longer than a state keeps: {n} frames");
-        vec![n - 100]
+        assert!(n > 180_000 + 65_536 + 10_000, "a last part longer than a state keeps: {n} frames");
+        vec![100_000, 180_000]
     });
-    let [long, short] = &analysed_apart(&parts)[..] else { unreachable!("two parts") };
-    assert_eq!(merged(&[short, long], None), one_run(&parts), "the long part first");
+    let whole = one_run(&parts);
+    let [a, b, c] = &analysed_apart(&parts)[..] else { unreachable!("three parts") };
+    assert_eq!(merged(&[c, a, b], None), whole, "merged in the order c, a, b");
+    let bc = dir.path().join("bc.state");
+    merged(&[c, b], Some(&bc));
+    assert_eq!(merged(&[&bc, a], None), whole, "merge(a, merge(b, c))");
 
-    let parts = common::split::split(&capture, dir.path(), |_| vec![100]);
-    let [short, long] = &analysed_apart(&parts)[..] else { unreachable!("two parts") };
-    let (code, message) = refused(&["merge", text(long), text(short)]);
+    // a part cut after the first loss, keeping fewer frames than the loss is remembered for:
+    // the lossy flow's memory of it differs, and the merge says so
+    let parts = common::split::split(&capture, dir.path(), |_| vec![first_resend + 20]);
+    let states = analysed_keeping(&parts, "30000");
+    let (code, message) = refused(&["merge", text(&states[0]), text(&states[1])]);
     assert_eq!(code, Some(2), "{message}");
-    assert!(message.contains(text(long)) && message.contains("more than 65536 frames"), "{message}");
+    assert!(message.contains("cannot go on exactly") && message.contains("state differs"), "{message}");
+}
+
+#[test]
+fn merges_of_parts_keeping_few_frames_are_exact_or_refused() {
+    // every sample and reference and real capture in three parts that keep 5, 20 or 200
+    // frames each: a merge gives one run's report, key by key, or is refused; never another
+    let dir = tempfile::tempdir().expect("temp dir");
+    for kept in ["5", "20", "200"] {
+        let (mut exact, mut refusals) = (0, 0);
+        common::split::in_three(dir.path(), |parts, place| {
+            let [a, b, c] = &analysed_keeping(parts, kept)[..] else { unreachable!("three parts") };
+            let out = common::run(&["merge", "--json", text(c), text(a), text(b)]);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            match out.status.code() {
+                Some(0) => {
+                    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+                    assert_eq!(report, one_run(parts), "{place}, parts keeping {kept} frames");
+                    exact += 1;
+                }
+                Some(2) if stderr.contains("cannot go on exactly") => refusals += 1,
+                code => panic!("{place}: exit status {code:?}: {stderr}"),
+            }
+        });
+        eprintln!("parts keeping {kept} frames: {exact} merges exact, {refusals} refused");
+        assert!(exact > 0, "parts keeping {kept} frames: none merged");
+    }
 }
 
 #[test]

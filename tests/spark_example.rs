@@ -1,7 +1,7 @@
 //! The Spark example (`examples/spark/`) in local mode, on two executors: a capture cut into
-//! three rotated files, a second capture, and a third whose second file is longer than a
-//! state keeps, each file analysed by a task of its own and the states merged in a tree (the
-//! third's merge refused, its report the export's). Its reports equal `analyze` of each capture's files in one run,
+//! three rotated files, a second capture, and a third cut just after a loss into files longer
+//! than a state keeps, each file analysed by a task of its own and the states merged in a tree
+//! (the third's merge refused, its report the export's). Its reports equal `analyze` of each capture's files in one run,
 //! key by key; its Spark SQL over the dataset's frames finds the reports' headline numbers (it
 //! exits with status 1 otherwise); the states it leaves go on. Skipped without pyspark or a
 //! Java runtime.
@@ -42,10 +42,16 @@ fn the_spark_example_reports_each_capture_as_one_run_of_its_files() {
     let rotated = common::split::split(&samples.join("loss_go_back_n.pcap"), dir.path(), |n| vec![n / 3, 2 * n / 3]);
     assert_eq!(rotated.len(), 3);
     let other = samples.join("congestion_ecn_cnp.pcap");
-    // a capture whose second file is longer than a state keeps: its merge is refused
+    // a capture cut just after its first loss, its second file longer than a state keeps:
+    // the lossy flow remembers the loss differently in each file's analysis, and the merge is
+    // refused
     let long = dir.path().join("long.pcap");
-    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "80M", text(&long)]);
-    let long_files = common::split::split(&long, dir.path(), |_| vec![100]);
+    common::run_ok(&["generate", "--benchmark", "mixed", "--size", "400M", text(&long)]);
+    let first_resend = common::frames_selected(&long, "rocescope.analysis.retransmission")[0] as usize;
+    let long_files = common::split::split(&long, dir.path(), |n| {
+        assert!(n > first_resend + 20 + 65_536, "a second file longer than a state keeps: {n} frames");
+        vec![first_resend + 20]
+    });
     let (dataset, reports) = (dir.path().join("dataset"), dir.path().join("reports"));
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/spark/analyse_captures.py");
     let mut args: Vec<String> = [

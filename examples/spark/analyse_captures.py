@@ -14,8 +14,9 @@ before saved (`export --resume`), so that each file is read once and its frames 
 analysis of the whole capture. The driver merges each capture's states in a tree (`rocescope
 merge A B --state AB`, pairs of neighbours, then pairs of those) into the capture's report
 (NAME.json) and state (NAME.state, for the capture's next files: `analyze --resume`); where a
-merge is refused (a file longer than a state keeps, after another one), the report comes from
-the export's analysis of the files one after another (NAME.dataset.state). It then reads
+merge is refused (a long file whose analysis has not met the files' before it, docs/scale.md),
+the report comes from the export's analysis of the files one after another
+(NAME.dataset.state). It then reads
 the frames with Spark SQL and prints, per capture, the report's headline numbers recomputed
 from them beside the report's own; it exits with status 1 when any differ.
 
@@ -82,8 +83,7 @@ def task(rocescope, dataset, reports, work):
 
 def merge_tree(rocescope, reports, name, states):
     """On the driver: a capture's states, in file order, merged in a tree (neighbours in
-    pairs, then pairs of those) into its state NAME.state; None when a merge is refused (a
-    file longer than a state keeps, after another one)."""
+    pairs, then pairs of those) into its state NAME.state; None when a merge is refused."""
     level = 0
     try:
         while len(states) > 1:

@@ -51,7 +51,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         }
         None if packet_table.is_some() => (Analyzer::with_verdicts(config), Vec::new()),
         // a part analysed on its own keeps its first frames for a merge (`rocescope merge`)
-        None if args.state.is_some() => (Analyzer::new(config).keeping_head(), Vec::new()),
+        None if args.state.is_some() => (Analyzer::new(config).keeping_head(args.keep_frames), Vec::new()),
         None => (Analyzer::new(config), Vec::new()),
     };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });

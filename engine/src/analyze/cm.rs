@@ -150,6 +150,18 @@ impl CmTracker {
     }
 }
 
+impl CmTracker {
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        for c in &mut self.connections {
+            r.frame(&mut c.request_frame);
+            for frame in [&mut c.reply_frame, &mut c.ready_frame, &mut c.disconnect_frame] {
+                r.first_frame(frame);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

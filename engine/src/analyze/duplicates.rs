@@ -108,32 +108,40 @@ fn fold(x: u64, bits: u32) -> u32 {
 /// The slots of one set: a frame's key goes to one set and takes any of its slots.
 type Set = [Slot; WAYS];
 
-/// One partition's sets: [`INITIAL_SETS`] at first, doubled (up to [`SETS`]) once more than
-/// one new frame in [`CROWDED`] pushed out another still inside the window (counted over as
-/// many new frames as the table has sets): a partition with few frames in a window keeps a
-/// small, cache-resident table and a busy one gets the room it needs. How a table grows
-/// depends on its own partition's frames only.
+/// One partition's sets: [`INITIAL_SETS`] at first, doubled (up to [`SETS`]) while more than
+/// one frame in [`CROWDED`] of the table's slots waits beside it. A frame that finds its set
+/// full of frames still inside the window takes the place of the oldest, which waits in the
+/// table's overflow list until it leaves the window: below [`OVERFLOW_KEPT`] frames waiting
+/// beside a largest table, no frame inside the window is forgotten, and what the window finds
+/// does not depend on how large its tables have grown (a merge of analyses made apart relies
+/// on that). A partition with few frames in a window keeps a small, cache-resident table and
+/// a busy one gets the room it needs.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Table {
     sets: Vec<Set>,
     /// log2 of the number of sets.
     bits: u32,
-    /// New frames since the table last grew or was looked at, and those of them that pushed
-    /// out a frame still inside the window.
-    inserted: usize,
-    pushed_out: usize,
+    /// Frames pushed out of full sets while inside the window, oldest first.
+    overflow: Vec<Slot>,
+    /// The top bytes of the keys waiting beside, as a set of bits: a frame whose byte is not
+    /// in it is not looked for there.
+    waiting: [u64; 4],
 }
 
 /// Sets a partition's table starts with.
 pub const INITIAL_SETS: usize = 1 << 7;
 
-/// A table is crowded when more than one new frame in this many pushes out a live one.
+/// A table grows when more than one in this many of its slots' worth of frames waits in its
+/// overflow list.
 pub const CROWDED: usize = 64;
+
+/// Frames waiting beside a table of [`SETS`] sets at most; beyond, the oldest is forgotten.
+pub const OVERFLOW_KEPT: usize = 4096;
 
 impl Table {
     fn new() -> Self {
         let sets = vec![[Slot::default(); WAYS]; INITIAL_SETS];
-        Table { sets, bits: INITIAL_SETS.trailing_zeros(), inserted: 0, pushed_out: 0 }
+        Table { sets, bits: INITIAL_SETS.trailing_zeros(), overflow: Vec::new(), waiting: [0; 4] }
     }
 
     /// The set of `key`: Fibonacci hashing, whose top bits spread flows and signatures.
@@ -141,27 +149,72 @@ impl Table {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
     }
 
-    /// Counts a new frame; `live`: it would push out one still inside the window. True when
-    /// the table is to grow first.
-    fn crowded_by(&mut self, live: bool) -> bool {
-        self.inserted += 1;
-        self.pushed_out += usize::from(live);
-        if self.inserted >= self.sets.len() {
-            (self.inserted, self.pushed_out) = (0, 0);
+    /// The slot remembering `key`, in its set (at `index`) or waiting beside.
+    fn find(&mut self, index: usize, key: u64) -> Option<&mut Slot> {
+        let Table { sets, overflow, waiting, .. } = self;
+        let in_set = sets.get_mut(index)?.iter_mut().find(|s| s.key == key && s.ts_ns != i64::MIN);
+        match in_set {
+            Some(slot) => Some(slot),
+            None if Self::may_wait(waiting, key) => overflow.iter_mut().find(|s| s.key == key),
+            None => None,
         }
-        live && self.pushed_out * CROWDED > self.sets.len() && self.sets.len() < SETS
     }
 
-    /// Doubles the sets; each set's slots go to the two sets it splits into, so none is lost.
-    fn grow(&mut self) {
+    /// Is `key`'s top byte among those of the keys waiting beside?
+    fn may_wait(waiting: &[u64; 4], key: u64) -> bool {
+        let byte = (key >> 56) as usize;
+        waiting.get(byte / 64).is_some_and(|w| w & (1 << (byte % 64)) != 0)
+    }
+
+    /// Notes the keys waiting beside again.
+    fn note_waiting(&mut self) {
+        self.waiting = [0; 4];
+        for slot in &self.overflow {
+            let byte = (slot.key >> 56) as usize;
+            if let Some(w) = self.waiting.get_mut(byte / 64) {
+                *w |= 1 << (byte % 64);
+            }
+        }
+    }
+
+    /// Remembers `fresh` in its set, in the place of the oldest frame there; one still inside
+    /// the window (`since`: the oldest time inside) waits beside. Returns the frames inside the
+    /// window forgotten (beyond [`OVERFLOW_KEPT`]).
+    fn insert(&mut self, index: usize, fresh: Slot, since: i64) -> u64 {
+        let Some(set) = self.sets.get_mut(index) else { return 0 };
+        let oldest = (1..WAYS).fold(0, |o, w| if set[w].ts_ns < set[o].ts_ns { w } else { o });
+        let pushed = std::mem::replace(&mut set[oldest], fresh);
+        if pushed.ts_ns < since {
+            return 0;
+        }
+        self.overflow.retain(|s| s.ts_ns >= since);
+        self.overflow.push(pushed);
+        if self.overflow.len() * CROWDED > self.sets.len() && self.sets.len() < SETS {
+            self.grow(since);
+        }
+        let beyond = self.overflow.len().saturating_sub(OVERFLOW_KEPT);
+        self.overflow.drain(..beyond);
+        self.note_waiting();
+        beyond as u64
+    }
+
+    /// Doubles the sets and places every frame again, those waiting beside too; what finds
+    /// its set full waits beside.
+    fn grow(&mut self, since: i64) {
         let doubled = vec![[Slot::default(); WAYS]; self.sets.len() * 2];
         let old = std::mem::replace(&mut self.sets, doubled);
         self.bits += 1;
-        (self.inserted, self.pushed_out) = (0, 0);
-        for slot in old.iter().flatten().filter(|s| s.ts_ns != i64::MIN) {
+        let waiting = std::mem::take(&mut self.overflow);
+        let mut frames: Vec<Slot> =
+            old.iter().flatten().chain(&waiting).filter(|s| s.ts_ns != i64::MIN).copied().collect();
+        frames.sort_by_key(|s| s.ts_ns);
+        for slot in frames {
             let index = self.index(slot.key);
-            if let Some(free) = self.sets.get_mut(index).and_then(|set| set.iter_mut().find(|s| s.ts_ns == i64::MIN)) {
-                *free = *slot;
+            let free = self.sets.get_mut(index).and_then(|set| set.iter_mut().find(|s| s.ts_ns == i64::MIN));
+            match free {
+                Some(free) => *free = slot,
+                None if slot.ts_ns >= since => self.overflow.push(slot),
+                None => {}
             }
         }
     }
@@ -174,11 +227,13 @@ pub struct DuplicateWindow {
     span_window_ns: Option<i64>,
     /// Each partition's table, once it has had a frame.
     tables: Vec<Option<Table>>,
+    /// Frames still inside the window pushed out by new ones (a copy of one goes unseen).
+    lost: u64,
 }
 
 impl DuplicateWindow {
     pub fn new(window_ns: i64) -> Self {
-        DuplicateWindow { window_ns, span_window_ns: None, tables: (0..PARTITIONS).map(|_| None).collect() }
+        DuplicateWindow { window_ns, span_window_ns: None, tables: (0..PARTITIONS).map(|_| None).collect(), lost: 0 }
     }
 
     /// Starts loading the set [`DuplicateWindow::check`] will look at for this packet.
@@ -208,36 +263,23 @@ impl DuplicateWindow {
         let (window_ns, span_window_ns) = (self.window_ns, self.span_window_ns);
         let Some(table) = self.tables.get_mut(partition) else { return false };
         let table = table.get_or_insert_with(Table::new);
-        loop {
-            let index = table.index(key);
-            let Some(set) = table.sets.get_mut(index) else { return false };
-            if let Some(hit) = set.iter_mut().find(|s| s.key == key && s.ts_ns != i64::MIN) {
-                let age = ts_ns.saturating_sub(hit.ts_ns);
-                if (0..=window_ns).contains(&age) && hit.view != view {
-                    return true;
-                }
-                let identical = hit.view == view && hit.outside == fresh.outside;
-                if identical && span_window_ns.is_some_and(|w| (0..=w).contains(&age)) {
-                    hit.outside |= COPIED;
-                    return true;
-                }
-                *hit = fresh;
-                return false;
+        let index = table.index(key);
+        if let Some(hit) = table.find(index, key) {
+            let age = ts_ns.saturating_sub(hit.ts_ns);
+            if (0..=window_ns).contains(&age) && hit.view != view {
+                return true;
             }
-            // A new key replaces the oldest of the set (an empty slot is the oldest), unless
-            // the table grows first.
-            let Some(oldest) = (0..WAYS).min_by_key(|&w| set[w].ts_ns) else { return false };
-            let oldest_ts = set[oldest].ts_ns;
-            let live =
-                oldest_ts != i64::MIN && ts_ns.saturating_sub(oldest_ts) <= window_ns.max(span_window_ns.unwrap_or(0));
-            if !table.crowded_by(live) {
-                if let Some(slot) = table.sets.get_mut(index).and_then(|set| set.get_mut(oldest)) {
-                    *slot = fresh;
-                }
-                return false;
+            let identical = hit.view == view && hit.outside == fresh.outside;
+            if identical && span_window_ns.is_some_and(|w| (0..=w).contains(&age)) {
+                hit.outside |= COPIED;
+                return true;
             }
-            table.grow();
+            *hit = fresh;
+            return false;
         }
+        let since = ts_ns.saturating_sub(window_ns.max(span_window_ns.unwrap_or(0)));
+        self.lost += table.insert(index, fresh, since);
+        false
     }
 }
 
@@ -288,6 +330,13 @@ impl DoublingProbe {
     pub fn is_doubled(&self) -> bool {
         let (frames, copied) = self.counts();
         copied * 2 > frames
+    }
+}
+
+impl DuplicateWindow {
+    /// Frames pushed out while still inside the window so far.
+    pub fn lost(&self) -> u64 {
+        self.lost
     }
 }
 

@@ -174,6 +174,16 @@ impl Episode {
     }
 }
 
+impl Episode {
+    /// Numbers its frames and flow as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        r.flow(&mut self.flow);
+        r.frame(&mut self.start_frame);
+        r.frame(&mut self.end_frame);
+        r.first_frame(&mut self.trigger_frame);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -399,6 +399,197 @@ impl FlowTable {
     }
 }
 
+impl Flow {
+    /// Numbers its frames and flows as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        r.frame(&mut self.first_frame);
+        r.frame(&mut self.last_frame);
+        r.first_frame(&mut self.first_icrc_bad_frame);
+        self.held.iter_mut().for_each(|h| r.frame(&mut h.frame));
+        if let Some(reread) = &mut self.reread {
+            r.frame(&mut reread.frame);
+        }
+        if let Some(previous) = &mut self.previous {
+            r.flow(previous);
+        }
+        if let Some((peer, _)) = &mut self.peer {
+            r.flow(peer);
+        }
+        if let Some(nak) = &mut self.last_nak {
+            r.frame(&mut nak.frame);
+        }
+        self.first_frames.renumber(r);
+        self.policy.renumber(r);
+        self.requests.seq.renumber(r);
+        self.responses.seq.renumber(r);
+        self.reaction.renumber(r);
+        self.completions.renumber(r);
+    }
+}
+
+impl FirstFrames {
+    fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        let FirstFrames { gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn } =
+            self;
+        for first in [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn] {
+            r.first_frame(first);
+        }
+    }
+}
+
+impl FlowTable {
+    /// Numbers its flows' frames and flows as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        self.flows.iter_mut().for_each(|f| f.renumber(r));
+        self.by_key.values_mut().chain(self.retired.values_mut()).for_each(|id| r.flow(id));
+        self.by_hosts.values_mut().flatten().for_each(|id| r.flow(id));
+        if let Some((_, id)) = &mut self.last {
+            r.flow(id);
+        }
+    }
+}
+
+impl<T: Copy + PartialEq> Tally<T> {
+    /// Adds what `end` counted beyond `start`, its counts at an earlier point, in the order
+    /// `end` first met its values; an error where `end` counted values it had no room to keep
+    /// and this tally has.
+    pub fn graft(&mut self, start: &Self, end: &Self) -> Result<(), &'static str> {
+        if end.others > start.others && self.entries.len() < TALLY_KEPT {
+            return Err("values a part could not keep");
+        }
+        for &(value, n) in &end.entries {
+            let before = start.entries.iter().find(|(v, _)| *v == value).map_or(0, |e| e.1);
+            let later = n.saturating_sub(before);
+            if later == 0 {
+                continue;
+            }
+            let full = self.entries.len() >= TALLY_KEPT;
+            match self.entries.iter_mut().find(|(v, _)| *v == value) {
+                Some((_, count)) => *count += later,
+                None if full => self.others += later,
+                None => self.entries.push((value, later)),
+            }
+        }
+        self.others += end.others.saturating_sub(start.others);
+        Ok(())
+    }
+}
+
+impl Flow {
+    /// What decides how its later packets are taken: equal in two analyses (numbered alike),
+    /// they take them alike.
+    pub fn context(&self) -> impl serde::Serialize + '_ {
+        let (requests, responses) = (&self.requests, &self.responses);
+        (
+            (self.key, self.version, self.transport),
+            (requests.seq.context(), requests.open_episode.is_some()),
+            (responses.seq.context(), responses.open_episode.is_some()),
+            (&self.cursor, &self.reads, &self.held, &self.reread, self.current_message_bytes, self.pmtu),
+            (self.peer, self.src_qp, &self.last_nak, &self.outstanding, self.last_cnp_ts, self.unanswered_ce_ts),
+            (self.last_sequenced_ts, self.last_ts_ns, self.last_frame),
+            (self.reaction.context(), self.completions.context()),
+        )
+    }
+
+    /// Goes on as `end` went on from `start`, whose context is this one's (both numbered as
+    /// this one): its context, its counts and samples added; an error where an extreme
+    /// cannot be told or a tally could not keep its values. `after_ns`: when `start` was taken.
+    pub fn graft(&mut self, start: &Flow, end: Flow, after_ns: i64) -> Result<(), &'static str> {
+        self.counts.add(&end.counts.since(&start.counts));
+        self.ecn.add(&end.ecn.since(&start.ecn));
+        self.opcodes.graft(&start.opcodes, &end.opcodes)?;
+        self.dscp.graft(&start.dscp, &end.dscp)?;
+        self.pcp.graft(&start.pcp, &end.pcp)?;
+        self.udp_sports.graft(&start.udp_sports, &end.udp_sports)?;
+        self.message_bytes.graft(&start.message_bytes, &end.message_bytes)?;
+        self.ack_latency.graft(&start.ack_latency, &end.ack_latency)?;
+        self.cnp_spacing.graft(&start.cnp_spacing, &end.cnp_spacing)?;
+        self.ce_to_cnp.graft(&start.ce_to_cnp, &end.ce_to_cnp)?;
+        self.policy.graft(&start.policy, &end.policy);
+        self.first_frames.graft(&end.first_frames);
+        self.first_icrc_bad_frame = self.first_icrc_bad_frame.or(end.first_icrc_bad_frame);
+        if let (Some(mine), Some(theirs)) = (&mut self.trace, &end.trace) {
+            mine.graft_after(theirs, after_ns);
+        }
+        self.requests.seq.graft(&start.requests.seq, end.requests.seq)?;
+        self.responses.seq.graft(&start.responses.seq, end.responses.seq)?;
+        (self.requests.open_episode, self.responses.open_episode) =
+            (end.requests.open_episode, end.responses.open_episode);
+        self.reaction.graft(&start.reaction, end.reaction);
+        self.completions.graft(&start.completions, end.completions)?;
+        (self.cursor, self.reads, self.held, self.reread) = (end.cursor, end.reads, end.held, end.reread);
+        (self.current_message_bytes, self.pmtu, self.peer, self.src_qp) =
+            (end.current_message_bytes, end.pmtu, end.peer, end.src_qp);
+        (self.last_nak, self.outstanding, self.last_cnp_ts, self.unanswered_ce_ts) =
+            (end.last_nak, end.outstanding, end.last_cnp_ts, end.unanswered_ce_ts);
+        (self.last_sequenced_ts, self.last_ts_ns, self.last_frame) =
+            (end.last_sequenced_ts, end.last_ts_ns, end.last_frame);
+        Ok(())
+    }
+}
+
+impl FirstFrames {
+    fn graft(&mut self, end: &FirstFrames) {
+        let FirstFrames { gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn } =
+            self;
+        let theirs = [
+            end.gap,
+            end.retransmission,
+            end.nak_psn_seq_err,
+            end.nak_other,
+            end.rnr_nak,
+            end.ce,
+            end.late_arrival,
+            end.vcrc_bad,
+            end.fecn,
+        ];
+        for (mine, theirs) in
+            [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn]
+                .into_iter()
+                .zip(theirs)
+        {
+            *mine = mine.or(theirs);
+        }
+    }
+}
+
+impl FlowTable {
+    /// Routes keys as `end` does, where it routes them (it goes on from this table, its flows
+    /// numbered as these); the flows themselves are grafted apart.
+    pub fn graft_routes(&mut self, end: &FlowTable) {
+        for (key, &id) in &end.by_key {
+            self.by_key.insert(*key, id);
+            self.retired.remove(key);
+        }
+        for (key, &id) in &end.retired {
+            if !end.by_key.contains_key(key) {
+                self.by_key.remove(key);
+            }
+            self.retired.insert(*key, id);
+        }
+        let mut current: Vec<FlowId> = self.by_key.values().copied().collect();
+        current.sort_unstable();
+        self.by_hosts.clear();
+        for id in current {
+            if let Some(f) = self.flows.get(id as usize) {
+                self.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(id);
+            }
+        }
+        self.last = None;
+    }
+
+    /// The flows tracked at most.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Is `key` routed to a flow, current or retired?
+    pub fn knows(&self, key: &FlowKey) -> bool {
+        let packed = PackedKey::from(key);
+        self.by_key.contains_key(&packed) || self.retired.contains_key(&packed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

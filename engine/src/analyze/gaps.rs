@@ -173,6 +173,13 @@ impl Gaps {
     }
 }
 
+impl Gaps {
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        self.list.iter_mut().for_each(|g| r.frame(&mut g.frame));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

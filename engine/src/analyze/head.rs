@@ -5,53 +5,78 @@
 
 use super::frame::FrameSummary;
 
-/// Frames a head holds at most, as many as the analysis holds at a capture's start until the
-/// doubled-mirror decision ([`super::PROBE_HELD`]); a part with more keeps none.
+/// Frames a head holds by default, as many as the analysis holds at a capture's start until
+/// the doubled-mirror decision ([`super::PROBE_HELD`]); a part with more keeps its first ones.
 pub const HEAD_FRAMES: usize = 65_536;
 
-/// The frames a part analysed, from its first.
+/// Frames a head may be asked to hold at most (`analyze --keep-frames`).
+pub const MAX_HEAD_FRAMES: usize = 1 << 20;
+
+/// The frames a part analysed, from its first, up to its bound.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub enum Head {
-    /// Every frame the part analysed so far, in order, numbered from 1 at its first frame:
-    /// their count, and their summaries one after another in postcard's encoding (about a
-    /// quarter of their size in memory).
-    Whole { frames: usize, encoded: Vec<u8> },
-    /// The part analysed more than [`HEAD_FRAMES`] frames: none is kept.
-    TooLong,
+pub struct Head {
+    /// Frames kept at most.
+    limit: usize,
+    /// Frames kept: their count, and their summaries one after another in postcard's
+    /// encoding (about a quarter of their size in memory).
+    frames: usize,
+    encoded: Vec<u8>,
+    /// Frames the part analysed beyond those kept.
+    more: u64,
 }
 
 impl Default for Head {
     fn default() -> Self {
-        Head::Whole { frames: 0, encoded: Vec::new() }
+        Head::keeping(HEAD_FRAMES)
     }
 }
 
 impl Head {
-    /// Keeps the frame analysed next, while the head is within its bound.
-    pub fn record(&mut self, frame: &FrameSummary) {
-        let Head::Whole { frames, encoded } = self else { return };
-        let room = *frames < HEAD_FRAMES;
-        match postcard::to_extend(frame, std::mem::take(encoded)) {
-            Ok(more) if room => (*frames, *encoded) = (*frames + 1, more),
-            _ => *self = Head::TooLong,
-        }
+    /// A head that keeps the first `limit` frames (at most [`MAX_HEAD_FRAMES`]).
+    pub fn keeping(limit: usize) -> Self {
+        Head { limit: limit.min(MAX_HEAD_FRAMES), frames: 0, encoded: Vec::new(), more: 0 }
     }
 
-    /// The frames kept, in order, if the head holds every frame the part analysed; an error
-    /// if their encoding is damaged.
-    pub fn into_frames(self) -> Option<Result<Vec<FrameSummary>, postcard::Error>> {
-        let Head::Whole { frames, encoded } = self else { return None };
-        let mut decoded = Vec::with_capacity(frames.min(HEAD_FRAMES));
-        let mut rest = &encoded[..];
+    /// Keeps the frame analysed next, while the head is within its bound; true for the
+    /// first frame beyond it.
+    pub fn record(&mut self, frame: &FrameSummary) -> bool {
+        if self.frames < self.limit && self.more == 0 {
+            match postcard::to_extend(frame, std::mem::take(&mut self.encoded)) {
+                Ok(more) => (self.frames, self.encoded) = (self.frames + 1, more),
+                Err(_) => (self.frames, self.more) = (0, 1),
+            }
+            return false;
+        }
+        self.more = self.more.saturating_add(1);
+        self.more == 1
+    }
+
+    /// Does the head hold every frame the part analysed?
+    pub fn is_whole(&self) -> bool {
+        self.more == 0
+    }
+
+    /// Frames the part analysed beyond those kept.
+    pub fn unkept(&self) -> u64 {
+        self.more
+    }
+
+    /// Counts `frames` analysed beyond those kept (a part merged after this one's without
+    /// its every frame).
+    pub fn skip(&mut self, frames: u64) {
+        self.more = self.more.saturating_add(frames);
+    }
+
+    /// The frames kept, in order; an error if their encoding is damaged.
+    pub fn frames(&self) -> Result<Vec<FrameSummary>, postcard::Error> {
+        let mut decoded = Vec::with_capacity(self.frames.min(self.limit));
+        let mut rest = &self.encoded[..];
         while !rest.is_empty() {
-            let (frame, after) = match postcard::take_from_bytes::<FrameSummary>(rest) {
-                Ok(read) => read,
-                Err(e) => return Some(Err(e)),
-            };
+            let (frame, after) = postcard::take_from_bytes::<FrameSummary>(rest)?;
             decoded.push(frame);
             rest = after;
         }
-        Some(Ok(decoded))
+        Ok(decoded)
     }
 }
 
@@ -88,23 +113,23 @@ mod tests {
         for n in 1..=HEAD_FRAMES as u64 {
             head.record(&frame(n));
         }
-        let frames = head.clone().into_frames().expect("within the bound").expect("read back");
+        assert!(head.is_whole());
+        let frames = head.frames().expect("read back");
         assert_eq!(frames.len(), HEAD_FRAMES);
         let last = frames.last().expect("a frame");
         assert_eq!((last.number, last.ts_ns, last.dscp), (HEAD_FRAMES as u64, HEAD_FRAMES as i64 * 100, Some(26)));
         assert_eq!(last.encaps[0], Some("vxlan"));
         head.record(&frame(HEAD_FRAMES as u64 + 1));
-        assert!(matches!(head, Head::TooLong));
         head.record(&frame(HEAD_FRAMES as u64 + 2));
-        assert!(head.into_frames().is_none());
+        assert!(!head.is_whole());
+        assert_eq!(head.frames().expect("read back").len(), HEAD_FRAMES, "the first frames stay");
     }
 
     #[test]
     fn a_damaged_head_is_an_error() {
         let mut head = Head::default();
         head.record(&frame(1));
-        let Head::Whole { encoded, .. } = &mut head else { unreachable!("one frame") };
-        encoded.truncate(encoded.len() - 3);
-        assert!(head.into_frames().expect("whole").is_err());
+        head.encoded.truncate(head.encoded.len() - 3);
+        assert!(head.frames().is_err());
     }
 }

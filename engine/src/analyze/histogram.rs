@@ -89,6 +89,9 @@ pub struct Histogram<const SUB_BITS: u32, const EXACT: usize> {
     min: u64,
     max: u64,
     sum: u128,
+    /// The least and greatest samples since [`Histogram::mark`], once marked (for a merge:
+    /// what came after a part's kept frames).
+    since_mark: Option<Option<(u64, u64)>>,
 }
 
 /// 32 buckets per power of two.
@@ -127,6 +130,14 @@ impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
         self.max = self.max.max(value);
         self.count += 1;
         self.sum += u128::from(value);
+        if let Some(since) = &mut self.since_mark {
+            *since = Some(since.map_or((value, value), |(lo, hi)| (lo.min(value), hi.max(value))));
+        }
+    }
+
+    /// Starts telling apart the least and greatest samples recorded from now on.
+    pub fn mark(&mut self) {
+        self.since_mark = Some(None);
     }
 
     pub fn count(&self) -> u64 {
@@ -206,6 +217,116 @@ impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
         self.max = self.max.max(other.max);
         self.count += other.count;
         self.sum += other.sum;
+    }
+}
+
+impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
+    /// The least (`least`) or greatest of these samples and later ones: `shown` when `end`
+    /// (the extreme of the first samples and the later ones) is the later ones'; otherwise
+    /// theirs lies in the bucket `(low, width)` and no further than `end`, which tells it
+    /// where that leaves one value, or where all of it lies beyond these samples' extreme.
+    fn later_extreme(&self, shown: bool, end: u64, (low, width): (u64, u64), least: bool) -> Result<u64, &'static str> {
+        // the later samples' extreme lies in its bucket, and no further than `end`
+        let (low, high) = match least {
+            true => (low.max(end), low + width - 1),
+            false => (low, (low + width - 1).min(end)),
+        };
+        let (mine, beyond) = match least {
+            true => (self.min, self.count > 0 && low >= self.min),
+            false => (self.max, self.count > 0 && high <= self.max),
+        };
+        let later = match (shown, low == high) {
+            (true, _) => end,
+            (false, true) => low,
+            (false, false) if beyond => return Ok(mine),
+            _ => return Err("an extreme of a histogram"),
+        };
+        Ok(match (self.count, least) {
+            (0, _) => later,
+            (_, true) => mine.min(later),
+            (_, false) => mine.max(later),
+        })
+    }
+}
+
+impl Counts {
+    /// The counter of `bucket`.
+    fn get(&self, bucket: usize) -> u32 {
+        match self {
+            Counts::Empty => 0,
+            Counts::Sparse(list) => list
+                .binary_search_by_key(&(bucket as u16), |&(b, _)| b)
+                .ok()
+                .and_then(|i| list.get(i))
+                .map_or(0, |e| e.1),
+            Counts::Dense { first, counts } => {
+                bucket.checked_sub(*first).and_then(|i| counts.get(i)).copied().unwrap_or(0)
+            }
+        }
+    }
+}
+
+impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
+    /// Adds the samples `end` holds beyond `start`, which holds its first samples; an error
+    /// where the least or greatest of those later samples cannot be told from the two and
+    /// would decide these.
+    pub fn graft(&mut self, start: &Self, end: &Self) -> Result<(), &'static str> {
+        let later = end.count.saturating_sub(start.count);
+        if later == 0 {
+            return Ok(());
+        }
+        // the later samples' buckets: those where end counts more than start
+        let later_buckets: Vec<usize> =
+            end.counts.in_use().filter(|&(b, c)| c > start.counts.get(b)).map(|(b, _)| b).collect();
+        let (Some(&lowest), Some(&highest)) = (later_buckets.first(), later_buckets.last()) else {
+            return Err("a histogram's later samples");
+        };
+        let told = match end.since_mark {
+            Some(Some(extremes)) => Some(extremes),
+            _ => None,
+        };
+        let (min, max) = match (told, self.count) {
+            // the part told its later samples' extremes apart
+            (Some((lo, hi)), 0) => (lo, hi),
+            (Some((lo, hi)), _) => (self.min.min(lo), self.max.max(hi)),
+            (None, _) => (
+                self.later_extreme(start.count == 0 || end.min < start.min, end.min, Self::bucket_range(lowest), true)?,
+                self.later_extreme(
+                    start.count == 0 || end.max > start.max,
+                    end.max,
+                    Self::bucket_range(highest),
+                    false,
+                )?,
+            ),
+        };
+        // this histogram's own mark goes on with the later samples, where their extremes are told
+        self.since_mark = match (self.since_mark, told) {
+            (Some(Some((a, b))), Some((lo, hi))) => Some(Some((a.min(lo), b.max(hi)))),
+            (Some(None), Some(extremes)) => Some(Some(extremes)),
+            (Some(_), None) | (None, _) => None,
+        };
+        for (bucket, c) in end.counts.in_use() {
+            let n = c.saturating_sub(start.counts.get(bucket));
+            if n > 0 {
+                self.counts.add(bucket, n);
+            }
+        }
+        let mut values = end.exact.clone();
+        for v in &start.exact {
+            if let Some(i) = values.iter().position(|x| x == v) {
+                values.remove(i);
+            }
+        }
+        let known = end.exact.len() as u64 == end.count && values.len() as u64 == later;
+        if known {
+            self.keep_exact(values.into_iter(), later);
+        } else {
+            self.exact = Vec::new();
+        }
+        self.count += later;
+        self.sum += end.sum.saturating_sub(start.sum);
+        (self.min, self.max) = (min, max);
+        Ok(())
     }
 }
 

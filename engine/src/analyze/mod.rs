@@ -17,6 +17,7 @@ pub mod finding;
 pub mod flows;
 pub mod frame;
 pub mod gaps;
+pub mod graft;
 pub mod head;
 pub mod histogram;
 pub mod merge;
@@ -24,6 +25,7 @@ pub mod partition;
 pub mod parts;
 pub mod pfc;
 pub mod policy;
+pub mod renumber;
 pub mod report;
 pub mod report_congestion;
 pub mod responses;
@@ -344,8 +346,8 @@ impl Analyzer {
     /// The analysis of a part of a capture analysed on its own, which keeps the frames it
     /// observes from its first ([`Head`], within its bound) for a merge to analyse them again
     /// after the parts before it ([`parts`]).
-    pub fn keeping_head(self) -> Self {
-        Analyzer { head: Some(Head::default()), ..self }
+    pub fn keeping_head(self, frames: usize) -> Self {
+        Analyzer { head: Some(Head::keeping(frames)), ..self }
     }
 
     /// The frames kept from the first ([`Analyzer::keeping_head`]), taken out.
@@ -353,11 +355,31 @@ impl Analyzer {
         self.head.take()
     }
 
+    /// The kept frames end here: histograms start telling apart the extremes of what comes
+    /// after, for a merge ([`graft`]).
+    fn mark_head_end(&mut self) {
+        for f in &mut self.flows.flows {
+            for h in [&mut f.message_bytes, &mut f.ack_latency, &mut f.cnp_spacing, &mut f.ce_to_cnp] {
+                h.mark();
+            }
+            f.completions.fct_ns.mark();
+        }
+        self.fct.all.mark();
+        self.fct.by_size.iter_mut().for_each(|h| h.mark());
+    }
+
+    /// Counts `frames` analysed beyond those its head keeps.
+    pub fn skip_in_head(&mut self, frames: u64) {
+        if let Some(head) = &mut self.head {
+            head.skip(frames);
+        }
+    }
+
     /// Takes one frame (the summary of a decoded frame). The first frames of a capture are
     /// held until the doubled-mirror decision ([`PROBE_HELD`] at most).
     pub fn observe(&mut self, s: &FrameSummary) {
-        if let Some(head) = &mut self.head {
-            head.record(s);
+        if self.head.as_mut().is_some_and(|head| head.record(s)) {
+            self.mark_head_end();
         }
         let Some(probe) = &mut self.probe else { return self.process(s) };
         if let Content::Roce(roce) = &s.content {
@@ -887,6 +909,32 @@ impl Analyzer {
         self.cnp_bursts.sort_by_key(|b| b.first_frame);
         if let IncastSink::Track(incast) = &mut self.incast {
             incast.finish();
+        }
+    }
+}
+
+impl Analyzer {
+    /// Numbers its frames and flows as the analysis a merge puts it in does
+    /// ([`renumber::Renumbering`]).
+    pub fn renumber(&mut self, r: &renumber::Renumbering) {
+        let c = &mut self.capture;
+        c.malformed.iter_mut().for_each(|(_, _, first, _)| r.frame(first));
+        c.undecoded_links.iter_mut().for_each(|(_, _, first)| r.frame(first));
+        self.flows.renumber(r);
+        self.episodes.iter_mut().for_each(|e| e.renumber(r));
+        self.cnp_bursts.iter_mut().for_each(|b| b.renumber(r));
+        self.cm.renumber(r);
+        self.pauses.renumber(r);
+        match &mut self.incast {
+            IncastSink::Track(incast) => incast.renumber(r),
+            IncastSink::Record(events) => events.iter_mut().for_each(|e| r.frame(&mut e.frame)),
+        }
+        self.policy.renumber(r);
+        r.first_frame(&mut self.first_untracked_frame);
+        self.deadlines.iter_mut().for_each(|(_, flow)| r.flow(flow));
+        self.probe.iter_mut().flat_map(|p| p.frames.iter_mut()).for_each(|f| r.frame(&mut f.number));
+        if let Some(verdicts) = &mut self.verdicts {
+            verdicts.renumber(r);
         }
     }
 }

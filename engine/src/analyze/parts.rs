@@ -5,10 +5,11 @@
 //!
 //! A part analysed alone classified its first packets without what came before it: a PSN
 //! that continues the part before looked like a flow's first, a resend like a new packet, an
-//! ACK answered nothing. Its state keeps the frames it analysed (its [`Head`], up to
-//! [`HEAD_FRAMES`]), and the merge analyses them again after the part before it, which goes
-//! on as one run of both would. A part with more frames than that keeps none; it can only
-//! come first (the files after it go on from its state with `analyze --resume`).
+//! ACK answered nothing. Its state keeps its first frames (its head, [`head::HEAD_FRAMES`] by
+//! default), and the merge analyses them again after the part before it, which goes on as one
+//! run of both would. A part with more frames is then grafted on ([`graft`]): what its own
+//! analysis did after its kept frames is added, where the two analyses have met by then; the
+//! merge is refused where they have not.
 //!
 //! Parts are taken in the order of their first frames' times, then of their last frames'
 //! (a part whose frames all share the time the next part starts at comes first), then of
@@ -17,7 +18,8 @@
 //! one run over their files interleaves them, when each kept every frame.
 
 use super::frame::FrameSummary;
-use super::head::HEAD_FRAMES;
+use super::graft;
+use super::head;
 use super::{Analyzer, SavedRun};
 use crate::display_filter::DisplayFilter;
 
@@ -128,7 +130,7 @@ fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
     };
     let mut frames = Vec::with_capacity(parts.len());
     let mut merged = SavedRun {
-        analyzer: Analyzer::new(config).keeping_head(),
+        analyzer: Analyzer::new(config).keeping_head(head::MAX_HEAD_FRAMES),
         frames_read: 0,
         first_ts_ns: None,
         display_filter: None,
@@ -137,10 +139,10 @@ fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
     };
     for Part { name, mut run } in parts {
         match kept_frames(&name, &mut run)? {
-            Some(kept) if kept.len() as u64 == run.frames_read => frames.push(kept.into_iter().peekable()),
+            (kept, 0) if kept.len() as u64 == run.frames_read => frames.push(kept.into_iter().peekable()),
             _ => {
                 return Err(format!(
-                    "{name} overlaps in time with {first}: parts taken at the same time (several taps) merge only when each kept every frame it read ({HEAD_FRAMES} at most, from its first); analyse their files together"
+                    "{name} overlaps in time with {first}: parts taken at the same time (several taps) merge only when each kept every frame it read; analyse their files together"
                 ));
             }
         }
@@ -199,27 +201,33 @@ fn check_alike<'a>(mut parts: impl Iterator<Item = &'a Facts>) -> Result<(), Str
 /// `merged`, the analysis of the parts before `part`, going on with `part`'s frames.
 fn append(mut merged: SavedRun, part: Part) -> Result<SavedRun, String> {
     let Part { name, mut run } = part;
-    let Some(frames) = kept_frames(&name, &mut run)? else {
-        return Err(format!(
-            "{name} analysed more than {HEAD_FRAMES} frames, which its state does not keep: so long a part can only come first (analyse its files with analyze --resume from the merged state of the parts before it)"
-        ));
-    };
-    replay(&mut merged.analyzer, frames, merged.frames_read);
+    let (frames, unkept) = kept_frames(&name, &mut run)?;
+    if unkept == 0 {
+        replay(&mut merged.analyzer, frames, merged.frames_read);
+    } else {
+        graft::after(&mut merged.analyzer, frames, run.analyzer, merged.frames_read).map_err(|why| {
+            format!(
+                "{name} analysed more frames than its state keeps, and its analysis cannot go on exactly from the parts before it: {why} (analyse its files with analyze --resume from the merged state of the parts before it)"
+            )
+        })?;
+        merged.analyzer.skip_in_head(unkept);
+    }
     merged.frames_read = merged.frames_read.saturating_add(run.frames_read);
     merged.first_ts_ns = merged.first_ts_ns.or(run.first_ts_ns);
     merged.inputs.append(&mut run.inputs);
     Ok(merged)
 }
 
-/// The frames the part `run` kept, if it kept every frame it analysed; an error if it keeps
-/// none (it went on from an export's state) or their encoding is damaged.
-fn kept_frames(name: &str, run: &mut SavedRun) -> Result<Option<Vec<FrameSummary>>, String> {
+/// The frames the part `run` kept from its first, and how many more it analysed; an error if
+/// it keeps none (it went on from an export's state) or their encoding is damaged.
+fn kept_frames(name: &str, run: &mut SavedRun) -> Result<(Vec<FrameSummary>, u64), String> {
     let Some(head) = run.analyzer.take_head() else {
         return Err(format!(
             "{name} does not keep its first frames (it went on from a state export saved): it can only come first"
         ));
     };
-    head.into_frames().transpose().map_err(|e| format!("{name}: its kept frames are damaged: {e}"))
+    let frames = head.frames().map_err(|e| format!("{name}: its kept frames are damaged: {e}"))?;
+    Ok((frames, head.unkept()))
 }
 
 /// Analyses a part's frames after the `frames_before` frames of the parts before it.

@@ -210,6 +210,85 @@ impl PauseTracker {
     }
 }
 
+impl PauseTracker {
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        for stats in self.pfc.values_mut().chain(self.pause.values_mut()) {
+            r.frame(&mut stats.first_frame);
+            r.first_frame(&mut stats.first_storm_frame);
+            if let Some(period) = &mut stats.period {
+                r.frame(&mut period.start_frame);
+            }
+        }
+    }
+}
+
+impl PauseTracker {
+    /// The MACs that sent pause frames since `start`, this tracker at an earlier point.
+    pub fn sources_since(&self, start: &PauseTracker) -> rustc_hash::FxHashSet<MacAddr> {
+        let frames = |s: &PauseStats| s.xoff + s.xon;
+        let before_pfc = |k: &(MacAddr, u8)| start.pfc.get(k).map_or(0, frames);
+        let before_pause = |k: &MacAddr| start.pause.get(k).map_or(0, frames);
+        let pfc = self.pfc.iter().filter(|(k, s)| frames(s) > before_pfc(k)).map(|((mac, _), _)| *mac);
+        let pause = self.pause.iter().filter(|(k, s)| frames(s) > before_pause(k)).map(|(mac, _)| *mac);
+        pfc.chain(pause).collect()
+    }
+
+    /// Goes on as `end` went on from `start`, both numbered as this tracker: each source's
+    /// counts added and its open period taken; an error where a source's pause state differs
+    /// from `start`'s, or an extreme cannot be told. `after_ns`: when `start` was taken.
+    pub fn graft(&mut self, start: &PauseTracker, end: PauseTracker, after_ns: i64) -> Result<(), &'static str> {
+        fn source<K: std::hash::Hash + Eq + Copy>(
+            mine: &mut FxHashMap<K, PauseStats>,
+            start: &FxHashMap<K, PauseStats>,
+            end: FxHashMap<K, PauseStats>,
+        ) -> Result<(), &'static str> {
+            for (key, e) in end {
+                let empty = PauseStats::default();
+                let s = start.get(&key).unwrap_or(&empty);
+                if e.xoff + e.xon == s.xoff + s.xon {
+                    continue;
+                }
+                let m = mine.entry(key).or_insert_with(|| PauseStats {
+                    first_frame: e.first_frame,
+                    first_ts_ns: e.first_ts_ns,
+                    ..PauseStats::default()
+                });
+                if m.period.map(|p| (p.start_ns, p.start_frame, p.expiry_ns))
+                    != s.period.map(|p| (p.start_ns, p.start_frame, p.expiry_ns))
+                {
+                    return Err("a pause period open when the part's kept frames end");
+                }
+                m.longest_pause_ns =
+                    super::graft::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
+                m.xoff += e.xoff - s.xoff;
+                m.xon += e.xon - s.xon;
+                m.paused_ns += e.paused_ns.saturating_sub(s.paused_ns);
+                m.storm_periods += e.storm_periods.saturating_sub(s.storm_periods);
+                m.storm |= e.storm_periods > s.storm_periods;
+                m.first_storm_frame = m.first_storm_frame.or(e.first_storm_frame);
+                m.period = e.period;
+            }
+            Ok(())
+        }
+        if end.not_kept > start.not_kept || end.pfc.len() + end.pause.len() >= MAX_SOURCES {
+            return Err("the pause sources' bound");
+        }
+        source(&mut self.pfc, &start.pfc, end.pfc)?;
+        source(&mut self.pause, &start.pause, end.pause)?;
+        if self.pfc.len() + self.pause.len() >= MAX_SOURCES {
+            return Err("the pause sources' bound");
+        }
+        self.paused.graft_after(&end.paused, after_ns);
+        for storm in end.storms.into_iter().filter(|s| s.1 >= after_ns) {
+            if self.storms.len() < STORMS_KEPT {
+                self.storms.push(storm);
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -141,6 +141,34 @@ impl PolicyCounts {
     }
 }
 
+impl PolicyCounts {
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        let PolicyCounts { data_dscp, data_pcp, not_ect_data, cnp_dscp, cnp_pcp, cm_dscp } = self;
+        for v in [data_dscp, data_pcp, not_ect_data, cnp_dscp, cnp_pcp, cm_dscp] {
+            r.first_frame(&mut v.first_frame);
+        }
+    }
+}
+
+impl PolicyCounts {
+    /// Adds what `end` counted beyond `start`, its counts at an earlier point.
+    pub fn graft(&mut self, start: &PolicyCounts, end: &PolicyCounts) {
+        let pairs = [
+            (&mut self.data_dscp, &start.data_dscp, &end.data_dscp),
+            (&mut self.data_pcp, &start.data_pcp, &end.data_pcp),
+            (&mut self.not_ect_data, &start.not_ect_data, &end.not_ect_data),
+            (&mut self.cnp_dscp, &start.cnp_dscp, &end.cnp_dscp),
+            (&mut self.cnp_pcp, &start.cnp_pcp, &end.cnp_pcp),
+            (&mut self.cm_dscp, &start.cm_dscp, &end.cm_dscp),
+        ];
+        for (mine, s, e) in pairs {
+            mine.count += e.count.saturating_sub(s.count);
+            mine.first_frame = mine.first_frame.or(e.first_frame);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

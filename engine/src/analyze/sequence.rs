@@ -520,6 +520,58 @@ impl Sequence {
     }
 }
 
+impl Sequence {
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        self.gap_list.renumber(r);
+        self.run.iter_mut().for_each(|m| r.frame(&mut m.arrival.frame));
+    }
+}
+
+impl Sequence {
+    /// What decides how its later packets are taken: equal in two analyses, they take them
+    /// alike.
+    pub fn context(&self) -> impl serde::Serialize + '_ {
+        (
+            self.expected,
+            self.read_alternatives,
+            self.in_episode,
+            &self.gap_list,
+            &self.run,
+            self.run_deadline_ns,
+            &self.nak,
+        )
+    }
+
+    /// Goes on as `end` went on from `start` (whose context is this one's): its context, and
+    /// its counts added; an error where a greatest value cannot be told.
+    pub fn graft(&mut self, start: &Sequence, end: Sequence) -> Result<(), &'static str> {
+        use super::graft::later_max;
+        let first_psn = self.first_psn.or(end.first_psn);
+        let add = |mine: u64, e: u64, s: u64| mine + e.saturating_sub(s);
+        let (mine, s, e) = (&self.reorder, &start.reorder, &end.reorder);
+        let reorder = ReorderCounts {
+            late_arrivals: add(mine.late_arrivals, e.late_arrivals, s.late_arrivals),
+            reorder_events: add(mine.reorder_events, e.reorder_events, s.reorder_events),
+            depth_max: later_max(mine.depth_max, s.depth_max, e.depth_max)?,
+            delay_ns_max: later_max(mine.delay_ns_max, s.delay_ns_max, e.delay_ns_max)?,
+            reorder_naks: add(mine.reorder_naks, e.reorder_naks, s.reorder_naks),
+        };
+        *self = Sequence {
+            first_psn,
+            sequenced: add(self.sequenced, end.sequenced, start.sequenced),
+            gaps: add(self.gaps, end.gaps, start.gaps),
+            missing_psns: add(self.missing_psns, end.missing_psns, start.missing_psns),
+            capture_missed: add(self.capture_missed, end.capture_missed, start.capture_missed),
+            retransmitted: add(self.retransmitted, end.retransmitted, start.retransmitted),
+            retransmit_episodes: add(self.retransmit_episodes, end.retransmit_episodes, start.retransmit_episodes),
+            reorder,
+            ..end
+        };
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

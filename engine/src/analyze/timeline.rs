@@ -159,6 +159,20 @@ impl Timeline {
     }
 }
 
+impl Timeline {
+    /// Adds what `end` holds after `after_ns`, bin by bin at each bin's start (a chart, which
+    /// may be binned otherwise than one pass over the same frames would bin it).
+    pub fn graft_after(&mut self, end: &Timeline, after_ns: i64) {
+        for channel in 0..end.channels.min(self.channels) {
+            for (start, value) in end.series(channel) {
+                if start >= after_ns && value > 0 {
+                    self.add(start, channel, value);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

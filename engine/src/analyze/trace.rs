@@ -98,6 +98,16 @@ impl FlowTrace {
     }
 }
 
+impl FlowTrace {
+    /// Adds what `end` traced after `after_ns` (a chart: its points thinned again).
+    pub fn graft_after(&mut self, end: &FlowTrace, after_ns: i64) {
+        end.sent.iter().filter(|p| p.ts_ns > after_ns).for_each(|p| self.sent(p.ts_ns, p.psn));
+        end.resent.iter().filter(|p| p.ts_ns > after_ns).for_each(|p| self.resent(p.ts_ns, p.psn));
+        end.gaps.iter().chain(&end.naks).filter(|e| e.ts_ns > after_ns).for_each(|e| self.event(*e));
+        self.bytes.graft_after(&end.bytes, after_ns);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

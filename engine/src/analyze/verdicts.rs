@@ -83,6 +83,18 @@ impl VerdictLedger {
     }
 }
 
+impl VerdictLedger {
+    /// Numbers its frames and flows as a merged analysis does.
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        for slot in &mut self.slots {
+            r.frame(&mut slot.frame);
+            if let Some(flow) = &mut slot.verdict.flow {
+                r.flow(flow);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

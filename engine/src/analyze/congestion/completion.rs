@@ -136,6 +136,31 @@ impl Completions {
     }
 }
 
+impl Completions {
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+        self.open.iter_mut().filter_map(|m| m.last.as_mut()).for_each(|(_, frame)| r.frame(frame));
+        self.acks.iter_mut().for_each(|(_, _, frame)| r.frame(frame));
+    }
+}
+
+impl Completions {
+    /// What decides how its later packets and ACKs are taken.
+    pub fn context(&self) -> impl serde::Serialize + '_ {
+        (&self.open, &self.acks)
+    }
+
+    /// Goes on as `end` went on from `start` (whose context is this one's); an error where the
+    /// completion times' extremes cannot be told.
+    pub fn graft(&mut self, start: &Completions, end: Completions) -> Result<(), &'static str> {
+        self.fct_ns.graft(&start.fct_ns, &end.fct_ns)?;
+        let (fct_ns, not_tracked) = (std::mem::take(&mut self.fct_ns), self.not_tracked);
+        *self =
+            Completions { fct_ns, not_tracked: not_tracked + end.not_tracked.saturating_sub(start.not_tracked), ..end };
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

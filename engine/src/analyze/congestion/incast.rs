@@ -304,6 +304,25 @@ impl Receiver {
 }
 
 impl IncastPeriod {
+    /// This period, as it went on: `later` is how a period that began at `start` (its own
+    /// state then, in another analysis) went on; an error where its greatest fan-in cannot be
+    /// told or its senders' list could not list the later ones.
+    fn went_on(&self, start: &IncastPeriod, later: &IncastPeriod) -> Result<IncastPeriod, &'static str> {
+        if start.senders.len() >= SENDERS_LISTED && self.senders.len() < SENDERS_LISTED {
+            return Err("an incast period's senders");
+        }
+        let mut period = IncastPeriod {
+            end_ns: later.end_ns,
+            peak_fan_in: crate::analyze::graft::later_max(self.peak_fan_in, start.peak_fan_in, later.peak_fan_in)?,
+            ce_marks: self.ce_marks + later.ce_marks.saturating_sub(start.ce_marks),
+            cnps: self.cnps + later.cnps.saturating_sub(start.cnps),
+            pauses: self.pauses + later.pauses.saturating_sub(start.pauses),
+            ..self.clone()
+        };
+        later.senders.iter().skip(start.senders.len()).for_each(|s| period.list(*s));
+        Ok(period)
+    }
+
     /// Lists a sender of its fan-in (the first [`SENDERS_LISTED`]).
     fn list(&mut self, sender: Endpoint) {
         if self.senders.len() < SENDERS_LISTED && !self.senders.contains(&sender) {
@@ -315,6 +334,128 @@ impl IncastPeriod {
         self.ce_marks += s.ce_marks;
         self.cnps += s.cnps;
         self.pauses += s.pauses;
+    }
+}
+
+impl Incast {
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+        for receiver in &mut self.receivers {
+            r.frame(&mut receiver.max_fan_in_at.1);
+            if let Some(open) = &mut receiver.open {
+                r.frame(&mut open.first_frame);
+            }
+        }
+        self.periods.iter_mut().for_each(|p| r.frame(&mut p.first_frame));
+    }
+}
+
+impl Receiver {
+    /// What decides how its later packets, CNPs and pauses are taken, at `now_ns`: the runs
+    /// still inside the window, its link MACs, whether a period is open and what waits for
+    /// it (an open period goes on alike whenever it began).
+    fn context(&self, now_ns: i64, window_ns: i64) -> impl serde::Serialize + '_ {
+        let live: Vec<_> = self.recent.iter().filter(|(t, _)| *t > now_ns - window_ns).collect();
+        (live, self.open.is_some(), (self.pending.ce_marks, self.pending.cnps, self.pending.pauses))
+    }
+
+    /// Do its link MACs and `other`'s take the same pauses from `pausing`, the MACs that sent
+    /// pauses later on (they are the first ones seen, so they no longer change once all kept)?
+    fn same_links(&self, other: &Receiver, pausing: &rustc_hash::FxHashSet<MacAddr>) -> bool {
+        let full = |r: &Receiver| r.macs.iter().all(Option::is_some);
+        let takes = |r: &Receiver, mac: &MacAddr| r.macs.contains(&Some(*mac));
+        self.macs == other.macs
+            || (full(self) && full(other) && pausing.iter().all(|m| takes(self, m) == takes(other, m)))
+    }
+
+    fn is_quiet(&self) -> bool {
+        self.open.is_none() && self.pending.ce_marks + self.pending.cnps + self.pending.pauses == 0
+    }
+}
+
+impl Incast {
+    /// Goes on as `end` went on from `start`, both numbered as this one; an error where a
+    /// receiver's state differs from `start`'s when they end, or a maximum cannot be told.
+    /// `now_ns` and `after_ns`: when `start` was taken.
+    pub fn graft(
+        &mut self,
+        start: &Incast,
+        end: Incast,
+        (now_ns, window_ns): (i64, i64),
+        pausing: &rustc_hash::FxHashSet<MacAddr>,
+    ) -> Result<(), &'static str> {
+        let bytes = |r: &Receiver| crate::analyze::graft::encoded(&r.context(now_ns, window_ns));
+        if end.untracked_packets > start.untracked_packets || end.periods_not_kept > start.periods_not_kept {
+            return Err("the incast bounds");
+        }
+        let touched: rustc_hash::FxHashSet<Endpoint> = end.receivers.iter().map(|r| r.address).collect();
+        if self.receivers.iter().any(|r| !touched.contains(&r.address) && !r.is_quiet()) {
+            return Err("an incast period open at a receiver");
+        }
+        let start_of = |a: &Endpoint| start.by_address.get(a).and_then(|&i| start.receivers.get(i));
+        let mut later_periods: Vec<IncastPeriod> = end.periods.into_iter().skip(start.periods.len()).collect();
+        let what_happened = |r: &Receiver| {
+            let pending = (r.pending.ce_marks, r.pending.cnps, r.pending.pauses);
+            crate::analyze::graft::encoded(&(&r.recent, r.macs, &r.open, pending, r.max_fan_in, r.max_fan_in_at))
+        };
+        for e in end.receivers {
+            let s = start_of(&e.address);
+            if s.is_some_and(|s| what_happened(s) == what_happened(&e)) {
+                continue;
+            }
+            let Some(&i) = self.by_address.get(&e.address) else {
+                if s.is_some() || self.receivers.len() >= MAX_RECEIVERS {
+                    return Err("the incast receivers");
+                }
+                let charted = self.receivers.len() < FAN_IN_CHARTED;
+                self.by_address.insert(e.address, self.receivers.len());
+                self.receivers.push(Receiver { over_time: e.over_time.filter(|_| charted), ..e });
+                continue;
+            };
+            let Some(mine) = self.receivers.get_mut(i) else { return Err("the incast receivers") };
+            let agree = match s {
+                Some(s) => bytes(mine) == bytes(s) && mine.same_links(s, pausing),
+                None => {
+                    mine.is_quiet()
+                        && mine.same_links(&e, pausing)
+                        && mine.recent.iter().all(|(t, _)| *t <= now_ns - window_ns)
+                }
+            };
+            if !agree {
+                return Err("a receiver's fan-in");
+            }
+            let (start_max, start_at) = s.map_or((0, (0, 0)), |s| (s.max_fan_in, s.max_fan_in_at));
+            (mine.max_fan_in, mine.max_fan_in_at) = match e.max_fan_in > start_max || start_at == (0, 0) {
+                true if e.max_fan_in > mine.max_fan_in => (e.max_fan_in, e.max_fan_in_at),
+                true => (mine.max_fan_in, mine.max_fan_in_at),
+                false if mine.max_fan_in >= start_max => (mine.max_fan_in, mine.max_fan_in_at),
+                false => return Err("a receiver's greatest fan-in"),
+            };
+            if let (Some(mine), Some(theirs)) = (&mut mine.over_time, &e.over_time) {
+                mine.graft_after(theirs, now_ns);
+            }
+            // the period open when the kept frames end began earlier here: it goes on from there
+            let mut open = e.open;
+            if let (Some(began), Some(s_open)) = (&mine.open, s.and_then(|s| s.open.as_ref())) {
+                let went_on = |p: &IncastPeriod| p.receiver == e.address && p.first_frame == s_open.first_frame;
+                let closed = later_periods.iter_mut().find(|p| went_on(p));
+                match (open.as_mut().filter(|p| went_on(p)), closed) {
+                    (Some(p), _) | (None, Some(p)) => *p = began.went_on(s_open, p)?,
+                    (None, None) => return Err("an incast period"),
+                }
+            }
+            (mine.recent, mine.senders, mine.open, mine.pending) = (e.recent, e.senders, open, e.pending);
+        }
+        self.periods.extend(later_periods);
+        if self.periods.len() > MAX_PERIODS {
+            return Err("the incast periods kept");
+        }
+        self.by_mac.clear();
+        for (i, r) in self.receivers.iter().enumerate() {
+            r.macs.iter().flatten().for_each(|mac| self.by_mac.entry(*mac).or_default().push(i));
+        }
+        self.last = None;
+        Ok(())
     }
 }
 

@@ -180,6 +180,34 @@ impl Reaction {
     }
 }
 
+impl Reaction {
+    /// Numbers its frames and flows as a merged analysis does.
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+        self.open.iter_mut().chain(self.closing.iter_mut()).chain(self.done.iter_mut()).for_each(|b| b.renumber(r));
+    }
+}
+
+impl CnpBurst {
+    /// Numbers its frame and flow as a merged analysis does.
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+        r.frame(&mut self.first_frame);
+        r.flow(&mut self.flow);
+    }
+}
+
+impl Reaction {
+    /// What decides how its later packets and CNPs are taken.
+    pub fn context(&self) -> impl serde::Serialize + '_ {
+        (&self.recent, self.recent_bytes, &self.open, &self.closing, &self.done)
+    }
+
+    /// Goes on as `end` went on from `start` (whose context is this one's).
+    pub fn graft(&mut self, start: &Reaction, end: Reaction) {
+        let bursts = self.bursts + end.bursts.saturating_sub(start.bursts);
+        *self = Reaction { bursts, ..end };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
