@@ -10,25 +10,10 @@
 
 use super::flows::{Flow, FlowId};
 use super::frame::FrameSummary;
+use super::later::encoded;
 use super::renumber::Renumbering;
-use super::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, Totals, saved};
+use super::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, Totals};
 use crate::analyze::congestion_tracking::{IncastSink, MAX_BURSTS_KEPT};
-
-/// A value's encoding, to compare the states of two analyses.
-pub fn encoded(value: &impl serde::Serialize) -> Vec<u8> {
-    saved::saving(|| postcard::to_stdvec(value)).unwrap_or_default()
-}
-
-/// The greatest value of `mine` and of what `end` saw after `start`, its value at an earlier
-/// point: a later value above `start` shows in `end`; one at or below does not, which does
-/// not matter only where `mine` is at least `start`.
-pub fn later_max<T: Ord + Copy>(mine: T, start: T, end: T) -> Result<T, &'static str> {
-    match end > start {
-        true => Ok(mine.max(end)),
-        false if mine >= start => Ok(mine),
-        false => Err("a greatest value"),
-    }
-}
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and
 /// `part`, its own analysis of all its frames; `frames_before`: the frames of the parts

@@ -20,6 +20,7 @@ pub mod gaps;
 pub mod graft;
 pub mod head;
 pub mod histogram;
+pub mod later;
 pub mod merge;
 pub mod partition;
 pub mod parts;

@@ -3,15 +3,13 @@
 //! holds a frame number or a flow number renumbers itself ([`Renumbering`]);
 //! `tests::every_frame_number_moves_on` checks that none is missed.
 
-use super::flows::FlowId;
-
 /// How a part's numbers become the merged analysis's.
 pub struct Renumbering {
     /// Frames of the parts before: added to every frame number.
     pub frames: u64,
     /// The merged number of each of the part's flows, by its own number (the same where
-    /// missing).
-    pub flows: Vec<FlowId>,
+    /// missing): flow numbers are `u32`s, as the flow table gives them.
+    pub flows: Vec<u32>,
 }
 
 impl Renumbering {
@@ -25,7 +23,7 @@ impl Renumbering {
         }
     }
 
-    pub fn flow(&self, flow: &mut FlowId) {
+    pub fn flow(&self, flow: &mut u32) {
         *flow = self.flows.get(*flow as usize).copied().unwrap_or(*flow);
     }
 }
