@@ -102,7 +102,11 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
         for space in [&mut end.requests, &mut end.responses] {
             space.open_episode = space.open_episode.map(moved);
         }
-        let Some(s) = start.flows.flows.get(local) else {
+        let before = start.flows.flows.get(local);
+        if before.is_none_or(|s| encoded(s) != encoded(&end)) {
+            check_pairing(merged, start, before, &end)?;
+        }
+        let Some(s) = before else {
             check_new_flow(merged, start, &end)?;
             merged.flows.flows.push(end);
             continue;
@@ -120,6 +124,31 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
             return Err(format!("{}'s state differs when its kept frames end", described(&s.key)));
         }
         mine.graft(s, end, after_ns).map_err(|what| format!("{}: {what}", described(&s.key)))?;
+    }
+    Ok(())
+}
+
+/// Pairing by PSN range looks at every unpaired flow between two hosts, whose PSN ranges
+/// begin where the parts before saw them begin: a flow that the part paired so after its kept
+/// frames, or one left unpaired that took responses while the merged analysis has unpaired
+/// flows the part did not know to pair it with, could have gone otherwise in one run.
+fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end: &Flow) -> Result<(), String> {
+    let paired_by_psn = matches!(end.peer, Some((_, super::flows::PairMethod::Psn)));
+    if paired_by_psn && before.is_none_or(|s| s.peer.is_none()) {
+        return Err(format!("{} was paired by its PSNs after its kept frames", described(&end.key)));
+    }
+    let responses = |f: &Flow| {
+        let c = &f.counts;
+        c.acks + c.atomic_acks + c.naks_psn_seq_err + c.naks_other + c.rnr_naks + f.responses.seq.sequenced
+    };
+    let took_responses = responses(end) > before.map_or(0, responses);
+    let unknown_candidate = merged
+        .flows
+        .between(end.key.dst, end.key.src)
+        .iter()
+        .any(|&id| merged.flows.flow(id).is_some_and(|c| c.peer.is_none() && start.flows.get(&c.key).is_none()));
+    if end.peer.is_none() && took_responses && unknown_candidate {
+        return Err(format!("{} took responses unpaired after its kept frames", described(&end.key)));
     }
     Ok(())
 }
