@@ -4,15 +4,15 @@
 //! packet twice, byte for byte: [`DoublingProbe`]), the first byte-identical copy of a frame
 //! within the span window is its duplicate too.
 //!
-//! Recent frames are remembered in fixed four-way set-associative tables, one per host-pair
+//! Recent frames are remembered in four-way set-associative tables, one per host-pair
 //! partition ([`super::partition`]), each indexed by a hash of (flow, content signature): one
 //! memory access per frame (which the analysis starts a frame ahead, [`DuplicateWindow::prefetch`]),
 //! and memory that depends on neither the capture size nor the number of flows (a partition's
-//! table is allocated when its first frame comes, and grows, to 384 KiB at most, while its
-//! frames often push out others still inside the window). A frame is forgotten when its slot
-//! is taken by another of its partition, so a second copy is recognised as long as fewer than
-//! about [`SETS`] × [`WAYS`] frames of its partition came between the two copies (some 1.3 ms
-//! of a 100 Gb/s link at 1 KiB frames between two hosts alone, more than the default window).
+//! table is allocated when its first frame comes, and grows, to 384 KiB at most, while frames
+//! pushed out of full sets crowd its overflow list). A frame pushed out of its set while still
+//! inside the window waits in that list until it leaves the window, so below
+//! [`OVERFLOW_KEPT`] waiting frames none inside the window is forgotten, whatever came between
+//! two copies, and what the window finds does not depend on how its tables grew.
 //! Keeping the tables apart per partition makes the result the same however partitions are
 //! spread over threads.
 
