@@ -601,8 +601,8 @@ pub struct AnalysisOptions {
     #[arg(long, value_name = "US", default_value_t = 20)]
     pub reorder_window_us: u64,
 
-    /// No sender answers a NAK faster than this: a copy of the NAKed PSN this long after the
-    /// NAK is a resend, an earlier one was late
+    /// Where the capture ends before the copies after a NAK can tell: a copy of the NAKed PSN
+    /// this long after the NAK is a resend, an earlier one was late
     #[arg(long, value_name = "US", default_value_t = 5)]
     pub nak_reaction_us: u64,
 

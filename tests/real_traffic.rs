@@ -13,21 +13,6 @@ use serde_json::{Value, json};
 
 const C: Side = Side { n: 3, qpn: 0x300 };
 const D: Side = Side { n: 4, qpn: 0x400 };
-const MS: i64 = 1_000_000;
-
-/// The sequence counters of a flow (or of one of its PSN spaces).
-fn counts(f: &Value) -> [u64; 4] {
-    ["gaps", "missing_psns", "retransmitted", "late_arrivals"].map(|k| f[k].as_u64().unwrap_or(u64::MAX))
-}
-
-fn flows(r: &Value) -> &Vec<Value> {
-    r["flows"].as_array().expect("flows")
-}
-
-fn codes(r: &Value) -> Vec<String> {
-    r["findings"].as_array().expect("findings").iter().map(|f| f["code"].as_str().unwrap_or("").to_string()).collect()
-}
-
 fn write_first(from: Side, to: Side, psn: u32, pmtu: usize, len: u32) -> RoceFrame {
     frame(
         from,
@@ -146,13 +131,6 @@ fn a_lost_read_response_and_the_reissued_read() {
     let frames = frames_of(&c);
     assert_eq!(count_class(&frames, "retransmission"), 5);
     assert_eq!(count_class(&frames, "gap"), 1);
-}
-
-/// 60 WRITE packets 1 µs apart from `from` to `to`, sent in `order` (PSNs from 1).
-fn stream(c: &mut Capture, from: Side, to: Side, order: &[u32], t0: i64) {
-    for (i, psn) in order.iter().enumerate() {
-        c.add(t0 + i as i64 * US, &write_only(from, to, *psn, false));
-    }
 }
 
 #[test]

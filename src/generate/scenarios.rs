@@ -486,7 +486,9 @@ pub fn opcodes() -> Scenario {
         imm: Some(0x1234_5678),
         ieth: Some(Ieth { rkey: 0x4321 }),
     };
-    let (mut psn, mut reply_psn) = (100, 5000);
+    // UD datagrams are not sequenced: they number from a counter of their own, as a UD QP
+    // numbering across its destinations would
+    let (mut psn, mut reply_psn, mut datagram_psn) = (100, 5000, 7000);
     for opcode in 0u8..0xC0 {
         let Some(info) = rocescope_parsers::opcode::info(opcode) else { continue };
         let mut own = ExtHeaders::default();
@@ -508,7 +510,14 @@ pub fn opcodes() -> Scenario {
         }
         let reply =
             rocescope_parsers::opcode::is_unsequenced(opcode) || rocescope_parsers::opcode::is_read_response(opcode);
-        let counter = if reply { &mut reply_psn } else { &mut psn };
+        let datagram = rocescope_parsers::opcode::Transport::of(opcode) == rocescope_parsers::opcode::Transport::Ud;
+        let counter = if reply {
+            &mut reply_psn
+        } else if datagram {
+            &mut datagram_psn
+        } else {
+            &mut psn
+        };
         let f = conn.frame(true, opcode, *counter, own, if info.payload { 8 } else { 0 });
         s.push(T0 + i64::from(opcode) * US, f.encode());
         *counter += 1;

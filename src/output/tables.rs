@@ -129,6 +129,7 @@ fn flow_columns(f: &[FlowReport]) -> Vec<Column> {
         col("pmtu", f, |f| f.pmtu),
         col("peer", f, |f| f.peer),
         col("pairing", f, |f| f.pairing.map(str::to_string)),
+        col("pairing_candidates", f, |f| f.pairing_candidates as u64),
         col("ack_latency_p50_ns", f, |f| f.ack_latency_ns.p50),
         col("ack_latency_p99_ns", f, |f| f.ack_latency_ns.p99),
         col("ack_latency_max_ns", f, |f| f.ack_latency_ns.max),
@@ -207,6 +208,7 @@ fn episode_columns(e: &[Episode]) -> Vec<Column> {
         col("idle_before_ns", e, |e| e.idle_before_ns),
         col("gap_to_recovery_ns", e, |e| e.gap_to_recovery_ns),
         col("pattern", e, |e| e.pattern.name().to_string()),
+        col("decided_by", e, |e| e.decided_by.name().to_string()),
     ]
 }
 

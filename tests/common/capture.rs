@@ -8,11 +8,12 @@ use rocescope::output::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, Deth, ExtHeaders, Reth};
 use serde_json::{Value, json};
 
+pub const MS: i64 = 1_000_000;
 pub const T0: i64 = 1_700_000_000_000_000_000;
 pub const US: i64 = 1_000;
 
 /// One side of a connection: its MAC, IP and the QPN its peer sends to.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub struct Side {
     pub n: u8,
     pub qpn: u32,
@@ -196,4 +197,24 @@ pub fn frames_of(c: &Capture) -> Vec<Value> {
 /// How many frames of `frames` have the sequence class `class`.
 pub fn count_class(frames: &[Value], class: &str) -> usize {
     frames.iter().filter(|f| f["seq_class"] == json!(class)).count()
+}
+
+/// The sequence counters of a flow (or of one of its PSN spaces).
+pub fn counts(f: &Value) -> [u64; 4] {
+    ["gaps", "missing_psns", "retransmitted", "late_arrivals"].map(|k| f[k].as_u64().unwrap_or(u64::MAX))
+}
+
+pub fn flows(r: &Value) -> &Vec<Value> {
+    r["flows"].as_array().expect("flows")
+}
+
+pub fn codes(r: &Value) -> Vec<String> {
+    r["findings"].as_array().expect("findings").iter().map(|f| f["code"].as_str().unwrap_or("").to_string()).collect()
+}
+
+/// WRITE packets 1 µs apart from `from` to `to`, one per PSN of `order`.
+pub fn stream(c: &mut Capture, from: Side, to: Side, order: &[u32], t0: i64) {
+    for (i, psn) in order.iter().enumerate() {
+        c.add(t0 + i as i64 * US, &write_only(from, to, *psn, false));
+    }
 }

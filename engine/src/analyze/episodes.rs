@@ -14,6 +14,7 @@ use serde::Serialize;
 use rocescope_parsers::psn::{psn_add, psn_diff};
 
 use super::flows::{FlowId, Space};
+use super::sequence::Decision;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -82,6 +83,8 @@ pub struct Episode {
     /// Time from the gap that skipped the first resent PSN to its resend.
     pub gap_to_recovery_ns: Option<i64>,
     pub pattern: Pattern,
+    /// What told its first resent packet from a late arrival.
+    pub decided_by: Decision,
     #[serde(skip_serializing_if = "super::saved::in_report", default)]
     contiguous: bool,
     #[serde(skip_serializing_if = "super::saved::in_report", default)]
@@ -141,6 +144,7 @@ impl Episode {
             idle_before_ns: if matches!(trigger, Trigger::Timeout | Trigger::NoNak) { idle_before_ns } else { None },
             gap_to_recovery_ns: hole_ts.map(|t| (ts_ns - t).max(0)),
             pattern: Pattern::Partial,
+            decided_by: Decision::Psn,
             contiguous: true,
             all_holes: hole_ts.is_some(),
         }
@@ -149,6 +153,10 @@ impl Episode {
     /// The episode resent in `space`.
     pub fn in_space(self, space: Space) -> Self {
         Episode { space, ..self }
+    }
+
+    pub fn decided_by(self, decided_by: Decision) -> Self {
+        Episode { decided_by, ..self }
     }
 
     /// Adds the next retransmitted packet of the episode.

@@ -31,8 +31,14 @@ pub struct FlowKey {
 pub enum PairMethod {
     /// From an RDMA CM ConnectRequest / ConnectReply exchange.
     Cm,
-    /// The reverse flow's ACK, NAK or READ-response PSNs fall in this flow's PSN range.
+    /// One response's PSN falls in this flow's PSN range alone.
     Psn,
+    /// A PSN-sequence NAK names a PSN that is a hole of this flow alone.
+    Nak,
+    /// The PSNs of several responses together fall in this flow's range alone.
+    Ack,
+    /// Every other flow the responses could answer was paired with another.
+    Elimination,
 }
 
 impl PairMethod {
@@ -40,7 +46,16 @@ impl PairMethod {
         match self {
             PairMethod::Cm => "cm",
             PairMethod::Psn => "psn",
+            PairMethod::Nak => "nak",
+            PairMethod::Ack => "ack",
+            PairMethod::Elimination => "elimination",
         }
+    }
+
+    /// Was the pair found from the PSN ranges of the flows between two hosts (any method but
+    /// a CM exchange)?
+    pub fn reads_psn_ranges(self) -> bool {
+        self != PairMethod::Cm
     }
 }
 
@@ -67,16 +82,56 @@ impl<T: Copy + PartialEq> Tally<T> {
     }
 }
 
-/// The last NAK or RNR NAK a flow carried, to explain the peer's next retransmissions.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+/// A NAK or RNR NAK a flow carried, to explain the peer's next retransmissions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NakEvent {
     pub rnr: bool,
     pub psn: u32,
     pub ts_ns: i64,
     pub frame: u64,
     pub rnr_delay_us: Option<u32>,
-    /// Already used to explain an episode.
-    pub used: bool,
+}
+
+/// NAKs a flow remembers that no retransmit episode has answered yet; beyond, the oldest is
+/// forgotten.
+pub const NAKS_KEPT: usize = 64;
+
+/// The NAKs and RNR NAKs a flow carried that no episode of the peer has answered yet, in
+/// arrival order. Several recoveries can be under way at once (selective repeat NAKs each
+/// lost PSN and resends it alone), so an episode takes the NAK that names the PSN it resends
+/// first, never simply the latest (docs/analysis.md, "Retransmit episodes").
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct NakLog {
+    unanswered: std::collections::VecDeque<NakEvent>,
+}
+
+impl NakLog {
+    pub fn push(&mut self, nak: NakEvent) {
+        if self.unanswered.len() == NAKS_KEPT {
+            self.unanswered.pop_front();
+        }
+        self.unanswered.push_back(nak);
+    }
+
+    /// The NAK an episode whose first resent PSN is `psn` answers, taken out: the latest one
+    /// naming `psn` (with every earlier one naming it: one resend answers them all), else the
+    /// latest one naming a PSN before `psn` (the sender went back to it and resent from a
+    /// later PSN, the ones between having arrived). A NAK naming a later PSN asks for a
+    /// resend that has not begun.
+    pub fn answer(&mut self, psn: u32) -> Option<NakEvent> {
+        let naming = self.unanswered.iter().rposition(|n| n.psn == psn);
+        if let Some(i) = naming {
+            let nak = self.unanswered[i];
+            self.unanswered.retain(|n| n.psn != psn);
+            return Some(nak);
+        }
+        let before = self.unanswered.iter().rposition(|n| rocescope_parsers::psn::psn_diff(n.psn, psn) < 0)?;
+        self.unanswered.remove(before)
+    }
+
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        self.unanswered.iter_mut().for_each(|n| r.frame(&mut n.frame));
+    }
 }
 
 /// A READ request the flow sent again, to explain the peer's next resent READ responses.
@@ -156,6 +211,8 @@ pub struct Flow {
     pub pcp: Tally<u8>,
     pub ecn: EcnCounts,
     pub udp_sports: Tally<u16>,
+    /// Packets per sending QP, from the DETH (UD, RD): the QPs sending into a datagram QP.
+    pub src_qps: Tally<u32>,
     pub first_icrc_bad_frame: Option<u64>,
     /// The flow's own requests, in its PSN space.
     pub requests: PsnSpace,
@@ -176,9 +233,13 @@ pub struct Flow {
     pub pmtu: Option<u32>,
     pub policy: PolicyCounts,
     pub peer: Option<(FlowId, PairMethod)>,
+    /// Unpaired, with responses: the flows in the opposite direction it may answer, narrowed
+    /// by each response (empty until a response leaves several; [`super::pairing`]).
+    pub pairing_candidates: Vec<FlowId>,
     /// The sender's QP, when known (DETH, or the peer flow's destination QP).
     pub src_qp: Option<u32>,
-    pub last_nak: Option<NakEvent>,
+    /// The NAKs it carried that no episode of the peer has answered yet.
+    pub naks: NakLog,
     pub outstanding: std::collections::VecDeque<(u32, i64)>,
     pub ack_latency: LogHistogram,
     pub last_cnp_ts: Option<i64>,
@@ -213,6 +274,7 @@ impl Flow {
             pcp: Tally::default(),
             ecn: EcnCounts::default(),
             udp_sports: Tally::default(),
+            src_qps: Tally::default(),
             first_icrc_bad_frame: None,
             requests: PsnSpace::default(),
             responses: PsnSpace::default(),
@@ -226,8 +288,9 @@ impl Flow {
             pmtu: None,
             policy: PolicyCounts::default(),
             peer: None,
+            pairing_candidates: Vec::new(),
             src_qp: None,
-            last_nak: None,
+            naks: NakLog::default(),
             outstanding: std::collections::VecDeque::new(),
             ack_latency: LogHistogram::default(),
             last_cnp_ts: None,
@@ -415,9 +478,8 @@ impl Flow {
         if let Some((peer, _)) = &mut self.peer {
             r.flow(peer);
         }
-        if let Some(nak) = &mut self.last_nak {
-            r.frame(&mut nak.frame);
-        }
+        self.pairing_candidates.iter_mut().for_each(|c| r.flow(c));
+        self.naks.renumber(r);
         self.first_frames.renumber(r);
         self.policy.renumber(r);
         self.requests.seq.renumber(r);
@@ -485,7 +547,15 @@ impl Flow {
             (requests.seq.context(), requests.open_episode.is_some()),
             (responses.seq.context(), responses.open_episode.is_some()),
             (&self.cursor, &self.reads, &self.held, &self.reread, self.current_message_bytes, self.pmtu),
-            (self.peer, self.src_qp, &self.last_nak, &self.outstanding, self.last_cnp_ts, self.unanswered_ce_ts),
+            (
+                self.peer,
+                &self.pairing_candidates,
+                self.src_qp,
+                &self.naks,
+                &self.outstanding,
+                self.last_cnp_ts,
+                self.unanswered_ce_ts,
+            ),
             (self.last_sequenced_ts, self.last_ts_ns, self.last_frame),
             (self.reaction.context(), self.completions.context()),
         )
@@ -501,6 +571,7 @@ impl Flow {
         self.dscp.graft(&start.dscp, &end.dscp)?;
         self.pcp.graft(&start.pcp, &end.pcp)?;
         self.udp_sports.graft(&start.udp_sports, &end.udp_sports)?;
+        self.src_qps.graft(&start.src_qps, &end.src_qps)?;
         self.message_bytes.graft(&start.message_bytes, &end.message_bytes)?;
         self.ack_latency.graft(&start.ack_latency, &end.ack_latency)?;
         self.cnp_spacing.graft(&start.cnp_spacing, &end.cnp_spacing)?;
@@ -520,8 +591,9 @@ impl Flow {
         (self.cursor, self.reads, self.held, self.reread) = (end.cursor, end.reads, end.held, end.reread);
         (self.current_message_bytes, self.pmtu, self.peer, self.src_qp) =
             (end.current_message_bytes, end.pmtu, end.peer, end.src_qp);
-        (self.last_nak, self.outstanding, self.last_cnp_ts, self.unanswered_ce_ts) =
-            (end.last_nak, end.outstanding, end.last_cnp_ts, end.unanswered_ce_ts);
+        self.pairing_candidates = end.pairing_candidates;
+        (self.naks, self.outstanding, self.last_cnp_ts, self.unanswered_ce_ts) =
+            (end.naks, end.outstanding, end.last_cnp_ts, end.unanswered_ce_ts);
         (self.last_sequenced_ts, self.last_ts_ns, self.last_frame) =
             (end.last_sequenced_ts, end.last_ts_ns, end.last_frame);
         Ok(())

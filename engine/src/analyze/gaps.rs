@@ -67,6 +67,9 @@ pub struct Gap {
     pub captured: Bits,
     /// Offsets below this one have been covered by an ACK.
     pub acked_to: u32,
+    /// The PSNs just before a space's first packet, which it may have overtaken: they may
+    /// come late, and those that never come are no loss.
+    pub prelude: bool,
 }
 
 impl Gap {
@@ -87,10 +90,15 @@ impl Gap {
     }
 }
 
-/// The remembered gaps of one PSN space, oldest first.
+/// The index of the prelude among a space's gaps.
+pub const PRELUDE: usize = usize::MAX;
+
+/// The remembered gaps of one PSN space, oldest first, and its prelude while it lasts.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Gaps {
     list: Vec<Gap>,
+    /// The PSNs before the space's first ([`Gaps::open_prelude`]), until settled.
+    prelude: Option<Box<Gap>>,
 }
 
 impl Gaps {
@@ -136,47 +144,80 @@ impl Gaps {
             nak: false,
             captured: Bits::default(),
             acked_to: 0,
+            prelude: false,
         });
         tracked
     }
 
-    /// Every remembered gap, oldest first.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Gap> {
-        self.list.iter_mut()
+    /// Remembers the `span` PSNs from `first_psn` before a space's first packet (opened by
+    /// `frame` at `ts_ns`) as a prelude: holes that may come late, none of them missing.
+    /// Returns false when every slot is taken by an unsettled gap.
+    pub fn open_prelude(&mut self, frame: u64, ts_ns: i64, first_psn: u32, span: u32) {
+        let span = span.min(TRACKED_SPAN);
+        let (seen, late, naked, captured) = (Bits::default(), Bits::default(), Bits::default(), Bits::default());
+        let (missing, settled, tracked, nak, acked_to, prelude) = (0, false, true, false, 0, true);
+        self.prelude = Some(Box::new(Gap {
+            frame,
+            ts_ns,
+            first_psn,
+            span,
+            missing,
+            settled,
+            tracked,
+            seen,
+            late,
+            naked,
+            nak,
+            captured,
+            acked_to,
+            prelude,
+        }));
     }
 
-    /// The newest gap that holds `psn`.
+    /// The prelude is settled: it is forgotten.
+    pub fn close_prelude(&mut self) {
+        self.prelude = None;
+    }
+
+    /// Every remembered gap, oldest first (the prelude first of all).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Gap> {
+        self.prelude.as_deref_mut().into_iter().chain(self.list.iter_mut())
+    }
+
+    /// The newest gap that holds `psn` ([`PRELUDE`] for the prelude).
     pub fn containing(&self, psn: u32) -> Option<usize> {
-        self.list.iter().rposition(|g| g.offset(psn).is_some())
+        let prelude = || self.prelude.as_ref().filter(|g| g.offset(psn).is_some()).map(|_| PRELUDE);
+        self.list.iter().rposition(|g| g.offset(psn).is_some()).or_else(prelude)
     }
 
     pub fn get(&self, i: usize) -> Option<&Gap> {
-        self.list.get(i)
+        if i == PRELUDE { self.prelude.as_deref() } else { self.list.get(i) }
     }
 
     pub fn get_mut(&mut self, i: usize) -> Option<&mut Gap> {
-        self.list.get_mut(i)
+        if i == PRELUDE { self.prelude.as_deref_mut() } else { self.list.get_mut(i) }
+    }
+
+    /// Every gap with its index.
+    fn indexed(&self) -> impl Iterator<Item = (usize, &Gap)> + '_ {
+        self.prelude.as_deref().map(|g| (PRELUDE, g)).into_iter().chain(self.list.iter().enumerate())
     }
 
     /// Unsettled gaps whose reorder window ended before `now_ns`.
     pub fn expired(&self, now_ns: i64, window_ns: i64) -> impl Iterator<Item = usize> + '_ {
-        self.list
-            .iter()
-            .enumerate()
-            .filter(move |(_, g)| !g.settled && now_ns.saturating_sub(g.ts_ns) > window_ns)
-            .map(|(i, _)| i)
+        self.indexed().filter(move |(_, g)| !g.settled && now_ns.saturating_sub(g.ts_ns) > window_ns).map(|(i, _)| i)
     }
 
     /// Every unsettled gap.
     pub fn unsettled(&self) -> impl Iterator<Item = usize> + '_ {
-        self.list.iter().enumerate().filter(|(_, g)| !g.settled).map(|(i, _)| i)
+        self.indexed().filter(|(_, g)| !g.settled).map(|(i, _)| i)
     }
 }
 
 impl Gaps {
     /// Numbers its frames as a merged analysis does.
     pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
-        self.list.iter_mut().for_each(|g| r.frame(&mut g.frame));
+        self.iter_mut().for_each(|g| r.frame(&mut g.frame));
     }
 }
 

@@ -133,7 +133,7 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
 /// frames, or one left unpaired that took responses while the merged analysis has unpaired
 /// flows the part did not know to pair it with, could have gone otherwise in one run.
 fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end: &Flow) -> Result<(), String> {
-    let paired_by_psn = matches!(end.peer, Some((_, super::flows::PairMethod::Psn)));
+    let paired_by_psn = end.peer.is_some_and(|(_, method)| method.reads_psn_ranges());
     if paired_by_psn && before.is_none_or(|s| s.peer.is_none()) {
         return Err(format!("{} was paired by its PSNs after its kept frames", described(&end.key)));
     }

@@ -22,6 +22,8 @@ pub mod head;
 pub mod histogram;
 pub mod later;
 pub mod merge;
+pub mod naked;
+pub mod pairing;
 pub mod partition;
 pub mod parts;
 pub mod pfc;
@@ -257,15 +259,13 @@ pub struct ShardStart {
     pub timeline_start: Option<i64>,
 }
 
-/// Is the packet a datagram to a QP every sender shares: QP 0 (subnet management), QP 1 (the
-/// GSI: CM, SA and other MADs) or the multicast QP 0xFFFFFF? Such a flow mixes the packets of
-/// several source QPs, and each of them numbers its packets across all its destinations (a UD
-/// responder never checks the PSN), so its PSNs jump without anything being lost: they are
-/// not sequenced (their messages are counted all the same).
-fn to_shared_datagram_qp(roce: &RoceFacts) -> bool {
-    const MULTICAST_QP: u32 = 0xFF_FFFF;
+/// Is the packet a UD datagram? A UD responder never checks the PSN (IBA chapter 9: an unreliable
+/// service neither acknowledges nor resends), a UD QP numbers its packets across all
+/// its destinations, and any number of source QPs may send to one UD QP: the PSNs of a UD flow
+/// jump and interleave without anything being lost, so they are not sequenced (their messages
+/// are counted all the same, and each source QP's packets apart, from its DETH).
+fn is_datagram(roce: &RoceFacts) -> bool {
     opcode::Transport::of(roce.opcode) == opcode::Transport::Ud
-        && matches!(roce.dest_qp, 0 | rocescope_parsers::cm::GSI_QP | MULTICAST_QP)
 }
 
 fn host_pair(a: Endpoint, b: Endpoint) -> (Endpoint, Endpoint) {
@@ -615,6 +615,9 @@ impl Analyzer {
         let carries_payload = info.is_some_and(|i| i.payload);
         if let Some(aeth) = roce.aeth.filter(|_| !carries_payload || opcode::is_read_response(roce.opcode)) {
             self.observe_response(fid, frame, ts_ns, roce.opcode, roce.psn, aeth.kind());
+        } else if opcode::is_read_response(roce.opcode) {
+            // a READ response without an AETH (a MIDDLE) pairs as the others do
+            self.pair_by_evidence(fid, roce.psn, pairing::Evidence::Psn);
         }
         if roce.opcode == CNP {
             self.observe_cnp(fid, ts_ns);
@@ -633,7 +636,7 @@ impl Analyzer {
         if opcode::is_unsequenced(roce.opcode) {
             return;
         }
-        if to_shared_datagram_qp(roce) {
+        if is_datagram(roce) {
             // a message all the same
             self.count_new_packet(fid, s.ts_ns, roce, false);
         } else {
@@ -737,6 +740,7 @@ impl Analyzer {
         }
         if let Some(deth) = roce.deth {
             f.src_qp.get_or_insert(deth.src_qp);
+            f.src_qps.add(deth.src_qp);
         }
         if let Some(vcrc) = roce.vcrc {
             f.counts.fecn += u64::from(roce.fecn);
@@ -764,14 +768,13 @@ impl Analyzer {
                 AethKind::RnrNak { delay_us, .. } if acknowledge => {
                     f.counts.rnr_naks += 1;
                     f.first_frames.rnr_nak.get_or_insert(frame);
-                    f.last_nak =
-                        Some(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us), used: false });
+                    f.naks.push(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us) });
                 }
                 AethKind::Nak(rocescope_parsers::ext::NakCode::PsnSequenceError) if acknowledge => {
                     psn_nak = true;
                     f.counts.naks_psn_seq_err += 1;
                     f.first_frames.nak_psn_seq_err.get_or_insert(frame);
-                    f.last_nak = Some(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None, used: false });
+                    f.naks.push(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None });
                 }
                 AethKind::Nak(_) | AethKind::Reserved if acknowledge => {
                     f.counts.naks_other += 1;
@@ -783,7 +786,8 @@ impl Analyzer {
                 f.counts.atomic_acks += 1;
             }
         }
-        self.pair_by_psn(fid, psn);
+        let evidence = if psn_nak { pairing::Evidence::Nak } else { pairing::Evidence::Psn };
+        self.pair_by_evidence(fid, psn, evidence);
         let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
         if psn_nak {
             self.expire_flow(requests, self.now_ns);
@@ -805,32 +809,6 @@ impl Analyzer {
                 r.outstanding.pop_front();
                 r.ack_latency.record(u64::try_from(ts_ns - req_ts).unwrap_or(0));
             }
-        }
-    }
-
-    /// Pairs an unpaired response flow with the one unpaired flow in the opposite direction
-    /// whose PSN range holds `psn`; several candidates wait for a later, decisive response.
-    fn pair_by_psn(&mut self, fid: FlowId, psn: u32) {
-        let Some(f) = self.flows.flow(fid) else { return };
-        if f.peer.is_some() {
-            return;
-        }
-        let candidates = self.flows.between(f.key.dst, f.key.src);
-        if candidates.len() > MAX_PAIRING_CANDIDATES {
-            return;
-        }
-        let mut found = None;
-        for &candidate in candidates {
-            let Some(c) = self.flows.flow(candidate) else { continue };
-            if candidate != fid && c.peer.is_none() && c.psn_in_range(psn) {
-                if found.is_some() {
-                    return;
-                }
-                found = Some(candidate);
-            }
-        }
-        if let Some(forward) = found {
-            self.flows.pair(fid, forward, PairMethod::Psn);
         }
     }
 

@@ -348,6 +348,10 @@ pub struct FlowReport {
     pub udp_sports: Vec<u16>,
     /// Packets whose UDP source port is not in `udp_sports`.
     pub udp_sports_other_packets: u64,
+    /// Packets per sending QP named by a DETH (`"0x000123"`), the first 64 QPs.
+    pub src_qps: BTreeMap<String, u64>,
+    /// Packets whose DETH source QP is not in `src_qps`.
+    pub src_qps_other_packets: u64,
     pub first_icrc_bad_frame: Option<u64>,
     /// Both PSN spaces added up.
     #[serde(flatten)]
@@ -364,6 +368,8 @@ pub struct FlowReport {
     pub pmtu: Option<u32>,
     pub peer: Option<u32>,
     pub pairing: Option<&'static str>,
+    /// Unpaired: how many flows its responses could still answer (0 where none or one).
+    pub pairing_candidates: usize,
     pub from_peer: Option<PeerSummary>,
     pub ack_latency_ns: DurationSummary,
     pub ce_to_cnp_ns: DurationSummary,
@@ -635,6 +641,8 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow, congestion: FlowCo
         pcp: tally(&f.pcp.entries),
         udp_sports: f.udp_sports.entries.iter().map(|(p, _)| *p).collect(),
         udp_sports_other_packets: f.udp_sports.others,
+        src_qps: f.src_qps.entries.iter().map(|&(qp, n)| (format!("0x{qp:06x}"), n)).collect(),
+        src_qps_other_packets: f.src_qps.others,
         first_icrc_bad_frame: f.first_icrc_bad_frame,
         sequence: SequenceReport::sum(&requests, &responses),
         requests,
@@ -650,6 +658,11 @@ fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow, congestion: FlowCo
         pmtu: f.pmtu,
         peer: f.peer.map(|(p, _)| p),
         pairing: f.peer.map(|(_, m)| m.name()),
+        pairing_candidates: if f.peer.is_none() && f.pairing_candidates.len() > 1 {
+            f.pairing_candidates.len()
+        } else {
+            0
+        },
         from_peer: peer.map(|p| PeerSummary {
             naks_psn_seq_err: p.counts.naks_psn_seq_err,
             naks_other: p.counts.naks_other,

@@ -50,6 +50,15 @@ impl ReadQueue {
     pub fn iter(&self) -> impl Iterator<Item = &Read> {
         self.reads.iter()
     }
+
+    /// Forgets the READs whose responses `cursor` has gone past (seen before the flows were
+    /// known to be a pair, while the response space followed no READs).
+    pub fn forget_answered(&mut self, cursor: &ResponseCursor) {
+        let Some(high) = cursor.high else { return };
+        while self.reads.front().is_some_and(|r| psn_diff(r.first_psn, high) < 0) {
+            self.reads.pop_front();
+        }
+    }
 }
 
 /// Where a response space stands between two packets.
@@ -218,6 +227,15 @@ mod tests {
         }
         assert!(matches!(c.rules(&q2, 1024, 200, Position::First), ResponseRules::Unknown));
         assert!(matches!(c.rules(&q2, 1024, 200, Position::Middle), ResponseRules::Inside));
+    }
+
+    #[test]
+    fn reads_answered_before_the_pairing_are_forgotten() {
+        let mut q = queue(&[(10, 2048), (12, 1024), (20, 1024)]);
+        let mut c = ResponseCursor::default();
+        c.advance(&mut ReadQueue::default(), 1024, 12, Position::Only);
+        q.forget_answered(&c);
+        assert_eq!(q.front().map(|r| r.first_psn), Some(20));
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //! are its holes no late arrival filled, and are counted once the gap is settled (its holes'
 //! fate decided); a gap all of whose holes came late is a reorder event instead.
 
-use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
+use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_forward_distance};
 
 use super::gaps::Gaps;
+use super::naked::{AwaitingCopy, NakedHoles};
 
 /// How a sequenced packet relates to its PSN space's expected PSN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -43,6 +44,34 @@ impl SeqClass {
     /// Sent for the first time (everything but a retransmission).
     pub fn is_new(self) -> bool {
         self != SeqClass::Retransmission
+    }
+}
+
+/// What told a retransmission from a late arrival (docs/analysis.md, "Reordering").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The PSN had come before: only a resend repeats it.
+    Psn,
+    /// What followed: a PSN already seen after a run of first appearances (go-back-N went
+    /// on), a burst of new ones (a late burst), or go-back-N begun below the hole.
+    Sequence,
+    /// The copies of a NAKed hole: one copy after the NAK is the resend; the first of two
+    /// was late.
+    Copies,
+    /// Time: the reorder window had passed, or (the capture ending before the copies could
+    /// tell) the NAK reaction time.
+    Time,
+}
+
+impl Decision {
+    pub fn name(self) -> &'static str {
+        match self {
+            Decision::Psn => "psn",
+            Decision::Sequence => "sequence",
+            Decision::Copies => "copies",
+            Decision::Time => "time",
+        }
     }
 }
 
@@ -130,6 +159,11 @@ pub struct Observation {
     pub expected_before: Option<u32>,
     /// A gap whose missing count waits for its holes' fate ([`SeqEvent::GapSettled`]).
     pub gap_open: bool,
+    /// What decided a retransmission or a late arrival.
+    pub decided_by: Option<Decision>,
+    /// Decided after later packets of its space: a retransmission so decided is an episode
+    /// of its own, and a late arrival so decided ends none.
+    pub out_of_order: bool,
 }
 
 /// What a PSN space decided.
@@ -144,6 +178,10 @@ pub enum SeqEvent {
         first_psn: u32,
         missing: u32,
         capture_missed: u32,
+    },
+    /// A packet waits for a decision until capture time passes `until_ns`.
+    Wait {
+        until_ns: i64,
     },
 }
 
@@ -165,18 +203,10 @@ pub struct ReorderCounts {
 struct RunMember {
     arrival: Arrival,
     gap: usize,
-    /// (a) and (c) hold: late if (b) does.
-    may_be_late: bool,
+    /// None: (a) and (c) hold, late if (b) does; else why it is a resend.
+    resend: Option<Decision>,
     depth: u32,
     expected_before: Option<u32>,
-}
-
-/// The last PSN-sequence NAK naming this space's PSNs, and whether its PSN came again since.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct NakSeen {
-    psn: u32,
-    ts_ns: i64,
-    resent: bool,
 }
 
 /// Run members a space holds at most; beyond, the run is decided early.
@@ -192,7 +222,7 @@ pub struct Sequence {
     gap_list: Gaps,
     run: Vec<RunMember>,
     run_deadline_ns: Option<i64>,
-    nak: Option<NakSeen>,
+    naked: NakedHoles,
     pub first_psn: Option<u32>,
     pub sequenced: u64,
     pub gaps: u64,
@@ -216,7 +246,7 @@ impl Sequence {
 
     /// Does a decision wait for a reorder window to pass?
     pub fn waits(&self) -> bool {
-        self.run_deadline_ns.is_some() || self.gap_list.unsettled().next().is_some()
+        self.run_deadline_ns.is_some() || self.gap_list.unsettled().next().is_some() || self.naked.is_waiting()
     }
 
     /// Sets the expected PSN (a response space follows its peer's READ requests).
@@ -231,12 +261,13 @@ impl Sequence {
 
     /// Are packets waiting for a decision?
     pub fn holds_packets(&self) -> bool {
-        !self.run.is_empty()
+        !self.run.is_empty() || self.naked.is_waiting()
     }
 
-    /// Was `psn` skipped by a remembered gap? Returns the gap's opening time.
+    /// Was `psn` skipped by a remembered gap? Returns the gap's opening time. (PSNs before a
+    /// space's first one were skipped by nothing.)
     pub fn hole_of(&self, psn: u32) -> Option<i64> {
-        self.gap_list.containing(psn).and_then(|i| self.gap_list.get(i)).map(|g| g.ts_ns)
+        self.gap_list.containing(psn).and_then(|i| self.gap_list.get(i)).filter(|g| !g.prelude).map(|g| g.ts_ns)
     }
 
     /// Takes a sequenced packet. Decided packets (this one, and earlier ones it decides) are
@@ -249,26 +280,80 @@ impl Sequence {
         {
             self.expected = Some(a.psn);
         }
+        if self.naked.is_waiting() {
+            self.meet_waiting_copies(a, config, out);
+        }
         let hole = self.unseen_hole(a.psn);
         if hole.is_none() && !self.run.is_empty() {
             // (b): the run ends; its packets were late if this one is new.
             let new = self.expected.is_none_or(|e| psn_forward_distance(a.psn, e) < PSN_HALF);
-            self.resolve_run(new, out);
+            self.resolve_run(new, Decision::Sequence, out);
         }
         let held = match hole {
             Some(gap) => self.hole_appears(a, gap, config, out),
             None => {
-                self.classify(a, rules, out);
+                self.classify(a, rules, config, out);
                 false
             }
         };
-        if let Some(n) = &mut self.nak
-            && n.psn == a.psn
-            && a.ts_ns >= n.ts_ns
-        {
-            n.resent = true;
+        if !self.naked.has_copy_of(a.psn) {
+            // a copy still waiting is no resend yet
+            self.naked.saw(a.psn, a.ts_ns, a.ts_ns.saturating_sub(config.window_ns));
         }
         held
+    }
+
+    /// A packet arrives while copies of NAKed holes wait: a second copy of one makes the first
+    /// late; a resend of a PSN after some makes each of those the resend (the sender resent
+    /// past them).
+    fn meet_waiting_copies(&mut self, a: Arrival, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
+        if let Some(copy) = self.naked.take_copy_of(a.psn) {
+            self.decide_copy(copy, SeqClass::LateArrival, Decision::Copies, a.ts_ns, config, out);
+        } else if self.is_resend_by_psn(a.psn) {
+            for copy in self.naked.take_before(a.psn) {
+                self.decide_copy(copy, SeqClass::Retransmission, Decision::Copies, a.ts_ns, config, out);
+            }
+        }
+    }
+
+    /// Is a packet at `psn` behind the expected PSN and no hole, so a resend whatever comes?
+    fn is_resend_by_psn(&self, psn: u32) -> bool {
+        self.expected.is_some_and(|e| psn != e && psn_forward_distance(psn, e) >= PSN_HALF)
+            && self.unseen_hole(psn).is_none()
+    }
+
+    /// Decides a waiting copy; its gap settles once nothing about it is open, at `now_ns`.
+    fn decide_copy(
+        &mut self,
+        copy: AwaitingCopy,
+        class: SeqClass,
+        by: Decision,
+        now_ns: i64,
+        config: &ReorderConfig,
+        out: &mut Vec<SeqEvent>,
+    ) {
+        let index = self.gap_list.containing(copy.arrival.psn);
+        match (class, index) {
+            (SeqClass::LateArrival, Some(index)) => self.fill(index, copy.arrival, copy.depth),
+            // the NAK was answered: go-back-N has begun from it
+            _ => self.naked.saw(copy.arrival.psn, copy.arrival.ts_ns, i64::MIN),
+        }
+        let o = if copy.overtaken {
+            self.apply_out_of_order(copy.arrival, class, copy.expected_before, by)
+        } else {
+            self.apply(copy.arrival, class, copy.expected_before, false, Some(by))
+        };
+        out.push(SeqEvent::Packet(o));
+        if let Some(index) = index {
+            self.settle_if_complete(index, out);
+        }
+        self.settle_expired(now_ns, config, out);
+    }
+
+    /// Is `psn` a hole a gap skipped that has not appeared yet (PSNs before the space's
+    /// first are none)?
+    pub fn is_hole(&self, psn: u32) -> bool {
+        self.unseen_hole(psn).and_then(|i| self.gap_list.get(i)).is_some_and(|g| !g.prelude)
     }
 
     fn unseen_hole(&self, psn: u32) -> Option<usize> {
@@ -276,13 +361,20 @@ impl Sequence {
     }
 
     /// A packet that is not the first appearance of a hole.
-    fn classify(&mut self, a: Arrival, rules: &Rules<'_>, out: &mut Vec<SeqEvent>) {
+    fn classify(&mut self, a: Arrival, rules: &Rules<'_>, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
         let expected_before = self.expected;
         if self.first_psn.is_none() {
-            self.first_psn = Some(a.psn);
-            out.push(SeqEvent::Packet(self.apply(a, SeqClass::First, expected_before, false)));
-            self.advance(a.psn, rules.next);
-            return;
+            if let Some(e) = self.anchor(a.psn, rules) {
+                // a response space starts at its first outstanding READ's PSN, whichever
+                // response comes first
+                self.first_psn = Some(e);
+            } else {
+                self.first_psn = Some(a.psn);
+                out.push(SeqEvent::Packet(self.apply(a, SeqClass::First, expected_before, false, None)));
+                self.advance(a.psn, rules.next);
+                self.open_prelude(a, config, out);
+                return;
+            }
         }
         let (class, gap_open) = match self.expected {
             None => (SeqClass::InOrder, false),
@@ -300,10 +392,29 @@ impl Sequence {
                 }
             }
         };
-        out.push(SeqEvent::Packet(self.apply(a, class, expected_before, gap_open)));
+        let decided_by = (class == SeqClass::Retransmission).then_some(Decision::Psn);
+        out.push(SeqEvent::Packet(self.apply(a, class, expected_before, gap_open, decided_by)));
         if class.is_new() {
             self.advance(a.psn, rules.next);
         }
+    }
+
+    /// Where a space's sequence starts when its first packet is ahead of an expected PSN its
+    /// owner set (a response space, at its peer's first outstanding READ) with holes between.
+    fn anchor(&self, psn: u32, rules: &Rules<'_>) -> Option<u32> {
+        let e = self.expected?;
+        let ahead = psn_forward_distance(psn, e);
+        (psn != e && ahead < PSN_HALF && !rules.ahead_in_order && rules.holes.count(e, ahead) > 0).then_some(e)
+    }
+
+    /// The PSNs just before a space's first packet may still come: packets it overtook when
+    /// the capture began. Within one reorder window, their first appearances may be late
+    /// arrivals as a gap's holes may; the PSNs that never come are no loss (nothing says they
+    /// were sent since the capture began).
+    fn open_prelude(&mut self, a: Arrival, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
+        let span = super::gaps::TRACKED_SPAN;
+        self.gap_list.open_prelude(a.frame, a.ts_ns, psn_add(a.psn, PSN_MODULUS - span), span);
+        out.push(SeqEvent::Wait { until_ns: a.ts_ns.saturating_add(config.window_ns) });
     }
 
     /// Remembers a gap; returns whether its holes' fate is open. A gap too wide to track, or
@@ -329,9 +440,26 @@ impl Sequence {
     }
 
     /// Updates the retransmission and episode counters for a decided packet.
-    fn apply(&mut self, a: Arrival, class: SeqClass, expected_before: Option<u32>, gap_open: bool) -> Observation {
-        let mut o =
-            Observation { arrival: a, class, episode_start: false, episode_end: false, expected_before, gap_open };
+    fn apply(
+        &mut self,
+        a: Arrival,
+        class: SeqClass,
+        expected_before: Option<u32>,
+        gap_open: bool,
+        decided_by: Option<Decision>,
+    ) -> Observation {
+        let mut o = Observation {
+            arrival: a,
+            class,
+            episode_start: false,
+            episode_end: false,
+            expected_before,
+            gap_open,
+            decided_by,
+            out_of_order: false,
+        };
+        // a copy waiting from before this packet is now decided after it
+        self.naked.overtake_before(a.frame);
         if class == SeqClass::Retransmission {
             self.retransmitted += 1;
             if !self.in_episode {
@@ -345,11 +473,37 @@ impl Sequence {
         o
     }
 
+    /// A packet decided after later packets of its space: a retransmission is an episode of
+    /// its own, and the episode running is left as it is.
+    fn apply_out_of_order(
+        &mut self,
+        a: Arrival,
+        class: SeqClass,
+        expected_before: Option<u32>,
+        by: Decision,
+    ) -> Observation {
+        let resend = class == SeqClass::Retransmission;
+        if resend {
+            self.retransmitted += 1;
+            self.retransmit_episodes += 1;
+        }
+        Observation {
+            arrival: a,
+            class,
+            episode_start: resend,
+            episode_end: false,
+            expected_before,
+            gap_open: false,
+            decided_by: Some(by),
+            out_of_order: true,
+        }
+    }
+
     /// The first appearance of a hole of gap `index`: decided now when it cannot be late and
-    /// nothing waits before it, else held in the run.
+    /// nothing waits before it, else held in the run; a copy of a NAKed hole waits for the
+    /// copies to tell ([`super::naked`]).
     fn hole_appears(&mut self, a: Arrival, index: usize, config: &ReorderConfig, out: &mut Vec<SeqEvent>) -> bool {
         let expected_before = self.expected;
-        let resend_began = self.resend_began(a, index, config);
         let Some(gap) = self.gap_list.get_mut(index) else { return false };
         if let Some(o) = gap.offset(a.psn) {
             gap.seen.set(o);
@@ -363,64 +517,70 @@ impl Sequence {
                 }
             }
         }
-        // (a): within the reorder window of the packet that opened the gap; (c): no resend
-        // covering it has begun.
-        let may_be_late = !gap.settled && a.ts_ns.saturating_sub(gap.ts_ns) <= config.window_ns && !resend_began;
-        let deadline = gap.ts_ns.saturating_add(config.window_ns);
-        if !may_be_late && self.run.is_empty() {
-            out.push(SeqEvent::Packet(self.apply(a, SeqClass::Retransmission, expected_before, false)));
+        let (gap_ts, deadline) = (gap.ts_ns, gap.ts_ns.saturating_add(config.window_ns));
+        // (a): within the reorder window of the packet that opened the gap
+        let within = !gap.settled && a.ts_ns.saturating_sub(gap_ts) <= config.window_ns;
+        let depth = expected_before.map_or(0, |e| psn_forward_distance(e, a.psn));
+        if let Some(nak_ts_ns) = self.naked.naming(a.psn, gap_ts).filter(|_| within) {
+            let copy = AwaitingCopy { arrival: a, depth, expected_before, nak_ts_ns, overtaken: false };
+            self.naked.wait(copy);
+            out.push(SeqEvent::Wait { until_ns: nak_ts_ns.saturating_add(config.window_ns) });
+            return true;
+        }
+        // (c): no resend covering it has begun
+        let resend = if !within {
+            Some(Decision::Time)
+        } else if self.naked.resend_began_before(a.psn, gap_ts) {
+            Some(Decision::Sequence)
+        } else {
+            None
+        };
+        if resend.is_some() && self.run.is_empty() {
+            out.push(SeqEvent::Packet(self.apply(a, SeqClass::Retransmission, expected_before, false, resend)));
             self.settle_if_complete(index, out);
             return false;
         }
-        if may_be_late {
+        if resend.is_none() {
             self.run_deadline_ns = Some(self.run_deadline_ns.map_or(deadline, |d| d.min(deadline)));
         }
-        let depth = expected_before.map_or(0, |e| psn_forward_distance(e, a.psn));
-        self.run.push(RunMember { arrival: a, gap: index, may_be_late, depth, expected_before });
+        self.run.push(RunMember { arrival: a, gap: index, resend, depth, expected_before });
         if self.run.len() >= RUN_KEPT {
-            self.resolve_run(true, out);
+            self.resolve_run(true, Decision::Time, out);
         }
         true
     }
 
-    /// (c) fails: a PSN-sequence NAK sent after the gap opened names a PSN n at or before
-    /// `a.psn`, and either n itself came again since (go-back-N from n has begun), or n is this
-    /// PSN and the NAK came more than the NAK reaction time before it.
-    fn resend_began(&self, a: Arrival, index: usize, config: &ReorderConfig) -> bool {
-        let (Some(n), Some(gap)) = (self.nak, self.gap_list.get(index)) else { return false };
-        if n.ts_ns < gap.ts_ns || psn_diff(n.psn, a.psn) > 0 {
-            return false;
-        }
-        if n.psn == a.psn { a.ts_ns.saturating_sub(n.ts_ns) > config.nak_reaction_ns } else { n.resent }
-    }
-
     /// Decides every packet of the run: late arrivals if `late` (and they may be), else
-    /// retransmissions.
-    fn resolve_run(&mut self, late: bool, out: &mut Vec<SeqEvent>) {
+    /// retransmissions; `by` is what decided it.
+    fn resolve_run(&mut self, late: bool, by: Decision, out: &mut Vec<SeqEvent>) {
         self.run_deadline_ns = None;
         let run = std::mem::take(&mut self.run);
         for m in &run {
-            let class = if late && m.may_be_late { SeqClass::LateArrival } else { SeqClass::Retransmission };
+            let (class, decided_by) = match m.resend {
+                Some(reason) => (SeqClass::Retransmission, reason),
+                None if late => (SeqClass::LateArrival, by),
+                None => (SeqClass::Retransmission, by),
+            };
             if class == SeqClass::LateArrival {
-                self.fill(m);
+                self.fill(m.gap, m.arrival, m.depth);
             }
-            out.push(SeqEvent::Packet(self.apply(m.arrival, class, m.expected_before, false)));
+            out.push(SeqEvent::Packet(self.apply(m.arrival, class, m.expected_before, false, Some(decided_by))));
         }
         for m in &run {
             self.settle_if_complete(m.gap, out);
         }
     }
 
-    /// A late arrival fills its hole.
-    fn fill(&mut self, m: &RunMember) {
-        let Some(gap) = self.gap_list.get_mut(m.gap) else { return };
-        let Some(o) = gap.offset(m.arrival.psn) else { return };
+    /// A late arrival fills its hole in gap `index`.
+    fn fill(&mut self, index: usize, arrival: Arrival, depth: u32) {
+        let Some(gap) = self.gap_list.get_mut(index) else { return };
+        let Some(o) = gap.offset(arrival.psn) else { return };
         gap.late.set(o);
         gap.missing = gap.missing.saturating_sub(1);
         let r = &mut self.reorder;
         r.late_arrivals += 1;
-        r.depth_max = r.depth_max.max(m.depth);
-        r.delay_ns_max = r.delay_ns_max.max(m.arrival.ts_ns.saturating_sub(gap.ts_ns));
+        r.depth_max = r.depth_max.max(depth);
+        r.delay_ns_max = r.delay_ns_max.max(arrival.ts_ns.saturating_sub(gap.ts_ns));
         if gap.naked.get(o) {
             r.reorder_naks += 1;
         }
@@ -428,7 +588,30 @@ impl Sequence {
 
     /// Settles a gap whose holes have all appeared (nothing can change it any more).
     fn settle_if_complete(&mut self, index: usize, out: &mut Vec<SeqEvent>) {
-        if self.gap_list.get(index).is_some_and(|g| !g.settled && g.all_seen()) && self.run.is_empty() {
+        if self.gap_list.get(index).is_some_and(|g| !g.settled && g.all_seen() && !self.copy_waits_in(g))
+            && self.run.is_empty()
+        {
+            self.settle(index, out);
+        }
+    }
+
+    /// Does a copy of one of the gap's holes wait (the gap cannot settle before it is decided)?
+    fn copy_waits_in(&self, gap: &super::gaps::Gap) -> bool {
+        self.naked.waits_in(gap.first_psn, gap.span)
+    }
+
+    /// Settles the gaps whose reorder window ended before `now_ns`, once no run is open and no
+    /// copy of theirs waits.
+    fn settle_expired(&mut self, now_ns: i64, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
+        if !self.run.is_empty() {
+            return;
+        }
+        let expired: Vec<usize> = self
+            .gap_list
+            .expired(now_ns, config.window_ns)
+            .filter(|&i| self.gap_list.get(i).is_some_and(|g| !self.copy_waits_in(g)))
+            .collect();
+        for index in expired {
             self.settle(index, out);
         }
     }
@@ -436,6 +619,15 @@ impl Sequence {
     fn settle(&mut self, index: usize, out: &mut Vec<SeqEvent>) {
         let Some(gap) = self.gap_list.get_mut(index) else { return };
         gap.settled = true;
+        if gap.prelude {
+            // PSNs before the first that never came are no loss; those that came late are
+            // one reorder event
+            if !gap.late.is_empty() {
+                self.reorder.reorder_events += 1;
+            }
+            self.gap_list.close_prelude();
+            return;
+        }
         // the frame's gap counts every PSN the capture lacks, the responder's or not
         let capture_missed = (0..gap.span).filter(|&o| gap.captured.get(o)).count() as u32;
         let lacking = gap.missing + capture_missed;
@@ -452,20 +644,31 @@ impl Sequence {
     /// Capture time has reached `now_ns`: decides what a reorder window that has passed
     /// decides.
     pub fn expire(&mut self, now_ns: i64, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
+        for copy in self.naked.take_due(now_ns, config.window_ns) {
+            // a reorder window after its NAK with no second copy: the copy was the resend
+            self.decide_copy(copy, SeqClass::Retransmission, Decision::Copies, now_ns, config, out);
+        }
         if self.run_deadline_ns.is_some_and(|d| now_ns > d) {
-            self.resolve_run(true, out);
+            self.resolve_run(true, Decision::Time, out);
         }
-        if self.run.is_empty() {
-            let expired: Vec<usize> = self.gap_list.expired(now_ns, config.window_ns).collect();
-            for index in expired {
-                self.settle(index, out);
-            }
-        }
+        self.settle_expired(now_ns, config, out);
     }
 
-    /// The end of the capture: every reorder window has passed.
-    pub fn finish(&mut self, out: &mut Vec<SeqEvent>) {
-        self.resolve_run(true, out);
+    /// The end of the capture (or of the flow), at capture time `now_ns`: every reorder
+    /// window has passed. A copy of a NAKed hole whose wait had not ended is decided by the
+    /// NAK reaction time: no sender answers a NAK faster, so a copy that soon was late.
+    pub fn finish(&mut self, now_ns: i64, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
+        for copy in self.naked.take_all() {
+            let (class, by) = if now_ns.saturating_sub(copy.nak_ts_ns) > config.window_ns {
+                (SeqClass::Retransmission, Decision::Copies)
+            } else if copy.arrival.ts_ns.saturating_sub(copy.nak_ts_ns) > config.nak_reaction_ns {
+                (SeqClass::Retransmission, Decision::Time)
+            } else {
+                (SeqClass::LateArrival, Decision::Time)
+            };
+            self.decide_copy(copy, class, by, now_ns, config, out);
+        }
+        self.resolve_run(true, Decision::Time, out);
         let open: Vec<usize> = self.gap_list.unsettled().collect();
         for index in open {
             self.settle(index, out);
@@ -474,7 +677,7 @@ impl Sequence {
 
     /// The peer sent a PSN-sequence NAK naming `psn` (the PSN it expected).
     pub fn on_nak(&mut self, psn: u32, ts_ns: i64) {
-        self.nak = Some(NakSeen { psn, ts_ns, resent: false });
+        self.naked.on_nak(psn, ts_ns);
         let Some(gap) = self.gap_list.containing(psn).and_then(|i| self.gap_list.get_mut(i)) else { return };
         gap.nak = true;
         let Some(o) = gap.offset(psn) else { return };
@@ -495,7 +698,7 @@ impl Sequence {
     /// stays missing).
     pub fn on_ack(&mut self, psn: u32) {
         let mut found = 0u64;
-        for gap in self.gap_list.iter_mut().filter(|g| g.tracked && !g.nak) {
+        for gap in self.gap_list.iter_mut().filter(|g| g.tracked && !g.nak && !g.prelude) {
             // the offsets the ACK covers that no ACK covered before
             let reach = psn_forward_distance(psn, gap.first_psn);
             if reach >= PSN_HALF {
@@ -525,6 +728,7 @@ impl Sequence {
     pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
         self.gap_list.renumber(r);
         self.run.iter_mut().for_each(|m| r.frame(&mut m.arrival.frame));
+        self.naked.renumber(r);
     }
 }
 
@@ -539,7 +743,7 @@ impl Sequence {
             &self.gap_list,
             &self.run,
             self.run_deadline_ns,
-            &self.nak,
+            &self.naked,
         )
     }
 
@@ -590,7 +794,7 @@ mod tests {
             s.expire(ts_ns, &config, &mut out);
             s.observe(Arrival { frame: i as u64 + 1, ts_ns, psn }, &REQUESTS, &config, &mut out);
         }
-        s.finish(&mut out);
+        s.finish(psns.len() as i64 * US, &config, &mut out);
         (out, s)
     }
 
@@ -604,6 +808,7 @@ mod tests {
                 SeqEvent::GapSettled { frame, missing, .. } => {
                     by_frame[frame as usize - 1] = if missing > 0 { SeqClass::Gap { missing } } else { SeqClass::Ahead }
                 }
+                SeqEvent::Wait { .. } => {}
             }
         }
         (by_frame, s)
@@ -661,26 +866,65 @@ mod tests {
         assert!(matches!(out.first(), Some(SeqEvent::Packet(o)) if o.class == LateArrival), "{out:?}");
     }
 
-    #[test]
-    fn a_copy_of_the_naked_psn_soon_after_the_nak_is_late_and_later_it_is_a_resend() {
+    /// 1, 3 (a gap at 2), a NAK for 2 at 2 µs, a copy of 2 `after_nak` later, then 4, then
+    /// `then` (PSN, µs after the NAK) and the end of the capture at `end_us` after the NAK:
+    /// the class of the first copy, and what decided it.
+    fn naked_copy(after_nak: i64, then: Option<(u32, i64)>, end_us: i64) -> (SeqClass, Option<Decision>, Sequence) {
         let config = ReorderConfig::default();
+        let mut s = Sequence::default();
+        let mut out = Vec::new();
+        let at = |frame: u64, ts_ns: i64, psn: u32| Arrival { frame, ts_ns, psn };
+        s.observe(at(1, 0, 1), &REQUESTS, &config, &mut out);
+        s.observe(at(2, US, 3), &REQUESTS, &config, &mut out);
+        s.on_nak(2, 2 * US);
+        s.observe(at(3, 2 * US + after_nak, 2), &REQUESTS, &config, &mut out);
+        s.observe(at(4, 3 * US + after_nak, 4), &REQUESTS, &config, &mut out);
+        if let Some((psn, us)) = then {
+            s.expire(2 * US + us * US, &config, &mut out);
+            s.observe(at(5, 2 * US + us * US, psn), &REQUESTS, &config, &mut out);
+        }
+        s.expire(2 * US + end_us * US, &config, &mut out);
+        s.finish(2 * US + end_us * US, &config, &mut out);
+        let decided = out.iter().find_map(|e| match e {
+            SeqEvent::Packet(o) if o.arrival.frame == 3 => Some((o.class, o.decided_by)),
+            _ => None,
+        });
+        let (class, by) = decided.expect("the copy is decided");
+        (class, by, s)
+    }
+
+    #[test]
+    fn one_copy_of_a_naked_hole_is_its_resend_and_the_first_of_two_was_late() {
+        // one copy 3 µs after the NAK, and the capture goes on past a window after the NAK
+        let (class, by, s) = naked_copy(3 * US, None, 30);
+        assert_eq!((class, by, s.missing_psns, s.retransmitted), (Retransmission, Some(Decision::Copies), 1, 1));
+        // a second copy follows: the first was late, the second is the resend
+        let (class, by, s) = naked_copy(3 * US, Some((2, 10)), 30);
+        assert_eq!((class, by), (LateArrival, Some(Decision::Copies)));
+        assert_eq!((s.missing_psns, s.retransmitted, s.reorder.reorder_naks), (0, 1, 1));
+        // the sender resends past it (go-back-N from 2 went on to 3): the copy was the resend
+        let (class, by, _) = naked_copy(3 * US, Some((3, 5)), 30);
+        assert_eq!((class, by), (Retransmission, Some(Decision::Copies)));
+    }
+
+    #[test]
+    fn a_naked_copy_the_capture_cannot_tell_is_decided_by_the_nak_reaction_time() {
         for (after_nak, class) in [(4 * US, LateArrival), (6 * US, Retransmission)] {
-            let mut s = Sequence::default();
-            let mut out = Vec::new();
-            let at = |frame: u64, ts_ns: i64, psn: u32| Arrival { frame, ts_ns, psn };
-            s.observe(at(1, 0, 1), &REQUESTS, &config, &mut out);
-            s.observe(at(2, US, 3), &REQUESTS, &config, &mut out);
-            s.on_nak(2, 2 * US);
-            s.observe(at(3, 2 * US + after_nak, 2), &REQUESTS, &config, &mut out);
-            s.observe(at(4, 3 * US + after_nak, 4), &REQUESTS, &config, &mut out);
-            s.finish(&mut out);
-            let decided = out.iter().find_map(|e| match e {
-                SeqEvent::Packet(o) if o.arrival.frame == 3 => Some(o.class),
-                _ => None,
-            });
-            assert_eq!(decided, Some(class), "{after_nak} ns after the NAK");
+            let (decided, by, s) = naked_copy(after_nak, None, 10);
+            assert_eq!((decided, by), (class, Some(Decision::Time)), "{after_nak} ns after the NAK");
             assert_eq!(s.reorder.reorder_naks, u64::from(class == LateArrival));
         }
+    }
+
+    #[test]
+    fn packets_the_first_one_overtook_are_late_and_those_never_seen_are_no_loss() {
+        let (c, s) = classes(&[12, 13, 10, 11, 14, 15]);
+        assert_eq!(c, vec![First, InOrder, LateArrival, LateArrival, InOrder, InOrder]);
+        assert_eq!((s.gaps, s.missing_psns, s.retransmitted, s.reorder.reorder_events), (0, 0, 0, 1));
+        // a capture that starts inside a go-back-N resend: what repeats is resent
+        let (c, s) = classes(&[12, 13, 10, 11, 12, 13, 14]);
+        assert_eq!(&c[2..6], &[Retransmission; 4]);
+        assert_eq!((s.gaps, s.missing_psns, s.retransmit_episodes, s.reorder.reorder_events), (0, 0, 1, 0));
     }
 
     #[test]
@@ -706,7 +950,7 @@ mod tests {
             .iter()
             .filter_map(|e| match e {
                 SeqEvent::Packet(o) => Some(*o),
-                SeqEvent::GapSettled { .. } => None,
+                SeqEvent::GapSettled { .. } | SeqEvent::Wait { .. } => None,
             })
             .collect();
         assert!(obs[3].episode_start && !obs[4].episode_start);
@@ -725,7 +969,7 @@ mod tests {
             let first = Rules { holes: &EveryPsn, ahead_in_order: false, next };
             s.observe(Arrival { frame: 1, ts_ns: 0, psn: 100 }, &first, &config, &mut out);
             s.observe(Arrival { frame: 2, ts_ns: US, psn: second }, &REQUESTS, &config, &mut out);
-            match out.get(1) {
+            match out.iter().filter(|e| matches!(e, SeqEvent::Packet(_))).nth(1) {
                 Some(SeqEvent::Packet(o)) => o.class,
                 other => panic!("{other:?}"),
             }

@@ -9,7 +9,7 @@ use super::episodes::{Cause, Episode, FirstResend, Trigger};
 use super::flows::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent, Space};
 use super::frame::{FrameSummary, RoceFacts};
 use super::responses::{Read, ReadQueue};
-use super::sequence::{Arrival, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
+use super::sequence::{Arrival, Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
 use super::trace::{Event, EventKind};
 use super::{Analyzer, MAX_EPISODES_KEPT, host_pair};
 
@@ -115,6 +115,12 @@ impl Analyzer {
                         v.amend(frame, |verdict| verdict.capture_missed = capture_missed);
                     }
                 }
+                SeqEvent::Wait { until_ns } => {
+                    // kept in order: a later deadline than needed only waits for the flow's
+                    // next packet, which decides what has passed by then
+                    let until_ns = self.deadlines.back().map_or(until_ns, |&(last, _)| until_ns.max(last));
+                    self.deadlines.push_back((until_ns, fid));
+                }
             }
         }
     }
@@ -142,14 +148,18 @@ impl Analyzer {
         }
         let read_request = space == Space::Requests && opcode::is_read_request(c.facts.opcode);
         if o.class == SeqClass::Retransmission {
-            f.first_frames.retransmission.get_or_insert(frame);
+            earliest(&mut f.first_frames.retransmission, frame);
             if read_request {
                 f.reread = Some(RereadEvent { frame, ts_ns, used: false });
             }
-            self.retransmitted(fid, space, o, c.idle_ns);
+            if o.out_of_order {
+                self.retransmitted_alone(fid, space, o, c.idle_ns);
+            } else {
+                self.retransmitted(fid, space, o, c.idle_ns);
+            }
         } else {
             if o.class == SeqClass::LateArrival {
-                f.first_frames.late_arrival.get_or_insert(frame);
+                earliest(&mut f.first_frames.late_arrival, frame);
             }
             self.count_new_packet(fid, ts_ns, c.facts, read_request);
             match space {
@@ -185,9 +195,10 @@ impl Analyzer {
             return;
         }
         let highest = o.expected_before.map_or(psn, |e| psn_add(e, 0xFF_FFFF));
-        let trigger = self.trigger_of(fid, space, idle_ns);
+        let trigger = self.trigger_of(fid, space, psn, idle_ns);
         let first = FirstResend { frame, ts_ns, psn, highest_sent_psn: highest, idle_before_ns: idle_ns, hole_ts };
-        let episode = Episode::start(fid, first, trigger).in_space(space);
+        let decided_by = o.decided_by.unwrap_or(Decision::Psn);
+        let episode = Episode::start(fid, first, trigger).in_space(space).decided_by(decided_by);
         if self.episodes.len() >= MAX_EPISODES_KEPT {
             self.episodes_dropped += 1;
             return;
@@ -198,15 +209,27 @@ impl Analyzer {
         self.episodes.push(episode);
     }
 
-    /// What made the sender resend: the peer's NAK, RNR NAK or re-issued READ, or else its
-    /// own timer when it was silent long enough for one.
-    fn trigger_of(&mut self, fid: FlowId, space: Space, idle_ns: Option<i64>) -> Cause {
+    /// A retransmission decided after later packets of its space: an episode of its own,
+    /// over at once; the episode running in the space goes on.
+    fn retransmitted_alone(&mut self, fid: FlowId, space: Space, o: &Observation, idle_ns: Option<i64>) {
+        let running = self.flows.flow_mut(fid).and_then(|f| f.space_mut(space).open_episode.take());
+        self.retransmitted(fid, space, o, idle_ns);
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        let alone = std::mem::replace(&mut f.space_mut(space).open_episode, running);
+        if let Some(e) = alone.and_then(|i| self.episodes.get_mut(i)) {
+            e.close();
+        }
+    }
+
+    /// What made the sender resend from `psn`: the peer's NAK or RNR NAK naming it (or an
+    /// earlier PSN), its re-issued READ, or else its own timer when it was silent long enough
+    /// for one.
+    fn trigger_of(&mut self, fid: FlowId, space: Space, psn: u32, idle_ns: Option<i64>) -> Cause {
         let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
         let peer = peer.and_then(|p| self.flows.flow_mut(p));
         match (space, peer) {
             (Space::Requests, Some(p)) => {
-                if let Some(n) = p.last_nak.as_mut().filter(|n| !n.used) {
-                    n.used = true;
+                if let Some(n) = p.naks.answer(psn) {
                     let kind = if n.rnr { Trigger::RnrNak } else { Trigger::NakPsnSeqErr };
                     return Cause {
                         trigger: kind,
@@ -339,7 +362,8 @@ impl Analyzer {
     /// The flow's end (of the capture, or of its connection): every reorder window has
     /// passed, and its episodes are over.
     pub(super) fn finish_flow(&mut self, fid: FlowId) {
-        self.decide_spaces(fid, |seq, events| seq.finish(events));
+        let (now_ns, config) = (self.now_ns, self.config.reorder);
+        self.decide_spaces(fid, |seq, events| seq.finish(now_ns, &config, events));
         let last_bursts = self.flows.flow_mut(fid).map(|f| {
             f.reaction.finish();
             f.reaction.take_done()
@@ -390,6 +414,11 @@ impl Analyzer {
         }
         self.retire_flow(fid);
     }
+}
+
+/// Keeps the earliest of the frames given (packets can be decided out of order).
+fn earliest(first: &mut Option<u64>, frame: u64) {
+    *first = Some(first.map_or(frame, |f| f.min(frame)));
 }
 
 fn dma_len(roce: &RoceFacts) -> u32 {

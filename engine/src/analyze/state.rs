@@ -13,7 +13,7 @@ use super::{Analyzer, saved};
 pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// Raised whenever the saved state's shape changes; a state of another version is refused.
 /// Version 1 held the analyzer alone; version 2 had no head ([`super::head`]).
-pub const STATE_VERSION: u32 = 3;
+pub const STATE_VERSION: u32 = 4;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;

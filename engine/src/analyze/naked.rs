@@ -1,0 +1,178 @@
+//! The NAKs a PSN space has seen, and the copies of NAKed holes waiting for the evidence that
+//! tells a late original from its resend (docs/analysis.md, "Reordering").
+//!
+//! After a PSN-sequence NAK for PSN h, a responsive sender resends h. Had h's original only
+//! been late, the tap sees two copies of h after the gap (the late original, then the
+//! resend); had it been lost, one. So the first copy of a NAKed hole waits: a second copy
+//! makes it a late arrival; the sender resending a later PSN, or one reorder window passing
+//! after the NAK without a second copy, makes it the resend. Only where the capture ends
+//! before either does the NAK reaction time decide.
+
+use std::collections::VecDeque;
+
+use rocescope_parsers::psn::psn_diff;
+
+use super::sequence::Arrival;
+
+/// PSN-sequence NAKs a space remembers (those of one reorder window); beyond, the oldest is
+/// forgotten.
+pub const NAKS_REMEMBERED: usize = 64;
+
+/// A PSN-sequence NAK naming a PSN of this space, and whether that PSN came again since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NakSeen {
+    pub psn: u32,
+    pub ts_ns: i64,
+    pub resent: bool,
+}
+
+/// The first copy of a NAKed hole, waiting for a second copy or for its wait to end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AwaitingCopy {
+    pub arrival: Arrival,
+    pub depth: u32,
+    pub expected_before: Option<u32>,
+    /// When the NAK naming it was seen: the copy waits one reorder window from then.
+    pub nak_ts_ns: i64,
+    /// A later packet of the space was decided while it waited (it is decided out of order).
+    pub overtaken: bool,
+}
+
+/// The NAKs of the last reorder window and the copies waiting, of one PSN space.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct NakedHoles {
+    naks: VecDeque<NakSeen>,
+    awaiting: Vec<AwaitingCopy>,
+}
+
+impl NakedHoles {
+    pub fn on_nak(&mut self, psn: u32, ts_ns: i64) {
+        if self.naks.len() == NAKS_REMEMBERED {
+            self.naks.pop_front();
+        }
+        self.naks.push_back(NakSeen { psn, ts_ns, resent: false });
+    }
+
+    /// A packet of PSN `psn` arrived at `ts_ns`: the NAKs naming it were answered, and those
+    /// older than `oldest_ns` can no longer bear on a hole (a hole is late only within one
+    /// reorder window of its gap, and only a NAK sent after the gap bears on it).
+    pub fn saw(&mut self, psn: u32, ts_ns: i64, oldest_ns: i64) {
+        if self.naks.is_empty() {
+            return;
+        }
+        while self.naks.front().is_some_and(|n| n.ts_ns < oldest_ns) {
+            self.naks.pop_front();
+        }
+        for n in self.naks.iter_mut().filter(|n| n.psn == psn && ts_ns >= n.ts_ns) {
+            n.resent = true;
+        }
+    }
+
+    /// When the latest NAK naming `psn`, sent at or after `since_ns`, was seen.
+    pub fn naming(&self, psn: u32, since_ns: i64) -> Option<i64> {
+        self.naks.iter().rev().find(|n| n.psn == psn && n.ts_ns >= since_ns).map(|n| n.ts_ns)
+    }
+
+    /// Has go-back-N begun below `psn`: did a NAK sent at or after `since_ns` name an earlier
+    /// PSN that came again since?
+    pub fn resend_began_before(&self, psn: u32, since_ns: i64) -> bool {
+        self.naks.iter().any(|n| n.ts_ns >= since_ns && n.resent && psn_diff(n.psn, psn) < 0)
+    }
+
+    pub fn wait(&mut self, copy: AwaitingCopy) {
+        self.awaiting.push(copy);
+    }
+
+    pub fn is_waiting(&self) -> bool {
+        !self.awaiting.is_empty()
+    }
+
+    /// Does a copy of a PSN in `first` … `first + span − 1` wait?
+    pub fn waits_in(&self, first: u32, span: u32) -> bool {
+        let distance = rocescope_parsers::psn::psn_forward_distance;
+        self.awaiting.iter().any(|c| distance(c.arrival.psn, first) < span)
+    }
+
+    /// The waiting copy of `psn`, taken out (its second copy has come).
+    pub fn take_copy_of(&mut self, psn: u32) -> Option<AwaitingCopy> {
+        let i = self.awaiting.iter().position(|c| c.arrival.psn == psn)?;
+        Some(self.awaiting.remove(i))
+    }
+
+    /// The waiting copies of PSNs before `psn`, taken out (the sender resent past them).
+    pub fn take_before(&mut self, psn: u32) -> Vec<AwaitingCopy> {
+        self.take_where(|c| psn_diff(c.arrival.psn, psn) < 0)
+    }
+
+    /// The waiting copies whose wait of `wait_ns` after their NAK ended before `now_ns`.
+    pub fn take_due(&mut self, now_ns: i64, wait_ns: i64) -> Vec<AwaitingCopy> {
+        self.take_where(|c| now_ns.saturating_sub(c.nak_ts_ns) > wait_ns)
+    }
+
+    /// Every waiting copy, taken out.
+    pub fn take_all(&mut self) -> Vec<AwaitingCopy> {
+        std::mem::take(&mut self.awaiting)
+    }
+
+    fn take_where(&mut self, take: impl Fn(&AwaitingCopy) -> bool) -> Vec<AwaitingCopy> {
+        if self.awaiting.is_empty() {
+            return Vec::new();
+        }
+        let (taken, kept) = std::mem::take(&mut self.awaiting).into_iter().partition(take);
+        self.awaiting = kept;
+        taken
+    }
+
+    /// Frame `frame` was decided: every copy waiting from an earlier frame is decided out of
+    /// order.
+    pub fn overtake_before(&mut self, frame: u64) {
+        self.awaiting.iter_mut().filter(|c| c.arrival.frame < frame).for_each(|c| c.overtaken = true);
+    }
+
+    pub fn has_copy_of(&self, psn: u32) -> bool {
+        self.awaiting.iter().any(|c| c.arrival.psn == psn)
+    }
+
+    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+        self.awaiting.iter_mut().for_each(|c| r.frame(&mut c.arrival.frame));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy(psn: u32, nak_ts_ns: i64) -> AwaitingCopy {
+        let arrival = Arrival { frame: u64::from(psn), ts_ns: nak_ts_ns + 1, psn };
+        AwaitingCopy { arrival, depth: 1, expected_before: None, nak_ts_ns, overtaken: false }
+    }
+
+    #[test]
+    fn naks_are_answered_by_their_psn_and_forgotten_after_a_window() {
+        let mut n = NakedHoles::default();
+        n.on_nak(10, 100);
+        n.on_nak(20, 200);
+        assert_eq!((n.naming(10, 50), n.naming(10, 150), n.naming(20, 150)), (Some(100), None, Some(200)));
+        assert!(!n.resend_began_before(30, 0));
+        n.saw(10, 300, 0);
+        assert!(n.resend_began_before(30, 0) && !n.resend_began_before(10, 0));
+        n.saw(11, 400, 150);
+        assert_eq!(n.naming(10, 0), None, "older than the window");
+    }
+
+    #[test]
+    fn waiting_copies_leave_by_psn_or_when_due() {
+        let mut n = NakedHoles::default();
+        for (psn, ts) in [(5, 0), (9, 10), (15, 20)] {
+            n.wait(copy(psn, ts));
+        }
+        assert!(n.waits_in(8, 2) && !n.waits_in(10, 5));
+        assert_eq!(n.take_copy_of(9).map(|c| c.arrival.psn), Some(9));
+        assert_eq!(n.take_before(15).len(), 1);
+        assert!(n.take_due(25, 5).is_empty());
+        n.overtake_before(16);
+        assert!(n.has_copy_of(15));
+        let due = n.take_due(26, 5);
+        assert_eq!((due.len(), due[0].overtaken, n.is_waiting()), (1, true, false));
+    }
+}

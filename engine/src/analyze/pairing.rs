@@ -1,0 +1,124 @@
+//! Pairing the two directions of a connection from the evidence its responses carry, where no
+//! CM exchange paired them (docs/analysis.md, "Pairing the two directions of a connection").
+//!
+//! A response (an ACK, a NAK, an ATOMIC ACK, a READ response) names a PSN of the flow it
+//! answers: the candidates are the unpaired flows in the opposite direction whose request
+//! PSN range holds it. Where several QPs between two hosts share their PSNs (NCCL starts every
+//! QP at PSN 0 and stripes a connection over QPs that advance in lock-step), one response
+//! rarely singles one out, so each response flow keeps its candidates and each later response
+//! narrows them: a PSN-sequence NAK names a hole, which only the flow that lost a packet has;
+//! a PSN outside a candidate's range rules it out; and a flow paired with another response
+//! flow answers no other.
+
+use super::flows::{FlowId, PairMethod};
+use super::{Analyzer, MAX_PAIRING_CANDIDATES};
+
+/// Candidates a response flow keeps between responses; with more, each response is judged
+/// alone.
+pub const CANDIDATES_KEPT: usize = 64;
+
+/// The candidates an unpaired response flow still has.
+pub type Candidates = Vec<FlowId>;
+
+/// What a response says of the flow it answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// A PSN-sequence NAK: its PSN is the one the responder expected, a hole of the flow it
+    /// answers when the tap saw the gap.
+    Nak,
+    /// Any other response: its PSN lies in the range the flow it answers has requested.
+    Psn,
+}
+
+impl Analyzer {
+    /// Pairs the unpaired response flow `fid` with the flow it answers once the evidence of
+    /// its responses (this one, naming `psn`, and those before) leaves one candidate; then
+    /// pairs the flows that were left one candidate by that.
+    pub(super) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32, evidence: Evidence) {
+        let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
+        let kept = f.pairing_candidates.clone();
+        let fresh = kept.is_empty();
+        let all: Candidates = if fresh {
+            let between = self.flows.between(f.key.dst, f.key.src);
+            if between.len() > MAX_PAIRING_CANDIDATES {
+                return;
+            }
+            between.iter().copied().filter(|&c| c != fid).collect()
+        } else {
+            kept
+        };
+        let unpaired = |c: &FlowId| self.flows.flow(*c).is_some_and(|c| c.peer.is_none());
+        let in_range: Candidates = all
+            .iter()
+            .copied()
+            .filter(unpaired)
+            .filter(|&c| self.flows.flow(c).is_some_and(|c| c.psn_in_range(psn)))
+            .collect();
+        let with_hole: Candidates = match evidence {
+            Evidence::Nak => in_range
+                .iter()
+                .copied()
+                .filter(|&c| self.flows.flow(c).is_some_and(|c| c.requests.seq.is_hole(psn)))
+                .collect(),
+            Evidence::Psn => Candidates::new(),
+        };
+        let (left, method) = match (with_hole.len(), in_range.len()) {
+            (1, _) => (with_hole, PairMethod::Nak),
+            (_, 1) if fresh => (in_range, PairMethod::Psn),
+            (_, 1) => (in_range, PairMethod::Ack),
+            // the evidence fits no candidate: a response to a flow the capture lacks
+            (_, 0) => return,
+            (0, _) => (in_range, PairMethod::Psn),
+            _ => (with_hole, PairMethod::Nak),
+        };
+        if let [forward] = left[..] {
+            self.pair_and_eliminate(fid, forward, method);
+        } else if let Some(f) = self.flows.flow_mut(fid) {
+            f.pairing_candidates = if left.len() <= CANDIDATES_KEPT { left } else { Candidates::new() };
+        }
+    }
+
+    /// Pairs `response` with `forward`, then every response flow whose last candidate that
+    /// leaves is one other flow (the others are paired).
+    fn pair_and_eliminate(&mut self, response: FlowId, forward: FlowId, method: PairMethod) {
+        let mut pairs = vec![(response, forward, method)];
+        while let Some((response, forward, method)) = pairs.pop() {
+            if self.flows.flow(forward).is_none_or(|f| f.peer.is_some()) {
+                continue;
+            }
+            self.flows.pair(response, forward, method);
+            self.forget_answered_reads(response, forward);
+            self.forget_answered_reads(forward, response);
+            let Some(key) = self.flows.flow(response).map(|f| f.key) else { continue };
+            for &sibling in self.flows.between(key.src, key.dst) {
+                let Some(s) = self.flows.flow(sibling).filter(|s| s.peer.is_none()) else { continue };
+                if !s.pairing_candidates.contains(&forward) {
+                    continue;
+                }
+                let left: Candidates = s
+                    .pairing_candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| c != forward && self.flows.flow(c).is_some_and(|c| c.peer.is_none()))
+                    .collect();
+                if let [last] = left[..] {
+                    pairs.push((sibling, last, PairMethod::Elimination));
+                }
+            }
+            for &sibling in self.flows.between(key.src, key.dst).to_vec().iter() {
+                if let Some(s) = self.flows.flow_mut(sibling) {
+                    s.pairing_candidates.retain(|c| *c != forward);
+                }
+            }
+        }
+    }
+
+    /// `requester`'s READs whose responses `responder` carried before the two were paired are
+    /// answered: the response space does not wait for them.
+    fn forget_answered_reads(&mut self, responder: FlowId, requester: FlowId) {
+        let Some(cursor) = self.flows.flow(responder).map(|f| f.cursor) else { return };
+        if let Some(r) = self.flows.flow_mut(requester) {
+            r.reads.forget_answered(&cursor);
+        }
+    }
+}
