@@ -282,3 +282,30 @@ fn qps_that_take_turns_pair_by_the_psns_each_has_sent() {
     }
     assert!(!codes(&r).contains(&"PAIRING_AMBIGUOUS".to_string()));
 }
+
+#[test]
+fn a_go_back_n_resend_slower_than_the_reorder_window_is_one_episode() {
+    // 11..13 lost; the NAK names 11; the sender, sharing its port with many QPs, resends 11,
+    // 12, 13 and 14 over 28 µs (more than the reorder window after the gap)
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &(1..=10).chain([14]).collect::<Vec<_>>(), T0);
+    let gap_at = T0 + 10 * US;
+    c.add(gap_at + 2 * US, &nak(B, A, 11));
+    for (psn, after) in [(11, 5_500), (12, 11_000), (13, 22_000), (14, 28_000), (15, 29_000), (16, 30_000)] {
+        c.add(gap_at + after, &write_only(A, B, psn, false));
+    }
+    // another QP's packets every 0.5 µs: capture time passes the gap's window between the
+    // resends
+    for i in 0..100u32 {
+        c.add(T0 + i64::from(i) * US / 2, &write_only(C, Side { n: 4, qpn: 0x400 }, i, false));
+    }
+    let r = c.by_time().analyze(&[]);
+    assert_eq!(counts(flow(&r, 1, 0x200)), [1, 3, 4, 0]);
+    let episodes = episodes(&r);
+    assert_eq!(episodes.len(), 1, "{episodes:?}");
+    let e = &episodes[0];
+    assert_eq!(
+        (&e["trigger"], &e["pattern"], &e["packets"]),
+        (&json!("nak_psn_seq_err"), &json!("go_back_n"), &json!(4))
+    );
+}

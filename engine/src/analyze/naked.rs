@@ -129,6 +129,11 @@ impl NakedHoles {
         self.awaiting.iter_mut().filter(|c| c.arrival.frame < frame).for_each(|c| c.overtaken = true);
     }
 
+    /// Does a copy of a PSN before `psn` wait?
+    pub fn waits_before(&self, psn: u32) -> bool {
+        self.awaiting.iter().any(|c| psn_diff(c.arrival.psn, psn) < 0)
+    }
+
     pub fn has_copy_of(&self, psn: u32) -> bool {
         self.awaiting.iter().any(|c| c.arrival.psn == psn)
     }

@@ -8,7 +8,7 @@
 //! are its holes no late arrival filled, and are counted once the gap is settled (its holes'
 //! fate decided); a gap all of whose holes came late is a reorder event instead.
 
-use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_forward_distance};
+use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forward_distance};
 
 use super::gaps::Gaps;
 use super::naked::{AwaitingCopy, NakedHoles};
@@ -335,8 +335,14 @@ impl Sequence {
         let index = self.gap_list.containing(copy.arrival.psn);
         match (class, index) {
             (SeqClass::LateArrival, Some(index)) => self.fill(index, copy.arrival, copy.depth),
-            // the NAK was answered: go-back-N has begun from it
-            _ => self.naked.saw(copy.arrival.psn, copy.arrival.ts_ns, i64::MIN),
+            _ => {
+                // the NAK was answered: go-back-N has begun from it, and the holes after it
+                // that wait in the run are resent too ((c))
+                self.naked.saw(copy.arrival.psn, copy.arrival.ts_ns, i64::MIN);
+                for m in self.run.iter_mut().filter(|m| psn_diff(copy.arrival.psn, m.arrival.psn) < 0) {
+                    m.resend.get_or_insert(Decision::Sequence);
+                }
+            }
         }
         let o = if copy.overtaken {
             self.apply_out_of_order(copy.arrival, class, copy.expected_before, by)
@@ -648,7 +654,9 @@ impl Sequence {
             // a reorder window after its NAK with no second copy: the copy was the resend
             self.decide_copy(copy, SeqClass::Retransmission, Decision::Copies, now_ns, config, out);
         }
-        if self.run_deadline_ns.is_some_and(|d| now_ns > d) {
+        // a hole after a waiting copy is a resend if the copy is: it waits for the copy
+        let after_copy = self.run.iter().any(|m| self.naked.waits_before(m.arrival.psn));
+        if !after_copy && self.run_deadline_ns.is_some_and(|d| now_ns > d) {
             self.resolve_run(true, Decision::Time, out);
         }
         self.settle_expired(now_ns, config, out);
