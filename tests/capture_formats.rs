@@ -113,6 +113,92 @@ fn gzip_and_zstd_captures_are_read_transparently() {
     assert_eq!(common::jsonl(&zst, &[]), expected);
 }
 
+/// The bytes a decompressor gives from `compressed` before it meets the damage.
+fn decompressed_prefix(mut decoder: impl std::io::Read) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n @ 1..) = decoder.read(&mut chunk) {
+        out.extend_from_slice(&chunk[..n]);
+    }
+    out
+}
+
+/// The message-sizes sample compressed as gzip, and as zstd in 8 KiB blocks (as a compressor
+/// writing a live capture flushes them), each cut in the middle.
+fn compressed_and_cut(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>, &'static str)> {
+    let bytes = std::fs::read(common_sample("message_sizes.pcap")).expect("sample");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&bytes).expect("gzip");
+    let gz = gz.finish().expect("gzip end");
+    let mut zst = zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd");
+    for block in bytes.chunks(8 << 10) {
+        zst.write_all(block).expect("zstd");
+        zst.flush().expect("zstd block");
+    }
+    let zst = zst.finish().expect("zstd end");
+    let gz_cut = &gz[..gz.len() / 2];
+    let zst_cut = &zst[..zst.len() / 2];
+    let gz_prefix = decompressed_prefix(flate2::read::GzDecoder::new(gz_cut));
+    let zst_prefix = decompressed_prefix(zstd::stream::read::Decoder::new(zst_cut).expect("zstd"));
+    [("cut.pcap.gz", gz_cut, gz_prefix, "gzip"), ("cut.pcap.zst", zst_cut, zst_prefix, "zstd")]
+        .into_iter()
+        .map(|(name, cut, prefix, kind)| {
+            let path = dir.join(name);
+            std::fs::write(&path, cut).expect("write");
+            (path, prefix, kind)
+        })
+        .collect()
+}
+
+#[test]
+fn a_compressed_capture_cut_midway_is_read_up_to_the_damage() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let whole = common::jsonl(&common_sample("message_sizes.pcap"), &[]).len();
+    for (path, prefix, kind) in compressed_and_cut(dir.path()) {
+        // the decompressed bytes before the damage, as an uncompressed file cut there
+        let plain = dir.path().join(format!("{kind}-prefix.pcap"));
+        std::fs::write(&plain, &prefix).expect("write");
+        let expected = common::jsonl(&plain, &[]);
+        assert!(expected.len() > whole / 4 && expected.len() < whole, "{kind}: {} of {whole}", expected.len());
+        if common::tshark_available() {
+            let tshark = std::process::Command::new("tshark").arg("-r").arg(&plain).output().expect("tshark");
+            let listed = String::from_utf8_lossy(&tshark.stdout).lines().count();
+            assert_eq!(listed, expected.len(), "{kind}: tshark reads as many frames before the damage");
+        }
+        let out = common::run(&["packets", "--format", "jsonl", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{kind}: damage after some frames is not a failure");
+        let frames: Vec<Value> =
+            String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(frames, expected, "{kind}: every frame before the damage");
+        let failure = format!(
+            "{kind} stream: {} after {} decompressed bytes",
+            if kind == "gzip" { "incomplete deflate stream" } else { "incomplete frame" },
+            prefix.len()
+        );
+        // where the prefix ends inside a record, the damage is there, as in the plain file
+        let plain_out = common::run(&["packets", plain.to_str().unwrap()]);
+        let plain_warning = String::from_utf8(plain_out.stderr).unwrap();
+        let damage = match plain_warning.trim().strip_suffix("; the rest of this file is skipped") {
+            Some(cut_record) => {
+                let at = cut_record.split_once(": at byte offset ").expect("offset").1;
+                format!("at byte offset {at}: {failure}")
+            }
+            None => format!("at byte offset {}: {failure}", prefix.len()),
+        };
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            stderr.trim(),
+            format!("rocescope: warning: {}: {damage}; the rest of this file is skipped", path.display())
+        );
+        let report: Value =
+            serde_json::from_str(&common::run_ok(&["analyze", "--json", path.to_str().unwrap()])).expect("report");
+        assert_eq!(report["totals"]["frames"].as_u64(), Some(expected.len() as u64), "{kind}: analyze reads them too");
+        let reported = &report["inputs"][0]["damage"];
+        let at = reported["offset"].as_u64().expect("offset");
+        assert_eq!(format!("at byte offset {at}: {}", reported["message"].as_str().unwrap()), damage);
+    }
+}
+
 #[test]
 fn several_files_merge_by_timestamp() {
     let dir = tempfile::tempdir().expect("temp dir");

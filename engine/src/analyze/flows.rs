@@ -437,6 +437,16 @@ impl FlowTable {
         self.by_hosts.get(&(src, dst)).map(Vec::as_slice).unwrap_or_default()
     }
 
+    /// Takes `paired` out of the pairing candidates of the flows from `src` to `dst`.
+    pub fn forget_candidate(&mut self, src: Endpoint, dst: Endpoint, paired: FlowId) {
+        let Some(ids) = self.by_hosts.get(&(src, dst)) else { return };
+        for &id in ids {
+            if let Some(f) = self.flows.get_mut(id as usize) {
+                f.pairing_candidates.retain(|c| *c != paired);
+            }
+        }
+    }
+
     pub fn flow(&self, id: FlowId) -> Option<&Flow> {
         self.flows.get(id as usize)
     }

@@ -36,24 +36,20 @@ impl Analyzer {
     /// pairs the flows that were left one candidate by that.
     pub(super) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32, evidence: Evidence) {
         let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
-        let kept = f.pairing_candidates.clone();
-        let fresh = kept.is_empty();
-        let all: Candidates = if fresh {
+        let fresh = f.pairing_candidates.is_empty();
+        let pool: &[FlowId] = if fresh {
             let between = self.flows.between(f.key.dst, f.key.src);
             if between.len() > MAX_PAIRING_CANDIDATES {
                 return;
             }
-            between.iter().copied().filter(|&c| c != fid).collect()
+            between
         } else {
-            kept
+            &f.pairing_candidates
         };
-        let unpaired = |c: &FlowId| self.flows.flow(*c).is_some_and(|c| c.peer.is_none());
-        let in_range: Candidates = all
-            .iter()
-            .copied()
-            .filter(unpaired)
-            .filter(|&c| self.flows.flow(c).is_some_and(|c| c.psn_in_range(psn)))
-            .collect();
+        let fits = |c: &FlowId| {
+            *c != fid && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn))
+        };
+        let in_range: Candidates = pool.iter().copied().filter(fits).collect();
         let with_hole: Candidates = match evidence {
             Evidence::Nak => in_range
                 .iter()
@@ -105,11 +101,7 @@ impl Analyzer {
                     pairs.push((sibling, last, PairMethod::Elimination));
                 }
             }
-            for &sibling in self.flows.between(key.src, key.dst).to_vec().iter() {
-                if let Some(s) = self.flows.flow_mut(sibling) {
-                    s.pairing_candidates.retain(|c| *c != forward);
-                }
-            }
+            self.flows.forget_candidate(key.src, key.dst, forward);
         }
     }
 

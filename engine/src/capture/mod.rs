@@ -241,9 +241,9 @@ impl CaptureReader {
         compression: Compression,
     ) -> Result<CaptureReader, CaptureError> {
         let fail = |offset: Option<u64>, message: String| CaptureError { file: name.clone(), offset, message };
-        source.fill_to(64).map_err(|e| fail(None, decompress_message(compression, &e)))?;
+        source.fill_to(64);
         let (format, info) = match source.available() {
-            [] => return Err(fail(None, "empty file".into())),
+            [] => return Err(fail(None, stream_failure(compression, &source).unwrap_or_else(|| "empty file".into()))),
             [0x0a, 0x0d, 0x0d, 0x0a, ..] => {
                 let big_endian = match source.available().get(8..12) {
                     Some([0x1a, 0x2b, 0x3c, 0x4d]) => true,
@@ -277,7 +277,10 @@ impl CaptureReader {
                     let modified = header.is_modified_format();
                     (Format::Pcap { big_endian, modified, nanos, link_type, snaplen: header.snaplen }, info)
                 }
-                Err(nom::Err::Incomplete(_)) => return Err(fail(None, "file ends inside the pcap file header".into())),
+                Err(nom::Err::Incomplete(_)) => {
+                    let cause = stream_failure(compression, &source).map(|f| format!(": {f}")).unwrap_or_default();
+                    return Err(fail(None, format!("file ends inside the pcap file header{cause}")));
+                }
                 Err(_) => {
                     let magic: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
                     return Err(fail(None, format!("not a pcap or pcapng capture (magic {})", magic.join(" "))));
@@ -386,10 +389,13 @@ impl CaptureReader {
     fn locate_next(&mut self) -> Result<Option<(Located, usize)>, String> {
         let mut want = 64usize;
         loop {
-            self.source.fill_to(want).map_err(|e| decompress_message(self.info.compression, &e))?;
+            self.source.fill_to(want);
             let available = self.source.available();
             if available.is_empty() && self.source.at_eof() {
-                return Ok(None);
+                return match stream_failure(self.info.compression, &self.source) {
+                    Some(failure) => Err(failure),
+                    None => Ok(None),
+                };
             }
             let step = match &mut self.format {
                 Format::Pcap { big_endian, modified, nanos, link_type, snaplen } => {
@@ -417,7 +423,10 @@ impl CaptureReader {
                     }
                     if self.source.at_eof() {
                         let have = self.source.available().len();
-                        return Err(format!("file ends inside a record ({have} of {needed} bytes present)"));
+                        let cause = stream_failure(self.info.compression, &self.source)
+                            .map(|f| format!(": {f}"))
+                            .unwrap_or_default();
+                        return Err(format!("file ends inside a record ({have} of {needed} bytes present){cause}"));
                     }
                     want = needed;
                 }
@@ -627,12 +636,15 @@ fn io_message(e: &io::Error) -> String {
     }
 }
 
-fn decompress_message(compression: Compression, e: &io::Error) -> String {
-    match compression {
-        Compression::None => io_message(e),
-        Compression::Gzip => format!("gzip stream: {e}"),
-        Compression::Zstd => format!("zstd stream: {e}"),
-    }
+/// Why the stream under a capture ended before its end, if it did: a decompressor that met
+/// damage (a `.gz` or `.zst` cut short), or a failed read. The records before it are read.
+fn stream_failure(compression: Compression, source: &ByteSource) -> Option<String> {
+    let (e, end) = source.failure()?;
+    Some(match compression {
+        Compression::None => format!("read failed after {end} bytes: {}", io_message(e)),
+        Compression::Gzip => format!("gzip stream: {e} after {end} decompressed bytes"),
+        Compression::Zstd => format!("zstd stream: {e} after {end} decompressed bytes"),
+    })
 }
 
 impl From<Linktype> for LinkType {

@@ -18,24 +18,42 @@ const HEADROOM: usize = 64 << 10;
 /// Blocks filled ahead of the parser.
 const BLOCKS_AHEAD: usize = 4;
 
-/// A filled block: data at `buf[HEADROOM..HEADROOM + len]`.
+/// A filled block: data at `buf[HEADROOM..HEADROOM + len]`, then the error that ended the
+/// stream, if one did.
 struct Block {
     buf: Vec<u8>,
     len: usize,
+    failure: Option<io::Error>,
 }
 
-/// Reads until `buf` is full or the stream ends; returns the bytes read.
-pub(super) fn fill(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+/// Reads until `buf` is full, the stream ends or a read fails; returns the bytes read and the
+/// failure. A decompressor that meets damage (a gzip or zstd file cut short) fails after it
+/// has given every byte it could decompress: those bytes are kept.
+fn fill_until_failure(reader: &mut dyn Read, buf: &mut [u8]) -> (usize, Option<io::Error>) {
     let mut filled = 0;
     while filled < buf.len() {
         match reader.read(buf.get_mut(filled..).unwrap_or_default()) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return (filled, Some(e)),
         }
     }
-    Ok(filled)
+    (filled, None)
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+pub(super) fn fill(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    match fill_until_failure(reader, buf) {
+        (_, Some(e)) => Err(e),
+        (filled, None) => Ok(filled),
+    }
+}
+
+/// A block read from `reader` into `buf`.
+fn read_block(reader: &mut dyn Read, mut buf: Vec<u8>) -> Block {
+    let (len, failure) = fill_until_failure(reader, buf.get_mut(HEADROOM..).unwrap_or_default());
+    Block { buf, len, failure }
 }
 
 fn new_block_buffer() -> Vec<u8> {
@@ -47,19 +65,19 @@ enum Feed {
     /// Read on the caller's thread.
     Direct(Box<dyn Read + Send>),
     /// Read ahead on a thread of their own.
-    Ahead { blocks: Receiver<io::Result<Block>>, recycle: SyncSender<Vec<u8>>, _thread: JoinHandle<()> },
+    Ahead { blocks: Receiver<Block>, recycle: SyncSender<Vec<u8>>, _thread: JoinHandle<()> },
 }
 
 impl Feed {
     fn ahead(mut reader: Box<dyn Read + Send>) -> Feed {
-        let (block_tx, blocks) = mpsc::sync_channel::<io::Result<Block>>(BLOCKS_AHEAD);
+        let (block_tx, blocks) = mpsc::sync_channel::<Block>(BLOCKS_AHEAD);
         let (recycle, recycled) = mpsc::sync_channel::<Vec<u8>>(BLOCKS_AHEAD + 2);
         let thread = std::thread::spawn(move || {
             loop {
-                let mut buf = recycled.try_recv().unwrap_or_else(|_| new_block_buffer());
-                let result = fill(reader.as_mut(), buf.get_mut(HEADROOM..).unwrap_or_default());
-                let done = !matches!(result, Ok(n) if n > 0);
-                if block_tx.send(result.map(|len| Block { buf, len })).is_err() || done {
+                let buf = recycled.try_recv().unwrap_or_else(|_| new_block_buffer());
+                let block = read_block(reader.as_mut(), buf);
+                let done = block.len == 0 || block.failure.is_some();
+                if block_tx.send(block).is_err() || done {
                     return;
                 }
             }
@@ -68,18 +86,17 @@ impl Feed {
     }
 
     /// The next block, reusing `spare` where possible; `len` 0 at the end of the stream.
-    fn next(&mut self, spare: Vec<u8>) -> io::Result<Block> {
+    fn next(&mut self, spare: Vec<u8>) -> Block {
         match self {
             Feed::Direct(reader) => {
-                let mut buf = if spare.len() == HEADROOM + BLOCK { spare } else { new_block_buffer() };
-                let len = fill(reader.as_mut(), buf.get_mut(HEADROOM..).unwrap_or_default())?;
-                Ok(Block { buf, len })
+                let buf = if spare.len() == HEADROOM + BLOCK { spare } else { new_block_buffer() };
+                read_block(reader.as_mut(), buf)
             }
             Feed::Ahead { blocks, recycle, .. } => {
                 if spare.len() == HEADROOM + BLOCK {
                     let _ = recycle.try_send(spare);
                 }
-                blocks.recv().unwrap_or(Ok(Block { buf: Vec::new(), len: 0 }))
+                blocks.recv().unwrap_or(Block { buf: Vec::new(), len: 0, failure: None })
             }
         }
     }
@@ -92,6 +109,8 @@ pub struct StreamSource {
     start: usize,
     end: usize,
     eof: bool,
+    /// The read error that ended the stream early, once met.
+    failure: Option<io::Error>,
     /// Stream offset of `buf[start]`.
     offset: u64,
 }
@@ -100,7 +119,7 @@ impl StreamSource {
     /// A source over `reader`; with `read_ahead`, reading happens on a thread of its own.
     pub fn new(reader: Box<dyn Read + Send>, read_ahead: bool) -> Self {
         let feed = if read_ahead { Feed::ahead(reader) } else { Feed::Direct(reader) };
-        StreamSource { feed, buf: Vec::new(), start: 0, end: 0, eof: false, offset: 0 }
+        StreamSource { feed, buf: Vec::new(), start: 0, end: 0, eof: false, failure: None, offset: 0 }
     }
 
     /// The unread bytes held in memory.
@@ -118,15 +137,25 @@ impl StreamSource {
         self.eof
     }
 
+    /// The read error that ended the stream, if it did not end cleanly.
+    pub fn failure(&self) -> Option<&io::Error> {
+        self.failure.as_ref()
+    }
+
+    /// Stream offset of the byte after the last one read.
+    pub fn read_end(&self) -> u64 {
+        self.offset + (self.end - self.start) as u64
+    }
+
     pub fn consume(&mut self, n: usize) {
         let n = n.min(self.end - self.start);
         self.start += n;
         self.offset += n as u64;
     }
 
-    /// Reads until at least `want` unread bytes are held or the stream ends. The caller bounds
-    /// `want`.
-    pub fn fill_to(&mut self, want: usize) -> io::Result<()> {
+    /// Reads until at least `want` unread bytes are held or the stream ends (cleanly, or with
+    /// the [`StreamSource::failure`] it ended with). The caller bounds `want`.
+    pub fn fill_to(&mut self, want: usize) {
         while self.end - self.start < want && !self.eof {
             let spare = std::mem::take(&mut self.buf);
             let tail_range = self.start..self.end;
@@ -136,9 +165,10 @@ impl StreamSource {
             if tail_len > 0 {
                 tail_copy = Some(spare.get(tail_range.clone()).unwrap_or_default().to_vec());
             }
-            let block = self.feed.next(spare)?;
-            if block.len == 0 {
+            let block = self.feed.next(spare);
+            if block.len == 0 || block.failure.is_some() {
                 self.eof = true;
+                self.failure = block.failure;
             }
             let tail = tail_copy.unwrap_or_default();
             if tail.len() <= HEADROOM && block.buf.len() == HEADROOM + BLOCK {
@@ -157,7 +187,6 @@ impl StreamSource {
                 self.buf = joined;
             }
         }
-        Ok(())
     }
 }
 
@@ -200,10 +229,18 @@ impl ByteSource {
     }
 
     /// Makes at least `want` unread bytes available unless the stream ends first.
-    pub fn fill_to(&mut self, want: usize) -> io::Result<()> {
+    pub fn fill_to(&mut self, want: usize) {
+        if let ByteSource::Stream(s) = self {
+            s.fill_to(want);
+        }
+    }
+
+    /// The read error that ended the stream early, if one did, and the stream offset it
+    /// ended at.
+    pub fn failure(&self) -> Option<(&io::Error, u64)> {
         match self {
-            ByteSource::Mapped(_) => Ok(()),
-            ByteSource::Stream(s) => s.fill_to(want),
+            ByteSource::Mapped(_) => None,
+            ByteSource::Stream(s) => s.failure().map(|e| (e, s.read_end())),
         }
     }
 }
@@ -227,12 +264,12 @@ mod tests {
     fn check_stream(read_ahead: bool) {
         let data: Vec<u8> = (0..100).collect();
         let mut s = StreamSource::new(Box::new(Trickle(data, 0)), read_ahead);
-        s.fill_to(10).unwrap();
+        s.fill_to(10);
         assert!(s.available().len() >= 10);
         s.consume(7);
         assert_eq!(s.offset(), 7);
         assert_eq!(s.available()[0], 7);
-        s.fill_to(1000).unwrap();
+        s.fill_to(1000);
         assert!(s.at_eof());
         assert_eq!(s.available().len(), 93);
         s.consume(93);
@@ -246,6 +283,38 @@ mod tests {
         check_stream(true);
     }
 
+    /// A reader that gives `0..len` in 1000-byte reads, then fails.
+    struct FailsAfter(usize, usize);
+
+    impl Read for FailsAfter {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            if self.1 == self.0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "cut short"));
+            }
+            let n = out.len().min(1000).min(self.0 - self.1);
+            out.iter_mut().zip(self.1..).take(n).for_each(|(b, i)| *b = (i % 251) as u8);
+            self.1 += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn the_bytes_before_a_failed_read_are_kept() {
+        for read_ahead in [false, true] {
+            let len = BLOCK + 12_345;
+            let mut s = StreamSource::new(Box::new(FailsAfter(len, 0)), read_ahead);
+            s.fill_to(BLOCK);
+            assert!(s.failure().is_none(), "the first block is whole");
+            s.consume(BLOCK - 10);
+            s.fill_to(1 << 20);
+            assert!(s.at_eof());
+            assert_eq!(s.available().len(), 12_355);
+            assert_eq!(s.available()[10], (BLOCK % 251) as u8);
+            assert_eq!(s.read_end(), len as u64);
+            assert_eq!(s.failure().map(|e| e.to_string()), Some("cut short".into()));
+        }
+    }
+
     fn check_records_across_blocks(read_ahead: bool) {
         // 3.5 blocks of bytes i % 251, read as 1000-byte records and one 300 KiB record
         // (longer than the headroom) straddling a block boundary.
@@ -255,7 +324,7 @@ mod tests {
         let mut sizes = std::iter::repeat_n(1000, BLOCK / 1000).chain([300 << 10]).chain(std::iter::repeat(1000));
         loop {
             let size = sizes.next().unwrap();
-            s.fill_to(size).unwrap();
+            s.fill_to(size);
             let available = s.available();
             if available.is_empty() {
                 break;
