@@ -46,9 +46,8 @@ impl Analyzer {
         } else {
             &f.pairing_candidates
         };
-        let fits = |c: &FlowId| {
-            *c != fid && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn))
-        };
+        let fits =
+            |c: &FlowId| *c != fid && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn));
         let in_range: Candidates = pool.iter().copied().filter(fits).collect();
         let with_hole: Candidates = match evidence {
             Evidence::Nak => in_range
