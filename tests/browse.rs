@@ -111,6 +111,23 @@ fn a_filter_is_red_while_invalid_and_displays_what_packets_keeps_once_applied() 
 }
 
 #[test]
+fn a_filter_nested_too_deep_is_refused_in_the_bar_and_the_browser_stays_up() {
+    let file = sample("loss_go_back_n.pcap");
+    let mut app = opened(&file);
+    let deep = format!("{}eth{}", "(".repeat(10_000), ")".repeat(10_000));
+    let refused = app.apply_filter(&deep).expect_err("refused");
+    assert!(refused.ends_with("column 129: parentheses and \"not\" nest more than 128 deep, rocescope's limit"));
+    press(&mut app, &format!("/{}", "(".repeat(5_000)));
+    assert!(app.prompt_check().is_some_and(|c| c.is_err_and(|e| e.contains("column 129"))));
+    key(&mut app, KeyCode::Esc);
+    press(&mut app, "/infiniband.bth.opcode == 17");
+    key(&mut app, KeyCode::Enter);
+    let shown = screen(&mut app);
+    assert!(status(&shown).contains("Displayed: "), "{}", status(&shown));
+    assert!(shown.lines().last().is_some_and(|l| l.starts_with("Filter: infiniband.bth.opcode == 17")));
+}
+
+#[test]
 fn keys_move_through_the_frames_the_panes_and_the_decode_tree() {
     let file = sample("loss_go_back_n.pcap");
     let mut app = opened(&file);

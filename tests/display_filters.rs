@@ -243,6 +243,41 @@ fn a_bad_filter_is_a_one_line_usage_error_that_says_where() {
     }
 }
 
+/// The longest argument Linux passes to a program (`MAX_ARG_STRLEN`, the terminating NUL
+/// included): the longest filter a command line carries.
+const LONGEST_ARGUMENT: usize = 128 << 10;
+
+#[test]
+fn filters_as_long_as_a_command_line_carries_run_or_are_refused_with_the_limit() {
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/bad_icrc.pcap");
+    let sample = sample.to_str().expect("UTF-8");
+    // 5,000 frame numbers, one per term (as a script lists QPs or hosts): frames 1-30 match
+    let numbers: Vec<String> = (1..=5000).map(|n| format!("frame.number == {n}")).collect();
+    let listed = numbers.join(" || ");
+    assert!(listed.len() < LONGEST_ARGUMENT);
+    assert_eq!(common::run_ok(&["packets", "-Y", &listed, sample]).lines().count(), 30);
+    // 18,000 terms joined by &&
+    let every = vec!["eth"; 18_000].join(" && ");
+    assert!(every.len() < LONGEST_ARGUMENT);
+    let report: serde_json::Value =
+        serde_json::from_str(&common::run_ok(&["analyze", "--json", "-Y", &every, sample])).expect("JSON");
+    assert_eq!(report["totals"]["frames"], serde_json::json!(30));
+    // 65,000 parentheses deep, and 130,000 nots: refused at the 129th
+    let deep = format!("{}eth{}", "(".repeat(65_000), ")".repeat(65_000));
+    let nots = format!("{}eth", "!".repeat(130_000));
+    for (command, filter) in [("packets", &deep), ("analyze", &nots)] {
+        assert!(filter.len() < LONGEST_ARGUMENT);
+        let out = common::run(&[command, "-Y", filter, sample]);
+        assert_eq!(out.status.code(), Some(2), "{command}: a usage error, not a crash");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.ends_with(
+            " characters): column 129: parentheses and \"not\" nest more than 128 deep, rocescope's limit\n"
+        ));
+        assert!(err.len() < 300, "the filter is quoted by its start: {err}");
+    }
+}
+
 #[test]
 fn analyze_with_a_filter_analyses_only_the_matching_frames() {
     let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/reordering.pcap");

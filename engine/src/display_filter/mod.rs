@@ -23,11 +23,13 @@ pub struct DisplayFilter {
     root: Node,
 }
 
+/// The compiled tree, as shallow as the expression's (see `syntax`).
 #[derive(Debug)]
 enum Node {
-    And(Box<Node>, Box<Node>),
-    Or(Box<Node>, Box<Node>),
-    Xor(Box<Node>, Box<Node>),
+    All(Vec<Node>),
+    Any(Vec<Node>),
+    /// An odd number hold.
+    Odd(Vec<Node>),
     Not(Box<Node>),
     Check(Check),
 }
@@ -50,12 +52,11 @@ enum Kind {
 }
 
 impl DisplayFilter {
-    /// Compiles `text`; the error is one line that names the filter and the column.
+    /// Compiles `text`; the error is one line that names the filter (its start, when it is
+    /// long) and the column.
     pub fn compile(text: &str) -> Result<DisplayFilter, String> {
         let compiled = syntax::parse(text).and_then(|e| node(&e));
-        compiled
-            .map(|root| DisplayFilter { text: text.to_string(), root })
-            .map_err(|e| format!("display filter \"{text}\": {e}"))
+        compiled.map(|root| DisplayFilter { text: text.to_string(), root }).map_err(|e| format!("{}: {e}", named(text)))
     }
 
     /// Does the frame match?
@@ -98,8 +99,8 @@ impl Selection {
         let filter = filter.map(DisplayFilter::compile).transpose()?;
         if let Some(f) = filter.as_ref().filter(|f| f.uses_analysis()) {
             return Err(format!(
-                "display filter \"{}\": rocescope.analysis.* fields are what the analysis finds; they cannot choose the frames it analyses (use them with `packets -Y`)",
-                f.text()
+                "{}: rocescope.analysis.* fields are what the analysis finds; they cannot choose the frames it analyses (use them with `packets -Y`)",
+                named(f.text())
             ));
         }
         Ok(Selection { filter, first_ts_ns: None })
@@ -134,14 +135,25 @@ impl Selection {
     }
 }
 
+/// Characters of a filter quoted in full in a message; a longer one is quoted by its start.
+const QUOTED_CHARS: usize = 100;
+
+/// `display filter "…"`, the text cut to its first characters when it is long.
+fn named(text: &str) -> String {
+    let length = text.chars().count();
+    if length <= QUOTED_CHARS {
+        return format!("display filter \"{text}\"");
+    }
+    let start: String = text.chars().take(QUOTED_CHARS).collect();
+    format!("display filter \"{start}…\" ({length} characters)")
+}
+
 fn node(e: &Expr) -> Result<Node, FilterError> {
-    let pair = |a: &Expr, b: &Expr| -> Result<(Box<Node>, Box<Node>), FilterError> {
-        Ok((Box::new(node(a)?), Box::new(node(b)?)))
-    };
+    let all = |operands: &[Expr]| operands.iter().map(node).collect::<Result<Vec<_>, _>>();
     Ok(match e {
-        Expr::And(a, b) => pair(a, b).map(|(a, b)| Node::And(a, b))?,
-        Expr::Or(a, b) => pair(a, b).map(|(a, b)| Node::Or(a, b))?,
-        Expr::Xor(a, b) => pair(a, b).map(|(a, b)| Node::Xor(a, b))?,
+        Expr::And(operands) => Node::All(all(operands)?),
+        Expr::Or(operands) => Node::Any(all(operands)?),
+        Expr::Xor(operands) => Node::Odd(all(operands)?),
         Expr::Not(a) => Node::Not(Box::new(node(a)?)),
         Expr::Test(t) => Node::Check(check(t)?),
     })
@@ -244,9 +256,9 @@ fn check(t: &Test) -> Result<Check, FilterError> {
 impl Node {
     fn eval(&self, frame: &Frame<'_, '_>) -> bool {
         match self {
-            Node::And(a, b) => a.eval(frame) && b.eval(frame),
-            Node::Or(a, b) => a.eval(frame) || b.eval(frame),
-            Node::Xor(a, b) => a.eval(frame) != b.eval(frame),
+            Node::All(operands) => operands.iter().all(|n| n.eval(frame)),
+            Node::Any(operands) => operands.iter().any(|n| n.eval(frame)),
+            Node::Odd(operands) => operands.iter().fold(false, |odd, n| odd != n.eval(frame)),
             Node::Not(a) => !a.eval(frame),
             Node::Check(c) => c.eval(frame),
         }
@@ -254,7 +266,9 @@ impl Node {
 
     fn any_field(&self, test: &dyn Fn(&Field) -> bool) -> bool {
         match self {
-            Node::And(a, b) | Node::Or(a, b) | Node::Xor(a, b) => a.any_field(test) || b.any_field(test),
+            Node::All(operands) | Node::Any(operands) | Node::Odd(operands) => {
+                operands.iter().any(|n| n.any_field(test))
+            }
             Node::Not(a) => a.any_field(test),
             Node::Check(c) => test(c.field),
         }
@@ -421,6 +435,45 @@ mod tests {
         assert!(
             DisplayFilter::compile("eth.dst[0:3] == 01:80:c2 && !(udp.port in {4791, 4789}) || ip.addr == 10.0.0.0/8")
                 .is_ok()
+        );
+    }
+
+    /// `frame.number == n` for each n, joined by `joiner`.
+    fn numbers_filter(numbers: impl Iterator<Item = u64>, joiner: &str) -> String {
+        numbers.map(|n| format!("frame.number == {n}")).collect::<Vec<_>>().join(joiner)
+    }
+
+    #[test]
+    fn a_filter_of_100k_terms_compiles_and_matches() {
+        let bytes = [0u8; 60];
+        let record = crate::capture::Record {
+            ts_ns: 0,
+            orig_len: 60,
+            data: &bytes,
+            link_type: crate::capture::LinkType::ETHERNET,
+            offset: 0,
+        };
+        let packet = crate::decode::Decoder::default().decode(&record);
+        let frame = Frame { number: 7, packet: &packet, first_ts_ns: 0, verdict: None };
+        let others = || 100..100_100;
+        let matches = |text: &str| DisplayFilter::compile(text).expect("compiles").matches(&frame);
+        assert!(matches(&numbers_filter(others().chain([7]), " || ")));
+        assert!(!matches(&numbers_filter(others(), " or ")));
+        assert!(matches(&format!("!({}) && eth", numbers_filter(others(), " || "))));
+        assert!(!matches(&format!("frame.number == 7 && {}", numbers_filter(others(), " || "))));
+        assert!(matches(&numbers_filter([7, 7, 7].into_iter(), " ^^ ")), "three true: an odd number hold");
+        assert!(!matches(&numbers_filter([7, 7, 8].into_iter(), " xor ")));
+    }
+
+    #[test]
+    fn a_long_filter_is_named_by_its_start() {
+        let deep = format!("{}eth{}", "(".repeat(200), ")".repeat(200));
+        assert_eq!(
+            error(&deep),
+            format!(
+                "display filter \"{}…\" (403 characters): column 129: parentheses and \"not\" nest more than 128 deep, rocescope's limit",
+                "(".repeat(100)
+            )
         );
     }
 }

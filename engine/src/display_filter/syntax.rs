@@ -10,8 +10,17 @@
 //! operand := word [ "[" slice "]" ] | "quoted string"
 //! set     := "{" item ( "," item )* "}"        item := word | word ".." word
 //! ```
+//!
+//! A run of one operator is one node (`a || b || c` is `Or([a, b, c])`), so a filter of
+//! 100,000 terms is a shallow tree; parentheses and `not` nest at most [`MAX_NESTING`] deep.
+//! Parsing, compiling, matching and dropping a filter therefore recurse a bounded depth
+//! whatever its length.
 
 use std::fmt;
+
+/// How deep parentheses and `not` may nest: generated filters are long lists, not deep ones,
+/// and a bound keeps every recursion over the tree within a thread's stack.
+pub const MAX_NESTING: usize = 128;
 
 /// A comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +120,7 @@ pub fn tokens(text: &str) -> Result<Vec<(usize, Token)>, FilterError> {
             ('&', _) => (Token::Amp, 1),
             ('|', Some('|')) => (Token::Or, 2),
             ('^', Some('^')) => (Token::Xor, 2),
+            ('=' | '!', Some('=')) if chars.get(i + 2) == Some(&'=') => return Err(unsupported_symbol(i, c)),
             ('=', Some('=')) => (Token::Rel(Relation::Eq), 2),
             ('!', Some('=')) => (Token::Rel(Relation::Ne), 2),
             ('~', Some('=')) => (Token::Rel(Relation::AnyNe), 2),
@@ -132,6 +142,7 @@ pub fn tokens(text: &str) -> Result<Vec<(usize, Token)>, FilterError> {
                 let word: String = chars[i..j].iter().collect();
                 (keyword(&word).unwrap_or(Token::Word(word)), j - i)
             }
+            ('~' | '#' | '$' | '@' | '+' | '*' | '%', _) => return Err(unsupported_symbol(i, c)),
             (c, _) => return Err(FilterError::new(i, format!("unexpected character '{c}'"))),
         };
         out.push((start, token));
@@ -139,6 +150,24 @@ pub fn tokens(text: &str) -> Result<Vec<(usize, Token)>, FilterError> {
     }
     Ok(out)
 }
+
+/// Wireshark operators rocescope does not implement, by their first character (docs/display-filters.md,
+/// "Differences from Wireshark").
+fn unsupported_symbol(at: usize, c: char) -> FilterError {
+    let message = match c {
+        '=' => "the \"===\" operator (all_eq) is not supported; \"==\" holds when some occurrence equals".into(),
+        '!' => "the \"!==\" operator is not supported; \"~=\" (any_ne) is the same test".into(),
+        '~' => UNSUPPORTED_MATCHES.replace("matches", "~"),
+        '#' => "layer operators (\"ip.src#2\") are not supported".into(),
+        '$' => "field references (\"${…}\") are not supported".into(),
+        '@' => "raw field values (\"@ip.src\") are not supported".into(),
+        c => format!("arithmetic (\"{c}\") is not supported"),
+    };
+    FilterError::new(at, message)
+}
+
+const UNSUPPORTED_MATCHES: &str =
+    "the \"matches\" operator (regular expressions) is not supported; \"contains\" tests for a substring";
 
 fn keyword(word: &str) -> Option<Token> {
     Some(match word {
@@ -216,9 +245,12 @@ pub enum Test {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
-    Xor(Box<Expr>, Box<Expr>),
+    /// Every operand holds (two or more).
+    And(Vec<Expr>),
+    /// Some operand holds (two or more).
+    Or(Vec<Expr>),
+    /// An odd number of the operands hold (`a ^^ b ^^ c` is `(a ^^ b) ^^ c`).
+    Xor(Vec<Expr>),
     Not(Box<Expr>),
     Test(Test),
 }
@@ -228,6 +260,8 @@ struct Parser {
     tokens: Vec<(usize, Token)>,
     next: usize,
     end: usize,
+    /// Parentheses and `not` open around the current position.
+    depth: usize,
 }
 
 impl Parser {
@@ -256,18 +290,38 @@ impl Parser {
         self.tokens.get(self.next.saturating_sub(1)).map_or(self.end, |(at, _)| *at)
     }
 
+    /// A run of `op`: one operand, or a node of all of them.
     fn binary(
         &mut self,
         op: &Token,
-        make: fn(Box<Expr>, Box<Expr>) -> Expr,
+        make: fn(Vec<Expr>) -> Expr,
         lower: fn(&mut Parser) -> Result<Expr, FilterError>,
     ) -> Result<Expr, FilterError> {
-        let mut left = lower(self)?;
+        let first = lower(self)?;
+        if self.peek() != Some(op) {
+            return Ok(first);
+        }
+        let mut operands = vec![first];
         while self.peek() == Some(op) {
             self.take();
-            left = make(Box::new(left), Box::new(lower(self)?));
+            operands.push(lower(self)?);
         }
-        Ok(left)
+        Ok(make(operands))
+    }
+
+    /// `inner`, one level deeper in parentheses or `not`; refused beyond [`MAX_NESTING`].
+    fn nested(&mut self, inner: fn(&mut Parser) -> Result<Expr, FilterError>) -> Result<Expr, FilterError> {
+        if self.depth == MAX_NESTING {
+            return Err(FilterError::new(
+                self.at(),
+                format!("parentheses and \"not\" nest more than {MAX_NESTING} deep, rocescope's limit"),
+            ));
+        }
+        self.take();
+        self.depth += 1;
+        let expr = inner(self);
+        self.depth -= 1;
+        expr
     }
 
     fn or(&mut self) -> Result<Expr, FilterError> {
@@ -284,16 +338,12 @@ impl Parser {
 
     fn not(&mut self) -> Result<Expr, FilterError> {
         match self.peek() {
-            Some(Token::Not) => {
-                self.take();
-                Ok(Expr::Not(Box::new(self.not()?)))
-            }
-            Some(Token::LParen) => {
-                self.take();
-                let inner = self.or()?;
-                self.expect(Token::RParen, "')'")?;
+            Some(Token::Not) => self.nested(|p| Ok(Expr::Not(Box::new(p.not()?)))),
+            Some(Token::LParen) => self.nested(|p| {
+                let inner = p.or()?;
+                p.expect(Token::RParen, "')'")?;
                 Ok(inner)
-            }
+            }),
             _ => self.test().map(Expr::Test),
         }
     }
@@ -316,6 +366,11 @@ impl Parser {
             Some(Token::Amp) => {
                 self.take();
                 Ok(Test::BitAnd(left, self.operand()?))
+            }
+            Some(Token::Word(w)) if w == "matches" => Err(FilterError::new(self.at(), UNSUPPORTED_MATCHES)),
+            Some(Token::Word(w)) if w == "all_eq" => Err(unsupported_symbol(self.at(), '=')),
+            Some(Token::LParen) if !left.quoted => {
+                Err(FilterError::new(left.at, format!("functions (\"{}(…)\") are not supported", left.text)))
             }
             _ => Ok(Test::Present(left)),
         }
@@ -411,7 +466,7 @@ pub fn parse(text: &str) -> Result<Expr, FilterError> {
     if tokens.is_empty() {
         return Err(FilterError::new(0, "an empty filter"));
     }
-    let mut p = Parser { tokens, next: 0, end };
+    let mut p = Parser { tokens, next: 0, end, depth: 0 };
     let expr = p.or()?;
     if p.next < p.tokens.len() {
         return Err(FilterError::new(p.at(), "unexpected text after the end of the expression"));
@@ -430,14 +485,25 @@ mod tests {
     #[test]
     fn precedence_is_not_then_and_then_xor_then_or() {
         let e = parse("a or b and not c").unwrap();
-        let expected = Expr::Or(
-            Box::new(Expr::Test(Test::Present(word(0, "a")))),
-            Box::new(Expr::And(
-                Box::new(Expr::Test(Test::Present(word(5, "b")))),
-                Box::new(Expr::Not(Box::new(Expr::Test(Test::Present(word(15, "c")))))),
-            )),
-        );
+        let test = |at, name| Expr::Test(Test::Present(word(at, name)));
+        let expected = Expr::Or(vec![test(0, "a"), Expr::And(vec![test(5, "b"), Expr::Not(Box::new(test(15, "c")))])]);
         assert_eq!(e, expected);
+        let e = parse("a ^^ b ^^ c || d").unwrap();
+        assert_eq!(e, Expr::Or(vec![Expr::Xor(vec![test(0, "a"), test(5, "b"), test(10, "c")]), test(15, "d")]));
+    }
+
+    #[test]
+    fn a_run_of_one_operator_is_one_node_and_nesting_is_bounded() {
+        let terms: Vec<String> = (0..100_000).map(|i| format!("x == {i}")).collect();
+        let Expr::Or(operands) = parse(&terms.join(" || ")).unwrap() else { panic!("one node") };
+        assert_eq!(operands.len(), 100_000);
+        let deep = |n: usize| format!("{}x{}", "(".repeat(n), ")".repeat(n));
+        assert!(parse(&deep(MAX_NESTING)).is_ok());
+        let e = parse(&deep(MAX_NESTING + 1)).unwrap_err();
+        assert_eq!(e.at, MAX_NESTING, "the parenthesis one too deep");
+        assert_eq!(e.message, "parentheses and \"not\" nest more than 128 deep, rocescope's limit");
+        assert_eq!(parse(&format!("{}x", "!".repeat(100_000))).unwrap_err().at, MAX_NESTING);
+        assert!(parse(&deep(1_000_000)).is_err());
     }
 
     #[test]
@@ -464,6 +530,22 @@ mod tests {
         assert_eq!(parse("(a").unwrap_err().message, "expected ')'");
         assert_eq!(parse("a b").unwrap_err().at, 2);
         assert_eq!(parse("a == \"x").unwrap_err().message, "unterminated string");
-        assert_eq!(parse("a $ b").unwrap_err().at, 2);
+        assert_eq!(parse("a ? b").unwrap_err().at, 2);
+    }
+
+    #[test]
+    fn wireshark_operators_not_implemented_are_named() {
+        let message = |text: &str| parse(text).unwrap_err();
+        assert_eq!(message("a matches \"x\"").at, 2);
+        assert!(message("a matches \"x\"").message.starts_with("the \"matches\" operator (regular expressions)"));
+        assert!(message("a ~ \"x\"").message.starts_with("the \"~\" operator (regular expressions)"));
+        assert!(message("a === 1").message.starts_with("the \"===\" operator (all_eq)"));
+        assert!(message("a all_eq 1").message.starts_with("the \"===\" operator (all_eq)"));
+        assert!(message("a !== 1").message.contains("\"~=\" (any_ne) is the same test"));
+        assert_eq!(message("len(a) == 1").message, "functions (\"len(…)\") are not supported");
+        assert_eq!(message("ip.src#2 == 1").message, "layer operators (\"ip.src#2\") are not supported");
+        assert_eq!(message("a == ${b}").message, "field references (\"${…}\") are not supported");
+        assert_eq!(message("a + 1 == 2").message, "arithmetic (\"+\") is not supported");
+        assert_eq!(message("a + 1 == 2").at, 2);
     }
 }
