@@ -184,6 +184,55 @@ fn the_decode_tree_lists_every_field_the_frame_has() {
     assert!(lines_checked > 10_000, "{lines_checked} lines");
 }
 
+/// A pcap file of one Ethernet frame: `tags` 802.1Q tags (`tpid` for every other one when
+/// given), then an IPv4 header of zeros.
+fn vlan_stack(dir: &std::path::Path, tags: u16, other_tpid: Option<u16>) -> String {
+    let mut frame = vec![2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4];
+    for vid in 0..tags {
+        let tpid = match other_tpid {
+            Some(tpid) if vid % 2 == 0 => tpid,
+            _ => 0x8100,
+        };
+        frame.extend_from_slice(&tpid.to_be_bytes());
+        frame.extend_from_slice(&(vid % 4096).to_be_bytes());
+    }
+    frame.extend_from_slice(&[0x08, 0x00, 0x45]);
+    frame.extend_from_slice(&[0; 19]);
+    let path = dir.join(format!("vlan_{tags}.pcap"));
+    let file = std::fs::File::create(&path).expect("create");
+    let mut w = rocescope::output::capture_file::CaptureWriter::pcap(file, 1, 262_144, false, false).expect("header");
+    w.packet(0, 0, &frame).expect("record");
+    w.finish().expect("flush");
+    path.to_str().expect("UTF-8").to_string()
+}
+
+#[test]
+fn a_deep_stack_shows_its_first_sections_and_counts_the_rest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = common::run_ok(&["packets", "-V", &vlan_stack(dir.path(), 60_000, None)]);
+    let headings: Vec<&str> = tree.lines().filter(|l| !l.starts_with(' ')).collect();
+    let tags: Vec<&str> = headings.iter().copied().filter(|l| l.starts_with("802.1Q Virtual LAN")).collect();
+    assert_eq!(tags.len(), 32);
+    assert_eq!(tags[31], "802.1Q Virtual LAN, PRI: 0, DEI: False, ID: 31");
+    let at = headings.iter().position(|l| l.starts_with('[')).expect("the line that counts the rest");
+    assert_eq!(headings[at], "[59968 more headers of this kind not shown: the tree shows the first 32]");
+    assert!(headings[at - 1].ends_with("ID: 31") && headings[at + 1] == "[Malformed frame]", "{headings:?}");
+    // the 32nd tag's fields are its own, not the first tag's
+    let tag_32: Vec<&str> = tree.lines().skip_while(|l| !l.ends_with("ID: 31")).skip(1).take(4).collect();
+    assert_eq!(tag_32[2], "    ID: 31 [vlan.id]");
+    // a tag of another TPID between 802.1Q tags: each kind up to 32
+    let tree = common::run_ok(&["packets", "-V", &vlan_stack(dir.path(), 100, Some(0x88a8))]);
+    let other = tree.lines().filter(|l| l.starts_with("VLAN tag, TPID 0x88a8")).count();
+    let dot1q = tree.lines().filter(|l| l.starts_with("802.1Q Virtual LAN")).count();
+    assert_eq!((other, dot1q), (32, 32));
+    assert_eq!(tree.lines().filter(|l| l.contains("more headers of this kind not shown")).count(), 1);
+    assert!(tree.contains("[36 more headers of this kind not shown"), "{tree}");
+    // a shallow stack is shown whole
+    let tree = common::run_ok(&["packets", "-V", &vlan_stack(dir.path(), 32, None)]);
+    assert_eq!(tree.lines().filter(|l| l.starts_with("802.1Q Virtual LAN")).count(), 32);
+    assert!(!tree.contains("not shown"));
+}
+
 #[test]
 fn hex_dump_follows_the_summary() {
     let out = common::run_ok(&["packets", "-x", "-c", "1", "--only", "pfc", &sample("pfc_storm.pcap")]);

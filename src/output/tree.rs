@@ -4,6 +4,7 @@
 //! (value) [filter name]` where the value has a name. The lines come from the field registry,
 //! so a field added there shows here; this module only says which fields a layer lists.
 
+use std::collections::HashMap;
 use std::fmt::{self, Write};
 use std::ops::Range;
 
@@ -163,29 +164,90 @@ pub fn write_tree(out: &mut impl Write, frame: &Frame<'_, '_>) -> fmt::Result {
     Ok(())
 }
 
-/// The decode tree of `frame`, line by line.
+/// Sections of one kind of layer the tree shows: a stack of VLAN tags or MPLS labels deeper
+/// than this is shown by its first ones and a line that counts the rest (docs/decoding.md).
+pub const SECTIONS_OF_A_KIND: usize = 32;
+
+/// The decode tree of `frame`, line by line. Linear in the frame's headers: each field's
+/// values are gathered once, and a layer's occurrence is counted among the kinds seen.
 pub fn tree(frame: &Frame<'_, '_>) -> Vec<TreeLine> {
+    let mut layers = Vec::new();
+    frame.layers(&mut |layer, span| layers.push((layer, span)));
+    let mut values = Values { frame, gathered: HashMap::new() };
     let mut seen: Vec<(Layer, usize)> = Vec::new();
+    let mut of_a_kind: Vec<(std::mem::Discriminant<Layer>, usize)> = Vec::new();
     let mut lines = Vec::new();
-    frame.layers(&mut |layer, span| {
-        let occurrence = match seen.iter_mut().find(|(l, _)| *l == layer) {
-            Some((_, n)) => {
-                *n += 1;
-                *n
-            }
-            None => {
-                seen.push((layer, 0));
-                0
-            }
+    let mut not_shown: Option<(Layer, Range<usize>, usize)> = None;
+    for (layer, span) in layers {
+        let kind = std::mem::discriminant(&layer);
+        let shown = count(&mut of_a_kind, kind, |k| *k == kind);
+        if shown >= SECTIONS_OF_A_KIND {
+            let (_, covered, n) = not_shown.get_or_insert((layer, span.clone(), 0));
+            covered.end = span.end;
+            *n += 1;
+            continue;
+        }
+        if let Some(rest) = not_shown.take() {
+            lines.push(not_shown_line(rest));
+        }
+        // a tag of another TPID lists no field: its sections need no occurrence
+        let occurrence = match layer {
+            Layer::OtherVlan(_) => 0,
+            _ => count(&mut seen, layer, |l| *l == layer),
         };
-        let _ = section_lines(&mut lines, frame, layer, occurrence, span);
-    });
+        let _ = section_lines(&mut lines, &mut values, layer, occurrence, span);
+    }
+    lines.extend(not_shown.map(not_shown_line));
     lines
+}
+
+/// Counts one more of `key` in `counts`; returns how many there were before.
+fn count<K: Copy>(counts: &mut Vec<(K, usize)>, key: K, same: impl Fn(&K) -> bool) -> usize {
+    match counts.iter_mut().find(|(k, _)| same(k)) {
+        Some((_, n)) => {
+            *n += 1;
+            *n - 1
+        }
+        None => {
+            counts.push((key, 1));
+            0
+        }
+    }
+}
+
+/// The line that stands for the sections beyond [`SECTIONS_OF_A_KIND`] of a stack.
+fn not_shown_line((layer, span, n): (Layer, Range<usize>, usize)) -> TreeLine {
+    let text = format!("[{n} more headers of this kind not shown: the tree shows the first {SECTIONS_OF_A_KIND}]");
+    TreeLine { text, kind: LineKind::Heading, layer, occurrence: SECTIONS_OF_A_KIND, span }
+}
+
+/// The values of the fields a tree shows, each field's gathered in one pass over the frame
+/// the first time it is asked for, so that the n-th section of a stack costs no walk over the
+/// n before it.
+struct Values<'f, 'a> {
+    frame: &'f Frame<'f, 'a>,
+    gathered: HashMap<&'static str, Vec<Value<'a>>>,
+}
+
+impl<'a> Values<'_, 'a> {
+    /// The `n`-th value of `field` (0: the outermost), unless the tree does not show it.
+    fn nth(&mut self, field: &'static Field, n: usize) -> Option<Value<'a>> {
+        if field.ty == FieldType::Protocol || matches!(field.shown, Shown::Hidden) {
+            return None;
+        }
+        let frame = self.frame;
+        let all = self.gathered.entry(field.name).or_insert_with(|| {
+            let mut all = Vec::new();
+            field.values(frame, &mut |v| all.push(v));
+            all
+        });
+        all.get(n).copied()
+    }
 }
 
 fn section_lines(
     lines: &mut Vec<TreeLine>,
-    frame: &Frame<'_, '_>,
+    values: &mut Values<'_, '_>,
     layer: Layer,
     occurrence: usize,
     span: Range<usize>,
@@ -194,7 +256,7 @@ fn section_lines(
     let line = |text: String, kind| TreeLine { text, kind, layer, occurrence, span: span.clone() };
     let mut fields = Vec::new();
     for field in fields::all().iter().filter(|f| lists(&section, f)) {
-        if let Some(value) = nth_value(frame, field, occurrence) {
+        if let Some(value) = values.nth(field, occurrence) {
             let mut text = String::new();
             write_field_line(&mut text, field, &value)?;
             fields.push(line(text, LineKind::Field(field)));
@@ -210,28 +272,19 @@ fn section_lines(
             heading.push_str(title);
             for (label, name) in summary {
                 write!(heading, ", {label}: ")?;
-                if let Some((field, value)) =
-                    fields::by_name(name).and_then(|f| Some((f, nth_value(frame, f, occurrence)?)))
+                if let Some((field, value)) = fields::by_name(name).and_then(|f| Some((f, values.nth(f, occurrence)?)))
                 {
                     write_value(&mut heading, field, &value)?;
                 }
             }
         }
-        Heading::Own => write_own_heading(&mut heading, frame, layer)?,
+        Heading::Own => write_own_heading(&mut heading, values.frame, layer)?,
     }
     let mut parts = heading.split('\n');
     lines.push(line(parts.next().unwrap_or_default().to_string(), LineKind::Heading));
     lines.extend(parts.map(|more| line(more.trim_start().to_string(), LineKind::More)));
     lines.append(&mut fields);
     Ok(())
-}
-
-/// The `n`-th value of `field` in `frame` (0: the outermost).
-fn nth_value<'a>(frame: &Frame<'_, 'a>, field: &Field, n: usize) -> Option<Value<'a>> {
-    if field.ty == FieldType::Protocol || matches!(field.shown, Shown::Hidden) {
-        return None;
-    }
-    field.nth(frame, n)
 }
 
 fn write_field_line(out: &mut String, field: &Field, value: &Value<'_>) -> fmt::Result {
