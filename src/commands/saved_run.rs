@@ -56,7 +56,9 @@ pub fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<Saved
 /// The analysis the state `path` saved.
 pub fn load_state(path: &Path) -> Result<SavedRun, Failure> {
     let unreadable = |e: io::Error| Failure::NoInput(format!("cannot read the saved analysis {}: {e}", path.display()));
-    File::open(path).and_then(|f| SavedRun::load(BufReader::new(f))).map_err(unreadable)
+    let file = File::open(path).map_err(unreadable)?;
+    let stored = file.metadata().map_err(unreadable)?.len();
+    SavedRun::load(BufReader::new(file), stored).map_err(unreadable)
 }
 
 /// Writes `saved` into `path`, whole or not at all.

@@ -40,7 +40,7 @@ mod state;
 pub mod timeline;
 pub mod trace;
 pub mod verdicts;
-pub use state::{STATE_MAGIC, STATE_VERSION, SavedRun};
+pub use state::{STATE_MAGIC, STATE_VERSION, SavedRun, decompressed_limit};
 
 use std::collections::VecDeque;
 

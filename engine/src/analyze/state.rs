@@ -21,6 +21,18 @@ const LEVEL: i32 = 3;
 /// A saved run decompresses to at most this many bytes: more than any analysis within its
 /// bounds holds, so that a damaged or hostile file cannot take the memory without end.
 pub const MAX_STATE_BYTES: u64 = 4 << 30;
+/// A saved run may decompress to this many bytes whatever its compressed size.
+pub const STATE_BYTES_ALWAYS_READ: u64 = 64 << 20;
+/// Beyond [`STATE_BYTES_ALWAYS_READ`], a saved run decompresses to at most this many times
+/// its compressed size. States compress 4.6–12× (docs/scale.md); a file that inflates far
+/// more (a zstd bomb: a 129 KB file of run-length blocks inflates to 4 GiB) is refused before
+/// it takes the memory.
+pub const MAX_STATE_RATIO: u64 = 64;
+
+/// The most a state file of `stored` bytes may decompress to.
+pub fn decompressed_limit(stored: u64) -> u64 {
+    stored.saturating_mul(MAX_STATE_RATIO).clamp(STATE_BYTES_ALWAYS_READ, MAX_STATE_BYTES)
+}
 
 /// An analysis that has read some files of a capture and can go on with the next ones: the
 /// analyzer as it stands, unfinished, and what the report of the whole capture needs of the
@@ -49,15 +61,18 @@ impl SavedRun {
         out.write_all(STATE_MAGIC)?;
         out.write_all(&STATE_VERSION.to_le_bytes())?;
         out.write_all(&crc32fast::hash(&encoded).to_le_bytes())?;
-        zstd::stream::copy_encode(&encoded[..], out, LEVEL)
+        // one frame that declares its decompressed size, checked before it is inflated
+        out.write_all(&zstd::bulk::compress(&encoded, LEVEL)?)
     }
 
-    /// Reads what [`SavedRun::save`] wrote; an error says what is wrong with it.
-    pub fn load(input: impl Read) -> io::Result<SavedRun> {
-        SavedRun::load_at_most(input, MAX_STATE_BYTES)
+    /// Reads what [`SavedRun::save`] wrote into a file of `stored` bytes; an error says what
+    /// is wrong with it. It decompresses to at most [`decompressed_limit`] of `stored`.
+    pub fn load(input: impl Read, stored: u64) -> io::Result<SavedRun> {
+        SavedRun::load_at_most(input, decompressed_limit(stored))
     }
 
-    /// [`SavedRun::load`], refusing a state that decompresses to more than `limit` bytes.
+    /// [`SavedRun::load`], refusing a state that declares or decompresses to more than
+    /// `limit` bytes; it takes at most about twice `limit` of memory before it refuses.
     pub fn load_at_most(mut input: impl Read, limit: u64) -> io::Result<SavedRun> {
         let mut head = Vec::with_capacity(16);
         (&mut input).take(16).read_to_end(&mut head)?;
@@ -73,20 +88,37 @@ impl SavedRun {
                 "a saved analysis of format {version}; this rocescope reads format {STATE_VERSION}"
             )));
         }
-        let mut encoded = Vec::new();
+        let mut frame_head = Vec::with_capacity(FRAME_HEADER_MAX);
+        (&mut input).take(FRAME_HEADER_MAX as u64).read_to_end(&mut frame_head)?;
+        let declared = zstd::zstd_safe::get_frame_content_size(&frame_head).ok().flatten();
+        if let Some(declared) = declared.filter(|d| *d > limit) {
+            return Err(too_large(&format!("declares {declared} bytes once decompressed, more"), limit));
+        }
+        let mut encoded = Vec::with_capacity(declared.map_or(0, |d| d as usize));
+        let input = io::Cursor::new(frame_head).chain(input);
         let decoder = zstd::stream::read::Decoder::new(input).map_err(|e| invalid(&format!("damaged: {e}")))?;
         decoder
             .take(limit.saturating_add(1))
             .read_to_end(&mut encoded)
             .map_err(|e| invalid(&format!("damaged: {e}")))?;
         if encoded.len() as u64 > limit {
-            return Err(invalid(&format!("larger than {limit} bytes once decompressed: not a state rocescope saved")));
+            return Err(too_large("decompresses to more", limit));
         }
         if crc32fast::hash(&encoded).to_le_bytes() != [head[12], head[13], head[14], head[15]] {
             return Err(invalid("damaged: its checksum does not match its contents"));
         }
         postcard::from_bytes(&encoded).map_err(|e| invalid(&format!("damaged: {e}")))
     }
+}
+
+/// The longest zstd frame header (RFC 8878, 3.1.1.1): magic, descriptor, window, dictionary
+/// and content size.
+const FRAME_HEADER_MAX: usize = 18;
+
+fn too_large(what: &str, limit: u64) -> io::Error {
+    invalid(&format!(
+        "{what} than the {limit} bytes a state file of its size may hold: a compression bomb, not a state rocescope saved"
+    ))
 }
 
 fn invalid(message: &str) -> io::Error {
