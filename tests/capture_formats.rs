@@ -271,14 +271,20 @@ fn a_file_cut_mid_record_is_read_up_to_the_damage() {
     );
 }
 
+/// A copy of the sample `name` in `dir` as `copy`, the little-endian word at `at` set to `word`.
+fn patched_sample(dir: &Path, name: &str, at: usize, word: u32, copy: &str) -> std::path::PathBuf {
+    let mut bytes = std::fs::read(common_sample(name)).expect("sample");
+    bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());
+    let path = dir.join(copy);
+    std::fs::write(&path, &bytes).expect("write");
+    path
+}
+
 #[test]
 fn a_record_claiming_an_absurd_length_is_rejected_without_reading_it() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut bytes = std::fs::read(common_sample("bad_icrc.pcap")).expect("sample");
     // the first record's captured length (bytes 24+8..24+12) claims 2 GiB
-    bytes[32..36].copy_from_slice(&0x8000_0000u32.to_le_bytes());
-    let path = dir.path().join("absurd.pcap");
-    std::fs::write(&path, &bytes).expect("write");
+    let path = patched_sample(dir.path(), "bad_icrc.pcap", 32, 0x8000_0000, "absurd.pcap");
     let out = common::run(&["packets", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "nothing could be read");
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -314,12 +320,9 @@ fn inputs_that_cannot_be_read_get_one_line_each_and_exit_1() {
 #[test]
 fn a_pcapng_block_with_a_bad_length_is_damage() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut bytes = std::fs::read(common_sample("encapsulations.pcapng")).expect("sample");
     // the section header block is 28 bytes, three interface blocks follow (20, 32, 20 bytes),
     // then the first packet block at 100: give it a length that is not a multiple of 4
-    bytes[104..108].copy_from_slice(&13u32.to_le_bytes());
-    let path = dir.path().join("bad_block.pcapng");
-    std::fs::write(&path, &bytes).expect("write");
+    let path = patched_sample(dir.path(), "encapsulations.pcapng", 104, 13, "bad_block.pcapng");
     let out = common::run(&["packets", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -329,6 +332,22 @@ fn a_pcapng_block_with_a_bad_length_is_damage() {
             path.display()
         )),
         "{stderr}"
+    );
+}
+
+#[test]
+fn a_packet_block_claiming_more_than_it_holds_is_damage_named_by_its_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // the first packet block, at 100, is 180 bytes long: its captured length (at 120) claims 60000
+    let path = patched_sample(dir.path(), "encapsulations.pcapng", 120, 60_000, "caplen.pcapng");
+    let out = common::run(&["packets", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "nothing before it");
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "rocescope: warning: {}: at byte offset 100: unreadable pcapng block: an enhanced packet block of 180 bytes claims a captured length of 60000, more than the 148 it holds; the rest of this file is skipped\n",
+            path.display()
+        )
     );
 }
 

@@ -596,15 +596,31 @@ fn block_word(bytes: &[u8], at: usize, big_endian: bool) -> Option<u32> {
     Some(if big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) })
 }
 
-/// What is wrong with the length of the pcapng block at the start of `bytes` (pcapng §3.1: a
-/// block is at least 12 bytes long and a multiple of 4).
+/// What is wrong with the lengths of the pcapng block at the start of `bytes` (pcapng §3.1: a
+/// block is at least 12 bytes long and a multiple of 4; §4.3: an enhanced packet block's
+/// captured length fits within it), told before the block is parsed.
 fn bad_leading_length(bytes: &[u8], big_endian: bool) -> Option<String> {
     let len = block_word(bytes, 4, big_endian)?;
     if len < 12 {
         return Some(format!("block length {len} is below the 12-byte minimum"));
     }
-    (len % 4 != 0).then(|| format!("block length {len} is not a multiple of 4"))
+    if len % 4 != 0 {
+        return Some(format!("block length {len} is not a multiple of 4"));
+    }
+    if block_word(bytes, 0, big_endian)? != ENHANCED_PACKET_BLOCK {
+        return None;
+    }
+    let room = len.checked_sub(EPB_OVERHEAD)?;
+    let caplen = block_word(bytes, 20, big_endian)?;
+    (caplen > room).then(|| {
+        format!("an enhanced packet block of {len} bytes claims a captured length of {caplen}, more than the {room} it holds")
+    })
 }
+
+/// pcapng §4.3: the enhanced packet block's type, and the bytes it has besides its packet data
+/// and options (type, length, interface, timestamp, captured and original length, length).
+const ENHANCED_PACKET_BLOCK: u32 = 6;
+const EPB_OVERHEAD: u32 = 32;
 
 /// Why the pcapng block at the start of `bytes` is unreadable, when its lengths tell: a bad
 /// leading length, or a trailing copy that differs from it.
