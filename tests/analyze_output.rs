@@ -155,9 +155,41 @@ fn inputs_are_never_overwritten_and_bad_destinations_are_errors() {
     let out = common::run(&["analyze", "--out", file.join("sub").to_str().unwrap(), &sample("bad_icrc.pcap")]);
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("rocescope: cannot create"));
+    let out = common::run(&["analyze", "--out", file.to_str().unwrap(), &sample("bad_icrc.pcap")]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("rocescope: --out {}: a file is there; --out names a directory (created if missing)\n", file.display())
+    );
 
     let out = common::run(&["analyze", "--packets", &sample("bad_icrc.pcap")]);
     assert_eq!(out.status.code(), Some(2), "--packets needs --out");
+}
+
+#[test]
+fn the_temporary_files_of_a_killed_run_are_removed_by_the_next_and_a_running_one_s_kept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let at = |name: &str| dir.path().join(name);
+    // a run killed while it wrote (process ids stop at 4,194,304), an earlier release's name,
+    // and a run still writing (this test's own process)
+    let running = format!(".flows.csv.{}.partial", std::process::id());
+    for (name, size) in [(".packets.parquet.999999999.partial", 1000), (".report.json.partial", 24), (&running, 10)] {
+        std::fs::write(at(name), vec![0u8; size]).expect("write");
+    }
+    let out = common::run(&["analyze", "--out", dir.path().to_str().unwrap(), &sample("bad_icrc.pcap")]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("rocescope: removed the temporary files (1024 bytes) a killed run left in {}\n", dir.path().display())
+    );
+    assert!(!at(".packets.parquet.999999999.partial").exists() && !at(".report.json.partial").exists());
+    assert!(at(&running).exists(), "a run still writing keeps its file");
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial") && *n != running)
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// Runs rocescope with its standard output on /dev/full (every write fails with ENOSPC).

@@ -42,7 +42,17 @@ const OUT_FILES: &[&str] = &[
 /// `--html`'s page.
 pub fn prepare(reporting: &Reporting<'_>, inputs: &[PathBuf]) -> Result<(), String> {
     if let Some(dir) = reporting.out {
+        if dir.exists() && !dir.is_dir() {
+            return Err(format!(
+                "--out {}: a file is there; --out names a directory (created if missing)",
+                dir.display()
+            ));
+        }
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let freed = crate::output::atomic::remove_stale(dir, OUT_FILES);
+        if freed > 0 {
+            eprintln!("rocescope: removed the temporary files ({freed} bytes) a killed run left in {}", dir.display());
+        }
         OUT_FILES.iter().try_for_each(|name| refuse_input(&dir.join(name), inputs, "a report file"))?;
     }
     reporting.html.map_or(Ok(()), |page| refuse_input(page, inputs, "a report file"))
