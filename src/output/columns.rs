@@ -231,10 +231,11 @@ impl FrameColumns {
         self.rows
     }
 
-    /// The batch as a data frame; the columns start the next one empty.
+    /// The batch as a data frame; the columns start the next one empty, made for as many rows
+    /// as this one had (at least the capacity they were made for).
     pub fn take(&mut self) -> PolarsResult<DataFrame> {
+        let (style, capacity) = (self.style, self.capacity.max(self.rows));
         self.rows = 0;
-        let (style, capacity) = (self.style, self.capacity);
         let batch: Vec<Column> =
             self.columns.iter_mut().map(|c| c.values.take(c.field, style, &c.name, capacity)).collect();
         DataFrame::new_infer_height(batch)

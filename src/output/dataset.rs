@@ -41,6 +41,8 @@ pub const EXACT_TIME_COLUMN: &str = "frame_time_epoch_ns";
 
 /// Rows of a frames file (one row group).
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
+/// Rows the frames' columns are made for at first; they grow from there to a file's.
+const ROWS_RESERVED: usize = 1 << 17;
 
 /// A name as a partition value takes it: letters, digits, `.`, `_` and `-`; anything else
 /// becomes `_` (a path separator, `=`, spaces).
@@ -320,16 +322,17 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf, start: Start) -> (Fra
     let (segments, received) = mpsc::channel();
     let record = Record { ts_ns: 0, orig_len: 0, data: &[], link_type: LinkType::ETHERNET, offset: 0 };
     let rows = FrameRows {
-        // a file's rows reserved, not touched: no growing column is copied
-        headers: FrameColumns::new(&own, Style::Dataset, ROW_GROUP_ROWS),
-        times: Vec::with_capacity(ROW_GROUP_ROWS),
+        // columns grow with their rows: an export of few frames takes little memory, even as
+        // address space (a `ulimit -v`)
+        headers: FrameColumns::new(&own, Style::Dataset, ROWS_RESERVED),
+        times: Vec::with_capacity(ROWS_RESERVED),
         day: None,
         last_ts_ns: i64::MIN,
         sorted: true,
         segments: Some(segments),
     };
     let verdicts = VerdictRows {
-        verdicts: FrameColumns::new(&analysis, Style::Dataset, ROW_GROUP_ROWS),
+        verdicts: FrameColumns::new(&analysis, Style::Dataset, ROWS_RESERVED),
         order: column_order(fields),
         empty: Decoder::default().decode(&record),
         dir,
