@@ -8,6 +8,9 @@ inputs give the same files.
 seeds/capture and seeds/pipeline get whole small captures (and gzip/zstd copies of one);
 seeds/state gets the analyses of a few samples, saved unfinished (`analyze --state`, by the
 binary $ROCESCOPE or target/debug/rocescope);
+seeds/state also gets a compression bomb (run-length zstd blocks that inflate 32,000 times);
+seeds/filter gets display filters: the grammar's every form, Wireshark operators rocescope
+refuses, a long run of one operator and nesting past the limit;
 seeds/frame and seeds/parsers get single frames (the frame target's first byte selects the
 link type: 0 is Ethernet, 1 LINKTYPE_INFINIBAND, 7 ERF) and, for the parsers, the same frame from its IP and UDP headers on.
 """
@@ -91,6 +94,32 @@ def seed_state(path):
     os.remove(state)
 
 
+def state_bomb(blocks):
+    """A state file whose zstd frame is `blocks` run-length blocks of 128 KiB (RFC 8878 3.1.1),
+    declaring no content size: it inflates 32,000 times."""
+    head = b"RSCSTATE" + struct.pack("<I", 4) + bytes(4) + bytes([0x28, 0xB5, 0x2F, 0xFD, 0x00, 7 << 3])
+    body = b"".join(struct.pack("<I", (i + 1 == blocks) | 1 << 1 | (128 << 10) << 3)[:3] + b"\0" for i in range(blocks))
+    return head + body
+
+
+FILTER_SEEDS = [
+    "infiniband.bth.opcode == 12",
+    "eth.dst[0:3] == 01:80:c2 && !(udp.port in {4791, 4789}) || ip.addr == 10.0.0.0/8",
+    "ip.dsfield.dscp in {26, 48..63} and not rocescope.cnp",
+    "infiniband.bth[4] & 0x40 ^^ ip.dsfield.ecn == 3",
+    "frame.time_relative > 0.5 or frame.number <= 10",
+    'rocescope.icrc.status == "bad" || eth.src ~= aa:bb:cc:dd:ee:ff',
+    "ipv6.addr == fe80::1/64 && infiniband.deth.srcqp != 0x1",
+    "vlan.id == 100 && mpls.label == 16 && erspan.spanid eq 3",
+    "rocescope.analysis.retransmission || rocescope.analysis.flow in {1, 2}",
+    'infiniband.bth.pns == 3',
+    'ip.src matches "10" || len(ip.src) == 4 || ip.src#2 == 1 || a === 1 || b !== 2 || ${x} || c + 1',
+    "(" * 200 + "eth" + ")" * 200,
+    "!" * 300 + "ip",
+    " || ".join(f"infiniband.bth.destqp == {qp}" for qp in range(2000)),
+]
+
+
 def main():
     shutil.rmtree(CORPUS, ignore_errors=True)
     sources = [os.path.join(ROOT, "samples", n) for n in sorted(os.listdir(os.path.join(ROOT, "samples"))) if n.endswith((".pcap", ".pcapng"))]
@@ -108,6 +137,9 @@ def main():
             put("capture", subprocess.run(["zstd", "-c", "-q"], input=data, capture_output=True, check=True).stdout)
     for name in STATE_SAMPLES:
         seed_state(os.path.join(ROOT, "samples", name))
+    put("state", state_bomb(16_000))
+    for text in FILTER_SEEDS:
+        put("filter", text.encode())
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, n)) for n in files)
