@@ -307,7 +307,8 @@ impl Flow {
     }
 
     /// Does `psn` fall in the PSNs this flow has requested, [first, highest + 1] (the NAK of a
-    /// PSN sequence error carries the next expected PSN)?
+    /// PSN sequence error carries the next expected PSN)? After a READ of unknown PMTU, its
+    /// responses may reach as far as the smallest PMTU takes them.
     pub fn psn_in_range(&self, psn: u32) -> bool {
         self.requested_distance(psn).is_some_and(|(d, span)| d <= span)
     }
@@ -320,7 +321,7 @@ impl Flow {
     /// The distance of `psn` from the first requested PSN, and the span requested.
     fn requested_distance(&self, psn: u32) -> Option<(u32, u32)> {
         let seq = &self.requests.seq;
-        let (first, next) = (seq.first_psn?, seq.expected()?);
+        let (first, next) = (seq.first_psn?, seq.requested_end()?);
         let distance = rocescope_parsers::psn::psn_forward_distance;
         Some((distance(psn, first), distance(next, first)))
     }

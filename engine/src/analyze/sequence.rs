@@ -244,6 +244,13 @@ impl Sequence {
         self.expected
     }
 
+    /// The PSN after the last one requested so far: the expected one, or, after a READ whose
+    /// PMTU is unknown, the furthest its responses may reach (at the smallest PMTU), until the
+    /// next request tells which it was.
+    pub fn requested_end(&self) -> Option<u32> {
+        self.read_alternatives.map_or(self.expected, |alternatives| Some(alternatives[0]))
+    }
+
     /// Does a decision wait for a reorder window to pass?
     pub fn waits(&self) -> bool {
         self.run_deadline_ns.is_some() || self.gap_list.unsettled().next().is_some() || self.naked.is_waiting()
