@@ -25,12 +25,16 @@ trait Choice: Copy + Send + Sync + 'static {
     fn help(self) -> &'static str {
         ""
     }
+    /// Other names taken for the value (tshark's spellings).
+    fn aliases(self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// Makes a library enum with `ALL` and `name()` a [`Choice`]; a method named after it gives
 /// each value's help.
 macro_rules! choice {
-    ($t:ty $(, $help:ident)?) => {
+    ($t:ty $(, $help:ident)? $(; aliases $aliases:ident)?) => {
         impl Choice for $t {
             const ALL: &'static [Self] = &<$t>::ALL;
             fn name(self) -> &'static str {
@@ -39,21 +43,26 @@ macro_rules! choice {
             $(fn help(self) -> &'static str {
                 self.$help()
             })?
+            $(fn aliases(self) -> &'static [&'static str] {
+                self.$aliases()
+            })?
         }
     };
 }
 
 choice!(Only, describe);
-choice!(TimeFormat, describe);
+choice!(TimeFormat, describe; aliases tshark_names);
 choice!(Severity);
 choice!(BenchKind);
 choice!(TimeSource, describe);
 
 /// The value parser of a [`Choice`]: its names, with their help, are the possible values.
 fn choice<T: Choice>() -> impl TypedValueParser<Value = T> {
-    let values = T::ALL.iter().map(|v| PossibleValue::new(v.name()).help(v.help()));
-    PossibleValuesParser::new(values)
-        .map(|name| T::ALL.iter().copied().find(|v| v.name() == name).expect("clap admits only the possible values"))
+    let values = T::ALL.iter().map(|v| PossibleValue::new(v.name()).help(v.help()).aliases(v.aliases()));
+    PossibleValuesParser::new(values).map(|name| {
+        let named = |v: &T| v.name() == name || v.aliases().contains(&name.as_str());
+        T::ALL.iter().copied().find(named).expect("clap admits only the possible values")
+    })
 }
 
 #[derive(Debug, Parser)]
@@ -847,6 +856,43 @@ pub fn report_undecoded(links: &[(crate::analyze::frame::UndecodedLink, u64, u64
             "rocescope: warning: {frames} frame{plural} of {link} not decoded (the first is frame {first_frame})"
         );
     }
+}
+
+/// tshark's options that rocescope spells otherwise, and how to say them here.
+const TSHARK_SPELLINGS: &[(&str, &str)] = &[
+    ("-r", "rocescope reads the capture files named as arguments: `rocescope packets FILE` (tshark's -r FILE)"),
+    ("-R", "the display filter is -Y (rocescope's analysis always sees every frame, as tshark's -2 -R would not)"),
+    ("-2", "rocescope always reads a capture in one pass; -Y chooses the frames shown"),
+    (
+        "-w",
+        "frames are written by `rocescope annotate IN -o OUT.pcapng`, or `rocescope capture -w FILE` on an interface",
+    ),
+    ("-z", "the statistics are `rocescope analyze FILE`: flows, retransmissions, congestion, PFC and findings"),
+    ("-G", "`rocescope fields` lists every field, as tshark's -G fields does"),
+    ("-n", "rocescope resolves no names: addresses and ports are always numbers"),
+    ("-V", "the decode tree is `rocescope packets -V FILE`"),
+    ("-x", "the hex dump is `rocescope packets -x FILE`"),
+    ("-T", "field export is `rocescope packets -T fields -e FIELD FILE`"),
+    ("-e", "field export is `rocescope packets -T fields -e FIELD FILE`"),
+    ("-E", "-E sets field export's format: `rocescope packets -T fields -e FIELD -E header=y FILE`"),
+    ("-t", "the time format is an option of `rocescope packets` (-t relative|delta|epoch|absolute, or r, d, e, ad)"),
+];
+
+/// The command line, parsed; where it is wrong, clap's message (exit status 2), and where the
+/// mistake is a tshark habit, rocescope's spelling of it in place of clap's tip.
+pub fn parse() -> Cli {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    Cli::try_parse().unwrap_or_else(|mut e| {
+        let unknown = match e.get(ContextKind::InvalidArg) {
+            Some(ContextValue::String(arg)) if e.kind() == ErrorKind::UnknownArgument => arg.clone(),
+            _ => e.exit(),
+        };
+        let flag: String = unknown.chars().take(2).collect();
+        if let Some((_, spelling)) = TSHARK_SPELLINGS.iter().find(|(f, _)| *f == flag) {
+            e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![spelling.to_string().into()]));
+        }
+        e.exit()
+    })
 }
 
 #[cfg(test)]

@@ -1,13 +1,11 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use rocescope::cli::{Cli, Command};
+use rocescope::cli::{self, Command};
 use rocescope::commands::exit::{self, Outcome, written};
 use rocescope::commands::{analyze, annotate, export, generate, merge, packets};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     exit::exit(match &cli.command {
         Command::Packets(args) => packets::run(args),
         Command::Analyze(args) => analyze::run(args),

@@ -409,3 +409,27 @@ fn a_covered_hole_that_is_resent_or_comes_late_is_decided_again() {
     let f = covered_hole_appearing_at(6);
     assert_eq!((&f["missing_psns"], &f["capture_missed"], &f["late_arrivals"]), (&json!(0), &json!(0), &json!(1)));
 }
+
+#[test]
+fn a_capture_without_roce_says_where_roce_is_captured() {
+    // DNS over UDP, as a capture on the kernel's Ethernet interface holds it
+    let dns = |sport: u16| {
+        let builder = etherparse::PacketBuilder::ethernet2([2; 6], [4; 6]).ipv4([10, 0, 0, 1], [10, 0, 0, 53], 64);
+        let mut bytes = Vec::new();
+        builder.udp(sport, 53).write(&mut bytes, &[0; 32]).expect("frame");
+        bytes
+    };
+    let mut c = Capture::new();
+    c.add_bytes(T0, dns(40_000)).add_bytes(T0 + 1_000, dns(40_001));
+    let report = c.analyze(&[]);
+    let findings = report["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!((&findings[0]["code"], &findings[0]["severity"]), (&json!("NO_ROCE"), &json!("info")));
+    assert_eq!(
+        findings[0]["message"],
+        "no RoCE packet among 2 frames: RoCEv2 is UDP destination port 4791 (--roce-port adds others)"
+    );
+    // one RoCE packet is something to analyse
+    c.add(T0 + 2_000, &write_only(A, B, 7, false));
+    assert!(codes(&c.analyze(&[])).iter().all(|code| code != "NO_ROCE"));
+}

@@ -338,3 +338,35 @@ fn the_decode_tree_shows_the_analysis_fields_by_name() {
     let out = common::run_ok(&["packets", "-V", "-c", "2", &sample("mirror_erspan.pcap")]);
     assert!(out.contains("    Mirror duplicate: True [rocescope.analysis.mirror_duplicate]"), "{out}");
 }
+
+#[test]
+fn a_misspelled_name_is_refused_with_the_names_and_tshark_habits_get_the_rocescope_spelling() {
+    let file = sample("rc_write_healthy.pcap");
+    let out = common::run(&["packets", "--opcode", "wirte", &file]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: invalid value 'wirte' for '--opcode <OPCODE>': no opcode's name holds WIRTE (did you mean WRITE?); an opcode is a number (0x0a) or part of its name, of the words ACKNOWLEDGE, "),
+        "{stderr}"
+    );
+    // tshark's -t names
+    let absolute = common::run_ok(&["packets", "-c", "1", "-t", "absolute", &file]);
+    assert_eq!(common::run_ok(&["packets", "-c", "1", "-t", "ad", &file]), absolute);
+    assert_eq!(
+        common::run_ok(&["packets", "-c", "1", "-t", "e", &file]),
+        common::run_ok(&["packets", "-c", "1", "-t", "epoch", &file])
+    );
+    for (args, tip) in [
+        (
+            &["packets", "-r", file.as_str()][..],
+            "tip: rocescope reads the capture files named as arguments: `rocescope packets FILE` (tshark's -r FILE)",
+        ),
+        (&["analyze", "-V", file.as_str()][..], "tip: the decode tree is `rocescope packets -V FILE`"),
+    ] {
+        let out = common::run(args);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.lines().any(|l| l.trim() == tip), "{stderr}");
+        assert!(!stderr.contains("use '--"), "clap's own tip is replaced: {stderr}");
+    }
+}

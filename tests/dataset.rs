@@ -290,8 +290,12 @@ fn an_export_goes_on_only_from_an_exports_state_of_its_capture_and_columns() {
     let (dataset, state) = (work.path().join("d"), work.path().join("s.state"));
     let [dataset, state, sample] = [&dataset, &state, &sample].map(|p| p.to_str().expect("UTF-8").to_string());
     common::run_ok(&["analyze", "-q", &sample, "--state", &state]);
+    // the files a state goes on with are others than those it read
+    let next = work.path().join("next.pcap");
+    std::fs::copy(&sample, &next).expect("copied");
+    let next = next.to_str().expect("UTF-8").to_string();
     let refused = |extra: &[&str]| {
-        let args = [&["export", "-q", "--dataset", &dataset, "--resume", &state], extra, &[&sample]].concat();
+        let args = [&["export", "-q", "--dataset", &dataset, "--resume", &state], extra, &[&next]].concat();
         let out = common::run(&args);
         (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
     };
@@ -307,13 +311,13 @@ fn an_export_goes_on_only_from_an_exports_state_of_its_capture_and_columns() {
     assert!(message.contains("other columns"), "{message}");
     // another dataset does not hold the rows the saved export left unsettled
     let elsewhere = work.path().join("elsewhere");
-    let out = common::run(&["export", "-q", "--dataset", elsewhere.to_str().unwrap(), "--resume", &state, &sample]);
+    let out = common::run(&["export", "-q", "--dataset", elsewhere.to_str().unwrap(), "--resume", &state, &next]);
     let message = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{message}");
     assert!(message.contains("rows the saved export left unsettled"), "{message}");
     assert_eq!(refused(&["--capture-name", "a"]).0, Some(0));
     // an export's state goes on in analyze too
-    common::run_ok(&["analyze", "-q", "--resume", &state, &sample]);
+    common::run_ok(&["analyze", "-q", "--resume", &state, &next]);
     // and is not saved over an input
     let copy = work.path().join("copy.pcap");
     std::fs::copy(&sample, &copy).expect("copied");

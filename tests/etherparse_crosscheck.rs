@@ -77,8 +77,14 @@ fn ours(bytes: &[u8]) -> Option<Value> {
 
 #[test]
 fn etherparse_reads_every_plain_frames_headers_as_rocescope_does() {
+    // the samples, the shared captures where they are there, and a generated capture of mixed
+    // traffic (so that there are thousands of frames either way)
+    let dir = tempfile::tempdir().expect("temp dir");
+    let generated = dir.path().join("mixed.pcap");
+    rocescope::generate::bench::write_benchmark(&generated, rocescope::generate::bench::BenchKind::Mixed, 4 << 20)
+        .expect("generated");
     let mut compared = 0;
-    for path in common::samples_and_shared_captures() {
+    for path in common::samples_and_shared_captures().into_iter().chain([generated]) {
         let (mut inputs, errors) = Inputs::open(std::slice::from_ref(&path), false);
         assert!(errors.is_empty(), "{errors:?}");
         while let Some(frame) = inputs.next_frame() {

@@ -241,7 +241,7 @@ fn states_that_cannot_make_one_analysis_are_refused() {
     let other_options = saved("fast.state", &["--link-speed", "400G"]);
     let (code, message) = refused(&["merge", text(a), text(&other_options)]);
     assert_eq!(code, Some(2), "{message}");
-    assert!(message.contains("other analysis options"), "{message}");
+    assert!(message.contains("other analysis options (--link-speed 100G and 400G)"), "{message}");
 
     let no_acks = "infiniband.bth.opcode != 17";
     let filtered = saved("filtered.state", &["-Y", no_acks]);

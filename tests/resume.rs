@@ -83,15 +83,35 @@ fn a_state_goes_on_only_with_its_own_options_and_filter() {
     let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/congestion_ecn_cnp.pcap");
     let state = dir.path().join("a.state");
     common::run_ok(&["analyze", "-q", text(&sample), "-Y", "udp", "--state", text(&state)]);
-    let refused = |extra: &[&str]| {
-        let mut args = vec!["analyze", "--resume", text(&state), text(&sample)];
+    // the capture's next file (a copy: the state already holds the sample itself)
+    let next = dir.path().join("next.pcap");
+    fs::copy(&sample, &next).expect("copied");
+    let go_on = |file: &Path, extra: &[&str]| {
+        let mut args = vec!["analyze", "--resume", text(&state), text(file)];
         args.extend(extra);
         let out = common::run(&args);
         (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
     };
-    let (code, message) = refused(&["-Y", "udp", "--link-speed", "400G"]);
+    let refused = |extra: &[&str]| go_on(&next, extra);
+    let (code, message) = refused(&["-Y", "udp", "--link-speed", "400G", "--reorder-window-us", "50"]);
     assert_eq!(code, Some(2), "{message}");
-    assert!(message.contains("other analysis options"), "{message}");
+    assert_eq!(
+        message,
+        format!(
+            "rocescope: {} was saved with --link-speed 100G (this run: 400G), --reorder-window-us 20 (this run: 50): --resume takes the options it was saved with\n",
+            text(&state)
+        )
+    );
+    let (code, message) = go_on(&sample, &["-Y", "udp"]);
+    assert_eq!(code, Some(2), "{message}");
+    assert_eq!(
+        message,
+        format!(
+            "rocescope: {} already holds {}: --resume goes on with the capture's next files, and would count its frames twice\n",
+            text(&state),
+            text(&sample)
+        )
+    );
     let (code, message) = refused(&[]);
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("display filter \"udp\"") && message.contains("not none"), "{message}");

@@ -55,9 +55,33 @@ impl std::str::FromStr for OpcodeSelector {
         match parse_number(s) {
             Some(n) => u8::try_from(n).map(OpcodeSelector::Number).map_err(|_| format!("opcode {s} is above 0xff")),
             None if s.is_empty() => Err("empty opcode".into()),
-            None => Ok(OpcodeSelector::Name(s.to_ascii_uppercase().replace([' ', '-'], "_"))),
+            None => {
+                let part = s.to_ascii_uppercase().replace([' ', '-'], "_");
+                match opcode_names().any(|name| name.contains(part.as_str())) {
+                    true => Ok(OpcodeSelector::Name(part)),
+                    false => Err(unknown_opcode_name(&part)),
+                }
+            }
         }
     }
+}
+
+/// The names of every opcode a transport defines (IBA Table 38 and the vendor range).
+fn opcode_names() -> impl Iterator<Item = &'static str> {
+    (0..=u8::MAX).filter_map(|opcode| rocescope_parsers::opcode::info(opcode).map(|i| i.name))
+}
+
+/// Why no opcode is named by `part`: the nearest word of a name (a swap of two letters
+/// counts as one edit), and every word.
+fn unknown_opcode_name(part: &str) -> String {
+    let mut words: Vec<&str> = opcode_names().flat_map(|name| name.split('_')).collect();
+    words.sort_unstable();
+    words.dedup();
+    let nearest = words.iter().min_by_key(|w| strsim::osa_distance(part, w)).copied().unwrap_or_default();
+    format!(
+        "no opcode's name holds {part} (did you mean {nearest}?); an opcode is a number (0x0a) or part of its name, of the words {}",
+        words.join(", ")
+    )
 }
 
 /// Parses a decimal or `0x`-prefixed hexadecimal number.
@@ -149,5 +173,9 @@ mod tests {
         assert_eq!("0x11".parse::<OpcodeSelector>(), Ok(OpcodeSelector::Number(0x11)));
         assert_eq!("rdma write".parse::<OpcodeSelector>(), Ok(OpcodeSelector::Name("RDMA_WRITE".into())));
         assert!("0x100".parse::<OpcodeSelector>().is_err());
+        assert_eq!("rc_ack".parse::<OpcodeSelector>(), Ok(OpcodeSelector::Name("RC_ACK".into())));
+        let unknown = "wirte".parse::<OpcodeSelector>().unwrap_err();
+        assert!(unknown.starts_with("no opcode's name holds WIRTE (did you mean WRITE?); an opcode is a number"));
+        assert!(unknown.ends_with("UC, UD, VENDOR, WITH, WRITE, XRC"), "{unknown}");
     }
 }

@@ -25,8 +25,11 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     let decoder = Decoder::new(&args.analysis.roce_ports);
     config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
-    let resumed =
-        args.resume.as_deref().map(|path| resume(path, config, args.display_filter.as_deref())).transpose()?;
+    let resumed = args
+        .resume
+        .as_deref()
+        .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
+        .transpose()?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
     reporting::prepare(&reporting_of(args), &args.files)

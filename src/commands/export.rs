@@ -109,7 +109,7 @@ fn capture_name(args: &ExportArgs) -> String {
 /// The export the state `path` saved, to go on with, and where it left its capture's frames:
 /// its options must be these, and a capture name or columns given must be its own.
 fn going_on(path: &Path, config: Config, args: &ExportArgs) -> Result<(SavedRun, dataset::Progress), Failure> {
-    let saved = resume(path, config, args.display_filter.as_deref())?;
+    let saved = resume(path, config, args.display_filter.as_deref(), &args.files)?;
     let progress: dataset::Progress = serde_json::from_slice(&saved.output).map_err(|_| {
         Failure::Usage(format!(
             "{} was not saved by export: export goes on only from a state an export saved",

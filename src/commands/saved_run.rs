@@ -3,9 +3,10 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::exit::Failure;
+use crate::analyze::differences::differences;
 use crate::analyze::report::InputReport;
 use crate::analyze::{Analyzer, Config, SavedRun};
 use crate::capture::Inputs;
@@ -31,14 +32,27 @@ pub fn run_so_far(
     }
 }
 
-/// The analysis the state `path` saved, to go on with: its settings must be `config` and its
-/// display filter `filter`, or the two parts would not make one analysis.
-pub fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<SavedRun, Failure> {
+/// The analysis the state `path` saved, to go on with `files`: its settings must be `config`
+/// and its display filter `filter`, and no file of `files` one it read already, or the two
+/// parts would not make one analysis.
+pub fn resume(path: &Path, config: Config, filter: Option<&str>, files: &[PathBuf]) -> Result<SavedRun, Failure> {
     let saved = load_state(path)?;
-    if saved.analyzer.config() != config {
+    if let Some(file) = files.iter().find(|f| saved.inputs.iter().any(|i| same_file(Path::new(&i.file), f))) {
         return Err(Failure::Usage(format!(
-            "{} was saved with other analysis options (or another --time-source choice): --resume takes the options it was saved with",
-            path.display()
+            "{} already holds {}: --resume goes on with the capture's next files, and would count its frames twice",
+            path.display(),
+            file.display()
+        )));
+    }
+    if saved.analyzer.config() != config {
+        let each: Vec<String> = differences(&saved.analyzer.config(), &config)
+            .into_iter()
+            .map(|(option, saved, now)| format!("{option} {saved} (this run: {now})"))
+            .collect();
+        return Err(Failure::Usage(format!(
+            "{} was saved with {}: --resume takes the options it was saved with",
+            path.display(),
+            each.join(", ")
         )));
     }
     if saved.display_filter.as_deref() != filter {
@@ -51,6 +65,15 @@ pub fn resume(path: &Path, config: Config, filter: Option<&str>) -> Result<Saved
         )));
     }
     Ok(saved)
+}
+
+/// Are `a` and `b` one file (standard input never is: each run reads what it is given)?
+fn same_file(a: &Path, b: &Path) -> bool {
+    let stdin = Path::new("-");
+    if a == stdin || b == stdin {
+        return false;
+    }
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// The analysis the state `path` saved.

@@ -57,6 +57,18 @@ fn range(values: impl Iterator<Item = f64>, floor_zero: bool) -> std::ops::Range
     lo..hi + (hi - lo) * 0.05
 }
 
+/// How many labels an axis of counts up to the values' largest takes: one a count where
+/// there are few (plotters then puts them on whole numbers), at most 11.
+fn count_labels(values: impl Iterator<Item = f64>) -> usize {
+    let most = values.fold(0.0f64, f64::max).ceil();
+    (most as usize).saturating_add(1).clamp(2, 11)
+}
+
+/// A tick of an axis of counts: whole numbers only, as [`tick`] writes them.
+fn count_tick(v: &f64) -> String {
+    if v.fract() == 0.0 { tick(v) } else { String::new() }
+}
+
 /// A tick's label: no decimals for whole numbers, at most two otherwise, and thousands,
 /// millions and billions shortened (`50k`, `2.5M`), so that labels stay clear of the axis's
 /// title.
@@ -251,7 +263,8 @@ pub fn bars(x_label: &str, y_label: &str, bars: &[(String, f64)]) -> Option<Stri
             .y_desc(y_label)
             .x_labels(n)
             .x_label_formatter(&label)
-            .y_label_formatter(&tick)
+            .y_labels(count_labels(bars.iter().map(|b| b.1)))
+            .y_label_formatter(&count_tick)
             .label_style((FONT, 17))
             .max_light_lines(1)
             .draw()
@@ -296,6 +309,19 @@ mod tests {
         let zeros = Series { name: "CE".into(), points: vec![(0.0, 0.0), (1.0, 0.0)] };
         assert_eq!(lines("ms", "x", &[zeros], &[]), None);
         assert_eq!(bars("x", "y", &[]), None);
+    }
+
+    #[test]
+    fn an_axis_of_counts_has_whole_numbers_only() {
+        let svg = bars("µs", "ACKed requests", &[("1".into(), 3.0), ("2".into(), 1.0)]).unwrap();
+        let labels: Vec<&str> = svg.split('>').filter_map(|t| t.split('<').next()).map(str::trim).collect();
+        for whole in ["0", "1", "2", "3"] {
+            assert!(labels.contains(&whole), "{whole} in {labels:?}");
+        }
+        assert!(!labels.iter().any(|l| l.contains('.')), "{labels:?}");
+        assert_eq!(count_labels([0.0, 3.0].into_iter()), 4);
+        assert_eq!(count_labels([2.5e6].into_iter()), 11);
+        assert_eq!((count_tick(&1.5), count_tick(&2.0)), (String::new(), "2".to_string()));
     }
 
     #[test]

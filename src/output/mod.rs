@@ -53,6 +53,17 @@ impl TimeFormat {
         }
     }
 
+    /// tshark's `-t` names for the format (`ad` is local time there; here every absolute
+    /// time is UTC).
+    pub fn tshark_names(self) -> &'static [&'static str] {
+        match self {
+            TimeFormat::Relative => &["r"],
+            TimeFormat::Delta => &["d"],
+            TimeFormat::Epoch => &["e"],
+            TimeFormat::Absolute => &["ad", "ud"],
+        }
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             TimeFormat::Relative => "Seconds since the capture's first frame (Wireshark's relative time)",

@@ -11,6 +11,7 @@ pub mod cm;
 pub mod congestion;
 pub mod congestion_tracking;
 pub mod counts;
+pub mod differences;
 pub mod duplicates;
 pub mod episodes;
 pub mod finding;

@@ -187,8 +187,10 @@ fn check_alike<'a>(mut parts: impl Iterator<Item = &'a Facts>) -> Result<(), Str
         }
         if part.config != first.config {
             return Err(format!(
-                "{} and {} were saved with other analysis options (or another --time-source choice): the parts of one capture are analysed alike",
-                first.name, part.name
+                "{} and {} were saved with other analysis options ({}): the parts of one capture are analysed alike",
+                first.name,
+                part.name,
+                super::differences::describe(&first.config, &part.config)
             ));
         }
         if part.display_filter != first.display_filter {

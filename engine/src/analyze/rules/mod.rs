@@ -94,6 +94,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     copies_and_truncation(&mut r);
     damage(&mut r);
     capture_limits(&mut r);
+    no_roce(&mut r);
     r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out
 }
@@ -627,6 +628,25 @@ fn rdma_device(r: &mut Rules<'_>) {
             if devices.len() == 1 { "the RDMA device" } else { "the RDMA devices" },
             devices.join(", ")
         ),
+        Evidence::default(),
+    );
+}
+
+/// A capture with frames and neither RoCE nor flow control in it: most often taken where RoCE
+/// does not pass (the kernel's Ethernet interface), or RoCE on another UDP port.
+fn no_roce(r: &mut Rules<'_>) {
+    let t = &r.report.totals;
+    if t.frames == 0 || t.roce_packets > 0 || t.pfc_frames > 0 || t.pause_frames > 0 {
+        return;
+    }
+    r.add(
+        About {
+            severity: Severity::Info,
+            code: "NO_ROCE",
+            cause: "RoCE bypasses the kernel: a capture on the host's Ethernet interface (eth0, ens1f0np0) sees only what the kernel sends and receives, never the NIC's RoCE traffic. Or the traffic is RoCE on a UDP port other than 4791.",
+            action: "Capture on the RDMA device (tcpdump -i mlx5_0, ibdump) or from a switch mirror session; for RoCE on another UDP destination port, add --roce-port PORT.",
+        },
+        format!("no RoCE packet among {}: RoCEv2 is UDP destination port 4791 (--roce-port adds others)", plural(t.frames as usize, "frame")),
         Evidence::default(),
     );
 }
