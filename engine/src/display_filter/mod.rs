@@ -11,10 +11,10 @@ mod literal;
 mod syntax;
 
 use literal::Literal;
-use syntax::{Expr, FilterError, Member, Operand, Relation, Slice, Test};
+use syntax::{Expr, FilterError, Function, Member, Operand, Relation, Slice, Test};
 
 use crate::decode::DecodedFrame;
-use crate::fields::{self, Field, FieldType, Frame, Value};
+use crate::fields::{self, Field, FieldType, Frame, Shown, Value};
 
 /// A compiled display filter.
 #[derive(Debug)]
@@ -39,8 +39,32 @@ enum Node {
 struct Check {
     field: &'static Field,
     slice: Option<Slice>,
+    /// `field#n`: only the values of the n-th layer.
+    layer: Option<LayerOf>,
+    measure: Measure,
     kind: Kind,
 }
+
+/// What of a field's values a check tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Measure {
+    Values,
+    /// `len(field)`: each value's length in bytes.
+    Len,
+    /// `count(field)`: how many values there are.
+    Count,
+}
+
+/// The n-th layer (from 1) of a field that gives `per_layer` values a layer.
+#[derive(Debug, Clone, Copy)]
+struct LayerOf {
+    n: usize,
+    per_layer: usize,
+}
+
+/// Fields that give two values a layer, its source and its destination: `ip.addr#2` is the
+/// inner IP header's two addresses, as in Wireshark.
+const PAIRED: [&str; 4] = ["eth.addr", "ip.addr", "ipv6.addr", "udp.port"];
 
 #[derive(Debug)]
 enum Kind {
@@ -49,6 +73,7 @@ enum Kind {
     In(Vec<(Literal, Option<Literal>)>),
     Contains(Literal),
     BitAnd(Literal),
+    Matches(regex::bytes::Regex),
 }
 
 impl DisplayFilter {
@@ -159,6 +184,34 @@ fn node(e: &Expr) -> Result<Node, FilterError> {
     })
 }
 
+/// The value an integer field's value string names (`ip.proto == "UDP"`, `ip.dsfield.dscp ==
+/// AF31`: tshark 4.0 takes the names its details pane shows, in any case, quoted or not);
+/// `None` where the text is a number, the field has no names, or none is the text.
+fn value_of_name(o: &Operand, f: &Field, sliced: bool) -> Option<Result<Literal, FilterError>> {
+    let (FieldType::Uint(bits), Shown::Named(meaning), false) = (f.ty, f.shown, sliced) else { return None };
+    if literal::integer(&o.text).is_some() {
+        return None;
+    }
+    // names are looked up among the first 65,536 values (every named field is narrower)
+    let most = if bits >= 16 { 0xFFFF } else { (1u64 << bits) - 1 };
+    let mut name = String::new();
+    let mut named = (0..=most).filter(|&v| {
+        name.clear();
+        meaning(&mut name, v);
+        name.eq_ignore_ascii_case(&o.text)
+    });
+    let first = named.next()?;
+    let others: Vec<u64> = named.take(3).collect();
+    if others.is_empty() {
+        return Some(Ok(Literal::Uint(first)));
+    }
+    let values: Vec<String> = [first].iter().chain(&others).map(u64::to_string).collect();
+    Some(Err(FilterError::new(
+        o.at,
+        format!("\"{}\" names several values of {} ({}…): give the number", o.text, f.name, values.join(", ")),
+    )))
+}
+
 /// Does the text look like a field name (rather than a value)?
 fn looks_like_field(text: &str) -> bool {
     text.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -178,79 +231,143 @@ fn field(o: &Operand) -> Result<&'static Field, FilterError> {
     })
 }
 
-/// The value an operand writes, read as the type of `f` (or of its slice).
-fn value(o: &Operand, f: &Field, sliced: bool) -> Result<Literal, FilterError> {
+/// What a test's values are read as: the field's type, or its slice's bytes, or the integer
+/// `len()` and `count()` give.
+struct Target {
+    field: &'static Field,
+    ty: FieldType,
+    sliced: bool,
+    measured: bool,
+}
+
+/// The value an operand writes, read as `target` takes it.
+fn value(o: &Operand, target: &Target) -> Result<Literal, FilterError> {
+    let f = target.field;
     if !o.quoted && fields::by_name(&o.text).is_some() {
         return Err(FilterError::new(
             o.at,
             format!("comparing two fields ({} and {}) is not supported", f.name, o.text),
         ));
     }
-    if o.slice.is_some() {
-        return Err(FilterError::new(o.at, "only a field can be sliced"));
+    if o.slice.is_some() || o.layer.is_some() || o.function.is_some() {
+        return Err(FilterError::new(o.at, "only a field can be sliced, layered or measured"));
     }
-    literal::read(&o.text, o.quoted, f.ty, sliced).map_err(|expected| {
+    if let Some(named) = value_of_name(o, f, target.sliced || target.measured) {
+        return named;
+    }
+    literal::read(&o.text, o.quoted, target.ty, target.sliced).map_err(|expected| {
         if looks_like_field(&o.text) {
             return field(o).err().unwrap_or_else(|| FilterError::new(o.at, "unexpected field"));
         }
-        let what = if sliced { format!("a slice of {}", f.name) } else { format!("{} ({})", f.name, f.ty.name()) };
+        let what = match (target.sliced, target.measured) {
+            (true, _) => format!("a slice of {}", f.name),
+            (false, true) => "a length or a count".to_string(),
+            (false, false) => format!("{} ({})", f.name, f.ty.name()),
+        };
         FilterError::new(o.at, format!("\"{}\" is not {expected}, as {what} needs", o.text))
     })
 }
 
+/// Can the field's values be cut into bytes (sliced, measured by `len()`)?
+fn has_bytes(f: &Field) -> bool {
+    matches!(f.ty, FieldType::Bytes | FieldType::Ether | FieldType::Ipv4 | FieldType::Ipv6 | FieldType::String)
+}
+
 fn check(t: &Test) -> Result<Check, FilterError> {
-    let (subject, kind) = match t {
-        Test::Present(o) => (o, None),
-        Test::Compare(o, ..) | Test::In(o, _) | Test::Contains(o, _) | Test::BitAnd(o, _) => (o, Some(t)),
-    };
+    let subject = t.subject();
     let f = field(subject)?;
-    let slice = subject.slice;
-    let sliced = slice.is_some();
-    if sliced
-        && !matches!(f.ty, FieldType::Bytes | FieldType::Ether | FieldType::Ipv4 | FieldType::Ipv6 | FieldType::String)
-    {
-        return Err(FilterError::new(subject.at, format!("{} ({}) cannot be sliced", f.name, f.ty.name())));
+    let measure = match subject.function {
+        None => Measure::Values,
+        Some(Function::Len) => Measure::Len,
+        Some(Function::Count) => Measure::Count,
+    };
+    let sliced = subject.slice.is_some();
+    let refuse = |message: String| Err(FilterError::new(subject.at, message));
+    if sliced && !has_bytes(f) {
+        return refuse(format!("{} ({}) cannot be sliced", f.name, f.ty.name()));
     }
-    let kind = match kind {
-        None | Some(Test::Present(_)) => Kind::Present,
-        Some(Test::Compare(_, relation, o)) => {
-            let v = value(o, f, sliced)?;
+    if measure != Measure::Values && sliced {
+        return refuse("len() and count() take a whole field, not a slice".into());
+    }
+    if measure == Measure::Len && !has_bytes(f) {
+        return refuse(format!("len() needs a byte, string or address field; {} is {}", f.name, f.ty.name()));
+    }
+    if measure == Measure::Count && subject.layer.is_some() {
+        return refuse("count() counts a field's values in every layer; it takes no #layer".into());
+    }
+    if measure != Measure::Values && matches!(t, Test::In(..)) {
+        return refuse(
+            "only a field is tested for membership in a set, not len() or count() (as in tshark 4.0)".into(),
+        );
+    }
+    if measure != Measure::Values && matches!(t, Test::Present(_)) {
+        return refuse(format!("{}() needs a comparison", if measure == Measure::Len { "len" } else { "count" }));
+    }
+    let measured = measure != Measure::Values;
+    let target = Target { field: f, ty: if measured { FieldType::Uint(32) } else { f.ty }, sliced, measured };
+    let per_layer = if PAIRED.contains(&f.name) { 2 } else { 1 };
+    let layer = subject.layer.map(|n| LayerOf { n, per_layer });
+    Ok(Check { field: f, slice: subject.slice, layer, measure, kind: kind_of(t, &target)? })
+}
+
+/// What a test asks of each value.
+fn kind_of(t: &Test, target: &Target) -> Result<Kind, FilterError> {
+    let f = target.field;
+    let refuse = |o: &Operand, message: String| Err(FilterError::new(o.at, message));
+    Ok(match t {
+        Test::Present(_) => Kind::Present,
+        Test::Compare(_, relation, o) => {
+            let v = value(o, target)?;
             if matches!(relation, Relation::Lt | Relation::Gt | Relation::Le | Relation::Ge)
                 && matches!(v, Literal::Str(_))
             {
-                return Err(FilterError::new(o.at, format!("{} (a string) has no order", f.name)));
+                return refuse(o, format!("{} (a string) has no order", f.name));
             }
             Kind::Compare(*relation, v)
         }
-        Some(Test::In(_, members)) => Kind::In(
+        Test::In(_, members) => Kind::In(
             members
                 .iter()
                 .map(|m| match m {
-                    Member::One(o) => Ok((value(o, f, sliced)?, None)),
-                    Member::Range(low, high) => Ok((value(low, f, sliced)?, Some(value(high, f, sliced)?))),
+                    Member::One(o) => Ok((value(o, target)?, None)),
+                    Member::Range(low, high) => Ok((value(low, target)?, Some(value(high, target)?))),
                 })
                 .collect::<Result<_, FilterError>>()?,
         ),
-        Some(Test::Contains(_, o)) => {
-            if !(sliced || matches!(f.ty, FieldType::Bytes | FieldType::String)) {
-                return Err(FilterError::new(
-                    o.at,
-                    format!("contains needs a byte or string field; {} is {}", f.name, f.ty.name()),
-                ));
+        Test::Contains(_, o) => {
+            if !(target.sliced || matches!(target.ty, FieldType::Bytes | FieldType::String)) {
+                return refuse(o, format!("contains needs a byte or string field; {} is {}", f.name, f.ty.name()));
             }
-            Kind::Contains(value(o, f, sliced)?)
+            Kind::Contains(value(o, target)?)
         }
-        Some(Test::BitAnd(_, o)) => {
-            if !(sliced || matches!(f.ty, FieldType::Uint(_) | FieldType::Bool(_) | FieldType::Bytes)) {
-                return Err(FilterError::new(
-                    o.at,
-                    format!("& needs an integer or byte field; {} is {}", f.name, f.ty.name()),
-                ));
+        Test::BitAnd(_, o) => {
+            if !(target.sliced || matches!(target.ty, FieldType::Uint(_) | FieldType::Bool(_) | FieldType::Bytes)) {
+                return refuse(o, format!("& needs an integer or byte field; {} is {}", f.name, f.ty.name()));
             }
-            Kind::BitAnd(value(o, f, sliced)?)
+            Kind::BitAnd(value(o, target)?)
         }
-    };
-    Ok(Check { field: f, slice, kind })
+        Test::Matches(_, o) => Kind::Matches(regex_of(o, target)?),
+    })
+}
+
+/// The regular expression of `field matches "…"`, on a string or byte field or a slice (as in
+/// tshark 4.0, not on addresses or numbers).
+fn regex_of(o: &Operand, target: &Target) -> Result<regex::bytes::Regex, FilterError> {
+    let f = target.field;
+    if !(target.sliced || matches!(target.ty, FieldType::Bytes | FieldType::String)) {
+        return Err(FilterError::new(
+            o.at,
+            format!("matches needs a string or byte field; {} is {}", f.name, f.ty.name()),
+        ));
+    }
+    if !o.quoted {
+        return Err(FilterError::new(o.at, "matches takes a regular expression in double quotes"));
+    }
+    regex::bytes::Regex::new(&o.text).map_err(|e| {
+        let text = e.to_string();
+        let reason = text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or_default();
+        FilterError::new(o.at, format!("\"{}\" is not a regular expression: {reason}", o.text))
+    })
 }
 
 impl Node {
@@ -394,18 +511,37 @@ impl Check {
             }),
             Kind::Contains(lit) => contains(value, lit, self.slice),
             Kind::BitAnd(lit) => bit_and(value, lit, self.slice),
+            Kind::Matches(re) => {
+                let mut buffer = [0u8; 16];
+                let bytes = bytes_of(value, &mut buffer);
+                bytes.and_then(|b| self.slice.map_or(Some(b), |s| cut(b, s))).is_some_and(|b| re.is_match(b))
+            }
         }
     }
 
     fn eval(&self, frame: &Frame<'_, '_>) -> bool {
         let (mut seen, mut any, mut all) = (false, false, true);
+        let (mut index, mut count) = (0usize, 0u64);
         self.field.values(frame, &mut |v| {
+            let in_layer = self.layer.is_none_or(|l| index / l.per_layer + 1 == l.n);
+            index += 1;
+            if !in_layer {
+                return;
+            }
+            count += 1;
+            let v = match self.measure {
+                Measure::Values => v,
+                Measure::Len => Value::Uint(bytes_of(&v, &mut [0; 16]).map_or(0, |b| b.len() as u64)),
+                Measure::Count => return,
+            };
             let holds = self.holds(&v);
             seen = true;
             any |= holds;
             all &= holds;
         });
         match self.kind {
+            // as in tshark 4.0, a field the frame lacks has no count: a test of it is false
+            _ if self.measure == Measure::Count => count > 0 && self.holds(&Value::Uint(count)),
             // Wireshark 4: "!=" is "all not equal"; a missing field matches nothing
             Kind::Compare(Relation::Ne, _) => seen && all,
             _ => any,
@@ -463,6 +599,57 @@ mod tests {
         assert!(!matches(&format!("frame.number == 7 && {}", numbers_filter(others(), " || "))));
         assert!(matches(&numbers_filter([7, 7, 7].into_iter(), " ^^ ")), "three true: an odd number hold");
         assert!(!matches(&numbers_filter([7, 7, 8].into_iter(), " xor ")));
+    }
+
+    #[test]
+    fn integer_fields_take_the_names_of_their_values() {
+        let compiled = |text: &str| DisplayFilter::compile(text).map(|f| format!("{:?}", f.root));
+        assert_eq!(compiled("ip.proto == \"UDP\""), compiled("ip.proto == 17"));
+        assert_eq!(compiled("ip.proto == \"udp\""), compiled("ip.proto == 17"));
+        assert_eq!(compiled("eth.type == IPv4"), compiled("eth.type == 0x0800"));
+        assert_eq!(compiled("ip.dsfield.dscp in {AF31, CS6}"), compiled("ip.dsfield.dscp in {26, 48}"));
+        assert!(
+            error("ip.proto == udp").contains("comparing two fields (ip.proto and udp)"),
+            "a bare protocol name is a field, as in tshark"
+        );
+        assert!(error("ip.dsfield.dscp == AF99").contains("column 20: \"AF99\" is not an integer"));
+        // a name several values share is no value
+        let (field, name) = fields::all()
+            .iter()
+            .find_map(|f| {
+                let (FieldType::Uint(bits), Shown::Named(meaning)) = (f.ty, f.shown) else { return None };
+                let mut names = std::collections::HashMap::new();
+                (0..=(1u64 << bits.min(16)) - 1).find_map(|v| {
+                    let mut name = String::new();
+                    meaning(&mut name, v);
+                    (!name.is_empty() && names.insert(name.clone(), v).is_some()).then_some((f.name, name))
+                })
+            })
+            .expect("a field with a name several values share");
+        assert!(
+            error(&format!("{field} == \"{name}\"")).contains(&format!("\"{name}\" names several values of {field} ("))
+        );
+    }
+
+    #[test]
+    fn functions_layers_and_matches_are_refused_where_they_mean_nothing() {
+        assert!(
+            error("len(ip.ttl) == 1")
+                .contains("column 5: len() needs a byte, string or address field; ip.ttl is FT_UINT8")
+        );
+        assert!(error("count(ip.src#2) == 1").contains("it takes no #layer"));
+        assert!(error("len(eth.src)").contains("len() needs a comparison"));
+        assert!(error("count(ip.src) in {1, 2}").contains("only a field is tested for membership"));
+        assert!(error("len(eth.src[0:2]) == 2").contains("take a whole field, not a slice"));
+        assert!(error("ip.src matches \"10\"").contains("matches needs a string or byte field; ip.src is FT_IPv4"));
+        assert!(error("rocescope.icrc.status matches ok").contains("a regular expression in double quotes"));
+        let bad = error("rocescope.icrc.status matches \"(\"");
+        assert!(bad.contains("column 31: \"(\" is not a regular expression: ") && !bad.contains('\n'), "{bad}");
+        assert!(error("len(eth.src) == x").contains("\"x\" is not an integer, as a length or a count needs"));
+        assert!(
+            DisplayFilter::compile("rocescope.icrc.status matches \"^(ok|bad)$\" && len(rocescope.frame.kind) > 2")
+                .is_ok()
+        );
     }
 
     #[test]

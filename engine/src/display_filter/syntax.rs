@@ -6,8 +6,10 @@
 //! xor     := and ( ("xor" | "^^") and )*
 //! and     := not ( ("and" | "&&") not )*
 //! not     := ("not" | "!") not | "(" expr ")" | test
-//! test    := operand [ relation operand | "in" set | "contains" operand | "&" operand ]
-//! operand := word [ "[" slice "]" ] | "quoted string"
+//! test    := operand [ relation operand | "in" set | "contains" operand | "&" operand
+//!            | ("matches" | "~") operand ]
+//! operand := word [ "#" layer ] [ "[" slice "]" ] | ("len" | "count") "(" operand ")"
+//!          | "quoted string"
 //! set     := "{" item ( "," item )* "}"        item := word | word ".." word
 //! ```
 //!
@@ -52,7 +54,10 @@ pub enum Token {
     Not,
     In,
     Contains,
+    Matches,
     Amp,
+    /// `#`, the layer operator.
+    Hash,
     Rel(Relation),
     /// A field name, a number, an address or a byte string.
     Word(String),
@@ -142,7 +147,9 @@ pub fn tokens(text: &str) -> Result<Vec<(usize, Token)>, FilterError> {
                 let word: String = chars[i..j].iter().collect();
                 (keyword(&word).unwrap_or(Token::Word(word)), j - i)
             }
-            ('~' | '#' | '$' | '@' | '+' | '*' | '%', _) => return Err(unsupported_symbol(i, c)),
+            ('~', _) => (Token::Matches, 1),
+            ('#', _) => (Token::Hash, 1),
+            ('$' | '@' | '+' | '*' | '%', _) => return Err(unsupported_symbol(i, c)),
             (c, _) => return Err(FilterError::new(i, format!("unexpected character '{c}'"))),
         };
         out.push((start, token));
@@ -157,17 +164,12 @@ fn unsupported_symbol(at: usize, c: char) -> FilterError {
     let message = match c {
         '=' => "the \"===\" operator (all_eq) is not supported; \"==\" holds when some occurrence equals".into(),
         '!' => "the \"!==\" operator is not supported; \"~=\" (any_ne) is the same test".into(),
-        '~' => UNSUPPORTED_MATCHES.replace("matches", "~"),
-        '#' => "layer operators (\"ip.src#2\") are not supported".into(),
         '$' => "field references (\"${…}\") are not supported".into(),
         '@' => "raw field values (\"@ip.src\") are not supported".into(),
         c => format!("arithmetic (\"{c}\") is not supported"),
     };
     FilterError::new(at, message)
 }
-
-const UNSUPPORTED_MATCHES: &str =
-    "the \"matches\" operator (regular expressions) is not supported; \"contains\" tests for a substring";
 
 fn keyword(word: &str) -> Option<Token> {
     Some(match word {
@@ -177,6 +179,7 @@ fn keyword(word: &str) -> Option<Token> {
         "not" => Token::Not,
         "in" => Token::In,
         "contains" => Token::Contains,
+        "matches" => Token::Matches,
         "eq" => Token::Rel(Relation::Eq),
         "ne" => Token::Rel(Relation::Ne),
         "any_ne" => Token::Rel(Relation::AnyNe),
@@ -223,6 +226,19 @@ pub struct Operand {
     pub text: String,
     pub quoted: bool,
     pub slice: Option<Slice>,
+    /// `field#n`: the field in the n-th layer of its protocol only (from 1).
+    pub layer: Option<usize>,
+    /// `len(field)` or `count(field)`.
+    pub function: Option<Function>,
+}
+
+/// The functions of a field a test may take (Wireshark 4.0's `len` and `count`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Function {
+    /// Each value's length in bytes.
+    Len,
+    /// How many values the frame has.
+    Count,
 }
 
 /// A member of a set: a value or an inclusive range.
@@ -241,6 +257,18 @@ pub enum Test {
     Compare(Operand, Relation, Operand),
     In(Operand, Vec<Member>),
     Contains(Operand, Operand),
+    /// `field matches "regex"`.
+    Matches(Operand, Operand),
+}
+
+impl Test {
+    /// The operand the test is about (its left side).
+    pub fn subject(&self) -> &Operand {
+        match self {
+            Test::Present(o) | Test::BitAnd(o, _) | Test::Compare(o, ..) | Test::In(o, _) => o,
+            Test::Contains(o, _) | Test::Matches(o, _) => o,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -367,11 +395,11 @@ impl Parser {
                 self.take();
                 Ok(Test::BitAnd(left, self.operand()?))
             }
-            Some(Token::Word(w)) if w == "matches" => Err(FilterError::new(self.at(), UNSUPPORTED_MATCHES)),
-            Some(Token::Word(w)) if w == "all_eq" => Err(unsupported_symbol(self.at(), '=')),
-            Some(Token::LParen) if !left.quoted => {
-                Err(FilterError::new(left.at, format!("functions (\"{}(…)\") are not supported", left.text)))
+            Some(Token::Matches) => {
+                self.take();
+                Ok(Test::Matches(left, self.operand()?))
             }
+            Some(Token::Word(w)) if w == "all_eq" => Err(unsupported_symbol(self.at(), '=')),
             _ => Ok(Test::Present(left)),
         }
     }
@@ -383,8 +411,43 @@ impl Parser {
             Some((_, Token::Quoted(s))) => (s, true),
             _ => return Err(FilterError::new(at, "expected a field or a value")),
         };
+        if !quoted && self.peek() == Some(&Token::LParen) {
+            return self.function_call(at, &text);
+        }
+        let layer = if !quoted && self.peek() == Some(&Token::Hash) { Some(self.layer()?) } else { None };
         let slice = if !quoted && self.peek() == Some(&Token::LBracket) { Some(self.slice()?) } else { None };
-        Ok(Operand { at, text, quoted, slice })
+        Ok(Operand { at, text, quoted, slice, layer, function: None })
+    }
+
+    /// `len(field)` or `count(field)`, after the function's name.
+    fn function_call(&mut self, at: usize, name: &str) -> Result<Operand, FilterError> {
+        let function = match name {
+            "len" => Function::Len,
+            "count" => Function::Count,
+            _ => {
+                return Err(FilterError::new(
+                    at,
+                    format!("functions (\"{name}(…)\") are not supported, but for len() and count()"),
+                ));
+            }
+        };
+        self.expect(Token::LParen, "'('")?;
+        let inner = self.operand()?;
+        if inner.quoted || inner.function.is_some() {
+            return Err(FilterError::new(inner.at, format!("{name}() takes a field")));
+        }
+        self.expect(Token::RParen, "')'")?;
+        Ok(Operand { function: Some(function), ..inner })
+    }
+
+    /// `#n` after a field: the layer, from 1.
+    fn layer(&mut self) -> Result<usize, FilterError> {
+        self.expect(Token::Hash, "'#'")?;
+        let at = self.at();
+        match self.number()? {
+            0 => Err(FilterError::new(at, "layers are counted from 1")),
+            n => Ok(n),
+        }
     }
 
     fn number(&mut self) -> Result<usize, FilterError> {
@@ -443,8 +506,14 @@ impl Parser {
                     members.push(match item.text.split_once("..") {
                         Some((low, high)) if !item.quoted => {
                             let high_at = item.at + low.len() + 2;
-                            let bound =
-                                |text: &str, at| Operand { at, text: text.to_string(), quoted: false, slice: None };
+                            let bound = |text: &str, at| Operand {
+                                at,
+                                text: text.to_string(),
+                                quoted: false,
+                                slice: None,
+                                layer: None,
+                                function: None,
+                            };
                             Member::Range(bound(low, item.at), bound(high, high_at))
                         }
                         _ => Member::One(item),
@@ -479,7 +548,7 @@ mod tests {
     use super::*;
 
     fn word(at: usize, text: &str) -> Operand {
-        Operand { at, text: text.into(), quoted: false, slice: None }
+        Operand { at, text: text.into(), quoted: false, slice: None, layer: None, function: None }
     }
 
     #[test]
@@ -536,16 +605,30 @@ mod tests {
     #[test]
     fn wireshark_operators_not_implemented_are_named() {
         let message = |text: &str| parse(text).unwrap_err();
-        assert_eq!(message("a matches \"x\"").at, 2);
-        assert!(message("a matches \"x\"").message.starts_with("the \"matches\" operator (regular expressions)"));
-        assert!(message("a ~ \"x\"").message.starts_with("the \"~\" operator (regular expressions)"));
         assert!(message("a === 1").message.starts_with("the \"===\" operator (all_eq)"));
         assert!(message("a all_eq 1").message.starts_with("the \"===\" operator (all_eq)"));
         assert!(message("a !== 1").message.contains("\"~=\" (any_ne) is the same test"));
-        assert_eq!(message("len(a) == 1").message, "functions (\"len(…)\") are not supported");
-        assert_eq!(message("ip.src#2 == 1").message, "layer operators (\"ip.src#2\") are not supported");
+        assert_eq!(
+            message("upper(a) == 1").message,
+            "functions (\"upper(…)\") are not supported, but for len() and count()"
+        );
+        assert_eq!(message("len(\"x\") == 1").message, "len() takes a field");
+        assert_eq!(message("a#0 == 1").message, "layers are counted from 1");
         assert_eq!(message("a == ${b}").message, "field references (\"${…}\") are not supported");
         assert_eq!(message("a + 1 == 2").message, "arithmetic (\"+\") is not supported");
         assert_eq!(message("a + 1 == 2").at, 2);
+    }
+
+    #[test]
+    fn matches_layers_and_functions_parse() {
+        let Expr::Test(Test::Matches(o, re)) = parse("a matches \"^x+$\"").unwrap() else { panic!() };
+        assert_eq!((o.text.as_str(), re.text.as_str(), re.quoted), ("a", "^x+$", true));
+        assert!(matches!(parse("a ~ \"x\"").unwrap(), Expr::Test(Test::Matches(..))));
+        let Expr::Test(Test::Compare(o, Relation::Eq, _)) = parse("ip.src#2[0:2] == 0a:09").unwrap() else { panic!() };
+        assert_eq!((o.layer, o.slice), (Some(2), Some(Slice { start: 0, len: Some(2) })));
+        let Expr::Test(Test::Compare(o, Relation::Gt, _)) = parse("count(ip.src#1) > 1").unwrap() else { panic!() };
+        assert_eq!((o.function, o.layer, o.at), (Some(Function::Count), Some(1), 6));
+        let Expr::Test(Test::Compare(o, ..)) = parse("len(eth.src) == 6").unwrap() else { panic!() };
+        assert_eq!((o.function, o.text.as_str()), (Some(Function::Len), "eth.src"));
     }
 }

@@ -169,9 +169,44 @@ pub fn by_name(name: &str) -> Option<&'static Field> {
     defs::FIELDS.iter().find(|f| f.name == name)
 }
 
-/// The registered name nearest to `name` (for "did you mean"), by edit distance.
+/// Names people type for protocols the registry holds under Wireshark's names.
+const PROTOCOL_ALIASES: &[(&str, &str)] = &[
+    ("roce", "infiniband"),
+    ("rocev1", "infiniband"),
+    ("rocev2", "infiniband"),
+    ("rroce", "infiniband"),
+    ("ib", "infiniband"),
+    ("bth", "infiniband.bth"),
+    ("aeth", "infiniband.aeth"),
+    ("reth", "infiniband.reth"),
+    ("deth", "infiniband.deth"),
+    ("cnp", "rocescope.cnp"),
+    ("ipv4", "ip"),
+    ("ether", "eth"),
+    ("ethernet", "eth"),
+    ("dot1q", "vlan"),
+    ("pfc", "macc"),
+];
+
+/// The registered name nearest to `name` (for "did you mean"): the name with a protocol alias
+/// replaced (`roce` is `infiniband`, `ib.bth.psn` is `infiniband.bth.psn`); a protocol's first
+/// field where the protocol is no field itself (`frame` → `frame.number`); else the nearest by
+/// edit distance (a swap of two letters one edit), the nearer last component first among equals.
 pub fn nearest(name: &str) -> Option<&'static str> {
-    defs::FIELDS.iter().map(|f| (strsim::levenshtein(name, f.name), f.name)).min().map(|(_, n)| n)
+    let (first, rest) = name.split_once('.').map_or((name, None), |(first, rest)| (first, Some(rest)));
+    let protocol = PROTOCOL_ALIASES.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(first)).map_or(first, |a| a.1);
+    let wanted = rest.map_or_else(|| protocol.to_string(), |rest| format!("{protocol}.{rest}"));
+    if let Some(field) = by_name(&wanted) {
+        return Some(field.name);
+    }
+    let in_protocol = |f: &&Field| f.name.strip_prefix(wanted.as_str()).is_some_and(|r| r.starts_with('.'));
+    if let Some(field) = defs::FIELDS.iter().find(in_protocol) {
+        return Some(field.name);
+    }
+    let last = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
+    let distance =
+        |f: &Field| (strsim::osa_distance(&wanted, f.name), strsim::osa_distance(&last(&wanted), &last(f.name)));
+    defs::FIELDS.iter().min_by_key(|f| distance(f)).map(|f| f.name)
 }
 
 /// The field named `name` as an option (`-e`) names it; an error names the nearest field
@@ -227,5 +262,10 @@ mod tests {
         assert_eq!(names.len(), before, "a field is declared twice");
         assert_eq!(nearest("infiniband.bth.pns"), Some("infiniband.bth.psn"));
         assert_eq!(nearest("ip.sr"), Some("ip.src"));
+        assert_eq!(nearest("roce"), Some("infiniband"));
+        assert_eq!(nearest("ib.bth.psn"), Some("infiniband.bth.psn"));
+        assert_eq!(nearest("ROCE.bth.destqp"), Some("infiniband.bth.destqp"));
+        assert_eq!(nearest("frame"), Some("frame.number"));
+        assert_eq!(nearest("ip.dsfeld.dscp"), Some("ip.dsfield.dscp"));
     }
 }
