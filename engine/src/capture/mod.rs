@@ -486,7 +486,7 @@ fn pcapng_step(
     let parse = if *big_endian { parse_block_be } else { parse_block_le };
     // pcap-parser subtracts 12 from a block's length before checking it for some block
     // types, so an impossible length is refused here first
-    if let Some(reason) = bad_leading_length(available, *big_endian) {
+    if let Some(reason) = bad_lengths(available, *big_endian) {
         return Err(format!("unreadable pcapng block: {reason}"));
     }
     Ok(match parse(available) {
@@ -599,7 +599,7 @@ fn block_word(bytes: &[u8], at: usize, big_endian: bool) -> Option<u32> {
 /// What is wrong with the lengths of the pcapng block at the start of `bytes` (pcapng §3.1: a
 /// block is at least 12 bytes long and a multiple of 4; §4.3: an enhanced packet block's
 /// captured length fits within it), told before the block is parsed.
-fn bad_leading_length(bytes: &[u8], big_endian: bool) -> Option<String> {
+fn bad_lengths(bytes: &[u8], big_endian: bool) -> Option<String> {
     let len = block_word(bytes, 4, big_endian)?;
     if len < 12 {
         return Some(format!("block length {len} is below the 12-byte minimum"));
@@ -625,7 +625,7 @@ const EPB_OVERHEAD: u32 = 32;
 /// Why the pcapng block at the start of `bytes` is unreadable, when its lengths tell: a bad
 /// leading length, or a trailing copy that differs from it.
 fn bad_block_reason(bytes: &[u8], big_endian: bool) -> Option<String> {
-    if let Some(reason) = bad_leading_length(bytes, big_endian) {
+    if let Some(reason) = bad_lengths(bytes, big_endian) {
         return Some(reason);
     }
     let len = block_word(bytes, 4, big_endian)?;

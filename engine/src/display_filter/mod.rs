@@ -186,9 +186,10 @@ fn node(e: &Expr) -> Result<Node, FilterError> {
 
 /// The value an integer field's value string names (`ip.proto == "UDP"`, `ip.dsfield.dscp ==
 /// AF31`: tshark 4.0 takes the names its details pane shows, in any case, quoted or not);
-/// `None` where the text is a number, the field has no names, or none is the text.
-fn value_of_name(o: &Operand, f: &Field, sliced: bool) -> Option<Result<Literal, FilterError>> {
-    let (FieldType::Uint(bits), Shown::Named(meaning), false) = (f.ty, f.shown, sliced) else { return None };
+/// `None` where the test is not of the field's own values (a slice, `len()`, `count()`), the
+/// text is a number, the field has no names, or none is the text.
+fn value_of_name(o: &Operand, f: &Field, own_values: bool) -> Option<Result<Literal, FilterError>> {
+    let (FieldType::Uint(bits), Shown::Named(meaning), true) = (f.ty, f.shown, own_values) else { return None };
     if literal::integer(&o.text).is_some() {
         return None;
     }
@@ -252,7 +253,7 @@ fn value(o: &Operand, target: &Target) -> Result<Literal, FilterError> {
     if o.slice.is_some() || o.layer.is_some() || o.function.is_some() {
         return Err(FilterError::new(o.at, "only a field can be sliced, layered or measured"));
     }
-    if let Some(named) = value_of_name(o, f, target.sliced || target.measured) {
+    if let Some(named) = value_of_name(o, f, !target.sliced && !target.measured) {
         return named;
     }
     literal::read(&o.text, o.quoted, target.ty, target.sliced).map_err(|expected| {
