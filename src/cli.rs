@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::finding::Severity;
 use crate::decode::TimeSource;
-use crate::filter::{Only, OpcodeSelector};
+use crate::filter::{Filter, Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;
 use crate::output::TimeFormat;
 
@@ -197,7 +197,7 @@ partitions, and only its own.",
     Export(ExportArgs),
     /// Browse the frames in the terminal: packet list, decode tree, bytes, display filters
     #[command(
-        long_about = "Open the captures in a full-screen terminal browser with Wireshark's three panes: the packet list (coloured like Wireshark's rules, with the analysis's flags), the selected frame's decode tree from the field registry (sections collapse and expand) and its bytes. `/` opens a display filter, checked as it is typed; `:` goes to a frame; `c`, `e` and `p` show the flows, the findings and PFC, `l` follows a QP as a ladder; `m` marks frames and `w` writes them into a file; `?` lists the keys (docs/browse.md). The first screen shows while the files are still indexed, with the progress in the status line. Reads capture files in place (not compressed or piped input yet); needs a terminal."
+        long_about = "Open the captures in a full-screen terminal browser with Wireshark's three panes: the packet list (coloured like Wireshark's rules, with the analysis's flags), the selected frame's decode tree from the field registry (sections collapse and expand) and its bytes. `/` opens a display filter, checked as it is typed; `:` goes to a frame; `c`, `e` and `p` show the flows, the findings and PFC, `l` follows a QP as a ladder; `m` marks frames and `w` writes them into a file; `?` lists the keys (docs/browse.md). The first screen shows while the files are still indexed, with the progress in the status line. Reads capture files in place; compressed and piped input is kept in a temporary file as it is read. Needs a terminal."
     )]
     Browse(BrowseArgs),
     /// List every field by its display-filter name, type and base, like `tshark -G fields`
@@ -261,12 +261,18 @@ pub struct PacketsArgs {
     #[arg(long, value_enum, default_value_t = PacketsFormat::Text)]
     pub format: PacketsFormat,
 
-    /// tshark's output format: `fields` prints the -e fields of every frame, one line each
-    #[arg(short = 'T', value_enum, value_name = "FORMAT", requires = "export_fields")]
+    /// One JSON object per frame, a line each: --format jsonl, spelt as the other commands
+    /// spell JSON output
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+
+    /// tshark's output format: `fields` prints the -e fields of every frame, one line each;
+    /// `json` and `ek` print every field, or the -e ones, as tshark's -T json and -T ek do
+    #[arg(short = 'T', value_enum, value_name = "FORMAT")]
     pub export: Option<ExportFormat>,
 
-    /// A field to print with -T fields, by its display-filter name (repeatable; `rocescope
-    /// fields` lists them)
+    /// A field to print with -T, by its display-filter name (repeatable; `rocescope fields`
+    /// lists them)
     #[arg(short = 'e', value_name = "FIELD", id = "export_fields", requires = "export")]
     pub export_fields: Vec<String>,
 
@@ -280,19 +286,8 @@ pub struct PacketsArgs {
     #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
     pub display_filter: Option<String>,
 
-    /// Only frames of this QP: BTH destination QP, DETH source QP, or a QPN in a CM message
-    /// (decimal or 0x-hex; repeatable)
-    #[arg(long = "qp", value_name = "QPN", value_parser = crate::filter::parse_qpn)]
-    pub qps: Vec<u32>,
-
-    /// Only RoCE packets with this opcode: a number (0x06) or part of a name (WRITE, rc_ack)
-    /// (repeatable)
-    #[arg(long = "opcode", value_name = "OPCODE")]
-    pub opcodes: Vec<OpcodeSelector>,
-
-    /// Only frames from or to this IP address (or RoCEv1 GID) (repeatable)
-    #[arg(long = "ip", value_name = "ADDR")]
-    pub ips: Vec<std::net::IpAddr>,
+    #[command(flatten)]
+    pub choice: FrameChoice,
 
     /// Only one class of frames
     #[arg(long, value_parser = choice::<Only>())]
@@ -333,16 +328,26 @@ pub struct AnnotateArgs {
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,
+
+    #[command(flatten)]
+    pub times: Times,
 }
 
 #[derive(Debug, Args)]
 pub struct BrowseArgs {
-    /// Capture files (pcap or pcapng, not compressed), merged by timestamp
+    /// Capture files (pcap or pcapng, optionally .gz or .zst), merged by timestamp; '-' is stdin
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
+    /// Open with this display filter applied (Wireshark's syntax; `/` changes it)
+    #[arg(short = 'Y', long = "display-filter", value_name = "FILTER")]
+    pub display_filter: Option<String>,
+
     #[command(flatten)]
     pub analysis: AnalysisOptions,
+
+    #[command(flatten)]
+    pub times: Times,
 }
 
 /// tshark's `-T` output formats rocescope writes.
@@ -350,6 +355,10 @@ pub struct BrowseArgs {
 pub enum ExportFormat {
     /// The -e fields of each frame, separated by tabs (or -E separator)
     Fields,
+    /// One JSON array of the frames, each its layers and fields (or the -e fields)
+    Json,
+    /// Elasticsearch's bulk format: an index line, then the frame's fields on one line
+    Ek,
 }
 
 #[derive(Debug, Args)]
@@ -407,6 +416,15 @@ pub struct AnalyzeArgs {
     /// saved analysis's report
     #[arg(long, value_name = "STATE", conflicts_with = "packets")]
     pub resume: Option<PathBuf>,
+
+    // --qp, --ip and --opcode: analyse only the frames `packets` would show (not with --state
+    // or --resume, whose saved analysis records -Y only)
+    #[command(flatten)]
+    pub choice: FrameChoice,
+
+    /// Analyse only the first N frames of the inputs (in time order)
+    #[arg(short = 'c', long = "count", value_name = "N", conflicts_with_all = ["state", "resume"])]
+    pub count: Option<u64>,
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,
@@ -579,13 +597,48 @@ pub struct CaptureArgs {
 
     #[command(flatten)]
     pub analysis: AnalysisOptions,
+
+    #[command(flatten)]
+    pub times: Times,
 }
 
-/// Which times the frames have, shared by `packets`, `analyze` and `export`.
+/// Frames chosen by QP, opcode and address, shared by `packets` and `analyze`.
+#[derive(Debug, Args)]
+pub struct FrameChoice {
+    /// Only frames of this QP: BTH destination QP, DETH source QP, or a QPN in a CM message
+    /// (decimal or 0x-hex; repeatable)
+    #[arg(long = "qp", value_name = "QPN", value_parser = crate::filter::parse_qpn)]
+    pub qps: Vec<u32>,
+
+    /// Only RoCE packets with this opcode: a number (0x06) or part of a name (WRITE, rc_ack)
+    /// (repeatable)
+    #[arg(long = "opcode", value_name = "OPCODE")]
+    pub opcodes: Vec<OpcodeSelector>,
+
+    /// Only frames from or to this IP address (or RoCEv1 GID) (repeatable)
+    #[arg(long = "ip", value_name = "ADDR")]
+    pub ips: Vec<std::net::IpAddr>,
+}
+
+impl FrameChoice {
+    /// The frames chosen, with `only` a class of them.
+    pub fn filter(&self, only: Option<Only>) -> Filter {
+        Filter { qps: self.qps.clone(), opcodes: self.opcodes.clone(), ips: self.ips.clone(), only }
+    }
+
+    /// Was a choice made?
+    pub fn chooses(&self) -> bool {
+        !(self.qps.is_empty() && self.opcodes.is_empty() && self.ips.is_empty())
+    }
+}
+
+/// Which times the frames have, shared by `packets`, `analyze`, `export`, `annotate`,
+/// `browse` and `capture`.
 #[derive(Debug, Args)]
 pub struct Times {
     /// Frame times: the capture file's, or the hardware timestamps devices on the way put in
-    /// the frames (used only when every frame has one; docs/decoding.md)
+    /// the frames (used only when every frame has one, or, capturing live, where a frame has
+    /// one; docs/decoding.md)
     #[arg(long, value_parser = choice::<TimeSource>(), default_value = "capture", value_name = "SOURCE")]
     pub time_source: TimeSource,
 }
@@ -872,7 +925,7 @@ const TSHARK_SPELLINGS: &[(&str, &str)] = &[
     ("-n", "rocescope resolves no names: addresses and ports are always numbers"),
     ("-V", "the decode tree is `rocescope packets -V FILE`"),
     ("-x", "the hex dump is `rocescope packets -x FILE`"),
-    ("-T", "field export is `rocescope packets -T fields -e FIELD FILE`"),
+    ("-T", "tshark's outputs are `rocescope packets -T fields|json|ek [-e FIELD] FILE`"),
     ("-e", "field export is `rocescope packets -T fields -e FIELD FILE`"),
     ("-E", "-E sets field export's format: `rocescope packets -T fields -e FIELD -E header=y FILE`"),
     ("-t", "the time format is an option of `rocescope packets` (-t relative|delta|epoch|absolute, or r, d, e, ad)"),

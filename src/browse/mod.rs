@@ -32,9 +32,14 @@ pub fn run(args: &BrowseArgs) -> Outcome {
     if !std::io::stdout().is_terminal() {
         return Err(Failure::Usage("browse needs a terminal: its standard output is not one".into()));
     }
-    let config = args.analysis.config().map_err(Failure::Usage)?;
+    let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = Decoder::new(&args.analysis.roce_ports);
-    let (app, indexing) = open(&args.files, decoder, config)?;
+    config.time_source = crate::commands::time_source::choose(&args.files, args.times.time_source, &decoder)?;
+    let decoder = decoder.with_time_source(config.time_source);
+    let (mut app, indexing) = open(&args.files, decoder, config)?;
+    if let Some(filter) = &args.display_filter {
+        app.apply_filter(filter).map_err(Failure::Usage)?;
+    }
     let mut terminal = ratatui::try_init().map_err(|e| Failure::Output(format!("cannot use the terminal: {e}")))?;
     let _ = execute!(std::io::stdout(), EnableMouseCapture);
     let result = run_loop(&mut terminal, app);

@@ -30,8 +30,16 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
+    if args.choice.chooses() && (args.state.is_some() || args.resume.is_some()) {
+        return Err(Failure::Usage(
+            "--qp, --ip and --opcode cannot choose the frames of a saved analysis, which records -Y only: say it with -Y (infiniband.bth.destqp == 0x12a, ip.addr == 10.0.0.1, infiniband.bth.opcode == 10)".into(),
+        ));
+    }
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
+    if let Some(frames) = args.count {
+        inputs.stop_after(frames);
+    }
     reporting::prepare(&reporting_of(args), &args.files)
         .and_then(|()| {
             args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, &args.files, "the saved analysis"))
@@ -44,7 +52,8 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         ),
         _ => None,
     };
-    let mut selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
+    let mut selection =
+        Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?.choosing(args.choice.filter(None));
     let (analyzer, mut input_reports) = match resumed {
         Some(saved) => {
             inputs.number_from(saved.frames_read.saturating_add(1));

@@ -139,7 +139,10 @@ fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) ->
 }
 
 pub fn run(args: &AnnotateArgs) -> Outcome {
-    let config = args.analysis.config().map_err(Failure::Usage)?;
+    let mut config = args.analysis.config().map_err(Failure::Usage)?;
+    let decoder = Decoder::new(&args.analysis.roce_ports);
+    config.time_source = super::time_source::choose(&args.files, args.times.time_source, &decoder)?;
+    let decoder = decoder.with_time_source(config.time_source);
     let output = std::fs::canonicalize(&args.output).ok();
     if output.is_some() && args.files.iter().any(|f| std::fs::canonicalize(f).ok() == output) {
         let message = format!("refusing to overwrite the input {} with the annotated capture", args.output.display());
@@ -153,7 +156,6 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
         .map(BufWriter::new)
         .map_err(|e| Failure::Output(format!("cannot write {}: {e}", body_path.display())))?;
     let annotator = Annotator { body, interfaces: Interfaces::default(), tsresol, comments: 0 };
-    let decoder = Decoder::new(&args.analysis.roce_ports);
     let mut stage =
         Annotating { analyzer: Analyzer::with_verdicts(config), ordered: InOrder::new(annotator, None, None) };
     let ran = pipeline::run(&mut inputs, &decoder, &mut stage, &|_| {});

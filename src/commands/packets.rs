@@ -15,6 +15,7 @@ use crate::fields::Frame;
 use crate::filter::Filter;
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::fields::FieldExport;
+use crate::output::json::{JsonExport, JsonStyle};
 use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line, write_verdict_flag};
 use crate::pipeline::{self, Stage, Step};
 
@@ -25,8 +26,7 @@ pub fn run(args: &PacketsArgs) -> Outcome {
     let decoder = decoder.clone().with_time_source(time_source::choose(&args.files, args.times.time_source, &decoder)?);
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);
-    let filter =
-        Filter { qps: args.qps.clone(), opcodes: args.opcodes.clone(), ips: args.ips.clone(), only: args.only };
+    let filter = args.choice.filter(args.only);
     let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;
     let writer = FrameWriter::new(args).map_err(Failure::Usage)?;
     let stdout = io::stdout().lock();
@@ -65,6 +65,7 @@ impl<W: Write> Stage for Listing<W> {
 
     fn finish(&mut self, decoder: &Decoder) -> io::Result<()> {
         self.list.finish(&mut self.analyzer, decoder)?;
+        self.list.sink.footer()?;
         self.list.sink.out.flush()
     }
 }
@@ -76,11 +77,22 @@ struct ListSink<W: Write> {
 }
 
 impl<W: Write> ListSink<W> {
-    /// What comes before the first frame (the `-T fields -E header=y` line).
+    /// What comes before the first frame (the `-T fields -E header=y` line, `-T json`'s `[`).
     fn header(&mut self) -> io::Result<()> {
         let mut line = String::new();
-        if let Some(export) = &self.writer.export {
-            export.write_header(&mut line);
+        match &self.writer.export {
+            Some(Export::Fields(export)) => export.write_header(&mut line),
+            Some(Export::Json(export)) => export.write_header(&mut line),
+            None => {}
+        }
+        self.out.write_all(line.as_bytes())
+    }
+
+    /// What comes after the last frame (`-T json`'s `]`).
+    fn footer(&mut self) -> io::Result<()> {
+        let mut line = String::new();
+        if let Some(Export::Json(export)) = &self.writer.export {
+            export.write_footer(&mut line);
         }
         self.out.write_all(line.as_bytes())
     }
@@ -101,11 +113,17 @@ struct Shown<'p, 'a> {
     first_ts_ns: i64,
 }
 
+/// tshark's `-T` outputs.
+enum Export {
+    Fields(FieldExport),
+    Json(JsonExport),
+}
+
 /// Formats frames in the chosen style, reusing its buffers from frame to frame.
 struct FrameWriter {
     format: PacketsFormat,
-    /// `-T fields`: the fields to print instead of the list.
-    export: Option<FieldExport>,
+    /// `-T`: the fields to print instead of the list.
+    export: Option<Export>,
     verbose: bool,
     hex: bool,
     clock: Clock,
@@ -116,12 +134,17 @@ struct FrameWriter {
 
 impl FrameWriter {
     fn new(args: &PacketsArgs) -> Result<Self, String> {
+        let json = |style| JsonExport::new(style, &args.export_fields).map(Export::Json);
         let export = match args.export {
-            Some(ExportFormat::Fields) => Some(FieldExport::new(&args.export_fields, &args.export_options)?),
+            Some(ExportFormat::Fields) => {
+                Some(FieldExport::new(&args.export_fields, &args.export_options).map(Export::Fields)?)
+            }
+            Some(ExportFormat::Json) => Some(json(JsonStyle::Json)?),
+            Some(ExportFormat::Ek) => Some(json(JsonStyle::Ek)?),
             None => None,
         };
         Ok(FrameWriter {
-            format: args.format,
+            format: if args.json { PacketsFormat::Jsonl } else { args.format },
             export,
             verbose: args.verbose,
             hex: args.hex,
@@ -134,10 +157,13 @@ impl FrameWriter {
 
     fn write(&mut self, out: &mut impl Write, shown: Shown<'_, '_>) -> io::Result<()> {
         let Shown { number, packet, verdict, first_ts_ns } = shown;
-        if let Some(export) = &self.export {
+        if let Some(export) = &mut self.export {
             self.line.clear();
             let frame = Frame { number, packet, first_ts_ns, verdict: Some(verdict) };
-            export.write_line(&mut self.line, &frame);
+            match export {
+                Export::Fields(export) => export.write_line(&mut self.line, &frame),
+                Export::Json(export) => export.write_frame(&mut self.line, &frame),
+            }
             return out.write_all(self.line.as_bytes());
         }
         if self.format == PacketsFormat::Jsonl {

@@ -15,6 +15,7 @@ pub mod hexdump;
 pub mod html;
 mod html_congestion;
 mod html_figure;
+pub mod json;
 pub mod jsonl;
 #[cfg(feature = "tables")]
 pub mod packet_table;

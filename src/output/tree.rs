@@ -131,6 +131,11 @@ fn lists(section: &Section, field: &Field) -> bool {
     section.fields.iter().any(|p| if p.ends_with('.') { field.name.starts_with(p) } else { field.name == *p })
 }
 
+/// Whether the section of `layer` lists `field` (the JSON outputs group fields as the tree does).
+pub(super) fn layer_lists(layer: Layer, field: &Field) -> bool {
+    lists(&section_of(layer), field)
+}
+
 /// One line of the decode tree.
 pub struct TreeLine {
     /// The line without its indentation.

@@ -19,6 +19,9 @@ pub struct Inputs {
     last: Option<usize>,
     started: bool,
     next_number: u64,
+    /// How many frames are read at most (`-c`), and how many were.
+    limit: Option<u64>,
+    read: u64,
     damage: Vec<CaptureError>,
 }
 
@@ -38,7 +41,7 @@ impl Inputs {
     }
 
     pub fn new(readers: Vec<CaptureReader>) -> Self {
-        Inputs { readers, last: None, started: false, next_number: 1, damage: Vec::new() }
+        Inputs { readers, last: None, started: false, next_number: 1, limit: None, read: 0, damage: Vec::new() }
     }
 
     /// The memory mapping of each file that is mapped (see [`CaptureReader::share_mapping`]).
@@ -51,7 +54,12 @@ impl Inputs {
     pub fn reopen(&self) -> Option<Inputs> {
         let readers: Option<Vec<CaptureReader>> =
             self.readers.iter().map(|r| r.reopen().and_then(Result::ok)).collect();
-        readers.map(Inputs::new)
+        readers.map(|readers| Inputs { limit: self.limit, ..Inputs::new(readers) })
+    }
+
+    /// Reads at most `frames` frames (tshark's `-c`): the first of every file in time order.
+    pub fn stop_after(&mut self, frames: u64) {
+        self.limit = Some(frames);
     }
 
     /// Numbers the next frame `number`: the files continue a capture whose earlier files
@@ -87,6 +95,9 @@ impl Inputs {
 
     /// The next frame in timestamp order, or `None` when every file has ended.
     pub fn next_frame(&mut self) -> Option<Frame<'_>> {
+        if self.limit.is_some_and(|limit| self.read >= limit) {
+            return None;
+        }
         if !self.started {
             self.started = true;
             for i in 0..self.readers.len() {
@@ -102,6 +113,7 @@ impl Inputs {
             .filter_map(|(i, r)| r.current().map(|rec| (i, rec.ts_ns)))
             .min_by_key(|&(i, ts)| (ts, i))?;
         self.last = Some(file);
+        self.read += 1;
         let number = self.next_number;
         self.next_number = self.next_number.saturating_add(1);
         let record = self.readers.get(file)?.current()?;

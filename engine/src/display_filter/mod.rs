@@ -15,6 +15,7 @@ use syntax::{Expr, FilterError, Function, Member, Operand, Relation, Slice, Test
 
 use crate::decode::DecodedFrame;
 use crate::fields::{self, Field, FieldType, Frame, Shown, Value};
+use crate::filter::Filter;
 
 /// A compiled display filter.
 #[derive(Debug)]
@@ -115,6 +116,8 @@ impl DisplayFilter {
 /// cannot choose them.
 pub struct Selection {
     filter: Option<DisplayFilter>,
+    /// `--qp`, `--ip` and `--opcode`, as `packets` takes them.
+    options: Filter,
     /// The time of the capture's first frame, for `frame.time_relative`.
     first_ts_ns: Option<i64>,
 }
@@ -128,7 +131,12 @@ impl Selection {
                 named(f.text())
             ));
         }
-        Ok(Selection { filter, first_ts_ns: None })
+        Ok(Selection { filter, options: Filter::default(), first_ts_ns: None })
+    }
+
+    /// The selection, of the frames `options` also choose.
+    pub fn choosing(self, options: Filter) -> Selection {
+        Selection { options, ..self }
     }
 
     /// The selection of a capture whose first frame was captured at `first_ts_ns` (`None`:
@@ -151,7 +159,8 @@ impl Selection {
     /// Is the frame analysed, in a capture whose first frame was captured at `first_ts_ns`?
     /// For threads that are each asked about some frames only.
     pub fn keeps_after(&self, first_ts_ns: i64, number: u64, packet: &DecodedFrame<'_>) -> bool {
-        self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
+        self.options.matches(packet)
+            && self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
     }
 
     /// Does the filter need ICRCs computed while decoding?

@@ -35,7 +35,10 @@ pub const DEFAULT_FILTER: &str = "udp port 4791 or ether proto 0x8915 or ether p
 or udp port 4789 or (vlan and (udp port 4791 or ether proto 0x8915 or ip proto 47 or udp port 4789))";
 
 pub fn run(args: &CaptureArgs) -> Outcome {
-    let config = args.analysis.config().map_err(Failure::Usage)?;
+    let mut config = args.analysis.config().map_err(Failure::Usage)?;
+    // live frames cannot be read twice to learn whether each has a hardware time: those that
+    // have one are on it
+    config.time_source = args.times.time_source;
     let selection = Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?;
     let filter = args.filter.as_deref().unwrap_or(DEFAULT_FILTER);
     let mut interface = Interface::open(args, filter).map_err(|e| match e {
@@ -68,7 +71,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         metrics,
     };
     live.export(&Counters::default());
-    let decoder = Decoder::new(&args.analysis.roce_ports);
+    let decoder = Decoder::new(&args.analysis.roce_ports).with_time_source(config.time_source);
     let ran = pipeline::run(&mut interface, &decoder, &mut live, &|_| {});
     ran.result.map_err(|e| Failure::Output(format!("cannot write the capture file: {e}")))?;
     if let Some(failure) = interface.failure.take() {
