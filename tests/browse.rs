@@ -29,17 +29,26 @@ fn opened(file: &PathBuf) -> App {
 
 /// The interface drawn on a 150 × 50 test terminal, once every frame is filtered.
 fn drawn(app: &mut App) -> ratatui::buffer::Buffer {
+    drawn_on(app, 150, 50)
+}
+
+/// The interface drawn on a test terminal of `width` × `height`, once every frame is filtered.
+fn drawn_on(app: &mut App, width: u16, height: u16) -> ratatui::buffer::Buffer {
     while !app.filtered_all() {
         app.step();
     }
-    let mut terminal = Terminal::new(TestBackend::new(150, 50)).expect("a test terminal");
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("a test terminal");
     terminal.draw(|frame| view::draw(frame, app)).expect("draws");
     terminal.backend().buffer().clone()
 }
 
 /// The screen as text, one line per row.
 fn screen(app: &mut App) -> String {
-    let buffer = drawn(app);
+    text_of(&drawn(app))
+}
+
+/// A drawn screen as text, one line per row.
+fn text_of(buffer: &ratatui::buffer::Buffer) -> String {
     let width = usize::from(buffer.area.width);
     let symbols: Vec<&str> = buffer.content.iter().map(|c| c.symbol()).collect();
     symbols.chunks(width).map(|row| row.concat().trim_end().to_string()).collect::<Vec<_>>().join("\n")
@@ -470,6 +479,70 @@ fn piped_input_is_browsed_with_keys_from_the_terminal() {
     tmux.send(&["G"]);
     let last = tmux.until(&|s| s.contains(&format!("Frame {frames}")));
     assert!(last.contains(&format!("Frame Number: {frames} [frame.number]")), "{last}");
+}
+
+/// An 80-column terminal cuts the packet list's Info column; → brings it into view, ← back.
+#[test]
+fn the_packet_list_scrolls_sideways() {
+    let mut app = opened(&sample("rc_write_healthy.pcap"));
+    let list = common::run_ok(&["packets", "-c", "4", sample("rc_write_healthy.pcap").to_str().unwrap()]);
+    let info = list.lines().last().and_then(|l| l.split("RoCEv2").nth(1)).expect("an Info column");
+    let info = info.trim().to_string();
+    let narrow = text_of(&drawn_on(&mut app, 80, 24));
+    assert!(!narrow.contains(&info), "{narrow}");
+    for _ in 0..6 {
+        key(&mut app, KeyCode::Right);
+    }
+    let scrolled = text_of(&drawn_on(&mut app, 80, 24));
+    assert!(scrolled.contains(&info), "{info:?} in\n{scrolled}");
+    assert_eq!(app.column, 48);
+    for _ in 0..7 {
+        key(&mut app, KeyCode::Left);
+    }
+    assert_eq!(app.column, 0);
+    assert_eq!(text_of(&drawn_on(&mut app, 80, 24)), narrow);
+}
+
+/// The help shows every key with its whole description: on one line where the screen is wide
+/// enough, wrapped under itself where it is not.
+#[test]
+fn the_help_fits_the_screen() {
+    let mut app = opened(&sample("rc_write_healthy.pcap"));
+    press(&mut app, "?");
+    let wide = text_of(&drawn_on(&mut app, 200, 50));
+    for (keys, what) in view::KEYS {
+        assert!(wide.contains(&format!(" {keys:<16} {what}")), "{keys}: {what}\n{wide}");
+    }
+    let narrow = text_of(&drawn_on(&mut app, 80, 40));
+    let lines = view::help_lines(78);
+    assert!(lines.len() > view::KEYS.len(), "some descriptions wrap at 80 columns");
+    for line in &lines {
+        assert!(line.chars().count() <= 78, "{line:?}");
+        assert!(narrow.contains(line.trim_end()), "{line:?}\n{narrow}");
+    }
+    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let joined = words(&lines.join(" "));
+    for (keys, what) in view::KEYS {
+        assert!(joined.contains(&words(&format!("{keys} {what}"))), "{keys}: {what}");
+    }
+}
+
+/// `browse -Y` opens with the filter applied; a filter that does not compile is refused.
+#[test]
+fn a_display_filter_given_on_the_command_line_is_applied_at_the_start() {
+    let file = sample("bidirectional_read_write.pcap");
+    let filter = "infiniband.bth.opcode == 12";
+    let kept = common::run_ok(&["packets", "-Y", filter, file.to_str().unwrap()]).lines().count();
+    let command = format!("{} browse -Y '{filter}' {}", env!("CARGO_BIN_EXE_rocescope"), file.display());
+    let Some(tmux) = Tmux::start(&command) else { return };
+    let shown = tmux.until(&|s| s.contains(&format!("Displayed: {kept} (")));
+    assert!(shown.contains(&format!("Displayed: {kept} (")), "{shown}");
+    assert!(shown.contains(filter), "{shown}");
+    let command =
+        format!("{} browse -Y 'infiniband.bth.opcode ==' {}; sleep 5", env!("CARGO_BIN_EXE_rocescope"), file.display());
+    let Some(tmux) = Tmux::start(&command) else { return };
+    let refused = tmux.until(&|s| s.contains("column"));
+    assert!(refused.contains("display filter"), "{refused}");
 }
 
 #[test]

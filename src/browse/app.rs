@@ -64,6 +64,10 @@ struct Displayed {
     filtered_to: usize,
 }
 
+/// Columns the packet list moves by a press of ← or →, and the furthest it goes.
+const SIDEWAYS: usize = 8;
+const MAX_COLUMN: usize = 512;
+
 /// Frames filtered per step of the interface's loop (the rest on the next steps, so that keys
 /// are answered meanwhile).
 const FILTERED_PER_STEP: usize = 50_000;
@@ -94,6 +98,8 @@ pub struct App {
     pub tree_line: usize,
     pub collapsed: BTreeSet<String>,
     pub bytes_top: usize,
+    /// The first column of the packet list shown (← and → scroll it sideways).
+    pub column: usize,
     pub quit: bool,
     /// Set by each drawing (see [`Drawn`]).
     pub drawn: std::cell::Cell<Drawn>,
@@ -126,6 +132,7 @@ impl App {
             tree_line: 0,
             collapsed: BTreeSet::new(),
             bytes_top: 0,
+            column: 0,
             quit: false,
             drawn: std::cell::Cell::new(Drawn::default()),
         }
@@ -359,6 +366,8 @@ impl App {
             KeyCode::Tab => self.pane = next_pane(self.pane),
             KeyCode::BackTab => self.pane = next_pane(next_pane(self.pane)),
             KeyCode::Enter | KeyCode::Char(' ') if self.pane == Pane::Tree => self.toggle_section(),
+            KeyCode::Left => self.column = self.column.saturating_sub(SIDEWAYS),
+            KeyCode::Right => self.column = (self.column + SIDEWAYS).min(MAX_COLUMN),
             code => self.move_by(code),
         }
     }

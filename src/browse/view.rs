@@ -33,6 +33,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("l", "Follow QP: the selected frame's flow (or, in Flows, the selected flow) and its peer as a ladder"),
     ("Esc", "from a view back to the packet list"),
     (":", "go to a frame number"),
+    ("← →", "scroll the packet list sideways"),
     ("?", "this help"),
     ("wheel  click", "scroll the pane under the mouse; select the line clicked"),
     ("q  Ctrl-C", "quit"),
@@ -78,7 +79,8 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
     let top = app.selected.saturating_sub(rows.saturating_sub(1) / 2).min(app.displayed_len().saturating_sub(rows));
     let mut clock = Clock::new(TimeFormat::Relative);
     clock.start_at(app.first_ts_ns());
-    let mut lines = vec![Line::styled(HEADER, Style::new().add_modifier(Modifier::BOLD))];
+    let sideways = |text: &str| text.chars().skip(app.column).collect::<String>();
+    let mut lines = vec![Line::styled(sideways(HEADER), Style::new().add_modifier(Modifier::BOLD))];
     for row in top..(top + rows).min(app.displayed_len()) {
         let Some(position) = app.position(row) else { break };
         let line = app.with_frame(position, |entry, packet| {
@@ -93,7 +95,7 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
             if row == app.selected {
                 style = style.add_modifier(Modifier::REVERSED);
             }
-            Line::styled(text, style)
+            Line::styled(sideways(&text), style)
         });
         lines.extend(line);
     }
@@ -325,11 +327,44 @@ fn bottom_line(app: &App) -> Paragraph<'static> {
     }
 }
 
+/// The keys' column of the help, and the space before their descriptions.
+const KEY_COLUMN: usize = 18;
+
+/// The help over the middle of the screen, as wide as its longest line where the screen is,
+/// else with the descriptions wrapped under themselves.
 fn draw_help(frame: &mut Frame<'_>) {
-    let lines: Vec<Line<'_>> = KEYS.iter().map(|(keys, what)| Line::from(format!(" {keys:<16} {what}"))).collect();
     let area = frame.area();
-    let (width, height) = (area.width.min(90), area.height.min(KEYS.len() as u16 + 2));
+    let longest = KEYS.iter().map(|(_, what)| KEY_COLUMN + what.chars().count()).max().unwrap_or(0);
+    let width = area.width.min(u16::try_from(longest + 2).unwrap_or(u16::MAX));
+    let lines = help_lines(usize::from(width.saturating_sub(2)));
+    let height = area.height.min(u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
     let popup = Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height };
     frame.render_widget(Clear, popup);
+    let lines: Vec<Line<'_>> = lines.into_iter().map(Line::from).collect();
     frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" Keys (any key closes) ")), popup);
+}
+
+/// The help's lines at `width` columns: each key, its description wrapped at word boundaries.
+pub fn help_lines(width: usize) -> Vec<String> {
+    let room = width.saturating_sub(KEY_COLUMN).max(16);
+    let mut lines = Vec::new();
+    for (keys, what) in KEYS {
+        let mut line = format!(" {keys:<16} ");
+        let mut used = 0;
+        for word in what.split(' ') {
+            let len = word.chars().count();
+            if used > 0 && used + 1 + len > room {
+                lines.push(std::mem::replace(&mut line, " ".repeat(KEY_COLUMN)));
+                used = 0;
+            }
+            if used > 0 {
+                line.push(' ');
+                used += 1;
+            }
+            line.push_str(word);
+            used += len;
+        }
+        lines.push(line);
+    }
+    lines
 }
