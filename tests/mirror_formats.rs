@@ -350,6 +350,19 @@ fn a_frame_without_a_hardware_time_keeps_every_frame_on_the_capture_clock() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((&r["config"]["time_source"], &r["capture"]["hardware_timestamps"]), (&json!("capture"), &json!(1)));
     assert_eq!(r["capture"]["first_ts_ns"], json!(T0));
+    // annotate chooses the frames' times alike
+    let dir = tempfile::tempdir().unwrap();
+    let annotated = dir.path().join("annotated.pcapng");
+    let out = common::run(&[
+        "annotate",
+        "--time-source",
+        "hardware",
+        path.to_str().unwrap(),
+        "-o",
+        annotated.to_str().unwrap(),
+    ]);
+    assert!(out.status.success() && annotated.exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("frame 2 has no hardware timestamp"));
     // standard input cannot be read twice
     let out = common::run(&["packets", "--time-source", "hardware", "-"]);
     assert_eq!(out.status.code(), Some(2));
