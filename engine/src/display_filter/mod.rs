@@ -11,7 +11,7 @@ mod literal;
 mod syntax;
 
 use literal::Literal;
-use syntax::{Expr, FilterError, Function, Member, Operand, Relation, Slice, Test};
+use syntax::{Expr, FilterError, Function, Layers, Member, Operand, Relation, Slice, Test};
 
 use crate::decode::DecodedFrame;
 use crate::fields::{self, Field, FieldType, Frame, Shown, Value};
@@ -40,7 +40,7 @@ enum Node {
 struct Check {
     field: &'static Field,
     slice: Option<Slice>,
-    /// `field#n`: only the values of the n-th layer.
+    /// `field#n`, `field#[ranges]`: only the values of those layers.
     layer: Option<LayerOf>,
     measure: Measure,
     kind: Kind,
@@ -56,10 +56,10 @@ enum Measure {
     Count,
 }
 
-/// The n-th layer (from 1) of a field that gives `per_layer` values a layer.
-#[derive(Debug, Clone, Copy)]
+/// Layers of a field that gives `per_layer` values a layer.
+#[derive(Debug, Clone)]
 struct LayerOf {
-    n: usize,
+    layers: Layers,
     per_layer: usize,
 }
 
@@ -316,7 +316,7 @@ fn check(t: &Test) -> Result<Check, FilterError> {
     let measured = measure != Measure::Values;
     let target = Target { field: f, ty: if measured { FieldType::Uint(32) } else { f.ty }, sliced, measured };
     let per_layer = if PAIRED.contains(&f.name) { 2 } else { 1 };
-    let layer = subject.layer.map(|n| LayerOf { n, per_layer });
+    let layer = subject.layer.clone().map(|layers| LayerOf { layers, per_layer });
     Ok(Check { field: f, slice: subject.slice, layer, measure, kind: kind_of(t, &target)? })
 }
 
@@ -529,11 +529,20 @@ impl Check {
         }
     }
 
+    /// How many layers of the field `frame` has, where a layer range counts from the last.
+    fn layers_in(&self, frame: &Frame<'_, '_>) -> usize {
+        let Some(l) = self.layer.as_ref().filter(|l| l.layers.from_the_end()) else { return 0 };
+        let mut values = 0usize;
+        self.field.values(frame, &mut |_| values += 1);
+        values.div_ceil(l.per_layer)
+    }
+
     fn eval(&self, frame: &Frame<'_, '_>) -> bool {
         let (mut seen, mut any, mut all) = (false, false, true);
         let (mut index, mut count) = (0usize, 0u64);
+        let layers = self.layers_in(frame);
         self.field.values(frame, &mut |v| {
-            let in_layer = self.layer.is_none_or(|l| index / l.per_layer + 1 == l.n);
+            let in_layer = self.layer.as_ref().is_none_or(|l| l.layers.covers(index / l.per_layer + 1, layers));
             index += 1;
             if !in_layer {
                 return;

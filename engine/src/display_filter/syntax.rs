@@ -219,6 +219,53 @@ pub struct Slice {
     pub len: Option<usize>,
 }
 
+/// The layers `field#…` takes, as tshark 4.0 writes them: `#2`, or a list of ranges in
+/// brackets, `#[1-2]`, `#[2:1]`, `#[2:]`, `#[-1]`, `#[1,3]`. Layers count from 1 (the
+/// outermost); a negative number counts from the last (`-1`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layers(pub Vec<LayerRange>);
+
+/// One range of [`Layers`]: its first layer and where it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayerRange {
+    pub first: isize,
+    pub end: LayerEnd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerEnd {
+    /// The first layer alone (`#2`, `#[2]`).
+    Alone,
+    /// Up to this layer, itself included (`#[1-2]`).
+    Through(isize),
+    /// This many layers (`#[2:1]`).
+    Length(usize),
+    /// Up to the last (`#[2:]`).
+    Last,
+}
+
+impl Layers {
+    /// Does a range count from the last layer (so that the number of layers must be known)?
+    pub fn from_the_end(&self) -> bool {
+        self.0.iter().any(|r| r.first < 0 || matches!(r.end, LayerEnd::Through(e) if e < 0))
+    }
+
+    /// Is layer `n` (from 1) of `layers` one of these?
+    pub fn covers(&self, n: usize, layers: usize) -> bool {
+        let at = |i: isize| if i < 0 { layers as isize + 1 + i } else { i };
+        let n = n as isize;
+        self.0.iter().any(|r| {
+            let first = at(r.first);
+            match r.end {
+                LayerEnd::Alone => n == first,
+                LayerEnd::Through(last) => (first..=at(last)).contains(&n),
+                LayerEnd::Length(len) => n >= first && n < first.saturating_add(len as isize),
+                LayerEnd::Last => n >= first,
+            }
+        })
+    }
+}
+
 /// One side of a test.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operand {
@@ -226,8 +273,8 @@ pub struct Operand {
     pub text: String,
     pub quoted: bool,
     pub slice: Option<Slice>,
-    /// `field#n`: the field in the n-th layer of its protocol only (from 1).
-    pub layer: Option<usize>,
+    /// `field#n` or `field#[ranges]`: the field in those layers of its protocol only.
+    pub layer: Option<Layers>,
     /// `len(field)` or `count(field)`.
     pub function: Option<Function>,
 }
@@ -440,13 +487,59 @@ impl Parser {
         Ok(Operand { function: Some(function), ..inner })
     }
 
-    /// `#n` after a field: the layer, from 1.
-    fn layer(&mut self) -> Result<usize, FilterError> {
+    /// `#n` or `#[ranges]` after a field: its layers.
+    fn layer(&mut self) -> Result<Layers, FilterError> {
         self.expect(Token::Hash, "'#'")?;
         let at = self.at();
-        match self.number()? {
-            0 => Err(FilterError::new(at, "layers are counted from 1")),
-            n => Ok(n),
+        if self.peek() != Some(&Token::LBracket) {
+            return match self.number()? {
+                0 => Err(FilterError::new(at, "layers are counted from 1")),
+                n => Ok(Layers(vec![LayerRange { first: n as isize, end: LayerEnd::Alone }])),
+            };
+        }
+        self.expect(Token::LBracket, "'['")?;
+        let mut ranges = vec![self.layer_range()?];
+        while self.peek() == Some(&Token::Comma) {
+            self.take();
+            ranges.push(self.layer_range()?);
+        }
+        self.expect(Token::RBracket, "']'")?;
+        Ok(Layers(ranges))
+    }
+
+    /// One range of `#[…]`: `n`, `n-m`, `n:length` or `n:`.
+    fn layer_range(&mut self) -> Result<LayerRange, FilterError> {
+        let at = self.at();
+        let first = self.signed()?;
+        let end = match self.peek() {
+            Some(Token::Colon) => {
+                self.take();
+                match self.peek() {
+                    Some(Token::RBracket | Token::Comma) => LayerEnd::Last,
+                    _ => LayerEnd::Length(self.number()?),
+                }
+            }
+            Some(Token::Word(w)) if w.starts_with('-') => {
+                let last = self.signed()?.saturating_neg();
+                // as tshark 4.0 has it, a range ends after its start
+                if last <= first {
+                    return Err(FilterError::new(at, format!("the range {first}-{last} ends before it starts")));
+                }
+                LayerEnd::Through(last)
+            }
+            _ => LayerEnd::Alone,
+        };
+        Ok(LayerRange { first, end })
+    }
+
+    /// A number that may be negative.
+    fn signed(&mut self) -> Result<isize, FilterError> {
+        let at = self.at();
+        match self.take() {
+            Some((_, Token::Word(w))) => {
+                w.parse().map_err(|_| FilterError::new(at, format!("'{w}' is not a layer number")))
+            }
+            _ => Err(FilterError::new(at, "expected a layer number")),
         }
     }
 
@@ -620,14 +713,37 @@ mod tests {
     }
 
     #[test]
+    fn layer_ranges_cover_the_layers_tshark_takes() {
+        let layers = |text: &str| {
+            let Expr::Test(Test::Present(o)) = parse(text).unwrap() else { panic!("{text}") };
+            let layers = o.layer.expect("layers");
+            (1..=3).filter(|n| layers.covers(*n, 3)).collect::<Vec<_>>()
+        };
+        assert_eq!(layers("a#2"), [2]);
+        assert_eq!(layers("a#[1-2]"), [1, 2]);
+        assert_eq!(layers("a#[0-1]"), [1]);
+        assert_eq!(layers("a#[2:1]"), [2]);
+        assert_eq!(layers("a#[0:1]"), [0; 0]);
+        assert_eq!(layers("a#[2:]"), [2, 3]);
+        assert_eq!(layers("a#[-1]"), [3]);
+        assert_eq!(layers("a#[-2:1]"), [2]);
+        assert_eq!(layers("a#[1,3]"), [1, 3]);
+        assert_eq!(layers("a#[ 1 ]"), [1]);
+        assert!(parse("a#[2-2]").unwrap_err().message.contains("ends before it starts"));
+        assert!(parse("a#[x]").unwrap_err().message.contains("not a layer number"));
+    }
+
+    #[test]
     fn matches_layers_and_functions_parse() {
         let Expr::Test(Test::Matches(o, re)) = parse("a matches \"^x+$\"").unwrap() else { panic!() };
         assert_eq!((o.text.as_str(), re.text.as_str(), re.quoted), ("a", "^x+$", true));
         assert!(matches!(parse("a ~ \"x\"").unwrap(), Expr::Test(Test::Matches(..))));
         let Expr::Test(Test::Compare(o, Relation::Eq, _)) = parse("ip.src#2[0:2] == 0a:09").unwrap() else { panic!() };
-        assert_eq!((o.layer, o.slice), (Some(2), Some(Slice { start: 0, len: Some(2) })));
+        let second = Layers(vec![LayerRange { first: 2, end: LayerEnd::Alone }]);
+        assert_eq!((o.layer, o.slice), (Some(second), Some(Slice { start: 0, len: Some(2) })));
         let Expr::Test(Test::Compare(o, Relation::Gt, _)) = parse("count(ip.src#1) > 1").unwrap() else { panic!() };
-        assert_eq!((o.function, o.layer, o.at), (Some(Function::Count), Some(1), 6));
+        let first = Layers(vec![LayerRange { first: 1, end: LayerEnd::Alone }]);
+        assert_eq!((o.function, o.layer, o.at), (Some(Function::Count), Some(first), 6));
         let Expr::Test(Test::Compare(o, ..)) = parse("len(eth.src) == 6").unwrap() else { panic!() };
         assert_eq!((o.function, o.text.as_str()), (Some(Function::Len), "eth.src"));
     }
