@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use rocescope::cli::{self, Command};
 use rocescope::commands::exit::{self, Outcome, written};
-use rocescope::commands::{analyze, annotate, export, generate, merge, packets};
+use rocescope::commands::{analyze, annotate, generate, merge, packets};
 
 fn main() -> ExitCode {
     let cli = cli::parse();
@@ -10,7 +10,7 @@ fn main() -> ExitCode {
         Command::Packets(args) => packets::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Merge(args) => merge::run(args),
-        Command::Export(args) => export::run(args),
+        Command::Export(args) => export(args),
         Command::Generate(args) => generate::run(args),
         Command::Fields => list_fields(),
         Command::Annotate(args) => annotate::run(args),
@@ -24,6 +24,16 @@ fn list_fields() -> Outcome {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = rocescope::fields::write_glossary(&mut out).and_then(|()| std::io::Write::flush(&mut out));
     written(result, |e| format!("cannot write the output: {e}"))
+}
+
+#[cfg(feature = "tables")]
+fn export(args: &rocescope::cli::ExportArgs) -> Outcome {
+    rocescope::commands::export::run(args)
+}
+
+#[cfg(not(feature = "tables"))]
+fn export(_: &rocescope::cli::ExportArgs) -> Outcome {
+    Err(exit::Failure::Usage(format!("export: {}", rocescope::commands::reporting::NO_TABLES)))
 }
 
 #[cfg(feature = "browse")]

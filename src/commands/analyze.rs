@@ -16,7 +16,10 @@ use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
 use crate::output::atomic::Written;
+#[cfg(feature = "tables")]
 use crate::output::packet_table::PacketTable;
+#[cfg(not(feature = "tables"))]
+use crate::output::packet_table_absent::PacketTable;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
@@ -35,6 +38,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
             "--qp, --ip and --opcode cannot choose the frames of a saved analysis, which records -Y only: say it with -Y (infiniband.bth.destqp == 0x12a, ip.addr == 10.0.0.1, infiniband.bth.opcode == 10)".into(),
         ));
     }
+    reporting::check_build(&reporting_of(args))?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);
     if let Some(frames) = args.count {
@@ -45,13 +49,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
             args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, &args.files, "the saved analysis"))
         })
         .map_err(Failure::Output)?;
-    let packet_table = match (&args.out, args.packets) {
-        (Some(dir), true) => Some(
-            PacketTable::create(dir)
-                .map_err(|e| Failure::Output(format!("cannot write the packet table into {}: {e}", dir.display())))?,
-        ),
-        _ => None,
-    };
+    let packet_table = packet_table(args)?;
     let mut selection =
         Selection::new(args.display_filter.as_deref()).map_err(Failure::Usage)?.choosing(args.choice.filter(None));
     let (analyzer, mut input_reports) = match resumed {
@@ -91,6 +89,22 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     }
     let files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
     reporting::report(&analyzer, input_reports, &reporting_of(args), files)
+}
+
+/// The per-packet table `--out DIR --packets` writes.
+#[cfg(feature = "tables")]
+fn packet_table(args: &AnalyzeArgs) -> Result<Option<PacketTable>, Failure> {
+    let create = |dir: &std::path::Path| {
+        PacketTable::create(dir)
+            .map_err(|e| Failure::Output(format!("cannot write the packet table into {}: {e}", dir.display())))
+    };
+    args.out.as_deref().filter(|_| args.packets).map(create).transpose()
+}
+
+/// A build without tables has no per-packet table (and refuses `--out`).
+#[cfg(not(feature = "tables"))]
+fn packet_table(_: &AnalyzeArgs) -> Result<Option<PacketTable>, Failure> {
+    Ok(None)
 }
 
 /// Where `analyze` reports.

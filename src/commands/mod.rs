@@ -1,7 +1,6 @@
 //! The commands: each picks its sources and sinks from the engine and the output writers, and
 //! turns what happened into an exit status.
 
-#[cfg(feature = "tables")]
 pub mod analyze;
 pub mod annotate;
 #[cfg(feature = "live")]
@@ -10,17 +9,13 @@ pub mod exit;
 #[cfg(feature = "tables")]
 pub mod export;
 pub mod generate;
-#[cfg(feature = "tables")]
 pub mod merge;
 pub mod packets;
-#[cfg(feature = "tables")]
 pub mod reporting;
-#[cfg(feature = "tables")]
 pub mod saved_run;
 pub mod time_source;
 
 /// An error when `target` is one of the input `files`, which `what` would overwrite.
-#[cfg(feature = "tables")]
 fn refuse_input(target: &std::path::Path, files: &[std::path::PathBuf], what: &str) -> Result<(), String> {
     let existing = std::fs::canonicalize(target).ok();
     if existing.is_some_and(|e| files.iter().any(|f| std::fs::canonicalize(f).is_ok_and(|i| i == e))) {

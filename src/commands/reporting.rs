@@ -10,7 +10,9 @@ use crate::analyze::finding::Severity;
 use crate::analyze::report::InputReport;
 use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_text};
-use crate::output::{analysis_text, html, tables};
+#[cfg(feature = "tables")]
+use crate::output::tables;
+use crate::output::{analysis_text, html};
 
 /// Where the report goes.
 pub struct Reporting<'a> {
@@ -37,6 +39,19 @@ const OUT_FILES: &[&str] = &[
     "packets.csv",
     "packets.parquet",
 ];
+
+/// What a build without the `tables` feature (`cargo build --no-default-features`, the quick
+/// build) says when asked for what only polars writes.
+pub const NO_TABLES: &str =
+    "this quick build writes no CSV or Parquet tables; build with the default features (cargo build --release)";
+
+/// Refuses, in a build without tables, the reports that hold them (`--out`).
+pub fn check_build(reporting: &Reporting<'_>) -> Result<(), Failure> {
+    match reporting.out {
+        Some(_) if !cfg!(feature = "tables") => Err(Failure::Usage(format!("--out: {NO_TABLES}"))),
+        _ => Ok(()),
+    }
+}
 
 /// Creates `--out`'s directory and refuses to write the report over an input, or over
 /// `--html`'s page.
@@ -71,6 +86,7 @@ pub fn report(
     if let Some(dir) = reporting.out {
         more_files
             .and_then(|mut files| {
+                #[cfg(feature = "tables")]
                 files.append(tables::write_report(dir, &report)?);
                 files.append(write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
                 files.commit()

@@ -282,7 +282,7 @@ impl<'a> Gathered<'_, 'a> {
         });
         let layers = self.layers.iter().filter(|l| **l == layer).count();
         let share = match field.shown {
-            Shown::Hidden if layers > 0 && all.len() % layers == 0 => all.len() / layers,
+            Shown::Hidden if layers > 0 && all.len().is_multiple_of(layers) => all.len() / layers,
             Shown::Hidden => 0,
             _ => 1,
         };

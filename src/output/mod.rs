@@ -19,6 +19,8 @@ pub mod json;
 pub mod jsonl;
 #[cfg(feature = "tables")]
 pub mod packet_table;
+#[cfg(not(feature = "tables"))]
+pub mod packet_table_absent;
 pub mod summary;
 #[cfg(feature = "tables")]
 pub mod tables;

@@ -531,7 +531,7 @@ impl Check {
 
     /// How many layers of the field `frame` has, where a layer range counts from the last.
     fn layers_in(&self, frame: &Frame<'_, '_>) -> usize {
-        let Some(l) = self.layer.as_ref().filter(|l| l.layers.from_the_end()) else { return 0 };
+        let Some(l) = self.layer.as_ref().filter(|l| l.layers.count_from_the_end()) else { return 0 };
         let mut values = 0usize;
         self.field.values(frame, &mut |_| values += 1);
         values.div_ceil(l.per_layer)

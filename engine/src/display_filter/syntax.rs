@@ -246,7 +246,7 @@ pub enum LayerEnd {
 
 impl Layers {
     /// Does a range count from the last layer (so that the number of layers must be known)?
-    pub fn from_the_end(&self) -> bool {
+    pub fn count_from_the_end(&self) -> bool {
         self.0.iter().any(|r| r.first < 0 || matches!(r.end, LayerEnd::Through(e) if e < 0))
     }
 
@@ -532,24 +532,21 @@ impl Parser {
         Ok(LayerRange { first, end })
     }
 
-    /// A number that may be negative.
+    /// A layer number, which may be negative.
     fn signed(&mut self) -> Result<isize, FilterError> {
-        let at = self.at();
-        match self.take() {
-            Some((_, Token::Word(w))) => {
-                w.parse().map_err(|_| FilterError::new(at, format!("'{w}' is not a layer number")))
-            }
-            _ => Err(FilterError::new(at, "expected a layer number")),
-        }
+        self.parsed("layer number")
     }
 
     fn number(&mut self) -> Result<usize, FilterError> {
+        self.parsed("slice offset")
+    }
+
+    /// The next word as a number; an error names `what` it should be.
+    fn parsed<T: std::str::FromStr>(&mut self, what: &str) -> Result<T, FilterError> {
         let at = self.at();
         match self.take() {
-            Some((_, Token::Word(w))) => {
-                w.parse().map_err(|_| FilterError::new(at, format!("'{w}' is not a slice offset")))
-            }
-            _ => Err(FilterError::new(at, "expected a slice offset")),
+            Some((_, Token::Word(w))) => w.parse().map_err(|_| FilterError::new(at, format!("'{w}' is not a {what}"))),
+            _ => Err(FilterError::new(at, format!("expected a {what}"))),
         }
     }
 
