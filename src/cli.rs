@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::analyze::Config;
 use crate::analyze::congestion::CongestionConfig;
+use crate::analyze::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
 use crate::analyze::policy::Policy;
 use crate::analyze::sequence::ReorderConfig;
 use crate::commands::exit::help_section;
@@ -117,17 +118,14 @@ against the fabric's policy, and findings with their likely cause and first acti
 summary; --json prints the report as JSON (docs/report-schema.md); --out writes it as files. \
 Definitions of every counter are in docs/analysis.md.",
         after_help = format!(
-            "{}{}",
+            "{}{}{}",
             concat!(
                 "EXAMPLES:\n",
                 "    rocescope analyze capture.pcap\n",
                 "    rocescope analyze --json tap1.pcapng tap2.pcapng > report.json\n",
                 "    rocescope analyze --link-speed 400G --policy fabric.toml --fail-on warning capture.pcap\n\n",
-                "POLICY FILE (TOML, every key optional):\n",
-                "    data_dscp = 26\n    cnp_dscp = 48\n    data_pcp = 3\n    cnp_pcp = 6\n",
-                "    require_ect = true\n    lossless_priority = 3\n",
-                "    cm_dscp = 48          # management packets (QP 0/1); not checked when absent\n\n",
             ),
+            policy_file_help(),
             help_section(&[0, 1, 2, 3, 4])
         )
     )]
@@ -407,7 +405,7 @@ pub struct AnalyzeArgs {
     /// merge`, which analyses them again after the parts before it (about 70 bytes each while
     /// analysing, 5 in the state); a part with more merges where the two analyses have met by
     /// the end of those frames
-    #[arg(long, value_name = "N", requires = "state", default_value_t = 65_536, value_parser = clap::value_parser!(u64).range(1..=1_048_576).map(|n| n as usize))]
+    #[arg(long, value_name = "N", requires = "state", default_value_t = HEAD_FRAMES, value_parser = clap::value_parser!(u64).range(1..=MAX_HEAD_FRAMES as u64).map(|n| n as usize))]
     pub keep_frames: usize,
 
     /// Go on from the analysis a --state saved: the files continue that capture (their frames
@@ -646,68 +644,69 @@ pub struct Times {
 /// How frames are analysed, shared by `analyze` and `capture`.
 #[derive(Debug, Args)]
 pub struct AnalysisOptions {
-    /// Link speed for PFC pause quanta (512 bit times each): 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G
-    #[arg(long, value_name = "SPEED", default_value = "100G", value_parser = parse_link_speed)]
+    /// Link speed for PFC pause quanta (512 bit times each), in Gb/s: 10G, 25G, 40G, 50G, 100G, 200G,
+    /// 400G, 800G
+    #[arg(long, value_name = "SPEED", default_value_t = defaults().link_gbps, value_parser = parse_link_speed)]
     pub link_speed: u64,
 
     /// A priority paused without a break for at least this long is a pause storm
-    #[arg(long, value_name = "MS", default_value_t = 100)]
+    #[arg(long, value_name = "MS", default_value_t = in_units(defaults().pfc_storm_ns, MS))]
     pub pfc_storm_ms: u64,
 
     /// Copies of a packet at most this far apart, from another tap, are mirror duplicates
-    #[arg(long, value_name = "US", default_value_t = 1000)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().mirror_window_ns, US))]
     pub mirror_window_us: u64,
 
     /// A PSN a gap skipped that arrives at most this long after the gap is a late arrival
     /// (reordering), not a retransmission, unless a resend had begun
-    #[arg(long, value_name = "US", default_value_t = 20)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().reorder.window_ns, US))]
     pub reorder_window_us: u64,
 
     /// Where the capture ends before the copies after a NAK can tell: a copy of the NAKed PSN
     /// this long after the NAK is a resend, an earlier one was late
-    #[arg(long, value_name = "US", default_value_t = 5)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().reorder.nak_reaction_ns, US))]
     pub nak_reaction_us: u64,
 
     /// In a mirror that sees every packet twice, byte-identical copies at most this far apart
     /// are one packet
-    #[arg(long, value_name = "US", default_value_t = 50)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().span_window_ns, US))]
     pub span_window_us: u64,
 
     /// A flow idle this long whose next PSN cannot be a retransmission is a new connection on
     /// a reused QP number
-    #[arg(long, value_name = "MS", default_value_t = 10)]
+    #[arg(long, value_name = "MS", default_value_t = in_units(defaults().qp_reuse_idle_ns, MS))]
     pub qp_reuse_idle_ms: u64,
 
     /// A resend with no NAK before it is a timeout only after at least this much silence
     /// (else `no_nak`)
-    #[arg(long, value_name = "US", default_value_t = 1000)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().min_ack_timeout_ns, US))]
     pub min_ack_timeout_us: u64,
 
     /// CNPs to a flow less than this apart are one burst; the width of the windows its data
     /// rate is measured in before and after a burst, and over which it recovers
-    #[arg(long, value_name = "US", default_value_t = 100)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().congestion.window_ns, US))]
     pub cc_window_us: u64,
 
     /// How long after a burst's first CNP the rate after it is measured (the sender's
     /// reaction time)
-    #[arg(long, value_name = "US", default_value_t = 10)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().congestion.delay_ns, US))]
     pub cc_delay_us: u64,
 
     /// A median recovery after CNPs slower than this is slow (finding DCQCN_SLOW_RECOVERY)
-    #[arg(long, value_name = "US", default_value_t = 1000)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().congestion.recovery_ns, US))]
     pub cc_recovery_us: u64,
 
     /// A p99 completion time of messages of at most 64 KiB above this is high (finding
     /// HIGH_TAIL_LATENCY)
-    #[arg(long, value_name = "US", default_value_t = 200)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().congestion.fct_p99_ns, US))]
     pub fct_p99_us: u64,
 
     /// A receiver's fan-in counts the senders with data packets to it in this last window
-    #[arg(long, value_name = "US", default_value_t = 100)]
+    #[arg(long, value_name = "US", default_value_t = in_units(defaults().congestion.incast_window_ns, US))]
     pub incast_window_us: u64,
 
     /// A fan-in of at least this many senders is incast (finding INCAST)
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = defaults().congestion.incast_senders as u64, value_parser = clap::value_parser!(u64).range(1..))]
     pub incast_senders: u64,
 
     /// Expected DSCP of management packets (QP 0 and 1: MADs, RDMA CM); not checked by default
@@ -716,31 +715,26 @@ pub struct AnalysisOptions {
 
     /// Track at most this many flows; packets of further flows are counted in the capture-wide
     /// totals only, and the report says how many there were (finding LIMITS_REACHED)
-    #[arg(long, value_name = "N", default_value_t = crate::analyze::DEFAULT_MAX_FLOWS)]
+    #[arg(long, value_name = "N", default_value_t = defaults().max_flows)]
     pub max_flows: usize,
 
     /// Marking policy from a TOML file (see below); the flags override it
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
 
-    /// Expected DSCP of RoCE data (default 26)
-    #[arg(long, value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
+    #[arg(long, help = format!("Expected DSCP of RoCE data (default {}, or the policy file's)", Policy::default().data_dscp), value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
     pub data_dscp: Option<u8>,
 
-    /// Expected DSCP of CNPs (default 48)
-    #[arg(long, value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
+    #[arg(long, help = format!("Expected DSCP of CNPs (default {}, or the policy file's)", Policy::default().cnp_dscp), value_name = "DSCP", value_parser = clap::value_parser!(u8).range(0..64))]
     pub cnp_dscp: Option<u8>,
 
-    /// Expected 802.1p priority of VLAN-tagged data (default 3)
-    #[arg(long, value_name = "PCP", value_parser = clap::value_parser!(u8).range(0..8))]
+    #[arg(long, help = format!("Expected 802.1p priority of VLAN-tagged data (default {}, or the policy file's)", Policy::default().data_pcp), value_name = "PCP", value_parser = clap::value_parser!(u8).range(0..8))]
     pub data_pcp: Option<u8>,
 
-    /// Expected 802.1p priority of VLAN-tagged CNPs (default 6)
-    #[arg(long, value_name = "PCP", value_parser = clap::value_parser!(u8).range(0..8))]
+    #[arg(long, help = format!("Expected 802.1p priority of VLAN-tagged CNPs (default {}, or the policy file's)", Policy::default().cnp_pcp), value_name = "PCP", value_parser = clap::value_parser!(u8).range(0..8))]
     pub cnp_pcp: Option<u8>,
 
-    /// The priority PFC may pause (default 3)
-    #[arg(long, value_name = "PRIORITY", value_parser = clap::value_parser!(u8).range(0..8))]
+    #[arg(long, help = format!("The priority PFC may pause (default {}, or the policy file's)", Policy::default().lossless_priority), value_name = "PRIORITY", value_parser = clap::value_parser!(u8).range(0..8))]
     pub lossless_priority: Option<u8>,
 
     /// Do not require RoCE data to be ECN-capable
@@ -776,23 +770,23 @@ impl AnalysisOptions {
     pub fn config(&self) -> Result<Config, String> {
         Ok(Config {
             link_gbps: self.link_speed,
-            pfc_storm_ns: ns(self.pfc_storm_ms, 1_000_000),
-            mirror_window_ns: ns(self.mirror_window_us, 1_000),
+            pfc_storm_ns: ns(self.pfc_storm_ms, MS),
+            mirror_window_ns: ns(self.mirror_window_us, US),
             policy: self.policy().map_err(|e| format!("policy file {e}"))?,
             max_flows: self.max_flows,
             reorder: ReorderConfig {
-                window_ns: ns(self.reorder_window_us, 1_000),
-                nak_reaction_ns: ns(self.nak_reaction_us, 1_000),
+                window_ns: ns(self.reorder_window_us, US),
+                nak_reaction_ns: ns(self.nak_reaction_us, US),
             },
-            span_window_ns: ns(self.span_window_us, 1_000),
-            qp_reuse_idle_ns: ns(self.qp_reuse_idle_ms, 1_000_000),
-            min_ack_timeout_ns: ns(self.min_ack_timeout_us, 1_000),
+            span_window_ns: ns(self.span_window_us, US),
+            qp_reuse_idle_ns: ns(self.qp_reuse_idle_ms, MS),
+            min_ack_timeout_ns: ns(self.min_ack_timeout_us, US),
             congestion: CongestionConfig {
-                window_ns: ns(self.cc_window_us, 1_000).max(1),
-                delay_ns: ns(self.cc_delay_us, 1_000),
-                recovery_ns: ns(self.cc_recovery_us, 1_000),
-                fct_p99_ns: ns(self.fct_p99_us, 1_000),
-                incast_window_ns: ns(self.incast_window_us, 1_000).max(1),
+                window_ns: ns(self.cc_window_us, US).max(1),
+                delay_ns: ns(self.cc_delay_us, US),
+                recovery_ns: ns(self.cc_recovery_us, US),
+                fct_p99_ns: ns(self.fct_p99_us, US),
+                incast_window_ns: ns(self.incast_window_us, US).max(1),
                 incast_senders: usize::try_from(self.incast_senders).unwrap_or(usize::MAX),
             },
             time_source: TimeSource::Capture,
@@ -800,9 +794,34 @@ impl AnalysisOptions {
     }
 }
 
+/// Nanoseconds in a microsecond and in a millisecond, the units the options take.
+const US: u64 = 1_000;
+const MS: u64 = 1_000_000;
+
 /// `value` units of `unit` nanoseconds, saturating.
 fn ns(value: u64, unit: u64) -> i64 {
     i64::try_from(value.saturating_mul(unit)).unwrap_or(i64::MAX)
+}
+
+/// The analysis's defaults: declared once, in the engine ([`Config::default`]); the options'
+/// defaults and help are read from them.
+fn defaults() -> Config {
+    Config::default()
+}
+
+/// `ns` nanoseconds in whole `unit`s (a default is a whole number of the option's unit; a test
+/// holds the options' defaults to the engine's).
+fn in_units(ns: i64, unit: u64) -> u64 {
+    u64::try_from(ns).unwrap_or(0) / unit
+}
+
+/// The marking policy file's keys with their defaults, for the help of `analyze`.
+fn policy_file_help() -> String {
+    let p = Policy::default();
+    format!(
+        "POLICY FILE (TOML, every key optional):\n    data_dscp = {}\n    cnp_dscp = {}\n    data_pcp = {}\n    cnp_pcp = {}\n    require_ect = {}\n    lossless_priority = {}\n    cm_dscp = 48          # management packets (QP 0/1); not checked when absent\n\n",
+        p.data_dscp, p.cnp_dscp, p.data_pcp, p.cnp_pcp, p.require_ect, p.lossless_priority
+    )
 }
 
 /// Every core of the machine.
@@ -952,6 +971,20 @@ pub fn parse() -> Cli {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// Every default is the engine's: `analyze` with no option judges as `packets` (which
+    /// builds on `Config::default()`) does.
+    #[test]
+    fn the_options_defaults_are_the_engines() {
+        let Command::Analyze(args) = Cli::parse_from(["rocescope", "analyze", "x.pcap"]).command else { panic!() };
+        assert_eq!(args.analysis.config(), Ok(Config::default()));
+        assert_eq!(args.keep_frames, HEAD_FRAMES);
+        let Command::Browse(args) = Cli::parse_from(["rocescope", "browse", "x.pcap"]).command else { panic!() };
+        assert_eq!(args.analysis.config(), Ok(Config::default()));
+        let help = Cli::try_parse_from(["rocescope", "analyze", "--help"]).unwrap_err().to_string();
+        assert!(help.contains("Expected DSCP of RoCE data (default 26, or the policy file's)"), "{help}");
+        assert!(help.contains("[default: 20]") && help.contains("data_dscp = 26"), "{help}");
+    }
 
     #[test]
     fn durations_are_seconds_unless_they_say_otherwise() {
