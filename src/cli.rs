@@ -4,15 +4,15 @@ use std::path::PathBuf;
 
 use crate::analyze::Config;
 use crate::analyze::congestion::CongestionConfig;
-use crate::analyze::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
-use crate::analyze::policy::Policy;
-use crate::analyze::sequence::ReorderConfig;
+use crate::analyze::flow::sequence::ReorderConfig;
+use crate::analyze::saved::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
+use crate::analyze::wide::policy::Policy;
 use crate::commands::exit::help_section;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::analyze::finding::Severity;
+use crate::analyze::report::finding::Severity;
 use crate::decode::TimeSource;
 use crate::filter::{Filter, Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;

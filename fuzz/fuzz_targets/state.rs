@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocescope::analyze::parts;
+use rocescope::analyze::combine::parts;
 use rocescope::analyze::{Analyzer, SavedRun, assemble};
 use rocescope::capture::{CaptureReader, Inputs};
 use rocescope::decode::Decoder;

@@ -4,7 +4,7 @@
 use super::exit::{Failure, Outcome};
 use super::reporting::{self, Reporting};
 use super::saved_run::{load_state, save_state};
-use crate::analyze::parts::{self, MergeError};
+use crate::analyze::combine::parts::{self, MergeError};
 use crate::cli::MergeArgs;
 
 pub fn run(args: &MergeArgs) -> Outcome {

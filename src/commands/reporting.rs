@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::exit::{Failure, Outcome, fail_on, written};
 use super::refuse_input;
-use crate::analyze::finding::Severity;
 use crate::analyze::report::InputReport;
+use crate::analyze::report::finding::Severity;
 use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_text};
 #[cfg(feature = "tables")]

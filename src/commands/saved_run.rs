@@ -6,7 +6,7 @@ use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use super::exit::Failure;
-use crate::analyze::differences::differences;
+use crate::analyze::combine::differences::differences;
 use crate::analyze::report::InputReport;
 use crate::analyze::{Analyzer, Config, SavedRun};
 use crate::capture::Inputs;

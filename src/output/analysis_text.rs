@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::analyze::finding::Severity;
+use crate::analyze::report::finding::Severity;
 use crate::analyze::report::{FlowReport, Report};
 use anstyle::{AnsiColor, Style};
 

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use crate::analyze::report::Report;
-use crate::analyze::report_congestion::FctSummary;
+use crate::analyze::report::congestion::FctSummary;
 
 /// The most flows and incast periods listed; the JSON report has them all.
 const ROWS_SHOWN: usize = 10;

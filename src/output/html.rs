@@ -10,12 +10,12 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::charts::{self, PsnGraph, Series};
 use super::html_figure::{figure, per_second};
-use crate::analyze::chart_data::ChartData;
-use crate::analyze::finding::Finding;
+use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::histogram::LogHistogram;
-use crate::analyze::pfc::PAUSE_CHANNEL;
+use crate::analyze::report::chart_data::ChartData;
+use crate::analyze::report::finding::Finding;
 use crate::analyze::report::{FlowReport, Report};
-use crate::analyze::trace::FlowTrace;
+use crate::analyze::wide::pfc::PAUSE_CHANNEL;
 use crate::analyze::{CE_MARKS, CNPS};
 use rocescope_parsers::psn::psn_forward_distance;
 

@@ -7,10 +7,10 @@ use maud::{Markup, html};
 
 use super::charts::{self, PALETTE, Series, Shading};
 use super::html_figure::{figure, per_second};
-use crate::analyze::chart_data::ChartData;
+use crate::analyze::flow::trace::FlowTrace;
+use crate::analyze::report::chart_data::ChartData;
+use crate::analyze::report::congestion::FctSummary;
 use crate::analyze::report::{FlowReport, Report};
-use crate::analyze::report_congestion::FctSummary;
-use crate::analyze::trace::FlowTrace;
 
 /// Flows in the reactions table, receivers charted and bursts shaded per flow, at most.
 const FLOWS_LISTED: usize = 20;

@@ -138,7 +138,7 @@ pub fn write_list_line(
 
 /// The analysis flag appended to a packet-list line, like Wireshark's TCP analysis flags.
 pub fn write_verdict_flag(line: &mut String, verdict: &crate::analyze::Verdict) -> std::fmt::Result {
-    use crate::analyze::sequence::SeqClass;
+    use crate::analyze::flow::sequence::SeqClass;
     if verdict.mirror_duplicate {
         return line.write_str(" [mirror duplicate]");
     }

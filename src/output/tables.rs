@@ -13,10 +13,10 @@ use polars::prelude::*;
 
 use crate::analyze::congestion::incast::IncastPeriod;
 use crate::analyze::counts::FlowCounters;
-use crate::analyze::episodes::Episode;
-use crate::analyze::finding::Finding;
+use crate::analyze::flow::episodes::Episode;
+use crate::analyze::report::congestion::BurstReport;
+use crate::analyze::report::finding::Finding;
 use crate::analyze::report::{FlowReport, PauseReport, Report};
-use crate::analyze::report_congestion::BurstReport;
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())

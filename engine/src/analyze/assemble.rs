@@ -1,9 +1,9 @@
 //! The finished report: what the analysis counted ([`Report::model`]) with the findings its
 //! rules raise over those numbers ([`rules::evaluate`]).
 
-use super::Analyzer;
-use super::report::{DamageReport, InputReport, LiveReport, Report};
-use super::rules;
+use crate::analyze::Analyzer;
+use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
+use crate::analyze::rules;
 use crate::capture::{CaptureError, CaptureReader};
 
 /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.

@@ -6,48 +6,26 @@
 //! RoCE frames until the doubled-mirror decision, and those of one reorder window.
 
 pub mod assemble;
-pub mod chart_data;
-pub mod cm;
+pub mod combine;
 pub mod congestion;
-pub mod congestion_tracking;
 pub mod counts;
-pub mod differences;
-pub mod duplicates;
-pub mod episodes;
-pub mod finding;
-pub mod flows;
+pub mod flow;
 pub mod frame;
-pub mod gaps;
-pub mod graft;
-pub mod head;
 pub mod histogram;
-pub mod later;
-pub mod merge;
-pub mod naked;
-pub mod pairing;
 pub mod partition;
-pub mod parts;
-pub mod pfc;
-pub mod policy;
 pub mod renumber;
 pub mod report;
-pub mod report_congestion;
-pub mod responses;
 pub mod rules;
-mod saved;
-pub mod sequence;
-mod sequencing;
-mod state;
-pub mod timeline;
-pub mod trace;
-pub mod verdicts;
-pub use state::{STATE_MAGIC, STATE_VERSION, SavedRun, decompressed_limit};
+pub mod saved;
+pub mod wide;
+pub use flow::verdicts::Verdict;
+pub use saved::state::{STATE_MAGIC, STATE_VERSION, SavedRun, decompressed_limit};
 
 use std::collections::VecDeque;
 
+use flow::trace::{Event, EventKind, TRACED_FLOWS};
 use rustc_hash::FxHashMap;
-use timeline::Timeline;
-use trace::{Event, EventKind, TRACED_FLOWS};
+use wide::timeline::Timeline;
 
 use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
@@ -55,21 +33,21 @@ use rocescope_parsers::psn::psn_diff;
 
 use crate::decode::IcrcStatus;
 use crate::decode::{Endpoint, TimeSource};
-use cm::{CmEvent, CmTracker};
 use congestion::CongestionConfig;
 use congestion::reaction::CnpBurst;
-use congestion_tracking::{FctTotals, IncastSink};
+use congestion::tracking::{FctTotals, IncastSink};
 pub use counts::FrameCounts;
 use counts::{EcnCounts, IcrcCounts, InfinibandCounts};
-use duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
-use episodes::Episode;
-use flows::{Flow, FlowId, FlowKey, FlowTable, NakEvent, PairMethod};
+use flow::episodes::Episode;
+use flow::sequence::{ReorderConfig, SeqEvent};
+use flow::table::{Flow, FlowId, FlowKey, FlowTable, NakEvent, PairMethod};
+use flow::verdicts::VerdictLedger;
 use frame::{Content, FrameSummary, LinkKind, RoceFacts, UndecodedLink};
-use head::Head;
-use pfc::PauseTracker;
-use policy::{Class, Policy, PolicyCounts};
-use sequence::{ReorderConfig, SeqClass, SeqEvent};
-use verdicts::VerdictLedger;
+use saved::head::Head;
+use wide::cm::{CmEvent, CmTracker};
+use wide::duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
+use wide::pfc::PauseTracker;
+use wide::policy::{Class, Policy, PolicyCounts};
 
 /// Retransmit episodes whose details are kept; more are counted per flow only.
 pub const MAX_EPISODES_KEPT: usize = 100_000;
@@ -128,17 +106,6 @@ impl Default for Config {
     }
 }
 
-/// What the analysis concluded about one frame (for per-packet output).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Verdict {
-    pub flow: Option<FlowId>,
-    pub seq: Option<SeqClass>,
-    pub mirror_duplicate: bool,
-    /// Of the PSNs missing before a gap's frame, those the responder acknowledged by the time
-    /// the gap settled: missed by the capture only.
-    pub capture_missed: u32,
-}
-
 /// Capture-wide counters.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Totals {
@@ -173,10 +140,10 @@ pub struct CaptureFacts {
     pub truncated_copies: u64,
     /// Frames a device on the way stamped with its time (Arista, ERSPAN III, Metamako).
     pub hardware_timestamps: u64,
-    #[serde(deserialize_with = "saved::named_counts")]
+    #[serde(deserialize_with = "saved::switch::named_counts")]
     pub encapsulations: Vec<(&'static str, u64)>,
     /// Malformed frames by layer, with the first frame and reason of each.
-    #[serde(deserialize_with = "saved::malformed")]
+    #[serde(deserialize_with = "saved::switch::malformed")]
     pub malformed: Vec<(&'static str, u64, u64, String)>,
     /// The doubled-mirror decision: RoCE frames looked at, those with a byte-identical copy,
     /// and the verdict (None until decided).
@@ -220,7 +187,7 @@ pub struct Analyzer {
     pub(crate) timeline: Timeline,
     /// Policy breaches over every RoCEv2 packet, mirror duplicates included.
     pub(crate) policy: PolicyCounts,
-    /// CNP bursts ended so far (the first [`congestion_tracking::MAX_BURSTS_KEPT`]), and
+    /// CNP bursts ended so far (the first [`congestion::tracking::MAX_BURSTS_KEPT`]), and
     /// those not kept.
     pub(crate) cnp_bursts: Vec<CnpBurst>,
     pub(crate) cnp_bursts_not_kept: u64,
@@ -322,7 +289,7 @@ impl Analyzer {
 
     /// One shard of an analysis split by host-pair partition ([`partition`]): it is given the
     /// frames of some partitions only, in capture order, and starts from the decisions `start`
-    /// took on the whole capture's first frames. [`merge::shards`] joins the shards.
+    /// took on the whole capture's first frames. [`combine::merge::shards`] joins the shards.
     pub fn shard(config: Config, start: ShardStart) -> Self {
         // incast spans host pairs: a shard lists what it saw for the split to merge
         let mut shard = Analyzer { probe: None, incast: IncastSink::Record(Vec::new()), ..Analyzer::new(config) };
@@ -618,7 +585,7 @@ impl Analyzer {
             self.observe_response(fid, frame, ts_ns, roce.opcode, roce.psn, aeth.kind());
         } else if opcode::is_read_response(roce.opcode) {
             // a READ response without an AETH (a MIDDLE) pairs as the others do
-            self.pair_by_evidence(fid, roce.psn, pairing::Evidence::Psn);
+            self.pair_by_evidence(fid, roce.psn, flow::pairing::Evidence::Psn);
         }
         if roce.opcode == CNP {
             self.observe_cnp(fid, ts_ns);
@@ -787,7 +754,7 @@ impl Analyzer {
                 f.counts.atomic_acks += 1;
             }
         }
-        let evidence = if psn_nak { pairing::Evidence::Nak } else { pairing::Evidence::Psn };
+        let evidence = if psn_nak { flow::pairing::Evidence::Nak } else { flow::pairing::Evidence::Psn };
         self.pair_by_evidence(fid, psn, evidence);
         let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
         if psn_nak {

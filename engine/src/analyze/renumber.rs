@@ -32,7 +32,7 @@ impl Renumbering {
 mod tests {
     use super::*;
     use crate::analyze::frame::FrameSummary;
-    use crate::analyze::{Analyzer, Config, saved};
+    use crate::analyze::{Analyzer, Config, saved::switch};
     use crate::capture::Inputs;
     use crate::decode::Decoder;
 
@@ -65,7 +65,7 @@ mod tests {
     }
 
     fn saved(analyzer: &Analyzer) -> Vec<u8> {
-        saved::saving(|| postcard::to_stdvec(analyzer)).expect("encoded")
+        switch::saving(|| postcard::to_stdvec(analyzer)).expect("encoded")
     }
 
     #[test]

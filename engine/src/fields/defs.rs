@@ -11,7 +11,7 @@ use rocescope_parsers::port_tag::PortTagKind;
 use super::FieldType::{self, Bytes, Ether, Ipv4, Ipv6, Protocol, Uint};
 use super::names::meaning;
 use super::{Base, Field, Frame, Shown, Value, hidden, named};
-use crate::analyze::sequence::SeqClass;
+use crate::analyze::flow::sequence::SeqClass;
 use crate::decode::{Body, EncapKind, Link, Network};
 
 const U8: FieldType = Uint(8);

@@ -7,7 +7,7 @@
 //! owns some partitions (given in turn as they first appear): it is handed where their frames
 //! lie in the mapping (a few dozen bytes per frame, in batches), and decodes, verifies and
 //! analyses those the `-Y` selection keeps in a shard of its own. At the end
-//! [`crate::analyze::merge`] joins the shards.
+//! [`crate::analyze::combine::merge`] joins the shards.
 //!
 //! Before the split, the capture's first frames are analysed once for what every shard starts
 //! from: the doubled-mirror decision, the start of the timeline, and the time of the first frame
@@ -23,9 +23,9 @@ use memmap2::Mmap;
 
 use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
 use crate::analyze::congestion::incast::{Incast, Timed};
-use crate::analyze::congestion_tracking::IncastSink;
+use crate::analyze::congestion::tracking::IncastSink;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::{Analyzer, Config, ShardStart, merge, partition};
+use crate::analyze::{Analyzer, Config, ShardStart, combine::merge, partition};
 use crate::capture::mapped::{self, Location};
 use crate::capture::{Inputs, Record};
 use crate::decode::Decoder;

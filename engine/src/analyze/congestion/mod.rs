@@ -5,6 +5,7 @@
 pub mod completion;
 pub mod incast;
 pub mod reaction;
+pub mod tracking;
 
 /// The parameters of the congestion-control analysis, each an option of `analyze`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -2,7 +2,7 @@
 //! (DCQCN's reaction point), a high tail of small messages' completion times, and incast
 //! (docs/analysis.md, "Congestion control").
 
-use super::{About, EVIDENCE_KEPT, Evidence, FlowReport, Rules, Severity, names, plural};
+use super::{About, EVIDENCE_KEPT, Evidence, FlowReport, Kind, Rules, Severity, kinds, names, plural};
 use crate::decode::Endpoint;
 
 /// Measured bursts, recoveries or reactions a flow needs before it is judged.
@@ -17,8 +17,7 @@ pub(super) fn reactions(r: &mut Rules<'_>) {
     };
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "DCQCN_NO_REACTION",
+            kind: kinds::DCQCN_NO_REACTION,
             cause: "CNPs reach the sender but it does not slow down: the NIC's reaction point looks disabled, or the CNPs do not reach it on the priority or DSCP it listens on.",
             action: "Check the reaction point on the senders (mlx5: /sys/class/net/IF/ecn/roce_rp/enable/PRIO; firmware ROCE_CC_ALGO and ROCE_CC_PRIO_MASK) and the CNPs' priority and DSCP mapping.",
         },
@@ -40,8 +39,7 @@ pub(super) fn reactions(r: &mut Rules<'_>) {
     };
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "DCQCN_SLOW_RECOVERY",
+            kind: kinds::DCQCN_SLOW_RECOVERY,
             cause: "Senders slow down after CNPs but take long to get their rate back, or do not before the next CNPs: DCQCN's rate-increase parameters are too conservative for the link (rate-increase timer, byte counter, rai / rhai), the classic cause of high tail latency.",
             action: "Tune the reaction point's rate increase (mlx5: rpg_time_reset, rpg_byte_reset, rpg_ai_rate, rpg_hai_rate) and compare the recovery times after.",
         },
@@ -78,8 +76,7 @@ pub(super) fn tail_latency(r: &mut Rules<'_>) {
     );
     r.add(
         About {
-            severity: Severity::Warning,
-            code: "HIGH_TAIL_LATENCY",
+            kind: kinds::HIGH_TAIL_LATENCY,
             cause: "Small messages wait long for their ACKs: queues build up in the fabric (congestion control reacting late or recovering slowly, incast, pauses) or packets are lost and resent.",
             action: "Look at the flows named for CNP bursts, retransmissions and pauses; check DCQCN's tuning and the ECN marking thresholds of the switches.",
         },
@@ -127,8 +124,7 @@ pub(super) fn incast(r: &mut Rules<'_>) {
         };
         let severity = if signs > 0 { Severity::Warning } else { Severity::Info };
         let about = About {
-            severity,
-            code: "INCAST",
+            kind: Kind { severity, ..kinds::INCAST },
             cause: "Many senders send to one receiver at once (a collective's all-to-one step, a parameter server, storage reads): the receiver's switch port queues, marks CE and pauses, and every sender slows down.",
             action: "Spread the senders in time or over receivers (the collective's algorithm, its chunk size), and check that ECN marking starts before the port's PFC threshold.",
         };

@@ -1,11 +1,11 @@
-//! The rules that raise findings ([`super::finding`]). They read the finished report, so they
+//! The rules that raise findings ([`crate::analyze::report::finding`]). They read the finished report, so they
 //! explain exactly the numbers it shows.
 
 mod congestion_control;
 
-use super::episodes::Trigger;
-use super::finding::{EVIDENCE_KEPT, Evidence, Finding, Severity};
-use super::report::{FlowReport, Report};
+use crate::analyze::flow::episodes::Trigger;
+use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Finding, Kind, Severity, kinds};
+use crate::analyze::report::{FlowReport, Report};
 
 /// "1 flow", "2 flows".
 fn plural(n: usize, noun: &str) -> String {
@@ -47,17 +47,16 @@ struct Rules<'r> {
     out: Vec<Finding>,
 }
 
-/// What a finding is, whatever its numbers: its severity, code, likely cause and first action.
+/// What a finding is, whatever its numbers: its kind, likely cause and first action.
 struct About {
-    severity: Severity,
-    code: &'static str,
+    kind: Kind,
     cause: &'static str,
     action: &'static str,
 }
 
 impl Rules<'_> {
     fn add(&mut self, about: About, message: String, evidence: Evidence) {
-        let About { severity, code, cause, action } = about;
+        let About { kind: Kind { code, severity }, cause, action } = about;
         self.out.push(Finding { severity, code, message, evidence, cause, action });
     }
 
@@ -102,8 +101,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
 fn icrc(r: &mut Rules<'_>) {
     r.flow_rule(
         About {
-            severity: Severity::Error,
-            code: "ICRC_BAD",
+            kind: kinds::ICRC_BAD,
             cause: "The bytes changed on the way: the ICRC ignores re-marking (DSCP, ECN, TTL, FECN/BECN, UDP checksum), so a mismatch means bit errors on a link (optics, cable, connector), a faulty NIC or switch buffer, or a device rewriting invariant fields.",
             action: "Check FEC and symbol-error counters on every hop of the flows (ethtool -S on hosts, interface counters on switches); clean or replace the optics and cables of the link whose counters grow.",
         },
@@ -117,8 +115,7 @@ fn icrc(r: &mut Rules<'_>) {
 fn vcrc(r: &mut Rules<'_>) {
     r.flow_rule(
         About {
-            severity: Severity::Error,
-            code: "VCRC_BAD",
+            kind: kinds::VCRC_BAD,
             cause: "Bits changed on the last link before the capture point: the VCRC is recomputed at every hop, so a mismatch is a bit error on that link (cable, optics, connector, port) or a device that does not recompute it.",
             action: "Check the symbol-error and link-downed counters of the ports of that link (perfquery, ibqueryerrors) and reseat or replace the cable.",
         },
@@ -131,8 +128,7 @@ fn vcrc(r: &mut Rules<'_>) {
 fn loss(r: &mut Rules<'_>) {
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "PSN_GAP",
+            kind: kinds::PSN_GAP,
             cause: "Packets were dropped before the tap: a buffer overflow on a priority that is not lossless (PFC not enabled end to end, or the traffic is on another priority than the one PFC protects), a link error, or the capture itself dropping packets.",
             action: "Compare the switch drop counters of the RoCE priority along the path with the capture's own drop count (pcap statistics, NIC rx_dropped); check that PFC is enabled on the priority the RoCE DSCP maps to on every hop.",
         },
@@ -142,8 +138,7 @@ fn loss(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Info,
-            code: "CAPTURE_LOSS",
+            kind: kinds::CAPTURE_LOSS,
             cause: "The capture missed packets the network delivered: a later ACK covered them, with no NAK and no resend. A mirror session over its bandwidth (a SPAN of a busy port, or of both directions into one), drops in libpcap or ibdump, or a capture ring too small.",
             action: "Nothing to fix in the fabric for these; give the capture more room (a dedicated mirror port, a larger buffer with tcpdump -B, a smaller snap length, a filter) before reading loss into its gaps.",
         },
@@ -176,8 +171,7 @@ fn loss(r: &mut Rules<'_>) {
         );
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "RETRANSMISSION",
+                kind: kinds::RETRANSMISSION,
                 cause: "Requesters resent data: after a NAK the responder saw a gap, after an RNR NAK it had no receive buffer, after a timeout the data or its ACK was lost beyond the tap; responders resent READ responses when the requester read again.",
                 action: "Follow the more specific findings (NAKs, RNR NAKs, timeouts); each retransmit episode is listed with its trigger and timing.",
             },
@@ -193,8 +187,7 @@ fn timeouts(r: &mut Rules<'_>) {
         r,
         Trigger::Timeout,
         About {
-            severity: Severity::Warning,
-            code: "RETRANSMIT_TIMEOUT",
+            kind: kinds::RETRANSMIT_TIMEOUT,
             cause: "Packets or their ACKs were lost after the tap (the tap saw them, the peer did not answer), or the tail of a transfer was dropped so no later packet could reveal a gap. Each timeout stalls the QP for the full local ACK timeout.",
             action: "Look for drops between the tap and the responder; check the local ACK timeout (CM ConnectRequest, ibv_modify_qp timeout) is neither too short (spurious resends) nor far above the fabric RTT.",
         },
@@ -208,8 +201,7 @@ fn timeouts(r: &mut Rules<'_>) {
         r,
         Trigger::NoNak,
         About {
-            severity: Severity::Info,
-            code: "RETRANSMIT_NO_NAK",
+            kind: kinds::RETRANSMIT_NO_NAK,
             cause: "The NAK that made the requester resend was not captured: a one-way capture (only the requester's direction is mirrored), or the NAK was lost or left on a path the capture does not see.",
             action: "Capture both directions of the flows to see what the responder asked for; the gaps and retransmissions themselves are real.",
         },
@@ -231,8 +223,7 @@ fn naks(r: &mut Rules<'_>) {
     };
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "NAK_PSN_SEQUENCE",
+            kind: kinds::NAK_PSN_SEQUENCE,
             cause: "The responder received a PSN beyond the one it expected: packets were lost between requester and responder.",
             action: "Find where the packets were dropped (the PSN_GAP and switch drop counters); a NAK costs a go-back-N resend of everything in flight.",
         },
@@ -242,8 +233,7 @@ fn naks(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "RNR_NAK",
+            kind: kinds::RNR_NAK,
             cause: "Receiver not ready: a SEND arrived when no receive work request was posted. The requester waits the RNR timer and resends.",
             action: "Post receive buffers earlier or deeper (receive queue depth, SRQ), and check the application keeps up; a short min_rnr_timer only hides the cause.",
         },
@@ -253,8 +243,7 @@ fn naks(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Error,
-            code: "NAK_FATAL",
+            kind: kinds::NAK_FATAL,
             cause: "The responder refused a request: bad R_Key, address or length outside the memory region, missing access rights, or a responder fault. The QP goes to the error state.",
             action: "Check the application's memory registration and remote keys for the QP; the requester's completion queue shows the matching error status.",
         },
@@ -295,8 +284,7 @@ fn reordering(r: &mut Rules<'_>) {
     let delay = flows.iter().map(|f| f.sequence.reorder_delay_us_max).fold(0.0, f64::max);
     r.flow_rule(
         About {
-            severity: Severity::Info,
-            code: "REORDERING",
+            kind: kinds::REORDERING,
             cause: "Packets of one flow took paths of different delay: adaptive routing (e.g. Spectrum-X), packet spraying, or ECMP changes after a link event. Harmless when the receiving NICs place out-of-order packets.",
             action: "Nothing to fix if the receivers accept out-of-order arrival (no REORDER_NAKS finding); otherwise see REORDER_NAKS.",
         },
@@ -308,8 +296,7 @@ fn reordering(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "REORDER_NAKS",
+            kind: kinds::REORDER_NAKS,
             cause: "The receiving NICs do not accept out-of-order arrival on this fabric: every reordered packet costs a NAK and a go-back-N resend of everything in flight.",
             action: "Enable out-of-order placement on the receivers (adaptive-routing / out-of-order RC support of the NIC and its QP attribute), or keep this traffic class off adaptive routing.",
         },
@@ -321,8 +308,7 @@ fn reordering(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Info,
-            code: "QP_REUSED",
+            kind: kinds::QP_REUSED,
             cause: "Short-lived connections (NCCL bootstrap, rping, test tools, connection pools) reuse QP numbers; each connection is a flow of its own.",
             action: "Nothing to fix; the flows list each connection with its own counters (previous_flow links them).",
         },
@@ -332,8 +318,7 @@ fn reordering(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Info,
-            code: "PAIRING_AMBIGUOUS",
+            kind: kinds::PAIRING_AMBIGUOUS,
             cause: "Several QPs between the same two hosts use the same PSNs (NCCL connects without RDMA CM, starts every QP at PSN 0 and stripes a connection over QPs in lock-step), and no response told which QP each flow of responses answers.",
             action: "Capture the connection's setup (RDMA CM, or NCCL's bootstrap exchange of QP numbers) to pair the QPs; until then ACK latency, completion times and NAK-to-resend links are not measured on these flows. Losses are still counted on each QP.",
         },
@@ -361,8 +346,7 @@ fn congestion(r: &mut Rules<'_>) {
             };
             r.add(
                 About {
-                    severity: Severity::Warning,
-                    code: "CE_WITHOUT_CNP",
+                    kind: kinds::CE_WITHOUT_CNP,
                     cause: "Switches mark congestion but the receivers' notification point does not answer, so senders never slow down: DCQCN is off on the receiving NICs, or the CNPs leave on a path the capture does not see.",
                     action: "Enable the DCQCN notification point on the receivers (e.g. /sys/class/net/IF/ecn/roce_np/enable/PRIO) and capture both directions.",
                 },
@@ -382,8 +366,7 @@ fn fecn_without_becn(r: &mut Rules<'_>) {
     };
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "FECN_WITHOUT_BECN",
+            kind: kinds::FECN_WITHOUT_BECN,
             cause: "Switches mark congestion with FECN but the receiving HCAs return no BECN (or CNP), so the senders' congestion control never slows them down: InfiniBand congestion control is not enabled on the receivers (the subnet manager configures it), or the notifications leave on a path the capture does not see.",
             action: "Enable congestion control in the subnet manager (OpenSM's congestion control configuration, or UFM) for the HCAs and switches of these flows, and capture both directions.",
         },
@@ -399,8 +382,7 @@ fn marking(r: &mut Rules<'_>) {
     let p = r.report.policy.clone();
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "CNP_DSCP",
+            kind: kinds::CNP_DSCP,
             cause: "CNPs outside their high-priority class queue behind data, so senders learn of congestion late.",
             action: "Set the NICs' CNP DSCP (mlxconfig CNP_DSCP / ecn/roce_np/cnp_dscp) to the fabric's CNP class and trust DSCP on the switches.",
         },
@@ -410,8 +392,7 @@ fn marking(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "CNP_PCP",
+            kind: kinds::CNP_PCP,
             cause: "CNPs on the wrong 802.1p priority wait behind data or are paused with it.",
             action: "Set the NICs' CNP priority (mlxconfig CNP_802P_PRIO / ecn/roce_np/cnp_802p_prio).",
         },
@@ -421,8 +402,7 @@ fn marking(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "DATA_DSCP",
+            kind: kinds::DATA_DSCP,
             cause: "Data outside the lossless class maps to a lossy queue: it can be dropped, and ECN/PFC settings of the RoCE class do not apply to it.",
             action: "Set the traffic class of the QPs or the NIC default (e.g. cma_roce_tos 106 for DSCP 26 with ECT(0)) and check the switches trust DSCP.",
         },
@@ -432,8 +412,7 @@ fn marking(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "DATA_PCP",
+            kind: kinds::DATA_PCP,
             cause: "Data on another 802.1p priority than the lossless one is not protected by PFC.",
             action: "Map the RoCE DSCP to the lossless priority on the NICs (DSCP-to-priority or egress map) and switches.",
         },
@@ -443,8 +422,7 @@ fn marking(r: &mut Rules<'_>) {
     );
     r.flow_rule(
         About {
-            severity: Severity::Warning,
-            code: "NOT_ECT_DATA",
+            kind: kinds::NOT_ECT_DATA,
             cause: "Switches cannot mark Not-ECT packets, so they drop them (or pause the link) instead of signalling congestion; DCQCN never engages for these flows.",
             action: "Enable ECN on the sending NICs (DCQCN reaction point, e.g. ecn/roce_rp/enable) or set ECT(0) in the traffic class.",
         },
@@ -455,8 +433,7 @@ fn marking(r: &mut Rules<'_>) {
     if let Some(cm_dscp) = r.report.policy.expected_cm_dscp {
         r.flow_rule(
             About {
-                severity: Severity::Warning,
-                code: "CM_DSCP",
+                kind: kinds::CM_DSCP,
                 cause: "The NICs send connection management with another traffic class than the fabric expects for it.",
                 action: "Set the RDMA CM traffic class (e.g. the rdma_cm default_roce_tos in configfs) or the management class of the NICs.",
             },
@@ -482,8 +459,7 @@ fn pauses(r: &mut Rules<'_>) {
         };
         r.add(
             About {
-                severity: Severity::Error,
-                code: "PFC_STORM",
+                kind: kinds::PFC_STORM,
                 cause: "A device keeps pausing its link partner: a NIC that stopped draining its receive buffer (driver hang, host stall) or a congestion tree; the pause spreads upstream and can stop the whole fabric.",
                 action: "Find the port of the sending MAC and its host; enable the switches' PFC watchdog so a stuck port is taken out of the lossless class.",
             },
@@ -502,8 +478,7 @@ fn pauses(r: &mut Rules<'_>) {
             other.iter().map(|p| format!("{} priority {}", p.src_mac, p.priority.unwrap_or(0))).collect();
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "PFC_OTHER_PRIORITY",
+                kind: kinds::PFC_OTHER_PRIORITY,
                 cause: "PFC is enabled on a priority that is not the RoCE one, or RoCE traffic is mapped to another priority than the one PFC protects.",
                 action: "Align the PFC-enabled priority, the DSCP-to-priority map and the RoCE traffic class on NICs and switches.",
             },
@@ -515,8 +490,7 @@ fn pauses(r: &mut Rules<'_>) {
     if xoffs > 0 && report.ecn.ce == 0 && report.totals.roce_v2 > 0 {
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "PAUSE_WITHOUT_ECN",
+                kind: kinds::PAUSE_WITHOUT_ECN,
                 cause: "With ECN off, congestion is handled by PFC alone: senders never slow down, pauses spread upstream and block unrelated flows (head-of-line blocking) and can turn into storms.",
                 action: "Enable ECN marking (WRED/ECN thresholds Kmin/Kmax) on the switches' lossless queue so DCQCN throttles senders before buffers fill.",
             },
@@ -532,8 +506,7 @@ fn pauses(r: &mut Rules<'_>) {
         };
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "LINK_PAUSE",
+                kind: kinds::LINK_PAUSE,
                 cause: "Global pause is enabled on a port of a PFC fabric; it stops all traffic classes, not only the lossless one.",
                 action: "Disable 802.3x flow control (ethtool -A IF rx off tx off) on ports that use PFC.",
             },
@@ -550,8 +523,7 @@ fn copies_and_truncation(r: &mut Rules<'_>) {
         let (e, _) = from_flows(report, |f| f.counts.mirror_duplicates, |f| Some(f.first_frame));
         r.add(
             About {
-                severity: Severity::Info,
-                code: "MIRROR_DUPLICATES",
+                kind: kinds::MIRROR_DUPLICATES,
                 cause: "The capture holds the same traffic from two mirror sessions or taps (the copies differ in TTL or MAC addresses).",
                 action: "Nothing to fix; filter the capture to one session if only one vantage point is wanted.",
             },
@@ -564,8 +536,7 @@ fn copies_and_truncation(r: &mut Rules<'_>) {
     if cut > 0 || report.icrc.unverifiable > 0 {
         r.add(
             About {
-                severity: Severity::Info,
-                code: "TRUNCATED_FRAMES",
+                kind: kinds::TRUNCATED_FRAMES,
                 cause: "The capture keeps only the start of each frame (tcpdump -s, mirror session truncation: ERSPAN's T bit, or a truncate size that leaves no mark).",
                 action: "Capture full frames (tcpdump -s 0, no truncation on the mirror session) when ICRC verification matters; headers, PSNs and lengths are analysed all the same.",
             },
@@ -618,8 +589,7 @@ fn rdma_device(r: &mut Rules<'_>) {
     }
     r.add(
         About {
-            severity: Severity::Info,
-            code: "RDMA_DEVICE_CAPTURE",
+            kind: kinds::RDMA_DEVICE_CAPTURE,
             cause: "The capture was taken on an RDMA device (tcpdump or dumpcap on mlx5_0 through libpcap's RDMA sniffer, ibdump): it sees the packets the NIC's steering hands it. Packets the NIC's transport engine resends from its own queues may never pass through it, and its own drops are not counted, so a resend can be missing where the gap it closes is not.",
             action: "Before reading a missing resend or a gap as the fabric's doing, check the NIC's counters (ethtool -S: out_of_sequence, packet_seq_err, local_ack_timeout_err, rx_discards_phy) or capture from a switch mirror session.",
         },
@@ -641,8 +611,7 @@ fn no_roce(r: &mut Rules<'_>) {
     }
     r.add(
         About {
-            severity: Severity::Info,
-            code: "NO_ROCE",
+            kind: kinds::NO_ROCE,
             cause: "RoCE bypasses the kernel: a capture on the host's Ethernet interface (eth0, ens1f0np0) sees only what the kernel sends and receives, never the NIC's RoCE traffic. Or the traffic is RoCE on a UDP port other than 4791.",
             action: "Capture on the RDMA device (tcpdump -i mlx5_0, ibdump) or from a switch mirror session; for RoCE on another UDP destination port, add --roce-port PORT.",
         },
@@ -664,8 +633,7 @@ fn damage(r: &mut Rules<'_>) {
             .collect();
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "CAPTURE_DAMAGED",
+                kind: kinds::CAPTURE_DAMAGED,
                 cause: "The file was cut short (disk full, capture killed, transfer interrupted) or corrupted.",
                 action: "Take the capture again if the missing tail matters; everything before the damage is analysed.",
             },
@@ -683,8 +651,7 @@ fn damage(r: &mut Rules<'_>) {
             .collect();
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "MALFORMED_FRAMES",
+                kind: kinds::MALFORMED_FRAMES,
                 cause: "Frames that should carry RoCE could not be decoded: truncated headers, impossible lengths, reserved opcodes, or non-RoCE traffic on UDP port 4791.",
                 action: "Inspect the first malformed frames with `rocescope packets -V --only errors`.",
             },
@@ -700,8 +667,7 @@ fn capture_limits(r: &mut Rules<'_>) {
     if let Some(live) = report.live.filter(|l| l.kernel_dropped + l.interface_dropped > 0) {
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "CAPTURE_LOST_PACKETS",
+                kind: kinds::CAPTURE_LOST_PACKETS,
                 cause: "The capture host did not read frames as fast as they arrived (CPU, disk, or a buffer too small), or the NIC dropped them.",
                 action: "Capture with a narrower filter or a smaller snap length, write to a faster disk, or spread the mirror over several capture ports; compare the gaps with these losses before blaming the fabric.",
             },
@@ -717,8 +683,7 @@ fn capture_limits(r: &mut Rules<'_>) {
     if lost > 0 {
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "CAPTURE_LOST_PACKETS",
+                kind: kinds::CAPTURE_LOST_PACKETS,
                 cause: "The capture card dropped records before writing them (its ERF loss counters): it could not keep up with the link, or its host did not drain it in time.",
                 action: "Capture with a narrower filter or a smaller snap length, or spread the traffic over more capture ports; compare the gaps with these losses before blaming the fabric.",
             },
@@ -729,8 +694,7 @@ fn capture_limits(r: &mut Rules<'_>) {
     for link in &report.capture.undecoded_links {
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "UNDECODED_LINK_TYPE",
+                kind: kinds::UNDECODED_LINK_TYPE,
                 cause: "The capture holds frames of a link layer rocescope does not decode, so nothing in them was analysed: the findings say nothing about them.",
                 action: "Capture on an Ethernet or InfiniBand interface (or an RDMA device), or convert the capture (editcap -T) to a link type rocescope reads.",
             },
@@ -742,8 +706,7 @@ fn capture_limits(r: &mut Rules<'_>) {
     if limits.untracked_packets + limits.connections_not_kept + limits.pause_frames_not_kept > 0 {
         r.add(
             About {
-                severity: Severity::Warning,
-                code: "LIMITS_REACHED",
+                kind: kinds::LIMITS_REACHED,
                 cause: "The capture holds more flows (QPs), CM connections or pause sources than the analysis keeps in memory: a very large fabric, random or corrupted QP numbers, or crafted traffic.",
                 action: "Re-run with a larger --max-flows (each flow takes about 1 KiB), or filter the capture to the hosts of interest.",
             },
@@ -765,8 +728,7 @@ fn capture_limits(r: &mut Rules<'_>) {
     if report.capture.non_monotonic_timestamps > 0 {
         r.add(
             About {
-                severity: Severity::Info,
-                code: "TIMESTAMPS_BACKWARDS",
+                kind: kinds::TIMESTAMPS_BACKWARDS,
                 cause: "Several capture queues or interfaces with unsynchronised clocks, or merged files that overlap.",
                 action: "Treat sub-microsecond timings with care; durations that would be negative are counted as zero.",
             },

@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use rocescope_parsers::psn::{psn_add, psn_diff};
 
-use super::flows::{FlowId, Space};
-use super::sequence::Decision;
+use crate::analyze::flow::sequence::Decision;
+use crate::analyze::flow::table::{FlowId, Space};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,9 +85,9 @@ pub struct Episode {
     pub pattern: Pattern,
     /// What told its first resent packet from a late arrival.
     pub decided_by: Decision,
-    #[serde(skip_serializing_if = "super::saved::in_report", default)]
+    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
     contiguous: bool,
-    #[serde(skip_serializing_if = "super::saved::in_report", default)]
+    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
     all_holes: bool,
 }
 
@@ -184,7 +184,7 @@ impl Episode {
 
 impl Episode {
     /// Numbers its frames and flow as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         r.flow(&mut self.flow);
         r.frame(&mut self.start_frame);
         r.frame(&mut self.end_frame);

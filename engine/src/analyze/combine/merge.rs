@@ -2,7 +2,7 @@
 //! the analysis one thread makes of the whole capture.
 //!
 //! A shard analyses every frame of its partitions, in capture order, and nothing the analysis
-//! relates crosses host pairs ([`super::partition`]), so each flow, connection and episode
+//! relates crosses host pairs ([`crate::analyze::partition`]), so each flow, connection and episode
 //! comes out of its shard as it comes out of one thread's analysis. What is left to join:
 //! flows are numbered again in the order of their first frame (the order one thread creates
 //! them in), counters are added, first frames and times take the earliest, last times the
@@ -23,11 +23,11 @@
 //!   from frames whose timestamps never go back (the caller sees every frame; a shard that saw
 //!   its own go back makes [`shards`] decline too).
 
-use super::cm::MAX_CONNECTIONS;
-use super::congestion_tracking::MAX_BURSTS_KEPT;
-use super::flows::{FlowId, FlowTable};
-use super::trace::TRACED_FLOWS;
-use super::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD, Totals};
+use crate::analyze::congestion::tracking::MAX_BURSTS_KEPT;
+use crate::analyze::flow::table::{FlowId, FlowTable};
+use crate::analyze::flow::trace::TRACED_FLOWS;
+use crate::analyze::wide::cm::MAX_CONNECTIONS;
+use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD, Totals};
 
 /// The analysis of the whole capture from its shards, each finished, of frames whose
 /// timestamps never go back; `None` when joining them might not give what one thread gives.
@@ -91,9 +91,9 @@ fn flow_numbers(shards: &[Analyzer]) -> Vec<Vec<FlowId>> {
 /// What the shards' flows and the lists that name them come to, numbered as in the whole.
 #[derive(Default)]
 struct Lists {
-    flows: Vec<(FlowId, super::flows::Flow)>,
-    episodes: Vec<super::episodes::Episode>,
-    bursts: Vec<super::congestion::reaction::CnpBurst>,
+    flows: Vec<(FlowId, crate::analyze::flow::table::Flow)>,
+    episodes: Vec<crate::analyze::flow::episodes::Episode>,
+    bursts: Vec<crate::analyze::congestion::reaction::CnpBurst>,
 }
 
 /// Moves a shard's flows, episodes and CNP bursts out, numbered as in the whole analysis;

@@ -10,8 +10,8 @@
 //! a PSN outside a candidate's range rules it out; and a flow paired with another response
 //! flow answers no other.
 
-use super::flows::{FlowId, PairMethod};
-use super::{Analyzer, MAX_PAIRING_CANDIDATES};
+use crate::analyze::flow::table::{FlowId, PairMethod};
+use crate::analyze::{Analyzer, MAX_PAIRING_CANDIDATES};
 
 /// Candidates a response flow keeps between responses; with more, each response is judged
 /// alone.
@@ -34,7 +34,7 @@ impl Analyzer {
     /// Pairs the unpaired response flow `fid` with the flow it answers once the evidence of
     /// its responses (this one, naming `psn`, and those before) leaves one candidate; then
     /// pairs the flows that were left one candidate by that.
-    pub(super) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32, evidence: Evidence) {
+    pub(crate) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32, evidence: Evidence) {
         let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
         let fresh = f.pairing_candidates.is_empty();
         let pool: &[FlowId] = if fresh {

@@ -2,11 +2,11 @@
 //! the capture-wide time series, when traffic was paused and the storms, the traced flows'
 //! PSN events and ACK latencies, message completion times and receivers' fan-in over time.
 
-use super::Analyzer;
-use super::congestion_tracking::IncastSink;
-use super::histogram::{FineHistogram, LogHistogram};
-use super::timeline::Timeline;
-use super::trace::FlowTrace;
+use crate::analyze::Analyzer;
+use crate::analyze::congestion::tracking::IncastSink;
+use crate::analyze::flow::trace::FlowTrace;
+use crate::analyze::histogram::{FineHistogram, LogHistogram};
+use crate::analyze::wide::timeline::Timeline;
 use crate::decode::Endpoint;
 
 /// A read-only view of an analysis for charts.
@@ -19,13 +19,13 @@ impl Analyzer {
 }
 
 impl<'a> ChartData<'a> {
-    /// RoCE bytes, CE marks and CNPs over time ([`super::ROCE_BYTES`], [`super::CE_MARKS`],
-    /// [`super::CNPS`]).
+    /// RoCE bytes, CE marks and CNPs over time ([`crate::analyze::ROCE_BYTES`], [`crate::analyze::CE_MARKS`],
+    /// [`crate::analyze::CNPS`]).
     pub fn timeline(&self) -> &'a Timeline {
         &self.0.timeline
     }
 
-    /// Nanoseconds paused per priority over time ([`super::pfc::PAUSE_CHANNEL`] for PAUSE).
+    /// Nanoseconds paused per priority over time ([`crate::analyze::wide::pfc::PAUSE_CHANNEL`] for PAUSE).
     pub fn paused(&self) -> &'a Timeline {
         &self.0.pauses.paused
     }

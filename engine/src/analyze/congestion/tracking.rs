@@ -1,4 +1,4 @@
-//! What the analysis hands the congestion-control state ([`super::congestion`]): data packets
+//! What the analysis hands the congestion-control state ([`crate::analyze::congestion`]): data packets
 //! and CNPs to the reaction of each data flow, request packets, ACKs and READ responses to
 //! the message completions of each RC flow, and every frame incast looks at to the
 //! capture-wide incast state (or, in a shard of a split analysis, to the list of events the
@@ -6,13 +6,13 @@
 
 use rocescope_parsers::opcode::{self, CNP, Transport};
 
-use super::Analyzer;
-use super::congestion::completion::{Completed, RequestPacket};
-use super::congestion::incast::{Incast, IncastEvent, Timed};
-use super::congestion::reaction::CnpBurst;
-use super::flows::FlowId;
-use super::frame::{Content, FrameSummary, RoceFacts};
-use super::histogram::FineHistogram;
+use crate::analyze::Analyzer;
+use crate::analyze::congestion::completion::{Completed, RequestPacket};
+use crate::analyze::congestion::incast::{Incast, IncastEvent, Timed};
+use crate::analyze::congestion::reaction::CnpBurst;
+use crate::analyze::flow::table::FlowId;
+use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
+use crate::analyze::histogram::FineHistogram;
 
 /// CNP bursts whose details are kept; more are counted per flow only.
 pub const MAX_BURSTS_KEPT: usize = 100_000;
@@ -90,7 +90,7 @@ impl Analyzer {
     /// A RoCE packet of flow `fid`, not a mirror duplicate: a data packet's bytes for its
     /// flow's reaction and for incast, a congestion notification (a CNP, or a native
     /// InfiniBand packet with BECN) for its peer's reaction and for incast.
-    pub(super) fn observe_congestion(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
+    pub(crate) fn observe_congestion(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
         let (src, dst) = s.endpoints();
         if roce.notifies_congestion() {
             self.cnp_to_peer(fid, s.number, s.ts_ns);
@@ -111,7 +111,7 @@ impl Analyzer {
     }
 
     /// A PFC frame pausing some priority, or a PAUSE frame pausing, for incast.
-    pub(super) fn observe_pause_for_incast(&mut self, s: &FrameSummary) {
+    pub(crate) fn observe_pause_for_incast(&mut self, s: &FrameSummary) {
         let pausing = match &s.content {
             Content::Pfc { src, pfc } => (0..8).any(|p| pfc.pause_quanta(p).is_some_and(|q| q > 0)).then_some(*src),
             Content::Pause { src, quanta } => (*quanta > 0).then_some(*src),
@@ -134,7 +134,7 @@ impl Analyzer {
     }
 
     /// Lists bursts whose windows are over (the first [`MAX_BURSTS_KEPT`]).
-    pub(super) fn keep_bursts(&mut self, bursts: Vec<CnpBurst>) {
+    pub(crate) fn keep_bursts(&mut self, bursts: Vec<CnpBurst>) {
         for burst in bursts {
             if self.cnp_bursts.len() >= MAX_BURSTS_KEPT {
                 self.cnp_bursts_not_kept += 1;
@@ -147,7 +147,7 @@ impl Analyzer {
     /// A request decided sent for the first time: an RC SEND, WRITE or READ request starts,
     /// grows or ends a message (atomics, FLUSH and ATOMIC WRITE are answered otherwise and
     /// are not messages here).
-    pub(super) fn request_for_completion(&mut self, fid: FlowId, frame: u64, ts_ns: i64, roce: &RoceFacts) {
+    pub(crate) fn request_for_completion(&mut self, fid: FlowId, frame: u64, ts_ns: i64, roce: &RoceFacts) {
         if !matches!(roce.opcode, 0x00..=0x0C | 0x16 | 0x17) {
             return;
         }
@@ -168,7 +168,7 @@ impl Analyzer {
 
     /// A READ response of flow `fid` decided sent for the first time: the last of a READ's
     /// completes it on the peer, the requester.
-    pub(super) fn response_for_completion(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) {
+    pub(crate) fn response_for_completion(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) {
         // RC RDMA READ Response LAST and ONLY
         let last = matches!(roce.opcode, 0x0F | 0x10);
         let Some((requester, _)) = self.flows.flow(fid).and_then(|f| f.peer).filter(|_| last) else { return };
@@ -180,7 +180,7 @@ impl Analyzer {
     }
 
     /// An ACK on the peer of the requests flow `requests`: the messages it completes.
-    pub(super) fn ack_for_completion(&mut self, requests: FlowId, psn: u32, ts_ns: i64, frame: u64) {
+    pub(crate) fn ack_for_completion(&mut self, requests: FlowId, psn: u32, ts_ns: i64, frame: u64) {
         let Some(r) = self.flows.flow_mut(requests) else { return };
         let fct = &mut self.fct;
         r.completions.ack(psn, ts_ns, frame, &mut |done| fct.record(done));

@@ -5,15 +5,15 @@
 //! went on from there exactly as one run would have, and what it did after is added to the
 //! merged analysis: counters added, the first frames of the merged analysis kept and the last
 //! of the part taken, extremes compared, lists continued, frame and flow numbers moved on
-//! ([`super::renumber`]). Where they have not, or an extreme cannot be told, or a bound was
+//! ([`crate::analyze::renumber`]). Where they have not, or an extreme cannot be told, or a bound was
 //! reached, the merge is refused with the reason: it is exact or not made.
 
-use super::flows::{Flow, FlowId};
-use super::frame::FrameSummary;
-use super::later::encoded;
-use super::renumber::Renumbering;
-use super::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, Totals};
-use crate::analyze::congestion_tracking::{IncastSink, MAX_BURSTS_KEPT};
+use crate::analyze::congestion::tracking::{IncastSink, MAX_BURSTS_KEPT};
+use crate::analyze::flow::later::encoded;
+use crate::analyze::flow::table::{Flow, FlowId};
+use crate::analyze::frame::FrameSummary;
+use crate::analyze::renumber::Renumbering;
+use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, Totals};
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and
 /// `part`, its own analysis of all its frames; `frames_before`: the frames of the parts
@@ -159,7 +159,7 @@ fn check_new_flow(merged: &Analyzer, start: &Analyzer, f: &Flow) -> Result<(), S
     if merged.cm_links.get(&f.key) != start.cm_links.get(&f.key) {
         return Err(format!("{} was set up by a CM exchange before the part", described(&f.key)));
     }
-    let hosts = super::host_pair(f.key.src, f.key.dst);
+    let hosts = crate::analyze::host_pair(f.key.src, f.key.dst);
     if merged.host_pmtu.get(&hosts) != start.host_pmtu.get(&hosts) {
         return Err(format!("{}'s hosts' path MTU is known from before the part", described(&f.key)));
     }
@@ -167,7 +167,7 @@ fn check_new_flow(merged: &Analyzer, start: &Analyzer, f: &Flow) -> Result<(), S
 }
 
 /// A flow as messages name it.
-fn described(key: &super::flows::FlowKey) -> String {
+fn described(key: &crate::analyze::flow::table::FlowKey) -> String {
     format!("the flow {} → {} QP {:#x}", key.src, key.dst, key.dst_qp)
 }
 

@@ -143,7 +143,7 @@ impl PolicyCounts {
 
 impl PolicyCounts {
     /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         let PolicyCounts { data_dscp, data_pcp, not_ect_data, cnp_dscp, cnp_pcp, cm_dscp } = self;
         for v in [data_dscp, data_pcp, not_ect_data, cnp_dscp, cnp_pcp, cm_dscp] {
             r.first_frame(&mut v.first_frame);

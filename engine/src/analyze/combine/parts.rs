@@ -17,10 +17,10 @@
 //! same time) are analysed again from the first frame, their frames interleaved by time as
 //! one run over their files interleaves them, when each kept every frame.
 
-use super::frame::FrameSummary;
-use super::graft;
-use super::head;
-use super::{Analyzer, SavedRun};
+use crate::analyze::combine::graft;
+use crate::analyze::frame::FrameSummary;
+use crate::analyze::saved::head;
+use crate::analyze::{Analyzer, SavedRun};
 use crate::display_filter::DisplayFilter;
 
 /// One part's saved analysis, and the name to give it in messages (its file's).
@@ -44,7 +44,7 @@ struct Facts {
     /// When its first frame and its last frame analysed were captured.
     first_ts_ns: Option<i64>,
     last_ts_ns: Option<i64>,
-    config: super::Config,
+    config: crate::analyze::Config,
     display_filter: Option<String>,
     files: Vec<String>,
     exported: bool,
@@ -190,7 +190,7 @@ fn check_alike<'a>(mut parts: impl Iterator<Item = &'a Facts>) -> Result<(), Str
                 "{} and {} were saved with other analysis options ({}): the parts of one capture are analysed alike",
                 first.name,
                 part.name,
-                super::differences::describe(&first.config, &part.config)
+                crate::analyze::combine::differences::describe(&first.config, &part.config)
             ));
         }
         if part.display_filter != first.display_filter {

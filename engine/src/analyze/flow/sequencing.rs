@@ -5,13 +5,15 @@
 use rocescope_parsers::opcode::{self, Position, Transport};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 
-use super::episodes::{Cause, Episode, FirstResend, Trigger};
-use super::flows::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent, Space};
-use super::frame::{FrameSummary, RoceFacts};
-use super::responses::{Read, ReadQueue};
-use super::sequence::{Arrival, Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
-use super::trace::{Event, EventKind};
-use super::{Analyzer, MAX_EPISODES_KEPT, host_pair};
+use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, Trigger};
+use crate::analyze::flow::responses::{Read, ReadQueue};
+use crate::analyze::flow::sequence::{
+    Arrival, Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns,
+};
+use crate::analyze::flow::table::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent, Space};
+use crate::analyze::flow::trace::{Event, EventKind};
+use crate::analyze::frame::{FrameSummary, RoceFacts};
+use crate::analyze::{Analyzer, MAX_EPISODES_KEPT, host_pair};
 
 /// The packet at hand when a PSN space decides: its facts and the silence before it.
 #[derive(Clone, Copy)]
@@ -31,7 +33,7 @@ fn position(facts: &RoceFacts) -> Position {
 }
 
 impl Analyzer {
-    pub(super) fn observe_sequenced(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
+    pub(crate) fn observe_sequenced(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
         self.expire_flow(fid, self.now_ns);
         let space = space_of(roce.opcode);
         let arrival = Arrival { frame: s.number, ts_ns: s.ts_ns, psn: roce.psn };
@@ -273,7 +275,7 @@ impl Analyzer {
 
     /// Bookkeeping of a sequenced packet sent for the first time: requests awaiting an ACK,
     /// message reassembly, the path MTU its size reveals.
-    pub(super) fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
+    pub(crate) fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
         if roce.ack_req && f.transport == Transport::Rc {
             if f.outstanding.len() == OUTSTANDING_KEPT {
@@ -304,7 +306,7 @@ impl Analyzer {
         }
         let inferred = matches!(info.position, Position::First | Position::Middle)
             .then_some(payload as u32)
-            .filter(|m| super::sequence::PMTUS.contains(m));
+            .filter(|m| crate::analyze::flow::sequence::PMTUS.contains(m));
         if let Some(mtu) = inferred.filter(|_| f.pmtu.is_none()) {
             f.pmtu = Some(mtu);
             self.host_pmtu.entry(host_pair(f.key.src, f.key.dst)).or_insert(mtu);
@@ -313,7 +315,7 @@ impl Analyzer {
 
     /// Capture time has reached `ts_ns`: decides what the reorder windows that have passed
     /// decide.
-    pub(super) fn expire(&mut self, ts_ns: i64) {
+    pub(crate) fn expire(&mut self, ts_ns: i64) {
         self.now_ns = self.now_ns.max(ts_ns);
         while let Some(&(deadline, fid)) = self.deadlines.front() {
             if deadline >= self.now_ns {
@@ -326,9 +328,9 @@ impl Analyzer {
 
     /// Too many verdicts or packets wait (timestamps far out of order, or crafted): closes
     /// the oldest reorder windows as if they had passed.
-    pub(super) fn close_oldest_windows(&mut self) {
-        while self.packets_held > super::PACKETS_HELD / 2
-            || self.verdicts.as_ref().is_some_and(|v| v.len() > super::VERDICTS_HELD / 2)
+    pub(crate) fn close_oldest_windows(&mut self) {
+        while self.packets_held > crate::analyze::PACKETS_HELD / 2
+            || self.verdicts.as_ref().is_some_and(|v| v.len() > crate::analyze::VERDICTS_HELD / 2)
         {
             let Some((_, fid)) = self.deadlines.pop_front() else { break };
             self.expire_flow(fid, i64::MAX);
@@ -339,7 +341,7 @@ impl Analyzer {
     /// a flow before its PSN spaces take anything new, so that what a flow decides depends on
     /// its own frames and their times only, never on other flows' windows queued before its
     /// own in [`Analyzer::expire`].
-    pub(super) fn expire_flow(&mut self, fid: FlowId, now_ns: i64) {
+    pub(crate) fn expire_flow(&mut self, fid: FlowId, now_ns: i64) {
         if !self.flows.flow(fid).is_some_and(|f| f.requests.seq.waits() || f.responses.seq.waits()) {
             return;
         }
@@ -348,7 +350,11 @@ impl Analyzer {
     }
 
     /// Runs `decide` on both PSN spaces of a flow and applies what they decided.
-    fn decide_spaces(&mut self, fid: FlowId, decide: impl Fn(&mut super::sequence::Sequence, &mut Vec<SeqEvent>)) {
+    fn decide_spaces(
+        &mut self,
+        fid: FlowId,
+        decide: impl Fn(&mut crate::analyze::flow::sequence::Sequence, &mut Vec<SeqEvent>),
+    ) {
         for space in [Space::Requests, Space::Responses] {
             let mut events = std::mem::take(&mut self.events);
             events.clear();
@@ -361,7 +367,7 @@ impl Analyzer {
 
     /// The flow's end (of the capture, or of its connection): every reorder window has
     /// passed, and its episodes are over.
-    pub(super) fn finish_flow(&mut self, fid: FlowId) {
+    pub(crate) fn finish_flow(&mut self, fid: FlowId) {
         let (now_ns, config) = (self.now_ns, self.config.reorder);
         self.decide_spaces(fid, |seq, events| seq.finish(now_ns, &config, events));
         let last_bursts = self.flows.flow_mut(fid).map(|f| {
@@ -379,7 +385,7 @@ impl Analyzer {
 
     /// Ends a flow whose QP number a new connection took over: later packets of its key
     /// start a new flow.
-    pub(super) fn retire_flow(&mut self, fid: FlowId) {
+    pub(crate) fn retire_flow(&mut self, fid: FlowId) {
         self.finish_flow(fid);
         if let Some(key) = self.flows.flow(fid).map(|f| f.key) {
             self.flows.retire(&key);
@@ -389,7 +395,7 @@ impl Analyzer {
     /// Does this packet begin a new connection on a reused QP number? A request after at
     /// least `qp_reuse_idle` of silence whose PSN is behind the expected one and was never
     /// requested (so cannot be a retransmission) does.
-    pub(super) fn is_new_connection(&self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) -> bool {
+    pub(crate) fn is_new_connection(&self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) -> bool {
         if opcode::is_unsequenced(roce.opcode) || opcode::is_read_response(roce.opcode) {
             return false;
         }
@@ -404,7 +410,7 @@ impl Analyzer {
 
     /// Ends a flow whose QP number a new connection takes over, and its peer when that was
     /// idle as long: the new connection's packets in both directions start flows of their own.
-    pub(super) fn end_connection(&mut self, fid: FlowId, ts_ns: i64) {
+    pub(crate) fn end_connection(&mut self, fid: FlowId, ts_ns: i64) {
         let idle = self.config.qp_reuse_idle_ns;
         let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
         if let Some(p) =

@@ -5,8 +5,19 @@
 
 use std::collections::VecDeque;
 
-use super::Verdict;
-use super::sequence::SeqClass;
+use crate::analyze::flow::sequence::SeqClass;
+use crate::analyze::flow::table::FlowId;
+
+/// What the analysis concluded about one frame (for per-packet output).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Verdict {
+    pub flow: Option<FlowId>,
+    pub seq: Option<SeqClass>,
+    pub mirror_duplicate: bool,
+    /// Of the PSNs missing before a gap's frame, those the responder acknowledged by the time
+    /// the gap settled: missed by the capture only.
+    pub capture_missed: u32,
+}
 
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Slot {
@@ -85,7 +96,7 @@ impl VerdictLedger {
 
 impl VerdictLedger {
     /// Numbers its frames and flows as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         for slot in &mut self.slots {
             r.frame(&mut slot.frame);
             if let Some(flow) = &mut slot.verdict.flow {

@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::frame::CmFacts;
+use crate::analyze::frame::CmFacts;
 use crate::decode::Endpoint;
 
 /// A connection set up by CM in the capture.
@@ -29,7 +29,7 @@ pub struct Connection {
     pub ready_frame: Option<u64>,
     pub reject_reason: Option<u16>,
     pub disconnect_frame: Option<u64>,
-    #[serde(skip_serializing_if = "super::saved::in_report", default)]
+    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
     passive_comm_id: Option<u32>,
 }
 
@@ -152,7 +152,7 @@ impl CmTracker {
 
 impl CmTracker {
     /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         for c in &mut self.connections {
             r.frame(&mut c.request_frame);
             for frame in [&mut c.reply_frame, &mut c.ready_frame, &mut c.disconnect_frame] {

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use rocescope_parsers::ethernet::MacAddr;
 
-use super::timeline::Timeline;
+use crate::analyze::wide::timeline::Timeline;
 
 /// Pause accounting of one (source MAC, priority).
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
@@ -27,7 +27,7 @@ pub struct PauseStats {
     pub first_ts_ns: i64,
     /// Start of the first storm period.
     pub first_storm_frame: Option<u64>,
-    #[serde(skip_serializing_if = "super::saved::in_report", default)]
+    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
     period: Option<Period>,
 }
 
@@ -212,7 +212,7 @@ impl PauseTracker {
 
 impl PauseTracker {
     /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         for stats in self.pfc.values_mut().chain(self.pause.values_mut()) {
             r.frame(&mut stats.first_frame);
             r.first_frame(&mut stats.first_storm_frame);
@@ -260,7 +260,7 @@ impl PauseTracker {
                     return Err("a pause period open when the part's kept frames end");
                 }
                 m.longest_pause_ns =
-                    super::later::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
+                    crate::analyze::flow::later::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
                 m.xoff += e.xoff - s.xoff;
                 m.xon += e.xon - s.xon;
                 m.paused_ns += e.paused_ns.saturating_sub(s.paused_ns);

@@ -5,13 +5,13 @@
 
 use serde::Serialize;
 
-use super::Analyzer;
-use super::congestion::CongestionConfig;
-use super::congestion::incast::{IncastPeriod, ReceiverFanIn};
-use super::congestion::reaction::{CnpBurst, Outcome};
-use super::congestion_tracking::{IncastSink, SIZE_CLASSES};
-use super::flows::Flow;
-use super::histogram::FineHistogram;
+use crate::analyze::Analyzer;
+use crate::analyze::congestion::CongestionConfig;
+use crate::analyze::congestion::incast::{IncastPeriod, ReceiverFanIn};
+use crate::analyze::congestion::reaction::{CnpBurst, Outcome};
+use crate::analyze::congestion::tracking::{IncastSink, SIZE_CLASSES};
+use crate::analyze::flow::table::Flow;
+use crate::analyze::histogram::FineHistogram;
 
 /// A flow's congestion-control keys.
 #[derive(Debug, Clone, Copy, Default, Serialize)]

@@ -7,15 +7,15 @@ use rocescope_parsers::opcode::Transport;
 use crate::decode::Endpoint;
 use rustc_hash::FxHashMap;
 
-use super::congestion::completion::Completions;
-use super::congestion::reaction::Reaction;
-use super::counts::{EcnCounts, FlowCounters};
-use super::frame::RoceFacts;
-use super::histogram::LogHistogram;
-use super::partition::canonical;
-use super::policy::PolicyCounts;
-use super::responses::{ReadQueue, ResponseCursor};
-use super::sequence::Sequence;
+use crate::analyze::congestion::completion::Completions;
+use crate::analyze::congestion::reaction::Reaction;
+use crate::analyze::counts::{EcnCounts, FlowCounters};
+use crate::analyze::flow::responses::{ReadQueue, ResponseCursor};
+use crate::analyze::flow::sequence::Sequence;
+use crate::analyze::frame::RoceFacts;
+use crate::analyze::histogram::LogHistogram;
+use crate::analyze::partition::canonical;
+use crate::analyze::wide::policy::PolicyCounts;
 
 pub type FlowId = u32;
 
@@ -129,7 +129,7 @@ impl NakLog {
         self.unanswered.remove(before)
     }
 
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         self.unanswered.iter_mut().for_each(|n| r.frame(&mut n.frame));
     }
 }
@@ -234,7 +234,7 @@ pub struct Flow {
     pub policy: PolicyCounts,
     pub peer: Option<(FlowId, PairMethod)>,
     /// Unpaired, with responses: the flows in the opposite direction it may answer, narrowed
-    /// by each response (empty until a response leaves several; [`super::pairing`]).
+    /// by each response (empty until a response leaves several; [`crate::analyze::flow::pairing`]).
     pub pairing_candidates: Vec<FlowId>,
     /// The sender's QP, when known (DETH, or the peer flow's destination QP).
     pub src_qp: Option<u32>,
@@ -251,8 +251,8 @@ pub struct Flow {
     pub last_sequenced_ts: Option<i64>,
     pub last_frame: u64,
     pub first_frames: FirstFrames,
-    /// What the flow's charts need; the first [`super::trace::TRACED_FLOWS`] flows have one.
-    pub trace: Option<Box<super::trace::FlowTrace>>,
+    /// What the flow's charts need; the first [`crate::analyze::flow::trace::TRACED_FLOWS`] flows have one.
+    pub trace: Option<Box<crate::analyze::flow::trace::FlowTrace>>,
     /// Its data rate around the CNPs addressed to it.
     pub reaction: Reaction,
     /// Its RC messages awaiting completion, and their completion times.
@@ -475,7 +475,7 @@ impl FlowTable {
 
 impl Flow {
     /// Numbers its frames and flows as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         r.frame(&mut self.first_frame);
         r.frame(&mut self.last_frame);
         r.first_frame(&mut self.first_icrc_bad_frame);
@@ -501,7 +501,7 @@ impl Flow {
 }
 
 impl FirstFrames {
-    fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         let FirstFrames { gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn } =
             self;
         for first in [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn] {
@@ -512,7 +512,7 @@ impl FirstFrames {
 
 impl FlowTable {
     /// Numbers its flows' frames and flows as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         self.flows.iter_mut().for_each(|f| f.renumber(r));
         self.by_key.values_mut().chain(self.retired.values_mut()).for_each(|id| r.flow(id));
         self.by_hosts.values_mut().flatten().for_each(|id| r.flow(id));

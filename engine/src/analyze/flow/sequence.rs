@@ -10,8 +10,8 @@
 
 use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forward_distance};
 
-use super::gaps::Gaps;
-use super::naked::{AwaitingCopy, NakedHoles};
+use crate::analyze::flow::gaps::Gaps;
+use crate::analyze::flow::naked::{AwaitingCopy, NakedHoles};
 
 /// How a sequenced packet relates to its PSN space's expected PSN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -425,7 +425,7 @@ impl Sequence {
     /// arrivals as a gap's holes may; the PSNs that never come are no loss (nothing says they
     /// were sent since the capture began).
     fn open_prelude(&mut self, a: Arrival, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
-        let span = super::gaps::TRACKED_SPAN;
+        let span = crate::analyze::flow::gaps::TRACKED_SPAN;
         self.gap_list.open_prelude(a.frame, a.ts_ns, psn_add(a.psn, PSN_MODULUS - span), span);
         out.push(SeqEvent::Wait { until_ns: a.ts_ns.saturating_add(config.window_ns) });
     }
@@ -514,7 +514,7 @@ impl Sequence {
 
     /// The first appearance of a hole of gap `index`: decided now when it cannot be late and
     /// nothing waits before it, else held in the run; a copy of a NAKed hole waits for the
-    /// copies to tell ([`super::naked`]).
+    /// copies to tell ([`crate::analyze::flow::naked`]).
     fn hole_appears(&mut self, a: Arrival, index: usize, config: &ReorderConfig, out: &mut Vec<SeqEvent>) -> bool {
         let expected_before = self.expected;
         let Some(gap) = self.gap_list.get_mut(index) else { return false };
@@ -609,7 +609,7 @@ impl Sequence {
     }
 
     /// Does a copy of one of the gap's holes wait (the gap cannot settle before it is decided)?
-    fn copy_waits_in(&self, gap: &super::gaps::Gap) -> bool {
+    fn copy_waits_in(&self, gap: &crate::analyze::flow::gaps::Gap) -> bool {
         self.naked.waits_in(gap.first_psn, gap.span)
     }
 
@@ -709,7 +709,7 @@ impl Sequence {
     /// §9.7.5.1.1: a responder ACKs a PSN only when it holds every PSN before it). Holes of a
     /// remembered gap at or before `psn` that no NAK of the gap named and that were not resent
     /// reached the responder: only the capture missed them. They leave `missing_psns` for
-    /// `capture_missed` (a gap too wide to track holes of, over [`super::gaps::TRACKED_SPAN`],
+    /// `capture_missed` (a gap too wide to track holes of, over [`crate::analyze::flow::gaps::TRACKED_SPAN`],
     /// stays missing).
     pub fn on_ack(&mut self, psn: u32) {
         let mut found = 0u64;
@@ -740,7 +740,7 @@ impl Sequence {
 
 impl Sequence {
     /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         self.gap_list.renumber(r);
         self.run.iter_mut().for_each(|m| r.frame(&mut m.arrival.frame));
         self.naked.renumber(r);
@@ -765,7 +765,7 @@ impl Sequence {
     /// Goes on as `end` went on from `start` (whose context is this one's): its context, and
     /// its counts added; an error where a greatest value cannot be told.
     pub fn graft(&mut self, start: &Sequence, end: Sequence) -> Result<(), &'static str> {
-        use super::later::later_max;
+        use crate::analyze::flow::later::later_max;
         let first_psn = self.first_psn.or(end.first_psn);
         let add = |mine: u64, e: u64, s: u64| mine + e.saturating_sub(s);
         let (mine, s, e) = (&self.reorder, &start.reorder, &end.reorder);

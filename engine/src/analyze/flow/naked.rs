@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use rocescope_parsers::psn::psn_diff;
 
-use super::sequence::Arrival;
+use crate::analyze::flow::sequence::Arrival;
 
 /// PSN-sequence NAKs a space remembers (those of one reorder window); beyond, the oldest is
 /// forgotten.
@@ -138,7 +138,7 @@ impl NakedHoles {
         self.awaiting.iter().any(|c| c.arrival.psn == psn)
     }
 
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         self.awaiting.iter_mut().for_each(|c| r.frame(&mut c.arrival.frame));
     }
 }

@@ -1,12 +1,12 @@
 //! The first frames of a part of a capture analysed on its own (`analyze --state` with no
 //! `--resume`), kept with its state so that a merge can analyse them after the parts before it
-//! ([`super::parts`]): a part's classification of its first packets depends on what came
+//! ([`crate::analyze::combine::parts`]): a part's classification of its first packets depends on what came
 //! before it, which only the merge knows.
 
-use super::frame::FrameSummary;
+use crate::analyze::frame::FrameSummary;
 
 /// Frames a head holds by default, as many as the analysis holds at a capture's start until
-/// the doubled-mirror decision ([`super::PROBE_HELD`]); a part with more keeps its first ones.
+/// the doubled-mirror decision ([`crate::analyze::PROBE_HELD`]); a part with more keeps its first ones.
 pub const HEAD_FRAMES: usize = 65_536;
 
 /// Frames a head may be asked to hold at most (`analyze --keep-frames`).

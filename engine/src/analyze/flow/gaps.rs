@@ -216,7 +216,7 @@ impl Gaps {
 
 impl Gaps {
     /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &super::renumber::Renumbering) {
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         self.iter_mut().for_each(|g| r.frame(&mut g.frame));
     }
 }

@@ -1,22 +1,26 @@
 //! The analysis report: the document `analyze --json` prints (schema in
 //! docs/report-schema.md), built from the finished [`Analyzer`] state.
 
+pub mod chart_data;
+pub mod congestion;
+pub mod finding;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::cm::Connection;
-use super::counts::{EcnCounts, FlowCounters, IcrcCounts, InfinibandCounts};
-use super::episodes::Episode;
-use super::finding::Finding;
-use super::frame::UndecodedLink;
-use super::histogram::LogHistogram;
-use super::pfc::PauseStats;
-use super::policy::{Policy, PolicyCounts};
-use super::report_congestion::{self, CongestionReport, FlowCongestion};
-use super::{Analyzer, Config, FrameCounts};
+use crate::analyze::counts::{EcnCounts, FlowCounters, IcrcCounts, InfinibandCounts};
+use crate::analyze::flow::episodes::Episode;
+use crate::analyze::frame::UndecodedLink;
+use crate::analyze::histogram::LogHistogram;
+use crate::analyze::report::finding::Finding;
+use crate::analyze::wide::cm::Connection;
+use crate::analyze::wide::pfc::PauseStats;
+use crate::analyze::wide::policy::{Policy, PolicyCounts};
+use crate::analyze::{Analyzer, Config, FrameCounts};
 use crate::capture::CaptureInfo;
 use crate::decode::Endpoint;
+use congestion::{CongestionReport, FlowCongestion};
 
 /// Version of the report schema; raised on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 4;
@@ -60,21 +64,21 @@ pub struct ToolReport {
     pub version: &'static str,
 }
 
-/// A name the report gives, read back from a saved state ([`super::saved::name`]; spelt so,
+/// A name the report gives, read back from a saved state ([`crate::analyze::saved::switch::name`]; spelt so,
 /// serde would otherwise borrow it from the saved bytes).
 type Name = &'static str;
 
-/// An input file as the report describes it (saved with an analysis's state, [`super::SavedRun`]).
+/// An input file as the report describes it (saved with an analysis's state, [`crate::analyze::SavedRun`]).
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct InputReport {
     pub file: String,
-    #[serde(deserialize_with = "super::saved::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
     pub container: Name,
-    #[serde(deserialize_with = "super::saved::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
     pub compression: Name,
-    #[serde(deserialize_with = "super::saved::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
     pub ts_resolution: Name,
-    #[serde(deserialize_with = "super::saved::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
     pub byte_order: Name,
     pub snaplen: u32,
     /// The devices captured on, as a pcapng file names its interfaces (`if_name`).
@@ -216,9 +220,9 @@ pub struct LimitsReport {
     /// RoCE packets of flows beyond `config.max_flows`, and the first of them.
     pub untracked_packets: u64,
     pub first_untracked_frame: Option<u64>,
-    /// CM connections beyond the first [`super::cm::MAX_CONNECTIONS`].
+    /// CM connections beyond the first [`crate::analyze::wide::cm::MAX_CONNECTIONS`].
     pub connections_not_kept: u64,
-    /// PFC / PAUSE frames from sources beyond the first [`super::pfc::MAX_SOURCES`].
+    /// PFC / PAUSE frames from sources beyond the first [`crate::analyze::wide::pfc::MAX_SOURCES`].
     pub pause_frames_not_kept: u64,
 }
 
@@ -272,7 +276,7 @@ pub struct SequenceReport {
 }
 
 impl SequenceReport {
-    fn of(s: &super::sequence::Sequence) -> SequenceReport {
+    fn of(s: &crate::analyze::flow::sequence::Sequence) -> SequenceReport {
         SequenceReport {
             sequenced: s.sequenced,
             first_psn: s.first_psn,
@@ -344,7 +348,7 @@ pub struct FlowReport {
     pub dscp: BTreeMap<u8, u64>,
     pub ecn: EcnCounts,
     pub pcp: BTreeMap<u8, u64>,
-    /// The first [`crate::analyze::flows::TALLY_KEPT`] UDP source ports seen.
+    /// The first [`crate::analyze::flow::table::TALLY_KEPT`] UDP source ports seen.
     pub udp_sports: Vec<u16>,
     /// Packets whose UDP source port is not in `udp_sports`.
     pub udp_sports_other_packets: u64,
@@ -375,7 +379,7 @@ pub struct FlowReport {
     pub ce_to_cnp_ns: DurationSummary,
     pub policy: PolicyCounts,
     /// The first frame of each kind of event.
-    pub first_frames: super::flows::FirstFrames,
+    pub first_frames: crate::analyze::flow::table::FirstFrames,
     /// Its reactions to CNPs and its messages' completion times.
     #[serde(flatten)]
     pub congestion: FlowCongestion,
@@ -449,12 +453,12 @@ fn nonzero_map(counts: &[u64]) -> BTreeMap<u8, u64> {
 }
 
 impl Report {
-    /// What the analysis of `inputs` counted, without findings ([`super::assemble`] adds them);
+    /// What the analysis of `inputs` counted, without findings ([`crate::analyze::assemble`] adds them);
     /// `live` gives a live capture's statistics.
     pub fn model(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
         let t = &a.totals;
         let c = &a.capture;
-        let congestion = report_congestion::flow_keys(a);
+        let congestion = congestion::flow_keys(a);
         let flows: Vec<FlowReport> = a
             .flows
             .flows
@@ -501,7 +505,7 @@ impl Report {
             pfc,
             pause,
             policy: policy_report(a, pfc_other_priority_xoff),
-            congestion: report_congestion::congestion_report(a),
+            congestion: congestion::congestion_report(a),
             findings: Vec::new(),
         }
     }
@@ -530,7 +534,7 @@ fn pause_reports(a: &Analyzer) -> (Vec<PauseReport>, Vec<PauseReport>) {
     (pfc, pause)
 }
 
-fn capture_report(c: &super::CaptureFacts) -> CaptureReport {
+fn capture_report(c: &crate::analyze::CaptureFacts) -> CaptureReport {
     CaptureReport {
         first_ts_ns: c.first_ts_ns,
         last_ts_ns: c.last_ts_ns,
@@ -612,7 +616,7 @@ fn config_report(c: &Config) -> ConfigReport {
     }
 }
 
-fn flow_report(a: &Analyzer, id: u32, f: &super::flows::Flow, congestion: FlowCongestion) -> FlowReport {
+fn flow_report(a: &Analyzer, id: u32, f: &crate::analyze::flow::table::Flow, congestion: FlowCongestion) -> FlowReport {
     let duration_ns = (f.last_ts_ns - f.first_ts_ns).max(0);
     let peer = f.peer.and_then(|(p, _)| a.flows.flow(p));
     let (requests, responses) = (SequenceReport::of(&f.requests.seq), SequenceReport::of(&f.responses.seq));

@@ -1,11 +1,11 @@
 //! What the types that a merge grafts share: comparing two analyses' states, and telling the
-//! greatest value seen after a point ([`super::graft`]). A leaf: it names none of them.
+//! greatest value seen after a point ([`crate::analyze::combine::graft`]). A leaf: it names none of them.
 
-use super::saved;
+use crate::analyze::saved::switch;
 
 /// A value's encoding, to compare the states of two analyses.
 pub fn encoded(value: &impl serde::Serialize) -> Vec<u8> {
-    saved::saving(|| postcard::to_stdvec(value)).unwrap_or_default()
+    switch::saving(|| postcard::to_stdvec(value)).unwrap_or_default()
 }
 
 /// The greatest value of `mine` and of what `end` saw after `start`, its value at an earlier

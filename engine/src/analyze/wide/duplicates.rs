@@ -5,7 +5,7 @@
 //! within the span window is its duplicate too.
 //!
 //! Recent frames are remembered in four-way set-associative tables, one per host-pair
-//! partition ([`super::partition`]), each indexed by a hash of (flow, content signature): one
+//! partition ([`crate::analyze::partition`]), each indexed by a hash of (flow, content signature): one
 //! memory access per frame (which the analysis starts a frame ahead, [`DuplicateWindow::prefetch`]),
 //! and memory that depends on neither the capture size nor the number of flows (a partition's
 //! table is allocated when its first frame comes, and grows, to 384 KiB at most, while frames
@@ -18,8 +18,8 @@
 
 use rocescope_parsers::ethernet::MacAddr;
 
-use super::flows::FlowKey;
-use super::partition::{self, PARTITIONS, canonical};
+use crate::analyze::flow::table::FlowKey;
+use crate::analyze::partition::{self, PARTITIONS, canonical};
 
 /// Sets in a partition's table (a power of two), of [`WAYS`] slots each.
 pub const SETS: usize = 1 << 12;

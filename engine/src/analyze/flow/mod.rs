@@ -1,0 +1,15 @@
+//! One flow (one direction of one QP) through the analysis: its table entry and counters, its
+//! PSN sequencing (gaps, late arrivals, holes a NAK named, READ responses), its retransmit
+//! episodes, the pairing with its peer, each frame's verdict and the charts' trace.
+
+pub mod episodes;
+pub mod gaps;
+pub mod later;
+pub mod naked;
+pub mod pairing;
+pub mod responses;
+pub mod sequence;
+pub(crate) mod sequencing;
+pub mod table;
+pub mod trace;
+pub mod verdicts;
