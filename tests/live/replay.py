@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Sends every frame of a classic pcap file out of an interface through a raw packet socket,
-in order, with a short pause between frames. Used by tests/live_capture.rs inside a network
+in order, with a short pause between frames. Used by tests/it/live_capture.rs inside a network
 namespace of its own.
 
     replay.py IFACE FILE.pcap

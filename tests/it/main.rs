@@ -1,0 +1,46 @@
+//! The integration tests, one binary: each module a file of tests of the built `rocescope`
+//! binary or of the library (the helpers they share are in `common/`).
+
+mod common;
+
+mod analyze_choice;
+mod analyze_definitions;
+#[cfg(feature = "tables")]
+mod analyze_output;
+mod annotate;
+mod browse;
+mod capture_formats;
+mod cli_packets;
+mod congestion_control;
+#[cfg(feature = "tables")]
+mod dataset;
+mod decode;
+mod display_filters;
+mod engine_embedding;
+mod etherparse_crosscheck;
+mod field_positions;
+mod html_report;
+mod layering;
+mod live_capture;
+mod malformed;
+mod merge;
+mod mirror_formats;
+mod native_infiniband;
+mod production_patterns;
+mod properties;
+mod real_captures;
+mod real_traffic;
+mod reference_analyze;
+mod reference_decode;
+mod report_schema;
+mod reports;
+mod resume;
+mod samples;
+mod saved_state;
+mod sharding;
+#[cfg(feature = "tables")]
+mod spark_example;
+mod terminal;
+mod threads;
+mod tshark_json;
+mod wireshark_fields;

@@ -1,0 +1,311 @@
+//! What production fabrics do every day that simpler rules misread as loss (docs/analysis.md,
+//! "PSN sequence", "READ responses", "Pairing", "Retransmit episodes", "Reordering"): UD QPs
+//! with many peers, READs whose first response is overtaken, NCCL's QPs that all start at
+//! PSN 0, overlapping selective-repeat recoveries, and hardware resends faster than any fixed
+//! reaction time. Each capture is built by hand with its truth, and the report is checked
+//! against what happened.
+
+use crate::common;
+
+use common::capture::*;
+use rocescope::generate::encode::RoceFrame;
+use rocescope_parsers::ext::{Deth, ExtHeaders};
+use serde_json::{Value, json};
+
+/// A UD SEND ONLY of 256 bytes from `from`'s QP `src_qp` to `to`'s QP `to.qpn`.
+fn ud_send(from: Side, to: Side, src_qp: u32, psn: u32) -> RoceFrame {
+    let deth = Some(Deth { qkey: 0x1111_0000, src_qp });
+    frame(from, to, 0x64, psn, ExtHeaders { deth, ..ExtHeaders::default() }, 256)
+}
+
+fn no_loss_findings(codes: &[String]) -> bool {
+    !codes.iter().any(|c| c.starts_with("PSN") || c.starts_with("RETRANSMI") || c.starts_with("CAPTURE"))
+}
+
+#[test]
+fn ud_qps_with_many_peers_are_never_loss() {
+    const E: Side = Side { n: 5, qpn: 0x500 };
+    let mut c = Capture::new();
+    let mut t = T0;
+    // A's UD QP 0x111 numbers its datagrams across B and E: each peer sees every other PSN
+    for psn in 0..40u32 {
+        let to = if psn % 2 == 0 { B } else { E };
+        c.add(t, &ud_send(A, to, 0x111, psn));
+        t += US;
+    }
+    // two UD QPs of C, whose PSN counters are unrelated, send into B's QP
+    for i in 0..30u32 {
+        c.add(t, &ud_send(C, B, 0x333, 0xFF_FFF0u32.wrapping_add(i) & 0xFF_FFFF));
+        c.add(t + US / 2, &ud_send(C, B, 0x334, 7 + 3 * i));
+        t += US;
+    }
+    let r = c.analyze(&[]);
+    for f in flows(&r) {
+        assert_eq!(counts(f), [0, 0, 0, 0], "flow {}", f["id"]);
+        assert_eq!((&f["sequenced"], &f["retransmit_episodes"]), (&json!(0), &json!(0)), "flow {}", f["id"]);
+    }
+    let to_b = flow(&r, 1, 0x200);
+    assert_eq!((&to_b["transport"], &to_b["packets"], &to_b["messages"]), (&json!("UD"), &json!(20), &json!(20)));
+    assert_eq!(to_b["src_qps"], json!({"0x000111": 20}));
+    let from_c = flow(&r, 3, 0x200);
+    assert_eq!(from_c["src_qps"], json!({"0x000333": 30, "0x000334": 30}));
+    assert_eq!(r["retransmit_episodes"], json!([]));
+    assert!(no_loss_findings(&codes(&r)), "{:?}", codes(&r));
+}
+
+const C: Side = Side { n: 3, qpn: 0x300 };
+
+/// The retransmit episodes of a report.
+fn episodes(r: &serde_json::Value) -> &Vec<serde_json::Value> {
+    r["retransmit_episodes"].as_array().expect("episodes")
+}
+
+/// A 4 KiB READ from A at `psn` whose four responses (PMTU 1024) B returns in `order`
+/// (offsets from `psn`), 1 µs apart from `t`.
+fn read_overtaken(c: &mut Capture, psn: u32, order: &[u32], t: i64, with_request: bool) {
+    if with_request {
+        c.add(t, &read_request(A, B, psn, 4096));
+    }
+    let responses = read_responses(B, A, psn, 4, 1024);
+    for (i, &k) in order.iter().enumerate() {
+        c.add(t + (1 + i as i64) * US, &responses[k as usize]);
+    }
+}
+
+#[test]
+fn the_first_read_response_may_overtake_the_first_of_its_read() {
+    // CM pairs the QPs and gives the path MTU; the connection's first READ has its MIDDLE
+    // before its FIRST (a sprayed fabric), as do two later READs
+    let mut c = Capture::new();
+    cm_exchange(&mut c, T0, 10, 0x100, 1000, 0x200, 0x9000);
+    let mut t = T0 + 10 * US;
+    for (i, order) in [[1, 0, 2, 3], [0, 1, 2, 3], [0, 2, 1, 3]].iter().enumerate() {
+        read_overtaken(&mut c, 1000 + 4 * i as u32, order, t, true);
+        t += 10 * US;
+    }
+    let r = c.analyze(&[]);
+    let responses = flow(&r, 2, 0x100);
+    assert_eq!(responses["pairing"], json!("cm"));
+    assert_eq!(counts(&responses["responses"]), [0, 0, 0, 2], "two responses overtaken, none lost");
+    assert_eq!(
+        (&responses["responses"]["first_psn"], &responses["responses"]["sequenced"]),
+        (&json!(1000), &json!(12))
+    );
+    assert_eq!(responses["messages"], json!(3));
+    assert_eq!(episodes(&r).len(), 0);
+    assert!(no_loss_findings(&codes(&r)), "{:?}", codes(&r));
+}
+
+#[test]
+fn responses_whose_read_the_capture_lacks_start_at_the_first_and_may_be_overtaken() {
+    // the capture begins after the READ request: its MIDDLE overtook its FIRST
+    let mut c = Capture::new();
+    read_overtaken(&mut c, 500, &[1, 0, 2, 3], T0, false);
+    let r = c.analyze(&[]);
+    let responses = flow(&r, 2, 0x100);
+    assert_eq!(counts(&responses["responses"]), [0, 0, 0, 1]);
+    assert_eq!(responses["responses"]["first_psn"], json!(501), "anchored at the first response seen");
+    assert!(no_loss_findings(&codes(&r)), "{:?}", codes(&r));
+}
+
+#[test]
+fn a_capture_whose_first_packet_overtook_its_predecessor() {
+    // p + 1, p + 2, then p: no NAK, no second copy of p
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &[101, 102, 100, 103, 104, 105], T0);
+    let r = c.analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(counts(f), [0, 0, 0, 1]);
+    assert_eq!((&f["reorder_events"], &f["first_psn"]), (&json!(1), &json!(101)));
+    assert_eq!(codes(&r), vec!["REORDERING"]);
+    // the same start inside a go-back-N resend is a retransmission still
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &[101, 102, 100, 101, 102].into_iter().chain(103..140).collect::<Vec<_>>(), T0);
+    let r = c.analyze(&[]);
+    assert_eq!(counts(flow(&r, 1, 0x200)), [0, 0, 3, 0]);
+    assert_eq!(episodes(&r)[0]["first_psn"], json!(100));
+}
+
+/// `psns` WRITEs from A to B 1 µs apart, without those of `lost`; B NAKs each lost PSN h
+/// 0.5 µs after h + 1 arrives, and A resends h alone `reaction` after its NAK. Returns the
+/// capture in time order.
+fn selective_repeat(psns: std::ops::RangeInclusive<u32>, lost: &[u32], reaction: i64) -> Capture {
+    let mut c = Capture::new();
+    let first = *psns.start();
+    let at = |psn: u32| T0 + i64::from(psn - first) * US;
+    for psn in psns.filter(|p| !lost.contains(p)) {
+        c.add(at(psn), &write_only(A, B, psn, false));
+    }
+    for &h in lost {
+        let nak_at = at(h + 1) + US / 2;
+        c.add(nak_at, &nak(B, A, h));
+        c.add(nak_at + reaction, &write_only(A, B, h, false));
+    }
+    c.by_time();
+    c
+}
+
+#[test]
+fn overlapping_selective_repeat_recoveries_each_take_their_own_nak() {
+    // 20 losses 15 PSNs apart, each resent 16 µs after its NAK: the next loss's NAK comes
+    // before the resend of the one before
+    let lost: Vec<u32> = (1..=20).map(|i| 15 * i).collect();
+    let c = selective_repeat(1..=340, &lost, 16 * US);
+    let r = c.analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(counts(f), [20, 20, 20, 0]);
+    assert_eq!((&f["retransmit_episodes"], &f["reorder_naks"]), (&json!(20), &json!(0)));
+    let frames = frames_of(&c);
+    let episodes = episodes(&r);
+    assert_eq!(episodes.len(), 20);
+    for (e, &h) in episodes.iter().zip(&lost) {
+        assert_eq!((&e["first_psn"], &e["packets"]), (&json!(h), &json!(1)));
+        assert_eq!((&e["trigger"], &e["pattern"]), (&json!("nak_psn_seq_err"), &json!("selective")), "{e}");
+        let trigger = &frames[e["trigger_frame"].as_u64().expect("a NAK") as usize - 1];
+        assert_eq!((&trigger["psn"], &trigger["opcode"]), (&json!(h), &json!(0x11)), "the NAK naming {h}");
+        assert_eq!((&e["nak_to_resend_ns"], &e["decided_by"]), (&json!(16_000), &json!("copies")));
+    }
+    let found = codes(&r);
+    assert!(!found.iter().any(|c| c == "RETRANSMIT_NO_NAK" || c == "REORDER_NAKS"), "{found:?}");
+}
+
+#[test]
+fn a_same_rack_resend_faster_than_the_nak_reaction_time_is_a_resend() {
+    // a selective resend 3 µs after its NAK, the capture going on past a reorder window after
+    // the NAK
+    let c = selective_repeat(1..=80, &[20, 40], 3 * US);
+    let r = c.analyze(&[]);
+    assert_eq!(counts(flow(&r, 1, 0x200)), [2, 2, 2, 0]);
+    assert!(
+        episodes(&r).iter().all(|e| e["decided_by"] == json!("copies") && e["trigger"] == json!("nak_psn_seq_err"))
+    );
+    let found = codes(&r);
+    assert!(found.contains(&"PSN_GAP".to_string()) && !found.contains(&"REORDER_NAKS".to_string()), "{found:?}");
+    // go-back-N 3 µs after the NAK: the resent PSN, then those after it again
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &(1..=12).filter(|&p| p != 8).collect::<Vec<_>>(), T0);
+    let nak_at = T0 + 7 * US + US / 2;
+    c.add(nak_at, &nak(B, A, 8));
+    stream(&mut c, A, B, &(8..=30).collect::<Vec<_>>(), nak_at + 3 * US);
+    let r = c.by_time().analyze(&[]);
+    assert_eq!(counts(flow(&r, 1, 0x200)), [1, 1, 5, 0], "8 missing; 8..12 resent");
+    let e = &episodes(&r)[0];
+    assert_eq!((&e["pattern"], &e["decided_by"], &e["packets"]), (&json!("go_back_n"), &json!("copies"), &json!(5)));
+}
+
+#[test]
+fn a_late_original_and_its_resend_are_two_copies_after_the_nak() {
+    // 20 arrives 2 µs after its NAK, and the resend 3 µs after it: the receiver NAKed a
+    // packet that was only late
+    let mut c = selective_repeat(1..=60, &[20], 3 * US);
+    let nak_at = T0 + 20 * US + US / 2;
+    c.add(nak_at + 2 * US, &write_only(A, B, 20, false));
+    let r = c.by_time().analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(counts(f), [0, 0, 1, 1]);
+    assert_eq!(f["reorder_naks"], json!(1));
+    assert_eq!(episodes(&r)[0]["decided_by"], json!("psn"), "the second copy repeats a PSN seen");
+    assert!(codes(&r).contains(&"REORDER_NAKS".to_string()), "{:?}", codes(&r));
+}
+
+/// NCCL's connection between A and B striped over `qps` RC QPs that all start at PSN 0 and
+/// advance in lock-step (A's QP 0x100 + i receives the ACKs of B's QP 0x200 + i), 40 WRITEs
+/// each, every one ACKed 1.5 µs later. QP 1 loses PSN 10: B NAKs it when 11 arrives, and A
+/// goes back to 10 in its next slot.
+fn nccl(qps: u32) -> Capture {
+    let mut c = Capture::new();
+    for i in 0..qps {
+        let (a, b) = (Side { n: 1, qpn: 0x100 + i }, Side { n: 2, qpn: 0x200 + i });
+        let sent: Vec<u32> = if i == 1 { (0..10).chain([11]).chain(10..38).collect() } else { (0..40).collect() };
+        let mut acked = None;
+        for (slot, &psn) in sent.iter().enumerate() {
+            let t = T0 + slot as i64 * 2 * US + i64::from(i) * 100;
+            c.add(t, &write_only(a, b, psn, true));
+            let in_order = acked.map_or(psn == 0, |last: u32| psn == last + 1);
+            if in_order {
+                c.add(t + 3 * US / 2, &ack(b, a, psn, 0x1F));
+                acked = Some(psn);
+            } else if psn > acked.map_or(0, |l| l + 1) {
+                c.add(t + US / 2, &nak(b, a, acked.map_or(0, |l| l + 1)));
+            }
+        }
+    }
+    c.by_time();
+    c
+}
+
+#[test]
+fn nccl_qps_that_all_start_at_psn_0_are_paired_from_their_evidence() {
+    for qps in [2, 4, 8] {
+        let r = nccl(qps).analyze(&[]);
+        let lossy = flow(&r, 1, 0x201);
+        assert_eq!((&lossy["pairing"], &lossy["peer"]), (&json!("nak"), &flow(&r, 2, 0x101)["id"]), "{qps} QPs");
+        assert_eq!(counts(lossy), [1, 1, 2, 0], "{qps} QPs: 10 lost, 10 and 11 resent");
+        let e = &episodes(&r)[0];
+        assert_eq!((&e["trigger"], &e["pattern"]), (&json!("nak_psn_seq_err"), &json!("go_back_n")), "{qps} QPs");
+        assert!(lossy["ack_latency_ns"]["count"].as_u64().is_some_and(|n| n > 20), "{qps} QPs: ACKs measured");
+        for i in (0..qps).filter(|&i| i != 1) {
+            let data = flow(&r, 1, 0x200 + i);
+            assert_eq!(counts(data), [0, 0, 0, 0], "{qps} QPs: QP {i}");
+            let acks = flow(&r, 2, 0x100 + i);
+            if qps == 2 {
+                assert_eq!((&acks["pairing"], &acks["peer"]), (&json!("elimination"), &data["id"]));
+            } else {
+                // lock-step QPs whose ACKs all fit each other's PSNs: no guess
+                assert_eq!((&acks["pairing"], &acks["pairing_candidates"]), (&Value::Null, &json!(qps - 1)), "QP {i}");
+            }
+        }
+        let found = codes(&r);
+        assert!(!found.iter().any(|c| c == "RETRANSMIT_NO_NAK"), "{qps} QPs: {found:?}");
+        assert_eq!(found.iter().any(|c| c == "PAIRING_AMBIGUOUS"), qps > 2, "{qps} QPs: {found:?}");
+    }
+}
+
+#[test]
+fn qps_that_take_turns_pair_by_the_psns_each_has_sent() {
+    // the same QPs, each sending its 8 WRITEs only once the one before was ACKed: every ACK
+    // names a PSN one QP alone has sent so far
+    let mut c = Capture::new();
+    for i in 0..4u32 {
+        let (a, b) = (Side { n: 1, qpn: 0x100 + i }, Side { n: 2, qpn: 0x200 + i });
+        for psn in 0..8u32 {
+            let t = T0 + i64::from(i * 8 + psn) * 2 * US;
+            c.add(t, &write_only(a, b, psn, true));
+            c.add(t + US, &ack(b, a, psn, 0x1F));
+        }
+    }
+    let r = c.analyze(&[]);
+    for i in 0..4u32 {
+        let acks = flow(&r, 2, 0x100 + i);
+        assert_eq!(acks["peer"], flow(&r, 1, 0x200 + i)["id"], "QP {i}");
+        assert!(matches!(acks["pairing"].as_str(), Some("psn" | "ack" | "elimination")), "{}", acks["pairing"]);
+    }
+    assert!(!codes(&r).contains(&"PAIRING_AMBIGUOUS".to_string()));
+}
+
+#[test]
+fn a_go_back_n_resend_slower_than_the_reorder_window_is_one_episode() {
+    // 11..13 lost; the NAK names 11; the sender, sharing its port with many QPs, resends 11,
+    // 12, 13 and 14 over 28 µs (more than the reorder window after the gap)
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &(1..=10).chain([14]).collect::<Vec<_>>(), T0);
+    let gap_at = T0 + 10 * US;
+    c.add(gap_at + 2 * US, &nak(B, A, 11));
+    for (psn, after) in [(11, 5_500), (12, 11_000), (13, 22_000), (14, 28_000), (15, 29_000), (16, 30_000)] {
+        c.add(gap_at + after, &write_only(A, B, psn, false));
+    }
+    // another QP's packets every 0.5 µs: capture time passes the gap's window between the
+    // resends
+    for i in 0..100u32 {
+        c.add(T0 + i64::from(i) * US / 2, &write_only(C, Side { n: 4, qpn: 0x400 }, i, false));
+    }
+    let r = c.by_time().analyze(&[]);
+    assert_eq!(counts(flow(&r, 1, 0x200)), [1, 3, 4, 0]);
+    let episodes = episodes(&r);
+    assert_eq!(episodes.len(), 1, "{episodes:?}");
+    let e = &episodes[0];
+    assert_eq!(
+        (&e["trigger"], &e["pattern"], &e["packets"]),
+        (&json!("nak_psn_seq_err"), &json!("go_back_n"), &json!(4))
+    );
+}
