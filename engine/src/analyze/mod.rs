@@ -45,7 +45,7 @@ use flow::verdicts::VerdictLedger;
 use frame::{Content, FrameSummary, LinkKind, RoceFacts, UndecodedLink};
 use saved::head::Head;
 use wide::cm::{CmEvent, CmTracker};
-use wide::duplicates::{DoublingProbe, DuplicateWindow, Outside, TapView};
+use wide::duplicates::{Doubling, DoublingProbe, DuplicateWindow, Outside, TapView};
 use wide::pfc::PauseTracker;
 use wide::policy::{Class, Policy, PolicyCounts};
 
@@ -143,13 +143,21 @@ pub struct CaptureFacts {
     #[serde(deserialize_with = "saved::switch::named_counts")]
     pub encapsulations: Vec<(&'static str, u64)>,
     /// Malformed frames by layer, with the first frame and reason of each.
-    #[serde(deserialize_with = "saved::switch::malformed")]
-    pub malformed: Vec<(&'static str, u64, u64, String)>,
-    /// The doubled-mirror decision: RoCE frames looked at, those with a byte-identical copy,
-    /// and the verdict (None until decided).
-    pub doubled_mirror: Option<(usize, usize, bool)>,
+    pub malformed: Vec<MalformedLayer>,
+    /// The doubled-mirror decision (None until decided).
+    pub doubled_mirror: Option<Doubling>,
     /// Link layers not decoded: each with its frame count and first frame.
     pub undecoded_links: Vec<(UndecodedLink, u64, u64)>,
+}
+
+/// The malformed frames of one layer: how many, and the first with its reason.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MalformedLayer {
+    #[serde(deserialize_with = "saved::switch::name")]
+    pub layer: saved::switch::Name,
+    pub frames: u64,
+    pub first_frame: u64,
+    pub first_reason: String,
 }
 
 /// Frames held at the start of a capture until the doubled-mirror decision, at most, and
@@ -221,8 +229,8 @@ pub struct Analyzer {
 /// capture's first frames decided before the split ([`Analyzer::shard_start`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ShardStart {
-    /// The doubled-mirror decision: RoCE frames looked at, those with a copy, the verdict.
-    pub doubled_mirror: (usize, usize, bool),
+    /// The doubled-mirror decision.
+    pub doubled_mirror: Doubling,
     /// When the capture's first RoCE frame was captured: where the timeline starts.
     pub timeline_start: Option<i64>,
 }
@@ -376,15 +384,15 @@ impl Analyzer {
     pub fn decide_doubling(&mut self) {
         let Some(probe) = self.probe.take() else { return };
         let (frames, copied) = probe.detector.counts();
-        self.apply_doubling((frames, copied, probe.detector.is_doubled()));
+        self.apply_doubling(Doubling { frames, with_identical_copy: copied, doubled: probe.detector.is_doubled() });
         for s in &probe.frames {
             self.process(s);
         }
     }
 
-    fn apply_doubling(&mut self, decision: (usize, usize, bool)) {
+    fn apply_doubling(&mut self, decision: Doubling) {
         self.capture.doubled_mirror = Some(decision);
-        if decision.2 {
+        if decision.doubled {
             self.duplicates.doubled(self.config.span_window_ns);
         }
     }
@@ -424,9 +432,14 @@ impl Analyzer {
             Content::Malformed(error) => {
                 self.totals.frames.malformed += 1;
                 let layer = error.layer.name();
-                match self.capture.malformed.iter_mut().find(|(l, ..)| *l == layer) {
-                    Some((_, count, ..)) => *count += 1,
-                    None => self.capture.malformed.push((layer, 1, frame, error.to_string())),
+                match self.capture.malformed.iter_mut().find(|m| m.layer == layer) {
+                    Some(m) => m.frames += 1,
+                    None => self.capture.malformed.push(MalformedLayer {
+                        layer,
+                        frames: 1,
+                        first_frame: frame,
+                        first_reason: error.to_string(),
+                    }),
                 }
             }
         }
@@ -865,7 +878,7 @@ impl Analyzer {
     /// ([`renumber::Renumbering`]).
     pub fn renumber(&mut self, r: &renumber::Renumbering) {
         let c = &mut self.capture;
-        c.malformed.iter_mut().for_each(|(_, _, first, _)| r.frame(first));
+        c.malformed.iter_mut().for_each(|m| r.frame(&mut m.first_frame));
         c.undecoded_links.iter_mut().for_each(|(_, _, first)| r.frame(first));
         self.flows.renumber(r);
         self.episodes.iter_mut().for_each(|e| e.renumber(r));

@@ -8,6 +8,7 @@
 //! ([`crate::analyze::renumber`]). Where they have not, or an extreme cannot be told, or a bound was
 //! reached, the merge is refused with the reason: it is exact or not made.
 
+use crate::analyze::MalformedLayer;
 use crate::analyze::congestion::tracking::{IncastSink, MAX_BURSTS_KEPT};
 use crate::analyze::flow::later::encoded;
 use crate::analyze::flow::table::{Flow, FlowId};
@@ -34,7 +35,7 @@ pub fn after(
     if merged.probe.is_some() || start.probe.is_some() {
         return Err("the doubled-mirror decision was not taken within them".into());
     }
-    if merged.capture.doubled_mirror.map(|d| d.2) != start.capture.doubled_mirror.map(|d| d.2) {
+    if merged.capture.doubled_mirror.map(|d| d.doubled) != start.capture.doubled_mirror.map(|d| d.doubled) {
         return Err("it decides otherwise whether the capture is a doubled mirror".into());
     }
     let flows = flow_numbers(merged, &start, &part)?;
@@ -258,11 +259,13 @@ impl CaptureFacts {
                 None => {}
             }
         }
-        for (layer, count, first, reason) in &end.malformed {
-            let before = start.malformed.iter().find(|(l, ..)| l == layer).map_or(0, |e| e.1);
-            match self.malformed.iter_mut().find(|(l, ..)| l == layer) {
-                Some(mine) => mine.1 += later(*count, before),
-                None if *count > before => self.malformed.push((layer, count - before, *first, reason.clone())),
+        for layer in &end.malformed {
+            let before = start.malformed.iter().find(|m| m.layer == layer.layer).map_or(0, |m| m.frames);
+            match self.malformed.iter_mut().find(|m| m.layer == layer.layer) {
+                Some(mine) => mine.frames += later(layer.frames, before),
+                None if layer.frames > before => {
+                    self.malformed.push(MalformedLayer { frames: layer.frames - before, ..layer.clone() })
+                }
                 None => {}
             }
         }

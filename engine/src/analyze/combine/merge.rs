@@ -23,6 +23,7 @@
 //!   from frames whose timestamps never go back (the caller sees every frame; a shard that saw
 //!   its own go back makes [`shards`] decline too).
 
+use crate::analyze::MalformedLayer;
 use crate::analyze::congestion::tracking::MAX_BURSTS_KEPT;
 use crate::analyze::flow::table::{FlowId, FlowTable};
 use crate::analyze::flow::trace::TRACED_FLOWS;
@@ -51,7 +52,7 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
     whole.flows = FlowTable::joined(flows.into_iter().map(|(_, f)| f).collect(), whole.config.max_flows);
     whole.episodes = episodes;
     whole.cnp_bursts = bursts;
-    whole.capture.malformed.sort_by_key(|(_, _, first_frame, _)| *first_frame);
+    whole.capture.malformed.sort_by_key(|m| m.first_frame);
     whole.capture.undecoded_links.sort_by_key(|(_, _, first_frame)| *first_frame);
     whole.cm.connections.sort_by_key(|c| c.request_frame);
     Some(whole)
@@ -177,11 +178,13 @@ impl CaptureFacts {
                 None => self.undecoded_links.push((link, count, first_frame)),
             }
         }
-        for (layer, count, first_frame, reason) in &other.malformed {
-            match self.malformed.iter_mut().find(|(l, ..)| l == layer) {
-                Some(mine) if *first_frame < mine.2 => *mine = (layer, mine.1 + count, *first_frame, reason.clone()),
-                Some(mine) => mine.1 += count,
-                None => self.malformed.push((layer, *count, *first_frame, reason.clone())),
+        for layer in &other.malformed {
+            match self.malformed.iter_mut().find(|m| m.layer == layer.layer) {
+                Some(mine) if layer.first_frame < mine.first_frame => {
+                    *mine = MalformedLayer { frames: mine.frames + layer.frames, ..layer.clone() }
+                }
+                Some(mine) => mine.frames += layer.frames,
+                None => self.malformed.push(layer.clone()),
             }
         }
     }

@@ -14,6 +14,7 @@ use crate::analyze::flow::episodes::Episode;
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::report::finding::Finding;
+use crate::analyze::saved::switch::Name;
 use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::pfc::PauseStats;
 use crate::analyze::wide::policy::{Policy, PolicyCounts};
@@ -63,10 +64,6 @@ pub struct ToolReport {
     pub name: &'static str,
     pub version: &'static str,
 }
-
-/// A name the report gives, read back from a saved state ([`crate::analyze::saved::switch::name`]; spelt so,
-/// serde would otherwise borrow it from the saved bytes).
-type Name = &'static str;
 
 /// An input file as the report describes it (saved with an analysis's state, [`crate::analyze::SavedRun`]).
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
@@ -548,17 +545,17 @@ fn capture_report(c: &crate::analyze::CaptureFacts) -> CaptureReport {
         malformed_by_layer: c
             .malformed
             .iter()
-            .map(|(layer, count, first_frame, reason)| MalformedReport {
-                layer,
-                count: *count,
-                first_frame: *first_frame,
-                first_reason: reason.clone(),
+            .map(|m| MalformedReport {
+                layer: m.layer,
+                count: m.frames,
+                first_frame: m.first_frame,
+                first_reason: m.first_reason.clone(),
             })
             .collect(),
-        doubled_mirror: c.doubled_mirror.map(|(frames, with_identical_copy, doubled)| DoubledMirrorReport {
-            frames,
-            with_identical_copy,
-            doubled,
+        doubled_mirror: c.doubled_mirror.map(|d| DoubledMirrorReport {
+            frames: d.frames,
+            with_identical_copy: d.with_identical_copy,
+            doubled: d.doubled,
         }),
         undecoded_links: c
             .undecoded_links

@@ -27,6 +27,10 @@ pub fn in_report<T>(_: &T) -> bool {
     !SAVING.with(Cell::get)
 }
 
+/// A name the state holds, read back ([`name`]); spelt so, serde would otherwise borrow it
+/// from the saved bytes.
+pub type Name = &'static str;
+
 /// A name, read back.
 pub fn name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
     String::deserialize(d).map(intern)
@@ -36,15 +40,6 @@ pub fn name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
 pub fn named_counts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(&'static str, u64)>, D::Error> {
     let saved: Vec<(String, u64)> = Deserialize::deserialize(d)?;
     Ok(saved.into_iter().map(|(name, count)| (intern(name), count)).collect())
-}
-
-/// Malformed frames by layer: the layer's name, the count, the first frame and its reason.
-pub type MalformedByLayer = Vec<(&'static str, u64, u64, String)>;
-
-/// Malformed frames by layer: the layers' names read back.
-pub fn malformed<'de, D: Deserializer<'de>>(d: D) -> Result<MalformedByLayer, D::Error> {
-    let saved: Vec<(String, u64, u64, String)> = Deserialize::deserialize(d)?;
-    Ok(saved.into_iter().map(|(layer, count, first, reason)| (intern(layer), count, first, reason)).collect())
 }
 
 /// A frame's encapsulations' names, read back.

@@ -286,6 +286,15 @@ impl DuplicateWindow {
 /// RoCE frames the doubled-mirror decision looks at (the first ones of the capture).
 pub const PROBE_FRAMES: usize = 10_000;
 
+/// The doubled-mirror decision: the RoCE frames looked at, those with a byte-identical copy
+/// (another tap's, or the same session's second), and the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Doubling {
+    pub frames: usize,
+    pub with_identical_copy: usize,
+    pub doubled: bool,
+}
+
 /// Decides whether a capture is a doubled mirror: more than half of its first
 /// [`PROBE_FRAMES`] RoCE frames have a byte-identical copy within the span window (either
 /// before or after them, among those frames).
