@@ -12,6 +12,7 @@ pub mod counts;
 pub mod flow;
 pub mod frame;
 pub mod histogram;
+pub mod later;
 pub mod partition;
 pub mod renumber;
 pub mod report;

@@ -10,9 +10,9 @@
 
 use crate::analyze::MalformedLayer;
 use crate::analyze::congestion::tracking::{IncastSink, MAX_BURSTS_KEPT};
-use crate::analyze::flow::later::encoded;
 use crate::analyze::flow::table::{Flow, FlowId};
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::later::encoded;
 use crate::analyze::renumber::Renumbering;
 use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, Totals};
 

@@ -313,11 +313,7 @@ impl IncastPeriod {
         }
         let mut period = IncastPeriod {
             end_ns: later.end_ns,
-            peak_fan_in: crate::analyze::flow::later::later_max(
-                self.peak_fan_in,
-                start.peak_fan_in,
-                later.peak_fan_in,
-            )?,
+            peak_fan_in: crate::analyze::later::later_max(self.peak_fan_in, start.peak_fan_in, later.peak_fan_in)?,
             ce_marks: self.ce_marks + later.ce_marks.saturating_sub(start.ce_marks),
             cnps: self.cnps + later.cnps.saturating_sub(start.cnps),
             pauses: self.pauses + later.pauses.saturating_sub(start.pauses),
@@ -388,7 +384,7 @@ impl Incast {
         (now_ns, window_ns): (i64, i64),
         pausing: &rustc_hash::FxHashSet<MacAddr>,
     ) -> Result<(), &'static str> {
-        let bytes = |r: &Receiver| crate::analyze::flow::later::encoded(&r.context(now_ns, window_ns));
+        let bytes = |r: &Receiver| crate::analyze::later::encoded(&r.context(now_ns, window_ns));
         if end.untracked_packets > start.untracked_packets || end.periods_not_kept > start.periods_not_kept {
             return Err("the incast bounds");
         }
@@ -400,7 +396,7 @@ impl Incast {
         let mut later_periods: Vec<IncastPeriod> = end.periods.into_iter().skip(start.periods.len()).collect();
         let what_happened = |r: &Receiver| {
             let pending = (r.pending.ce_marks, r.pending.cnps, r.pending.pauses);
-            crate::analyze::flow::later::encoded(&(&r.recent, r.macs, &r.open, pending, r.max_fan_in, r.max_fan_in_at))
+            crate::analyze::later::encoded(&(&r.recent, r.macs, &r.open, pending, r.max_fan_in, r.max_fan_in_at))
         };
         for e in end.receivers {
             let s = start_of(&e.address);

@@ -4,7 +4,6 @@
 
 pub mod episodes;
 pub mod gaps;
-pub mod later;
 pub mod naked;
 pub mod pairing;
 pub mod responses;

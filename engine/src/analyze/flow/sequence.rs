@@ -765,7 +765,7 @@ impl Sequence {
     /// Goes on as `end` went on from `start` (whose context is this one's): its context, and
     /// its counts added; an error where a greatest value cannot be told.
     pub fn graft(&mut self, start: &Sequence, end: Sequence) -> Result<(), &'static str> {
-        use crate::analyze::flow::later::later_max;
+        use crate::analyze::later::later_max;
         let first_psn = self.first_psn.or(end.first_psn);
         let add = |mine: u64, e: u64, s: u64| mine + e.saturating_sub(s);
         let (mine, s, e) = (&self.reorder, &start.reorder, &end.reorder);

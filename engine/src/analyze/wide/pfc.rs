@@ -260,7 +260,7 @@ impl PauseTracker {
                     return Err("a pause period open when the part's kept frames end");
                 }
                 m.longest_pause_ns =
-                    crate::analyze::flow::later::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
+                    crate::analyze::later::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
                 m.xoff += e.xoff - s.xoff;
                 m.xon += e.xon - s.xon;
                 m.paused_ns += e.paused_ns.saturating_sub(s.paused_ns);
