@@ -107,22 +107,24 @@ impl Default for Config {
     }
 }
 
-/// Capture-wide counters.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub struct Totals {
-    pub frames: FrameCounts,
-    pub icrc: IcrcCounts,
-    pub opcodes: Vec<u64>,
-    pub ecn: EcnCounts,
-    pub dscp: Vec<u64>,
-    pub cnps: u64,
-    pub cnp_dscp: Vec<u64>,
-    pub cnp_vlan_pcp: [u64; 8],
-    /// RoCEv2 management packets (to QP 0 or 1): their count, DSCP and ECN.
-    pub management: u64,
-    pub management_dscp: Vec<u64>,
-    pub management_ecn: EcnCounts,
-    pub infiniband: InfinibandCounts,
+crate::combined! {
+    /// Capture-wide counters.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    pub struct Totals {
+        pub frames: FrameCounts,
+        pub icrc: IcrcCounts,
+        pub opcodes: Vec<u64>,
+        pub ecn: EcnCounts,
+        pub dscp: Vec<u64>,
+        pub cnps: u64,
+        pub cnp_dscp: Vec<u64>,
+        pub cnp_vlan_pcp: [u64; 8],
+        /// RoCEv2 management packets (to QP 0 or 1): their count, DSCP and ECN.
+        pub management: u64,
+        pub management_dscp: Vec<u64>,
+        pub management_ecn: EcnCounts,
+        pub infiniband: InfinibandCounts,
+    }
 }
 
 /// Facts about the capture as a measurement.

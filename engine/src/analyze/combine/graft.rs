@@ -10,11 +10,12 @@
 
 use crate::analyze::MalformedLayer;
 use crate::analyze::congestion::tracking::{IncastSink, MAX_BURSTS_KEPT};
+use crate::analyze::counts::Combine;
 use crate::analyze::flow::table::{Flow, FlowId};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::later::encoded;
 use crate::analyze::renumber::Renumbering;
-use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, Totals};
+use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT};
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and
 /// `part`, its own analysis of all its frames; `frames_before`: the frames of the parts
@@ -209,27 +210,6 @@ fn graft_capture_wide(merged: &mut Analyzer, start: &Analyzer, part: Analyzer) -
     (merged.now_ns, merged.packets_held) = (part.now_ns, part.packets_held);
     merged.packets_held_peak = merged.packets_held_peak.max(part.packets_held_peak);
     Ok(())
-}
-
-impl Totals {
-    /// Adds what `end` counted beyond `start`, its counts at an earlier point.
-    fn graft(&mut self, start: &Totals, end: &Totals) {
-        let later = |into: &mut [u64], s: &[u64], e: &[u64]| {
-            into.iter_mut().zip(s.iter().zip(e)).for_each(|(m, (s, e))| *m += e.saturating_sub(*s));
-        };
-        self.frames.add(&end.frames.since(&start.frames));
-        self.icrc.add(&end.icrc.since(&start.icrc));
-        later(&mut self.opcodes, &start.opcodes, &end.opcodes);
-        self.ecn.add(&end.ecn.since(&start.ecn));
-        later(&mut self.dscp, &start.dscp, &end.dscp);
-        self.cnps += end.cnps.saturating_sub(start.cnps);
-        later(&mut self.cnp_dscp, &start.cnp_dscp, &end.cnp_dscp);
-        later(&mut self.cnp_vlan_pcp, &start.cnp_vlan_pcp, &end.cnp_vlan_pcp);
-        self.management += end.management.saturating_sub(start.management);
-        later(&mut self.management_dscp, &start.management_dscp, &end.management_dscp);
-        self.management_ecn.add(&end.management_ecn.since(&start.management_ecn));
-        self.infiniband.add(&end.infiniband.since(&start.infiniband));
-    }
 }
 
 impl CaptureFacts {

@@ -25,10 +25,11 @@
 
 use crate::analyze::MalformedLayer;
 use crate::analyze::congestion::tracking::MAX_BURSTS_KEPT;
+use crate::analyze::counts::Combine;
 use crate::analyze::flow::table::{FlowId, FlowTable};
 use crate::analyze::flow::trace::TRACED_FLOWS;
 use crate::analyze::wide::cm::MAX_CONNECTIONS;
-use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD, Totals};
+use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD};
 
 /// The analysis of the whole capture from its shards, each finished, of frames whose
 /// timestamps never go back; `None` when joining them might not give what one thread gives.
@@ -132,25 +133,6 @@ fn add(whole: &mut Analyzer, shard: &Analyzer) {
     whole.episodes_dropped += shard.episodes_dropped;
     whole.cnp_bursts_not_kept += shard.cnp_bursts_not_kept;
     whole.fct.merge(&shard.fct);
-}
-
-impl Totals {
-    /// Adds what `other` counted of other frames.
-    pub fn add(&mut self, other: &Totals) {
-        let add_all = |into: &mut [u64], from: &[u64]| into.iter_mut().zip(from).for_each(|(a, b)| *a += b);
-        self.frames.add(&other.frames);
-        self.icrc.add(&other.icrc);
-        add_all(&mut self.opcodes, &other.opcodes);
-        self.ecn.add(&other.ecn);
-        add_all(&mut self.dscp, &other.dscp);
-        self.cnps += other.cnps;
-        add_all(&mut self.cnp_dscp, &other.cnp_dscp);
-        add_all(&mut self.cnp_vlan_pcp, &other.cnp_vlan_pcp);
-        self.management += other.management;
-        add_all(&mut self.management_dscp, &other.management_dscp);
-        self.management_ecn.add(&other.management_ecn);
-        self.infiniband.add(&other.infiniband);
-    }
 }
 
 impl CaptureFacts {
