@@ -24,6 +24,11 @@ use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
 pub fn run(args: &AnalyzeArgs) -> Outcome {
+    if args.choice.chooses() && (args.state.is_some() || args.resume.is_some()) {
+        return Err(Failure::Usage(
+            "--qp, --ip and --opcode cannot choose the frames of a saved analysis, which records -Y only: say it with -Y (infiniband.bth.destqp == 0x12a, ip.addr == 10.0.0.1, infiniband.bth.opcode == 10)".into(),
+        ));
+    }
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = Decoder::new(&args.analysis.roce_ports);
     config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
@@ -33,11 +38,6 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    if args.choice.chooses() && (args.state.is_some() || args.resume.is_some()) {
-        return Err(Failure::Usage(
-            "--qp, --ip and --opcode cannot choose the frames of a saved analysis, which records -Y only: say it with -Y (infiniband.bth.destqp == 0x12a, ip.addr == 10.0.0.1, infiniband.bth.opcode == 10)".into(),
-        ));
-    }
     reporting::check_build(&reporting_of(args))?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
     report_unreadable(&unreadable);

@@ -11,15 +11,15 @@
 //!   repeated keys made one array, booleans as JSON booleans (without `-e`), subtrees flattened.
 //!
 //! Values are written as in `-T fields`, but bytes with colons between them (`64:00:ff:ff`).
-//! docs/jsonl-schema.md says what differs from tshark: fields rocescope does not decode are not
-//! there, and its own (`rocescope.*`) are, in the layer they describe.
+//! docs/display-filters.md says what differs from tshark: fields rocescope does not decode are
+//! not there, and its own (`rocescope.*`) are, in the layer they describe.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use rocescope_parsers::opcode::ExtHeader;
 
-use super::tree::{SECTIONS_OF_A_KIND, layer_lists};
+use super::tree::{SECTIONS_OF_A_KIND, count, layer_lists};
 use crate::fields::{self, Field, FieldType, Frame, Layer, Shown, Value, write_tshark};
 
 /// Which of tshark's two JSON outputs.
@@ -118,12 +118,14 @@ fn named_fields(names: &[&'static Field], frame: &Frame<'_, '_>) -> Node {
 
 /// A value as tshark's JSON writes it: as `-T fields` does, bytes with colons.
 fn text(field: &Field, value: &Value<'_>) -> String {
-    let mut out = String::new();
     match value {
-        Value::Bytes(bytes) => out = colon_hex(bytes),
-        _ => write_tshark(&mut out, field, value),
+        Value::Bytes(bytes) => colon_hex(bytes),
+        _ => {
+            let mut out = String::new();
+            write_tshark(&mut out, field, value);
+            out
+        }
     }
-    out
 }
 
 /// The protocol a layer's fields are under in tshark's JSON.
@@ -203,16 +205,7 @@ fn all_layers(frame: &Frame<'_, '_>) -> Node {
     let mut seen: Vec<(Layer, usize)> = Vec::new();
     for (layer, span) in &layers {
         let layer = *layer;
-        let occurrence = match seen.iter_mut().find(|(l, _)| *l == layer) {
-            Some((_, n)) => {
-                *n += 1;
-                *n - 1
-            }
-            None => {
-                seen.push((layer, 1));
-                0
-            }
-        };
+        let occurrence = count(&mut seen, layer, |l| *l == layer);
         if occurrence >= SECTIONS_OF_A_KIND {
             continue;
         }

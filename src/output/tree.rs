@@ -207,7 +207,7 @@ pub fn tree(frame: &Frame<'_, '_>) -> Vec<TreeLine> {
 }
 
 /// Counts one more of `key` in `counts`; returns how many there were before.
-fn count<K: Copy>(counts: &mut Vec<(K, usize)>, key: K, same: impl Fn(&K) -> bool) -> usize {
+pub(super) fn count<K: Copy>(counts: &mut Vec<(K, usize)>, key: K, same: impl Fn(&K) -> bool) -> usize {
     match counts.iter_mut().find(|(k, _)| same(k)) {
         Some((_, n)) => {
             *n += 1;

@@ -259,7 +259,9 @@ impl Layers {
             match r.end {
                 LayerEnd::Alone => n == first,
                 LayerEnd::Through(last) => (first..=at(last)).contains(&n),
-                LayerEnd::Length(len) => n >= first && n < first.saturating_add(len as isize),
+                LayerEnd::Length(len) => {
+                    n >= first && n < first.saturating_add(isize::try_from(len).unwrap_or(isize::MAX))
+                }
                 LayerEnd::Last => n >= first,
             }
         })
@@ -725,6 +727,7 @@ mod tests {
         assert_eq!(layers("a#[-1]"), [3]);
         assert_eq!(layers("a#[-2:1]"), [2]);
         assert_eq!(layers("a#[1,3]"), [1, 3]);
+        assert_eq!(layers("a#[2:18446744073709551615]"), [2, 3]);
         assert_eq!(layers("a#[ 1 ]"), [1]);
         assert!(parse("a#[2-2]").unwrap_err().message.contains("ends before it starts"));
         assert!(parse("a#[x]").unwrap_err().message.contains("not a layer number"));
