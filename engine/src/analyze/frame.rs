@@ -69,7 +69,7 @@ impl From<&CmMad<'_>> for CmFacts {
 }
 
 /// A RoCE packet as the analysis sees it.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
 pub struct RoceFacts {
     /// 1, 2, or [`crate::decode::NATIVE_INFINIBAND`].
     pub version: u8,
@@ -120,7 +120,7 @@ pub struct FrameSummary {
     pub orig_len: u32,
     pub caplen: u32,
     /// Names of the mirror encapsulations, outermost first.
-    #[serde(deserialize_with = "crate::analyze::saved::switch::encapsulations")]
+    #[serde(deserialize_with = "crate::analyze::saved::names::encapsulations")]
     pub encaps: [Option<&'static str>; MAX_ENCAP_DEPTH],
     /// A mirror marked the inner frame truncated.
     pub mirror_truncated: bool,

@@ -16,7 +16,7 @@ const OCTAVES: usize = 42;
 const SPARSE_MAX: usize = 64;
 
 /// Counters of the buckets.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 enum Counts {
     #[default]
     Empty,
@@ -80,7 +80,7 @@ impl Counts {
 
 /// A log-scale histogram with 2^`SUB_BITS` buckets per power of two, which keeps its first
 /// `EXACT` values too: while it holds no more, its percentiles are exact.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Histogram<const SUB_BITS: u32, const EXACT: usize> {
     counts: Counts,
     /// The values, while there are at most `EXACT`.

@@ -1,12 +1,5 @@
-//! What the types that a merge grafts share: comparing two analyses' states, and telling the
-//! greatest value seen after a point ([`crate::analyze::combine::graft`]). A leaf: it names none of them.
-
-use crate::analyze::saved::switch;
-
-/// A value's encoding, to compare the states of two analyses.
-pub fn encoded(value: &impl serde::Serialize) -> Vec<u8> {
-    switch::saving(|| postcard::to_stdvec(value)).unwrap_or_default()
-}
+//! What the types that a merge grafts share: telling the greatest value seen after a point
+//! ([`crate::analyze::combine::graft`]). A leaf: it names none of them.
 
 /// The greatest value of `mine` and of what `end` saw after `start`, its value at an earlier
 /// point: a later value above `start` shows in `end`; one at or below does not, which does

@@ -40,8 +40,9 @@ use congestion::tracking::{FctTotals, IncastSink};
 pub use counts::FrameCounts;
 use counts::{EcnCounts, IcrcCounts, InfinibandCounts};
 use flow::episodes::Episode;
+use flow::id::FlowId;
 use flow::sequence::{ReorderConfig, SeqEvent};
-use flow::table::{Flow, FlowId, FlowKey, FlowTable, NakEvent, PairMethod};
+use flow::table::{Flow, FlowKey, FlowTable, NakEvent, PairMethod};
 use flow::verdicts::VerdictLedger;
 use frame::{Content, FrameSummary, LinkKind, RoceFacts, UndecodedLink};
 use saved::head::Head;
@@ -143,7 +144,7 @@ pub struct CaptureFacts {
     pub truncated_copies: u64,
     /// Frames a device on the way stamped with its time (Arista, ERSPAN III, Metamako).
     pub hardware_timestamps: u64,
-    #[serde(deserialize_with = "saved::switch::named_counts")]
+    #[serde(deserialize_with = "saved::names::named_counts")]
     pub encapsulations: Vec<(&'static str, u64)>,
     /// Malformed frames by layer, with the first frame and reason of each.
     pub malformed: Vec<MalformedLayer>,
@@ -156,8 +157,8 @@ pub struct CaptureFacts {
 /// The malformed frames of one layer: how many, and the first with its reason.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MalformedLayer {
-    #[serde(deserialize_with = "saved::switch::name")]
-    pub layer: saved::switch::Name,
+    #[serde(deserialize_with = "saved::names::name")]
+    pub layer: saved::names::Name,
     pub frames: u64,
     pub first_frame: u64,
     pub first_reason: String,

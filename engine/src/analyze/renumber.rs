@@ -32,7 +32,7 @@ impl Renumbering {
 mod tests {
     use super::*;
     use crate::analyze::frame::FrameSummary;
-    use crate::analyze::{Analyzer, Config, saved::switch};
+    use crate::analyze::{Analyzer, Config};
     use crate::capture::Inputs;
     use crate::decode::Decoder;
 
@@ -65,7 +65,7 @@ mod tests {
     }
 
     fn saved(analyzer: &Analyzer) -> Vec<u8> {
-        switch::saving(|| postcard::to_stdvec(analyzer)).expect("encoded")
+        postcard::to_stdvec(analyzer).expect("encoded")
     }
 
     #[test]

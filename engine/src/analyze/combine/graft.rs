@@ -11,9 +11,9 @@
 use crate::analyze::MalformedLayer;
 use crate::analyze::congestion::tracking::{IncastSink, MAX_BURSTS_KEPT};
 use crate::analyze::counts::Combine;
-use crate::analyze::flow::table::{Flow, FlowId};
+use crate::analyze::flow::id::FlowId;
+use crate::analyze::flow::table::Flow;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::later::encoded;
 use crate::analyze::renumber::Renumbering;
 use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT};
 
@@ -102,10 +102,12 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
     let ends = std::mem::take(&mut part.flows.flows);
     for (local, mut end) in ends.into_iter().enumerate() {
         for space in [&mut end.requests, &mut end.responses] {
-            space.open_episode = space.open_episode.map(moved);
+            if let Some(open) = &mut space.open_episode {
+                open.index = moved(open.index);
+            }
         }
         let before = start.flows.flows.get(local);
-        if before.is_none_or(|s| encoded(s) != encoded(&end)) {
+        if before != Some(&end) {
             check_pairing(merged, start, before, &end)?;
         }
         let Some(s) = before else {
@@ -113,7 +115,7 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
             merged.flows.flows.push(end);
             continue;
         };
-        if encoded(s) == encoded(&end) {
+        if *s == end {
             continue;
         }
         let id =
@@ -122,7 +124,7 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
         if s.requests.open_episode.is_some() || s.responses.open_episode.is_some() {
             return Err(format!("{} is in a retransmit episode when its kept frames end", described(&s.key)));
         }
-        if encoded(&mine.context()) != encoded(&s.context()) {
+        if mine.context() != s.context() {
             return Err(format!("{}'s state differs when its kept frames end", described(&s.key)));
         }
         mine.graft(s, end, after_ns).map_err(|what| format!("{}: {what}", described(&s.key)))?;

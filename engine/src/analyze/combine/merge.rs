@@ -26,7 +26,8 @@
 use crate::analyze::MalformedLayer;
 use crate::analyze::congestion::tracking::MAX_BURSTS_KEPT;
 use crate::analyze::counts::Combine;
-use crate::analyze::flow::table::{FlowId, FlowTable};
+use crate::analyze::flow::id::FlowId;
+use crate::analyze::flow::table::FlowTable;
 use crate::analyze::flow::trace::TRACED_FLOWS;
 use crate::analyze::wide::cm::MAX_CONNECTIONS;
 use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD};

@@ -21,7 +21,7 @@ pub const OPEN_KEPT: usize = 4096;
 /// The peer's ACKs a flow remembers for messages whose last packet is decided late.
 const ACKS_KEPT: usize = 64;
 
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
 struct Message {
     first_psn: u32,
     /// Set once its LAST (or ONLY) is seen, with that packet's frame.
@@ -51,7 +51,7 @@ pub struct RequestPacket {
 }
 
 /// The messages of an RC request flow.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Completions {
     /// Messages awaiting completion, by first PSN.
     open: VecDeque<Message>,
@@ -146,7 +146,7 @@ impl Completions {
 
 impl Completions {
     /// What decides how its later packets and ACKs are taken.
-    pub fn context(&self) -> impl serde::Serialize + '_ {
+    pub fn context(&self) -> impl PartialEq + '_ {
         (&self.open, &self.acks)
     }
 

@@ -354,9 +354,15 @@ impl Receiver {
     /// What decides how its later packets, CNPs and pauses are taken, at `now_ns`: the runs
     /// still inside the window, its link MACs, whether a period is open and what waits for
     /// it (an open period goes on alike whenever it began).
-    fn context(&self, now_ns: i64, window_ns: i64) -> impl serde::Serialize + '_ {
+    fn context(&self, now_ns: i64, window_ns: i64) -> impl PartialEq + '_ {
         let live: Vec<_> = self.recent.iter().filter(|(t, _)| *t > now_ns - window_ns).collect();
         (live, self.open.is_some(), (self.pending.ce_marks, self.pending.cnps, self.pending.pauses))
+    }
+
+    /// All it holds but its charts: equal in two receivers that took the same frames.
+    fn everything(&self) -> impl PartialEq + '_ {
+        let pending = (self.pending.ce_marks, self.pending.cnps, self.pending.pauses);
+        (&self.recent, self.macs, &self.open, pending, self.max_fan_in, self.max_fan_in_at)
     }
 
     /// Do its link MACs and `other`'s take the same pauses from `pausing`, the MACs that sent
@@ -384,8 +390,7 @@ impl Incast {
         (now_ns, window_ns): (i64, i64),
         pausing: &rustc_hash::FxHashSet<MacAddr>,
     ) -> Result<(), &'static str> {
-        let bytes = |r: &Receiver| crate::analyze::later::encoded(&r.context(now_ns, window_ns));
-        if end.untracked_packets > start.untracked_packets || end.periods_not_kept > start.periods_not_kept {
+                if end.untracked_packets > start.untracked_packets || end.periods_not_kept > start.periods_not_kept {
             return Err("the incast bounds");
         }
         let touched: rustc_hash::FxHashSet<Endpoint> = end.receivers.iter().map(|r| r.address).collect();
@@ -394,13 +399,9 @@ impl Incast {
         }
         let start_of = |a: &Endpoint| start.by_address.get(a).and_then(|&i| start.receivers.get(i));
         let mut later_periods: Vec<IncastPeriod> = end.periods.into_iter().skip(start.periods.len()).collect();
-        let what_happened = |r: &Receiver| {
-            let pending = (r.pending.ce_marks, r.pending.cnps, r.pending.pauses);
-            crate::analyze::later::encoded(&(&r.recent, r.macs, &r.open, pending, r.max_fan_in, r.max_fan_in_at))
-        };
         for e in end.receivers {
             let s = start_of(&e.address);
-            if s.is_some_and(|s| what_happened(s) == what_happened(&e)) {
+            if s.is_some_and(|s| s.everything() == e.everything()) {
                 continue;
             }
             let Some(&i) = self.by_address.get(&e.address) else {
@@ -414,7 +415,7 @@ impl Incast {
             };
             let Some(mine) = self.receivers.get_mut(i) else { return Err("the incast receivers") };
             let agree = match s {
-                Some(s) => bytes(mine) == bytes(s) && mine.same_links(s, pausing),
+                Some(s) => mine.context(now_ns, window_ns) == s.context(now_ns, window_ns) && mine.same_links(s, pausing),
                 None => {
                     mine.is_quiet()
                         && mine.same_links(&e, pausing)

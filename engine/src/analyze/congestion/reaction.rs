@@ -92,7 +92,7 @@ impl CnpBurst {
 }
 
 /// A data flow's reaction state: its recent data packets and its last bursts.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Reaction {
     /// The flow's data packets of the last W, and those exactly W old: (time, payload bytes).
     recent: VecDeque<(i64, u32)>,
@@ -197,7 +197,7 @@ impl CnpBurst {
 
 impl Reaction {
     /// What decides how its later packets and CNPs are taken.
-    pub fn context(&self) -> impl serde::Serialize + '_ {
+    pub fn context(&self) -> impl PartialEq + '_ {
         (&self.recent, self.recent_bytes, &self.open, &self.closing, &self.done)
     }
 

@@ -10,7 +10,7 @@ use crate::analyze::Analyzer;
 use crate::analyze::congestion::completion::{Completed, RequestPacket};
 use crate::analyze::congestion::incast::{Incast, IncastEvent, Timed};
 use crate::analyze::congestion::reaction::CnpBurst;
-use crate::analyze::flow::table::FlowId;
+use crate::analyze::flow::id::FlowId;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
 use crate::analyze::histogram::FineHistogram;
 

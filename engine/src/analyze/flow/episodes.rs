@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use rocescope_parsers::psn::{psn_add, psn_diff};
 
+use crate::analyze::flow::id::{FlowId, Space};
 use crate::analyze::flow::sequence::Decision;
-use crate::analyze::flow::table::{FlowId, Space};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,9 +85,16 @@ pub struct Episode {
     pub pattern: Pattern,
     /// What told its first resent packet from a late arrival.
     pub decided_by: Decision,
-    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
+}
+
+/// The retransmit episode a PSN space is in: its place in the analysis's list of episodes, and
+/// what its resent packets so far say of its pattern, decided when it closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OpenEpisode {
+    pub index: usize,
+    /// Every resent PSN followed the one before.
     contiguous: bool,
-    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
+    /// Every resent PSN was a hole the tap saw skipped.
     all_holes: bool,
 }
 
@@ -145,8 +152,6 @@ impl Episode {
             gap_to_recovery_ns: hole_ts.map(|t| (ts_ns - t).max(0)),
             pattern: Pattern::Partial,
             decided_by: Decision::Psn,
-            contiguous: true,
-            all_holes: hole_ts.is_some(),
         }
     }
 
@@ -158,21 +163,28 @@ impl Episode {
     pub fn decided_by(self, decided_by: Decision) -> Self {
         Episode { decided_by, ..self }
     }
+}
 
-    /// Adds the next retransmitted packet of the episode.
-    pub fn extend(&mut self, frame: u64, ts_ns: i64, psn: u32, in_hole: bool) {
-        self.contiguous &= psn == psn_add(self.last_psn, 1);
-        self.all_holes &= in_hole;
-        self.last_psn = psn;
-        self.end_frame = frame;
-        self.end_ts_ns = ts_ns;
-        self.packets += 1;
+impl OpenEpisode {
+    /// The episode at `index` of the list, which `first` started.
+    pub fn new(index: usize, first: &FirstResend) -> Self {
+        OpenEpisode { index, contiguous: true, all_holes: first.hole_ts.is_some() }
     }
 
-    /// Decides the pattern once the episode is over.
-    pub fn close(&mut self) {
-        let reached_highest = psn_diff(self.last_psn, self.highest_sent_psn) >= 0;
-        self.pattern = if self.contiguous && reached_highest {
+    /// Adds the next retransmitted packet to `episode`, this one.
+    pub fn extend(&mut self, episode: &mut Episode, frame: u64, ts_ns: i64, psn: u32, in_hole: bool) {
+        self.contiguous &= psn == psn_add(episode.last_psn, 1);
+        self.all_holes &= in_hole;
+        episode.last_psn = psn;
+        episode.end_frame = frame;
+        episode.end_ts_ns = ts_ns;
+        episode.packets += 1;
+    }
+
+    /// Decides the pattern of `episode`, this one, now over.
+    pub fn close(self, episode: &mut Episode) {
+        let reached_highest = psn_diff(episode.last_psn, episode.highest_sent_psn) >= 0;
+        episode.pattern = if self.contiguous && reached_highest {
             Pattern::GoBackN
         } else if self.all_holes {
             Pattern::Selective
@@ -208,10 +220,11 @@ mod tests {
             hole_ts: in_hole(first).then_some(0),
         };
         let mut e = Episode::start(0, resend, Cause::unseen(Trigger::Timeout));
+        let mut open = OpenEpisode::new(0, &resend);
         for (i, &p) in psns.iter().enumerate().skip(1) {
-            e.extend(i as u64 + 1, i as i64, p, in_hole(p));
+            open.extend(&mut e, i as u64 + 1, i as i64, p, in_hole(p));
         }
-        e.close();
+        open.close(&mut e);
         e
     }
 

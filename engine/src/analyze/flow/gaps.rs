@@ -40,7 +40,7 @@ impl Bits {
 }
 
 /// One gap: the PSNs from `first_psn` up to the packet that skipped them.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Gap {
     /// The frame that opened the gap (the first packet after the skipped PSNs).
     pub frame: u64,
@@ -94,7 +94,7 @@ impl Gap {
 pub const PRELUDE: usize = usize::MAX;
 
 /// The remembered gaps of one PSN space, oldest first, and its prelude while it lasts.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Gaps {
     list: Vec<Gap>,
     /// The PSNs before the space's first ([`Gaps::open_prelude`]), until settled.

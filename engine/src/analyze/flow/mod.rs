@@ -2,8 +2,10 @@
 //! PSN sequencing (gaps, late arrivals, holes a NAK named, READ responses), its retransmit
 //! episodes, the pairing with its peer, each frame's verdict and the charts' trace.
 
+pub mod arrival;
 pub mod episodes;
 pub mod gaps;
+pub mod id;
 pub mod naked;
 pub mod pairing;
 pub mod responses;

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use rocescope_parsers::psn::psn_diff;
 
-use crate::analyze::flow::sequence::Arrival;
+use crate::analyze::flow::arrival::Arrival;
 
 /// PSN-sequence NAKs a space remembers (those of one reorder window); beyond, the oldest is
 /// forgotten.
@@ -39,7 +39,7 @@ pub struct AwaitingCopy {
 }
 
 /// The NAKs of the last reorder window and the copies waiting, of one PSN space.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct NakedHoles {
     naks: VecDeque<NakSeen>,
     awaiting: Vec<AwaitingCopy>,

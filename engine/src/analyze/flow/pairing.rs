@@ -10,7 +10,8 @@
 //! a PSN outside a candidate's range rules it out; and a flow paired with another response
 //! flow answers no other.
 
-use crate::analyze::flow::table::{FlowId, PairMethod};
+use crate::analyze::flow::id::FlowId;
+use crate::analyze::flow::table::PairMethod;
 use crate::analyze::{Analyzer, MAX_PAIRING_CANDIDATES};
 
 /// Candidates a response flow keeps between responses; with more, each response is judged

@@ -24,7 +24,7 @@ pub struct Read {
 }
 
 /// The READ requests of a request flow awaiting responses, in PSN order.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReadQueue {
     reads: VecDeque<Read>,
 }
@@ -62,7 +62,7 @@ impl ReadQueue {
 }
 
 /// Where a response space stands between two packets.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct ResponseCursor {
     /// Inside a multi-packet response: the next PSN and the end of the READ (exclusive), if
     /// known.

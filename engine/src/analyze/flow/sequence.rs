@@ -10,6 +10,7 @@
 
 use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forward_distance};
 
+use crate::analyze::flow::arrival::Arrival;
 use crate::analyze::flow::gaps::Gaps;
 use crate::analyze::flow::naked::{AwaitingCopy, NakedHoles};
 
@@ -138,14 +139,6 @@ pub struct Rules<'a> {
     pub next: Next,
 }
 
-/// A sequenced packet as the PSN space sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Arrival {
-    pub frame: u64,
-    pub ts_ns: i64,
-    pub psn: u32,
-}
-
 /// A packet's class, once decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Observation {
@@ -199,7 +192,7 @@ pub struct ReorderCounts {
 }
 
 /// A first appearance of a hole waiting for its run to end.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
 struct RunMember {
     arrival: Arrival,
     gap: usize,
@@ -213,7 +206,7 @@ struct RunMember {
 pub const RUN_KEPT: usize = 1024;
 
 /// Sequence state of one PSN space.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Sequence {
     expected: Option<u32>,
     /// After a READ with an unknown PMTU: the expected PSNs each PMTU would give.
@@ -750,7 +743,7 @@ impl Sequence {
 impl Sequence {
     /// What decides how its later packets are taken: equal in two analyses, they take them
     /// alike.
-    pub fn context(&self) -> impl serde::Serialize + '_ {
+    pub fn context(&self) -> impl PartialEq + '_ {
         (
             self.expected,
             self.read_alternatives,

@@ -5,12 +5,12 @@
 use rocescope_parsers::opcode::{self, Position, Transport};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 
-use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, Trigger};
+use crate::analyze::flow::arrival::Arrival;
+use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
+use crate::analyze::flow::id::{FlowId, Space};
 use crate::analyze::flow::responses::{Read, ReadQueue};
-use crate::analyze::flow::sequence::{
-    Arrival, Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns,
-};
-use crate::analyze::flow::table::{FlowId, Held, OUTSTANDING_KEPT, RereadEvent, Space};
+use crate::analyze::flow::sequence::{Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
+use crate::analyze::flow::table::{Held, OUTSTANDING_KEPT, RereadEvent};
 use crate::analyze::flow::trace::{Event, EventKind};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
 use crate::analyze::{Analyzer, MAX_EPISODES_KEPT, host_pair};
@@ -141,9 +141,10 @@ impl Analyzer {
         let pmtu = if advances_cursor { self.pmtu_of(fid) } else { None };
         let Some(f) = self.flows.flow_mut(fid) else { return };
         if o.episode_end
-            && let Some(e) = f.space_mut(space).open_episode.take().and_then(|i| self.episodes.get_mut(i))
+            && let Some(open) = f.space_mut(space).open_episode.take()
+            && let Some(e) = self.episodes.get_mut(open.index)
         {
-            e.close();
+            open.close(e);
         }
         if let Some(t) = &mut f.trace {
             if o.class == SeqClass::Retransmission { t.resent(ts_ns, psn) } else { t.sent(ts_ns, psn) }
@@ -191,8 +192,10 @@ impl Analyzer {
         let Some(f) = self.flows.flow_mut(fid) else { return };
         let hole_ts = f.space_mut(space).seq.hole_of(psn);
         if !o.episode_start {
-            if let Some(e) = f.space_mut(space).open_episode.and_then(|i| self.episodes.get_mut(i)) {
-                e.extend(frame, ts_ns, psn, hole_ts.is_some());
+            if let Some(open) = &mut f.space_mut(space).open_episode
+                && let Some(e) = self.episodes.get_mut(open.index)
+            {
+                open.extend(e, frame, ts_ns, psn, hole_ts.is_some());
             }
             return;
         }
@@ -206,7 +209,7 @@ impl Analyzer {
             return;
         }
         if let Some(f) = self.flows.flow_mut(fid) {
-            f.space_mut(space).open_episode = Some(self.episodes.len());
+            f.space_mut(space).open_episode = Some(OpenEpisode::new(self.episodes.len(), &first));
         }
         self.episodes.push(episode);
     }
@@ -218,8 +221,10 @@ impl Analyzer {
         self.retransmitted(fid, space, o, idle_ns);
         let Some(f) = self.flows.flow_mut(fid) else { return };
         let alone = std::mem::replace(&mut f.space_mut(space).open_episode, running);
-        if let Some(e) = alone.and_then(|i| self.episodes.get_mut(i)) {
-            e.close();
+        if let Some(open) = alone
+            && let Some(e) = self.episodes.get_mut(open.index)
+        {
+            open.close(e);
         }
     }
 
@@ -377,8 +382,10 @@ impl Analyzer {
         self.keep_bursts(last_bursts.unwrap_or_default());
         let Some(f) = self.flows.flow_mut(fid) else { return };
         for space in [Space::Requests, Space::Responses] {
-            if let Some(e) = f.space_mut(space).open_episode.take().and_then(|i| self.episodes.get_mut(i)) {
-                e.close();
+            if let Some(open) = f.space_mut(space).open_episode.take()
+                && let Some(e) = self.episodes.get_mut(open.index)
+            {
+                open.close(e);
             }
         }
     }

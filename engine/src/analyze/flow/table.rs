@@ -10,14 +10,14 @@ use rustc_hash::FxHashMap;
 use crate::analyze::congestion::completion::Completions;
 use crate::analyze::congestion::reaction::Reaction;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
+use crate::analyze::flow::episodes::OpenEpisode;
+use crate::analyze::flow::id::{FlowId, Space};
 use crate::analyze::flow::responses::{ReadQueue, ResponseCursor};
 use crate::analyze::flow::sequence::Sequence;
 use crate::analyze::frame::RoceFacts;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::partition::canonical;
 use crate::analyze::wide::policy::PolicyCounts;
-
-pub type FlowId = u32;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FlowKey {
@@ -63,7 +63,7 @@ impl PairMethod {
 /// [`TALLY_KEPT`] distinct values are counted; occurrences of further values count in
 /// `others` (only UDP source ports can have more: DSCP has 64 values, a QP's transport fewer
 /// than 64 opcodes).
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tally<T: Copy + PartialEq> {
     pub entries: Vec<(T, u64)>,
     pub others: u64,
@@ -100,7 +100,7 @@ pub const NAKS_KEPT: usize = 64;
 /// arrival order. Several recoveries can be under way at once (selective repeat NAKs each
 /// lost PSN and resends it alone), so an episode takes the NAK that names the PSN it resends
 /// first, never simply the latest (docs/analysis.md, "Retransmit episodes").
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct NakLog {
     unanswered: std::collections::VecDeque<NakEvent>,
 }
@@ -135,41 +135,24 @@ impl NakLog {
 }
 
 /// A READ request the flow sent again, to explain the peer's next resent READ responses.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
 pub struct RereadEvent {
     pub frame: u64,
     pub ts_ns: i64,
     pub used: bool,
 }
 
-/// The PSN spaces of a flow: its own requests, and its READ responses to the peer's requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Space {
-    Requests,
-    Responses,
-}
-
-impl Space {
-    pub fn name(self) -> &'static str {
-        match self {
-            Space::Requests => "requests",
-            Space::Responses => "responses",
-        }
-    }
-}
-
 /// One PSN space of a flow (its requests, or its responses to the peer's requests) and the
 /// retransmit episode running in it.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PsnSpace {
     pub seq: Sequence,
-    /// Index of the retransmit episode in progress.
-    pub open_episode: Option<usize>,
+    /// The retransmit episode in progress.
+    pub open_episode: Option<OpenEpisode>,
 }
 
 /// A sequenced packet waiting for the analysis to decide whether it came late.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Held {
     pub frame: u64,
     pub ts_ns: i64,
@@ -179,7 +162,7 @@ pub struct Held {
 }
 
 /// The first frame of each kind of event on a flow, for findings' evidence.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct FirstFrames {
     pub gap: Option<u64>,
     pub retransmission: Option<u64>,
@@ -196,7 +179,7 @@ pub struct FirstFrames {
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
 pub const OUTSTANDING_KEPT: usize = 1024;
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Flow {
     pub key: FlowKey,
     pub version: u8,
@@ -551,7 +534,7 @@ impl<T: Copy + PartialEq> Tally<T> {
 impl Flow {
     /// What decides how its later packets are taken: equal in two analyses (numbered alike),
     /// they take them alike.
-    pub fn context(&self) -> impl serde::Serialize + '_ {
+    pub fn context(&self) -> impl PartialEq + '_ {
         let (requests, responses) = (&self.requests, &self.responses);
         (
             (self.key, self.version, self.transport),

@@ -23,7 +23,7 @@ pub enum EventKind {
     Nak { rnr: bool },
 }
 
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Event {
     pub ts_ns: i64,
     pub psn: u32,
@@ -39,7 +39,7 @@ pub struct Point {
     n: u64,
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlowTrace {
     /// First transmissions whose position is a multiple of `stride`.
     pub sent: Vec<Point>,

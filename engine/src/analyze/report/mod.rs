@@ -14,7 +14,7 @@ use crate::analyze::flow::episodes::Episode;
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::report::finding::Finding;
-use crate::analyze::saved::switch::Name;
+use crate::analyze::saved::names::Name;
 use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::pfc::PauseStats;
 use crate::analyze::wide::policy::{Policy, PolicyCounts};
@@ -69,13 +69,13 @@ pub struct ToolReport {
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct InputReport {
     pub file: String,
-    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
     pub container: Name,
-    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
     pub compression: Name,
-    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
     pub ts_resolution: Name,
-    #[serde(deserialize_with = "crate::analyze::saved::switch::name")]
+    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
     pub byte_order: Name,
     pub snaplen: u32,
     /// The devices captured on, as a pcapng file names its interfaces (`if_name`).
@@ -514,10 +514,10 @@ fn pause_reports(a: &Analyzer) -> (Vec<PauseReport>, Vec<PauseReport>) {
         .pauses
         .pfc
         .iter()
-        .map(|((mac, priority), stats)| PauseReport {
+        .map(|((mac, priority), source)| PauseReport {
             src_mac: mac.to_string(),
             priority: Some(*priority),
-            stats: stats.clone(),
+            stats: source.stats.clone(),
         })
         .collect();
     pfc.sort_by_key(|p| (p.stats.first_frame, p.priority));
@@ -525,7 +525,7 @@ fn pause_reports(a: &Analyzer) -> (Vec<PauseReport>, Vec<PauseReport>) {
         .pauses
         .pause
         .iter()
-        .map(|(mac, stats)| PauseReport { src_mac: mac.to_string(), priority: None, stats: stats.clone() })
+        .map(|(mac, source)| PauseReport { src_mac: mac.to_string(), priority: None, stats: source.stats.clone() })
         .collect();
     pause.sort_by_key(|p| p.stats.first_frame);
     (pfc, pause)

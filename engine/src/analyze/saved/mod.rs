@@ -3,4 +3,4 @@
 
 pub mod head;
 pub(crate) mod state;
-pub(crate) mod switch;
+pub(crate) mod names;

@@ -29,8 +29,6 @@ pub struct Connection {
     pub ready_frame: Option<u64>,
     pub reject_reason: Option<u16>,
     pub disconnect_frame: Option<u64>,
-    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
-    passive_comm_id: Option<u32>,
 }
 
 /// What a CM message changed.
@@ -53,6 +51,9 @@ pub struct CmTracker {
     /// connection travels between its two hosts, so a message is matched only with requests
     /// between the same two (which keeps the tracker of one host pair apart from the others').
     by_active: FxHashMap<(Endpoint, Endpoint, u32), usize>,
+    /// Replied connections by (passive IP, active IP, passive communication ID), the latest
+    /// of each.
+    by_passive: FxHashMap<(Endpoint, Endpoint, u32), usize>,
 }
 
 impl CmTracker {
@@ -68,7 +69,7 @@ impl CmTracker {
                     c.passive_qpn = Some(local_qpn);
                     c.passive_start_psn = Some(starting_psn);
                     c.reply_frame = Some(frame);
-                    c.passive_comm_id = Some(local_comm_id);
+                    self.by_passive.insert((src, dst, local_comm_id), index);
                 }
                 CmEvent::Established(index)
             }
@@ -134,7 +135,6 @@ impl CmTracker {
             ready_frame: None,
             reject_reason: None,
             disconnect_frame: None,
-            passive_comm_id: None,
         });
         self.by_active.insert((src, dst, local_comm_id), index);
     }
@@ -144,9 +144,7 @@ impl CmTracker {
     }
 
     fn passive_index(&self, passive_ip: Endpoint, active_ip: Endpoint, passive_comm_id: u32) -> Option<usize> {
-        self.connections.iter().rposition(|c| {
-            c.passive_ip == passive_ip && c.active_ip == active_ip && c.passive_comm_id == Some(passive_comm_id)
-        })
+        self.by_passive.get(&(passive_ip, active_ip, passive_comm_id)).copied()
     }
 }
 

@@ -27,11 +27,16 @@ pub struct PauseStats {
     pub first_ts_ns: i64,
     /// Start of the first storm period.
     pub first_storm_frame: Option<u64>,
-    #[serde(skip_serializing_if = "crate::analyze::saved::switch::in_report", default)]
+}
+
+/// One pause source's accounting, and the period it is in.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct PauseSource {
+    pub stats: PauseStats,
     period: Option<Period>,
 }
 
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Period {
     start_ns: i64,
     start_frame: u64,
@@ -46,9 +51,9 @@ pub struct Closed {
     pub storm: bool,
 }
 
-impl PauseStats {
+impl PauseSource {
     fn xoff(&mut self, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
-        self.xoff += 1;
+        self.stats.xoff += 1;
         match &mut self.period {
             Some(p) if ts_ns < p.expiry_ns => {
                 p.expiry_ns = ts_ns.saturating_add(pause_ns);
@@ -64,7 +69,7 @@ impl PauseStats {
     }
 
     fn xon(&mut self, ts_ns: i64, storm_ns: i64) -> Option<Closed> {
-        self.xon += 1;
+        self.stats.xon += 1;
         if self.period.is_some_and(|p| ts_ns < p.expiry_ns) { self.close(Some(ts_ns), storm_ns) } else { None }
     }
 
@@ -73,13 +78,14 @@ impl PauseStats {
         let p = self.period.take()?;
         let end = end_ns.map_or(p.expiry_ns, |e| e.min(p.expiry_ns));
         let length = u64::try_from(end - p.start_ns).unwrap_or(0);
-        self.paused_ns += length;
-        self.longest_pause_ns = self.longest_pause_ns.max(length);
+        let stats = &mut self.stats;
+        stats.paused_ns += length;
+        stats.longest_pause_ns = stats.longest_pause_ns.max(length);
         let storm = length >= u64::try_from(storm_ns).unwrap_or(u64::MAX);
         if storm {
-            self.storm = true;
-            self.storm_periods += 1;
-            self.first_storm_frame.get_or_insert(p.start_frame);
+            stats.storm = true;
+            stats.storm_periods += 1;
+            stats.first_storm_frame.get_or_insert(p.start_frame);
         }
         Some(Closed { start_ns: p.start_ns, end_ns: end, storm })
     }
@@ -102,9 +108,9 @@ pub struct PauseTracker {
     /// Link speed in Gb/s: one quantum lasts 512 / speed nanoseconds.
     link_gbps: u64,
     storm_ns: i64,
-    pub pfc: FxHashMap<(MacAddr, u8), PauseStats>,
+    pub pfc: FxHashMap<(MacAddr, u8), PauseSource>,
     /// 802.3x PAUSE, per source MAC.
-    pub pause: FxHashMap<MacAddr, PauseStats>,
+    pub pause: FxHashMap<MacAddr, PauseSource>,
     /// PFC and PAUSE frames (counted once each) from sources beyond [`MAX_SOURCES`].
     pub not_kept: u64,
     /// Paused time per priority (and [`PAUSE_CHANNEL`]) over time, summed over sources.
@@ -131,12 +137,12 @@ impl PauseTracker {
         (u64::from(quanta) * 512 / self.link_gbps) as i64
     }
 
-    fn update(stats: &mut PauseStats, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
-        if stats.xoff + stats.xon == 0 {
-            stats.first_frame = frame;
-            stats.first_ts_ns = ts_ns;
+    fn update(source: &mut PauseSource, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
+        if source.stats.xoff + source.stats.xon == 0 {
+            source.stats.first_frame = frame;
+            source.stats.first_ts_ns = ts_ns;
         }
-        if pause_ns > 0 { stats.xoff(frame, ts_ns, pause_ns, storm_ns) } else { stats.xon(ts_ns, storm_ns) }
+        if pause_ns > 0 { source.xoff(frame, ts_ns, pause_ns, storm_ns) } else { source.xon(ts_ns, storm_ns) }
     }
 
     /// Puts a period that ended on the timeline of `channel`.
@@ -152,12 +158,12 @@ impl PauseTracker {
         self.pfc.len() + self.pause.len() >= MAX_SOURCES
     }
 
-    /// The stats of `key`, created when new unless the tracker is `full`.
-    fn stats<K: std::hash::Hash + Eq>(
-        map: &mut FxHashMap<K, PauseStats>,
+    /// The source `key`, created when new unless the tracker is `full`.
+    fn source<K: std::hash::Hash + Eq>(
+        map: &mut FxHashMap<K, PauseSource>,
         key: K,
         full: bool,
-    ) -> Option<&mut PauseStats> {
+    ) -> Option<&mut PauseSource> {
         if full && !map.contains_key(&key) {
             return None;
         }
@@ -169,7 +175,7 @@ impl PauseTracker {
         for priority in 0..8u8 {
             if let Some(quanta) = pfc.pause_quanta(priority) {
                 let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
-                match Self::stats(&mut self.pfc, (src, priority), full) {
+                match Self::source(&mut self.pfc, (src, priority), full) {
                     Some(stats) => {
                         let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
                         Self::chart(&mut self.paused, &mut self.storms, usize::from(priority), closed);
@@ -183,7 +189,7 @@ impl PauseTracker {
 
     pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
         let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
-        match Self::stats(&mut self.pause, src, full) {
+        match Self::source(&mut self.pause, src, full) {
             Some(stats) => {
                 let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
                 Self::chart(&mut self.paused, &mut self.storms, PAUSE_CHANNEL, closed);
@@ -198,13 +204,13 @@ impl PauseTracker {
         // by source, so that the timeline does not depend on the hash maps' order
         let mut pfc: Vec<_> = self.pfc.iter_mut().map(|((mac, p), s)| ((mac.0, usize::from(*p)), s)).collect();
         pfc.sort_by_key(|(k, _)| *k);
-        for ((_, priority), stats) in pfc {
-            Self::chart(&mut self.paused, &mut self.storms, priority, stats.close(None, storm_ns));
+        for ((_, priority), source) in pfc {
+            Self::chart(&mut self.paused, &mut self.storms, priority, source.close(None, storm_ns));
         }
         let mut pause: Vec<_> = self.pause.iter_mut().collect();
         pause.sort_by_key(|(mac, _)| mac.0);
-        for (_, stats) in pause {
-            Self::chart(&mut self.paused, &mut self.storms, PAUSE_CHANNEL, stats.close(None, storm_ns));
+        for (_, source) in pause {
+            Self::chart(&mut self.paused, &mut self.storms, PAUSE_CHANNEL, source.close(None, storm_ns));
         }
         self.storms.sort_by_key(|s| (s.1, s.0));
     }
@@ -213,10 +219,10 @@ impl PauseTracker {
 impl PauseTracker {
     /// Numbers its frames as a merged analysis does.
     pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        for stats in self.pfc.values_mut().chain(self.pause.values_mut()) {
-            r.frame(&mut stats.first_frame);
-            r.first_frame(&mut stats.first_storm_frame);
-            if let Some(period) = &mut stats.period {
+        for source in self.pfc.values_mut().chain(self.pause.values_mut()) {
+            r.frame(&mut source.stats.first_frame);
+            r.first_frame(&mut source.stats.first_storm_frame);
+            if let Some(period) = &mut source.period {
                 r.frame(&mut period.start_frame);
             }
         }
@@ -226,7 +232,7 @@ impl PauseTracker {
 impl PauseTracker {
     /// The MACs that sent pause frames since `start`, this tracker at an earlier point.
     pub fn sources_since(&self, start: &PauseTracker) -> rustc_hash::FxHashSet<MacAddr> {
-        let frames = |s: &PauseStats| s.xoff + s.xon;
+        let frames = |s: &PauseSource| s.stats.xoff + s.stats.xon;
         let before_pfc = |k: &(MacAddr, u8)| start.pfc.get(k).map_or(0, frames);
         let before_pause = |k: &MacAddr| start.pause.get(k).map_or(0, frames);
         let pfc = self.pfc.iter().filter(|(k, s)| frames(s) > before_pfc(k)).map(|((mac, _), _)| *mac);
@@ -239,26 +245,29 @@ impl PauseTracker {
     /// from `start`'s, or an extreme cannot be told. `after_ns`: when `start` was taken.
     pub fn graft(&mut self, start: &PauseTracker, end: PauseTracker, after_ns: i64) -> Result<(), &'static str> {
         fn source<K: std::hash::Hash + Eq + Copy>(
-            mine: &mut FxHashMap<K, PauseStats>,
-            start: &FxHashMap<K, PauseStats>,
-            end: FxHashMap<K, PauseStats>,
+            mine: &mut FxHashMap<K, PauseSource>,
+            start: &FxHashMap<K, PauseSource>,
+            end: FxHashMap<K, PauseSource>,
         ) -> Result<(), &'static str> {
             for (key, e) in end {
-                let empty = PauseStats::default();
+                let empty = PauseSource::default();
                 let s = start.get(&key).unwrap_or(&empty);
-                if e.xoff + e.xon == s.xoff + s.xon {
+                if e.stats.xoff + e.stats.xon == s.stats.xoff + s.stats.xon {
                     continue;
                 }
-                let m = mine.entry(key).or_insert_with(|| PauseStats {
-                    first_frame: e.first_frame,
-                    first_ts_ns: e.first_ts_ns,
-                    ..PauseStats::default()
+                let m = mine.entry(key).or_insert_with(|| PauseSource {
+                    stats: PauseStats {
+                        first_frame: e.stats.first_frame,
+                        first_ts_ns: e.stats.first_ts_ns,
+                        ..PauseStats::default()
+                    },
+                    period: None,
                 });
-                if m.period.map(|p| (p.start_ns, p.start_frame, p.expiry_ns))
-                    != s.period.map(|p| (p.start_ns, p.start_frame, p.expiry_ns))
-                {
+                if m.period != s.period {
                     return Err("a pause period open when the part's kept frames end");
                 }
+                m.period = e.period;
+                let (m, s, e) = (&mut m.stats, &s.stats, e.stats);
                 m.longest_pause_ns =
                     crate::analyze::later::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
                 m.xoff += e.xoff - s.xoff;
@@ -267,7 +276,6 @@ impl PauseTracker {
                 m.storm_periods += e.storm_periods.saturating_sub(s.storm_periods);
                 m.storm |= e.storm_periods > s.storm_periods;
                 m.first_storm_frame = m.first_storm_frame.or(e.first_storm_frame);
-                m.period = e.period;
             }
             Ok(())
         }
@@ -310,7 +318,7 @@ mod tests {
         t.observe_pause(1, i64::MAX - 10, MAC, 0xFFFF);
         t.observe_pause(2, i64::MAX, MAC, 0xFFFF);
         t.finish();
-        let s = t.pause.get(&MAC).unwrap();
+        let s = &t.pause.get(&MAC).unwrap().stats;
         assert_eq!((s.xoff, s.paused_ns), (2, 10));
     }
 
@@ -324,7 +332,7 @@ mod tests {
         assert_eq!((t.pause.len(), t.not_kept), (MAX_SOURCES, 5));
         // a known source is still tracked; PFC from a new source is refused once per frame
         t.observe_pause(1, MS, MacAddr([2, 0, 0, 0, 0, 0]), 0);
-        assert_eq!(t.pause.get(&MacAddr([2, 0, 0, 0, 0, 0])).map(|s| s.xon), Some(1));
+        assert_eq!(t.pause.get(&MacAddr([2, 0, 0, 0, 0, 0])).map(|s| s.stats.xon), Some(1));
         t.observe_pfc(2, MS, MAC, &Pfc { class_enable: 0b11, quanta: [1, 1, 0, 0, 0, 0, 0, 0] });
         assert_eq!((t.pfc.len(), t.not_kept), (0, 6));
     }
@@ -349,7 +357,7 @@ mod tests {
         }
         t.observe_pfc(frame + 1, 150 * MS, MAC, &xoff(3, 0));
         t.finish();
-        let s = &t.pfc[&(MAC, 3)];
+        let s = &t.pfc[&(MAC, 3)].stats;
         assert_eq!((s.xoff, s.xon, s.longest_pause_ns, s.storm, s.storm_periods), (500, 1, 150 * MS as u64, true, 1));
         assert_eq!(s.first_storm_frame, Some(1));
     }
@@ -361,7 +369,7 @@ mod tests {
             t.observe_pfc(i, i as i64 * MS, MAC, &xoff(3, 320));
         }
         t.finish();
-        let s = &t.pfc[&(MAC, 3)];
+        let s = &t.pfc[&(MAC, 3)].stats;
         assert_eq!((s.xoff, s.longest_pause_ns, s.paused_ns, s.storm), (5, 1638, 5 * 1638, false));
     }
 
@@ -371,7 +379,7 @@ mod tests {
         t.observe_pfc(1, 0, MAC, &xoff(5, 1000)); // 5120 ns
         t.observe_pfc(2, 10_000, MAC, &xoff(5, 0));
         t.finish();
-        let s = &t.pfc[&(MAC, 5)];
+        let s = &t.pfc[&(MAC, 5)].stats;
         assert_eq!((s.xoff, s.xon, s.longest_pause_ns), (1, 1, 5120));
     }
 
@@ -381,7 +389,7 @@ mod tests {
         t.observe_pause(1, 0, MAC, 0xFFFF);
         t.observe_pause(2, 1_000, MAC, 0);
         t.finish();
-        assert_eq!(t.pause[&MAC].longest_pause_ns, 1_000);
+        assert_eq!(t.pause[&MAC].stats.longest_pause_ns, 1_000);
         assert!(t.pfc.is_empty());
     }
 }

@@ -42,7 +42,7 @@ impl Default for Policy {
 }
 
 /// How often a rule was broken, and where first.
-#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize)]
 pub struct Violations {
     pub count: u64,
     pub first_frame: Option<u64>,
@@ -85,7 +85,7 @@ impl Class {
 }
 
 /// Policy breaches of one flow.
-#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize)]
 pub struct PolicyCounts {
     pub data_dscp: Violations,
     pub data_pcp: Violations,

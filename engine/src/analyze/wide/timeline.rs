@@ -7,7 +7,7 @@
 /// The width of a bin before any merge.
 pub const INITIAL_WIDTH_NS: i64 = 1_000;
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "Saved")]
 pub struct Timeline {
     start_ns: Option<i64>,

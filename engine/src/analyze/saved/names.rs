@@ -1,31 +1,10 @@
-//! How the analysis's state is saved: the names it holds as `&'static str` (encapsulations,
-//! layers) are read back as the same texts, kept once ([`intern`]); fields the report leaves
-//! out are saved all the same ([`in_report`]).
-
-use std::cell::Cell;
+//! The names an analysis's state holds as `&'static str` (encapsulations, layers), read back
+//! from a saved state as the same texts, kept once ([`intern`]).
 
 use rocescope_parsers::error::intern;
 use serde::{Deserialize, Deserializer};
 
 use crate::decode::MAX_ENCAP_DEPTH;
-
-thread_local! {
-    /// This thread is saving an analysis's state, not writing a report.
-    static SAVING: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `save` with the fields the report leaves out serialized.
-pub fn saving<R>(save: impl FnOnce() -> R) -> R {
-    SAVING.with(|s| s.set(true));
-    let result = save();
-    SAVING.with(|s| s.set(false));
-    result
-}
-
-/// Is a report being written (so that a field of the state only is left out)?
-pub fn in_report<T>(_: &T) -> bool {
-    !SAVING.with(Cell::get)
-}
 
 /// A name the state holds, read back ([`name`]); spelt so, serde would otherwise borrow it
 /// from the saved bytes.
