@@ -390,7 +390,7 @@ impl Incast {
         (now_ns, window_ns): (i64, i64),
         pausing: &rustc_hash::FxHashSet<MacAddr>,
     ) -> Result<(), &'static str> {
-                if end.untracked_packets > start.untracked_packets || end.periods_not_kept > start.periods_not_kept {
+        if end.untracked_packets > start.untracked_packets || end.periods_not_kept > start.periods_not_kept {
             return Err("the incast bounds");
         }
         let touched: rustc_hash::FxHashSet<Endpoint> = end.receivers.iter().map(|r| r.address).collect();
@@ -415,7 +415,9 @@ impl Incast {
             };
             let Some(mine) = self.receivers.get_mut(i) else { return Err("the incast receivers") };
             let agree = match s {
-                Some(s) => mine.context(now_ns, window_ns) == s.context(now_ns, window_ns) && mine.same_links(s, pausing),
+                Some(s) => {
+                    mine.context(now_ns, window_ns) == s.context(now_ns, window_ns) && mine.same_links(s, pausing)
+                }
                 None => {
                     mine.is_quiet()
                         && mine.same_links(&e, pausing)

@@ -7,8 +7,8 @@
 
 use std::io::{self, Read, Write};
 
-use crate::analyze::report::InputReport;
 use crate::analyze::Analyzer;
+use crate::analyze::report::InputReport;
 
 pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// Raised whenever the saved state's shape changes; a state of another version is refused.
