@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use crate::analyze::Config;
+use crate::analyze::analyzer::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
 use crate::analyze::congestion::CongestionConfig;
 use crate::analyze::flow::sequence::ReorderConfig;
-use crate::analyze::saved::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
 use crate::analyze::wide::policy::Policy;
 use crate::commands::exit::help_section;
 
@@ -921,9 +921,9 @@ pub fn report_damage(errors: &[crate::capture::CaptureError]) {
 }
 
 /// Tells the user, once per link layer, about frames that were not decoded.
-pub fn report_undecoded(links: &[(crate::analyze::frame::UndecodedLink, u64, u64)]) {
-    for (link, frames, first_frame) in links {
-        let plural = if *frames == 1 { "" } else { "s" };
+pub fn report_undecoded(links: &[crate::analyze::wide::facts::UndecodedLinkFrames]) {
+    for &crate::analyze::wide::facts::UndecodedLinkFrames { link, frames, first_frame } in links {
+        let plural = if frames == 1 { "" } else { "s" };
         eprintln!(
             "rocescope: warning: {frames} frame{plural} of {link} not decoded (the first is frame {first_frame})"
         );

@@ -120,7 +120,7 @@ pub struct FrameSummary {
     pub orig_len: u32,
     pub caplen: u32,
     /// Names of the mirror encapsulations, outermost first.
-    #[serde(deserialize_with = "crate::analyze::saved::names::encapsulations")]
+    #[serde(deserialize_with = "crate::analyze::names::encapsulations")]
     pub encaps: [Option<&'static str>; MAX_ENCAP_DEPTH],
     /// A mirror marked the inner frame truncated.
     pub mirror_truncated: bool,

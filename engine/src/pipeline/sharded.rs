@@ -23,7 +23,6 @@ use memmap2::Mmap;
 
 use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
 use crate::analyze::congestion::incast::{Incast, Timed};
-use crate::analyze::congestion::tracking::IncastSink;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::{Analyzer, Config, ShardStart, combine::merge, partition};
 use crate::capture::mapped::{self, Location};
@@ -159,12 +158,12 @@ pub fn analyse(
     let mut whole = reader.shard;
     whole.finish();
     let mut shards = shards?;
-    merging.add(0, whole.take_incast_events(), u64::MAX);
+    merging.add(0, whole.congestion.take_incast_events(), u64::MAX);
     for (t, shard) in shards.iter_mut().enumerate() {
-        merging.add(t + 1, shard.take_incast_events(), u64::MAX);
+        merging.add(t + 1, shard.congestion.take_incast_events(), u64::MAX);
     }
     let mut joined = merge::shards(std::iter::once(whole).chain(shards).collect())?;
-    joined.incast = IncastSink::Track(merging.finish(&config.congestion));
+    joined.congestion.set_incast(merging.finish(&config.congestion));
     *analysis.analyzer() = joined;
     let damage = reading.take_damage();
     *inputs = reading;
@@ -278,7 +277,7 @@ impl Reader<'_> {
                 handed_at = (frames, at);
                 hand_over(senders, &mut pending, &read_at, frames);
                 merging.take(handed.incast_parts.try_iter());
-                merging.add(0, self.shard.take_incast_events(), frames);
+                merging.add(0, self.shard.congestion.take_incast_events(), frames);
                 merging.drain(&congestion);
             }
             if frames.is_multiple_of(PROGRESS_EVERY) {
@@ -436,7 +435,7 @@ impl Worker<'_> {
             self.shared.finish(self.thread, &batch.read_to);
             // every frame of this thread up to `through` is analysed, but the one held back
             let through = ahead.waiting().map_or(batch.through, |n| batch.through.min(n - 1));
-            let _ = self.parts.send((self.thread, shard.take_incast_events(), through));
+            let _ = self.parts.send((self.thread, shard.congestion.take_incast_events(), through));
         }
         ahead.flush(&mut shard);
         shard.finish();

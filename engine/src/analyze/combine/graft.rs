@@ -8,14 +8,12 @@
 //! ([`crate::analyze::renumber`]). Where they have not, or an extreme cannot be told, or a bound was
 //! reached, the merge is refused with the reason: it is exact or not made.
 
-use crate::analyze::MalformedLayer;
-use crate::analyze::congestion::tracking::{IncastSink, MAX_BURSTS_KEPT};
-use crate::analyze::counts::Combine;
+use crate::analyze::Analyzer;
+use crate::analyze::analyzer::combine::NewFlowDiffers;
 use crate::analyze::flow::id::FlowId;
 use crate::analyze::flow::table::Flow;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::renumber::Renumbering;
-use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT};
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and
 /// `part`, its own analysis of all its frames; `frames_before`: the frames of the parts
@@ -27,28 +25,29 @@ pub fn after(
     frames_before: u64,
 ) -> Result<(), String> {
     let mut start = Analyzer::new(part.config());
-    let lost_before = merged.duplicates.lost();
+    let lost_before = merged.wide.duplicates_lost();
     for mut frame in head {
         frame.number = frame.number.saturating_add(frames_before);
         start.observe(&frame);
         merged.observe(&frame);
     }
-    if merged.probe.is_some() || start.probe.is_some() {
+    if !merged.has_decided_doubling() || !start.has_decided_doubling() {
         return Err("the doubled-mirror decision was not taken within them".into());
     }
-    if merged.capture.doubled_mirror.map(|d| d.doubled) != start.capture.doubled_mirror.map(|d| d.doubled) {
+    let doubled = |a: &Analyzer| a.wide.capture().doubled_mirror.map(|d| d.doubled);
+    if doubled(merged) != doubled(&start) {
         return Err("it decides otherwise whether the capture is a doubled mirror".into());
     }
     let flows = flow_numbers(merged, &start, &part)?;
     start.renumber(&Renumbering { frames: 0, flows: flows.clone() });
     part.renumber(&Renumbering { frames: frames_before, flows });
     // neither window forgot a frame inside it: both find every copy, whatever their tables
-    if merged.duplicates.lost() != lost_before || part.duplicates.lost() > 0 {
+    if merged.wide.duplicates_lost() != lost_before || part.wide.duplicates_lost() > 0 {
         return Err("a mirror-duplicate window forgot frames inside it".into());
     }
     capture_wide_agree(merged, &start, &part)?;
     graft_flows(merged, &start, &mut part)?;
-    graft_capture_wide(merged, &start, part).map_err(String::from)
+    merged.graft_after(&start, part).map_err(String::from)
 }
 
 /// The merged number of each of the part's flows: those of its kept frames are the merged
@@ -78,25 +77,22 @@ fn flow_numbers(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> Result<
 /// The capture-wide state that decides how later frames are taken is the same in `merged`
 /// and `start` when the kept frames end.
 fn capture_wide_agree(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> Result<(), String> {
-    let now = start.now_ns;
-    let checks: [(&str, bool); 6] = [
-        ("the reorder windows open", merged.deadlines == start.deadlines),
-        ("the time", merged.now_ns == now && merged.packets_held == start.packets_held),
-        ("management packets (CM) after the kept frames", part.totals.management == start.totals.management),
-        ("flows beyond the bound", part.untracked_packets == start.untracked_packets && merged.untracked_packets == 0),
-        ("retransmit episodes beyond the bound", part.episodes_dropped == start.episodes_dropped),
-        ("CNP bursts beyond the bound", part.cnp_bursts_not_kept == start.cnp_bursts_not_kept),
-    ];
-    match checks.iter().find(|(_, agree)| !agree) {
-        Some((what, _)) => Err(format!("{what}: they differ, or may")),
-        None => Ok(()),
+    let differ = |what: &str| Err(format!("{what}: they differ, or may"));
+    merged.windows_agree(start).map_err(String::from)?;
+    merged.wide.agrees(&start.wide, &part.wide).map_err(String::from)?;
+    if part.episodes_dropped != start.episodes_dropped {
+        return differ("retransmit episodes beyond the bound");
     }
+    if part.congestion.bursts_not_kept() != start.congestion.bursts_not_kept() {
+        return differ("CNP bursts beyond the bound");
+    }
+    Ok(())
 }
 
 /// Each flow of the part goes on in the merged analysis: one of the kept frames from the
 /// merged flow, whose state must be the part's start's; a later one as a new flow.
 fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> Result<(), String> {
-    let after_ns = start.now_ns;
+    let after_ns = start.now_ns();
     let episodes_before = (merged.episodes.len(), start.episodes.len());
     let moved = |index: usize| index + episodes_before.0 - episodes_before.1;
     let ends = std::mem::take(&mut part.flows.flows);
@@ -160,96 +156,18 @@ fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end
 /// A flow the part made after its kept frames takes no CM exchange or path MTU of the parts
 /// before it that the part did not know.
 fn check_new_flow(merged: &Analyzer, start: &Analyzer, f: &Flow) -> Result<(), String> {
-    if merged.cm_links.get(&f.key) != start.cm_links.get(&f.key) {
-        return Err(format!("{} was set up by a CM exchange before the part", described(&f.key)));
+    match merged.new_flow_agrees(start, &f.key) {
+        Err(NewFlowDiffers::CmLink) => {
+            Err(format!("{} was set up by a CM exchange before the part", described(&f.key)))
+        }
+        Err(NewFlowDiffers::PathMtu) => {
+            Err(format!("{}'s hosts' path MTU is known from before the part", described(&f.key)))
+        }
+        Ok(()) => Ok(()),
     }
-    let hosts = crate::analyze::host_pair(f.key.src, f.key.dst);
-    if merged.host_pmtu.get(&hosts) != start.host_pmtu.get(&hosts) {
-        return Err(format!("{}'s hosts' path MTU is known from before the part", described(&f.key)));
-    }
-    Ok(())
 }
 
 /// A flow as messages name it.
 fn described(key: &crate::analyze::flow::table::FlowKey) -> String {
     format!("the flow {} → {} QP {:#x}", key.src, key.dst, key.dst_qp)
-}
-
-/// What the part counted capture-wide after its kept frames, added.
-fn graft_capture_wide(merged: &mut Analyzer, start: &Analyzer, part: Analyzer) -> Result<(), &'static str> {
-    let after_ns = start.now_ns;
-    merged.totals.graft(&start.totals, &part.totals);
-    merged.capture.graft(&start.capture, &part.capture);
-    merged.policy.graft(&start.policy, &part.policy);
-    merged.fct.all.graft(&start.fct.all, &part.fct.all)?;
-    for ((mine, s), e) in merged.fct.by_size.iter_mut().zip(&start.fct.by_size).zip(&part.fct.by_size) {
-        mine.graft(s, e)?;
-    }
-    merged.timeline.graft_after(&part.timeline, after_ns);
-    let pausing = part.pauses.sources_since(&start.pauses);
-    merged.pauses.graft(&start.pauses, part.pauses, after_ns)?;
-    if let (IncastSink::Track(mine), IncastSink::Track(s), IncastSink::Track(e)) =
-        (&mut merged.incast, &start.incast, part.incast)
-    {
-        mine.graft(s, e, (after_ns, merged.config.congestion.incast_window_ns), &pausing)?;
-    }
-    merged.episodes.extend(part.episodes.into_iter().skip(start.episodes.len()));
-    merged.cnp_bursts.extend(part.cnp_bursts.into_iter().skip(start.cnp_bursts.len()));
-    if merged.episodes.len() > MAX_EPISODES_KEPT || merged.cnp_bursts.len() > MAX_BURSTS_KEPT {
-        return Err("the retransmit episodes or CNP bursts kept reach their bound");
-    }
-    merged.flows.graft_routes(&part.flows);
-    for key in start.cm_links.keys() {
-        if !part.cm_links.contains_key(key) {
-            merged.cm_links.remove(key);
-        }
-    }
-    for (hosts, mtu) in part.host_pmtu {
-        merged.host_pmtu.entry(hosts).or_insert(mtu);
-    }
-    merged.duplicates = part.duplicates;
-    merged.deadlines = part.deadlines;
-    (merged.now_ns, merged.packets_held) = (part.now_ns, part.packets_held);
-    merged.packets_held_peak = merged.packets_held_peak.max(part.packets_held_peak);
-    Ok(())
-}
-
-impl CaptureFacts {
-    /// Goes on as `end` went on from `start`, its facts at an earlier point.
-    fn graft(&mut self, start: &CaptureFacts, end: &CaptureFacts) {
-        let later = |e: u64, s: u64| e.saturating_sub(s);
-        self.last_ts_ns = self.last_ts_ns.max(end.last_ts_ns);
-        self.previous_ts_ns = end.previous_ts_ns;
-        self.non_monotonic_timestamps += later(end.non_monotonic_timestamps, start.non_monotonic_timestamps);
-        self.snaplen_cut += later(end.snaplen_cut, start.snaplen_cut);
-        self.mirror_truncated += later(end.mirror_truncated, start.mirror_truncated);
-        self.truncated_copies += later(end.truncated_copies, start.truncated_copies);
-        self.hardware_timestamps += later(end.hardware_timestamps, start.hardware_timestamps);
-        for &(name, count) in &end.encapsulations {
-            let before = start.encapsulations.iter().find(|(n, _)| *n == name).map_or(0, |e| e.1);
-            match self.encapsulations.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, n)) => *n += later(count, before),
-                None if count > before => self.encapsulations.push((name, count - before)),
-                None => {}
-            }
-        }
-        for &(link, count, first) in &end.undecoded_links {
-            let before = start.undecoded_links.iter().find(|(l, ..)| *l == link).map_or(0, |e| e.1);
-            match self.undecoded_links.iter_mut().find(|(l, ..)| *l == link) {
-                Some(mine) => mine.1 += later(count, before),
-                None if count > before => self.undecoded_links.push((link, count - before, first)),
-                None => {}
-            }
-        }
-        for layer in &end.malformed {
-            let before = start.malformed.iter().find(|m| m.layer == layer.layer).map_or(0, |m| m.frames);
-            match self.malformed.iter_mut().find(|m| m.layer == layer.layer) {
-                Some(mine) => mine.frames += later(layer.frames, before),
-                None if layer.frames > before => {
-                    self.malformed.push(MalformedLayer { frames: layer.frames - before, ..layer.clone() })
-                }
-                None => {}
-            }
-        }
-    }
 }

@@ -23,14 +23,12 @@
 //!   from frames whose timestamps never go back (the caller sees every frame; a shard that saw
 //!   its own go back makes [`shards`] decline too).
 
-use crate::analyze::MalformedLayer;
-use crate::analyze::congestion::tracking::MAX_BURSTS_KEPT;
-use crate::analyze::counts::Combine;
+use crate::analyze::congestion::analysis::MAX_BURSTS_KEPT;
 use crate::analyze::flow::id::FlowId;
 use crate::analyze::flow::table::FlowTable;
 use crate::analyze::flow::trace::TRACED_FLOWS;
 use crate::analyze::wide::cm::MAX_CONNECTIONS;
-use crate::analyze::{Analyzer, CaptureFacts, MAX_EPISODES_KEPT, PACKETS_HELD};
+use crate::analyze::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
 
 /// The analysis of the whole capture from its shards, each finished, of frames whose
 /// timestamps never go back; `None` when joining them might not give what one thread gives.
@@ -45,7 +43,7 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
     take_flows(&mut whole, &whole_ids, &mut lists);
     for (mut shard, ids) in shards {
         take_flows(&mut shard, &ids, &mut lists);
-        add(&mut whole, &shard);
+        whole.add_shard(&shard);
     }
     let Lists { mut flows, mut episodes, mut bursts } = lists;
     flows.sort_by_key(|(id, _)| *id);
@@ -53,10 +51,8 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
     bursts.sort_by_key(|b| b.first_frame);
     whole.flows = FlowTable::joined(flows.into_iter().map(|(_, f)| f).collect(), whole.config.max_flows);
     whole.episodes = episodes;
-    whole.cnp_bursts = bursts;
-    whole.capture.malformed.sort_by_key(|m| m.first_frame);
-    whole.capture.undecoded_links.sort_by_key(|(_, _, first_frame)| *first_frame);
-    whole.cm.connections.sort_by_key(|c| c.request_frame);
+    whole.congestion.set_bursts(bursts);
+    whole.wide.sort();
     Some(whole)
 }
 
@@ -64,13 +60,13 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
 fn exact(shards: &[Analyzer]) -> bool {
     let Some(first) = shards.first() else { return false };
     let sum = |count: fn(&Analyzer) -> u64| shards.iter().map(count).sum::<u64>();
-    sum(|a| a.capture.non_monotonic_timestamps) == 0
+    sum(|a| a.wide.capture().non_monotonic_timestamps) == 0
         && sum(|a| a.flows.flows.len() as u64) <= first.config.max_flows as u64
-        && sum(|a| a.untracked_packets) == 0
+        && sum(|a| a.wide.untracked().packets) == 0
         && sum(|a| a.episodes.len() as u64 + a.episodes_dropped) <= MAX_EPISODES_KEPT as u64
-        && sum(|a| a.cm.connections.len() as u64 + a.cm.not_kept) <= MAX_CONNECTIONS as u64
-        && sum(|a| a.cnp_bursts.len() as u64 + a.cnp_bursts_not_kept) <= MAX_BURSTS_KEPT as u64
-        && sum(|a| a.packets_held_peak as u64) <= PACKETS_HELD as u64
+        && sum(|a| a.wide.cm().connections.len() as u64 + a.wide.cm().not_kept) <= MAX_CONNECTIONS as u64
+        && sum(|a| a.congestion.bursts().len() as u64 + a.congestion.bursts_not_kept()) <= MAX_BURSTS_KEPT as u64
+        && sum(|a| a.packets_held_peak() as u64) <= PACKETS_HELD as u64
 }
 
 /// Each shard's flows' numbers in the whole analysis: in the order of their first frames
@@ -117,58 +113,8 @@ fn take_flows(shard: &mut Analyzer, ids: &[FlowId], lists: &mut Lists) {
         e.flow = number(e.flow);
         e
     }));
-    bursts.extend(std::mem::take(&mut shard.cnp_bursts).into_iter().map(|mut b| {
+    bursts.extend(shard.congestion.take_bursts().into_iter().map(|mut b| {
         b.flow = number(b.flow);
         b
     }));
-}
-
-/// Adds what `shard` counted, beyond its flows and episodes, to `whole`.
-fn add(whole: &mut Analyzer, shard: &Analyzer) {
-    whole.totals.add(&shard.totals);
-    whole.capture.add(&shard.capture);
-    whole.timeline.merge(&shard.timeline);
-    whole.policy.merge(&shard.policy);
-    whole.cm.connections.extend(shard.cm.connections.iter().cloned());
-    whole.cm.not_kept += shard.cm.not_kept;
-    whole.episodes_dropped += shard.episodes_dropped;
-    whole.cnp_bursts_not_kept += shard.cnp_bursts_not_kept;
-    whole.fct.merge(&shard.fct);
-}
-
-impl CaptureFacts {
-    /// Adds what other frames, of timestamps in order with these, told.
-    fn add(&mut self, other: &CaptureFacts) {
-        let earliest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).min();
-        let latest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).max();
-        self.first_ts_ns = earliest(self.first_ts_ns, other.first_ts_ns);
-        self.last_ts_ns = latest(self.last_ts_ns, other.last_ts_ns);
-        self.previous_ts_ns = latest(self.previous_ts_ns, other.previous_ts_ns);
-        self.non_monotonic_timestamps += other.non_monotonic_timestamps;
-        self.snaplen_cut += other.snaplen_cut;
-        self.mirror_truncated += other.mirror_truncated;
-        self.truncated_copies += other.truncated_copies;
-        self.hardware_timestamps += other.hardware_timestamps;
-        for &(name, count) in &other.encapsulations {
-            match self.encapsulations.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, n)) => *n += count,
-                None => self.encapsulations.push((name, count)),
-            }
-        }
-        for &(link, count, first_frame) in &other.undecoded_links {
-            match self.undecoded_links.iter_mut().find(|(l, ..)| *l == link) {
-                Some(mine) => *mine = (link, mine.1 + count, mine.2.min(first_frame)),
-                None => self.undecoded_links.push((link, count, first_frame)),
-            }
-        }
-        for layer in &other.malformed {
-            match self.malformed.iter_mut().find(|m| m.layer == layer.layer) {
-                Some(mine) if layer.first_frame < mine.first_frame => {
-                    *mine = MalformedLayer { frames: mine.frames + layer.frames, ..layer.clone() }
-                }
-                Some(mine) => mine.frames += layer.frames,
-                None => self.malformed.push(layer.clone()),
-            }
-        }
-    }
 }

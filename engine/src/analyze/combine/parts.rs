@@ -17,9 +17,9 @@
 //! same time) are analysed again from the first frame, their frames interleaved by time as
 //! one run over their files interleaves them, when each kept every frame.
 
+use crate::analyze::analyzer::head;
 use crate::analyze::combine::graft;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::saved::head;
 use crate::analyze::{Analyzer, SavedRun};
 use crate::display_filter::DisplayFilter;
 

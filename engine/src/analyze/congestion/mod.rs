@@ -1,11 +1,12 @@
 //! Congestion control seen from the wire (docs/analysis.md, "Congestion control"): whether
 //! senders slow down after CNPs and recover ([`reaction`]), how long RC messages take to
-//! complete ([`completion`]), and how many senders converge on one receiver ([`incast`]).
+//! complete ([`completion`]), and how many senders converge on one receiver ([`incast`]); what
+//! the capture as a whole comes to ([`analysis`]).
 
+pub mod analysis;
 pub mod completion;
 pub mod incast;
 pub mod reaction;
-pub mod tracking;
 
 /// The parameters of the congestion-control analysis, each an option of `analyze`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -10,7 +10,6 @@ pub mod naked;
 pub mod pairing;
 pub mod responses;
 pub mod sequence;
-pub(crate) mod sequencing;
 pub mod table;
 pub mod trace;
 pub mod verdicts;

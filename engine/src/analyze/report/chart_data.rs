@@ -3,7 +3,6 @@
 //! PSN events and ACK latencies, message completion times and receivers' fan-in over time.
 
 use crate::analyze::Analyzer;
-use crate::analyze::congestion::tracking::IncastSink;
 use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::histogram::{FineHistogram, LogHistogram};
 use crate::analyze::wide::timeline::Timeline;
@@ -22,17 +21,17 @@ impl<'a> ChartData<'a> {
     /// RoCE bytes, CE marks and CNPs over time ([`crate::analyze::ROCE_BYTES`], [`crate::analyze::CE_MARKS`],
     /// [`crate::analyze::CNPS`]).
     pub fn timeline(&self) -> &'a Timeline {
-        &self.0.timeline
+        self.0.wide.timeline()
     }
 
     /// Nanoseconds paused per priority over time ([`crate::analyze::wide::pfc::PAUSE_CHANNEL`] for PAUSE).
     pub fn paused(&self) -> &'a Timeline {
-        &self.0.pauses.paused
+        &self.0.wide.pauses().paused
     }
 
     /// Pause storms: (priority channel, start, end).
     pub fn storms(&self) -> &'a [(usize, i64, i64)] {
-        &self.0.pauses.storms
+        &self.0.wide.pauses().storms
     }
 
     /// The PSN events of flow `id`, for the first traced flows.
@@ -47,14 +46,11 @@ impl<'a> ChartData<'a> {
 
     /// The completion times of every RC message.
     pub fn completion_times(&self) -> &'a FineHistogram {
-        &self.0.fct.all
+        &self.0.congestion.fct().all
     }
 
     /// The largest fan-in of `receiver` over time, for the first receivers.
     pub fn fan_in(&self, receiver: Endpoint) -> Option<&'a Timeline> {
-        match &self.0.incast {
-            IncastSink::Track(incast) => incast.over_time(receiver),
-            IncastSink::Record(_) => None,
-        }
+        self.0.congestion.incast()?.over_time(receiver)
     }
 }

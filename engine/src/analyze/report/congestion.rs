@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use crate::analyze::Analyzer;
 use crate::analyze::congestion::CongestionConfig;
+use crate::analyze::congestion::analysis::SIZE_CLASSES;
 use crate::analyze::congestion::incast::{IncastPeriod, ReceiverFanIn};
 use crate::analyze::congestion::reaction::{CnpBurst, Outcome};
-use crate::analyze::congestion::tracking::{IncastSink, SIZE_CLASSES};
 use crate::analyze::flow::table::Flow;
 use crate::analyze::histogram::FineHistogram;
 
@@ -131,7 +131,7 @@ struct Bounds {
 
 impl Bounds {
     fn of(a: &Analyzer) -> Bounds {
-        let c = &a.capture;
+        let c = a.wide.capture();
         Bounds { first_ns: c.first_ts_ns.unwrap_or(0), last_ns: c.last_ts_ns.unwrap_or(0), config: a.config.congestion }
     }
 
@@ -161,7 +161,7 @@ impl Bounds {
 pub fn flow_keys(a: &Analyzer) -> Vec<FlowCongestion> {
     let bounds = Bounds::of(a);
     let mut by_flow: Vec<Vec<&CnpBurst>> = vec![Vec::new(); a.flows.flows.len()];
-    for b in &a.cnp_bursts {
+    for b in a.congestion.bursts() {
         if let Some(list) = by_flow.get_mut(b.flow as usize) {
             list.push(b);
         }
@@ -202,28 +202,26 @@ fn flow_congestion(f: &Flow, bursts: &[&CnpBurst], bounds: &Bounds) -> FlowConge
 /// The capture-wide congestion-control section.
 pub fn congestion_report(a: &Analyzer) -> CongestionReport {
     let bounds = Bounds::of(a);
-    let mut small = a.fct.by_size[0].clone();
-    small.merge(&a.fct.by_size[1]);
+    let mut small = a.congestion.fct().by_size[0].clone();
+    small.merge(&a.congestion.fct().by_size[1]);
     let by_size = SIZE_CLASSES
         .iter()
-        .zip(&a.fct.by_size)
+        .zip(&a.congestion.fct().by_size)
         .map(|(&(class, label, _), h)| SizeClassFct { class, label, fct: h.into() })
         .collect();
-    let incast = match &a.incast {
-        IncastSink::Track(incast) => IncastReport {
+    let incast = match a.congestion.incast() {
+        Some(incast) => IncastReport {
             receivers: incast.fan_in(),
             periods: incast.periods.clone(),
             periods_not_kept: incast.periods_not_kept,
             untracked_packets: incast.untracked_packets,
         },
-        IncastSink::Record(_) => {
-            IncastReport { receivers: Vec::new(), periods: Vec::new(), periods_not_kept: 0, untracked_packets: 0 }
-        }
+        None => IncastReport { receivers: Vec::new(), periods: Vec::new(), periods_not_kept: 0, untracked_packets: 0 },
     };
     CongestionReport {
-        cnp_bursts: a.cnp_bursts.iter().map(|b| bounds.burst(b)).collect(),
-        cnp_bursts_not_kept: a.cnp_bursts_not_kept,
-        completion: CompletionReport { all: (&a.fct.all).into(), small: (&small).into(), by_size },
+        cnp_bursts: a.congestion.bursts().iter().map(|b| bounds.burst(b)).collect(),
+        cnp_bursts_not_kept: a.congestion.bursts_not_kept(),
+        completion: CompletionReport { all: (&a.congestion.fct().all).into(), small: (&small).into(), by_size },
         incast,
     }
 }

@@ -13,9 +13,10 @@ use crate::analyze::counts::{EcnCounts, FlowCounters, IcrcCounts, InfinibandCoun
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
+use crate::analyze::names::Name;
 use crate::analyze::report::finding::Finding;
-use crate::analyze::saved::names::Name;
 use crate::analyze::wide::cm::Connection;
+use crate::analyze::wide::facts::UndecodedLinkFrames;
 use crate::analyze::wide::pfc::PauseStats;
 use crate::analyze::wide::policy::{Policy, PolicyCounts};
 use crate::analyze::{Analyzer, Config, FrameCounts};
@@ -69,13 +70,13 @@ pub struct ToolReport {
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct InputReport {
     pub file: String,
-    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
+    #[serde(deserialize_with = "crate::analyze::names::name")]
     pub container: Name,
-    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
+    #[serde(deserialize_with = "crate::analyze::names::name")]
     pub compression: Name,
-    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
+    #[serde(deserialize_with = "crate::analyze::names::name")]
     pub ts_resolution: Name,
-    #[serde(deserialize_with = "crate::analyze::saved::names::name")]
+    #[serde(deserialize_with = "crate::analyze::names::name")]
     pub byte_order: Name,
     pub snaplen: u32,
     /// The devices captured on, as a pcapng file names its interfaces (`if_name`).
@@ -453,8 +454,8 @@ impl Report {
     /// What the analysis of `inputs` counted, without findings ([`crate::analyze::assemble`] adds them);
     /// `live` gives a live capture's statistics.
     pub fn model(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
-        let t = &a.totals;
-        let c = &a.capture;
+        let t = a.wide.totals();
+        let c = a.wide.capture();
         let congestion = congestion::flow_keys(a);
         let flows: Vec<FlowReport> = a
             .flows
@@ -490,14 +491,14 @@ impl Report {
             },
             infiniband: t.infiniband,
             flows,
-            connections: a.cm.connections.clone(),
+            connections: a.wide.cm().connections.clone(),
             retransmit_episodes: a.episodes.clone(),
             retransmit_episodes_not_kept: a.episodes_dropped,
             limits: LimitsReport {
-                untracked_packets: a.untracked_packets,
-                first_untracked_frame: a.first_untracked_frame,
-                connections_not_kept: a.cm.not_kept,
-                pause_frames_not_kept: a.pauses.not_kept,
+                untracked_packets: a.wide.untracked().packets,
+                first_untracked_frame: a.wide.untracked().first_frame,
+                connections_not_kept: a.wide.cm().not_kept,
+                pause_frames_not_kept: a.wide.pauses().not_kept,
             },
             pfc,
             pause,
@@ -511,7 +512,8 @@ impl Report {
 /// PFC per (source, priority) and PAUSE per source, each in order of its first frame.
 fn pause_reports(a: &Analyzer) -> (Vec<PauseReport>, Vec<PauseReport>) {
     let mut pfc: Vec<PauseReport> = a
-        .pauses
+        .wide
+        .pauses()
         .pfc
         .iter()
         .map(|((mac, priority), source)| PauseReport {
@@ -522,7 +524,8 @@ fn pause_reports(a: &Analyzer) -> (Vec<PauseReport>, Vec<PauseReport>) {
         .collect();
     pfc.sort_by_key(|p| (p.stats.first_frame, p.priority));
     let mut pause: Vec<PauseReport> = a
-        .pauses
+        .wide
+        .pauses()
         .pause
         .iter()
         .map(|(mac, source)| PauseReport { src_mac: mac.to_string(), priority: None, stats: source.stats.clone() })
@@ -541,7 +544,7 @@ fn capture_report(c: &crate::analyze::CaptureFacts) -> CaptureReport {
         mirror_truncated: c.mirror_truncated,
         truncated_copies: c.truncated_copies,
         hardware_timestamps: c.hardware_timestamps,
-        encapsulations: c.encapsulations.iter().copied().collect(),
+        encapsulations: c.encapsulations.iter().map(|e| (e.name, e.frames)).collect(),
         malformed_by_layer: c
             .malformed
             .iter()
@@ -560,7 +563,7 @@ fn capture_report(c: &crate::analyze::CaptureFacts) -> CaptureReport {
         undecoded_links: c
             .undecoded_links
             .iter()
-            .map(|&(link, frames, first_frame)| {
+            .map(|&UndecodedLinkFrames { link, frames, first_frame }| {
                 let (link_type, erf_type) = match link {
                     UndecodedLink::LinkType(l) => (Some(l), None),
                     UndecodedLink::ErfType(t) => (None, Some(t)),
@@ -580,14 +583,14 @@ fn policy_report(a: &Analyzer, pfc_other_priority_xoff: u64) -> PolicyReport {
         expected_cnp_pcp: policy.cnp_pcp,
         lossless_priority: policy.lossless_priority,
         expected_cm_dscp: policy.cm_dscp,
-        data_dscp_violations: a.policy.data_dscp.count,
-        cnp_dscp_violations: a.policy.cnp_dscp.count,
-        not_ect_data: a.policy.not_ect_data.count,
-        data_pcp_violations: a.policy.data_pcp.count,
-        cnp_pcp_violations: a.policy.cnp_pcp.count,
-        cm_dscp_violations: a.policy.cm_dscp.count,
+        data_dscp_violations: a.wide.policy().data_dscp.count,
+        cnp_dscp_violations: a.wide.policy().cnp_dscp.count,
+        not_ect_data: a.wide.policy().not_ect_data.count,
+        data_pcp_violations: a.wide.policy().data_pcp.count,
+        cnp_pcp_violations: a.wide.policy().cnp_pcp.count,
+        cm_dscp_violations: a.wide.policy().cm_dscp.count,
         pfc_other_priority_xoff,
-        first_frames: a.policy,
+        first_frames: *a.wide.policy(),
     }
 }
 

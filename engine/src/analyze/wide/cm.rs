@@ -150,6 +150,12 @@ impl CmTracker {
 
 impl CmTracker {
     /// Numbers its frames as a merged analysis does.
+    /// Adds a shard's connections (put in order of their requests after) and those not kept.
+    pub fn add(&mut self, shard: &CmTracker) {
+        self.connections.extend(shard.connections.iter().cloned());
+        self.not_kept += shard.not_kept;
+    }
+
     pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
         for c in &mut self.connections {
             r.frame(&mut c.request_frame);

@@ -1,8 +1,349 @@
-//! What the analysis counts across the capture rather than per flow: PFC and PAUSE, the
-//! marking policy, RDMA CM connections, mirror duplicates and the capture-wide timeline.
+//! What the analysis counts across the capture rather than per flow: the capture-wide
+//! counters and facts about the capture, PFC and PAUSE, the marking policy, RDMA CM
+//! connections, mirror duplicates and the capture-wide timeline, behind one
+//! [`CaptureWide`].
 
 pub mod cm;
 pub mod duplicates;
+pub mod facts;
 pub mod pfc;
 pub mod policy;
 pub mod timeline;
+
+use rocescope_parsers::ethernet::MacAddr;
+use rocescope_parsers::mac_control::Pfc;
+use rocescope_parsers::opcode::CNP;
+
+use crate::analyze::counts::Combine;
+use crate::analyze::flow::table::FlowKey;
+use crate::analyze::frame::{FrameSummary, LinkKind, RoceFacts};
+use crate::analyze::renumber::Renumbering;
+use crate::decode::{Endpoint, IcrcStatus};
+use cm::{CmEvent, CmTracker, Connection};
+use duplicates::{Doubling, DuplicateWindow, Outside, TapView};
+use facts::{CaptureFacts, Totals, UndecodedLinkFrames};
+use pfc::PauseTracker;
+use policy::{Class, Policy, PolicyCounts};
+use timeline::Timeline;
+
+/// Bins of the capture-wide timeline.
+pub const TIMELINE_BINS: usize = 256;
+/// Channels of the capture-wide timeline.
+pub const ROCE_BYTES: usize = 0;
+pub const CE_MARKS: usize = 1;
+pub const CNPS: usize = 2;
+
+/// The capture-wide part of an analysis.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct CaptureWide {
+    totals: Totals,
+    capture: CaptureFacts,
+    /// RoCE bytes, CE marks and CNPs over time ([`ROCE_BYTES`], [`CE_MARKS`], [`CNPS`]),
+    /// mirror duplicates included.
+    timeline: Timeline,
+    /// Policy breaches over every RoCEv2 packet, mirror duplicates included.
+    policy: PolicyCounts,
+    pauses: PauseTracker,
+    cm: CmTracker,
+    duplicates: DuplicateWindow,
+    untracked: Untracked,
+}
+
+/// RoCE packets of flows beyond the flows tracked, and the first of them.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Untracked {
+    pub packets: u64,
+    pub first_frame: Option<u64>,
+}
+
+impl CaptureWide {
+    /// Nothing seen yet: pause quanta last for the time they take at `link_gbps`, pauses
+    /// longer than `pfc_storm_ns` are storms, copies at most `mirror_window_ns` apart are
+    /// mirror duplicates.
+    pub fn new(link_gbps: u64, pfc_storm_ns: i64, mirror_window_ns: i64) -> Self {
+        CaptureWide {
+            totals: Totals::new(),
+            capture: CaptureFacts::default(),
+            timeline: Timeline::new(TIMELINE_BINS, CNPS + 1),
+            policy: PolicyCounts::default(),
+            pauses: PauseTracker::new(link_gbps, pfc_storm_ns),
+            cm: CmTracker::default(),
+            duplicates: DuplicateWindow::new(mirror_window_ns),
+            untracked: Untracked::default(),
+        }
+    }
+
+    pub fn totals(&self) -> &Totals {
+        &self.totals
+    }
+
+    pub fn capture(&self) -> &CaptureFacts {
+        &self.capture
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    pub fn policy(&self) -> &PolicyCounts {
+        &self.policy
+    }
+
+    pub fn pauses(&self) -> &PauseTracker {
+        &self.pauses
+    }
+
+    pub fn cm(&self) -> &CmTracker {
+        &self.cm
+    }
+
+    pub fn untracked(&self) -> Untracked {
+        self.untracked
+    }
+
+    /// The link layers not decoded so far.
+    pub fn undecoded_links(&self) -> &[UndecodedLinkFrames] {
+        &self.capture.undecoded_links
+    }
+
+    /// Frames that went to a mirror-duplicate window's overflow and were forgotten inside it.
+    pub fn duplicates_lost(&self) -> u64 {
+        self.duplicates.lost()
+    }
+
+    /// The doubled-mirror decision is taken.
+    pub fn apply_doubling(&mut self, decision: Doubling, span_window_ns: i64) {
+        self.capture.doubled_mirror = Some(decision);
+        if decision.doubled {
+            self.duplicates.doubled(span_window_ns);
+        }
+    }
+
+    /// The timeline of a shard starts where the whole capture's does.
+    pub fn start_timeline_at(&mut self, start_ns: Option<i64>) {
+        self.timeline.start_at(start_ns);
+    }
+
+    /// What a frame's record and decoding say of the capture: its time, lengths,
+    /// encapsulations and tags.
+    pub fn observe_capture(&mut self, s: &FrameSummary) {
+        self.totals.frames.frames += 1;
+        self.totals.frames.bytes += u64::from(s.orig_len);
+        self.totals.infiniband.erf_records_lost += u64::from(s.erf_lost);
+        let c = &mut self.capture;
+        c.record(s.ts_ns, s.orig_len, s.caplen);
+        for name in s.encaps.iter().flatten() {
+            c.count_encapsulation(name);
+        }
+        c.mirror_truncated += u64::from(s.mirror_truncated);
+        c.truncated_copies += u64::from(s.truncated_copy);
+        c.hardware_timestamps += u64::from(s.hardware_time);
+        for _ in 0..s.vlan_tags {
+            c.count_encapsulation("vlan");
+        }
+        for name in s.marks.names() {
+            c.count_encapsulation(name);
+        }
+    }
+
+    pub fn observe_pfc(&mut self, frame: u64, ts_ns: i64, src: MacAddr, pfc: &Pfc) {
+        self.totals.frames.non_roce += 1;
+        self.totals.frames.pfc_frames += 1;
+        self.pauses.observe_pfc(frame, ts_ns, src, pfc);
+    }
+
+    pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
+        self.totals.frames.non_roce += 1;
+        self.totals.frames.pause_frames += 1;
+        self.pauses.observe_pause(frame, ts_ns, src, quanta);
+    }
+
+    pub fn observe_malformed(&mut self, frame: u64, error: &rocescope_parsers::error::Error) {
+        self.totals.frames.malformed += 1;
+        self.capture.count_malformed(error.layer.name(), frame, || error.to_string());
+    }
+
+    /// A frame that is neither RoCE nor a pause: InfiniBand link packets and undecoded link
+    /// layers are counted apart.
+    pub fn observe_other(&mut self, s: &FrameSummary) {
+        let frames = &mut self.totals.frames;
+        frames.non_roce += 1;
+        match s.link {
+            LinkKind::Decoded => {}
+            LinkKind::InfinibandLink => frames.infiniband_link += 1,
+            LinkKind::Undecoded(link) => {
+                frames.undecoded_link += 1;
+                self.capture.count_undecoded(link, s.number);
+            }
+        }
+    }
+
+    /// A RoCE frame, mirror duplicates included: the capture-wide counters, the policy and
+    /// the timeline.
+    pub fn observe_roce(&mut self, s: &FrameSummary, roce: &RoceFacts, policy: &Policy) {
+        let (ts_ns, qos) = (s.ts_ns, s.qos());
+        self.count_roce(s.number, qos, roce, policy);
+        self.timeline.add(ts_ns, ROCE_BYTES, u64::from(s.orig_len));
+        if qos.is_some_and(|(_, ecn)| ecn == 3) {
+            self.timeline.add(ts_ns, CE_MARKS, 1);
+        }
+        if roce.opcode == CNP {
+            self.timeline.add(ts_ns, CNPS, 1);
+        }
+    }
+
+    /// Capture-wide RoCE counters.
+    fn count_roce(&mut self, frame: u64, qos: Option<(u8, u8)>, roce: &RoceFacts, policy: &Policy) {
+        let t = &mut self.totals;
+        if let Some(n) = t.opcodes.get_mut(usize::from(roce.opcode)) {
+            *n += 1;
+        }
+        t.icrc.count(roce.icrc);
+        let cnp = roce.opcode == CNP;
+        if cnp {
+            t.cnps += 1;
+            if let Some(pcp) = roce.pcp {
+                t.cnp_vlan_pcp[usize::from(pcp & 7)] += 1;
+            }
+        }
+        t.frames.roce_packets += 1;
+        if let Some(vcrc) = roce.vcrc {
+            t.frames.infiniband += 1;
+            let ib = &mut t.infiniband;
+            match vcrc {
+                IcrcStatus::Ok => ib.vcrc_ok += 1,
+                IcrcStatus::Bad => ib.vcrc_bad += 1,
+                IcrcStatus::Unverifiable => ib.vcrc_unverifiable += 1,
+            }
+            ib.fecn += u64::from(roce.fecn);
+            ib.becn += u64::from(roce.becn);
+            return;
+        }
+        let Some((dscp, ecn)) = qos else {
+            t.frames.roce_v1 += 1;
+            return;
+        };
+        t.frames.roce_v2 += 1;
+        if let Some(n) = t.dscp.get_mut(usize::from(dscp)) {
+            *n += 1;
+        }
+        t.ecn.count(ecn);
+        if let (true, Some(n)) = (cnp, t.cnp_dscp.get_mut(usize::from(dscp))) {
+            *n += 1;
+        }
+        let class = Class::of(roce.opcode, roce.dest_qp);
+        if class == Class::Management {
+            t.management += 1;
+            if let Some(n) = t.management_dscp.get_mut(usize::from(dscp)) {
+                *n += 1;
+            }
+            t.management_ecn.count(ecn);
+        }
+        self.policy.check(policy, frame, class, dscp, ecn, roce.pcp);
+    }
+
+    /// A CM message: the connection it completes, if it completes one.
+    pub fn observe_cm(
+        &mut self,
+        frame: u64,
+        src: Endpoint,
+        dst: Endpoint,
+        cm: &crate::analyze::frame::CmFacts,
+    ) -> Option<&Connection> {
+        match self.cm.observe(frame, src, dst, cm) {
+            CmEvent::Established(index) => self.cm.connections.get(index),
+            CmEvent::Other => None,
+        }
+    }
+
+    /// A RoCE packet of a flow not tracked (beyond the flows tracked).
+    pub fn count_untracked(&mut self, frame: u64) {
+        self.untracked.packets += 1;
+        self.untracked.first_frame.get_or_insert(frame);
+    }
+
+    /// Starts loading the mirror-duplicate slot of a RoCE frame of flow `key` (a hint).
+    pub fn prefetch(&self, key: &FlowKey, signature: u32) {
+        self.duplicates.prefetch(key, signature);
+    }
+
+    /// Is the RoCE frame a mirror duplicate (counted so when it is)?
+    pub fn is_mirror_duplicate(&mut self, key: &FlowKey, s: &FrameSummary, roce: &RoceFacts) -> bool {
+        let duplicate = self.duplicates.check(key, roce.signature, s.ts_ns, &outside(s, roce));
+        self.totals.frames.mirror_duplicates += u64::from(duplicate);
+        duplicate
+    }
+
+    pub fn finish(&mut self) {
+        self.pauses.finish();
+    }
+}
+
+/// The bytes of a RoCE frame outside its ICRC's cover, for telling copies apart.
+pub fn outside(s: &FrameSummary, roce: &RoceFacts) -> Outside {
+    Outside {
+        view: TapView { ttl: roce.ttl, src_mac: roce.src_mac, dst_mac: roce.dst_mac },
+        tos: s.qos().map(|(dscp, ecn)| (dscp << 2) | (ecn & 3)),
+        pcp: roce.pcp,
+        orig_len: s.orig_len,
+    }
+}
+
+/// Combining two analyses' capture-wide parts ([`crate::analyze::combine`]).
+impl CaptureWide {
+    /// Frame numbers moved as a merge numbers them.
+    pub fn renumber(&mut self, r: &Renumbering) {
+        self.capture.renumber(r);
+        self.cm.renumber(r);
+        self.pauses.renumber(r);
+        self.policy.renumber(r);
+        r.first_frame(&mut self.untracked.first_frame);
+    }
+
+    /// Adds what a shard of the same capture counted (its lists put in frame order by
+    /// [`CaptureWide::sort`]).
+    pub fn add(&mut self, shard: &CaptureWide) {
+        self.totals.add(&shard.totals);
+        self.capture.add(&shard.capture);
+        self.timeline.merge(&shard.timeline);
+        self.policy.merge(&shard.policy);
+        self.cm.add(&shard.cm);
+    }
+
+    /// The lists in frame order, after adding shards.
+    pub fn sort(&mut self) {
+        self.capture.sort();
+        self.cm.connections.sort_by_key(|c| c.request_frame);
+    }
+
+    /// Is `start` (the part's kept frames analysed on their own) where `part` stands
+    /// in everything capture-wide that decides how its later frames are taken? `self` is the
+    /// merged analysis at the end of the same frames.
+    pub fn agrees(&self, start: &CaptureWide, part: &CaptureWide) -> Result<(), &'static str> {
+        if part.totals.management != start.totals.management {
+            return Err("management packets (CM) after the kept frames: they differ, or may");
+        }
+        if part.untracked.packets != start.untracked.packets || self.untracked.packets != 0 {
+            return Err("flows beyond the bound: they differ, or may");
+        }
+        Ok(())
+    }
+
+    /// Goes on as `part` went on from `start` after `after_ns`: the sources that paused since
+    /// (for incast).
+    pub fn graft(
+        &mut self,
+        start: &CaptureWide,
+        part: CaptureWide,
+        after_ns: i64,
+    ) -> Result<rustc_hash::FxHashSet<MacAddr>, &'static str> {
+        self.totals.graft(&start.totals, &part.totals);
+        self.capture.graft(&start.capture, &part.capture);
+        self.policy.graft(&start.policy, &part.policy);
+        self.timeline.graft_after(&part.timeline, after_ns);
+        let pausing = part.pauses.sources_since(&start.pauses);
+        self.pauses.graft(&start.pauses, part.pauses, after_ns)?;
+        self.duplicates = part.duplicates;
+        Ok(pausing)
+    }
+}

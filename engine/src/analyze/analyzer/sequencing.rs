@@ -5,6 +5,7 @@
 use rocescope_parsers::opcode::{self, Position, Transport};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 
+use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD, host_pair};
 use crate::analyze::flow::arrival::Arrival;
 use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
 use crate::analyze::flow::id::{FlowId, Space};
@@ -13,7 +14,6 @@ use crate::analyze::flow::sequence::{Decision, EveryPsn, Next, Observation, Rule
 use crate::analyze::flow::table::{Held, OUTSTANDING_KEPT, RereadEvent};
 use crate::analyze::flow::trace::{Event, EventKind};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
-use crate::analyze::{Analyzer, MAX_EPISODES_KEPT, host_pair};
 
 /// The packet at hand when a PSN space decides: its facts and the silence before it.
 #[derive(Clone, Copy)]
@@ -334,8 +334,8 @@ impl Analyzer {
     /// Too many verdicts or packets wait (timestamps far out of order, or crafted): closes
     /// the oldest reorder windows as if they had passed.
     pub(crate) fn close_oldest_windows(&mut self) {
-        while self.packets_held > crate::analyze::PACKETS_HELD / 2
-            || self.verdicts.as_ref().is_some_and(|v| v.len() > crate::analyze::VERDICTS_HELD / 2)
+        while self.packets_held > PACKETS_HELD / 2
+            || self.verdicts.as_ref().is_some_and(|v| v.len() > VERDICTS_HELD / 2)
         {
             let Some((_, fid)) = self.deadlines.pop_front() else { break };
             self.expire_flow(fid, i64::MAX);
@@ -379,7 +379,7 @@ impl Analyzer {
             f.reaction.finish();
             f.reaction.take_done()
         });
-        self.keep_bursts(last_bursts.unwrap_or_default());
+        self.congestion.keep_bursts(last_bursts.unwrap_or_default());
         let Some(f) = self.flows.flow_mut(fid) else { return };
         for space in [Space::Requests, Space::Responses] {
             if let Some(open) = f.space_mut(space).open_episode.take()

@@ -15,12 +15,6 @@ pub fn name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
     String::deserialize(d).map(intern)
 }
 
-/// `(name, …)` lists: the names read back.
-pub fn named_counts<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(&'static str, u64)>, D::Error> {
-    let saved: Vec<(String, u64)> = Deserialize::deserialize(d)?;
-    Ok(saved.into_iter().map(|(name, count)| (intern(name), count)).collect())
-}
-
 /// A frame's encapsulations' names, read back.
 pub fn encapsulations<'de, D: Deserializer<'de>>(d: D) -> Result<[Option<&'static str>; MAX_ENCAP_DEPTH], D::Error> {
     let saved: [Option<String>; MAX_ENCAP_DEPTH] = Deserialize::deserialize(d)?;

@@ -1,67 +1,15 @@
-//! What the analysis hands the congestion-control state ([`crate::analyze::congestion`]): data packets
-//! and CNPs to the reaction of each data flow, request packets, ACKs and READ responses to
-//! the message completions of each RC flow, and every frame incast looks at to the
-//! capture-wide incast state (or, in a shard of a split analysis, to the list of events the
-//! split merges in frame order).
+//! What the analysis hands the congestion-control state ([`crate::analyze::congestion`]): data
+//! packets and CNPs to the reaction of each data flow, request packets, ACKs and READ responses
+//! to the message completions of each RC flow, and every frame incast looks at to the
+//! capture-wide congestion analysis.
 
 use rocescope_parsers::opcode::{self, CNP, Transport};
 
-use crate::analyze::Analyzer;
-use crate::analyze::congestion::completion::{Completed, RequestPacket};
-use crate::analyze::congestion::incast::{Incast, IncastEvent, Timed};
-use crate::analyze::congestion::reaction::CnpBurst;
+use crate::analyze::analyzer::Analyzer;
+use crate::analyze::congestion::completion::RequestPacket;
+use crate::analyze::congestion::incast::IncastEvent;
 use crate::analyze::flow::id::FlowId;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
-use crate::analyze::histogram::FineHistogram;
-
-/// CNP bursts whose details are kept; more are counted per flow only.
-pub const MAX_BURSTS_KEPT: usize = 100_000;
-
-/// The completion-time classes: their name in the report, as people read it, and the largest
-/// message size they take (at most 4 KiB, 64 KiB, 1 MiB, and larger).
-pub const SIZE_CLASSES: [(&str, &str, u64); 4] = [
-    ("le_4k", "≤ 4 KiB", 4 << 10),
-    ("le_64k", "≤ 64 KiB", 64 << 10),
-    ("le_1m", "≤ 1 MiB", 1 << 20),
-    ("gt_1m", "> 1 MiB", u64::MAX),
-];
-
-/// Completion times of every RC message of the capture, and by size class.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub struct FctTotals {
-    pub all: FineHistogram,
-    pub by_size: [FineHistogram; 4],
-}
-
-impl FctTotals {
-    fn record(&mut self, m: Completed) {
-        self.all.record(m.fct_ns);
-        let class = SIZE_CLASSES.iter().position(|&(_, _, most)| m.bytes <= most).unwrap_or(3);
-        self.by_size[class].record(m.fct_ns);
-    }
-
-    pub fn merge(&mut self, other: &FctTotals) {
-        self.all.merge(&other.all);
-        for (mine, theirs) in self.by_size.iter_mut().zip(&other.by_size) {
-            mine.merge(theirs);
-        }
-    }
-}
-
-/// Where the frames incast looks at go.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub enum IncastSink {
-    /// To the incast state itself.
-    Track(Incast),
-    /// To a list, for a split analysis to merge in frame order ([`Analyzer::take_incast_events`]).
-    Record(Vec<Timed>),
-}
-
-impl Default for IncastSink {
-    fn default() -> Self {
-        IncastSink::Track(Incast::default())
-    }
-}
 
 /// A data packet: a sequenced RC or UC packet with payload (READ responses included).
 fn is_data(roce: &RoceFacts) -> bool {
@@ -71,22 +19,6 @@ fn is_data(roce: &RoceFacts) -> bool {
 }
 
 impl Analyzer {
-    fn hand_to_incast(&mut self, frame: u64, ts_ns: i64, event: IncastEvent) {
-        let timed = Timed { frame, ts_ns, event };
-        match &mut self.incast {
-            IncastSink::Track(incast) => incast.observe(timed, &self.config.congestion),
-            IncastSink::Record(events) => events.push(timed),
-        }
-    }
-
-    /// The incast events recorded since the last call (a shard of a split analysis).
-    pub fn take_incast_events(&mut self) -> Vec<Timed> {
-        match &mut self.incast {
-            IncastSink::Record(events) => std::mem::take(events),
-            IncastSink::Track(_) => Vec::new(),
-        }
-    }
-
     /// A RoCE packet of flow `fid`, not a mirror duplicate: a data packet's bytes for its
     /// flow's reaction and for incast, a congestion notification (a CNP, or a native
     /// InfiniBand packet with BECN) for its peer's reaction and for incast.
@@ -94,7 +26,7 @@ impl Analyzer {
         let (src, dst) = s.endpoints();
         if roce.notifies_congestion() {
             self.cnp_to_peer(fid, s.number, s.ts_ns);
-            self.hand_to_incast(s.number, s.ts_ns, IncastEvent::Cnp { from: src });
+            self.congestion.to_incast(s.number, s.ts_ns, IncastEvent::Cnp { from: src }, &self.config.congestion);
         }
         if roce.opcode == CNP || !is_data(roce) {
             return;
@@ -104,10 +36,10 @@ impl Analyzer {
             f.reaction.data(s.ts_ns, roce.payload_len as u32, &config);
             f.reaction.take_done()
         });
-        self.keep_bursts(done.unwrap_or_default());
+        self.congestion.keep_bursts(done.unwrap_or_default());
         let ce = s.congestion_marked(roce);
         let event = IncastEvent::Data { receiver: dst, source: src, ce, dst_mac: roce.dst_mac, src_mac: roce.src_mac };
-        self.hand_to_incast(s.number, s.ts_ns, event);
+        self.congestion.to_incast(s.number, s.ts_ns, event, &self.config.congestion);
     }
 
     /// A PFC frame pausing some priority, or a PAUSE frame pausing, for incast.
@@ -118,7 +50,7 @@ impl Analyzer {
             _ => None,
         };
         if let Some(from) = pausing {
-            self.hand_to_incast(s.number, s.ts_ns, IncastEvent::Pause { from });
+            self.congestion.to_incast(s.number, s.ts_ns, IncastEvent::Pause { from }, &self.config.congestion);
         }
     }
 
@@ -130,18 +62,7 @@ impl Analyzer {
             d.reaction.cnp(frame, ts_ns, data, &config);
             d.reaction.take_done()
         });
-        self.keep_bursts(done.unwrap_or_default());
-    }
-
-    /// Lists bursts whose windows are over (the first [`MAX_BURSTS_KEPT`]).
-    pub(crate) fn keep_bursts(&mut self, bursts: Vec<CnpBurst>) {
-        for burst in bursts {
-            if self.cnp_bursts.len() >= MAX_BURSTS_KEPT {
-                self.cnp_bursts_not_kept += 1;
-            } else {
-                self.cnp_bursts.push(burst);
-            }
-        }
+        self.congestion.keep_bursts(done.unwrap_or_default());
     }
 
     /// A request decided sent for the first time: an RC SEND, WRITE or READ request starts,
@@ -162,7 +83,7 @@ impl Analyzer {
             read,
         };
         if let Some(done) = f.completions.request(packet) {
-            self.fct.record(done);
+            self.congestion.completed(done);
         }
     }
 
@@ -175,14 +96,14 @@ impl Analyzer {
         if let Some(done) =
             self.flows.flow_mut(requester).and_then(|r| r.completions.read_response_end(roce.psn, ts_ns))
         {
-            self.fct.record(done);
+            self.congestion.completed(done);
         }
     }
 
     /// An ACK on the peer of the requests flow `requests`: the messages it completes.
     pub(crate) fn ack_for_completion(&mut self, requests: FlowId, psn: u32, ts_ns: i64, frame: u64) {
         let Some(r) = self.flows.flow_mut(requests) else { return };
-        let fct = &mut self.fct;
-        r.completions.ack(psn, ts_ns, frame, &mut |done| fct.record(done));
+        let congestion = &mut self.congestion;
+        r.completions.ack(psn, ts_ns, frame, &mut |done| congestion.completed(done));
     }
 }

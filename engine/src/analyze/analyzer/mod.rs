@@ -1,0 +1,586 @@
+//! The analysis as one thing ([`Analyzer`]): a façade that takes each frame and hands it to the
+//! parts it concerns: the capture-wide accounting ([`CaptureWide`]), each flow's state machines
+//! (the flow table, its PSN sequencing, pairing and episodes) and the congestion analysis
+//! ([`CongestionAnalysis`]). It holds back the first frames until the doubled-mirror decision,
+//! and the frames of one reorder window.
+
+pub mod combine;
+mod congestion;
+pub mod head;
+mod pairing;
+mod sequencing;
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+
+use rocescope_parsers::ext::AethKind;
+use rocescope_parsers::opcode::{self, CNP};
+use rocescope_parsers::psn::psn_diff;
+
+use crate::analyze::config::Config;
+use crate::analyze::congestion::analysis::CongestionAnalysis;
+use crate::analyze::flow::episodes::Episode;
+use crate::analyze::flow::id::FlowId;
+use crate::analyze::flow::pairing::Evidence;
+use crate::analyze::flow::sequence::SeqEvent;
+use crate::analyze::flow::table::{Flow, FlowKey, FlowTable, NakEvent, PairMethod};
+use crate::analyze::flow::trace::{Event, EventKind, TRACED_FLOWS};
+use crate::analyze::flow::verdicts::{Verdict, VerdictLedger};
+use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
+use crate::analyze::renumber::Renumbering;
+use crate::analyze::wide::CaptureWide;
+use crate::analyze::wide::cm::Connection;
+use crate::analyze::wide::duplicates::{Doubling, DoublingProbe};
+use crate::analyze::wide::facts::UndecodedLinkFrames;
+use crate::analyze::wide::policy::Class;
+use crate::decode::{Endpoint, IcrcStatus};
+use head::Head;
+
+/// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
+/// response would cost too much, and so many open ranges rarely single one flow out).
+pub const MAX_PAIRING_CANDIDATES: usize = 1024;
+
+/// Retransmit episodes whose details are kept; more are counted per flow only.
+pub const MAX_EPISODES_KEPT: usize = 100_000;
+
+/// Frames held at the start of a capture until the doubled-mirror decision, at most, and
+/// their captured bytes at most (what a caller that keeps the frames themselves holds).
+pub const PROBE_HELD: usize = 65_536;
+pub const PROBE_HELD_BYTES: u64 = 64 << 20;
+/// Verdicts, and sequenced packets, waiting at most; beyond, the oldest reorder windows are
+/// closed early.
+pub const VERDICTS_HELD: usize = 65_536;
+pub const PACKETS_HELD: usize = 65_536;
+
+/// The first frames of a capture, held until it is known whether it is a doubled mirror.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Probe {
+    detector: DoublingProbe,
+    frames: Vec<FrameSummary>,
+    bytes: u64,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct Analyzer {
+    pub(crate) config: Config,
+    pub(crate) wide: CaptureWide,
+    pub(crate) flows: FlowTable,
+    pub(crate) episodes: Vec<Episode>,
+    pub(crate) episodes_dropped: u64,
+    pub(crate) congestion: CongestionAnalysis,
+    /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
+    cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
+    /// Path MTU inferred per host pair (lower address first).
+    host_pmtu: FxHashMap<(Endpoint, Endpoint), u32>,
+    probe: Option<Probe>,
+    /// Per-frame verdicts, when the caller wants them.
+    verdicts: Option<VerdictLedger>,
+    /// The frames observed from the first, for a merge ([`Analyzer::keeping_head`]).
+    head: Option<Head>,
+    /// When reorder windows end: (deadline, flow), in order of opening.
+    deadlines: VecDeque<(i64, FlowId)>,
+    /// The latest capture time analysed.
+    now_ns: i64,
+    /// Sequenced packets of every flow waiting for a decision.
+    packets_held: usize,
+    /// Scratch list of what a PSN space decided.
+    events: Vec<SeqEvent>,
+    /// The most sequenced packets held at once (see [`crate::analyze::combine::merge`]).
+    packets_held_peak: usize,
+    finished: bool,
+}
+
+/// Where every shard of an analysis split by host-pair partition starts: what the whole
+/// capture's first frames decided before the split ([`Analyzer::shard_start`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ShardStart {
+    /// The doubled-mirror decision.
+    pub doubled_mirror: Doubling,
+    /// When the capture's first RoCE frame was captured: where the timeline starts.
+    pub timeline_start: Option<i64>,
+}
+
+/// Is the packet a UD datagram? A UD responder never checks the PSN (IBA chapter 9: an unreliable
+/// service neither acknowledges nor resends), a UD QP numbers its packets across all
+/// its destinations, and any number of source QPs may send to one UD QP: the PSNs of a UD flow
+/// jump and interleave without anything being lost, so they are not sequenced (their messages
+/// are counted all the same, and each source QP's packets apart, from its DETH).
+fn is_datagram(roce: &RoceFacts) -> bool {
+    opcode::Transport::of(roce.opcode) == opcode::Transport::Ud
+}
+
+pub(crate) fn host_pair(a: Endpoint, b: Endpoint) -> (Endpoint, Endpoint) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+impl Analyzer {
+    pub fn new(config: Config) -> Self {
+        Analyzer {
+            config,
+            wide: CaptureWide::new(config.link_gbps, config.pfc_storm_ns, config.mirror_window_ns),
+            flows: FlowTable::with_limit(config.max_flows),
+            episodes: Vec::new(),
+            episodes_dropped: 0,
+            congestion: CongestionAnalysis::default(),
+            cm_links: FxHashMap::default(),
+            host_pmtu: FxHashMap::default(),
+            probe: Some(Probe { detector: DoublingProbe::new(config.span_window_ns), frames: Vec::new(), bytes: 0 }),
+            verdicts: None,
+            head: None,
+            deadlines: VecDeque::new(),
+            now_ns: i64::MIN,
+            packets_held: 0,
+            events: Vec::new(),
+            packets_held_peak: 0,
+            finished: false,
+        }
+    }
+
+    /// One shard of an analysis split by host-pair partition ([`crate::analyze::partition`]): it is given the
+    /// frames of some partitions only, in capture order, and starts from the decisions `start`
+    /// took on the whole capture's first frames. [`crate::analyze::combine::merge::shards`] joins the shards.
+    pub fn shard(config: Config, start: ShardStart) -> Self {
+        // incast spans host pairs: a shard lists what it saw for the split to merge
+        let mut shard = Analyzer { probe: None, congestion: CongestionAnalysis::of_shard(), ..Analyzer::new(config) };
+        shard.wide.apply_doubling(start.doubled_mirror, config.span_window_ns);
+        shard.wide.start_timeline_at(start.timeline_start);
+        shard
+    }
+
+    /// Where the shards of a split analysis start, once this analysis of the capture's first
+    /// frames knows it: the doubled-mirror decision is taken, and the first RoCE frame seen or
+    /// the input over (`ended`, after [`Analyzer::decide_doubling`]).
+    pub fn shard_start(&self, ended: bool) -> Option<ShardStart> {
+        let doubled_mirror = self.wide.capture().doubled_mirror?;
+        let timeline_start = self.wide.timeline().start_ns();
+        (timeline_start.is_some() || ended).then_some(ShardStart { doubled_mirror, timeline_start })
+    }
+
+    /// An analyzer that also gives each frame's verdict ([`Analyzer::next_verdict`]).
+    pub fn with_verdicts(config: Config) -> Self {
+        Analyzer { verdicts: Some(VerdictLedger::default()), ..Analyzer::new(config) }
+    }
+
+    /// The analysis of a part of a capture analysed on its own, which keeps the frames it
+    /// observes from its first ([`Head`], within its bound) for a merge to analyse them again
+    /// after the parts before it ([`crate::analyze::combine::parts`]).
+    pub fn keeping_head(self, frames: usize) -> Self {
+        Analyzer { head: Some(Head::keeping(frames)), ..self }
+    }
+
+    /// The frames kept from the first ([`Analyzer::keeping_head`]), taken out.
+    pub fn take_head(&mut self) -> Option<Head> {
+        self.head.take()
+    }
+
+    /// The kept frames end here: histograms start telling apart the extremes of what comes
+    /// after, for a merge ([`crate::analyze::combine::graft`]).
+    fn mark_head_end(&mut self) {
+        for f in &mut self.flows.flows {
+            for h in [&mut f.message_bytes, &mut f.ack_latency, &mut f.cnp_spacing, &mut f.ce_to_cnp] {
+                h.mark();
+            }
+            f.completions.fct_ns.mark();
+        }
+        self.congestion.mark_head_end();
+    }
+
+    /// Counts `frames` analysed beyond those its head keeps.
+    pub fn skip_in_head(&mut self, frames: u64) {
+        if let Some(head) = &mut self.head {
+            head.skip(frames);
+        }
+    }
+
+    /// Takes one frame (the summary of a decoded frame). The first frames of a capture are
+    /// held until the doubled-mirror decision ([`PROBE_HELD`] at most).
+    pub fn observe(&mut self, s: &FrameSummary) {
+        if self.head.as_mut().is_some_and(|head| head.record(s)) {
+            self.mark_head_end();
+        }
+        let Some(probe) = &mut self.probe else { return self.process(s) };
+        if let Content::Roce(roce) = &s.content {
+            probe.detector.add(crate::analyze::wide::outside(s, roce).identity(roce.signature), s.ts_ns);
+        }
+        probe.frames.push(*s);
+        probe.bytes += u64::from(s.caplen);
+        if probe.detector.is_complete() || probe.frames.len() >= PROBE_HELD || probe.bytes >= PROBE_HELD_BYTES {
+            self.decide_doubling();
+        }
+    }
+
+    /// Starts loading what [`Analyzer::observe`] will look up first for `next`, the frame
+    /// after the one observed next (its mirror-duplicate slot): a hint that overlaps that
+    /// memory access with the work on the frame before.
+    pub fn prefetch(&self, next: &FrameSummary) {
+        if let Content::Roce(roce) = &next.content {
+            let (src, dst) = next.endpoints();
+            self.wide.prefetch(&FlowKey { src, dst, dst_qp: roce.dest_qp }, roce.signature);
+        }
+    }
+
+    /// Decides whether the capture is a doubled mirror with the frames seen so far (at the
+    /// end of the input, or when a live capture reports) and analyses the frames held.
+    pub fn decide_doubling(&mut self) {
+        let Some(probe) = self.probe.take() else { return };
+        let (frames, copied) = probe.detector.counts();
+        let decision = Doubling { frames, with_identical_copy: copied, doubled: probe.detector.is_doubled() };
+        self.wide.apply_doubling(decision, self.config.span_window_ns);
+        for s in &probe.frames {
+            self.process(s);
+        }
+    }
+
+    /// The link layers not decoded so far: each with its frame count and first frame.
+    pub fn undecoded_links(&self) -> &[UndecodedLinkFrames] {
+        self.wide.undecoded_links()
+    }
+
+    /// The next frame's final verdict, in frame order (with [`Analyzer::with_verdicts`]).
+    pub fn next_verdict(&mut self) -> Option<(u64, Verdict)> {
+        self.verdicts.as_mut()?.pop_final()
+    }
+
+    fn process(&mut self, s: &FrameSummary) {
+        self.expire(s.ts_ns);
+        self.wide.observe_capture(s);
+        if let Some(v) = &mut self.verdicts {
+            v.push(s.number, Verdict::default(), false);
+        }
+        let frame = s.number;
+        match &s.content {
+            Content::Roce(roce) => self.observe_roce(s, roce),
+            Content::Pfc { src, pfc } => {
+                self.wide.observe_pfc(frame, s.ts_ns, *src, pfc);
+                self.observe_pause_for_incast(s);
+            }
+            Content::Pause { src, quanta } => {
+                self.wide.observe_pause(frame, s.ts_ns, *src, *quanta);
+                self.observe_pause_for_incast(s);
+            }
+            Content::Other => self.wide.observe_other(s),
+            Content::Malformed(error) => self.wide.observe_malformed(frame, error),
+        }
+        if self.packets_held > PACKETS_HELD || self.verdicts.as_ref().is_some_and(|v| v.len() > VERDICTS_HELD) {
+            self.close_oldest_windows();
+        }
+    }
+
+    fn observe_roce(&mut self, s: &FrameSummary, roce: &RoceFacts) {
+        let (frame, ts_ns) = (s.number, s.ts_ns);
+        let (src, dst) = s.endpoints();
+        self.wide.observe_roce(s, roce, &self.config.policy);
+        let key = FlowKey { src, dst, dst_qp: roce.dest_qp };
+        if let Some(cm) = &roce.cm
+            && let Some(connection) = self.wide.observe_cm(frame, src, dst, cm)
+        {
+            let connection = connection.clone();
+            self.link_cm_connection(&connection);
+        }
+        let Some(fid) = self.flow_of(key, s, roce) else {
+            self.wide.count_untracked(frame);
+            return;
+        };
+        if self.wide.is_mirror_duplicate(&key, s, roce) {
+            if let Some(f) = self.flows.flow_mut(fid) {
+                f.counts.mirror_duplicates += 1;
+            }
+            self.amend_verdict(|v| *v = Verdict { flow: Some(fid), mirror_duplicate: true, ..Verdict::default() });
+            return;
+        }
+        self.amend_verdict(|v| v.flow = Some(fid));
+        self.count_flow(fid, s, roce);
+        self.observe_congestion(fid, s, roce);
+        let info = roce.info();
+        let carries_payload = info.is_some_and(|i| i.payload);
+        if let Some(aeth) = roce.aeth.filter(|_| !carries_payload || opcode::is_read_response(roce.opcode)) {
+            self.observe_response(fid, frame, ts_ns, roce.opcode, roce.psn, aeth.kind());
+        } else if opcode::is_read_response(roce.opcode) {
+            // a READ response without an AETH (a MIDDLE) pairs as the others do
+            self.pair_by_evidence(fid, roce.psn, Evidence::Psn);
+        }
+        if roce.opcode == CNP {
+            self.observe_cnp(fid, ts_ns);
+        } else {
+            if roce.notifies_congestion() {
+                self.answer_congestion_mark(fid, ts_ns);
+            }
+            if s.congestion_marked(roce)
+                && let Some(f) = self.flows.flow_mut(fid)
+            {
+                f.unanswered_ce_ts.get_or_insert(ts_ns);
+                let first = if roce.is_native() { &mut f.first_frames.fecn } else { &mut f.first_frames.ce };
+                first.get_or_insert(frame);
+            }
+        }
+        if opcode::is_unsequenced(roce.opcode) {
+            return;
+        }
+        if is_datagram(roce) {
+            // a message all the same
+            self.count_new_packet(fid, s.ts_ns, roce, false);
+        } else {
+            self.observe_sequenced(fid, s, roce);
+        }
+    }
+
+    fn amend_verdict(&mut self, update: impl FnOnce(&mut Verdict)) {
+        if let Some(v) = &mut self.verdicts {
+            v.amend_last(update);
+        }
+    }
+
+    /// The flow of a RoCE packet, new when its key is new or its QP number was reused by a
+    /// new connection; None beyond [`Config::max_flows`].
+    fn flow_of(&mut self, key: FlowKey, s: &FrameSummary, roce: &RoceFacts) -> Option<FlowId> {
+        let transport = opcode::Transport::of(roce.opcode);
+        let make = || Flow::new(key, roce.version, transport, s.number, s.ts_ns);
+        let mut fid = self.flows.get_or_insert(key, make)?;
+        if self.is_new_connection(fid, s.ts_ns, roce) {
+            self.end_connection(fid, s.ts_ns);
+            fid = self.flows.get_or_insert(key, make)?;
+        }
+        if self.flows.flow(fid).is_some_and(|f| f.counts.packets == 0) {
+            self.on_new_flow(fid, key);
+        }
+        Some(fid)
+    }
+
+    /// A CM reply completed a connection: retire flows left by an earlier use of its QPNs,
+    /// and pair the two directions when (or as soon as) both are seen.
+    fn link_cm_connection(&mut self, c: &Connection) {
+        let Some(passive_qpn) = c.passive_qpn else { return };
+        let forward = FlowKey { src: c.active_ip, dst: c.passive_ip, dst_qp: passive_qpn };
+        let reverse = FlowKey { src: c.passive_ip, dst: c.active_ip, dst_qp: c.active_qpn };
+        let (pmtu, hosts) = (c.path_mtu, host_pair(c.active_ip, c.passive_ip));
+        for key in [forward, reverse] {
+            if let Some(old) = self.flows.get(&key) {
+                self.retire_flow(old);
+            }
+        }
+        self.cm_links.insert(forward, (reverse, pmtu));
+        self.cm_links.insert(reverse, (forward, pmtu));
+        if let Some(pmtu) = pmtu {
+            self.host_pmtu.insert(hosts, pmtu);
+        }
+    }
+
+    fn on_new_flow(&mut self, fid: FlowId, key: FlowKey) {
+        if (fid as usize) < TRACED_FLOWS
+            && let Some(f) = self.flows.flow_mut(fid)
+        {
+            f.trace = Some(Box::default());
+        }
+        let Some(&(peer_key, pmtu)) = self.cm_links.get(&key) else { return };
+        if let Some(f) = self.flows.flow_mut(fid) {
+            f.pmtu = f.pmtu.or(pmtu);
+        }
+        if let Some(peer) = self.flows.get(&peer_key) {
+            self.flows.pair(fid, peer, PairMethod::Cm);
+        }
+    }
+
+    fn count_flow(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
+        let policy = self.config.policy;
+        let frame = s.number;
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        let opcode = roce.opcode;
+        f.counts.packets += 1;
+        f.counts.bytes += u64::from(s.orig_len);
+        if let Some(t) = &mut f.trace {
+            t.bytes.add(s.ts_ns, 0, u64::from(s.orig_len));
+        }
+        f.counts.payload_bytes += roce.payload_len as u64;
+        f.last_ts_ns = f.last_ts_ns.max(s.ts_ns);
+        f.last_frame = frame;
+        f.opcodes.add(opcode);
+        if f.transport == opcode::Transport::Cnp && opcode != CNP {
+            // A flow that started with a CNP takes the transport of its first other packet.
+            f.transport = opcode::Transport::of(opcode);
+        }
+        if let Some(sport) = roce.udp_sport {
+            f.udp_sports.add(sport);
+        }
+        if let Some((dscp, ecn)) = s.qos() {
+            f.dscp.add(dscp);
+            f.ecn.count(ecn);
+            if let Some(pcp) = roce.pcp {
+                f.pcp.add(pcp);
+            }
+            f.policy.check(&policy, frame, Class::of(opcode, roce.dest_qp), dscp, ecn, roce.pcp);
+        }
+        match roce.icrc {
+            IcrcStatus::Bad => {
+                f.counts.icrc_bad += 1;
+                f.first_icrc_bad_frame.get_or_insert(frame);
+            }
+            IcrcStatus::Unverifiable => f.counts.icrc_unverifiable += 1,
+            IcrcStatus::Ok => {}
+        }
+        if let Some(deth) = roce.deth {
+            f.src_qp.get_or_insert(deth.src_qp);
+            f.src_qps.add(deth.src_qp);
+        }
+        if let Some(vcrc) = roce.vcrc {
+            f.counts.fecn += u64::from(roce.fecn);
+            f.counts.becn += u64::from(roce.becn);
+            if vcrc == IcrcStatus::Bad {
+                f.counts.vcrc_bad += 1;
+                f.first_frames.vcrc_bad.get_or_insert(frame);
+            }
+        }
+    }
+
+    /// An AETH-carrying response (ACK, NAK, ATOMIC ACK, READ response) on flow `fid`.
+    fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, kind: AethKind) {
+        let acknowledge = opcode::is_acknowledge(opcode);
+        let atomic_ack = opcode::is_atomic_acknowledge(opcode);
+        let mut psn_nak = false;
+        if let Some(f) = self.flows.flow_mut(fid) {
+            if let (AethKind::RnrNak { .. } | AethKind::Nak(_) | AethKind::Reserved, true, Some(t)) =
+                (kind, acknowledge, &mut f.trace)
+            {
+                t.event(Event { ts_ns, psn, kind: EventKind::Nak { rnr: matches!(kind, AethKind::RnrNak { .. }) } });
+            }
+            match kind {
+                AethKind::Ack { .. } if acknowledge => f.counts.acks += 1,
+                AethKind::RnrNak { delay_us, .. } if acknowledge => {
+                    f.counts.rnr_naks += 1;
+                    f.first_frames.rnr_nak.get_or_insert(frame);
+                    f.naks.push(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us) });
+                }
+                AethKind::Nak(rocescope_parsers::ext::NakCode::PsnSequenceError) if acknowledge => {
+                    psn_nak = true;
+                    f.counts.naks_psn_seq_err += 1;
+                    f.first_frames.nak_psn_seq_err.get_or_insert(frame);
+                    f.naks.push(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None });
+                }
+                AethKind::Nak(_) | AethKind::Reserved if acknowledge => {
+                    f.counts.naks_other += 1;
+                    f.first_frames.nak_other.get_or_insert(frame);
+                }
+                _ => {}
+            }
+            if atomic_ack {
+                f.counts.atomic_acks += 1;
+            }
+        }
+        let evidence = if psn_nak { Evidence::Nak } else { Evidence::Psn };
+        self.pair_by_evidence(fid, psn, evidence);
+        let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
+        if psn_nak {
+            self.expire_flow(requests, self.now_ns);
+        }
+        if let (true, Some(r)) = (psn_nak, self.flows.flow_mut(requests)) {
+            r.requests.seq.on_nak(psn, ts_ns);
+        }
+        if let (AethKind::Ack { .. }, true) = (kind, acknowledge) {
+            self.ack_for_completion(requests, psn, ts_ns, frame);
+        }
+        if let (AethKind::Ack { .. }, true, Some(r)) = (kind, acknowledge, self.flows.flow_mut(requests)) {
+            r.requests.seq.on_ack(psn);
+        }
+        if let (AethKind::Ack { .. }, Some(r)) = (kind, self.flows.flow_mut(requests)) {
+            while let Some(&(req_psn, req_ts)) = r.outstanding.front() {
+                if psn_diff(psn, req_psn) < 0 {
+                    break;
+                }
+                r.outstanding.pop_front();
+                r.ack_latency.record(u64::try_from(ts_ns - req_ts).unwrap_or(0));
+            }
+        }
+    }
+
+    fn observe_cnp(&mut self, fid: FlowId, ts_ns: i64) {
+        let Some(f) = self.flows.flow_mut(fid) else { return };
+        f.counts.cnps += 1;
+        if let Some(last) = f.last_cnp_ts.replace(ts_ns) {
+            f.cnp_spacing.record(u64::try_from(ts_ns - last).unwrap_or(0));
+        }
+        self.answer_congestion_mark(fid, ts_ns);
+    }
+
+    /// A congestion notification on flow `fid` (a CNP, or a BECN): it answers the first
+    /// unanswered mark of the peer flow, whose delay it measures.
+    fn answer_congestion_mark(&mut self, fid: FlowId, ts_ns: i64) {
+        let Some((data, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
+        if let Some(d) = self.flows.flow_mut(data)
+            && let Some(ce) = d.unanswered_ce_ts.take()
+        {
+            d.ce_to_cnp.record(u64::try_from(ts_ns - ce).unwrap_or(0));
+        }
+    }
+
+    /// The path MTU to count a READ's responses with: the flow's, its peer's, or its hosts'.
+    fn pmtu_of(&self, fid: FlowId) -> Option<u32> {
+        let f = self.flows.flow(fid)?;
+        f.pmtu
+            .or_else(|| f.peer.and_then(|(p, _)| self.flows.flow(p)).and_then(|p| p.pmtu))
+            .or_else(|| self.host_pmtu.get(&host_pair(f.key.src, f.key.dst)).copied())
+    }
+
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// The analysis, no longer giving each frame's verdict (one saved by a command that took
+    /// them, going on in one that does not).
+    pub fn without_verdicts(self) -> Self {
+        Analyzer { verdicts: None, ..self }
+    }
+
+    /// Does the analysis give each frame's verdict ([`Analyzer::with_verdicts`])?
+    pub fn gives_verdicts(&self) -> bool {
+        self.verdicts.is_some()
+    }
+
+    /// Has the analysis been given a frame (it goes on from a saved state, say)?
+    pub fn has_observed(&self) -> bool {
+        self.wide.totals().frames.frames > 0 || self.probe.as_ref().is_some_and(|p| !p.frames.is_empty())
+    }
+
+    /// Frames observed so far.
+    pub fn frames(&self) -> u64 {
+        self.wide.totals().frames.frames
+    }
+
+    /// The latest time of a frame observed so far (those held for the doubled-mirror decision
+    /// included).
+    pub fn last_ts_ns(&self) -> Option<i64> {
+        let held = self.probe.iter().flat_map(|p| p.frames.iter().map(|f| f.ts_ns));
+        self.wide.capture().last_ts_ns.into_iter().chain(held).max()
+    }
+
+    /// Ends the analysis (once; later calls change nothing): analyses the frames still held,
+    /// decides what waited for a reorder window, closes open episodes and pause periods, and
+    /// lists the retransmit episodes in the order of their first resend.
+    pub fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
+        self.decide_doubling();
+        for fid in 0..self.flows.flows.len() as FlowId {
+            self.finish_flow(fid);
+        }
+        self.wide.finish();
+        self.episodes.sort_by_key(|e| e.start_frame);
+        self.congestion.finish();
+    }
+}
+
+impl Analyzer {
+    /// Numbers its frames and flows as the analysis a merge puts it in does
+    /// ([`Renumbering`]).
+    pub fn renumber(&mut self, r: &Renumbering) {
+        self.wide.renumber(r);
+        self.flows.renumber(r);
+        self.episodes.iter_mut().for_each(|e| e.renumber(r));
+        self.congestion.renumber(r);
+        self.deadlines.iter_mut().for_each(|(_, flow)| r.flow(flow));
+        self.probe.iter_mut().flat_map(|p| p.frames.iter_mut()).for_each(|f| r.frame(&mut f.number));
+        if let Some(verdicts) = &mut self.verdicts {
+            verdicts.renumber(r);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Pairing a response flow with the flow it answers from the evidence of its responses
+//! ([`crate::analyze::flow::pairing`]), across the flow table.
+
+use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
+use crate::analyze::flow::id::FlowId;
+use crate::analyze::flow::pairing::{CANDIDATES_KEPT, Candidates, Evidence};
+use crate::analyze::flow::table::PairMethod;
+
+impl Analyzer {
+    /// Pairs the unpaired response flow `fid` with the flow it answers once the evidence of
+    /// its responses (this one, naming `psn`, and those before) leaves one candidate; then
+    /// pairs the flows that were left one candidate by that.
+    pub(crate) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32, evidence: Evidence) {
+        let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
+        let fresh = f.pairing_candidates.is_empty();
+        let pool: &[FlowId] = if fresh {
+            let between = self.flows.between(f.key.dst, f.key.src);
+            if between.len() > MAX_PAIRING_CANDIDATES {
+                return;
+            }
+            between
+        } else {
+            &f.pairing_candidates
+        };
+        let fits =
+            |c: &FlowId| *c != fid && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn));
+        let in_range: Candidates = pool.iter().copied().filter(fits).collect();
+        let with_hole: Candidates = match evidence {
+            Evidence::Nak => in_range
+                .iter()
+                .copied()
+                .filter(|&c| self.flows.flow(c).is_some_and(|c| c.requests.seq.is_hole(psn)))
+                .collect(),
+            Evidence::Psn => Candidates::new(),
+        };
+        let (left, method) = match (with_hole.len(), in_range.len()) {
+            (1, _) => (with_hole, PairMethod::Nak),
+            (_, 1) if fresh => (in_range, PairMethod::Psn),
+            (_, 1) => (in_range, PairMethod::Ack),
+            // the evidence fits no candidate: a response to a flow the capture lacks
+            (_, 0) => return,
+            (0, _) => (in_range, PairMethod::Psn),
+            _ => (with_hole, PairMethod::Nak),
+        };
+        if let [forward] = left[..] {
+            self.pair_and_eliminate(fid, forward, method);
+        } else if let Some(f) = self.flows.flow_mut(fid) {
+            f.pairing_candidates = if left.len() <= CANDIDATES_KEPT { left } else { Candidates::new() };
+        }
+    }
+
+    /// Pairs `response` with `forward`, then every response flow whose last candidate that
+    /// leaves is one other flow (the others are paired).
+    fn pair_and_eliminate(&mut self, response: FlowId, forward: FlowId, method: PairMethod) {
+        let mut pairs = vec![(response, forward, method)];
+        while let Some((response, forward, method)) = pairs.pop() {
+            if self.flows.flow(forward).is_none_or(|f| f.peer.is_some()) {
+                continue;
+            }
+            self.flows.pair(response, forward, method);
+            self.forget_answered_reads(response, forward);
+            self.forget_answered_reads(forward, response);
+            let Some(key) = self.flows.flow(response).map(|f| f.key) else { continue };
+            for &sibling in self.flows.between(key.src, key.dst) {
+                let Some(s) = self.flows.flow(sibling).filter(|s| s.peer.is_none()) else { continue };
+                if !s.pairing_candidates.contains(&forward) {
+                    continue;
+                }
+                let left: Candidates = s
+                    .pairing_candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| c != forward && self.flows.flow(c).is_some_and(|c| c.peer.is_none()))
+                    .collect();
+                if let [last] = left[..] {
+                    pairs.push((sibling, last, PairMethod::Elimination));
+                }
+            }
+            self.flows.forget_candidate(key.src, key.dst, forward);
+        }
+    }
+
+    /// `requester`'s READs whose responses `responder` carried before the two were paired are
+    /// answered: the response space does not wait for them.
+    fn forget_answered_reads(&mut self, responder: FlowId, requester: FlowId) {
+        let Some(cursor) = self.flows.flow(responder).map(|f| f.cursor) else { return };
+        if let Some(r) = self.flows.flow_mut(requester) {
+            r.reads.forget_answered(&cursor);
+        }
+    }
+}

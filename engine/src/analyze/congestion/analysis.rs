@@ -1,0 +1,205 @@
+//! The congestion analysis across the capture: the CNP bursts that ended (each flow's reaction
+//! lists them), the completion times of every RC message, and incast, fed with every frame it
+//! looks at (or, in a shard of a split analysis, a list of them that the split merges in frame
+//! order).
+
+use rocescope_parsers::ethernet::MacAddr;
+
+use crate::analyze::congestion::CongestionConfig;
+use crate::analyze::congestion::completion::Completed;
+use crate::analyze::congestion::incast::{Incast, IncastEvent, Timed};
+use crate::analyze::congestion::reaction::CnpBurst;
+use crate::analyze::histogram::FineHistogram;
+use crate::analyze::renumber::Renumbering;
+
+/// CNP bursts whose details are kept; more are counted per flow only.
+pub const MAX_BURSTS_KEPT: usize = 100_000;
+
+/// The completion-time classes: their name in the report, as people read it, and the largest
+/// message size they take (at most 4 KiB, 64 KiB, 1 MiB, and larger).
+pub const SIZE_CLASSES: [(&str, &str, u64); 4] = [
+    ("le_4k", "≤ 4 KiB", 4 << 10),
+    ("le_64k", "≤ 64 KiB", 64 << 10),
+    ("le_1m", "≤ 1 MiB", 1 << 20),
+    ("gt_1m", "> 1 MiB", u64::MAX),
+];
+
+/// Completion times of every RC message of the capture, and by size class.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct FctTotals {
+    pub all: FineHistogram,
+    pub by_size: [FineHistogram; 4],
+}
+
+impl FctTotals {
+    pub fn record(&mut self, m: Completed) {
+        self.all.record(m.fct_ns);
+        let class = SIZE_CLASSES.iter().position(|&(_, _, most)| m.bytes <= most).unwrap_or(3);
+        self.by_size[class].record(m.fct_ns);
+    }
+
+    pub fn merge(&mut self, other: &FctTotals) {
+        self.all.merge(&other.all);
+        for (mine, theirs) in self.by_size.iter_mut().zip(&other.by_size) {
+            mine.merge(theirs);
+        }
+    }
+}
+
+/// Where the frames incast looks at go.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub enum IncastSink {
+    /// To the incast state itself.
+    Track(Incast),
+    /// To a list, for a split analysis to merge in frame order
+    /// ([`CongestionAnalysis::take_incast_events`]).
+    Record(Vec<Timed>),
+}
+
+impl Default for IncastSink {
+    fn default() -> Self {
+        IncastSink::Track(Incast::default())
+    }
+}
+
+/// The congestion analysis across the capture.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct CongestionAnalysis {
+    /// CNP bursts ended so far (the first [`MAX_BURSTS_KEPT`]), and those not kept.
+    bursts: Vec<CnpBurst>,
+    bursts_not_kept: u64,
+    /// Completion times of the RC messages.
+    fct: FctTotals,
+    incast: IncastSink,
+}
+
+impl CongestionAnalysis {
+    /// The congestion analysis of a shard of a split analysis: it lists the frames incast
+    /// looks at, for the split to merge.
+    pub fn of_shard() -> Self {
+        CongestionAnalysis { incast: IncastSink::Record(Vec::new()), ..CongestionAnalysis::default() }
+    }
+
+    pub fn bursts(&self) -> &[CnpBurst] {
+        &self.bursts
+    }
+
+    pub fn bursts_not_kept(&self) -> u64 {
+        self.bursts_not_kept
+    }
+
+    pub fn fct(&self) -> &FctTotals {
+        &self.fct
+    }
+
+    /// The incast analysis (None in a shard, which lists its events instead).
+    pub fn incast(&self) -> Option<&Incast> {
+        match &self.incast {
+            IncastSink::Track(incast) => Some(incast),
+            IncastSink::Record(_) => None,
+        }
+    }
+
+    /// The incast analysis the split merged from its shards' events.
+    pub fn set_incast(&mut self, incast: Incast) {
+        self.incast = IncastSink::Track(incast);
+    }
+
+    /// Lists bursts whose windows are over (the first [`MAX_BURSTS_KEPT`]).
+    pub fn keep_bursts(&mut self, bursts: Vec<CnpBurst>) {
+        for burst in bursts {
+            if self.bursts.len() >= MAX_BURSTS_KEPT {
+                self.bursts_not_kept += 1;
+            } else {
+                self.bursts.push(burst);
+            }
+        }
+    }
+
+    /// A message completed.
+    pub fn completed(&mut self, message: Completed) {
+        self.fct.record(message);
+    }
+
+    /// A frame incast looks at.
+    pub fn to_incast(&mut self, frame: u64, ts_ns: i64, event: IncastEvent, config: &CongestionConfig) {
+        let timed = Timed { frame, ts_ns, event };
+        match &mut self.incast {
+            IncastSink::Track(incast) => incast.observe(timed, config),
+            IncastSink::Record(events) => events.push(timed),
+        }
+    }
+
+    /// The incast events recorded since the last call (a shard of a split analysis).
+    pub fn take_incast_events(&mut self) -> Vec<Timed> {
+        match &mut self.incast {
+            IncastSink::Record(events) => std::mem::take(events),
+            IncastSink::Track(_) => Vec::new(),
+        }
+    }
+
+    /// The frames a merge keeps end here: the completion times tell apart the extremes of
+    /// what comes after.
+    pub fn mark_head_end(&mut self) {
+        self.fct.all.mark();
+        self.fct.by_size.iter_mut().for_each(|h| h.mark());
+    }
+
+    /// Bursts in the order of their first CNP; incast's open periods closed.
+    pub fn finish(&mut self) {
+        self.bursts.sort_by_key(|b| b.first_frame);
+        if let IncastSink::Track(incast) = &mut self.incast {
+            incast.finish();
+        }
+    }
+}
+
+/// Combining two analyses' congestion parts ([`crate::analyze::combine`]).
+impl CongestionAnalysis {
+    /// Frame and flow numbers moved as a merge numbers them.
+    pub fn renumber(&mut self, r: &Renumbering) {
+        self.bursts.iter_mut().for_each(|b| b.renumber(r));
+        match &mut self.incast {
+            IncastSink::Track(incast) => incast.renumber(r),
+            IncastSink::Record(events) => events.iter_mut().for_each(|e| r.frame(&mut e.frame)),
+        }
+    }
+
+    /// The bursts kept, taken out (a shard's, to be numbered as in the whole).
+    pub fn take_bursts(&mut self) -> Vec<CnpBurst> {
+        std::mem::take(&mut self.bursts)
+    }
+
+    /// The bursts of every shard, numbered as in the whole and in order.
+    pub fn set_bursts(&mut self, bursts: Vec<CnpBurst>) {
+        self.bursts = bursts;
+    }
+
+    /// Adds what a shard of the same capture counted beyond its bursts.
+    pub fn add(&mut self, shard: &CongestionAnalysis) {
+        self.bursts_not_kept += shard.bursts_not_kept;
+        self.fct.merge(&shard.fct);
+    }
+
+    /// Goes on as `part` went on from `start` after `after_ns` (`pausing`: the sources that
+    /// paused since).
+    pub fn graft(
+        &mut self,
+        start: &CongestionAnalysis,
+        part: CongestionAnalysis,
+        (after_ns, incast_window_ns): (i64, i64),
+        pausing: &rustc_hash::FxHashSet<MacAddr>,
+    ) -> Result<(), &'static str> {
+        self.fct.all.graft(&start.fct.all, &part.fct.all)?;
+        for ((mine, s), e) in self.fct.by_size.iter_mut().zip(&start.fct.by_size).zip(&part.fct.by_size) {
+            mine.graft(s, e)?;
+        }
+        if let (IncastSink::Track(mine), IncastSink::Track(s), IncastSink::Track(e)) =
+            (&mut self.incast, &start.incast, part.incast)
+        {
+            mine.graft(s, e, (after_ns, incast_window_ns), pausing)?;
+        }
+        self.bursts.extend(part.bursts.into_iter().skip(start.bursts.len()));
+        Ok(())
+    }
+}

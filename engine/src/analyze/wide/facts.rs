@@ -1,0 +1,238 @@
+//! The capture-wide counters and the facts about the capture as a measurement, and how two
+//! analyses' are combined: added (shards of one capture) or grafted (a part going on from the
+//! parts before it).
+
+use crate::analyze::counts::{EcnCounts, FrameCounts, IcrcCounts, InfinibandCounts};
+use crate::analyze::frame::UndecodedLink;
+use crate::analyze::names::{self, Name};
+use crate::analyze::wide::duplicates::Doubling;
+
+crate::combined! {
+    /// Capture-wide counters.
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    pub struct Totals {
+        pub frames: FrameCounts,
+        pub icrc: IcrcCounts,
+        pub opcodes: Vec<u64>,
+        pub ecn: EcnCounts,
+        pub dscp: Vec<u64>,
+        pub cnps: u64,
+        pub cnp_dscp: Vec<u64>,
+        pub cnp_vlan_pcp: [u64; 8],
+        /// RoCEv2 management packets (to QP 0 or 1): their count, DSCP and ECN.
+        pub management: u64,
+        pub management_dscp: Vec<u64>,
+        pub management_ecn: EcnCounts,
+        pub infiniband: InfinibandCounts,
+    }
+}
+
+impl Totals {
+    /// No frame counted yet, with a slot for every opcode and DSCP value.
+    pub fn new() -> Self {
+        Totals {
+            opcodes: vec![0; 256],
+            dscp: vec![0; 64],
+            cnp_dscp: vec![0; 64],
+            management_dscp: vec![0; 64],
+            ..Totals::default()
+        }
+    }
+}
+
+/// Facts about the capture as a measurement.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct CaptureFacts {
+    pub first_ts_ns: Option<i64>,
+    pub last_ts_ns: Option<i64>,
+    pub previous_ts_ns: Option<i64>,
+    /// Frames whose timestamp is earlier than the frame before.
+    pub non_monotonic_timestamps: u64,
+    /// Frames cut by the snap length (captured < on the wire).
+    pub snaplen_cut: u64,
+    /// RoCE frames an ERSPAN mirror marked truncated.
+    pub mirror_truncated: u64,
+    /// RoCE frames cut short with nothing saying so (a mirror's truncation).
+    pub truncated_copies: u64,
+    /// Frames a device on the way stamped with its time (Arista, ERSPAN III, Metamako).
+    pub hardware_timestamps: u64,
+    /// Frames by encapsulation, in the order each was first seen.
+    pub encapsulations: Vec<Encapsulation>,
+    /// Malformed frames by layer, with the first frame and reason of each.
+    pub malformed: Vec<MalformedLayer>,
+    /// The doubled-mirror decision (None until decided).
+    pub doubled_mirror: Option<Doubling>,
+    /// Link layers not decoded, in the order each was first seen.
+    pub undecoded_links: Vec<UndecodedLinkFrames>,
+}
+
+/// The frames that came through one encapsulation (a mirror format, a VLAN tag, a mark).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Encapsulation {
+    #[serde(deserialize_with = "names::name")]
+    pub name: Name,
+    pub frames: u64,
+}
+
+/// The malformed frames of one layer: how many, and the first with its reason.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MalformedLayer {
+    #[serde(deserialize_with = "names::name")]
+    pub layer: Name,
+    pub frames: u64,
+    pub first_frame: u64,
+    pub first_reason: String,
+}
+
+/// The frames of one link layer not decoded: how many, and the first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct UndecodedLinkFrames {
+    pub link: UndecodedLink,
+    pub frames: u64,
+    pub first_frame: u64,
+}
+
+impl CaptureFacts {
+    /// A frame's record: its time and its lengths.
+    pub fn record(&mut self, ts_ns: i64, orig_len: u32, caplen: u32) {
+        self.first_ts_ns.get_or_insert(ts_ns);
+        self.last_ts_ns = Some(self.last_ts_ns.map_or(ts_ns, |t| t.max(ts_ns)));
+        if self.previous_ts_ns.is_some_and(|t| ts_ns < t) {
+            self.non_monotonic_timestamps += 1;
+        }
+        self.previous_ts_ns = Some(ts_ns);
+        if caplen < orig_len {
+            self.snaplen_cut += 1;
+        }
+    }
+
+    /// One more frame through the encapsulation `name`.
+    pub fn count_encapsulation(&mut self, name: Name) {
+        match self.encapsulations.iter_mut().find(|e| e.name == name) {
+            Some(e) => e.frames += 1,
+            None => self.encapsulations.push(Encapsulation { name, frames: 1 }),
+        }
+    }
+
+    /// Frame `frame` is of a link layer not decoded.
+    pub fn count_undecoded(&mut self, link: UndecodedLink, frame: u64) {
+        match self.undecoded_links.iter_mut().find(|u| u.link == link) {
+            Some(u) => u.frames += 1,
+            None => self.undecoded_links.push(UndecodedLinkFrames { link, frames: 1, first_frame: frame }),
+        }
+    }
+
+    /// Frame `frame` is malformed at `layer`, for `reason`.
+    pub fn count_malformed(&mut self, layer: Name, frame: u64, reason: impl FnOnce() -> String) {
+        match self.malformed.iter_mut().find(|m| m.layer == layer) {
+            Some(m) => m.frames += 1,
+            None => {
+                self.malformed.push(MalformedLayer { layer, frames: 1, first_frame: frame, first_reason: reason() })
+            }
+        }
+    }
+
+    /// Frame numbers moved as a merge numbers them ([`crate::analyze::renumber`]).
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+        self.malformed.iter_mut().for_each(|m| r.frame(&mut m.first_frame));
+        self.undecoded_links.iter_mut().for_each(|u| r.frame(&mut u.first_frame));
+    }
+
+    /// The lists in the order of their first frames (after adding shards).
+    pub fn sort(&mut self) {
+        self.malformed.sort_by_key(|m| m.first_frame);
+        self.undecoded_links.sort_by_key(|u| u.first_frame);
+    }
+
+    /// Adds what other frames, of timestamps in order with these, told.
+    pub fn add(&mut self, other: &CaptureFacts) {
+        let earliest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).min();
+        let latest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).max();
+        self.first_ts_ns = earliest(self.first_ts_ns, other.first_ts_ns);
+        self.last_ts_ns = latest(self.last_ts_ns, other.last_ts_ns);
+        self.previous_ts_ns = latest(self.previous_ts_ns, other.previous_ts_ns);
+        self.add_counts(other, |_| 0);
+        for layer in &other.malformed {
+            if let Some(mine) = self.malformed.iter_mut().find(|m| m.layer == layer.layer)
+                && layer.first_frame < mine.first_frame
+            {
+                *mine = MalformedLayer { frames: mine.frames, ..layer.clone() };
+            }
+        }
+        for link in &other.undecoded_links {
+            if let Some(mine) = self.undecoded_links.iter_mut().find(|u| u.link == link.link) {
+                mine.first_frame = mine.first_frame.min(link.first_frame);
+            }
+        }
+    }
+
+    /// Goes on as `end` went on from `start`, its facts at an earlier point.
+    pub fn graft(&mut self, start: &CaptureFacts, end: &CaptureFacts) {
+        self.last_ts_ns = self.last_ts_ns.max(end.last_ts_ns);
+        self.previous_ts_ns = end.previous_ts_ns;
+        let before = |name: Count| start.count_of(name);
+        self.add_counts(end, before);
+    }
+
+    /// Adds `other`'s counts beyond `before` of each (a list's entry new to `self` comes in
+    /// with `other`'s first frame and reason).
+    fn add_counts(&mut self, other: &CaptureFacts, before: impl Fn(Count) -> u64) {
+        let later = |count: u64, name: Count| count.saturating_sub(before(name));
+        self.non_monotonic_timestamps += later(other.non_monotonic_timestamps, Count::NonMonotonic);
+        self.snaplen_cut += later(other.snaplen_cut, Count::SnaplenCut);
+        self.mirror_truncated += later(other.mirror_truncated, Count::MirrorTruncated);
+        self.truncated_copies += later(other.truncated_copies, Count::TruncatedCopies);
+        self.hardware_timestamps += later(other.hardware_timestamps, Count::HardwareTimestamps);
+        for e in &other.encapsulations {
+            let frames = later(e.frames, Count::Encapsulation(e.name));
+            match self.encapsulations.iter_mut().find(|mine| mine.name == e.name) {
+                Some(mine) => mine.frames += frames,
+                None if frames > 0 => self.encapsulations.push(Encapsulation { frames, ..*e }),
+                None => {}
+            }
+        }
+        for u in &other.undecoded_links {
+            let frames = later(u.frames, Count::Undecoded(u.link));
+            match self.undecoded_links.iter_mut().find(|mine| mine.link == u.link) {
+                Some(mine) => mine.frames += frames,
+                None if frames > 0 => self.undecoded_links.push(UndecodedLinkFrames { frames, ..*u }),
+                None => {}
+            }
+        }
+        for m in &other.malformed {
+            let frames = later(m.frames, Count::Malformed(m.layer));
+            match self.malformed.iter_mut().find(|mine| mine.layer == m.layer) {
+                Some(mine) => mine.frames += frames,
+                None if frames > 0 => self.malformed.push(MalformedLayer { frames, ..m.clone() }),
+                None => {}
+            }
+        }
+    }
+
+    /// One of the counts, as [`CaptureFacts::add_counts`] names them.
+    fn count_of(&self, name: Count) -> u64 {
+        match name {
+            Count::NonMonotonic => self.non_monotonic_timestamps,
+            Count::SnaplenCut => self.snaplen_cut,
+            Count::MirrorTruncated => self.mirror_truncated,
+            Count::TruncatedCopies => self.truncated_copies,
+            Count::HardwareTimestamps => self.hardware_timestamps,
+            Count::Encapsulation(n) => self.encapsulations.iter().find(|e| e.name == n).map_or(0, |e| e.frames),
+            Count::Undecoded(l) => self.undecoded_links.iter().find(|u| u.link == l).map_or(0, |u| u.frames),
+            Count::Malformed(n) => self.malformed.iter().find(|m| m.layer == n).map_or(0, |m| m.frames),
+        }
+    }
+}
+
+/// The counts of [`CaptureFacts`], each named once for adding and grafting.
+#[derive(Clone, Copy)]
+enum Count {
+    NonMonotonic,
+    SnaplenCut,
+    MirrorTruncated,
+    TruncatedCopies,
+    HardwareTimestamps,
+    Encapsulation(Name),
+    Undecoded(UndecodedLink),
+    Malformed(Name),
+}
