@@ -1,7 +1,7 @@
 //! The finished report: what the analysis counted ([`Report::model`]) with the findings its
 //! rules raise over those numbers ([`rules::evaluate`]).
 
-use crate::analyze::Analyzer;
+use crate::analyze::analyzer::Analyzer;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
 use crate::analyze::rules;
 use crate::capture::{CaptureError, CaptureReader};

@@ -14,6 +14,7 @@ pub mod counts;
 pub mod flow;
 pub mod frame;
 pub mod histogram;
+pub mod id;
 pub mod later;
 pub(crate) mod names;
 pub mod partition;

@@ -31,8 +31,9 @@ impl Renumbering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyze::analyzer::Analyzer;
+    use crate::analyze::config::Config;
     use crate::analyze::frame::FrameSummary;
-    use crate::analyze::{Analyzer, Config};
     use crate::capture::Inputs;
     use crate::decode::Decoder;
 

@@ -4,7 +4,7 @@
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, host_pair};
 use crate::analyze::congestion::analysis::MAX_BURSTS_KEPT;
-use crate::analyze::flow::table::FlowKey;
+use crate::analyze::id::FlowKey;
 
 /// What a flow new after a part's kept frames would take from the parts before it.
 pub enum NewFlowDiffers {

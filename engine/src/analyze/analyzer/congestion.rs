@@ -8,8 +8,8 @@ use rocescope_parsers::opcode::{self, CNP, Transport};
 use crate::analyze::analyzer::Analyzer;
 use crate::analyze::congestion::completion::RequestPacket;
 use crate::analyze::congestion::incast::IncastEvent;
-use crate::analyze::flow::id::FlowId;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
+use crate::analyze::id::FlowId;
 
 /// A data packet: a sequenced RC or UC packet with payload (READ responses included).
 fn is_data(roce: &RoceFacts) -> bool {

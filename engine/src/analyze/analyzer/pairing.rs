@@ -2,9 +2,9 @@
 //! ([`crate::analyze::flow::pairing`]), across the flow table.
 
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
-use crate::analyze::flow::id::FlowId;
 use crate::analyze::flow::pairing::{CANDIDATES_KEPT, Candidates, Evidence};
 use crate::analyze::flow::table::PairMethod;
+use crate::analyze::id::FlowId;
 
 impl Analyzer {
     /// Pairs the unpaired response flow `fid` with the flow it answers once the evidence of

@@ -8,12 +8,12 @@ use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD, host_pair};
 use crate::analyze::flow::arrival::Arrival;
 use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
-use crate::analyze::flow::id::{FlowId, Space};
 use crate::analyze::flow::responses::{Read, ReadQueue};
 use crate::analyze::flow::sequence::{Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
 use crate::analyze::flow::table::{Held, OUTSTANDING_KEPT, RereadEvent};
 use crate::analyze::flow::trace::{Event, EventKind};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
+use crate::analyze::id::{FlowId, Space};
 
 /// The packet at hand when a PSN space decides: its facts and the silence before it.
 #[derive(Clone, Copy)]

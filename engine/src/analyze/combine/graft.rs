@@ -8,11 +8,11 @@
 //! ([`crate::analyze::renumber`]). Where they have not, or an extreme cannot be told, or a bound was
 //! reached, the merge is refused with the reason: it is exact or not made.
 
-use crate::analyze::Analyzer;
+use crate::analyze::analyzer::Analyzer;
 use crate::analyze::analyzer::combine::NewFlowDiffers;
-use crate::analyze::flow::id::FlowId;
 use crate::analyze::flow::table::Flow;
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::id::FlowId;
 use crate::analyze::renumber::Renumbering;
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and
@@ -168,6 +168,6 @@ fn check_new_flow(merged: &Analyzer, start: &Analyzer, f: &Flow) -> Result<(), S
 }
 
 /// A flow as messages name it.
-fn described(key: &crate::analyze::flow::table::FlowKey) -> String {
+fn described(key: &crate::analyze::id::FlowKey) -> String {
     format!("the flow {} → {} QP {:#x}", key.src, key.dst, key.dst_qp)
 }

@@ -23,12 +23,12 @@
 //!   from frames whose timestamps never go back (the caller sees every frame; a shard that saw
 //!   its own go back makes [`shards`] decline too).
 
+use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
 use crate::analyze::congestion::analysis::MAX_BURSTS_KEPT;
-use crate::analyze::flow::id::FlowId;
 use crate::analyze::flow::table::FlowTable;
 use crate::analyze::flow::trace::TRACED_FLOWS;
+use crate::analyze::id::FlowId;
 use crate::analyze::wide::cm::MAX_CONNECTIONS;
-use crate::analyze::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
 
 /// The analysis of the whole capture from its shards, each finished, of frames whose
 /// timestamps never go back; `None` when joining them might not give what one thread gives.

@@ -17,10 +17,11 @@
 //! same time) are analysed again from the first frame, their frames interleaved by time as
 //! one run over their files interleaves them, when each kept every frame.
 
+use crate::analyze::analyzer::Analyzer;
 use crate::analyze::analyzer::head;
 use crate::analyze::combine::graft;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::{Analyzer, SavedRun};
+use crate::analyze::saved::state::SavedRun;
 use crate::display_filter::DisplayFilter;
 
 /// One part's saved analysis, and the name to give it in messages (its file's).
@@ -44,7 +45,7 @@ struct Facts {
     /// When its first frame and its last frame analysed were captured.
     first_ts_ns: Option<i64>,
     last_ts_ns: Option<i64>,
-    config: crate::analyze::Config,
+    config: crate::analyze::config::Config,
     display_filter: Option<String>,
     files: Vec<String>,
     exported: bool,

@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use rocescope_parsers::psn::{psn_add, psn_diff};
 
-use crate::analyze::flow::id::{FlowId, Space};
 use crate::analyze::flow::sequence::Decision;
+use crate::analyze::id::{FlowId, Space};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

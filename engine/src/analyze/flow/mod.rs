@@ -5,7 +5,6 @@
 pub mod arrival;
 pub mod episodes;
 pub mod gaps;
-pub mod id;
 pub mod naked;
 pub mod pairing;
 pub mod responses;

@@ -10,7 +10,7 @@
 //! a PSN outside a candidate's range rules it out; and a flow paired with another response
 //! flow answers no other.
 
-use crate::analyze::flow::id::FlowId;
+use crate::analyze::id::FlowId;
 
 /// Candidates a response flow keeps between responses; with more, each response is judged
 /// alone.

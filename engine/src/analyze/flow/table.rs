@@ -11,20 +11,13 @@ use crate::analyze::congestion::completion::Completions;
 use crate::analyze::congestion::reaction::Reaction;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::flow::episodes::OpenEpisode;
-use crate::analyze::flow::id::{FlowId, Space};
 use crate::analyze::flow::responses::{ReadQueue, ResponseCursor};
 use crate::analyze::flow::sequence::Sequence;
 use crate::analyze::frame::RoceFacts;
 use crate::analyze::histogram::LogHistogram;
+use crate::analyze::id::{FlowId, FlowKey, Space};
 use crate::analyze::partition::canonical;
 use crate::analyze::wide::policy::PolicyCounts;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct FlowKey {
-    pub src: Endpoint,
-    pub dst: Endpoint,
-    pub dst_qp: u32,
-}
 
 /// How the two directions of a connection were matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -2,7 +2,7 @@
 //! the capture-wide time series, when traffic was paused and the storms, the traced flows'
 //! PSN events and ACK latencies, message completion times and receivers' fan-in over time.
 
-use crate::analyze::Analyzer;
+use crate::analyze::analyzer::Analyzer;
 use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::histogram::{FineHistogram, LogHistogram};
 use crate::analyze::wide::timeline::Timeline;

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::analyze::Analyzer;
+use crate::analyze::analyzer::Analyzer;
 use crate::analyze::congestion::CongestionConfig;
 use crate::analyze::congestion::analysis::SIZE_CLASSES;
 use crate::analyze::congestion::incast::{IncastPeriod, ReceiverFanIn};

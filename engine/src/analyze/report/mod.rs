@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::analyze::analyzer::Analyzer;
+use crate::analyze::config::Config;
+use crate::analyze::counts::FrameCounts;
 use crate::analyze::counts::{EcnCounts, FlowCounters, IcrcCounts, InfinibandCounts};
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::frame::UndecodedLink;
@@ -19,7 +22,6 @@ use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::facts::UndecodedLinkFrames;
 use crate::analyze::wide::pfc::PauseStats;
 use crate::analyze::wide::policy::{Policy, PolicyCounts};
-use crate::analyze::{Analyzer, Config, FrameCounts};
 use crate::capture::CaptureInfo;
 use crate::decode::Endpoint;
 use congestion::{CongestionReport, FlowCongestion};
@@ -534,7 +536,7 @@ fn pause_reports(a: &Analyzer) -> (Vec<PauseReport>, Vec<PauseReport>) {
     (pfc, pause)
 }
 
-fn capture_report(c: &crate::analyze::CaptureFacts) -> CaptureReport {
+fn capture_report(c: &crate::analyze::wide::facts::CaptureFacts) -> CaptureReport {
     CaptureReport {
         first_ts_ns: c.first_ts_ns,
         last_ts_ns: c.last_ts_ns,

@@ -7,7 +7,7 @@
 
 use std::io::{self, Read, Write};
 
-use crate::analyze::Analyzer;
+use crate::analyze::analyzer::Analyzer;
 use crate::analyze::report::InputReport;
 
 pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";

@@ -18,7 +18,7 @@
 
 use rocescope_parsers::ethernet::MacAddr;
 
-use crate::analyze::flow::table::FlowKey;
+use crate::analyze::id::FlowKey;
 use crate::analyze::partition::{self, PARTITIONS, canonical};
 
 /// Sets in a partition's table (a power of two), of [`WAYS`] slots each.

@@ -15,8 +15,8 @@ use rocescope_parsers::mac_control::Pfc;
 use rocescope_parsers::opcode::CNP;
 
 use crate::analyze::counts::Combine;
-use crate::analyze::flow::table::FlowKey;
 use crate::analyze::frame::{FrameSummary, LinkKind, RoceFacts};
+use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
 use crate::decode::{Endpoint, IcrcStatus};
 use cm::{CmEvent, CmTracker, Connection};

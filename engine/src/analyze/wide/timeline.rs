@@ -20,7 +20,7 @@ pub struct Timeline {
     maxima: bool,
 }
 
-/// A timeline read back from a saved analysis, a timeline once its bins add up.
+/// A timeline read back from a state file, a timeline once its bins add up.
 #[derive(serde::Deserialize)]
 struct Saved {
     start_ns: Option<i64>,

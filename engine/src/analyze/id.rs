@@ -1,4 +1,15 @@
-//! What names a flow (its number in the flow table) and each of its two PSN spaces.
+//! What names a flow (its key, and its number in the flow table) and each of its two PSN
+//! spaces: the one thing every room of the analysis says of flows.
+
+use crate::decode::Endpoint;
+
+/// A flow: one direction of one QP, as the packets to it name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct FlowKey {
+    pub src: Endpoint,
+    pub dst: Endpoint,
+    pub dst_qp: u32,
+}
 
 /// A flow's number: its place in the flow table, in order of appearance.
 pub type FlowId = u32;
