@@ -183,30 +183,9 @@ impl CaptureFacts {
         self.mirror_truncated += later(other.mirror_truncated, Count::MirrorTruncated);
         self.truncated_copies += later(other.truncated_copies, Count::TruncatedCopies);
         self.hardware_timestamps += later(other.hardware_timestamps, Count::HardwareTimestamps);
-        for e in &other.encapsulations {
-            let frames = later(e.frames, Count::Encapsulation(e.name));
-            match self.encapsulations.iter_mut().find(|mine| mine.name == e.name) {
-                Some(mine) => mine.frames += frames,
-                None if frames > 0 => self.encapsulations.push(Encapsulation { frames, ..*e }),
-                None => {}
-            }
-        }
-        for u in &other.undecoded_links {
-            let frames = later(u.frames, Count::Undecoded(u.link));
-            match self.undecoded_links.iter_mut().find(|mine| mine.link == u.link) {
-                Some(mine) => mine.frames += frames,
-                None if frames > 0 => self.undecoded_links.push(UndecodedLinkFrames { frames, ..*u }),
-                None => {}
-            }
-        }
-        for m in &other.malformed {
-            let frames = later(m.frames, Count::Malformed(m.layer));
-            match self.malformed.iter_mut().find(|mine| mine.layer == m.layer) {
-                Some(mine) => mine.frames += frames,
-                None if frames > 0 => self.malformed.push(MalformedLayer { frames, ..m.clone() }),
-                None => {}
-            }
-        }
+        add_entries(&mut self.encapsulations, &other.encapsulations, |e| later(e.frames, Count::Encapsulation(e.name)));
+        add_entries(&mut self.undecoded_links, &other.undecoded_links, |u| later(u.frames, Count::Undecoded(u.link)));
+        add_entries(&mut self.malformed, &other.malformed, |m| later(m.frames, Count::Malformed(m.layer)));
     }
 
     /// One of the counts, as [`CaptureFacts::add_counts`] names them.
@@ -235,4 +214,103 @@ enum Count {
     Encapsulation(Name),
     Undecoded(UndecodedLink),
     Malformed(Name),
+}
+
+/// An entry of a list of counts kept by name: an encapsulation's, an undecoded link layer's,
+/// a malformed layer's.
+trait Entry: Clone {
+    fn same(&self, other: &Self) -> bool;
+    fn frames(&mut self) -> &mut u64;
+}
+
+impl Entry for Encapsulation {
+    fn same(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+    fn frames(&mut self) -> &mut u64 {
+        &mut self.frames
+    }
+}
+
+impl Entry for UndecodedLinkFrames {
+    fn same(&self, other: &Self) -> bool {
+        self.link == other.link
+    }
+    fn frames(&mut self) -> &mut u64 {
+        &mut self.frames
+    }
+}
+
+impl Entry for MalformedLayer {
+    fn same(&self, other: &Self) -> bool {
+        self.layer == other.layer
+    }
+    fn frames(&mut self) -> &mut u64 {
+        &mut self.frames
+    }
+}
+
+/// Adds `frames(entry)` of each of `other`'s entries to `mine`'s of the same name; an entry new
+/// to `mine` comes in with what else `other`'s says (its first frame and reason).
+fn add_entries<E: Entry>(mine: &mut Vec<E>, other: &[E], frames: impl Fn(&E) -> u64) {
+    for entry in other {
+        let more = frames(entry);
+        match mine.iter_mut().find(|m| m.same(entry)) {
+            Some(m) => *m.frames() += more,
+            None if more > 0 => {
+                let mut new = entry.clone();
+                *new.frames() = more;
+                mine.push(new);
+            }
+            None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(encapsulations: &[(Name, u64)], malformed: &[(Name, u64, u64)], snaplen_cut: u64) -> CaptureFacts {
+        CaptureFacts {
+            snaplen_cut,
+            encapsulations: encapsulations.iter().map(|&(name, frames)| Encapsulation { name, frames }).collect(),
+            malformed: malformed
+                .iter()
+                .map(|&(layer, frames, first_frame)| MalformedLayer {
+                    layer,
+                    frames,
+                    first_frame,
+                    first_reason: format!("at {first_frame}"),
+                })
+                .collect(),
+            ..CaptureFacts::default()
+        }
+    }
+
+    #[test]
+    fn a_shard_adds_its_counts_and_the_earliest_first_frame_wins() {
+        let mut whole = facts(&[("vlan", 3)], &[("ip", 2, 40)], 1);
+        let shard = facts(&[("vlan", 2), ("erspan", 5)], &[("ip", 1, 7), ("udp", 1, 9)], 4);
+        whole.add(&shard);
+        let encapsulations: Vec<_> = whole.encapsulations.iter().map(|e| (e.name, e.frames)).collect();
+        assert_eq!(encapsulations, [("vlan", 5), ("erspan", 5)]);
+        let malformed: Vec<_> =
+            whole.malformed.iter().map(|m| (m.layer, m.frames, m.first_frame, m.first_reason.as_str())).collect();
+        assert_eq!(malformed, [("ip", 3, 7, "at 7"), ("udp", 1, 9, "at 9")]);
+        assert_eq!(whole.snaplen_cut, 5);
+    }
+
+    #[test]
+    fn a_graft_adds_what_came_after_the_start_only() {
+        let start = facts(&[("vlan", 3)], &[("ip", 2, 40)], 1);
+        let end = facts(&[("vlan", 5), ("erspan", 2)], &[("ip", 2, 40), ("udp", 1, 90)], 3);
+        let mut merged = facts(&[("vlan", 10)], &[("ip", 4, 12)], 2);
+        merged.graft(&start, &end);
+        let encapsulations: Vec<_> = merged.encapsulations.iter().map(|e| (e.name, e.frames)).collect();
+        assert_eq!(encapsulations, [("vlan", 12), ("erspan", 2)]);
+        let malformed: Vec<_> = merged.malformed.iter().map(|m| (m.layer, m.frames, m.first_frame)).collect();
+        assert_eq!(malformed, [("ip", 4, 12), ("udp", 1, 90)]);
+        assert_eq!(merged.snaplen_cut, 4);
+    }
 }
