@@ -18,6 +18,7 @@ link type: 0 is Ethernet, 1 LINKTYPE_INFINIBAND, 7 ERF) and, for the parsers, th
 import gzip
 import hashlib
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -94,10 +95,16 @@ def seed_state(path):
     os.remove(state)
 
 
+def state_version():
+    """The state format the engine writes (STATE_VERSION), so that the bomb reaches the inflating."""
+    with open(os.path.join(ROOT, "engine", "src", "analyze", "saved", "state.rs")) as f:
+        return int(re.search(r"pub const STATE_VERSION: u32 = (\d+);", f.read()).group(1))
+
+
 def state_bomb(blocks):
-    """A state file whose zstd frame is `blocks` run-length blocks of 128 KiB (RFC 8878 3.1.1),
-    declaring no content size: it inflates 32,000 times."""
-    head = b"RSCSTATE" + struct.pack("<I", 4) + bytes(4) + bytes([0x28, 0xB5, 0x2F, 0xFD, 0x00, 7 << 3])
+    """A state file of the current format whose zstd frame is `blocks` run-length blocks of
+    128 KiB (RFC 8878 3.1.1), declaring no content size: it inflates 32,000 times."""
+    head = b"RSCSTATE" + struct.pack("<I", state_version()) + bytes(4) + bytes([0x28, 0xB5, 0x2F, 0xFD, 0x00, 7 << 3])
     body = b"".join(struct.pack("<I", (i + 1 == blocks) | 1 << 1 | (128 << 10) << 3)[:3] + b"\0" for i in range(blocks))
     return head + body
 
