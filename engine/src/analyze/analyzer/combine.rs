@@ -30,13 +30,14 @@ impl Analyzer {
         self.packets_held_peak
     }
 
-    /// Do the two analyses have the same reorder windows open, at the same time?
+    /// Do the two analyses have the same reorder windows open, at the same time? If not, what
+    /// differs.
     pub fn windows_agree(&self, other: &Analyzer) -> Result<(), &'static str> {
         if self.deadlines != other.deadlines {
-            return Err("the reorder windows open: they differ, or may");
+            return Err("the reorder windows open");
         }
         if self.now_ns != other.now_ns || self.packets_held != other.packets_held {
-            return Err("the time: they differ, or may");
+            return Err("the time");
         }
         Ok(())
     }

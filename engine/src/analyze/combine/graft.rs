@@ -77,16 +77,20 @@ fn flow_numbers(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> Result<
 /// The capture-wide state that decides how later frames are taken is the same in `merged`
 /// and `start` when the kept frames end.
 fn capture_wide_agree(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> Result<(), String> {
-    let differ = |what: &str| Err(format!("{what}: they differ, or may"));
-    merged.windows_agree(start).map_err(String::from)?;
-    merged.wide.agrees(&start.wide, &part.wide).map_err(String::from)?;
-    if part.episodes_dropped != start.episodes_dropped {
-        return differ("retransmit episodes beyond the bound");
-    }
-    if part.congestion.bursts_not_kept() != start.congestion.bursts_not_kept() {
-        return differ("CNP bursts beyond the bound");
-    }
-    Ok(())
+    let bounds = || {
+        if part.episodes_dropped != start.episodes_dropped {
+            return Err("retransmit episodes beyond the bound");
+        }
+        if part.congestion.bursts_not_kept() != start.congestion.bursts_not_kept() {
+            return Err("CNP bursts beyond the bound");
+        }
+        Ok(())
+    };
+    merged
+        .windows_agree(start)
+        .and_then(|()| merged.wide.agrees(&start.wide, &part.wide))
+        .and_then(|()| bounds())
+        .map_err(|what| format!("{what}: they differ, or may"))
 }
 
 /// Each flow of the part goes on in the merged analysis: one of the kept frames from the

@@ -318,13 +318,13 @@ impl CaptureWide {
 
     /// Is `start` (the part's kept frames analysed on their own) where `part` stands
     /// in everything capture-wide that decides how its later frames are taken? `self` is the
-    /// merged analysis at the end of the same frames.
+    /// merged analysis at the end of the same frames. If not, what differs (or may).
     pub fn agrees(&self, start: &CaptureWide, part: &CaptureWide) -> Result<(), &'static str> {
         if part.totals.management != start.totals.management {
-            return Err("management packets (CM) after the kept frames: they differ, or may");
+            return Err("management packets (CM) after the kept frames");
         }
         if part.untracked.packets != start.untracked.packets || self.untracked.packets != 0 {
-            return Err("flows beyond the bound: they differ, or may");
+            return Err("flows beyond the bound");
         }
         Ok(())
     }
