@@ -18,7 +18,6 @@ link type: 0 is Ethernet, 1 LINKTYPE_INFINIBAND, 7 ERF) and, for the parsers, th
 import gzip
 import hashlib
 import os
-import re
 import shutil
 import struct
 import subprocess
@@ -86,25 +85,23 @@ STATE_SAMPLES = ["loss_go_back_n.pcap", "reordering.pcap", "bidirectional_read_w
 
 
 def seed_state(path):
-    """The analysis of `path` saved unfinished: a state file, as the state target reads one."""
+    """The analysis of `path` saved unfinished: a state file, as the state target reads one.
+    Returns its header (magic and format), which the binary writes as it reads them."""
     rocescope = os.environ.get("ROCESCOPE", os.path.join(ROOT, "target", "debug", "rocescope"))
     state = os.path.join(CORPUS, "state.tmp")
     subprocess.run([rocescope, "analyze", "-q", path, "--state", state], check=True, stdout=subprocess.DEVNULL)
     with open(state, "rb") as f:
-        put("state", f.read())
+        saved = f.read()
+    put("state", saved)
     os.remove(state)
+    return saved[:12]
 
 
-def state_version():
-    """The state format the engine writes (STATE_VERSION), so that the bomb reaches the inflating."""
-    with open(os.path.join(ROOT, "engine", "src", "analyze", "saved", "state.rs")) as f:
-        return int(re.search(r"pub const STATE_VERSION: u32 = (\d+);", f.read()).group(1))
-
-
-def state_bomb(blocks):
-    """A state file of the current format whose zstd frame is `blocks` run-length blocks of
-    128 KiB (RFC 8878 3.1.1), declaring no content size: it inflates 32,000 times."""
-    head = b"RSCSTATE" + struct.pack("<I", state_version()) + bytes(4) + bytes([0x28, 0xB5, 0x2F, 0xFD, 0x00, 7 << 3])
+def state_bomb(header, blocks):
+    """A state file of `header` (a saved state's magic and format, so that it reaches the
+    inflating) whose zstd frame is `blocks` run-length blocks of 128 KiB (RFC 8878 3.1.1),
+    declaring no content size: it inflates 32,000 times."""
+    head = header + bytes(4) + bytes([0x28, 0xB5, 0x2F, 0xFD, 0x00, 7 << 3])
     body = b"".join(struct.pack("<I", (i + 1 == blocks) | 1 << 1 | (128 << 10) << 3)[:3] + b"\0" for i in range(blocks))
     return head + body
 
@@ -145,9 +142,8 @@ def main():
         put("capture", gzip.compress(data, mtime=0))
         if shutil.which("zstd"):
             put("capture", subprocess.run(["zstd", "-c", "-q"], input=data, capture_output=True, check=True).stdout)
-    for name in STATE_SAMPLES:
-        seed_state(os.path.join(ROOT, "samples", name))
-    put("state", state_bomb(16_000))
+    headers = [seed_state(os.path.join(ROOT, "samples", name)) for name in STATE_SAMPLES]
+    put("state", state_bomb(headers[0], 16_000))
     for text in FILTER_SEEDS:
         put("filter", text.encode())
     for target in sorted(os.listdir(CORPUS)):
