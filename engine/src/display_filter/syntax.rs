@@ -494,9 +494,12 @@ impl Parser {
         self.expect(Token::Hash, "'#'")?;
         let at = self.at();
         if self.peek() != Some(&Token::LBracket) {
-            return match self.number()? {
-                0 => Err(FilterError::new(at, "layers are counted from 1")),
-                n => Ok(Layers(vec![LayerRange { first: n as isize, end: LayerEnd::Alone }])),
+            // a layer past isize is no layer (an `as` cast would count it from the end)
+            let n: usize = self.parsed("layer number")?;
+            return match isize::try_from(n) {
+                Ok(0) => Err(FilterError::new(at, "layers are counted from 1")),
+                Ok(n) => Ok(Layers(vec![LayerRange { first: n, end: LayerEnd::Alone }])),
+                Err(_) => Err(FilterError::new(at, format!("'{n}' is not a layer number"))),
             };
         }
         self.expect(Token::LBracket, "'['")?;
@@ -731,6 +734,10 @@ mod tests {
         assert_eq!(layers("a#[ 1 ]"), [1]);
         assert!(parse("a#[2-2]").unwrap_err().message.contains("ends before it starts"));
         assert!(parse("a#[x]").unwrap_err().message.contains("not a layer number"));
+        assert!(parse("a#x").unwrap_err().message.contains("not a layer number"));
+        // past isize: an error, not the last layer counted from the end
+        assert!(parse("a#9223372036854775808").unwrap_err().message.contains("not a layer number"));
+        assert!(parse("a#9223372036854775807").is_ok());
     }
 
     #[test]
