@@ -16,15 +16,15 @@ use rustc_hash::FxHashMap;
 
 use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
-use rocescope_parsers::psn::psn_diff;
 
 use crate::analyze::config::Config;
 use crate::analyze::congestion::analysis::CongestionAnalysis;
+use crate::analyze::flow::counting::ResponseKind;
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::flow::pairing::Evidence;
 use crate::analyze::flow::sequence::SeqEvent;
-use crate::analyze::flow::table::{Flow, FlowTable, NakEvent, PairMethod};
-use crate::analyze::flow::trace::{Event, EventKind, TRACED_FLOWS};
+use crate::analyze::flow::table::{Flow, FlowTable, PairMethod};
+use crate::analyze::flow::trace::TRACED_FLOWS;
 use crate::analyze::flow::verdicts::{Verdict, VerdictLedger};
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
 use crate::analyze::id::FlowId;
@@ -34,8 +34,7 @@ use crate::analyze::wide::CaptureWide;
 use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::duplicates::{Doubling, DoublingProbe};
 use crate::analyze::wide::facts::UndecodedLinkFrames;
-use crate::analyze::wide::policy::Class;
-use crate::decode::{Endpoint, IcrcStatus};
+use crate::decode::Endpoint;
 use head::Head;
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -291,7 +290,9 @@ impl Analyzer {
             return;
         }
         self.amend_verdict(|v| v.flow = Some(fid));
-        self.count_flow(fid, s, roce);
+        if let Some(f) = self.flows.flow_mut(fid) {
+            f.count_packet(s, roce, &self.config.policy);
+        }
         self.observe_congestion(fid, s, roce);
         let info = roce.info();
         let carries_payload = info.is_some_and(|i| i.payload);
@@ -310,9 +311,7 @@ impl Analyzer {
             if s.congestion_marked(roce)
                 && let Some(f) = self.flows.flow_mut(fid)
             {
-                f.unanswered_ce_ts.get_or_insert(ts_ns);
-                let first = if roce.is_native() { &mut f.first_frames.fecn } else { &mut f.first_frames.ce };
-                first.get_or_insert(frame);
+                f.count_congestion_mark(frame, ts_ns, roce.is_native());
             }
         }
         if opcode::is_unsequenced(roce.opcode) {
@@ -382,123 +381,40 @@ impl Analyzer {
         }
     }
 
-    fn count_flow(&mut self, fid: FlowId, s: &FrameSummary, roce: &RoceFacts) {
-        let policy = self.config.policy;
-        let frame = s.number;
+    /// An AETH-carrying response (ACK, NAK, ATOMIC ACK, READ response) on flow `fid`: counted
+    /// on its flow, it pairs the flow and tells the flow it answers what was acknowledged.
+    fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, aeth: AethKind) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        let opcode = roce.opcode;
-        f.counts.packets += 1;
-        f.counts.bytes += u64::from(s.orig_len);
-        if let Some(t) = &mut f.trace {
-            t.bytes.add(s.ts_ns, 0, u64::from(s.orig_len));
-        }
-        f.counts.payload_bytes += roce.payload_len as u64;
-        f.last_ts_ns = f.last_ts_ns.max(s.ts_ns);
-        f.last_frame = frame;
-        f.opcodes.add(opcode);
-        if f.transport == opcode::Transport::Cnp && opcode != CNP {
-            // A flow that started with a CNP takes the transport of its first other packet.
-            f.transport = opcode::Transport::of(opcode);
-        }
-        if let Some(sport) = roce.udp_sport {
-            f.udp_sports.add(sport);
-        }
-        if let Some((dscp, ecn)) = s.qos() {
-            f.dscp.add(dscp);
-            f.ecn.count(ecn);
-            if let Some(pcp) = roce.pcp {
-                f.pcp.add(pcp);
-            }
-            f.policy.check(&policy, frame, Class::of(opcode, roce.dest_qp), dscp, ecn, roce.pcp);
-        }
-        match roce.icrc {
-            IcrcStatus::Bad => {
-                f.counts.icrc_bad += 1;
-                f.first_icrc_bad_frame.get_or_insert(frame);
-            }
-            IcrcStatus::Unverifiable => f.counts.icrc_unverifiable += 1,
-            IcrcStatus::Ok => {}
-        }
-        if let Some(deth) = roce.deth {
-            f.src_qp.get_or_insert(deth.src_qp);
-            f.src_qps.add(deth.src_qp);
-        }
-        if let Some(vcrc) = roce.vcrc {
-            f.counts.fecn += u64::from(roce.fecn);
-            f.counts.becn += u64::from(roce.becn);
-            if vcrc == IcrcStatus::Bad {
-                f.counts.vcrc_bad += 1;
-                f.first_frames.vcrc_bad.get_or_insert(frame);
-            }
-        }
-    }
-
-    /// An AETH-carrying response (ACK, NAK, ATOMIC ACK, READ response) on flow `fid`.
-    fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, kind: AethKind) {
-        let acknowledge = opcode::is_acknowledge(opcode);
-        let atomic_ack = opcode::is_atomic_acknowledge(opcode);
-        let mut psn_nak = false;
-        if let Some(f) = self.flows.flow_mut(fid) {
-            if let (AethKind::RnrNak { .. } | AethKind::Nak(_) | AethKind::Reserved, true, Some(t)) =
-                (kind, acknowledge, &mut f.trace)
-            {
-                t.event(Event { ts_ns, psn, kind: EventKind::Nak { rnr: matches!(kind, AethKind::RnrNak { .. }) } });
-            }
-            match kind {
-                AethKind::Ack { .. } if acknowledge => f.counts.acks += 1,
-                AethKind::RnrNak { delay_us, .. } if acknowledge => {
-                    f.counts.rnr_naks += 1;
-                    f.first_frames.rnr_nak.get_or_insert(frame);
-                    f.naks.push(NakEvent { rnr: true, psn, ts_ns, frame, rnr_delay_us: Some(delay_us) });
-                }
-                AethKind::Nak(rocescope_parsers::ext::NakCode::PsnSequenceError) if acknowledge => {
-                    psn_nak = true;
-                    f.counts.naks_psn_seq_err += 1;
-                    f.first_frames.nak_psn_seq_err.get_or_insert(frame);
-                    f.naks.push(NakEvent { rnr: false, psn, ts_ns, frame, rnr_delay_us: None });
-                }
-                AethKind::Nak(_) | AethKind::Reserved if acknowledge => {
-                    f.counts.naks_other += 1;
-                    f.first_frames.nak_other.get_or_insert(frame);
-                }
-                _ => {}
-            }
-            if atomic_ack {
-                f.counts.atomic_acks += 1;
-            }
-        }
-        let evidence = if psn_nak { Evidence::Nak } else { Evidence::Psn };
+        let kind = f.count_response(frame, ts_ns, opcode, psn, aeth);
+        let evidence = if kind == ResponseKind::PsnNak { Evidence::Nak } else { Evidence::Psn };
         self.pair_by_evidence(fid, psn, evidence);
         let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
-        if psn_nak {
-            self.expire_flow(requests, self.now_ns);
-        }
-        if let (true, Some(r)) = (psn_nak, self.flows.flow_mut(requests)) {
-            r.requests.seq.on_nak(psn, ts_ns);
-        }
-        if let (AethKind::Ack { .. }, true) = (kind, acknowledge) {
-            self.ack_for_completion(requests, psn, ts_ns, frame);
-        }
-        if let (AethKind::Ack { .. }, true, Some(r)) = (kind, acknowledge, self.flows.flow_mut(requests)) {
-            r.requests.seq.on_ack(psn);
-        }
-        if let (AethKind::Ack { .. }, Some(r)) = (kind, self.flows.flow_mut(requests)) {
-            while let Some(&(req_psn, req_ts)) = r.outstanding.front() {
-                if psn_diff(psn, req_psn) < 0 {
-                    break;
+        match kind {
+            ResponseKind::PsnNak => {
+                self.expire_flow(requests, self.now_ns);
+                if let Some(r) = self.flows.flow_mut(requests) {
+                    r.requests.seq.on_nak(psn, ts_ns);
                 }
-                r.outstanding.pop_front();
-                r.ack_latency.record(u64::try_from(ts_ns - req_ts).unwrap_or(0));
             }
+            ResponseKind::Ack => {
+                self.ack_for_completion(requests, psn, ts_ns, frame);
+                if let Some(r) = self.flows.flow_mut(requests) {
+                    r.requests.seq.on_ack(psn);
+                    r.acknowledged(psn, ts_ns);
+                }
+            }
+            ResponseKind::AethAck => {
+                if let Some(r) = self.flows.flow_mut(requests) {
+                    r.acknowledged(psn, ts_ns);
+                }
+            }
+            ResponseKind::Other => {}
         }
     }
 
     fn observe_cnp(&mut self, fid: FlowId, ts_ns: i64) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        f.counts.cnps += 1;
-        if let Some(last) = f.last_cnp_ts.replace(ts_ns) {
-            f.cnp_spacing.record(u64::try_from(ts_ns - last).unwrap_or(0));
-        }
+        f.count_cnp(ts_ns);
         self.answer_congestion_mark(fid, ts_ns);
     }
 
@@ -506,10 +422,8 @@ impl Analyzer {
     /// unanswered mark of the peer flow, whose delay it measures.
     fn answer_congestion_mark(&mut self, fid: FlowId, ts_ns: i64) {
         let Some((data, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
-        if let Some(d) = self.flows.flow_mut(data)
-            && let Some(ce) = d.unanswered_ce_ts.take()
-        {
-            d.ce_to_cnp.record(u64::try_from(ts_ns - ce).unwrap_or(0));
+        if let Some(d) = self.flows.flow_mut(data) {
+            d.notified_at(ts_ns);
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
 use crate::analyze::flow::pairing::{CANDIDATES_KEPT, Candidates, Evidence};
-use crate::analyze::flow::table::PairMethod;
+use crate::analyze::flow::table::{Flow, PairMethod};
 use crate::analyze::id::FlowId;
 
 impl Analyzer {
@@ -12,7 +12,7 @@ impl Analyzer {
     /// pairs the flows that were left one candidate by that.
     pub(crate) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32, evidence: Evidence) {
         let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
-        let fresh = f.pairing_candidates.is_empty();
+        let fresh = f.pairing_candidates().is_empty();
         let pool: &[FlowId] = if fresh {
             let between = self.flows.between(f.key.dst, f.key.src);
             if between.len() > MAX_PAIRING_CANDIDATES {
@@ -20,7 +20,7 @@ impl Analyzer {
             }
             between
         } else {
-            &f.pairing_candidates
+            f.pairing_candidates()
         };
         let fits =
             |c: &FlowId| *c != fid && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn));
@@ -45,7 +45,7 @@ impl Analyzer {
         if let [forward] = left[..] {
             self.pair_and_eliminate(fid, forward, method);
         } else if let Some(f) = self.flows.flow_mut(fid) {
-            f.pairing_candidates = if left.len() <= CANDIDATES_KEPT { left } else { Candidates::new() };
+            f.set_pairing_candidates(if left.len() <= CANDIDATES_KEPT { left } else { Candidates::new() });
         }
     }
 
@@ -63,11 +63,11 @@ impl Analyzer {
             let Some(key) = self.flows.flow(response).map(|f| f.key) else { continue };
             for &sibling in self.flows.between(key.src, key.dst) {
                 let Some(s) = self.flows.flow(sibling).filter(|s| s.peer.is_none()) else { continue };
-                if !s.pairing_candidates.contains(&forward) {
+                if !s.pairing_candidates().contains(&forward) {
                     continue;
                 }
                 let left: Candidates = s
-                    .pairing_candidates
+                    .pairing_candidates()
                     .iter()
                     .copied()
                     .filter(|&c| c != forward && self.flows.flow(c).is_some_and(|c| c.peer.is_none()))
@@ -83,9 +83,9 @@ impl Analyzer {
     /// `requester`'s READs whose responses `responder` carried before the two were paired are
     /// answered: the response space does not wait for them.
     fn forget_answered_reads(&mut self, responder: FlowId, requester: FlowId) {
-        let Some(cursor) = self.flows.flow(responder).map(|f| f.cursor) else { return };
+        let Some(cursor) = self.flows.flow(responder).map(Flow::response_cursor) else { return };
         if let Some(r) = self.flows.flow_mut(requester) {
-            r.reads.forget_answered(&cursor);
+            r.forget_reads_answered(&cursor);
         }
     }
 }

@@ -2,15 +2,16 @@
 //! decision: retransmit episodes, message and ACK bookkeeping, per-frame verdicts, chart
 //! traces; reorder windows that pass in capture time; QP numbers reused by new connections.
 
-use rocescope_parsers::opcode::{self, Position, Transport};
-use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_diff, psn_forward_distance};
+use rocescope_parsers::opcode::{self, Position};
+use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_forward_distance};
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD, host_pair};
 use crate::analyze::flow::arrival::Arrival;
 use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
 use crate::analyze::flow::responses::{Read, ReadQueue};
+use crate::analyze::flow::runtime::Held;
 use crate::analyze::flow::sequence::{Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
-use crate::analyze::flow::table::{Held, OUTSTANDING_KEPT, RereadEvent};
+use crate::analyze::flow::table::Flow;
 use crate::analyze::flow::trace::{Event, EventKind};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
 use crate::analyze::id::{FlowId, Space};
@@ -45,7 +46,7 @@ impl Analyzer {
         let mut events = std::mem::take(&mut self.events);
         events.clear();
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        let idle_ns = f.last_sequenced_ts.replace(s.ts_ns).map(|t| s.ts_ns.saturating_sub(t));
+        let idle_ns = f.sequenced_at(s.ts_ns);
         let held = match space {
             Space::Requests => {
                 let next = match (read_request, pmtu) {
@@ -57,15 +58,14 @@ impl Analyzer {
                 f.requests.seq.observe(arrival, &rules, &config, &mut events)
             }
             Space::Responses => {
-                let response = f.cursor.rules(&reads, pmtu.unwrap_or(4096), roce.psn, position(roce));
-                f.responses.seq.set_expected(f.cursor.expected(&reads));
+                let response = f.response_rules(&reads, pmtu.unwrap_or(4096), roce.psn, position(roce));
                 let rules =
                     Rules { holes: response.holes(), ahead_in_order: response.ahead_in_order(), next: Next::Owner };
                 f.responses.seq.observe(arrival, &rules, &config, &mut events)
             }
         };
         if held {
-            f.held.push_back(Held { frame: s.number, ts_ns: s.ts_ns, facts: *roce, idle_ns });
+            f.hold(Held { frame: s.number, ts_ns: s.ts_ns, facts: *roce, idle_ns });
             self.packets_held += 1;
             self.packets_held_peak = self.packets_held_peak.max(self.packets_held);
         }
@@ -83,13 +83,13 @@ impl Analyzer {
     /// The peer's READ requests, which the flow's response space follows.
     fn take_peer_reads(&mut self, fid: FlowId) -> ReadQueue {
         let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
-        peer.and_then(|p| self.flows.flow_mut(p)).map(|p| std::mem::take(&mut p.reads)).unwrap_or_default()
+        peer.and_then(|p| self.flows.flow_mut(p)).map(Flow::take_reads).unwrap_or_default()
     }
 
     fn put_back_peer_reads(&mut self, fid: FlowId, reads: ReadQueue) {
         let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
         if let Some(p) = peer.and_then(|p| self.flows.flow_mut(p)) {
-            p.reads = reads;
+            p.put_back_reads(reads);
         }
     }
 
@@ -128,10 +128,9 @@ impl Analyzer {
     }
 
     fn take_held(&mut self, fid: FlowId, frame: u64) -> Option<Held> {
-        let f = self.flows.flow_mut(fid)?;
-        let i = f.held.iter().position(|h| h.frame == frame)?;
+        let held = self.flows.flow_mut(fid)?.take_held(frame)?;
         self.packets_held = self.packets_held.saturating_sub(1);
-        f.held.remove(i)
+        Some(held)
     }
 
     /// A decided packet: episodes for retransmissions, bookkeeping for new packets.
@@ -153,7 +152,7 @@ impl Analyzer {
         if o.class == SeqClass::Retransmission {
             earliest(&mut f.first_frames.retransmission, frame);
             if read_request {
-                f.reread = Some(RereadEvent { frame, ts_ns, used: false });
+                f.reissued_read(frame, ts_ns);
             }
             if o.out_of_order {
                 self.retransmitted_alone(fid, space, o, c.idle_ns);
@@ -171,11 +170,11 @@ impl Analyzer {
             }
             let Some(f) = self.flows.flow_mut(fid) else { return };
             if read_request {
-                f.reads.push(Read { first_psn: psn, dma_len: dma_len(c.facts) });
+                f.await_read(Read { first_psn: psn, dma_len: dma_len(c.facts) });
             }
             if advances_cursor {
                 let pmtu = f.pmtu.or(pmtu).unwrap_or(4096);
-                f.cursor.advance(reads, pmtu, psn, position(c.facts));
+                f.advance_cursor(reads, pmtu, psn, position(c.facts));
             }
             if o.gap_open {
                 self.deadlines.push_back((ts_ns.saturating_add(self.config.reorder.window_ns), fid));
@@ -236,7 +235,7 @@ impl Analyzer {
         let peer = peer.and_then(|p| self.flows.flow_mut(p));
         match (space, peer) {
             (Space::Requests, Some(p)) => {
-                if let Some(n) = p.naks.answer(psn) {
+                if let Some(n) = p.answer_nak(psn) {
                     let kind = if n.rnr { Trigger::RnrNak } else { Trigger::NakPsnSeqErr };
                     return Cause {
                         trigger: kind,
@@ -247,8 +246,7 @@ impl Analyzer {
                 }
             }
             (Space::Responses, Some(p)) => {
-                if let Some(r) = p.reread.as_mut().filter(|r| !r.used) {
-                    r.used = true;
+                if let Some(r) = p.answer_reread() {
                     return Cause {
                         trigger: Trigger::Reread,
                         frame: Some(r.frame),
@@ -278,42 +276,11 @@ impl Analyzer {
         }
     }
 
-    /// Bookkeeping of a sequenced packet sent for the first time: requests awaiting an ACK,
-    /// message reassembly, the path MTU its size reveals.
+    /// Bookkeeping of a sequenced packet sent for the first time ([`Flow::count_new_packet`]);
+    /// the path MTU its size reveals holds for its hosts too.
     pub(crate) fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
-        if roce.ack_req && f.transport == Transport::Rc {
-            if f.outstanding.len() == OUTSTANDING_KEPT {
-                f.outstanding.pop_front();
-            }
-            // A late arrival takes its place in PSN order.
-            let at = f.outstanding.iter().rposition(|&(p, _)| psn_diff(p, roce.psn) < 0).map_or(0, |i| i + 1);
-            f.outstanding.insert(at, (roce.psn, ts_ns));
-        }
-        let payload = roce.payload_len as u64;
-        let Some(info) = roce.info() else { return };
-        match info.position {
-            Position::First => f.current_message_bytes = payload,
-            Position::Middle => f.current_message_bytes += payload,
-            Position::Last => {
-                f.counts.messages += 1;
-                f.message_bytes.record(f.current_message_bytes + payload);
-                f.current_message_bytes = 0;
-            }
-            Position::Only if info.payload => {
-                f.counts.messages += 1;
-                f.message_bytes.record(payload);
-            }
-            Position::Only => {}
-        }
-        if read_request {
-            f.counts.read_requests += 1;
-        }
-        let inferred = matches!(info.position, Position::First | Position::Middle)
-            .then_some(payload as u32)
-            .filter(|m| crate::analyze::flow::sequence::PMTUS.contains(m));
-        if let Some(mtu) = inferred.filter(|_| f.pmtu.is_none()) {
-            f.pmtu = Some(mtu);
+        if let Some(mtu) = f.count_new_packet(ts_ns, roce, read_request) {
             self.host_pmtu.entry(host_pair(f.key.src, f.key.dst)).or_insert(mtu);
         }
     }

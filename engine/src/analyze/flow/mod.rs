@@ -3,11 +3,13 @@
 //! episodes, the pairing with its peer, each frame's verdict and the charts' trace.
 
 pub mod arrival;
+pub mod counting;
 pub mod episodes;
 pub mod gaps;
 pub mod naked;
 pub mod pairing;
 pub mod responses;
+pub mod runtime;
 pub mod sequence;
 pub mod table;
 pub mod trace;

@@ -11,9 +11,8 @@ use crate::analyze::congestion::completion::Completions;
 use crate::analyze::congestion::reaction::Reaction;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::flow::episodes::OpenEpisode;
-use crate::analyze::flow::responses::{ReadQueue, ResponseCursor};
+use crate::analyze::flow::runtime::FlowRuntime;
 use crate::analyze::flow::sequence::Sequence;
-use crate::analyze::frame::RoceFacts;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::id::{FlowId, FlowKey, Space};
 use crate::analyze::partition::canonical;
@@ -75,66 +74,6 @@ impl<T: Copy + PartialEq> Tally<T> {
     }
 }
 
-/// A NAK or RNR NAK a flow carried, to explain the peer's next retransmissions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct NakEvent {
-    pub rnr: bool,
-    pub psn: u32,
-    pub ts_ns: i64,
-    pub frame: u64,
-    pub rnr_delay_us: Option<u32>,
-}
-
-/// NAKs a flow remembers that no retransmit episode has answered yet; beyond, the oldest is
-/// forgotten.
-pub const NAKS_KEPT: usize = 64;
-
-/// The NAKs and RNR NAKs a flow carried that no episode of the peer has answered yet, in
-/// arrival order. Several recoveries can be under way at once (selective repeat NAKs each
-/// lost PSN and resends it alone), so an episode takes the NAK that names the PSN it resends
-/// first, never simply the latest (docs/analysis.md, "Retransmit episodes").
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
-pub struct NakLog {
-    unanswered: std::collections::VecDeque<NakEvent>,
-}
-
-impl NakLog {
-    pub fn push(&mut self, nak: NakEvent) {
-        if self.unanswered.len() == NAKS_KEPT {
-            self.unanswered.pop_front();
-        }
-        self.unanswered.push_back(nak);
-    }
-
-    /// The NAK an episode whose first resent PSN is `psn` answers, taken out: the latest one
-    /// naming `psn` (with every earlier one naming it: one resend answers them all), else the
-    /// latest one naming a PSN before `psn` (the sender went back to it and resent from a
-    /// later PSN, the ones between having arrived). A NAK naming a later PSN asks for a
-    /// resend that has not begun.
-    pub fn answer(&mut self, psn: u32) -> Option<NakEvent> {
-        let naming = self.unanswered.iter().rposition(|n| n.psn == psn);
-        if let Some(i) = naming {
-            let nak = self.unanswered[i];
-            self.unanswered.retain(|n| n.psn != psn);
-            return Some(nak);
-        }
-        let before = self.unanswered.iter().rposition(|n| rocescope_parsers::psn::psn_diff(n.psn, psn) < 0)?;
-        self.unanswered.remove(before)
-    }
-
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.unanswered.iter_mut().for_each(|n| r.frame(&mut n.frame));
-    }
-}
-
-/// A READ request the flow sent again, to explain the peer's next resent READ responses.
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
-pub struct RereadEvent {
-    pub frame: u64,
-    pub ts_ns: i64,
-    pub used: bool,
-}
-
 /// One PSN space of a flow (its requests, or its responses to the peer's requests) and the
 /// retransmit episode running in it.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -142,16 +81,6 @@ pub struct PsnSpace {
     pub seq: Sequence,
     /// The retransmit episode in progress.
     pub open_episode: Option<OpenEpisode>,
-}
-
-/// A sequenced packet waiting for the analysis to decide whether it came late.
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
-pub struct Held {
-    pub frame: u64,
-    pub ts_ns: i64,
-    pub facts: RoceFacts,
-    /// Time since the flow's previous sequenced packet when it arrived.
-    pub idle_ns: Option<i64>,
 }
 
 /// The first frame of each kind of event on a flow, for findings' evidence.
@@ -168,9 +97,6 @@ pub struct FirstFrames {
     /// The first FECN-marked packet of a native InfiniBand flow.
     pub fecn: Option<u64>,
 }
-
-/// How many requests awaiting an ACK a flow remembers for ACK latency.
-pub const OUTSTANDING_KEPT: usize = 1024;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Flow {
@@ -194,37 +120,18 @@ pub struct Flow {
     pub requests: PsnSpace,
     /// READ responses to the peer's requests, in the peer's PSN space.
     pub responses: PsnSpace,
-    /// Where the response space stands among the peer's READs.
-    pub cursor: ResponseCursor,
-    /// This flow's READ requests whose responses are awaited on the peer flow.
-    pub reads: ReadQueue,
-    /// Sequenced packets waiting for a decision, in arrival order.
-    pub held: std::collections::VecDeque<Held>,
-    pub reread: Option<RereadEvent>,
     /// The flow this one replaced on the same key (a reused QP number).
     pub previous: Option<FlowId>,
     pub message_bytes: LogHistogram,
-    pub current_message_bytes: u64,
     /// Path MTU inferred from FIRST/MIDDLE payload sizes, or given by the CM exchange.
     pub pmtu: Option<u32>,
     pub policy: PolicyCounts,
     pub peer: Option<(FlowId, PairMethod)>,
-    /// Unpaired, with responses: the flows in the opposite direction it may answer, narrowed
-    /// by each response (empty until a response leaves several; [`crate::analyze::flow::pairing`]).
-    pub pairing_candidates: Vec<FlowId>,
     /// The sender's QP, when known (DETH, or the peer flow's destination QP).
     pub src_qp: Option<u32>,
-    /// The NAKs it carried that no episode of the peer has answered yet.
-    pub naks: NakLog,
-    pub outstanding: std::collections::VecDeque<(u32, i64)>,
     pub ack_latency: LogHistogram,
-    pub last_cnp_ts: Option<i64>,
     pub cnp_spacing: LogHistogram,
-    /// The first CE mark not yet answered by a CNP on the peer flow.
-    pub unanswered_ce_ts: Option<i64>,
     pub ce_to_cnp: LogHistogram,
-    /// Timestamp of the last sequenced packet.
-    pub last_sequenced_ts: Option<i64>,
     pub last_frame: u64,
     pub first_frames: FirstFrames,
     /// What the flow's charts need; the first [`crate::analyze::flow::trace::TRACED_FLOWS`] flows have one.
@@ -233,6 +140,8 @@ pub struct Flow {
     pub reaction: Reaction,
     /// Its RC messages awaiting completion, and their completion times.
     pub completions: Completions,
+    /// What it keeps between packets that no report reads.
+    pub(super) run: FlowRuntime,
 }
 
 impl Flow {
@@ -254,31 +163,21 @@ impl Flow {
             first_icrc_bad_frame: None,
             requests: PsnSpace::default(),
             responses: PsnSpace::default(),
-            cursor: ResponseCursor::default(),
-            reads: ReadQueue::default(),
-            held: std::collections::VecDeque::new(),
-            reread: None,
             previous: None,
             message_bytes: LogHistogram::default(),
-            current_message_bytes: 0,
             pmtu: None,
             policy: PolicyCounts::default(),
             peer: None,
-            pairing_candidates: Vec::new(),
             src_qp: None,
-            naks: NakLog::default(),
-            outstanding: std::collections::VecDeque::new(),
             ack_latency: LogHistogram::default(),
-            last_cnp_ts: None,
             cnp_spacing: LogHistogram::default(),
-            unanswered_ce_ts: None,
             ce_to_cnp: LogHistogram::default(),
-            last_sequenced_ts: None,
             last_frame: frame,
             first_frames: FirstFrames::default(),
             trace: None,
             reaction: Reaction::default(),
             completions: Completions::default(),
+            run: FlowRuntime::default(),
         }
     }
 
@@ -419,7 +318,7 @@ impl FlowTable {
         let Some(ids) = self.by_hosts.get(&(src, dst)) else { return };
         for &id in ids {
             if let Some(f) = self.flows.get_mut(id as usize) {
-                f.pairing_candidates.retain(|c| *c != paired);
+                f.forget_candidate(paired);
             }
         }
     }
@@ -455,18 +354,13 @@ impl Flow {
         r.frame(&mut self.first_frame);
         r.frame(&mut self.last_frame);
         r.first_frame(&mut self.first_icrc_bad_frame);
-        self.held.iter_mut().for_each(|h| r.frame(&mut h.frame));
-        if let Some(reread) = &mut self.reread {
-            r.frame(&mut reread.frame);
-        }
         if let Some(previous) = &mut self.previous {
             r.flow(previous);
         }
         if let Some((peer, _)) = &mut self.peer {
             r.flow(peer);
         }
-        self.pairing_candidates.iter_mut().for_each(|c| r.flow(c));
-        self.naks.renumber(r);
+        self.run.renumber(r);
         self.first_frames.renumber(r);
         self.policy.renumber(r);
         self.requests.seq.renumber(r);
@@ -533,17 +427,8 @@ impl Flow {
             (self.key, self.version, self.transport),
             (requests.seq.context(), requests.open_episode.is_some()),
             (responses.seq.context(), responses.open_episode.is_some()),
-            (&self.cursor, &self.reads, &self.held, &self.reread, self.current_message_bytes, self.pmtu),
-            (
-                self.peer,
-                &self.pairing_candidates,
-                self.src_qp,
-                &self.naks,
-                &self.outstanding,
-                self.last_cnp_ts,
-                self.unanswered_ce_ts,
-            ),
-            (self.last_sequenced_ts, self.last_ts_ns, self.last_frame),
+            (&self.run, self.pmtu, self.peer, self.src_qp),
+            (self.last_ts_ns, self.last_frame),
             (self.reaction.context(), self.completions.context()),
         )
     }
@@ -575,14 +460,9 @@ impl Flow {
             (end.requests.open_episode, end.responses.open_episode);
         self.reaction.graft(&start.reaction, end.reaction);
         self.completions.graft(&start.completions, end.completions)?;
-        (self.cursor, self.reads, self.held, self.reread) = (end.cursor, end.reads, end.held, end.reread);
-        (self.current_message_bytes, self.pmtu, self.peer, self.src_qp) =
-            (end.current_message_bytes, end.pmtu, end.peer, end.src_qp);
-        self.pairing_candidates = end.pairing_candidates;
-        (self.naks, self.outstanding, self.last_cnp_ts, self.unanswered_ce_ts) =
-            (end.naks, end.outstanding, end.last_cnp_ts, end.unanswered_ce_ts);
-        (self.last_sequenced_ts, self.last_ts_ns, self.last_frame) =
-            (end.last_sequenced_ts, end.last_ts_ns, end.last_frame);
+        self.run.graft(end.run);
+        (self.pmtu, self.peer, self.src_qp) = (end.pmtu, end.peer, end.src_qp);
+        (self.last_ts_ns, self.last_frame) = (end.last_ts_ns, end.last_frame);
         Ok(())
     }
 }

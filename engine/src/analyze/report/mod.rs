@@ -664,8 +664,8 @@ fn flow_report(a: &Analyzer, id: u32, f: &crate::analyze::flow::table::Flow, con
         pmtu: f.pmtu,
         peer: f.peer.map(|(p, _)| p),
         pairing: f.peer.map(|(_, m)| m.name()),
-        pairing_candidates: if f.peer.is_none() && f.pairing_candidates.len() > 1 {
-            f.pairing_candidates.len()
+        pairing_candidates: if f.peer.is_none() && f.pairing_candidates().len() > 1 {
+            f.pairing_candidates().len()
         } else {
             0
         },
