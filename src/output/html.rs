@@ -13,7 +13,7 @@ use super::html_figure::{figure, per_second};
 use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::report::chart_data::ChartData;
-use crate::analyze::report::finding::Finding;
+use crate::analyze::report::finding::{self, Finding};
 use crate::analyze::report::{FlowReport, Report};
 use crate::analyze::wide::pfc::PAUSE_CHANNEL;
 use crate::analyze::{CE_MARKS, CNPS};
@@ -38,6 +38,7 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
 .sev { font-weight: 700; text-transform: uppercase; font-size: 12px; margin-right: 8px; }
 .error .sev { color: var(--error); } .warning .sev { color: var(--warning); } .info .sev { color: var(--info); }
 .finding p { margin: 3px 0; } .finding code { font-size: 12px; }
+.legend { margin: 10px 0; } .legend summary { cursor: pointer; color: var(--muted); } .legend td, .legend th { font-size: 13px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th { background: #eef1f5; position: sticky; top: 0; } td.l, th.l { text-align: left; }
@@ -173,6 +174,26 @@ fn findings(r: &Report) -> Markup {
             p { "Nothing to report: no loss, retransmission, congestion, pause or marking problem was found." }
         }
         @for f in &r.findings { (finding(r, f)) }
+        @if !r.findings.is_empty() { (legend(r)) }
+    }
+}
+
+/// What each code among the findings means, and where docs/ defines it, in the order of the
+/// table of findings.
+fn legend(r: &Report) -> Markup {
+    let present = finding::ALL.iter().filter(|k| r.findings.iter().any(|f| f.code == k.code));
+    html! {
+        details.legend {
+            summary { "What the codes mean" }
+            table {
+                thead { tr { th.l { "code" } th.l { "severity" } th.l { "what it is" } th.l { "defined in" } } }
+                tbody {
+                    @for k in present {
+                        tr { td.l { code { (k.code) } } td.l { (k.severity.name()) } td.l { (k.title) } td.l { "docs/" (k.doc) } }
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -35,24 +35,38 @@ pub struct Evidence {
 
 pub const EVIDENCE_KEPT: usize = 10;
 
-/// What a finding is, whatever its numbers: its stable code and its severity. Every kind is in
-/// [`kinds`], declared once; docs/analysis.md's table of findings lists each with its severity
-/// (a test holds the two to each other).
+/// What a finding is, whatever its numbers: its stable code, its severity, a title and the
+/// section of the docs that defines what it counts. Every kind is in [`kinds`], declared once;
+/// docs/analysis.md's table of findings lists each with its severity and title, and each doc
+/// anchor names a heading there (tests hold the three to each other); the HTML report's legend
+/// reads the titles and anchors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kind {
     pub code: &'static str,
     /// The severity a finding of the kind has (`INCAST` rises to a warning when the receiver
     /// shows congestion).
     pub severity: Severity,
+    /// What it is, in a few words.
+    pub title: &'static str,
+    /// The file under docs/ and the anchor of the section that defines it.
+    pub doc: &'static str,
+}
+
+impl Kind {
+    /// The kind of `code`.
+    pub fn of(code: &str) -> Option<Kind> {
+        ALL.iter().find(|k| k.code == code).copied()
+    }
 }
 
 /// Declares each kind of finding as a constant named by its code, and [`ALL`] of them.
 macro_rules! kinds {
-    ($($code:ident: $severity:ident;)*) => {
+    ($($code:ident: $severity:ident, $title:literal, $doc:literal;)*) => {
         /// Every kind of finding, by its code.
         pub mod kinds {
             use super::{Kind, Severity};
-            $(pub const $code: Kind = Kind { code: stringify!($code), severity: Severity::$severity };)*
+            $(pub const $code: Kind =
+                Kind { code: stringify!($code), severity: Severity::$severity, title: $title, doc: $doc };)*
         }
         /// Every kind of finding, in the order docs/analysis.md lists them.
         pub const ALL: &[Kind] = &[$(kinds::$code),*];
@@ -60,46 +74,46 @@ macro_rules! kinds {
 }
 
 kinds! {
-    ICRC_BAD: Error;
-    VCRC_BAD: Error;
-    NAK_FATAL: Error;
-    PFC_STORM: Error;
-    PSN_GAP: Warning;
-    CAPTURE_LOSS: Info;
-    RETRANSMISSION: Warning;
-    RETRANSMIT_TIMEOUT: Warning;
-    REORDER_NAKS: Warning;
-    CM_DSCP: Warning;
-    NAK_PSN_SEQUENCE: Warning;
-    RNR_NAK: Warning;
-    CE_WITHOUT_CNP: Warning;
-    FECN_WITHOUT_BECN: Warning;
-    CNP_DSCP: Warning;
-    CNP_PCP: Warning;
-    DATA_DSCP: Warning;
-    DATA_PCP: Warning;
-    NOT_ECT_DATA: Warning;
-    PFC_OTHER_PRIORITY: Warning;
-    PAUSE_WITHOUT_ECN: Warning;
-    LINK_PAUSE: Warning;
-    CAPTURE_DAMAGED: Warning;
-    MALFORMED_FRAMES: Warning;
-    CAPTURE_LOST_PACKETS: Warning;
-    RDMA_DEVICE_CAPTURE: Info;
-    NO_ROCE: Info;
-    UNDECODED_LINK_TYPE: Warning;
-    LIMITS_REACHED: Warning;
-    MIRROR_DUPLICATES: Info;
-    RETRANSMIT_NO_NAK: Info;
-    REORDERING: Info;
-    QP_REUSED: Info;
-    PAIRING_AMBIGUOUS: Info;
-    TRUNCATED_FRAMES: Info;
-    TIMESTAMPS_BACKWARDS: Info;
-    DCQCN_NO_REACTION: Warning;
-    DCQCN_SLOW_RECOVERY: Warning;
-    HIGH_TAIL_LATENCY: Warning;
-    INCAST: Info;
+    ICRC_BAD: Error, "Bad ICRC", "analysis.md#flows";
+    VCRC_BAD: Error, "Bad VCRC on an InfiniBand link", "analysis.md#native-infiniband";
+    NAK_FATAL: Error, "Fatal NAK", "analysis.md#acknowledgements";
+    PFC_STORM: Error, "PFC storm", "analysis.md#pfc-and-pause";
+    PSN_GAP: Warning, "Missing PSNs", "analysis.md#the-request-sequence";
+    CAPTURE_LOSS: Info, "Packets the capture missed", "analysis.md#capture-loss-or-network-loss";
+    RETRANSMISSION: Warning, "Retransmissions", "analysis.md#retransmit-episodes";
+    RETRANSMIT_TIMEOUT: Warning, "Retransmission after an ACK timeout", "analysis.md#retransmit-episodes";
+    REORDER_NAKS: Warning, "NAKs for packets that were only late", "analysis.md#reordering";
+    CM_DSCP: Warning, "Connection management on another DSCP", "analysis.md#policy";
+    NAK_PSN_SEQUENCE: Warning, "PSN sequence error NAKs", "analysis.md#acknowledgements";
+    RNR_NAK: Warning, "Receiver not ready (RNR NAK)", "analysis.md#acknowledgements";
+    CE_WITHOUT_CNP: Warning, "CE marks without CNPs", "analysis.md#congestion";
+    FECN_WITHOUT_BECN: Warning, "FECN marks without BECN or CNP", "analysis.md#native-infiniband";
+    CNP_DSCP: Warning, "CNPs on another DSCP", "analysis.md#policy";
+    CNP_PCP: Warning, "CNPs on another priority", "analysis.md#policy";
+    DATA_DSCP: Warning, "RoCE data on another DSCP", "analysis.md#policy";
+    DATA_PCP: Warning, "RoCE data on another priority", "analysis.md#policy";
+    NOT_ECT_DATA: Warning, "RoCE data not ECN-capable", "analysis.md#policy";
+    PFC_OTHER_PRIORITY: Warning, "PFC pauses on another priority", "analysis.md#pfc-and-pause";
+    PAUSE_WITHOUT_ECN: Warning, "Pauses without ECN marks", "analysis.md#pfc-and-pause";
+    LINK_PAUSE: Warning, "802.3x link PAUSE", "analysis.md#pfc-and-pause";
+    CAPTURE_DAMAGED: Warning, "Damaged capture file", "analysis.md#capture-wide-counts";
+    MALFORMED_FRAMES: Warning, "Malformed frames", "analysis.md#capture-wide-counts";
+    CAPTURE_LOST_PACKETS: Warning, "Packets dropped by the capture", "analysis.md#capture-wide-counts";
+    RDMA_DEVICE_CAPTURE: Info, "Captured on an RDMA device", "analysis.md#capture-wide-counts";
+    NO_ROCE: Info, "No RoCE in the capture", "analysis.md#capture-wide-counts";
+    UNDECODED_LINK_TYPE: Warning, "Frames of a link type not decoded", "analysis.md#capture-wide-counts";
+    LIMITS_REACHED: Warning, "Memory bounds reached", "analysis.md#memory-bounds";
+    MIRROR_DUPLICATES: Info, "Mirror duplicates", "analysis.md#mirror-duplicates";
+    RETRANSMIT_NO_NAK: Info, "Retransmissions whose NAK the capture lacks", "analysis.md#retransmit-episodes";
+    REORDERING: Info, "Reordering", "analysis.md#reordering";
+    QP_REUSED: Info, "QP numbers reused", "analysis.md#reused-qp-numbers";
+    PAIRING_AMBIGUOUS: Info, "Responses more than one QP could answer", "analysis.md#pairing-the-two-directions-of-a-connection";
+    TRUNCATED_FRAMES: Info, "Truncated frames", "analysis.md#capture-wide-counts";
+    TIMESTAMPS_BACKWARDS: Info, "Timestamps going backwards", "analysis.md#capture-wide-counts";
+    DCQCN_NO_REACTION: Warning, "Senders not slowing down on CNPs", "analysis.md#sender-reaction-to-cnps";
+    DCQCN_SLOW_RECOVERY: Warning, "Senders recovering slowly after CNPs", "analysis.md#sender-reaction-to-cnps";
+    HIGH_TAIL_LATENCY: Warning, "High tail completion time", "analysis.md#message-completion-time";
+    INCAST: Info, "Incast", "analysis.md#incast";
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -116,26 +130,53 @@ pub struct Finding {
 mod tests {
     use super::*;
 
-    /// docs/analysis.md's table of findings: each row's codes and severity.
-    fn documented() -> Vec<(String, String)> {
-        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/analysis.md")).unwrap();
+    fn doc(name: &str) -> String {
+        std::fs::read_to_string(format!("{}/../docs/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    /// docs/analysis.md's table of findings: each row's code, severity and title.
+    fn documented() -> Vec<(String, String, String)> {
+        let doc = doc("analysis.md");
         let table = &doc[doc.find("## Findings").unwrap()..];
         let rows = table.lines().skip(4).take_while(|l| l.starts_with('|'));
-        rows.flat_map(|row| {
+        rows.map(|row| {
             let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-            let severity = cells[2].to_string();
-            cells[1].split(", ").map(move |c| (c.trim_matches('`').to_string(), severity.clone())).collect::<Vec<_>>()
+            (cells[1].trim_matches('`').to_string(), cells[2].to_string(), cells[3].to_string())
         })
         .collect()
     }
 
     #[test]
-    fn every_kind_is_documented_with_its_severity() {
+    fn every_kind_is_documented_with_its_severity_and_title() {
         let documented = documented();
-        let codes: Vec<&str> = documented.iter().map(|(c, _)| c.as_str()).collect();
+        let codes: Vec<&str> = documented.iter().map(|(c, _, _)| c.as_str()).collect();
         assert_eq!(codes, ALL.iter().map(|k| k.code).collect::<Vec<_>>());
-        for (kind, (_, severity)) in ALL.iter().zip(&documented) {
+        for (kind, (_, severity, title)) in ALL.iter().zip(&documented) {
             assert!(severity.starts_with(kind.severity.name()), "{}: {severity}", kind.code);
+            assert_eq!(title, kind.title, "{}", kind.code);
         }
+    }
+
+    /// A heading's anchor as GitHub makes it: lower case, spaces to hyphens, punctuation gone.
+    fn anchor(heading: &str) -> String {
+        let kept = heading.chars().filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_');
+        kept.collect::<String>().to_lowercase().replace(' ', "-")
+    }
+
+    #[test]
+    fn every_kinds_doc_anchor_names_a_heading_of_its_file() {
+        for kind in ALL {
+            let (file, wanted) = kind.doc.split_once('#').unwrap();
+            let doc = doc(file);
+            let headings =
+                doc.lines().filter_map(|l| l.strip_prefix('#')).map(|h| anchor(h.trim_start_matches('#').trim()));
+            assert!(headings.into_iter().any(|h| h == wanted), "{}: {} names no heading", kind.code, kind.doc);
+        }
+    }
+
+    #[test]
+    fn a_kind_is_found_by_its_code() {
+        assert_eq!(Kind::of("PSN_GAP"), Some(kinds::PSN_GAP));
+        assert_eq!(Kind::of("NO_SUCH_CODE"), None);
     }
 }

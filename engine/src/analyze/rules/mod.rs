@@ -56,7 +56,7 @@ struct About {
 
 impl Rules<'_> {
     fn add(&mut self, about: About, message: String, evidence: Evidence) {
-        let About { kind: Kind { code, severity }, cause, action } = about;
+        let About { kind: Kind { code, severity, .. }, cause, action } = about;
         self.out.push(Finding { severity, code, message, evidence, cause, action });
     }
 
