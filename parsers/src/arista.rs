@@ -83,6 +83,31 @@ impl<'a> AristaHeader<'a> {
     }
 }
 
+/// A timestamp header's fields, to write one ([`AristaRepr::emit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AristaRepr {
+    /// One of the `VERSION_*` formats.
+    pub version: u16,
+    /// All the seconds in a 64-bit format; their low 16 bits are written in a 48-bit one.
+    pub seconds: u32,
+    pub nanoseconds: u32,
+}
+
+impl AristaRepr {
+    /// Writes the header after its EtherType through `put`: subtype, version, the timestamp
+    /// in the version's format (the frame's own EtherType is the caller's).
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        put(&SUBTYPE_TIMESTAMP.to_be_bytes());
+        put(&self.version.to_be_bytes());
+        if matches!(self.version, VERSION_64_TAI | VERSION_64_UTC) {
+            put(&self.seconds.to_be_bytes());
+        } else {
+            put(&(self.seconds as u16).to_be_bytes());
+        }
+        put(&self.nanoseconds.to_be_bytes());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 //! byte 0 OpCode · byte 1 SE(7) M(6) PadCnt(5:4) TVer(3:0) · bytes 2–3 P_Key ·
 //! byte 4 FECN(7) BECN(6) resv6(5:0) · bytes 5–7 DestQP · byte 8 A(7) resv7(6:0) · bytes 9–11 PSN.
 
+use crate::emit::{be24_bytes, join};
 use crate::error::{Error, Layer, be16, be24, split_array};
 use crate::opcode::{self, OpcodeInfo, Transport};
 
@@ -92,6 +93,76 @@ impl<'a> Bth<'a> {
     /// Packet sequence number (24 bits).
     pub fn psn(&self) -> u32 {
         be24([self.bytes[9], self.bytes[10], self.bytes[11]])
+    }
+}
+
+/// A BTH's fields, to write one ([`BthRepr::emit`]) or to read one whole ([`BthRepr::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BthRepr {
+    pub opcode: u8,
+    pub solicited: bool,
+    pub mig_req: bool,
+    /// Pad bytes after the payload (0–3), so that the payload ends on a 4-byte boundary.
+    pub pad_count: u8,
+    pub tver: u8,
+    pub pkey: u16,
+    pub fecn: bool,
+    pub becn: bool,
+    pub dest_qp: u32,
+    pub ack_req: bool,
+    pub psn: u32,
+}
+
+impl BthRepr {
+    /// A BTH of `opcode` for `dest_qp` at `psn`: the default partition key 0xFFFF, no flag set,
+    /// no pad.
+    pub fn new(opcode: u8, dest_qp: u32, psn: u32) -> Self {
+        BthRepr {
+            opcode,
+            solicited: false,
+            mig_req: false,
+            pad_count: 0,
+            tver: 0,
+            pkey: 0xFFFF,
+            fecn: false,
+            becn: false,
+            dest_qp,
+            ack_req: false,
+            psn,
+        }
+    }
+
+    pub fn of(bth: &Bth<'_>) -> Self {
+        BthRepr {
+            opcode: bth.opcode(),
+            solicited: bth.solicited(),
+            mig_req: bth.mig_req(),
+            pad_count: bth.pad_count(),
+            tver: bth.tver(),
+            pkey: bth.pkey(),
+            fecn: bth.fecn(),
+            becn: bth.becn(),
+            dest_qp: bth.dest_qp(),
+            ack_req: bth.ack_req(),
+            psn: bth.psn(),
+        }
+    }
+
+    /// The 12 bytes; each field keeps its low bits (PadCnt 2, TVer 4, DestQP and PSN 24), the
+    /// reserved bits are 0.
+    pub fn emit(&self) -> [u8; BTH_LEN] {
+        let flags = (u8::from(self.solicited) << 7) | (u8::from(self.mig_req) << 6);
+        let byte1 = flags | ((self.pad_count & 0x03) << 4) | (self.tver & 0x0F);
+        let byte4 = (u8::from(self.fecn) << 7) | (u8::from(self.becn) << 6);
+        let byte8 = u8::from(self.ack_req) << 7;
+        join(&[
+            &[self.opcode, byte1],
+            &self.pkey.to_be_bytes(),
+            &[byte4],
+            &be24_bytes(self.dest_qp),
+            &[byte8],
+            &be24_bytes(self.psn),
+        ])
     }
 }
 

@@ -4,6 +4,7 @@
 //! padding up to the record length. Layout: Endace ERF types reference, as summarised in
 //! `../shared/protocol-facts.md` §15.1.
 
+use crate::emit::join;
 use crate::error::{Error, Layer, be16, split_array};
 
 pub const ERF_HEADER_LEN: usize = 16;
@@ -93,6 +94,29 @@ impl<'a> ErfHeader<'a> {
         let scaled = (self.timestamp & 0xFFFF_FFFF) * 1_000_000_000;
         let fraction = (scaled + ((scaled & 0x8000_0000) << 1)) >> 32;
         seconds * 1_000_000_000 + fraction as i64
+    }
+}
+
+impl ErfHeader<'_> {
+    /// The timestamp of `ts_ns` nanoseconds since the Unix epoch (before 2106: the seconds
+    /// are 32 bits): the fraction rounded up, so that [`ErfHeader::ts_ns`] rounds it back to
+    /// the same nanosecond.
+    pub fn timestamp_of(ts_ns: i64) -> u64 {
+        let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000) as u64, ts_ns.rem_euclid(1_000_000_000) as u64);
+        (seconds << 32) | (nanos << 32).div_ceil(1_000_000_000)
+    }
+
+    /// The 16-byte header (the extension headers, when there are any, follow it; their
+    /// presence is the type byte's high bit).
+    pub fn emit(&self) -> [u8; ERF_HEADER_LEN] {
+        let type_byte = (self.record_type & 0x7F) | if self.extensions.is_empty() { 0 } else { 0x80 };
+        join(&[
+            &self.timestamp.to_le_bytes(),
+            &[type_byte, self.flags],
+            &self.rlen.to_be_bytes(),
+            &self.loss_counter.to_be_bytes(),
+            &self.wlen.to_be_bytes(),
+        ])
     }
 }
 

@@ -93,16 +93,16 @@ impl ErspanHeader {
         Some(i64::from(seconds) * 1_000_000_000 + i64::from(nanoseconds))
     }
 
-    fn word0(b0: u8, b1: u8, b2: u8, b3: u8) -> (u8, ErspanHeader) {
-        let hi = be16([b0, b1]);
-        let lo = be16([b2, b3]);
-        let header = ErspanHeader {
-            version: (hi >> 12) as u8,
-            vlan: hi & 0x0FFF,
-            cos: (lo >> 13) as u8,
-            en_or_bso: ((lo >> 11) & 0x03) as u8,
-            truncated: lo & 0x0400 != 0,
-            session_id: lo & 0x03FF,
+    /// A header of `version` (1: type II, 2: type III) for `session_id`, every other field 0
+    /// or absent.
+    pub fn new(version: u8, session_id: u16) -> Self {
+        ErspanHeader {
+            version,
+            vlan: 0,
+            cos: 0,
+            en_or_bso: 0,
+            truncated: false,
+            session_id,
             index: None,
             timestamp: None,
             frame_type: None,
@@ -110,8 +110,50 @@ impl ErspanHeader {
             egress: None,
             granularity: None,
             platform: None,
+        }
+    }
+
+    fn word0(b0: u8, b1: u8, b2: u8, b3: u8) -> (u8, ErspanHeader) {
+        let hi = be16([b0, b1]);
+        let lo = be16([b2, b3]);
+        let header = ErspanHeader {
+            vlan: hi & 0x0FFF,
+            cos: (lo >> 13) as u8,
+            en_or_bso: ((lo >> 11) & 0x03) as u8,
+            truncated: lo & 0x0400 != 0,
+            ..Self::new((hi >> 12) as u8, lo & 0x03FF)
         };
         (header.version, header)
+    }
+}
+
+impl ErspanHeader {
+    /// Writes the header through `put`: type II (`version` 1: 8 bytes) or type III (12 bytes,
+    /// and the platform sub-header when there is one); each field keeps its low bits, a
+    /// field the header lacks is 0, and type III's SGT and P bits are 0.
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        let hi = (u16::from(self.version & 0x0F) << 12) | (self.vlan & 0x0FFF);
+        let lo = (u16::from(self.cos & 0x07) << 13)
+            | (u16::from(self.en_or_bso & 0x03) << 11)
+            | (u16::from(self.truncated) << 10)
+            | (self.session_id & 0x03FF);
+        put(&hi.to_be_bytes());
+        put(&lo.to_be_bytes());
+        if self.version == 1 {
+            put(&(self.index.unwrap_or(0) & 0x000F_FFFF).to_be_bytes());
+            return;
+        }
+        put(&self.timestamp.unwrap_or(0).to_be_bytes());
+        let w2 = (u16::from(self.frame_type.unwrap_or(0) & 0x1F) << 10)
+            | (u16::from(self.hw_id.unwrap_or(0) & 0x3F) << 4)
+            | (u16::from(self.egress.unwrap_or(false)) << 3)
+            | (u16::from(self.granularity.unwrap_or(0) & 0x03) << 1)
+            | u16::from(self.platform.is_some());
+        put(&[0, 0]);
+        put(&w2.to_be_bytes());
+        if let Some(platform) = self.platform {
+            put(&platform.to_be_bytes());
+        }
     }
 }
 

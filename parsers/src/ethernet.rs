@@ -4,6 +4,7 @@
 //! Tags are skipped while the EtherType is 0x8100 (C-tag), 0x88A8 (S-tag) or 0x9100 (legacy
 //! QinQ), so any number of tags is accepted.
 
+use crate::emit::join;
 use crate::error::{Error, Layer, be16, split_array, split_bytes};
 
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
@@ -192,6 +193,42 @@ impl<'a> EthernetFrame<'a> {
         }
         let (tag_bytes, _) = split_bytes(tags_start, tag_count * 4, Layer::Vlan)?;
         Ok((EthernetFrame { header, vlans: VlanTags { bytes: tag_bytes }, ethertype }, rest))
+    }
+}
+
+/// An Ethernet II header, to write ([`EthernetRepr::emit`]) or read whole; VLAN tags are
+/// written apart ([`VlanTag::emit`]) between the source address and the EtherType.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EthernetRepr {
+    pub destination: MacAddr,
+    pub source: MacAddr,
+    pub ethertype: u16,
+}
+
+impl EthernetRepr {
+    pub fn of(header: &EthernetHeader<'_>) -> Self {
+        EthernetRepr { destination: header.destination(), source: header.source(), ethertype: header.ethertype() }
+    }
+
+    pub fn emit(&self) -> [u8; 14] {
+        join(&[&self.destination.0, &self.source.0, &self.ethertype.to_be_bytes()])
+    }
+
+    /// The two addresses alone, which tags and the EtherType follow.
+    pub fn emit_addresses(&self) -> [u8; 12] {
+        join(&[&self.destination.0, &self.source.0])
+    }
+}
+
+impl VlanTag {
+    /// A tag announced by `tpid` with priority `pcp` (3 bits) and VLAN `vid` (12 bits).
+    pub fn new(tpid: u16, pcp: u8, vid: u16) -> Self {
+        VlanTag { tpid, tci: (u16::from(pcp & 0x07) << 13) | (vid & 0x0FFF) }
+    }
+
+    /// TPID and TCI, 4 bytes.
+    pub fn emit(&self) -> [u8; 4] {
+        join(&[&self.tpid.to_be_bytes(), &self.tci.to_be_bytes()])
     }
 }
 

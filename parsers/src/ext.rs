@@ -5,6 +5,7 @@
 use nom::Parser;
 use nom::number::complete::{be_u8, be_u24, be_u32, be_u64};
 
+use crate::emit::{be24_bytes, join};
 use crate::error::{Error, Layer, NomError, split_bytes};
 use crate::opcode::{ExtHeader, ExtSet};
 
@@ -297,6 +298,113 @@ impl ExtHeaders {
             .map_err(truncated)?;
         }
         Ok((h, i))
+    }
+}
+
+/// Writing the extended headers (IBA §9.3's layouts, each field's low bits where it is
+/// narrower than its type).
+impl Rdeth {
+    pub fn emit(&self) -> [u8; 4] {
+        join(&[&[0], &be24_bytes(self.ee_context)])
+    }
+}
+
+impl Deth {
+    pub fn emit(&self) -> [u8; 8] {
+        join(&[&self.qkey.to_be_bytes(), &[0], &be24_bytes(self.src_qp)])
+    }
+}
+
+impl Xrceth {
+    pub fn emit(&self) -> [u8; 4] {
+        join(&[&[0], &be24_bytes(self.xrc_srq)])
+    }
+}
+
+impl Feth {
+    pub fn emit(&self) -> [u8; 4] {
+        self.raw.to_be_bytes()
+    }
+}
+
+impl Reth {
+    pub fn emit(&self) -> [u8; 16] {
+        join(&[&self.va.to_be_bytes(), &self.rkey.to_be_bytes(), &self.dma_len.to_be_bytes()])
+    }
+}
+
+impl AtomicEth {
+    pub fn emit(&self) -> [u8; 28] {
+        join(&[
+            &self.va.to_be_bytes(),
+            &self.rkey.to_be_bytes(),
+            &self.swap_add.to_be_bytes(),
+            &self.compare.to_be_bytes(),
+        ])
+    }
+}
+
+impl Aeth {
+    pub fn emit(&self) -> [u8; 4] {
+        join(&[&[self.syndrome], &be24_bytes(self.msn)])
+    }
+}
+
+impl AtomicAckEth {
+    pub fn emit(&self) -> [u8; 8] {
+        self.orig.to_be_bytes()
+    }
+}
+
+impl Ieth {
+    pub fn emit(&self) -> [u8; 4] {
+        self.rkey.to_be_bytes()
+    }
+}
+
+/// A CNP's 16 reserved bytes after its BTH (IBA A17.9.3).
+const CNP_RESERVED: [u8; 16] = [0; 16];
+
+impl ExtHeaders {
+    /// The headers of these that an opcode of `set` carries.
+    pub fn only(&self, set: ExtSet) -> ExtHeaders {
+        let has = |kind| set.offset_of(kind).is_some();
+        ExtHeaders {
+            rdeth: self.rdeth.filter(|_| has(ExtHeader::Rdeth)),
+            deth: self.deth.filter(|_| has(ExtHeader::Deth)),
+            xrceth: self.xrceth.filter(|_| has(ExtHeader::Xrceth)),
+            feth: self.feth.filter(|_| has(ExtHeader::Feth)),
+            reth: self.reth.filter(|_| has(ExtHeader::Reth)),
+            atomic_eth: self.atomic_eth.filter(|_| has(ExtHeader::AtomicEth)),
+            aeth: self.aeth.filter(|_| has(ExtHeader::Aeth)),
+            atomic_ack_eth: self.atomic_ack_eth.filter(|_| has(ExtHeader::AtomicAckEth)),
+            imm: self.imm.filter(|_| has(ExtHeader::ImmDt)),
+            ieth: self.ieth.filter(|_| has(ExtHeader::Ieth)),
+        }
+    }
+
+    /// Writes the headers of `set` (an opcode's), in its order, through `put`: each header
+    /// `self` holds as it is, a missing one as zeros, but a missing AETH as an ACK with no
+    /// credit count (syndrome 0x1F) and a CNP's reserved bytes as zeros.
+    pub fn emit(&self, set: ExtSet, mut put: impl FnMut(&[u8])) {
+        for kind in set.iter() {
+            match kind {
+                ExtHeader::Rdeth => put(&self.rdeth.unwrap_or(Rdeth { ee_context: 0 }).emit()),
+                ExtHeader::Deth => put(&self.deth.unwrap_or(Deth { qkey: 0, src_qp: 0 }).emit()),
+                ExtHeader::Xrceth => put(&self.xrceth.unwrap_or(Xrceth { xrc_srq: 0 }).emit()),
+                ExtHeader::Feth => put(&self.feth.unwrap_or(Feth { raw: 0 }).emit()),
+                ExtHeader::Reth => put(&self.reth.unwrap_or(Reth { va: 0, rkey: 0, dma_len: 0 }).emit()),
+                ExtHeader::AtomicEth => {
+                    let none = AtomicEth { va: 0, rkey: 0, swap_add: 0, compare: 0 };
+                    put(&self.atomic_eth.unwrap_or(none).emit())
+                }
+                ExtHeader::Aeth => put(&self.aeth.unwrap_or(Aeth { syndrome: 0x1F, msn: 0 }).emit()),
+                ExtHeader::AtomicAckEth => put(&self.atomic_ack_eth.unwrap_or(AtomicAckEth { orig: 0 }).emit()),
+                ExtHeader::ImmDt => put(&self.imm.unwrap_or(0).to_be_bytes()),
+                ExtHeader::Ieth => put(&self.ieth.unwrap_or(Ieth { rkey: 0 }).emit()),
+                ExtHeader::CnpReserved => put(&CNP_RESERVED),
+            }
+        }
     }
 }
 

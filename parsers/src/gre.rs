@@ -59,6 +59,20 @@ impl GreHeader {
     }
 }
 
+impl GreHeader {
+    /// Writes the header through `put`: the flags of the optional words present (the other
+    /// bits of `flags_version` as they are), the protocol, then checksum, key and sequence
+    /// number where present.
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        let present = [(FLAG_CHECKSUM, self.checksum), (FLAG_KEY, self.key), (FLAG_SEQUENCE, self.sequence)];
+        let flags = present.iter().filter(|(_, word)| word.is_some()).fold(0, |f, (flag, _)| f | flag);
+        let flags_version = (self.flags_version & !(FLAG_CHECKSUM | FLAG_KEY | FLAG_SEQUENCE)) | flags;
+        put(&flags_version.to_be_bytes());
+        put(&self.protocol.to_be_bytes());
+        present.iter().filter_map(|(_, word)| *word).for_each(|word| put(&word.to_be_bytes()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,11 @@
 //! IPv4 header (RFC 791), with options. Fragments are recognised (so that the caller can stop
 //! there) but not reassembled.
 
+use crate::emit::join;
 use crate::error::{Error, Layer, be16, split_array, split_bytes};
+
+/// An IPv4 header's length without options.
+pub const MIN_HEADER_LEN: usize = 20;
 
 pub const PROTO_TCP: u8 = 6;
 pub const PROTO_UDP: u8 = 17;
@@ -116,6 +120,71 @@ impl<'a> Ipv4Header<'a> {
     pub fn payload_len(&self) -> usize {
         usize::from(self.total_length()).saturating_sub(self.header_len())
     }
+}
+
+/// An IPv4 header without options, to write ([`Ipv4Repr::emit`]) or read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ipv4Repr {
+    pub dscp: u8,
+    pub ecn: u8,
+    pub identification: u16,
+    pub dont_fragment: bool,
+    pub ttl: u8,
+    pub protocol: u8,
+    pub source: [u8; 4],
+    pub destination: [u8; 4],
+    /// The bytes after the header; the total length is 20 more (at most 65,535).
+    pub payload_len: u16,
+}
+
+impl Ipv4Repr {
+    pub fn of(ip: &Ipv4Header<'_>) -> Self {
+        Ipv4Repr {
+            dscp: ip.dscp(),
+            ecn: ip.ecn(),
+            identification: ip.identification(),
+            dont_fragment: ip.dont_fragment(),
+            ttl: ip.ttl(),
+            protocol: ip.protocol(),
+            source: ip.source(),
+            destination: ip.destination(),
+            payload_len: ip.total_length().saturating_sub(MIN_HEADER_LEN as u16),
+        }
+    }
+
+    /// The 20 bytes, with the header checksum (RFC 791 §3.1); not a fragment.
+    pub fn emit(&self) -> [u8; MIN_HEADER_LEN] {
+        let tos = (self.dscp << 2) | (self.ecn & 0x03);
+        let total = self.payload_len.saturating_add(MIN_HEADER_LEN as u16);
+        let flags: u16 = if self.dont_fragment { 0x4000 } else { 0 };
+        let with_checksum = |checksum: u16| {
+            join(&[
+                &[0x45, tos],
+                &total.to_be_bytes(),
+                &self.identification.to_be_bytes(),
+                &flags.to_be_bytes(),
+                &[self.ttl, self.protocol],
+                &checksum.to_be_bytes(),
+                &self.source,
+                &self.destination,
+            ])
+        };
+        with_checksum(header_checksum(&with_checksum(0)))
+    }
+}
+
+/// The Internet checksum of `header` (RFC 1071): the ones' complement of the ones' complement
+/// sum of its 16-bit words. Over a header whose checksum field holds 0 it is the value to put
+/// there; over a whole correct header it is 0.
+pub fn header_checksum(header: &[u8]) -> u16 {
+    let words = header
+        .chunks(2)
+        .map(|w| u32::from(w.first().copied().unwrap_or(0)) << 8 | u32::from(w.get(1).copied().unwrap_or(0)));
+    let mut sum: u32 = words.sum();
+    while sum > 0xFFFF {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    !(sum as u16)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! IPv6 header (RFC 8200 §3) and extension-header skipping (§4). The upper-layer protocol is
 //! found by walking Hop-by-Hop, Routing, Fragment, Destination Options and AH headers.
 
+use crate::emit::join;
 use crate::error::{Error, Layer, be16, split_array, split_bytes};
 
 /// An IPv6 fixed header view (40 bytes).
@@ -124,6 +125,46 @@ impl<'a> Ipv6Header<'a> {
             }
         }
         Err(Error::invalid(Layer::Ipv6, "too many extension headers"))
+    }
+}
+
+/// An IPv6 fixed header (or a GRH, which has its shape), to write ([`Ipv6Repr::emit`]) or read
+/// whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ipv6Repr {
+    pub traffic_class: u8,
+    /// 20 bits.
+    pub flow_label: u32,
+    pub payload_length: u16,
+    pub next_header: u8,
+    pub hop_limit: u8,
+    pub source: [u8; 16],
+    pub destination: [u8; 16],
+}
+
+impl Ipv6Repr {
+    pub fn of(ip: &Ipv6Header<'_>) -> Self {
+        Ipv6Repr {
+            traffic_class: ip.traffic_class(),
+            flow_label: ip.flow_label(),
+            payload_length: ip.payload_length(),
+            next_header: ip.next_header(),
+            hop_limit: ip.hop_limit(),
+            source: ip.source(),
+            destination: ip.destination(),
+        }
+    }
+
+    /// The 40 bytes: version 6, then the fields (the flow label keeps its low 20 bits).
+    pub fn emit(&self) -> [u8; 40] {
+        let word = (6u32 << 28) | (u32::from(self.traffic_class) << 20) | (self.flow_label & 0xF_FFFF);
+        join(&[
+            &word.to_be_bytes(),
+            &self.payload_length.to_be_bytes(),
+            &[self.next_header, self.hop_limit],
+            &self.source,
+            &self.destination,
+        ])
     }
 }
 

@@ -4,6 +4,9 @@
 //! `Copy` view over the captured bytes with named field accessors, produced by a nom parser that
 //! checks the length first, so an accessor can never read out of bounds. Nothing here allocates,
 //! performs I/O or panics, whatever the input. Errors name the layer and the reason ([`Error`]).
+//! Beside each view is its writer, as smoltcp pairs `Packet` with `Repr`: a `Repr` (or the owned
+//! value a parser returns) whose `emit` gives the header's bytes, as an array or through a
+//! `put` callback for headers of varying length, with no allocation either.
 //!
 //! Layout facts follow the InfiniBand Architecture Specification Vol. 1 (IBA) and its RoCEv2
 //! annex A17, IEEE 802.1Q / 802.3, RFC 791 / 8200 / 768 / 2784 / 7348 and the ERSPAN draft; each
@@ -15,6 +18,7 @@
 pub mod arista;
 pub mod bth;
 pub mod cm;
+mod emit;
 pub mod erf;
 pub mod error;
 pub mod erspan;

@@ -3,6 +3,7 @@
 //! (LNH), destination and source LIDs and the packet's length in 4-byte words, counting the
 //! LRH through the ICRC (not the VCRC).
 
+use crate::emit::join;
 use crate::error::{Error, Layer, be16, split_array};
 
 pub const LRH_LEN: usize = 8;
@@ -98,6 +99,57 @@ impl<'a> LrhHeader<'a> {
 
     pub fn slid(&self) -> u16 {
         be16([self.bytes[6], self.bytes[7]])
+    }
+}
+
+impl NextHeader {
+    /// The LNH field's value.
+    pub fn lnh(self) -> u8 {
+        match self {
+            NextHeader::Raw => 0,
+            NextHeader::Ipv6 => 1,
+            NextHeader::IbaLocal => 2,
+            NextHeader::IbaGlobal => 3,
+        }
+    }
+}
+
+/// An LRH, to write ([`LrhRepr::emit`]) or read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LrhRepr {
+    pub vl: u8,
+    pub lver: u8,
+    pub sl: u8,
+    pub next_header: NextHeader,
+    pub dlid: u16,
+    /// PktLen: LRH through ICRC in 4-byte words (11 bits).
+    pub packet_words: u16,
+    pub slid: u16,
+}
+
+impl LrhRepr {
+    pub fn of(lrh: &LrhHeader<'_>) -> Self {
+        LrhRepr {
+            vl: lrh.vl(),
+            lver: lrh.lver(),
+            sl: lrh.sl(),
+            next_header: lrh.next_header(),
+            dlid: lrh.dlid(),
+            packet_words: lrh.packet_words(),
+            slid: lrh.slid(),
+        }
+    }
+
+    /// The 8 bytes; reserved bits are 0.
+    pub fn emit(&self) -> [u8; LRH_LEN] {
+        let byte0 = (self.vl << 4) | (self.lver & 0x0F);
+        let byte1 = (self.sl << 4) | self.next_header.lnh();
+        join(&[
+            &[byte0, byte1],
+            &self.dlid.to_be_bytes(),
+            &(self.packet_words & 0x07FF).to_be_bytes(),
+            &self.slid.to_be_bytes(),
+        ])
     }
 }
 

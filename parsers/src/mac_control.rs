@@ -79,6 +79,23 @@ impl MacControl {
     }
 }
 
+impl MacControl {
+    /// Writes the opcode and its parameters through `put` (a PAUSE's quanta; a PFC frame's
+    /// class-enable vector and eight quanta; nothing after another opcode). The frame's
+    /// padding to the minimum size is the caller's.
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        put(&self.opcode().to_be_bytes());
+        match self {
+            MacControl::Pause { quanta } => put(&quanta.to_be_bytes()),
+            MacControl::Pfc(pfc) => {
+                put(&pfc.class_enable.to_be_bytes());
+                pfc.quanta.iter().for_each(|q| put(&q.to_be_bytes()));
+            }
+            MacControl::Other { .. } => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -149,6 +149,41 @@ impl<'a> MetamakoTrailer<'a> {
     }
 }
 
+/// A trailer's fields, to write one ([`MetamakoRepr::emit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetamakoRepr {
+    /// As [`MetamakoTrailer::original_fcs`] reads it: the FCS's bytes as they were on the
+    /// wire, read big-endian.
+    pub original_fcs: u32,
+    /// An ingress sequence number, written as a tag-0 extension marked last (the extensions
+    /// flag set with it).
+    pub sequence_number: Option<u16>,
+    pub seconds: u32,
+    pub nanoseconds: u32,
+    /// Flags other than the extensions flag (bit 0: the original FCS was valid).
+    pub flags: u8,
+    pub device_id: u16,
+    pub port: u8,
+}
+
+impl MetamakoRepr {
+    /// Writes the trailer through `put`, from the original FCS through the port ID (a new
+    /// FCS after it is the caller's).
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        put(&self.original_fcs.to_be_bytes());
+        if let Some(n) = self.sequence_number {
+            // tag 0, marked last, no data words: the number in the header word's middle bytes
+            put(&((u32::from(n) << 8) | 0x20).to_be_bytes());
+        }
+        put(&self.seconds.to_be_bytes());
+        put(&self.nanoseconds.to_be_bytes());
+        let extensions = if self.sequence_number.is_some() { FLAG_HAS_EXTENSIONS } else { 0 };
+        put(&[(self.flags & !FLAG_HAS_EXTENSIONS) | extensions]);
+        put(&self.device_id.to_be_bytes());
+        put(&[self.port]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

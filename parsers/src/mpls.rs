@@ -108,6 +108,17 @@ impl<'a> MplsStack<'a> {
     }
 }
 
+impl MplsLabel {
+    /// The 4-byte label stack entry (label 20 bits, TC 3 bits).
+    pub fn emit(&self) -> [u8; 4] {
+        let word = ((self.label & 0xF_FFFF) << 12)
+            | (u32::from(self.tc & 0x07) << 9)
+            | (u32::from(self.bottom) << 8)
+            | u32::from(self.ttl);
+        word.to_be_bytes()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

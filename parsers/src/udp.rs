@@ -1,5 +1,6 @@
 //! UDP header (RFC 768). RoCEv2 uses destination port 4791 (IBA A17.2); VXLAN uses 4789.
 
+use crate::emit::join;
 use crate::error::{Error, Layer, be16, split_array};
 
 pub const PORT_ROCEV2: u16 = 4791;
@@ -47,6 +48,37 @@ impl<'a> UdpHeader<'a> {
     /// Declared payload length (length field minus 8).
     pub fn payload_len(&self) -> usize {
         usize::from(self.length()).saturating_sub(8)
+    }
+}
+
+/// A UDP header, to write ([`UdpRepr::emit`]) or read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UdpRepr {
+    pub source_port: u16,
+    pub destination_port: u16,
+    /// Header and payload.
+    pub length: u16,
+    /// 0: none (RoCEv2 senders leave it 0, IBA A17.4.2).
+    pub checksum: u16,
+}
+
+impl UdpRepr {
+    pub fn of(udp: &UdpHeader<'_>) -> Self {
+        UdpRepr {
+            source_port: udp.source_port(),
+            destination_port: udp.destination_port(),
+            length: udp.length(),
+            checksum: udp.checksum(),
+        }
+    }
+
+    pub fn emit(&self) -> [u8; 8] {
+        join(&[
+            &self.source_port.to_be_bytes(),
+            &self.destination_port.to_be_bytes(),
+            &self.length.to_be_bytes(),
+            &self.checksum.to_be_bytes(),
+        ])
     }
 }
 

@@ -1,6 +1,7 @@
 //! VXLAN header (RFC 7348 §5): flags (I = 0x08 must be set), 24 reserved bits, VNI (24 bits),
 //! 8 reserved bits. An Ethernet frame follows.
 
+use crate::emit::{be24_bytes, join};
 use crate::error::{Error, Layer, be24, split_array};
 
 /// A VXLAN header view (8 bytes).
@@ -25,6 +26,11 @@ impl<'a> VxlanHeader<'a> {
     pub fn vni(&self) -> u32 {
         be24([self.bytes[4], self.bytes[5], self.bytes[6]])
     }
+}
+
+/// The VXLAN header of `vni`: the I flag set, the reserved bits 0.
+pub fn emit(vni: u32) -> [u8; 8] {
+    join(&[&[0x08, 0, 0, 0], &be24_bytes(vni), &[0]])
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use rocescope_parsers::ext::{Aeth, ExtHeaders, Reth};
 use rocescope_parsers::opcode::CNP;
 use rocescope_parsers::psn::psn_add;
 
-use super::encode::{self, BthFields, L2, L3, RoceFrame};
+use super::encode::{self, BthRepr, L2, L3, RoceFrame};
 use super::scenarios::{Rng, T0};
 use crate::output::capture_file::CaptureWriter;
 
@@ -96,7 +96,7 @@ impl Connection {
             l3: L3::v4([10, 1, 0, from], [10, 1, 0, to]),
             udp_sport: 0xC000 | (qpn as u16 & 0x3FFF),
             udp_dport: 4791,
-            bth: BthFields::new(opcode, qpn, psn),
+            bth: BthRepr::new(opcode, qpn, psn),
             ext,
             payload: vec![(psn & 0xFF) as u8; payload],
         }

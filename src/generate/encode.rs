@@ -1,10 +1,25 @@
-//! Frame encoders for the sample generator: the inverse of the decoders, used to build
-//! captures whose every byte is known. Lengths, pad counts and the ICRC are computed, so a
-//! built frame is valid unless a scenario damages it on purpose.
+//! Frames for the sample generator, built from the headers each parser's `emit` writes (the
+//! layouts are written once, in parsers/): captures whose every byte is known. Lengths, pad
+//! counts, checksums and the ICRC are computed, so a built frame is valid unless a scenario
+//! damages it on purpose.
 
+use rocescope_parsers::arista::{AristaRepr, ETHERTYPE_ARISTA};
+use rocescope_parsers::erf::ErfHeader;
+use rocescope_parsers::erspan::ErspanHeader;
+use rocescope_parsers::ethernet::{EthernetRepr, MacAddr, VlanTag};
 use rocescope_parsers::ext::ExtHeaders;
-use rocescope_parsers::opcode::{self, ExtHeader};
-use rocescope_parsers::{icrc, vcrc};
+use rocescope_parsers::gre::{GreHeader, PROTO_ERSPAN_II, PROTO_ERSPAN_III, PROTO_TRANSPARENT_ETHERNET};
+use rocescope_parsers::ipv4::Ipv4Repr;
+use rocescope_parsers::ipv6::Ipv6Repr;
+use rocescope_parsers::lrh::{LrhRepr, NextHeader};
+use rocescope_parsers::mac_control::{MacControl, Pfc};
+use rocescope_parsers::metamako::MetamakoRepr;
+use rocescope_parsers::mpls::MplsLabel;
+use rocescope_parsers::opcode;
+use rocescope_parsers::udp::UdpRepr;
+use rocescope_parsers::{icrc, vcrc, vxlan};
+
+pub use rocescope_parsers::bth::BthRepr;
 
 pub type Mac = [u8; 6];
 
@@ -28,12 +43,10 @@ impl L2 {
 
     /// The Ethernet header and tags, ending with `ethertype`.
     pub fn header(&self, ethertype: u16) -> Vec<u8> {
-        let mut b = Vec::with_capacity(14 + 4 * self.vlans.len());
-        b.extend_from_slice(&self.dst);
-        b.extend_from_slice(&self.src);
+        let ethernet = EthernetRepr { destination: MacAddr(self.dst), source: MacAddr(self.src), ethertype };
+        let mut b = ethernet.emit_addresses().to_vec();
         for &(tpid, pcp, vid) in &self.vlans {
-            b.extend_from_slice(&tpid.to_be_bytes());
-            b.extend_from_slice(&((u16::from(pcp) << 13) | (vid & 0x0FFF)).to_be_bytes());
+            b.extend_from_slice(&VlanTag::new(tpid, pcp, vid).emit());
         }
         b.extend_from_slice(&ethertype.to_be_bytes());
         b
@@ -98,59 +111,36 @@ impl L3 {
     }
 }
 
-/// An IPv4 header (no options, don't-fragment set) with a correct header checksum, built by
-/// etherparse; a payload longer than IPv4 allows is given its largest length.
+/// An IPv4 header (no options, don't-fragment set) with a correct header checksum; a payload
+/// longer than IPv4 allows is given its largest length.
 pub fn ipv4_header(src: [u8; 4], dst: [u8; 4], tos: u8, ttl: u8, id: u16, protocol: u8, payload_len: usize) -> Vec<u8> {
-    use etherparse::{IpDscp, IpEcn, IpNumber, Ipv4Header};
-    const MAX_PAYLOAD: usize = u16::MAX as usize - Ipv4Header::MIN_LEN;
-    let Ok(mut h) = Ipv4Header::new(payload_len.min(MAX_PAYLOAD) as u16, ttl, IpNumber(protocol), src, dst) else {
-        return Vec::new(); // unreachable: the length is within the bound
+    const MAX_PAYLOAD: usize = u16::MAX as usize - rocescope_parsers::ipv4::MIN_HEADER_LEN;
+    let header = Ipv4Repr {
+        dscp: tos >> 2,
+        ecn: tos & 3,
+        identification: id,
+        dont_fragment: true,
+        ttl,
+        protocol,
+        source: src,
+        destination: dst,
+        payload_len: payload_len.min(MAX_PAYLOAD) as u16,
     };
-    h.identification = id;
-    (h.dscp, h.ecn) = (IpDscp::try_new(tos >> 2).unwrap_or_default(), IpEcn::try_new(tos & 3).unwrap_or_default());
-    h.header_checksum = h.calc_header_checksum();
-    h.to_bytes().to_vec()
+    header.emit().to_vec()
 }
 
 /// An IPv6 header or a GRH (same shape).
 fn six_header(tclass: u8, flow: u32, payload_len: usize, next: u8, hop: u8, src: [u8; 16], dst: [u8; 16]) -> Vec<u8> {
-    let word = (6u32 << 28) | (u32::from(tclass) << 20) | (flow & 0xF_FFFF);
-    let mut h = word.to_be_bytes().to_vec();
-    h.extend_from_slice(&(payload_len as u16).to_be_bytes());
-    h.extend_from_slice(&[next, hop]);
-    h.extend_from_slice(&src);
-    h.extend_from_slice(&dst);
-    h
-}
-
-/// BTH fields a scenario sets; PadCnt is computed from the payload.
-#[derive(Debug, Clone, Copy)]
-pub struct BthFields {
-    pub opcode: u8,
-    pub solicited: bool,
-    pub mig_req: bool,
-    pub pkey: u16,
-    pub fecn: bool,
-    pub becn: bool,
-    pub dest_qp: u32,
-    pub ack_req: bool,
-    pub psn: u32,
-}
-
-impl BthFields {
-    pub fn new(opcode: u8, dest_qp: u32, psn: u32) -> Self {
-        BthFields {
-            opcode,
-            solicited: false,
-            mig_req: false,
-            pkey: 0xFFFF,
-            fecn: false,
-            becn: false,
-            dest_qp,
-            ack_req: false,
-            psn,
-        }
-    }
+    let header = Ipv6Repr {
+        traffic_class: tclass,
+        flow_label: flow,
+        payload_length: payload_len as u16,
+        next_header: next,
+        hop_limit: hop,
+        source: src,
+        destination: dst,
+    };
+    header.emit().to_vec()
 }
 
 /// The LRH fields an InfiniBand link gives a packet (LVer 0; LNH and PktLen are computed).
@@ -168,16 +158,19 @@ pub struct Lrh {
 /// and a record length rounded up to 8 bytes, as `ibdump` writes them (the padding itself is
 /// not captured).
 pub fn erf_record(ts_ns: i64, record_type: u8, loss_counter: u16, packet: &[u8]) -> Vec<u8> {
-    let pad = if record_type == 2 { 2 } else { 0 };
-    let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000) as u64, ts_ns.rem_euclid(1_000_000_000) as u64);
-    // the fraction rounded up, which rounds back to the same nanosecond
-    let fraction = (nanos << 32).div_ceil(1_000_000_000);
-    let mut r = ((seconds << 32) | fraction).to_le_bytes().to_vec();
+    let pad =
+        if record_type == rocescope_parsers::erf::TYPE_ETHERNET { rocescope_parsers::erf::ETHERNET_PAD } else { 0 };
     let rlen = (16 + pad + packet.len()).div_ceil(8) * 8;
-    r.extend_from_slice(&[record_type, 0x04]);
-    r.extend_from_slice(&(rlen as u16).to_be_bytes());
-    r.extend_from_slice(&loss_counter.to_be_bytes());
-    r.extend_from_slice(&(packet.len() as u16).to_be_bytes());
+    let header = ErfHeader {
+        timestamp: ErfHeader::timestamp_of(ts_ns),
+        record_type,
+        flags: 0x04, // varying length
+        rlen: rlen as u16,
+        loss_counter,
+        wlen: packet.len() as u16,
+        extensions: &[],
+    };
+    let mut r = header.emit().to_vec();
     r.extend(std::iter::repeat_n(0u8, pad));
     r.extend_from_slice(packet);
     r
@@ -200,7 +193,8 @@ pub struct RoceFrame {
     pub l3: L3,
     pub udp_sport: u16,
     pub udp_dport: u16,
-    pub bth: BthFields,
+    /// Its BTH; the pad count is computed from the payload.
+    pub bth: BthRepr,
     /// Values for the extended headers the opcode calls for (missing ones are written as 0).
     pub ext: ExtHeaders,
     pub payload: Vec<u8>,
@@ -225,10 +219,13 @@ impl RoceFrame {
             Addresses::V4 { .. } | Addresses::V6 { .. } => {
                 let udp_len = 8 + ib.len() + 4;
                 let ip = self.l3.header(17, udp_len);
-                let mut udp = [0u8; 8];
-                udp[0..2].copy_from_slice(&self.udp_sport.to_be_bytes());
-                udp[2..4].copy_from_slice(&self.udp_dport.to_be_bytes());
-                udp[4..6].copy_from_slice(&(udp_len as u16).to_be_bytes());
+                let udp = UdpRepr {
+                    source_port: self.udp_sport,
+                    destination_port: self.udp_dport,
+                    length: udp_len as u16,
+                    checksum: 0,
+                }
+                .emit();
                 let (crc, ethertype) = match self.l3.addresses {
                     Addresses::V6 { .. } => {
                         (icrc::rocev2_ipv6(ip.as_slice().try_into().expect("40-byte IPv6 header"), &udp, &ib), 0x86DD)
@@ -255,12 +252,11 @@ impl RoceFrame {
             Addresses::Grh { .. } => self.l3.header(0x1B, ib.len() + 4),
             Addresses::V4 { .. } | Addresses::V6 { .. } => Vec::new(),
         };
-        let words = ((8 + grh.len() + ib.len() + 4) / 4) as u16;
-        let lnh = if grh.is_empty() { 2 } else { 3 };
-        let mut packet = vec![lrh.vl << 4, (lrh.sl << 4) | lnh];
-        packet.extend_from_slice(&lrh.dlid.to_be_bytes());
-        packet.extend_from_slice(&(words & 0x07FF).to_be_bytes());
-        packet.extend_from_slice(&lrh.slid.to_be_bytes());
+        let next_header = if grh.is_empty() { NextHeader::IbaLocal } else { NextHeader::IbaGlobal };
+        let packet_words = ((8 + grh.len() + ib.len() + 4) / 4) as u16;
+        let header =
+            LrhRepr { vl: lrh.vl, lver: 0, sl: lrh.sl, next_header, dlid: lrh.dlid, packet_words, slid: lrh.slid };
+        let mut packet = header.emit().to_vec();
         packet.extend_from_slice(&grh);
         packet.extend_from_slice(&ib);
         let crc = icrc::native(&packet).expect("an LRH with a BTH after it");
@@ -272,57 +268,13 @@ impl RoceFrame {
 
     /// BTH, extended headers, payload and pad.
     fn transport_without_icrc(&self) -> Vec<u8> {
-        let b = &self.bth;
         let pad = ((4 - self.payload.len() % 4) % 4) as u8;
-        let mut ib = vec![b.opcode, (u8::from(b.solicited) << 7) | (u8::from(b.mig_req) << 6) | (pad << 4)];
-        ib.extend_from_slice(&b.pkey.to_be_bytes());
-        ib.push((u8::from(b.fecn) << 7) | (u8::from(b.becn) << 6));
-        ib.extend_from_slice(&b.dest_qp.to_be_bytes()[1..]);
-        ib.push(u8::from(b.ack_req) << 7);
-        ib.extend_from_slice(&b.psn.to_be_bytes()[1..]);
-        let set = opcode::info(b.opcode).map(|i| i.ext).unwrap_or_default();
-        for kind in set.iter() {
-            encode_ext(&mut ib, kind, &self.ext);
-        }
+        let mut ib = BthRepr { pad_count: pad, ..self.bth }.emit().to_vec();
+        let set = opcode::info(self.bth.opcode).map(|i| i.ext).unwrap_or_default();
+        self.ext.emit(set, |header| ib.extend_from_slice(header));
         ib.extend_from_slice(&self.payload);
         ib.extend(std::iter::repeat_n(0u8, usize::from(pad)));
         ib
-    }
-}
-
-fn encode_ext(out: &mut Vec<u8>, kind: ExtHeader, ext: &ExtHeaders) {
-    match kind {
-        ExtHeader::Rdeth => out.extend_from_slice(&ext.rdeth.map_or(0, |r| r.ee_context & 0xFF_FFFF).to_be_bytes()),
-        ExtHeader::Deth => {
-            let d = ext.deth.unwrap_or(rocescope_parsers::ext::Deth { qkey: 0, src_qp: 0 });
-            out.extend_from_slice(&d.qkey.to_be_bytes());
-            out.extend_from_slice(&(d.src_qp & 0xFF_FFFF).to_be_bytes());
-        }
-        ExtHeader::Xrceth => out.extend_from_slice(&ext.xrceth.map_or(0, |x| x.xrc_srq & 0xFF_FFFF).to_be_bytes()),
-        ExtHeader::Feth => out.extend_from_slice(&ext.feth.map_or(0, |f| f.raw).to_be_bytes()),
-        ExtHeader::Reth => {
-            let r = ext.reth.unwrap_or(rocescope_parsers::ext::Reth { va: 0, rkey: 0, dma_len: 0 });
-            out.extend_from_slice(&r.va.to_be_bytes());
-            out.extend_from_slice(&r.rkey.to_be_bytes());
-            out.extend_from_slice(&r.dma_len.to_be_bytes());
-        }
-        ExtHeader::AtomicEth => {
-            let a =
-                ext.atomic_eth.unwrap_or(rocescope_parsers::ext::AtomicEth { va: 0, rkey: 0, swap_add: 0, compare: 0 });
-            out.extend_from_slice(&a.va.to_be_bytes());
-            out.extend_from_slice(&a.rkey.to_be_bytes());
-            out.extend_from_slice(&a.swap_add.to_be_bytes());
-            out.extend_from_slice(&a.compare.to_be_bytes());
-        }
-        ExtHeader::Aeth => {
-            let a = ext.aeth.unwrap_or(rocescope_parsers::ext::Aeth { syndrome: 0x1F, msn: 0 });
-            out.push(a.syndrome);
-            out.extend_from_slice(&a.msn.to_be_bytes()[1..]);
-        }
-        ExtHeader::AtomicAckEth => out.extend_from_slice(&ext.atomic_ack_eth.map_or(0, |a| a.orig).to_be_bytes()),
-        ExtHeader::ImmDt => out.extend_from_slice(&ext.imm.unwrap_or(0).to_be_bytes()),
-        ExtHeader::Ieth => out.extend_from_slice(&ext.ieth.map_or(0, |i| i.rkey).to_be_bytes()),
-        ExtHeader::CnpReserved => out.extend_from_slice(&[0; 16]),
     }
 }
 
@@ -342,46 +294,73 @@ pub fn with_header_after_macs(frame: &[u8], ethertype: u16, fields: &[u8]) -> Ve
 pub fn with_arista_timestamp(frame: &[u8], version: u16, ts_ns: i64) -> Vec<u8> {
     let tai = version & 0x0F00 == 0;
     let ts_ns = if tai { ts_ns + crate::decode::TAI_MINUS_UTC_NS } else { ts_ns };
-    let (seconds, nanos) = (ts_ns.div_euclid(1_000_000_000) as u64, ts_ns.rem_euclid(1_000_000_000) as u32);
-    let mut fields = vec![0x00, 0x01];
-    fields.extend_from_slice(&version.to_be_bytes());
-    if version & 0x00F0 == 0x0010 {
-        fields.extend_from_slice(&(seconds as u32).to_be_bytes());
-    } else {
-        fields.extend_from_slice(&(seconds as u16).to_be_bytes());
-    }
-    fields.extend_from_slice(&nanos.to_be_bytes());
-    with_header_after_macs(frame, 0xD28B, &fields)
+    let (seconds, nanoseconds) = (ts_ns.div_euclid(1_000_000_000) as u32, ts_ns.rem_euclid(1_000_000_000) as u32);
+    let mut fields = Vec::new();
+    AristaRepr { version, seconds, nanoseconds }.emit(|b| fields.extend_from_slice(b));
+    with_header_after_macs(frame, ETHERTYPE_ARISTA, &fields)
 }
 
-/// An Ethernet frame of `outer` carrying an IPv4 GRE packet from `src` to `dst`: `gre`, the
-/// GRE header and what follows it.
-fn gre_packet(outer: &L2, src: [u8; 4], dst: [u8; 4], gre: &[u8]) -> Vec<u8> {
-    let mut f = outer.header(0x0800);
-    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 47, gre.len()));
-    f.extend_from_slice(gre);
-    f
+/// An Ethernet frame of `outer` carrying an IPv4 GRE packet from `src` to `dst`: a GRE header
+/// of `protocol` with the optional `key` and `sequence` words, then `after` (an ERSPAN header,
+/// a vendor header, a label stack, or nothing) and `inner`.
+struct GrePacket<'a> {
+    outer: &'a L2,
+    src: [u8; 4],
+    dst: [u8; 4],
+    protocol: u16,
+    key: Option<u32>,
+    sequence: Option<u32>,
+}
+
+impl GrePacket<'_> {
+    fn around(&self, after: &[u8], inner: &[u8]) -> Vec<u8> {
+        let gre = GreHeader {
+            flags_version: 0,
+            protocol: self.protocol,
+            checksum: None,
+            key: self.key,
+            sequence: self.sequence,
+        };
+        let mut payload = Vec::new();
+        gre.emit(|b| payload.extend_from_slice(b));
+        payload.extend_from_slice(after);
+        payload.extend_from_slice(inner);
+        let mut f = self.outer.header(0x0800);
+        f.extend_from_slice(&ipv4_header(
+            self.src,
+            self.dst,
+            0,
+            64,
+            0,
+            rocescope_parsers::ipv4::PROTO_GRE,
+            payload.len(),
+        ));
+        f.extend_from_slice(&payload);
+        f
+    }
+}
+
+fn gre<'a>(outer: &'a L2, src: [u8; 4], dst: [u8; 4], protocol: u16) -> GrePacket<'a> {
+    GrePacket { outer, src, dst, protocol, key: None, sequence: None }
 }
 
 /// An ERSPAN type I mirror copy (GRE 0x88BE with no sequence number and no ERSPAN header, as
 /// Broadcom-based switches send it) of `inner`.
 pub fn erspan1(outer: &L2, src: [u8; 4], dst: [u8; 4], inner: &[u8]) -> Vec<u8> {
-    let mut gre = vec![0x00, 0x00, 0x88, 0xBE];
-    gre.extend_from_slice(inner);
-    gre_packet(outer, src, dst, &gre)
+    gre(outer, src, dst, PROTO_ERSPAN_II).around(&[], inner)
+}
+
+fn emitted(header: &ErspanHeader) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    header.emit(|b| bytes.extend_from_slice(b));
+    bytes
 }
 
 /// An IPv4 GRE packet carrying `inner` behind an ERSPAN type II header (GRE with a sequence
 /// number, or without one as some switches send it), as a switch's mirror session sends it.
 pub fn erspan2(outer: &L2, src: [u8; 4], dst: [u8; 4], session: u16, sequence: Option<u32>, inner: &[u8]) -> Vec<u8> {
-    // GRE with its sequence number (S bit), or without it as some switches send ERSPAN II
-    let mut gre = vec![if sequence.is_some() { 0x10 } else { 0x00 }, 0x00, 0x88, 0xBE];
-    gre.extend(sequence.map(u32::to_be_bytes).into_iter().flatten());
-    let word0 = (1u32 << 28) | u32::from(session & 0x3FF);
-    gre.extend_from_slice(&word0.to_be_bytes());
-    gre.extend_from_slice(&0u32.to_be_bytes());
-    gre.extend_from_slice(inner);
-    gre_packet(outer, src, dst, &gre)
+    let header = emitted(&ErspanHeader::new(1, session));
+    GrePacket { sequence, ..gre(outer, src, dst, PROTO_ERSPAN_II) }.around(&header, inner)
 }
 
 /// An IPv4 GRE packet carrying `inner` behind an ERSPAN type III header with a timestamp
@@ -395,9 +374,10 @@ pub fn erspan3(
     truncated: bool,
     inner: &[u8],
 ) -> Vec<u8> {
-    // FT 0 (Ethernet), granularity 01 (100 ns), no platform sub-header
-    let header = erspan3_header(session, truncated, timestamp, 0b0000_0010, None);
-    gre_packet(outer, src, dst, &[&header[..], inner].concat())
+    // frame type 0 (Ethernet), granularity 1 (100 ns), no platform sub-header
+    let header =
+        ErspanHeader { truncated, timestamp: Some(timestamp), granularity: Some(1), ..ErspanHeader::new(2, session) };
+    GrePacket { sequence: Some(1), ..gre(outer, src, dst, PROTO_ERSPAN_III) }.around(&emitted(&header), inner)
 }
 
 /// An IPv4 GRE packet carrying `inner` behind an ERSPAN type III header with an IEEE 1588
@@ -407,63 +387,46 @@ pub fn erspan3_ieee1588(outer: &L2, src: [u8; 4], dst: [u8; 4], ts_ns: i64, port
     let tai = ts_ns + crate::decode::TAI_MINUS_UTC_NS;
     let (seconds, nanos) = (tai.div_euclid(1_000_000_000) as u32, tai.rem_euclid(1_000_000_000) as u32);
     let platform = (3u64 << 58) | (u64::from(port & 0x3FFF) << 32) | u64::from(seconds);
-    // FT 0, granularity 10 (IEEE 1588), O set
-    let header = erspan3_header(1, false, nanos, 0b0000_0101, Some(platform));
-    gre_packet(outer, src, dst, &[&header[..], inner].concat())
-}
-
-/// GRE (with a sequence number) and an ERSPAN type III header: session, T bit, timestamp,
-/// the last byte of the third word (direction, granularity, O), and a platform sub-header.
-fn erspan3_header(session: u16, truncated: bool, timestamp: u32, last: u8, platform: Option<u64>) -> Vec<u8> {
-    let mut gre = vec![0x10, 0x00, 0x22, 0xEB, 0, 0, 0, 1];
-    let word0 = (2u32 << 28) | (u32::from(truncated) << 10) | u32::from(session & 0x3FF);
-    gre.extend_from_slice(&word0.to_be_bytes());
-    gre.extend_from_slice(&timestamp.to_be_bytes());
-    gre.extend_from_slice(&[0, 0, 0, last]);
-    gre.extend(platform.map(u64::to_be_bytes).into_iter().flatten());
-    gre
+    let header = ErspanHeader {
+        timestamp: Some(nanos),
+        granularity: Some(2),
+        platform: Some(platform),
+        ..ErspanHeader::new(2, 1)
+    };
+    GrePacket { sequence: Some(1), ..gre(outer, src, dst, PROTO_ERSPAN_III) }.around(&emitted(&header), inner)
 }
 
 /// An IPv4 UDP packet to port 4789 carrying `inner` behind a VXLAN header.
 pub fn vxlan(outer: &L2, src: [u8; 4], dst: [u8; 4], vni: u32, inner: &[u8]) -> Vec<u8> {
-    let mut udp = vec![0u8; 8];
-    udp[0..2].copy_from_slice(&49152u16.to_be_bytes());
-    udp[2..4].copy_from_slice(&4789u16.to_be_bytes());
-    udp[4..6].copy_from_slice(&((16 + inner.len()) as u16).to_be_bytes());
-    udp.extend_from_slice(&[0x08, 0, 0, 0]);
-    udp.extend_from_slice(&(vni << 8).to_be_bytes());
-    udp.extend_from_slice(inner);
+    let length = (16 + inner.len()) as u16;
+    let udp = UdpRepr { source_port: 49152, destination_port: rocescope_parsers::udp::PORT_VXLAN, length, checksum: 0 };
     let mut f = outer.header(0x0800);
-    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 17, udp.len()));
-    f.extend_from_slice(&udp);
+    f.extend_from_slice(&ipv4_header(src, dst, 0, 64, 0, 17, usize::from(length)));
+    f.extend_from_slice(&udp.emit());
+    f.extend_from_slice(&vxlan::emit(vni));
+    f.extend_from_slice(inner);
     f
 }
 
 /// An IPv4 GRE packet (protocol 0x6558, with a key) carrying an Ethernet frame.
 pub fn gre_ethernet(outer: &L2, src: [u8; 4], dst: [u8; 4], key: u32, inner: &[u8]) -> Vec<u8> {
-    let mut gre = vec![0x20, 0x00, 0x65, 0x58];
-    gre.extend_from_slice(&key.to_be_bytes());
-    gre.extend_from_slice(inner);
-    gre_packet(outer, src, dst, &gre)
+    GrePacket { key: Some(key), ..gre(outer, src, dst, PROTO_TRANSPARENT_ETHERNET) }.around(&[], inner)
 }
 
 /// NVIDIA Spectrum's mirror copy of `inner` (SONiC everflow): GRE protocol 0x8949 without
 /// options, then a vendor header of `header_len` bytes (22 on the parts SONiC tests; its
 /// layout is not public, so these bytes are a fixed pattern that holds no Ethernet header).
 pub fn spectrum_mirror(outer: &L2, src: [u8; 4], dst: [u8; 4], header_len: usize, inner: &[u8]) -> Vec<u8> {
-    let mut gre = vec![0x00, 0x00, 0x89, 0x49];
-    gre.extend((0..header_len).map(|i| 0xA0 | (i as u8 & 0x0F)));
-    gre.extend_from_slice(inner);
-    gre_packet(outer, src, dst, &gre)
+    let vendor: Vec<u8> = (0..header_len).map(|i| 0xA0 | (i as u8 & 0x0F)).collect();
+    gre(outer, src, dst, 0x8949).around(&vendor, inner)
 }
 
 /// An MPLS label stack: (label, traffic class, TTL) entries, outermost first, the bottom of
 /// stack bit on the last.
 pub fn mpls_labels(labels: &[(u32, u8, u8)]) -> Vec<u8> {
     let last = labels.len().saturating_sub(1);
-    let entry = |(i, &(label, tc, ttl)): (usize, &(u32, u8, u8))| {
-        ((label << 12) | (u32::from(tc & 7) << 9) | (u32::from(i == last) << 8) | u32::from(ttl)).to_be_bytes()
-    };
+    let entry =
+        |(i, &(label, tc, ttl)): (usize, &(u32, u8, u8))| MplsLabel { label, tc, bottom: i == last, ttl }.emit();
     labels.iter().enumerate().flat_map(entry).collect()
 }
 
@@ -491,10 +454,7 @@ pub fn mpls_pseudowire(outer: &L2, labels: &[(u32, u8, u8)], sequence: Option<u1
 /// An IPv4 GRE packet (protocol 0x8847) carrying `ip_packet` behind an MPLS label stack
 /// (MPLS-over-GRE mirroring).
 pub fn gre_mpls(outer: &L2, src: [u8; 4], dst: [u8; 4], labels: &[(u32, u8, u8)], ip_packet: &[u8]) -> Vec<u8> {
-    let mut gre = vec![0x00, 0x00, 0x88, 0x47];
-    gre.extend(mpls_labels(labels));
-    gre.extend_from_slice(ip_packet);
-    gre_packet(outer, src, dst, &gre)
+    gre(outer, src, dst, 0x8847).around(&mpls_labels(labels), ip_packet)
 }
 
 /// `frame` as a Metamako (Arista 7130) tap forwards it: its original FCS, an ingress sequence
@@ -508,17 +468,18 @@ pub fn with_metamako_trailer(
     sequence: Option<u16>,
     new_fcs: bool,
 ) -> Vec<u8> {
+    let trailer = MetamakoRepr {
+        // the FCS goes on the wire least significant byte first
+        original_fcs: crc32fast::hash(frame).swap_bytes(),
+        sequence_number: sequence,
+        seconds: ts_ns.div_euclid(1_000_000_000) as u32,
+        nanoseconds: ts_ns.rem_euclid(1_000_000_000) as u32,
+        flags: 0x01, // the original FCS was valid
+        device_id: device,
+        port,
+    };
     let mut f = frame.to_vec();
-    f.extend_from_slice(&crc32fast::hash(frame).to_le_bytes());
-    if let Some(n) = sequence {
-        // tag 0, marked last, no data words: the number in the header word's middle bytes
-        f.extend_from_slice(&((u32::from(n) << 8) | 0x20).to_be_bytes());
-    }
-    f.extend_from_slice(&(ts_ns.div_euclid(1_000_000_000) as u32).to_be_bytes());
-    f.extend_from_slice(&(ts_ns.rem_euclid(1_000_000_000) as u32).to_be_bytes());
-    f.push(0x01 | if sequence.is_some() { 0x02 } else { 0 });
-    f.extend_from_slice(&device.to_be_bytes());
-    f.push(port);
+    trailer.emit(|b| f.extend_from_slice(b));
     if new_fcs {
         let fcs = crc32fast::hash(&f).to_le_bytes();
         f.extend_from_slice(&fcs);
@@ -528,20 +489,18 @@ pub fn with_metamako_trailer(
 
 /// A 60-byte PFC frame (802.1Qbb): class-enable vector and per-priority pause quanta.
 pub fn pfc_frame(src: Mac, class_enable: u8, quanta: [u16; 8]) -> Vec<u8> {
-    let mut f = L2::new(src, [0x01, 0x80, 0xC2, 0, 0, 0x01]).header(0x8808);
-    f.extend_from_slice(&[0x01, 0x01, 0x00, class_enable]);
-    for q in quanta {
-        f.extend_from_slice(&q.to_be_bytes());
-    }
-    f.resize(60, 0);
-    f
+    mac_control_frame(src, MacControl::Pfc(Pfc { class_enable: u16::from(class_enable), quanta }))
 }
 
 /// A 60-byte 802.3x PAUSE frame.
 pub fn pause_frame(src: Mac, quanta: u16) -> Vec<u8> {
+    mac_control_frame(src, MacControl::Pause { quanta })
+}
+
+/// A 60-byte MAC Control frame to the reserved multicast address.
+fn mac_control_frame(src: Mac, control: MacControl) -> Vec<u8> {
     let mut f = L2::new(src, [0x01, 0x80, 0xC2, 0, 0, 0x01]).header(0x8808);
-    f.extend_from_slice(&[0x00, 0x01]);
-    f.extend_from_slice(&quanta.to_be_bytes());
+    control.emit(|b| f.extend_from_slice(b));
     f.resize(60, 0);
     f
 }

@@ -5,7 +5,7 @@ use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Ie
 use rocescope_parsers::opcode::CNP;
 use rocescope_parsers::psn::psn_add;
 
-use super::encode::{self, Addresses, BthFields, L2, L3, Mac, RoceFrame, u24};
+use super::encode::{self, Addresses, BthRepr, L2, L3, Mac, RoceFrame, u24};
 use crate::output::capture_file::Interface;
 
 /// Base time of every scenario: 2023-11-14T22:13:20Z.
@@ -115,7 +115,7 @@ impl Conn {
             l3: L3::v4(src.ip, dst.ip),
             udp_sport: src.sport,
             udp_dport: 4791,
-            bth: BthFields::new(opcode, dst.qpn, psn),
+            bth: BthRepr::new(opcode, dst.qpn, psn),
             ext,
             payload: (0..payload_len).map(|i| (i as u32).wrapping_add(psn) as u8).collect(),
         }

@@ -6,7 +6,7 @@ use rocescope_parsers::{ErrorKind, Layer};
 
 use rocescope::capture::{LinkType, Record};
 use rocescope::decode::*;
-use rocescope::generate::encode::{self, Addresses, BthFields, L2, L3, RoceFrame};
+use rocescope::generate::encode::{self, Addresses, BthRepr, L2, L3, RoceFrame};
 
 fn write_only(payload: usize) -> RoceFrame {
     RoceFrame {
@@ -14,7 +14,7 @@ fn write_only(payload: usize) -> RoceFrame {
         l3: L3::v4([10, 0, 0, 1], [10, 0, 0, 2]),
         udp_sport: 0xC001,
         udp_dport: 4791,
-        bth: BthFields::new(0x0A, 0x12A, 4660),
+        bth: BthRepr::new(0x0A, 0x12A, 4660),
         ext: ExtHeaders { reth: Some(Reth { va: 1, rkey: 2, dma_len: payload as u32 }), ..ExtHeaders::default() },
         payload: vec![0x5A; payload],
     }
@@ -192,7 +192,7 @@ fn nested_mirror_encapsulations_are_bounded() {
 #[test]
 fn a_ud_send_to_qp1_that_is_not_a_cm_mad_is_plain_ud() {
     let mut f = write_only(256);
-    f.bth = BthFields::new(0x64, 1, 0);
+    f.bth = BthRepr::new(0x64, 1, 0);
     f.ext = ExtHeaders {
         deth: Some(rocescope_parsers::ext::Deth { qkey: 0x8001_0000, src_qp: 1 }),
         ..ExtHeaders::default()

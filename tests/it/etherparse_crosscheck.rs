@@ -101,3 +101,34 @@ fn etherparse_reads_every_plain_frames_headers_as_rocescope_does() {
     }
     assert!(compared > 5_000, "only {compared} frames compared");
 }
+
+mod emit {
+    use etherparse::{IpDscp, IpEcn, IpNumber, Ipv4Header, UdpHeader};
+    use proptest::prelude::*;
+    use rocescope_parsers::ipv4::Ipv4Repr;
+    use rocescope_parsers::udp::UdpRepr;
+
+    proptest! {
+        /// The IPv4 headers the generator writes are etherparse's, byte for byte (checksum
+        /// included).
+        #[test]
+        fn an_ipv4_header_is_written_as_etherparse_writes_it(
+            (dscp, ecn, identification, dont_fragment, ttl, protocol) in (0..64u8, 0..4u8, any::<u16>(), any::<bool>(), any::<u8>(), any::<u8>()),
+            (source, destination, payload_len) in (any::<[u8; 4]>(), any::<[u8; 4]>(), 0..=(u16::MAX - 20)),
+        ) {
+            let ours = Ipv4Repr { dscp, ecn, identification, dont_fragment, ttl, protocol, source, destination, payload_len };
+            let mut theirs = Ipv4Header::new(payload_len, ttl, IpNumber(protocol), source, destination).unwrap();
+            (theirs.identification, theirs.dont_fragment) = (identification, dont_fragment);
+            (theirs.dscp, theirs.ecn) = (IpDscp::try_new(dscp).unwrap(), IpEcn::try_new(ecn).unwrap());
+            theirs.header_checksum = theirs.calc_header_checksum();
+            prop_assert_eq!(&ours.emit()[..], &theirs.to_bytes()[..]);
+        }
+
+        #[test]
+        fn a_udp_header_is_written_as_etherparse_writes_it(source_port in any::<u16>(), destination_port in any::<u16>(), length in 8..=u16::MAX) {
+            let ours = UdpRepr { source_port, destination_port, length, checksum: 0 };
+            let theirs = UdpHeader { source_port, destination_port, length, checksum: 0 };
+            prop_assert_eq!(ours.emit(), theirs.to_bytes());
+        }
+    }
+}

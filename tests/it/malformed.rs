@@ -7,7 +7,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use rocescope::generate::encode::{BthFields, L2, L3, RoceFrame};
+use rocescope::generate::encode::{BthRepr, L2, L3, RoceFrame};
 use rocescope_parsers::ext::{ExtHeaders, Reth};
 use serde_json::{Value, json};
 
@@ -29,7 +29,7 @@ fn write_first(psn: u32) -> Vec<u8> {
         l3: L3::v4([10, 0, 0, 1], [10, 0, 0, 2]),
         udp_sport: 0xC001,
         udp_dport: 4791,
-        bth: BthFields::new(0x06, 0x200, psn),
+        bth: BthRepr::new(0x06, 0x200, psn),
         ext: ExtHeaders { reth: Some(Reth { va: 0x1000, rkey: 7, dma_len: 128 }), ..ExtHeaders::default() },
         payload: vec![0x5A; 64],
     }
@@ -169,7 +169,7 @@ fn corpus() -> Vec<(&'static str, Vec<u8>)> {
                     l3: L3::v4([10, 0, 0, 1], [10, 0, 0, 2]),
                     udp_sport: 0xC001,
                     udp_dport: 4791,
-                    bth: BthFields::new(0x0A, 0x200, 1),
+                    bth: BthRepr::new(0x0A, 0x200, 1),
                     ext: ExtHeaders { reth: Some(Reth { va: 0, rkey: 7, dma_len: 0 }), ..ExtHeaders::default() },
                     payload: Vec::new(),
                 }

@@ -8,7 +8,7 @@
 use crate::common;
 
 use common::capture::{Capture, Side, T0, US, ack, analyze_file, flow, write_only};
-use rocescope::generate::encode::{self, BthFields, L2, L3, Lrh, RoceFrame};
+use rocescope::generate::encode::{self, BthRepr, L2, L3, Lrh, RoceFrame};
 use rocescope_engine::capture::{Inputs, LinkType, Record};
 use rocescope_engine::decode::{Body, DecodedFrame, Decoder, Endpoint, IcrcStatus};
 use rocescope_parsers::erf::{ErfHeader, TYPE_INFINIBAND};
@@ -180,7 +180,7 @@ fn ud_send(from: u8, qp: u32, psn: u32) -> RoceFrame {
         l3: L3::v4([10, 0, 0, from], [10, 0, 0, 9]),
         udp_sport: 0xC000,
         udp_dport: 4791,
-        bth: BthFields::new(0x64, qp, psn),
+        bth: BthRepr::new(0x64, qp, psn),
         ext: ExtHeaders { deth: Some(Deth { qkey: 0x8001_0000, src_qp: 1 }), ..ExtHeaders::default() },
         payload: vec![0; 256],
     }

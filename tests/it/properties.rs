@@ -14,11 +14,11 @@ use rocescope::analyze::frame::FrameSummary;
 use rocescope::capture::{CaptureReader, Inputs, LinkType, Record};
 use rocescope::decode::{Body, Decoder, EncapKind, IcrcStatus, Network};
 use rocescope::generate::all_scenarios;
-use rocescope::generate::encode::{self, Addresses, BthFields, L2, L3, RoceFrame};
+use rocescope::generate::encode::{self, Addresses, BthRepr, L2, L3, RoceFrame};
 use rocescope::output::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Feth, Ieth, Rdeth, Reth, Xrceth};
 use rocescope_parsers::mac_control::MacControl;
-use rocescope_parsers::opcode::{self, ExtHeader};
+use rocescope_parsers::opcode;
 
 fn decode(frame: &[u8]) -> rocescope::decode::DecodedFrame<'_> {
     let record =
@@ -60,20 +60,7 @@ prop_compose! {
 
 /// The headers of `all` that `opcode` carries.
 fn carried(opcode: u8, all: ExtHeaders) -> ExtHeaders {
-    let set = opcode::info(opcode).map(|i| i.ext);
-    let has = |h: ExtHeader| set.is_some_and(|s| s.offset_of(h).is_some());
-    ExtHeaders {
-        rdeth: all.rdeth.filter(|_| has(ExtHeader::Rdeth)),
-        deth: all.deth.filter(|_| has(ExtHeader::Deth)),
-        xrceth: all.xrceth.filter(|_| has(ExtHeader::Xrceth)),
-        feth: all.feth.filter(|_| has(ExtHeader::Feth)),
-        reth: all.reth.filter(|_| has(ExtHeader::Reth)),
-        atomic_eth: all.atomic_eth.filter(|_| has(ExtHeader::AtomicEth)),
-        aeth: all.aeth.filter(|_| has(ExtHeader::Aeth)),
-        atomic_ack_eth: all.atomic_ack_eth.filter(|_| has(ExtHeader::AtomicAckEth)),
-        imm: all.imm.filter(|_| has(ExtHeader::ImmDt)),
-        ieth: all.ieth.filter(|_| has(ExtHeader::Ieth)),
-    }
+    opcode::info(opcode).map_or_else(ExtHeaders::default, |i| all.only(i.ext))
 }
 
 prop_compose! {
@@ -103,7 +90,7 @@ prop_compose! {
         let payload_len = if opcode::info(opcode).is_some_and(|i| i.payload) { payload_len } else { 0 };
         RoceFrame {
             l2, l3, udp_sport, udp_dport: 4791,
-            bth: BthFields { opcode, solicited, mig_req, pkey, fecn, becn, dest_qp, ack_req, psn },
+            bth: BthRepr { opcode, solicited, mig_req, pad_count: 0, tver: 0, pkey, fecn, becn, dest_qp, ack_req, psn },
             ext: carried(opcode, ext),
             payload: vec![fill; payload_len],
         }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rocescope::generate::encode::{self, BthFields, L2, L3, RoceFrame};
+use rocescope::generate::encode::{self, BthRepr, L2, L3, RoceFrame};
 use rocescope::output::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, Deth, ExtHeaders, Reth};
 use serde_json::{Value, json};
@@ -25,7 +25,7 @@ pub fn frame(from: Side, to: Side, opcode: u8, psn: u32, ext: ExtHeaders, payloa
         l3: L3::v4([10, 0, 0, from.n], [10, 0, 0, to.n]),
         udp_sport: 0xC000 + u16::from(from.n),
         udp_dport: 4791,
-        bth: BthFields::new(opcode, to.qpn, psn),
+        bth: BthRepr::new(opcode, to.qpn, psn),
         ext,
         payload: vec![7; payload],
     }
