@@ -7,8 +7,19 @@ median wall time, throughput, frames per second, peak RSS and the ratios the per
 targets are stated in. Usage:
 
     scripts/bench.py [--size 1G] [--runs 5] [--no-tshark]
+    scripts/bench.py --compare [REV] [--size 1G] [--runs 7]
+    scripts/bench.py --ledger [--size 1G] [--runs 5]
 
-Results are recorded in docs/performance.md.
+With --compare, builds REV (default: origin/main if there is one, else main; the landed build)
+in a worktree of its own under target/bench/ and the working tree, runs each figure's command
+with the two binaries in turn, and prints both medians, their ratio (working tree / landed) and
+whether the working tree is more than 5 % slower (then it exits with status 1): a change's
+cost is seen before it is submitted. With --ledger, prints what each stage costs per frame on
+one thread, the commands in turn: the floor (walk and CRC), reading and decoding with the
+ICRC (`analyze --threads 1 -Y 'frame.number == 0'`: every frame decoded, none analysed), and
+the analysis (`analyze --json --threads 1`), on the mixed capture and on the one of 64-byte frames; each
+stage's cost is the difference from the one before. Results are recorded in
+docs/performance.md.
 """
 
 import argparse
@@ -126,17 +137,96 @@ def frames_of(path):
     return json.loads(out)["totals"]["frames"]
 
 
+def landed_binary(rev):
+    """Builds `rev` in a worktree under target/bench/ (target directory of its own); its binary."""
+    tree = os.path.join(BENCH_DIR, "landed")
+    target = os.path.join(BENCH_DIR, "landed-target")
+    git = lambda *a, **k: subprocess.run(["git", *a], cwd=ROOT, check=True, **k)  # noqa: E731
+    commit = git("rev-parse", "--verify", f"{rev}^{{commit}}", capture_output=True, text=True).stdout.strip()
+    if not os.path.exists(tree):
+        git("worktree", "add", "--detach", tree, commit, stdout=subprocess.DEVNULL)
+    subprocess.run(["git", "checkout", "--quiet", "--detach", commit], cwd=tree, check=True)
+    env = dict(os.environ, CARGO_TARGET_DIR=target)
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=tree, env=env, check=True)
+    return os.path.join(target, "release", "rocescope"), commit[:10]
+
+
+def default_landed():
+    """origin/main when the repository has it, else main."""
+    probe = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "origin/main"], cwd=ROOT, capture_output=True)
+    return "origin/main" if probe.returncode == 0 else "main"
+
+
+def compare(rev, size, runs):
+    """The working tree against the landed build `rev`, figure by figure, the two in turn."""
+    old, commit = landed_binary(rev)
+    mixed = capture(f"mixed_{size}.pcap", "mixed", size)
+    small = capture("small_400M.pcap", "small", "400M")
+    number = ["-T", "fields", "-e", "frame.number"]
+    figures = [
+        ("analyze --json", mixed, ["analyze", "--json", mixed]),
+        ("analyze --json --threads 1", mixed, ["analyze", "--json", "--threads", "1", mixed]),
+        ("analyze --json (64-byte frames)", small, ["analyze", "--json", small]),
+        ("packets -T fields -e frame.number", mixed, ["packets", *number, mixed]),
+    ]
+    print(f"landed: {rev} ({commit}); working tree: {ROOT}; {os.cpu_count()} cores; median of {runs}, the two in turn\n")
+    print("| figure | capture | landed s | working tree s | ratio | landed RSS MiB | working tree RSS MiB | more than 5 % slower |")
+    print("|---|---|---|---|---|---|---|---|")
+    slower = 0
+    for label, path, argv in figures:
+        (t_old, _, rss_old), (t_new, _, rss_new) = measure_interleaved([[old, *argv], [BIN, *argv]], runs)
+        ratio = t_new / t_old
+        slower += ratio > 1.05
+        print(
+            f"| `{label}` | {os.path.basename(path)} | {t_old:.3f} | {t_new:.3f} | {ratio:.3f} | "
+            f"{rss_old:.1f} | {rss_new:.1f} | {'YES' if ratio > 1.05 else 'no'} |"
+        )
+    return 1 if slower else 0
+
+
+def ledger(size, runs):
+    """Nanoseconds per frame of each stage on one thread, by difference (see the module's help)."""
+    mixed = capture(f"mixed_{size}.pcap", "mixed", size)
+    small = capture("small_400M.pcap", "small", "400M")
+    stages = [
+        ("walk the records, CRC every frame (the floor)", lambda p: [FLOOR, p, "1"]),
+        (
+            "+ decode every frame, ICRC (analyze -Y keeping no frame)",
+            lambda p: [BIN, "analyze", "--json", "--threads", "1", "-Y", "frame.number == 0", p],
+        ),
+        ("+ summary, analysis, report (analyze --json --threads 1)", lambda p: [BIN, "analyze", "--json", "--threads", "1", p]),
+    ]
+    print(f"{os.cpu_count()} cores; one thread; median of {runs}, the commands in turn\n")
+    print("| stage | " + " | ".join(f"{os.path.basename(p)}: ns/frame (total)" for p in (mixed, small)) + " |")
+    print("|---|---|---|")
+    columns = []
+    for path in (mixed, small):
+        frames = frames_of(path)
+        times = [t for t, _, _ in measure_interleaved([argv(path) for _, argv in stages], runs)]
+        columns.append([(t - before) / frames * 1e9 for t, before in zip(times, [0.0, *times])] + [t / frames * 1e9 for t in times])
+    for i, (label, _) in enumerate(stages):
+        cells = [f"{c[i]:.1f} ({c[len(stages) + i]:.1f})" for c in columns]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="1G", help="size of the mixed capture (default 1G)")
-    parser.add_argument("--runs", type=int, default=5, help="runs per command (default 5)")
+    parser.add_argument("--runs", type=int, default=None, help="runs per command (default 5; 7 with --compare)")
     parser.add_argument("--no-tshark", action="store_true", help="skip the tshark comparison")
+    parser.add_argument("--compare", nargs="?", const="", metavar="REV", help="compare with the landed build REV")
+    parser.add_argument("--ledger", action="store_true", help="what each stage costs per frame")
     args = parser.parse_args()
 
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "floor"], cwd=ROOT, check=True)
-    threads = os.cpu_count() or 1
     os.makedirs(BENCH_DIR, exist_ok=True)
+    if args.compare is not None:
+        sys.exit(compare(args.compare or default_landed(), args.size, args.runs or 7))
+    if args.ledger:
+        return ledger(args.size, args.runs or 5)
+    args.runs = args.runs or 5
+    threads = os.cpu_count() or 1
     mixed = capture(f"mixed_{args.size}.pcap", "mixed", args.size)
     size_bytes = os.path.getsize(mixed)
     double_size = f"{2 * size_bytes}"
