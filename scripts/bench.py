@@ -18,8 +18,11 @@ cost is seen before it is submitted. With --ledger, prints what each stage costs
 one thread, the commands in turn: the floor (walk and CRC), reading and decoding with the
 ICRC (`analyze --threads 1 -Y 'frame.number == 0'`: every frame decoded, none analysed), and
 the analysis (`analyze --json --threads 1`), on the mixed capture and on the one of 64-byte frames; each
-stage's cost is the difference from the one before. Results are recorded in
-docs/performance.md.
+stage's cost is the difference from the one before. Where perf works, it then splits
+`analyze --json --threads 1` by feature (read, decode, ICRC, summary, flow lookup, PSN, mirror
+duplicates, congestion control, native InfiniBand, report): each one's share of the samples
+of `perf record --call-graph dwarf`, counting what its functions call (FEATURES names them),
+times the time per frame. Results are recorded in docs/performance.md.
 """
 
 import argparse
@@ -184,6 +187,38 @@ def compare(rev, size, runs):
     return 1 if slower else 0
 
 
+# The analysis's features, each by the functions whose samples (themselves and what they call)
+# it takes: its share of `analyze --threads 1`'s samples under `perf record --call-graph dwarf`
+# is the largest inclusive share among the functions named (inlined ones included).
+FEATURES = [
+    ("read the records", ["Inputs::next_frame"]),
+    ("decode (every layer, the ICRC included)", ["Decoder::decode"]),
+    ("  of which the ICRC", ["rocescope_parsers::icrc::"]),
+    ("frame summary", ["FrameSummary::of"]),
+    ("analysis of the frame (all of what follows)", ["Analyzer::process"]),
+    ("  flow lookup", ["FlowTable::get_or_insert"]),
+    ("  the flow's counters", ["Flow>::count_packet"]),
+    ("  PSN sequencing, episodes, pairing", ["observe_sequenced"]),
+    ("  mirror duplicates", ["wide::duplicates::"]),
+    ("  congestion control (reaction, completion, incast)", ["observe_congestion"]),
+    ("  native InfiniBand (LRH, VCRC)", ["decode::Decoder::native", "rocescope_parsers::vcrc::"]),
+    ("report and JSON", ["analyze::report::", "output::json"]),
+]
+
+
+def feature_shares(argv):
+    """Each FEATURES row's share (0–1) of argv's samples, or None without a working perf."""
+    data = os.path.join(BENCH_DIR, "ledger.perf")
+    record = ["perf", "record", "-q", "-F", "2000", "-e", "cpu-clock", "--call-graph", "dwarf,16384", "-o", data, *argv]
+    with open(os.devnull, "wb") as null:
+        if not shutil.which("perf") or subprocess.run(record, stdout=null, stderr=null).returncode != 0:
+            return None
+    report = ["perf", "report", "-i", data, "--children", "--sort", "symbol", "--stdio", "-g", "none"]
+    lines = subprocess.run(report, capture_output=True, text=True).stdout.splitlines()
+    rows = [m.groups() for m in map(re.compile(r"^\s+([0-9.]+)%\s+[0-9.]+%\s+\[\.\]\s+(.*)$").match, lines) if m]
+    return [max((float(pct) / 100 for pct, symbol in rows if any(n in symbol for n in names)), default=0.0) for _, names in FEATURES]
+
+
 def ledger(size, runs):
     """Nanoseconds per frame of each stage on one thread, by difference (see the module's help)."""
     mixed = capture(f"mixed_{size}.pcap", "mixed", size)
@@ -206,6 +241,17 @@ def ledger(size, runs):
         columns.append([(t - before) / frames * 1e9 for t, before in zip(times, [0.0, *times])] + [t / frames * 1e9 for t in times])
     for i, (label, _) in enumerate(stages):
         cells = [f"{c[i]:.1f} ({c[len(stages) + i]:.1f})" for c in columns]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    shares = [feature_shares([BIN, "analyze", "--json", "--threads", "1", p]) for p in (mixed, small)]
+    if None in shares:
+        print("\n(perf is missing or refused: no split by feature)")
+        return
+    # ns per frame: a feature's share of the samples of the whole analysis, times its time per frame
+    totals = [c[-1] for c in columns]
+    print("\n| feature, in `analyze --json --threads 1` (perf samples, inclusive) | " + " | ".join(f"{os.path.basename(p)}: ns/frame (share)" for p in (mixed, small)) + " |")
+    print("|---|---|---|")
+    for i, (label, _) in enumerate(FEATURES):
+        cells = [f"{share[i] * total:.1f} ({share[i] * 100:.1f} %)" for share, total in zip(shares, totals)]
         print(f"| {label} | " + " | ".join(cells) + " |")
 
 
