@@ -206,3 +206,137 @@ fn plain_headers_place_a_frame_where_its_decoding_does() {
     }
     assert!(placed > 1000, "{placed}");
 }
+
+/// The report of the analysis of one pcap file read by every thread in chunks of `chunk`
+/// bytes, or `None` where that declines.
+fn in_chunks(path: &Path, threads: usize, chunk: usize, filter: Option<&str>) -> Option<String> {
+    let (mut inputs, _) = Inputs::open(&[path.to_path_buf()], false);
+    let mut whole = Whole(Analyzer::new(Config::default()));
+    let selection = Selection::new(filter).unwrap();
+    let ran = sharded::analyse_in_chunks(&mut inputs, &Decoder::default(), &selection, &mut whole, threads, chunk)?;
+    assert!(ran.damage.is_empty());
+    assert_eq!(inputs.last_number(), ran.frames, "the inputs are numbered as one reader leaves them");
+    Some(report_json(&whole.0, &inputs))
+}
+
+/// Chunk sizes that cut `len` bytes into at most 20,000 chunks: every size to 40 bytes (record
+/// headers are 16 or 24), then a few larger, with the thread counts taken in turn.
+fn cuts(len: usize) -> impl Iterator<Item = (usize, usize)> {
+    let sizes = (1..=40).chain([63, 64, 100, 333, 1000, 4096, 65536, 1 << 20]);
+    let threads = [2, 3, 4, 8, 1].into_iter().cycle();
+    sizes.filter(move |&chunk| len / chunk <= 20_000).zip(threads)
+}
+
+fn pcap_files() -> Vec<PathBuf> {
+    let mut files = samples();
+    if let Some(dir) = common::shared_subdir("reference-captures") {
+        files.extend(std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()));
+    }
+    files.retain(|f| f.extension().is_some_and(|e| e == "pcap"));
+    files
+}
+
+#[test]
+fn a_pcap_file_cut_at_any_offset_gives_one_threads_report() {
+    for file in pcap_files() {
+        let one = one_thread(std::slice::from_ref(&file), Config::default());
+        let len = std::fs::metadata(&file).unwrap().len() as usize;
+        for (chunk, threads) in cuts(len) {
+            let cut = in_chunks(&file, threads, chunk, None).expect("a pcap file is read by every thread");
+            assert!(cut == one, "{}: {threads} threads, {chunk}-byte chunks: not one thread's report", file.display());
+        }
+    }
+}
+
+#[test]
+fn frames_are_numbered_across_chunks_as_one_reader_numbers_them() {
+    let file = samples().into_iter().find(|f| f.ends_with("congestion_ecn_cnp.pcap")).unwrap();
+    let filters = ["frame.number >= 100 && frame.number <= 400", "frame.time_relative >= 0.0005 || macc"];
+    for filter in filters {
+        let one = one_thread_of(std::slice::from_ref(&file), Config::default(), Some(filter));
+        for (chunk, threads) in [(17, 3), (1000, 2), (4096, 8)] {
+            let cut = in_chunks(&file, threads, chunk, Some(filter)).unwrap();
+            assert!(cut == one, "-Y {filter:?}, {chunk}-byte chunks on {threads} threads");
+        }
+    }
+}
+
+/// The records of a little-endian microsecond pcap file: each header and its data.
+fn records(pcap: &[u8]) -> Vec<(&[u8], &[u8])> {
+    let mut out = Vec::new();
+    let mut at = 24;
+    while at + 16 <= pcap.len() {
+        let caplen = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+        out.push((&pcap[at..at + 16], &pcap[at + 16..at + 16 + caplen]));
+        at += 16 + caplen;
+    }
+    out
+}
+
+#[test]
+fn a_payload_that_looks_like_records_does_not_move_a_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = samples().into_iter().find(|f| f.ends_with("rc_write_healthy.pcap")).unwrap();
+    let bytes = std::fs::read(&sample).unwrap();
+    // after the tenth record, a frame whose payload is eight record headers in a row: each
+    // plausible (fraction below a second, 0 bytes captured of 0), at the tenth's time
+    let mut crafted = bytes[..24].to_vec();
+    let mut decoy_at = 0;
+    for (i, (header, data)) in records(&bytes).into_iter().enumerate() {
+        crafted.extend_from_slice(header);
+        crafted.extend_from_slice(data);
+        if i == 9 {
+            let mut payload = vec![0xff; 12];
+            payload.extend_from_slice(&[0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x88, 0xb5]);
+            for _ in 0..8 {
+                payload.extend_from_slice(&header[..8]);
+                payload.extend_from_slice(&[0; 8]);
+            }
+            crafted.extend_from_slice(&header[..8]);
+            let len = (payload.len() as u32).to_le_bytes();
+            crafted.extend_from_slice(&len);
+            crafted.extend_from_slice(&len);
+            decoy_at = crafted.len() + 20;
+            crafted.extend_from_slice(&payload);
+        }
+    }
+    let path = dir.path().join("decoy.pcap");
+    std::fs::write(&path, &crafted).unwrap();
+    let (inputs, _) = Inputs::open(std::slice::from_ref(&path), false);
+    let walk = inputs.pcap_walk().unwrap();
+    let found = walk.resync(decoy_at - 20, crafted.len());
+    assert!(found.is_some_and(|at| (decoy_at - 20..=decoy_at).contains(&at)), "the decoy looks like records");
+    let one = one_thread(std::slice::from_ref(&path), Config::default());
+    for (chunk, threads) in cuts(crafted.len()) {
+        let cut = in_chunks(&path, threads, chunk, None).unwrap();
+        assert!(cut == one, "{chunk}-byte chunks on {threads} threads: not one thread's report");
+    }
+}
+
+#[test]
+fn a_capture_damaged_in_the_middle_is_reported_alike_on_every_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generated(dir.path(), "4M");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = {
+        let mut at = 24;
+        for _ in 0..records(&bytes).len() / 2 {
+            at += 16 + u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        }
+        at
+    };
+    // a captured length past libpcap's limit
+    bytes[middle + 8..middle + 12].copy_from_slice(&0x00ff_ffffu32.to_le_bytes());
+    let damaged = dir.path().join("damaged.pcap");
+    std::fs::write(&damaged, &bytes).unwrap();
+    assert!(in_chunks(&damaged, 2, 1 << 16, None).is_none(), "a damaged chunk declines");
+    let out = |threads: &str| common::run(&["analyze", "--json", "--threads", threads, damaged.to_str().unwrap()]);
+    let one = out("1");
+    let report: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(report["inputs"][0]["damage"]["offset"].as_u64(), Some(middle as u64), "{report:#}");
+    assert_eq!(report["totals"]["frames"].as_u64(), Some(records(&bytes[..middle]).len() as u64));
+    for threads in ["2", "3", "8"] {
+        let other = out(threads);
+        assert!(other.stdout == one.stdout && other.stderr == one.stderr, "--threads {threads}");
+    }
+}

@@ -57,6 +57,15 @@ impl Inputs {
         readers.map(|readers| Inputs { limit: self.limit, ..Inputs::new(readers) })
     }
 
+    /// The one input as a classic pcap file walked from any offset, for a reading split over
+    /// threads: `None` for several inputs, any other kind of input, a limit on the frames
+    /// read, or inputs already read from.
+    pub fn pcap_walk(&self) -> Option<super::walk::PcapWalk> {
+        let [reader] = self.readers.as_slice() else { return None };
+        let fresh = !self.started && self.limit.is_none() && self.next_number == 1;
+        reader.pcap_walk().filter(|_| fresh)
+    }
+
     /// Reads at most `frames` frames (tshark's `-c`): the first of every file in time order.
     pub fn stop_after(&mut self, frames: u64) {
         self.limit = Some(frames);

@@ -113,6 +113,11 @@ impl MappedFile {
         Arc::clone(&self.map)
     }
 
+    /// The mapping, for a reader that walks it apart from this one.
+    pub fn mapping(&self) -> Arc<Mmap> {
+        Arc::clone(&self.map)
+    }
+
     /// The size of the mapped file.
     pub fn size(&self) -> usize {
         self.map.len()

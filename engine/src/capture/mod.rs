@@ -9,6 +9,7 @@
 mod inputs;
 pub mod mapped;
 mod source;
+pub mod walk;
 
 pub use inputs::{Frame, Inputs};
 
@@ -297,6 +298,24 @@ impl CaptureReader {
             ByteSource::Mapped(m) => Some(m.share()),
             ByteSource::Stream(_) => None,
         }
+    }
+
+    /// The file as a classic pcap file walked from any offset ([`walk`]), when it is one and
+    /// is memory-mapped.
+    pub fn pcap_walk(&self) -> Option<walk::PcapWalk> {
+        let (ByteSource::Mapped(mapped), Format::Pcap { big_endian, modified, nanos, link_type, snaplen }) =
+            (&self.source, &self.format)
+        else {
+            return None;
+        };
+        let layout = walk::PcapLayout {
+            big_endian: *big_endian,
+            modified: *modified,
+            nanos: *nanos,
+            link_type: *link_type,
+            snaplen: *snaplen,
+        };
+        Some(walk::PcapWalk::new(mapped.mapping(), layout, self.source.offset() as usize))
     }
 
     /// A reader of the same memory-mapped file from its start, with a mapping of its own;

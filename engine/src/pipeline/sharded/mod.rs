@@ -1,13 +1,18 @@
 //! The analysis split over threads by host-pair partition ([`crate::analyze::partition`]).
 //!
-//! This thread walks the records of the memory-mapped inputs and places each frame in its
-//! partition, from its plain RoCEv2 headers (or by decoding it, for anything else); it sees
-//! that timestamps never go back, and analyses the frames no partition holds (PFC, PAUSE,
-//! other frames without a RoCE host pair) in a shard of its own. Each of the `N` analysis threads
-//! owns some partitions (given in turn as they first appear): it is handed where their frames
-//! lie in the mapping (a few dozen bytes per frame, in batches), and decodes, verifies and
-//! analyses those the `-Y` selection keeps in a shard of its own. At the end
-//! [`crate::analyze::combine::merge`] joins the shards.
+//! Each analysing thread owns some partitions (given in turn as they first appear) and
+//! decodes, verifies and analyses the frames of its partitions that the `-Y` selection keeps, in
+//! capture order, in a shard of its own; the frames no partition holds (PFC, PAUSE, other frames
+//! without a RoCE host pair) are analysed in one more shard. At the end
+//! [`crate::analyze::combine::merge`] joins the shards. Who reads the records:
+//!
+//! - one memory-mapped pcap file: every thread, each walking chunks of the file of its own and
+//!   analysing as well ([`ranges`]);
+//! - anything else (several files merged by time, pcapng, a file whose chunks decline): this
+//!   thread walks the records and places each frame in its partition, from its plain RoCEv2
+//!   headers (or by decoding it), and hands each of the `N` analysis threads where its frames
+//!   lie in the mapping (a few dozen bytes per frame, in batches); it analyses the frames no
+//!   partition holds itself.
 //!
 //! Before the split, the capture's first frames are analysed once for what every shard starts
 //! from: the doubled-mirror decision, the start of the timeline, and the time of the first frame
@@ -15,6 +20,8 @@
 //! (a bound of the whole analysis may have been reached), [`analyse`]
 //! gives `None` and the caller analyses another way: the report never depends on the thread
 //! count.
+
+mod ranges;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
@@ -29,6 +36,7 @@ use crate::capture::mapped::{self, Location};
 use crate::capture::{Inputs, Record};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
+use ranges::Split;
 
 /// Frames the first-frames analysis reads at most before giving up on a split (a capture whose
 /// first RoCE frame comes later is analysed without one).
@@ -106,10 +114,12 @@ impl Shared {
     }
 }
 
-/// Analyses every frame of `inputs` on `threads` analysis threads besides this one, and leaves
-/// `inputs` read to their end (what a pcapng file's interfaces said included), as one thread's
-/// run does; `None`, with `analysis` and `inputs` untouched, when the inputs are not all
-/// memory-mapped files, or when the shards cannot be joined into what one thread would give.
+/// Analyses every frame of `inputs` on `threads` threads, and leaves `inputs` as one thread's
+/// run does (read to their end, what a pcapng file's interfaces said included); `None`, with
+/// `analysis` and `inputs` untouched, when the inputs are not all memory-mapped files, or when
+/// the shards cannot be joined into what one thread would give. One pcap file is read by every
+/// thread ([`ranges`]); anything else (several files, pcapng, a file damaged or whose
+/// timestamps go back) by this thread, which hands the frames to `threads` analysis threads.
 pub fn analyse(
     inputs: &mut Inputs,
     decoder: &Decoder,
@@ -118,8 +128,65 @@ pub fn analyse(
     threads: usize,
     progress: &dyn Fn(u64),
 ) -> Option<Ran<()>> {
-    let config = analysis.analyzer().config();
-    let start = start(inputs.reopen()?, decoder, selection, config)?;
+    let job = Job::of(inputs, decoder, selection, analysis, progress)?;
+    read_by_all(inputs, analysis, &job, Split { threads, chunk: ranges::CHUNK })
+        .or_else(|| read_by_one(inputs, analysis, &job, threads))
+}
+
+/// [`analyse`] of one memory-mapped pcap file read by every thread, in chunks of `chunk`
+/// bytes (the command line's are of a megabyte): for tests that cut a file at many offsets.
+/// `None`, with `analysis` untouched, for any other input, or where a run declines (damage,
+/// timestamps that go back, shards that do not join).
+pub fn analyse_in_chunks(
+    inputs: &mut Inputs,
+    decoder: &Decoder,
+    selection: &Selection,
+    analysis: &mut dyn Analyse,
+    threads: usize,
+    chunk: usize,
+) -> Option<Ran<()>> {
+    let job = Job::of(inputs, decoder, selection, analysis, &|_| {})?;
+    read_by_all(inputs, analysis, &job, Split { threads, chunk })
+}
+
+/// What a split analysis is given, whoever reads the inputs.
+struct Job<'a> {
+    decoder: &'a Decoder,
+    selection: &'a Selection,
+    config: Config,
+    start: Start,
+    progress: &'a dyn Fn(u64),
+}
+
+impl<'a> Job<'a> {
+    /// The analysis of `inputs` into `analysis`, once the first frames say where every shard
+    /// starts ([`start`]).
+    fn of(
+        inputs: &Inputs,
+        decoder: &'a Decoder,
+        selection: &'a Selection,
+        analysis: &mut dyn Analyse,
+        progress: &'a dyn Fn(u64),
+    ) -> Option<Job<'a>> {
+        let config = analysis.analyzer().config();
+        let start = start(inputs.reopen()?, decoder, selection, config)?;
+        Some(Job { decoder, selection, config, start, progress })
+    }
+}
+
+/// The analysis of one pcap file read by every thread.
+fn read_by_all(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, split: Split) -> Option<Ran<()>> {
+    let walk = inputs.pcap_walk()?;
+    let (frames, joined) = ranges::analyse(&walk, job, split)?;
+    *analysis.analyzer() = joined;
+    inputs.number_from(frames + 1);
+    Some(Ran { frames, damage: Vec::new(), result: Ok(()) })
+}
+
+/// The analysis of inputs read by this thread, which hands each frame to one of `threads`
+/// analysis threads by its partition.
+fn read_by_one(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, threads: usize) -> Option<Ran<()>> {
+    let &Job { decoder, selection, config, start, progress } = job;
     let mut reading = inputs.reopen()?;
     let mappings: Vec<Arc<Mmap>> = reading.share_mappings().into_iter().collect::<Option<_>>()?;
     let files = mappings.len();
@@ -155,19 +222,24 @@ pub fn analyse(
     if reader.backwards {
         return None;
     }
-    let mut whole = reader.shard;
+    *analysis.analyzer() = join(reader.shard, shards?, merging, &config)?;
+    let damage = reading.take_damage();
+    *inputs = reading;
+    Some(Ran { frames, damage, result: Ok(()) })
+}
+
+/// The shards joined into one analysis: `whole` (the frames no partition holds) and the
+/// partitions' shards, with the incast events they still hold merged in frame order; `None`
+/// when the join declines.
+fn join(mut whole: Analyzer, mut shards: Vec<Analyzer>, mut merging: IncastMerge, config: &Config) -> Option<Analyzer> {
     whole.finish();
-    let mut shards = shards?;
     merging.add(0, whole.congestion.take_incast_events(), u64::MAX);
     for (t, shard) in shards.iter_mut().enumerate() {
         merging.add(t + 1, shard.congestion.take_incast_events(), u64::MAX);
     }
     let mut joined = merge::shards(std::iter::once(whole).chain(shards).collect())?;
     joined.congestion.set_incast(merging.finish(&config.congestion));
-    *analysis.analyzer() = joined;
-    let damage = reading.take_damage();
-    *inputs = reading;
-    Some(Ran { frames, damage, result: Ok(()) })
+    Some(joined)
 }
 
 /// What every shard starts from.
@@ -257,7 +329,7 @@ impl Reader<'_> {
             self.last_ts_ns = r.ts_ns;
             let at = shared.mappings.get(frame.file).map_or(0, |map| mapped::offset_in(map, r.data));
             prefetch_ahead(shared, frame.file, at, &mut prefetched);
-            match self.partition_of(r) {
+            match partition_of(&self.router, r) {
                 Some(p) => {
                     if let Some(batch) = pending.get_mut(owners.of(p)) {
                         batch.push(Located { number: frame.number, location: Location::of(&frame, &shared.mappings) });
@@ -288,15 +360,16 @@ impl Reader<'_> {
         hand_over(senders, &mut pending, &ends, u64::MAX);
         frames
     }
+}
 
-    /// The partition of a frame with a RoCE host pair.
-    fn partition_of(&self, record: &Record<'_>) -> Option<usize> {
-        let hosts = self.router.plain_hosts(record).map(|(a, b)| (a.into(), b.into())).or_else(|| {
-            let packet = self.router.decode(record);
-            packet.roce().and(packet.source().zip(packet.destination()))
-        });
-        hosts.map(|(a, b)| partition::of_hosts(a, b))
-    }
+/// The partition of a frame with a RoCE host pair, from its plain headers or, for anything
+/// else, by decoding it with `router` (which computes no ICRC).
+fn partition_of(router: &Decoder, record: &Record<'_>) -> Option<usize> {
+    let hosts = router.plain_hosts(record).map(|(a, b)| (a.into(), b.into())).or_else(|| {
+        let packet = router.decode(record);
+        packet.roce().and(packet.source().zip(packet.destination()))
+    });
+    hosts.map(|(a, b)| partition::of_hosts(a, b))
 }
 
 /// Which analysis thread analyses each partition: the threads in turn, in the order the
@@ -331,7 +404,14 @@ const READ_AHEAD: usize = 16 << 10;
 /// it comes to them (the hardware prefetcher does not follow a walk that skips most of every
 /// frame).
 fn prefetch_ahead(shared: &Shared, file: usize, at: usize, prefetched: &mut [usize]) {
-    let (Some(map), Some(from)) = (shared.mappings.get(file), prefetched.get_mut(file)) else { return };
+    if let (Some(map), Some(from)) = (shared.mappings.get(file), prefetched.get_mut(file)) {
+        read_ahead(map, at, from);
+    }
+}
+
+/// Starts loading `map` up to [`READ_AHEAD`] bytes after `at`, from `from` (where the last call
+/// stopped), and moves `from` on.
+fn read_ahead(map: &Mmap, at: usize, from: &mut usize) {
     let to = at.saturating_add(READ_AHEAD).min(map.len());
     if let Some(bytes) = map.get((*from).max(to.saturating_sub(READ_AHEAD))..to) {
         crate::prefetch::bytes(bytes);
