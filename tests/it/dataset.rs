@@ -205,6 +205,40 @@ fn the_frames_are_the_same_for_any_thread_count_and_from_a_compressed_file() {
     assert!(two.equals_missing(&frames("gzip", &["--threads", "2"], &gzipped)));
 }
 
+#[test]
+fn the_dataset_is_byte_identical_for_any_thread_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let files = |dataset: &Path| {
+        let mut all: Vec<PathBuf> = walk(dataset);
+        all.sort();
+        all.iter()
+            .map(|f| (f.strip_prefix(dataset).unwrap().to_path_buf(), std::fs::read(f).unwrap()))
+            .collect::<Vec<_>>()
+    };
+    for name in ["congestion_ecn_cnp", "encapsulations", "loss_go_back_n"] {
+        let sample = common::samples().into_iter().find(|p| name_of(p) == name).expect("the sample");
+        let exported = |threads: &str| {
+            let dataset = dir.path().join(format!("{name}-{threads}"));
+            export(&dataset, &sample, &["--threads", threads]);
+            files(&dataset)
+        };
+        let one = exported("1");
+        assert!(one.len() > 5, "{name}: {} files", one.len());
+        for threads in ["2", "3", "4", "8"] {
+            assert!(exported(threads) == one, "{name}: the dataset of --threads {threads} differs from one thread's");
+        }
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .expect("a directory")
+        .map(|e| e.expect("an entry").path())
+        .flat_map(|p| if p.is_dir() { walk(&p) } else { vec![p] })
+        .collect()
+}
+
 /// Every frame of `capture` in `dataset`, in frame order.
 fn all_frames(dataset: &Path, capture: &str) -> DataFrame {
     let mut files = frame_files(dataset, capture).into_iter().map(|f| read(&f));

@@ -303,7 +303,7 @@ fn a_payload_that_looks_like_records_does_not_move_a_boundary() {
     let path = dir.path().join("decoy.pcap");
     std::fs::write(&path, &crafted).unwrap();
     let (inputs, _) = Inputs::open(std::slice::from_ref(&path), false);
-    let walk = inputs.pcap_walk().unwrap();
+    let (_, walk) = inputs.walk_again().unwrap();
     let found = walk.resync(decoy_at - 20, crafted.len());
     assert!(found.is_some_and(|at| (decoy_at - 20..=decoy_at).contains(&at)), "the decoy looks like records");
     let one = one_thread(std::slice::from_ref(&path), Config::default());
@@ -339,4 +339,76 @@ fn a_capture_damaged_in_the_middle_is_reported_alike_on_every_thread_count() {
         let other = out(threads);
         assert!(other.stdout == one.stdout && other.stderr == one.stderr, "--threads {threads}");
     }
+}
+
+/// A pcapng block of `kind` around `body` (padded to 4 bytes), lengths little-endian.
+fn block(kind: u32, body: &[u8]) -> Vec<u8> {
+    let padded = body.len().next_multiple_of(4);
+    let len = (12 + padded) as u32;
+    let mut out = [kind.to_le_bytes(), len.to_le_bytes()].concat();
+    out.extend_from_slice(body);
+    out.resize(8 + padded, 0);
+    out.extend_from_slice(&len.to_le_bytes());
+    out
+}
+
+/// A little-endian microsecond pcap file of Ethernet frames written as pcapng: a section
+/// header, one interface, an enhanced packet block per record (every third with a comment of
+/// 1 to 13 bytes in its options), and between them now and then a name resolution block and an
+/// interface statistics block.
+fn as_pcapng(pcap: &[u8]) -> Vec<u8> {
+    let section = [0x1a2b_3c4du32.to_le_bytes().as_slice(), &[1, 0, 0, 0], &[0xff; 8]].concat();
+    let mut out = block(0x0a0d_0d0a, &section);
+    out.extend(block(1, &[1, 0, 0, 0, 0, 0, 0, 0]));
+    for (i, (header, data)) in records(pcap).into_iter().enumerate() {
+        let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().unwrap());
+        let units = u64::from(word(0)) * 1_000_000 + u64::from(word(4));
+        let time = [((units >> 32) as u32).to_le_bytes(), (units as u32).to_le_bytes()].concat();
+        let mut body = [0u32.to_le_bytes().as_slice(), &time, &header[8..16], data].concat();
+        body.resize(body.len().next_multiple_of(4), 0);
+        if i % 3 == 0 {
+            let comment = vec![b'c'; i % 13 + 1];
+            body.extend_from_slice(&[1, 0, comment.len() as u8, 0]);
+            body.extend_from_slice(&comment);
+            body.resize(body.len().next_multiple_of(4), 0);
+            body.extend_from_slice(&[0; 4]);
+        }
+        out.extend(block(6, &body));
+        if i % 7 == 3 {
+            out.extend(block(4, &[0; 4]));
+            out.extend(block(5, &[[0; 4].as_slice(), &time].concat()));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_pcapng_file_cut_at_any_offset_gives_one_threads_report() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["rc_write_healthy.pcap", "congestion_ecn_cnp.pcap"] {
+        let sample = samples().into_iter().find(|f| f.ends_with(name)).unwrap();
+        let pcapng = as_pcapng(&std::fs::read(&sample).unwrap());
+        let path = dir.path().join(name).with_extension("pcapng");
+        std::fs::write(&path, &pcapng).unwrap();
+        let one = one_thread(std::slice::from_ref(&path), Config::default());
+        let pcap = serde_json::from_str::<serde_json::Value>(&one_thread(&[sample], Config::default())).unwrap();
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&one).unwrap()["totals"], pcap["totals"]);
+        for (chunk, threads) in cuts(pcapng.len()) {
+            let cut = in_chunks(&path, threads, chunk, None).expect("a pcapng file is read by every thread");
+            assert!(cut == one, "{name} as pcapng: {threads} threads, {chunk}-byte chunks: not one thread's report");
+        }
+    }
+}
+
+#[test]
+fn a_pcapng_file_that_describes_an_interface_late_is_read_by_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = samples().into_iter().find(|f| f.ends_with("rc_write_healthy.pcap")).unwrap();
+    let mut pcapng = as_pcapng(&std::fs::read(&sample).unwrap());
+    pcapng.extend(block(1, &[1, 0, 0, 0, 0, 0, 0, 0]));
+    let path = dir.path().join("late.pcapng");
+    std::fs::write(&path, &pcapng).unwrap();
+    assert!(in_chunks(&path, 2, 4096, None).is_none(), "a late interface description declines");
+    let one = one_thread(std::slice::from_ref(&path), Config::default());
+    assert_eq!(split(std::slice::from_ref(&path), Config::default(), 2).as_deref(), Some(one.as_str()));
 }

@@ -1,6 +1,7 @@
 //! The thread count changes how inputs are read and analysed, never what is reported: 1, 2, 3,
-//! 4 and 8 threads (more than this machine's cores) give byte-identical output for every
-//! sample, reference and real capture, for several inputs merged, and for compressed input.
+//! 4 and 8 threads (more than this machine's cores) give byte-identical output (the report,
+//! the packet list, field export; tests/it/dataset.rs: the Parquet dataset) for every sample,
+//! reference and real capture, for several inputs merged, and for compressed input.
 //! (tests/it/sharding.rs holds the split analysis to one thread's on captures of many host pairs.)
 
 use crate::common;
@@ -39,6 +40,15 @@ fn every_sample_analyses_and_lists_identically() {
     for file in samples() {
         same_for_any_thread_count(&["analyze", "--json", &file]);
         same_for_any_thread_count(&["packets", "--format", "jsonl", &file]);
+    }
+}
+
+#[test]
+fn every_sample_exports_the_same_fields() {
+    for file in samples() {
+        let fields = ["-e", "frame.number", "-e", "frame.time_relative", "-e", "infiniband.bth.psn"];
+        let verdicts = ["-e", "rocescope.icrc.status", "-e", "rocescope.analysis.seq_class"];
+        same_for_any_thread_count(&[&["packets", "-T", "fields"], &fields[..], &verdicts[..], &[&file]].concat());
     }
 }
 

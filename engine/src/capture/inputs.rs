@@ -57,13 +57,15 @@ impl Inputs {
         readers.map(|readers| Inputs { limit: self.limit, ..Inputs::new(readers) })
     }
 
-    /// The one input as a classic pcap file walked from any offset, for a reading split over
-    /// threads: `None` for several inputs, any other kind of input, a limit on the frames
-    /// read, or inputs already read from.
-    pub fn pcap_walk(&self) -> Option<super::walk::PcapWalk> {
-        let [reader] = self.readers.as_slice() else { return None };
-        let fresh = !self.started && self.limit.is_none() && self.next_number == 1;
-        reader.pcap_walk().filter(|_| fresh)
+    /// The one input read again from its start, with its file walked from any offset (see
+    /// [`CaptureReader::walk_from_first`]), for a reading split over threads: `None` for several
+    /// inputs, an input read as a stream, a limit on the frames read, or inputs already read
+    /// from.
+    pub fn walk_again(&self) -> Option<(Inputs, super::walk::FileWalk)> {
+        let fresh = self.readers.len() == 1 && !self.started && self.limit.is_none() && self.next_number == 1;
+        let mut again = self.reopen().filter(|_| fresh)?;
+        let walk = again.readers.first_mut()?.walk_from_first()?;
+        Some((again, walk))
     }
 
     /// Reads at most `frames` frames (tshark's `-c`): the first of every file in time order.

@@ -300,22 +300,29 @@ impl CaptureReader {
         }
     }
 
-    /// The file as a classic pcap file walked from any offset ([`walk`]), when it is one and
-    /// is memory-mapped.
-    pub fn pcap_walk(&self) -> Option<walk::PcapWalk> {
-        let (ByteSource::Mapped(mapped), Format::Pcap { big_endian, modified, nanos, link_type, snaplen }) =
-            (&self.source, &self.format)
-        else {
-            return None;
+    /// The memory-mapped file walked from any offset ([`walk`]), its first packet located (the
+    /// blocks before it read: a pcapng file's interfaces described); `None` for a file read as
+    /// a stream or found damaged before its first packet.
+    pub fn walk_from_first(&mut self) -> Option<walk::FileWalk> {
+        let layout = match &self.format {
+            Format::Pcap { big_endian, modified, nanos, link_type, snaplen } => walk::Layout::Pcap(walk::PcapLayout {
+                big_endian: *big_endian,
+                modified: *modified,
+                nanos: *nanos,
+                link_type: *link_type,
+                snaplen: *snaplen,
+            }),
+            Format::Pcapng { .. } => {
+                let any = self.advance().ok()?;
+                let Format::Pcapng { big_endian, interfaces, .. } = &self.format else { return None };
+                let first = if any { self.source.offset() as usize } else { self.size()? as usize };
+                let layout = walk::Layout::Pcapng { big_endian: *big_endian, interfaces: interfaces.clone() };
+                let ByteSource::Mapped(mapped) = &self.source else { return None };
+                return Some(walk::FileWalk::new(mapped.mapping(), layout, first));
+            }
         };
-        let layout = walk::PcapLayout {
-            big_endian: *big_endian,
-            modified: *modified,
-            nanos: *nanos,
-            link_type: *link_type,
-            snaplen: *snaplen,
-        };
-        Some(walk::PcapWalk::new(mapped.mapping(), layout, self.source.offset() as usize))
+        let ByteSource::Mapped(mapped) = &self.source else { return None };
+        Some(walk::FileWalk::new(mapped.mapping(), layout, self.source.offset() as usize))
     }
 
     /// A reader of the same memory-mapped file from its start, with a mapping of its own;
@@ -566,24 +573,7 @@ fn ng_block(
             });
             Ok(None)
         }
-        Block::EnhancedPacket(epb) => {
-            let iface = interfaces.get(epb.if_id as usize).ok_or_else(|| {
-                format!("packet block names interface {} but only {} are described", epb.if_id, interfaces.len())
-            })?;
-            let units = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
-            let ns = units * 1_000_000_000 / u128::from(iface.units_per_second);
-            let ts_ns = i64::try_from(ns)
-                .unwrap_or(i64::MAX)
-                .saturating_add(iface.offset_seconds.saturating_mul(1_000_000_000));
-            let len = (epb.caplen as usize).min(epb.data.len());
-            Ok(Some(Located {
-                start: epb.data.as_ptr() as usize - base,
-                len,
-                ts_ns,
-                orig_len: epb.origlen,
-                link_type: iface.link_type,
-            }))
-        }
+        Block::EnhancedPacket(epb) => enhanced_packet(&epb, base, interfaces).map(Some),
         Block::SimplePacket(spb) => {
             let iface = interfaces.first().ok_or("simple packet block before any interface description")?;
             let mut len = (spb.origlen as usize).min(spb.data.len());
@@ -600,6 +590,29 @@ fn ng_block(
         }
         _ => Ok(None),
     }
+}
+
+/// Where an enhanced packet block's packet lies (from `base`), with its interface's facts.
+fn enhanced_packet(
+    epb: &pcap_parser::pcapng::EnhancedPacketBlock<'_>,
+    base: usize,
+    interfaces: &[Interface],
+) -> Result<Located, String> {
+    let iface = interfaces.get(epb.if_id as usize).ok_or_else(|| {
+        format!("packet block names interface {} but only {} are described", epb.if_id, interfaces.len())
+    })?;
+    let units = (u128::from(epb.ts_high) << 32) | u128::from(epb.ts_low);
+    let ns = units * 1_000_000_000 / u128::from(iface.units_per_second);
+    let ts_ns =
+        i64::try_from(ns).unwrap_or(i64::MAX).saturating_add(iface.offset_seconds.saturating_mul(1_000_000_000));
+    let len = (epb.caplen as usize).min(epb.data.len());
+    Ok(Located {
+        start: epb.data.as_ptr() as usize - base,
+        len,
+        ts_ns,
+        orig_len: epb.origlen,
+        link_type: iface.link_type,
+    })
 }
 
 fn needed_bytes(needed: nom::Needed) -> usize {

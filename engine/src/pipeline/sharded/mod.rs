@@ -6,9 +6,9 @@
 //! without a RoCE host pair) are analysed in one more shard. At the end
 //! [`crate::analyze::combine::merge`] joins the shards. Who reads the records:
 //!
-//! - one memory-mapped pcap file: every thread, each walking chunks of the file of its own and
+//! - one memory-mapped capture file (pcap or pcapng): every thread, each walking chunks of the file of its own and
 //!   analysing as well ([`ranges`]);
-//! - anything else (several files merged by time, pcapng, a file whose chunks decline): this
+//! - anything else (several files merged by time, a file whose chunks decline): this
 //!   thread walks the records and places each frame in its partition, from its plain RoCEv2
 //!   headers (or by decoding it), and hands each of the `N` analysis threads where its frames
 //!   lie in the mapping (a few dozen bytes per frame, in batches); it analyses the frames no
@@ -117,9 +117,9 @@ impl Shared {
 /// Analyses every frame of `inputs` on `threads` threads, and leaves `inputs` as one thread's
 /// run does (read to their end, what a pcapng file's interfaces said included); `None`, with
 /// `analysis` and `inputs` untouched, when the inputs are not all memory-mapped files, or when
-/// the shards cannot be joined into what one thread would give. One pcap file is read by every
-/// thread ([`ranges`]); anything else (several files, pcapng, a file damaged or whose
-/// timestamps go back) by this thread, which hands the frames to `threads` analysis threads.
+/// the shards cannot be joined into what one thread would give. One capture file is read by every
+/// thread ([`ranges`]); anything else (several files, a file damaged, whose timestamps go
+/// back, or with interfaces described after its first packet) by this thread, which hands the frames to `threads` analysis threads.
 pub fn analyse(
     inputs: &mut Inputs,
     decoder: &Decoder,
@@ -133,7 +133,7 @@ pub fn analyse(
         .or_else(|| read_by_one(inputs, analysis, &job, threads))
 }
 
-/// [`analyse`] of one memory-mapped pcap file read by every thread, in chunks of `chunk`
+/// [`analyse`] of one memory-mapped capture file read by every thread, in chunks of `chunk`
 /// bytes (the command line's are of a megabyte): for tests that cut a file at many offsets.
 /// `None`, with `analysis` untouched, for any other input, or where a run declines (damage,
 /// timestamps that go back, shards that do not join).
@@ -174,12 +174,13 @@ impl<'a> Job<'a> {
     }
 }
 
-/// The analysis of one pcap file read by every thread.
+/// The analysis of one capture file read by every thread.
 fn read_by_all(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, split: Split) -> Option<Ran<()>> {
-    let walk = inputs.pcap_walk()?;
+    let (mut again, walk) = inputs.walk_again()?;
     let (frames, joined) = ranges::analyse(&walk, job, split)?;
     *analysis.analyzer() = joined;
-    inputs.number_from(frames + 1);
+    again.number_from(frames + 1);
+    *inputs = again;
     Some(Ran { frames, damage: Vec::new(), result: Ok(()) })
 }
 

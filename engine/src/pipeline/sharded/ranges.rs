@@ -1,8 +1,8 @@
-//! The split analysis of one memory-mapped pcap file where every thread reads: no thread only
+//! The split analysis of one memory-mapped capture file (pcap or pcapng) where every thread reads: no thread only
 //! places frames for the others.
 //!
 //! The file is cut into chunks (of [`CHUNK`] bytes in a run of the command line). A thread takes the next chunk nobody has
-//! walked, finds its first record boundary by itself ([`PcapWalk::resync`]), and walks its
+//! walked, finds its first record boundary by itself ([`FileWalk::resync`]), and walks its
 //! records to the first one that starts at or past the chunk's end, noting each frame's
 //! offset and host-pair partition. Walked chunks are committed in file order, one at a time:
 //! a chunk whose walk did not start where the one before ended (a resynchronisation fooled by
@@ -24,7 +24,7 @@ use super::{Config, IncastMerge, Job, Kept, Owners, Shared, Start, join, partiti
 use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::partition::PARTITIONS;
-use crate::capture::walk::{PcapWalk, Walked};
+use crate::capture::walk::{FileWalk, Walked};
 use crate::decode::Decoder;
 use crate::pipeline::OneAhead;
 
@@ -105,7 +105,7 @@ enum Task {
 
 /// A run over one file.
 struct Run<'a> {
-    walk: &'a PcapWalk,
+    walk: &'a FileWalk,
     decoder: &'a Decoder,
     router: Decoder,
     kept: Kept<'a>,
@@ -131,7 +131,7 @@ pub(super) struct Split {
 
 /// Analyses the frames of `walk`'s file that the job's selection keeps as `split` says; the frames read and the joined analysis, or `None` when a chunk is
 /// damaged, timestamps go back, or the shards do not join.
-pub(super) fn analyse(walk: &PcapWalk, job: &Job<'_>, split: Split) -> Option<(u64, Analyzer)> {
+pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<(u64, Analyzer)> {
     let &Job { decoder, selection, config, start, progress } = job;
     let threads = split.threads.clamp(1, usize::from(NO_PARTITION));
     let chunk = split.chunk.max(1);
@@ -363,7 +363,7 @@ impl Run<'_> {
 }
 
 /// Walks the records of `walk` from `from` to the first one that starts at or past `end`.
-fn walk_range(walk: &PcapWalk, router: &Decoder, from: usize, end: usize) -> WalkedChunk {
+fn walk_range(walk: &FileWalk, router: &Decoder, from: usize, end: usize) -> WalkedChunk {
     let mut chunk = WalkedChunk {
         from: Some(from),
         to: from,
@@ -379,6 +379,10 @@ fn walk_range(walk: &PcapWalk, router: &Decoder, from: usize, end: usize) -> Wal
         read_ahead(walk.mapping(), chunk.to, &mut prefetched);
         let (record, next) = match walk.record_at(chunk.to) {
             Walked::Record(record, next) => (record, next),
+            Walked::Other(next) => {
+                chunk.to = next;
+                continue;
+            }
             Walked::End => break,
             Walked::Irregular => {
                 chunk.irregular = true;
