@@ -16,7 +16,7 @@ use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
 use super::{Frame, LinkType, Record};
 
 /// Consumed bytes released from the mapping at a time.
-pub const RELEASE_EVERY: usize = 8 << 20;
+pub const RELEASE_EVERY: usize = 4 << 20;
 
 /// Where `bytes`, which lie in `map`, start in it.
 pub fn offset_in(map: &Mmap, bytes: &[u8]) -> usize {

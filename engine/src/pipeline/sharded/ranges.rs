@@ -32,7 +32,7 @@ use crate::pipeline::OneAhead;
 pub(super) const CHUNK: usize = 1 << 20;
 
 /// Chunks per thread walked ahead of the slowest thread's analysis, at most.
-const AHEAD: usize = 4;
+const AHEAD: usize = 2;
 
 /// How many frames ahead of its decoding a thread prefetches a frame's bytes.
 const PREFETCH_AHEAD: usize = 4;
