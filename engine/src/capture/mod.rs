@@ -20,9 +20,7 @@ use std::path::Path;
 
 use pcap_parser::nom;
 use pcap_parser::pcapng::{Block, parse_block_be, parse_block_le};
-use pcap_parser::{
-    Linktype, PcapError, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_frame_modified, parse_pcap_header,
-};
+use pcap_parser::{Linktype, PcapError, parse_pcap_header};
 
 use source::{ByteSource, StreamSource};
 
@@ -154,7 +152,7 @@ struct Interface {
 }
 
 enum Format {
-    Pcap { big_endian: bool, modified: bool, nanos: bool, link_type: LinkType, snaplen: u32 },
+    Pcap(PcapLayout),
     Pcapng { big_endian: bool, interfaces: Vec<Interface>, names: Vec<String> },
 }
 
@@ -276,7 +274,7 @@ impl CaptureReader {
                     };
                     source.consume(header.size());
                     let modified = header.is_modified_format();
-                    (Format::Pcap { big_endian, modified, nanos, link_type, snaplen: header.snaplen }, info)
+                    (Format::Pcap(PcapLayout { big_endian, modified, nanos, link_type, snaplen: header.snaplen }), info)
                 }
                 Err(nom::Err::Incomplete(_)) => {
                     let cause = stream_failure(compression, &source).map(|f| format!(": {f}")).unwrap_or_default();
@@ -305,13 +303,7 @@ impl CaptureReader {
     /// a stream or found damaged before its first packet.
     pub fn walk_from_first(&mut self) -> Option<walk::FileWalk> {
         let layout = match &self.format {
-            Format::Pcap { big_endian, modified, nanos, link_type, snaplen } => walk::Layout::Pcap(walk::PcapLayout {
-                big_endian: *big_endian,
-                modified: *modified,
-                nanos: *nanos,
-                link_type: *link_type,
-                snaplen: *snaplen,
-            }),
+            Format::Pcap(layout) => walk::Layout::Pcap(*layout),
             Format::Pcapng { .. } => {
                 let any = self.advance().ok()?;
                 let Format::Pcapng { big_endian, interfaces, .. } = &self.format else { return None };
@@ -424,9 +416,7 @@ impl CaptureReader {
                 };
             }
             let step = match &mut self.format {
-                Format::Pcap { big_endian, modified, nanos, link_type, snaplen } => {
-                    pcap_step(available, *big_endian, *modified, *nanos, *link_type, *snaplen)
-                }
+                Format::Pcap(layout) => pcap_step(available, *layout),
                 Format::Pcapng { big_endian, interfaces, names } => {
                     pcapng_step(available, big_endian, interfaces, names, self.last_ts_ns)?
                 }
@@ -462,41 +452,50 @@ impl CaptureReader {
     }
 }
 
-/// The next step through a classic pcap file: a record, or why there is none yet.
-fn pcap_step(
-    available: &[u8],
+/// How a classic pcap file's records are laid out (its file header's facts).
+#[derive(Debug, Clone, Copy)]
+struct PcapLayout {
     big_endian: bool,
+    /// The "modified" variant (Alexey Kuznetsov's): 8 more bytes per record header, read
+    /// little-endian whatever the file's byte order (as pcap-parser reads them).
     modified: bool,
     nanos: bool,
     link_type: LinkType,
     snaplen: u32,
-) -> Step {
-    let base = available.as_ptr() as usize;
-    let parse = match (modified, big_endian) {
-        (true, _) => parse_pcap_frame_modified,
-        (false, true) => parse_pcap_frame_be,
-        (false, false) => parse_pcap_frame,
-    };
-    match parse(available) {
-        Ok((rest, frame)) => {
-            let consumed = available.len() - rest.len();
-            let frac_ns = if nanos { u64::from(frame.ts_usec) } else { u64::from(frame.ts_usec) * 1_000 };
-            let ts_ns = i64::try_from(u64::from(frame.ts_sec) * 1_000_000_000 + frac_ns).unwrap_or(i64::MAX);
-            let located = Located {
-                start: frame.data.as_ptr() as usize - base,
-                len: frame.data.len(),
-                ts_ns,
-                orig_len: frame.origlen,
-                link_type,
-            };
-            Step::Packet(located, consumed)
-        }
-        Err(nom::Err::Incomplete(needed)) => {
-            let record_limit = snaplen.max(MAX_PCAP_RECORD) as usize + 24;
-            Step::Incomplete(available.len() + needed_bytes(needed), record_limit)
-        }
-        Err(e) => Step::Damaged(format!("unreadable pcap record: {}", pcap_error(&e))),
+}
+
+impl PcapLayout {
+    fn header_len(self) -> usize {
+        if self.modified { 24 } else { 16 }
     }
+
+    /// The fields of the record header at the start of `bytes` (libpcap's `pcap_sf_pkthdr`):
+    /// seconds, fraction of a second, captured length, length on the wire.
+    fn header(self, bytes: &[u8]) -> Option<[u32; 4]> {
+        let big_endian = self.big_endian && !self.modified;
+        let word = |i: usize| {
+            let b: [u8; 4] = bytes.get(i * 4..i * 4 + 4)?.try_into().ok()?;
+            Some(if big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) })
+        };
+        Some([word(0)?, word(1)?, word(2)?, word(3)?])
+    }
+}
+
+/// The next step through a classic pcap file: a record, or the bytes it needs in all.
+fn pcap_step(available: &[u8], layout: PcapLayout) -> Step {
+    let header_len = layout.header_len();
+    let record_limit = layout.snaplen.max(MAX_PCAP_RECORD) as usize + 24;
+    let Some([seconds, fraction, caplen, orig_len]) = layout.header(available) else {
+        return Step::Incomplete(header_len, record_limit);
+    };
+    let end = header_len + caplen as usize;
+    if available.len() < end {
+        return Step::Incomplete(end, record_limit);
+    }
+    let fraction_ns = if layout.nanos { u64::from(fraction) } else { u64::from(fraction) * 1_000 };
+    let ts_ns = i64::try_from(u64::from(seconds) * 1_000_000_000 + fraction_ns).unwrap_or(i64::MAX);
+    let located = Located { start: header_len, len: caplen as usize, ts_ns, orig_len, link_type: layout.link_type };
+    Step::Packet(located, end)
 }
 
 /// The next step through a pcapng file: a packet, a block that only updates the interfaces

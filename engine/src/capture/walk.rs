@@ -23,8 +23,8 @@ use memmap2::Mmap;
 use pcap_parser::pcapng::{Block, parse_block_be, parse_block_le};
 
 use super::{
-    ENHANCED_PACKET_BLOCK, EPB_OVERHEAD, Interface, LinkType, Located, MAX_PCAP_RECORD, MAX_PCAPNG_BLOCK, Record, Step,
-    bad_lengths, block_word, enhanced_packet, pcap_step,
+    ENHANCED_PACKET_BLOCK, EPB_OVERHEAD, Interface, Located, MAX_PCAP_RECORD, MAX_PCAPNG_BLOCK, PcapLayout, Record,
+    Step, bad_lengths, block_word, enhanced_packet, pcap_step,
 };
 
 /// Records or blocks in a row that must be plausible before an offset counts as a boundary.
@@ -66,32 +66,7 @@ pub(super) enum Layout {
     },
 }
 
-/// How a classic pcap file's records are laid out (its file header's facts).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct PcapLayout {
-    pub big_endian: bool,
-    /// The "modified" variant (Alexey Kuznetsov's): 8 more bytes per record header.
-    pub modified: bool,
-    pub nanos: bool,
-    pub link_type: LinkType,
-    pub snaplen: u32,
-}
-
 impl PcapLayout {
-    fn header_len(self) -> usize {
-        if self.modified { 24 } else { 16 }
-    }
-
-    /// The fields of the record header at the start of `bytes`: seconds, fraction, captured
-    /// length, length on the wire.
-    fn header(self, bytes: &[u8]) -> Option<[u32; 4]> {
-        let word = |i: usize| {
-            let b: [u8; 4] = bytes.get(i * 4..i * 4 + 4)?.try_into().ok()?;
-            Some(if self.big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) })
-        };
-        Some([word(0)?, word(1)?, word(2)?, word(3)?])
-    }
-
     /// The end of the record whose header starts at `at` in `file`, if the header is
     /// plausible: its fraction below one second, its captured length within the snap length
     /// (libpcap's limit when the file declares none), the length on the wire and the file,
@@ -159,7 +134,7 @@ impl FileWalk {
     pub fn record_at(&self, at: usize) -> Walked<'_> {
         let Some(available) = self.map.get(at..).filter(|a| !a.is_empty()) else { return Walked::End };
         let (located, consumed) = match &self.layout {
-            Layout::Pcap(l) => match pcap_step(available, l.big_endian, l.modified, l.nanos, l.link_type, l.snaplen) {
+            Layout::Pcap(l) => match pcap_step(available, *l) {
                 Step::Packet(located, consumed) => (located, consumed),
                 _ => return Walked::Irregular,
             },
