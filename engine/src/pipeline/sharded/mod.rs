@@ -23,6 +23,8 @@
 
 mod ranges;
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 
@@ -436,26 +438,37 @@ struct Handed<'a> {
     incast_parts: &'a mpsc::Receiver<IncastPart>,
 }
 
-/// The incast events of every shard (0: the reading thread's, then the analysis threads')
-/// merged in frame order into one incast analysis: an event goes in once every shard has
-/// given its events up to that frame.
+/// The incast events of every shard (0: the frames no partition holds, then the analysis
+/// threads') merged in frame order into one incast analysis: an event goes in once every shard
+/// has given its events up to that frame.
 struct IncastMerge {
     incast: Incast,
-    waiting: Vec<std::collections::VecDeque<Timed>>,
+    waiting: Vec<VecDeque<Timed>>,
+    /// The frame of the first event waiting from each shard that has one, and the shard: the
+    /// smallest is the next event in frame order (the shard breaks ties, as one thread's order
+    /// does not: no frame is in two shards).
+    fronts: BinaryHeap<Reverse<(u64, usize)>>,
     /// The frame through which each shard has given every event.
     through: Vec<u64>,
 }
 
 impl IncastMerge {
     fn new(shards: usize) -> Self {
-        IncastMerge { incast: Incast::default(), waiting: vec![Default::default(); shards], through: vec![0; shards] }
+        IncastMerge {
+            incast: Incast::default(),
+            waiting: vec![VecDeque::new(); shards],
+            fronts: BinaryHeap::new(),
+            through: vec![0; shards],
+        }
     }
 
     fn add(&mut self, shard: usize, events: Vec<Timed>, through: u64) {
-        if let (Some(waiting), Some(t)) = (self.waiting.get_mut(shard), self.through.get_mut(shard)) {
-            waiting.extend(events);
-            *t = (*t).max(through);
+        let (Some(waiting), Some(t)) = (self.waiting.get_mut(shard), self.through.get_mut(shard)) else { return };
+        if let (true, Some(first)) = (waiting.is_empty(), events.first()) {
+            self.fronts.push(Reverse((first.frame, shard)));
         }
+        waiting.extend(events);
+        *t = (*t).max(through);
     }
 
     /// Takes what the analysis threads sent.
@@ -468,12 +481,15 @@ impl IncastMerge {
     /// Hands the incast analysis every event no shard can still precede.
     fn drain(&mut self, config: &crate::analyze::congestion::CongestionConfig) {
         let bound = self.through.iter().copied().min().unwrap_or(0);
-        loop {
-            let next = self.waiting.iter().enumerate().filter_map(|(i, w)| Some((w.front()?.frame, i))).min();
-            let Some((frame, shard)) = next.filter(|(frame, _)| *frame <= bound) else { break };
-            if let Some(event) = self.waiting.get_mut(shard).and_then(|w| w.pop_front()) {
+        while let Some(&Reverse((frame, shard))) = self.fronts.peek().filter(|Reverse((frame, _))| *frame <= bound) {
+            self.fronts.pop();
+            let Some(waiting) = self.waiting.get_mut(shard) else { continue };
+            if let Some(event) = waiting.pop_front() {
                 debug_assert_eq!(event.frame, frame);
                 self.incast.observe(event, config);
+            }
+            if let Some(next) = waiting.front() {
+                self.fronts.push(Reverse((next.frame, shard)));
             }
         }
     }
