@@ -434,9 +434,10 @@ pub struct AnalyzeArgs {
     #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
     pub fail_on: Option<Severity>,
 
-    /// Threads to use: 1 does everything on one thread; with more, capture files (not
-    /// compressed, without --packets) are analysed N ways at once, split by host pair, beside
-    /// the thread that reads them, and other inputs are decoded on one thread and analysed on
+    /// Threads to use: 1 does everything on one thread; with more, one capture file (not
+    /// compressed, without --packets) is read and analysed by all N at once, each reading a part
+    /// of the file and analysing the host pairs given to it; several files are read by one
+    /// thread beside N analysing; other inputs are decoded on one thread and analysed on
     /// another (3 or more also read compressed and piped inputs ahead). The output is the same
     /// for any number
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u32).range(1..=1024))]
