@@ -3,6 +3,7 @@
 //! episodes, the pairing with its peer, each frame's verdict and the charts' trace.
 
 pub mod arrival;
+mod between_packets;
 pub mod counting;
 pub mod episodes;
 pub mod gaps;
