@@ -49,8 +49,8 @@ fn walk_agrees(path: &std::path::Path) {
             Walked::Irregular => break,
         }
     }
-    for from in (0..walk.len()).step_by(7) {
-        let _ = walk.resync(from, walk.len().min(from + 64));
+    for from in (0..walk.size()).step_by(7) {
+        let _ = walk.resync(from, walk.size().min(from + 64));
     }
 }
 

@@ -302,19 +302,20 @@ impl CaptureReader {
     /// blocks before it read: a pcapng file's interfaces described); `None` for a file read as
     /// a stream or found damaged before its first packet.
     pub fn walk_from_first(&mut self) -> Option<walk::FileWalk> {
-        let layout = match &self.format {
-            Format::Pcap(layout) => walk::Layout::Pcap(*layout),
+        if !matches!(self.source, ByteSource::Mapped(_)) {
+            return None;
+        }
+        let (layout, first) = match &self.format {
+            Format::Pcap(layout) => (walk::Layout::Pcap(*layout), self.source.offset()),
             Format::Pcapng { .. } => {
                 let any = self.advance().ok()?;
                 let Format::Pcapng { big_endian, interfaces, .. } = &self.format else { return None };
-                let first = if any { self.source.offset() as usize } else { self.size()? as usize };
-                let layout = walk::Layout::Pcapng { big_endian: *big_endian, interfaces: interfaces.clone() };
-                let ByteSource::Mapped(mapped) = &self.source else { return None };
-                return Some(walk::FileWalk::new(mapped.mapping(), layout, first));
+                let first = if any { self.source.offset() } else { self.size()? };
+                (walk::Layout::Pcapng { big_endian: *big_endian, interfaces: interfaces.clone() }, first)
             }
         };
         let ByteSource::Mapped(mapped) = &self.source else { return None };
-        Some(walk::FileWalk::new(mapped.mapping(), layout, self.source.offset() as usize))
+        Some(walk::FileWalk::new(mapped.mapping(), layout, usize::try_from(first).ok()?))
     }
 
     /// A reader of the same memory-mapped file from its start, with a mapping of its own;

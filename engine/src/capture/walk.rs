@@ -121,13 +121,9 @@ impl FileWalk {
         self.first
     }
 
-    /// The file's length.
-    pub fn len(&self) -> usize {
+    /// The file's size in bytes.
+    pub fn size(&self) -> usize {
         self.map.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.first >= self.map.len()
     }
 
     /// The record or block starting at `at`, read as the sequential reader reads it.

@@ -6,8 +6,8 @@
 //! without a RoCE host pair) are analysed in one more shard. At the end
 //! [`crate::analyze::combine::merge`] joins the shards. Who reads the records:
 //!
-//! - one memory-mapped capture file (pcap or pcapng): every thread, each walking chunks of the file of its own and
-//!   analysing as well ([`ranges`]);
+//! - one memory-mapped capture file (pcap or pcapng): every thread, each walking chunks of
+//!   the file of its own and analysing as well ([`ranges`]);
 //! - anything else (several files merged by time, a file whose chunks decline): this
 //!   thread walks the records and places each frame in its partition, from its plain RoCEv2
 //!   headers (or by decoding it), and hands each of the `N` analysis threads where its frames
@@ -119,9 +119,10 @@ impl Shared {
 /// Analyses every frame of `inputs` on `threads` threads, and leaves `inputs` as one thread's
 /// run does (read to their end, what a pcapng file's interfaces said included); `None`, with
 /// `analysis` and `inputs` untouched, when the inputs are not all memory-mapped files, or when
-/// the shards cannot be joined into what one thread would give. One capture file is read by every
-/// thread ([`ranges`]); anything else (several files, a file damaged, whose timestamps go
-/// back, or with interfaces described after its first packet) by this thread, which hands the frames to `threads` analysis threads.
+/// the shards cannot be joined into what one thread would give. One capture file is read by
+/// every thread ([`ranges`]); anything else (several files, a file damaged, whose timestamps go
+/// back, or with interfaces described after its first packet) by this thread, which hands the
+/// frames to `threads` analysis threads.
 pub fn analyse(
     inputs: &mut Inputs,
     decoder: &Decoder,
@@ -387,6 +388,12 @@ struct Owners {
 impl Owners {
     fn new(threads: usize) -> Self {
         Owners { of: vec![None; partition::PARTITIONS], threads: threads.max(1), next: 0 }
+    }
+
+    /// The thread of every partition given one so far, `none` for the others: a copy for
+    /// threads that read it while more are given.
+    fn table(&self, none: u16) -> Vec<u16> {
+        self.of.iter().map(|o| o.map_or(none, |t| t as u16)).collect()
     }
 
     fn of(&mut self, partition: usize) -> usize {

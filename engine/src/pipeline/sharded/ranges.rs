@@ -1,8 +1,8 @@
-//! The split analysis of one memory-mapped capture file (pcap or pcapng) where every thread reads: no thread only
-//! places frames for the others.
+//! The split analysis of one memory-mapped capture file (pcap or pcapng) where every thread
+//! reads: no thread only places frames for the others.
 //!
-//! The file is cut into chunks (of [`CHUNK`] bytes in a run of the command line). A thread takes the next chunk nobody has
-//! walked, finds its first record boundary by itself ([`FileWalk::resync`]), and walks its
+//! The file is cut into chunks (of [`CHUNK`] bytes in a run of the command line). A thread
+//! takes the next chunk nobody has walked, finds its first record boundary by itself ([`FileWalk::resync`]), and walks its
 //! records to the first one that starts at or past the chunk's end, noting each frame's
 //! offset and host-pair partition. Walked chunks are committed in file order, one at a time:
 //! a chunk whose walk did not start where the one before ended (a resynchronisation fooled by
@@ -20,7 +20,7 @@
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use super::{Config, IncastMerge, Job, Kept, Owners, Shared, Start, join, partition_of, read_ahead};
+use super::{Config, IncastMerge, Job, Kept, Owners, PREFETCH_AHEAD, Shared, Start, join, partition_of, read_ahead};
 use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::partition::PARTITIONS;
@@ -33,9 +33,6 @@ pub(super) const CHUNK: usize = 1 << 20;
 
 /// Chunks per thread walked ahead of the slowest thread's analysis, at most.
 const AHEAD: usize = 2;
-
-/// How many frames ahead of its decoding a thread prefetches a frame's bytes.
-const PREFETCH_AHEAD: usize = 4;
 
 /// The partition of a frame no partition holds (analysed by the first thread).
 const NO_PARTITION: u16 = u16::MAX;
@@ -86,7 +83,6 @@ struct Board {
     /// Chunks each thread has analysed.
     analysed: Vec<usize>,
     owners: Owners,
-    owner_of: Vec<u16>,
     /// A committed chunk was irregular: every thread stops.
     stopped: bool,
 }
@@ -129,13 +125,14 @@ pub(super) struct Split {
     pub chunk: usize,
 }
 
-/// Analyses the frames of `walk`'s file that the job's selection keeps as `split` says; the frames read and the joined analysis, or `None` when a chunk is
-/// damaged, timestamps go back, or the shards do not join.
+/// Analyses the frames of `walk`'s file that the job's selection keeps as `split` says: the
+/// frames read and the joined analysis, or `None` when a chunk is damaged, timestamps go back,
+/// or the shards do not join.
 pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<(u64, Analyzer)> {
     let &Job { decoder, selection, config, start, progress } = job;
     let threads = split.threads.clamp(1, usize::from(NO_PARTITION));
     let chunk = split.chunk.max(1);
-    let chunks = walk.len().saturating_sub(walk.first_record()).div_ceil(chunk);
+    let chunks = walk.size().saturating_sub(walk.first_record()).div_ceil(chunk);
     let board = Board {
         claimed: 0,
         walked: (0..chunks).map(|_| None).collect(),
@@ -146,7 +143,6 @@ pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<(u
         frames: 0,
         analysed: vec![0; threads],
         owners: Owners::new(threads),
-        owner_of: vec![NO_PARTITION; PARTITIONS],
         stopped: false,
     };
     let shared = Shared {
@@ -236,7 +232,7 @@ impl Run<'_> {
 
     /// Where chunk `k` starts.
     fn start_of(&self, k: usize) -> usize {
-        self.walk.first_record().saturating_add(self.chunk.saturating_mul(k)).min(self.walk.len())
+        self.walk.first_record().saturating_add(self.chunk.saturating_mul(k)).min(self.walk.size())
     }
 
     /// Where chunk `k` ends.
@@ -273,15 +269,13 @@ impl Run<'_> {
                 board.stopped = true;
                 break;
             }
+            // each partition first seen here is given its thread
             for &p in &walked.partitions {
-                if board.owner_of.get(usize::from(p)) == Some(&NO_PARTITION) {
-                    let owner = board.owners.of(usize::from(p)) as u16;
-                    board.owner_of[usize::from(p)] = owner;
-                }
+                board.owners.of(usize::from(p));
             }
             let chunk = Committed {
                 base: board.frames,
-                owners: board.owner_of.clone(),
+                owners: board.owners.table(NO_PARTITION),
                 to: walked.to,
                 entries: walked.entries,
             };
@@ -325,7 +319,7 @@ impl Run<'_> {
             Some(&owner) => usize::from(owner) == t,
             None => analyses_whole,
         };
-        let mine: Vec<usize> = (0..chunk.entries.len()).filter(|&i| chunk.entries.get(i).is_some_and(mine)).collect();
+        let mine: Vec<usize> = chunk.entries.iter().enumerate().filter(|(_, e)| mine(e)).map(|(i, _)| i).collect();
         for (n, &i) in mine.iter().enumerate() {
             if let Some(e) = mine.get(n + PREFETCH_AHEAD).and_then(|&j| chunk.entries.get(j)) {
                 self.prefetch(e);
@@ -354,10 +348,11 @@ impl Run<'_> {
         self.shared.finish(t, &[chunk.to]);
     }
 
-    /// Starts loading the bytes of the frame at `e`.
+    /// Starts loading the bytes of the frame at `e`: its record header (24 bytes at most, a
+    /// pcap "modified" one; a pcapng block's reach 28) and its captured bytes.
     fn prefetch(&self, e: &Entry) {
         let at = e.at as usize;
-        let bytes = self.walk.mapping().get(at..at.saturating_add(e.caplen as usize + 24));
+        let bytes = self.walk.mapping().get(at..at.saturating_add(e.caplen as usize + 28));
         crate::prefetch::bytes(bytes.unwrap_or_default());
     }
 }
