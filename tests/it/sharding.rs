@@ -207,16 +207,27 @@ fn plain_headers_place_a_frame_where_its_decoding_does() {
     assert!(placed > 1000, "{placed}");
 }
 
-/// The report of the analysis of one pcap file read by every thread in chunks of `chunk`
+/// The report of the analysis of one capture file read by every thread in chunks of `chunk`
 /// bytes, or `None` where that declines.
 fn in_chunks(path: &Path, threads: usize, chunk: usize, filter: Option<&str>) -> Option<String> {
+    let (report, damage) = damaged_in_chunks(path, threads, chunk, filter)?;
+    assert!(damage.is_empty());
+    Some(report)
+}
+
+/// [`in_chunks`], with the byte offsets of the damage the run met.
+fn damaged_in_chunks(
+    path: &Path,
+    threads: usize,
+    chunk: usize,
+    filter: Option<&str>,
+) -> Option<(String, Vec<Option<u64>>)> {
     let (mut inputs, _) = Inputs::open(&[path.to_path_buf()], false);
     let mut whole = Whole(Analyzer::new(Config::default()));
     let selection = Selection::new(filter).unwrap();
     let ran = sharded::analyse_in_chunks(&mut inputs, &Decoder::default(), &selection, &mut whole, threads, chunk)?;
-    assert!(ran.damage.is_empty());
     assert_eq!(inputs.last_number(), ran.frames, "the inputs are numbered as one reader leaves them");
-    Some(report_json(&whole.0, &inputs))
+    Some((report_json(&whole.0, &inputs), ran.damage.iter().map(|d| d.offset).collect()))
 }
 
 /// Chunk sizes that cut `len` bytes into at most 20,000 chunks: every size to 40 bytes (record
@@ -329,7 +340,13 @@ fn a_capture_damaged_in_the_middle_is_reported_alike_on_every_thread_count() {
     bytes[middle + 8..middle + 12].copy_from_slice(&0x00ff_ffffu32.to_le_bytes());
     let damaged = dir.path().join("damaged.pcap");
     std::fs::write(&damaged, &bytes).unwrap();
-    assert!(in_chunks(&damaged, 2, 1 << 16, None).is_none(), "a damaged chunk declines");
+    // every thread reads the frames before the damage, at any cut, and the reader names it
+    let one_report = one_thread(std::slice::from_ref(&damaged), Config::default());
+    for (chunk, threads) in [(17, 3), (4096, 2), (1 << 16, 8), (1 << 20, 2)] {
+        let (report, damage) = damaged_in_chunks(&damaged, threads, chunk, None).expect("read up to the damage");
+        assert_eq!(damage, [Some(middle as u64)], "{chunk}-byte chunks on {threads} threads");
+        assert!(report == one_report, "{chunk}-byte chunks on {threads} threads: not one thread's report");
+    }
     let out = |threads: &str| common::run(&["analyze", "--json", "--threads", threads, damaged.to_str().unwrap()]);
     let one = out("1");
     let report: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
@@ -396,6 +413,18 @@ fn a_pcapng_file_cut_at_any_offset_gives_one_threads_report() {
         for (chunk, threads) in cuts(pcapng.len()) {
             let cut = in_chunks(&path, threads, chunk, None).expect("a pcapng file is read by every thread");
             assert!(cut == one, "{name} as pcapng: {threads} threads, {chunk}-byte chunks: not one thread's report");
+        }
+        // cut inside its last block: the frames before, and the damage where one reader finds it
+        let short = dir.path().join(name).with_extension("short.pcapng");
+        std::fs::write(&short, &pcapng[..pcapng.len() - 10]).unwrap();
+        let (mut inputs, _) = Inputs::open(std::slice::from_ref(&short), false);
+        while inputs.next_frame().is_some() {}
+        let expected: Vec<Option<u64>> = inputs.take_damage().iter().map(|d| d.offset).collect();
+        assert_eq!(expected.len(), 1);
+        let one = one_thread(std::slice::from_ref(&short), Config::default());
+        for (chunk, threads) in [(13, 2), (4096, 3)] {
+            let (cut, damage) = damaged_in_chunks(&short, threads, chunk, None).expect("read up to the damage");
+            assert!(cut == one && damage == expected, "{name} cut short: {threads} threads, {chunk}-byte chunks");
         }
     }
 }

@@ -68,6 +68,11 @@ impl Inputs {
         Some((again, walk))
     }
 
+    /// The damage the one input's reader finds at `offset` (see [`CaptureReader::damage_at`]).
+    pub fn damage_at(&mut self, offset: u64) -> Option<CaptureError> {
+        self.readers.first_mut()?.damage_at(offset)
+    }
+
     /// Reads at most `frames` frames (tshark's `-c`): the first of every file in time order.
     pub fn stop_after(&mut self, frames: u64) {
         self.limit = Some(frames);

@@ -318,6 +318,17 @@ impl CaptureReader {
         Some(walk::FileWalk::new(mapped.mapping(), layout, usize::try_from(first).ok()?))
     }
 
+    /// Moves on to `offset`, a record boundary at or past where this reader of a
+    /// memory-mapped file stands, and reads the record there: the damage found there, as
+    /// reading every record up to it would report it; `None` when the record there is whole
+    /// (or `offset` lies behind).
+    pub fn damage_at(&mut self, offset: u64) -> Option<CaptureError> {
+        let skip = usize::try_from(offset.checked_sub(self.source.offset())?).ok()?;
+        self.current = None;
+        self.source.consume(skip);
+        self.advance().err()
+    }
+
     /// A reader of the same memory-mapped file from its start, with a mapping of its own;
     /// `None` for a file read as a stream.
     pub fn reopen(&self) -> Option<Result<CaptureReader, CaptureError>> {

@@ -8,7 +8,8 @@
 //!
 //! - one memory-mapped capture file (pcap or pcapng): every thread, each walking chunks of
 //!   the file of its own and analysing as well ([`ranges`]);
-//! - anything else (several files merged by time, a file whose chunks decline): this
+//! - anything else (several files merged by time, a pcapng file that describes interfaces
+//!   after its first packet, timestamps that go back): this
 //!   thread walks the records and places each frame in its partition, from its plain RoCEv2
 //!   headers (or by decoding it), and hands each of the `N` analysis threads where its frames
 //!   lie in the mapping (a few dozen bytes per frame, in batches); it analyses the frames no
@@ -120,8 +121,8 @@ impl Shared {
 /// run does (read to their end, what a pcapng file's interfaces said included); `None`, with
 /// `analysis` and `inputs` untouched, when the inputs are not all memory-mapped files, or when
 /// the shards cannot be joined into what one thread would give. One capture file is read by
-/// every thread ([`ranges`]); anything else (several files, a file damaged, whose timestamps go
-/// back, or with interfaces described after its first packet) by this thread, which hands the
+/// every thread ([`ranges`]); anything else (several files, a file whose timestamps go back or
+/// that describes interfaces after its first packet) by this thread, which hands the
 /// frames to `threads` analysis threads.
 pub fn analyse(
     inputs: &mut Inputs,
@@ -180,11 +181,16 @@ impl<'a> Job<'a> {
 /// The analysis of one capture file read by every thread.
 fn read_by_all(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, split: Split) -> Option<Ran<()>> {
     let (mut again, walk) = inputs.walk_again()?;
-    let (frames, joined) = ranges::analyse(&walk, job, split)?;
-    *analysis.analyzer() = joined;
-    again.number_from(frames + 1);
+    let read = ranges::analyse(&walk, job, split)?;
+    // where the walk stopped, the reader finds damage, or a block only it reads on from
+    let damage = match read.irregular_at {
+        Some(at) => vec![again.damage_at(at as u64)?],
+        None => Vec::new(),
+    };
+    *analysis.analyzer() = read.analysis;
+    again.number_from(read.frames + 1);
     *inputs = again;
-    Some(Ran { frames, damage: Vec::new(), result: Ok(()) })
+    Some(Ran { frames: read.frames, damage, result: Ok(()) })
 }
 
 /// The analysis of inputs read by this thread, which hands each frame to one of `threads`

@@ -15,8 +15,10 @@
 //! analyses the frames no partition holds. Threads walk at most [`AHEAD`] chunks each ahead of
 //! the slowest thread's analysis, which bounds the mapped pages held and the chunks kept.
 //!
-//! A chunk that ends in damage, or whose timestamps go back, stops the run: the caller then
-//! reads the file with one reader, which reports the damage where it lies.
+//! A walk that meets bytes that are not a whole record ends the file there: the frames before
+//! are analysed, and the caller asks the file's reader what is there (damage, reported where
+//! it lies, or a pcapng block the walk does not read, and then the caller reads the file with
+//! one reader). Timestamps that go back stop the run.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -49,15 +51,27 @@ struct Entry {
 struct WalkedChunk {
     /// Where the walk started (`None`: no record boundary was found in the chunk).
     from: Option<usize>,
-    /// Where the first record at or past the chunk's end starts (or the file ends).
+    /// Where the first record at or past the chunk's end starts (or the file ends, or the
+    /// walk stopped).
     to: usize,
     entries: Vec<Entry>,
     /// The partitions of its frames, in the order of their first frames.
     partitions: Vec<u16>,
     first_ts_ns: Option<i64>,
     last_ts_ns: Option<i64>,
-    /// It ends in damage, or its timestamps go back.
-    irregular: bool,
+    ending: Ending,
+}
+
+/// How a walk of a chunk ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// At or past the chunk's end, or at the end of the file.
+    Whole,
+    /// At bytes that are not a whole record (damage, or a block the walk does not read), at
+    /// the chunk's `to`.
+    Irregular,
+    /// At a timestamp before the one of the frame before.
+    Backwards,
 }
 
 /// A committed chunk: its frames, numbered from `base + 1`, and which thread analyses each
@@ -83,7 +97,11 @@ struct Board {
     /// Chunks each thread has analysed.
     analysed: Vec<usize>,
     owners: Owners,
-    /// A committed chunk was irregular: every thread stops.
+    /// The chunks of the run: all of them, or those up to the one a walk stopped in.
+    chunks: usize,
+    /// Where a committed chunk's walk stopped at bytes that are not a whole record.
+    irregular_at: Option<usize>,
+    /// Timestamps went back: every thread stops, and the run declines.
     stopped: bool,
 }
 
@@ -107,9 +125,8 @@ struct Run<'a> {
     kept: Kept<'a>,
     config: Config,
     start: Start,
-    /// Bytes per chunk, and how many chunks there are.
+    /// Bytes per chunk.
     chunk: usize,
-    chunks: usize,
     threads: usize,
     board: Mutex<Board>,
     changed: Condvar,
@@ -125,10 +142,17 @@ pub(super) struct Split {
     pub chunk: usize,
 }
 
-/// Analyses the frames of `walk`'s file that the job's selection keeps as `split` says: the
-/// frames read and the joined analysis, or `None` when a chunk is damaged, timestamps go back,
-/// or the shards do not join.
-pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<(u64, Analyzer)> {
+/// What a run read: its frames, their joined analysis, and where the walk stopped at bytes
+/// that are not a whole record, if it did.
+pub(super) struct Read {
+    pub frames: u64,
+    pub analysis: Analyzer,
+    pub irregular_at: Option<usize>,
+}
+
+/// Analyses the frames of `walk`'s file that the job's selection keeps as `split` says; `None`
+/// when timestamps go back or the shards do not join.
+pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<Read> {
     let &Job { decoder, selection, config, start, progress } = job;
     let threads = split.threads.clamp(1, usize::from(NO_PARTITION));
     let chunk = split.chunk.max(1);
@@ -143,6 +167,8 @@ pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<(u
         frames: 0,
         analysed: vec![0; threads],
         owners: Owners::new(threads),
+        chunks,
+        irregular_at: None,
         stopped: false,
     };
     let shared = Shared {
@@ -158,7 +184,6 @@ pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<(u
         config,
         start,
         chunk,
-        chunks,
         threads,
         board: Mutex::new(board),
         changed: Condvar::new(),
@@ -179,7 +204,8 @@ pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<(u
     }
     let shards = std::iter::once(first).chain(others?).collect();
     let merging = run.merging.into_inner().ok()?;
-    Some((board.frames, join(whole, shards, merging, &config)?))
+    let analysis = join(whole, shards, merging, &config)?;
+    Some(Read { frames: board.frames, analysis, irregular_at: board.irregular_at })
 }
 
 impl Run<'_> {
@@ -216,13 +242,13 @@ impl Run<'_> {
     fn next_task(&self, next: usize) -> Option<Task> {
         let mut board = self.lock();
         loop {
-            if board.stopped || next >= self.chunks {
+            if board.stopped || next >= board.chunks {
                 return None;
             }
             if let Some(Some(chunk)) = board.committed.get(next) {
                 return Some(Task::Analyse(Arc::clone(chunk)));
             }
-            if board.claimed < self.chunks && board.claimed < board.slowest() + AHEAD * self.threads {
+            if board.claimed < board.chunks && board.claimed < board.slowest() + AHEAD * self.threads {
                 board.claimed += 1;
                 return Some(Task::Walk(board.claimed - 1));
             }
@@ -257,7 +283,7 @@ impl Run<'_> {
         if let Some(slot) = board.walked.get_mut(k) {
             *slot = Some(walked);
         }
-        loop {
+        while board.next_commit < board.chunks {
             let k = board.next_commit;
             let Some(walked) = board.walked.get_mut(k).and_then(Option::take) else { break };
             let walked = if walked.from == Some(board.boundary) {
@@ -265,7 +291,7 @@ impl Run<'_> {
             } else {
                 walk_range(self.walk, &self.router, board.boundary, self.end_of(k))
             };
-            if walked.irregular || walked.first_ts_ns.is_some_and(|ts| ts < board.last_ts_ns) {
+            if walked.ending == Ending::Backwards || walked.first_ts_ns.is_some_and(|ts| ts < board.last_ts_ns) {
                 board.stopped = true;
                 break;
             }
@@ -284,6 +310,11 @@ impl Run<'_> {
             board.last_ts_ns = walked.last_ts_ns.unwrap_or(board.last_ts_ns);
             board.committed[k] = Some(Arc::new(chunk));
             board.next_commit += 1;
+            if walked.ending == Ending::Irregular {
+                // the file is read no further: the caller asks the reader what is there
+                board.irregular_at = Some(walked.to);
+                board.chunks = k + 1;
+            }
         }
         self.changed.notify_all();
     }
@@ -366,7 +397,7 @@ fn walk_range(walk: &FileWalk, router: &Decoder, from: usize, end: usize) -> Wal
         partitions: Vec::new(),
         first_ts_ns: None,
         last_ts_ns: None,
-        irregular: false,
+        ending: Ending::Whole,
     };
     let mut seen = [false; PARTITIONS];
     let mut prefetched = from;
@@ -380,12 +411,12 @@ fn walk_range(walk: &FileWalk, router: &Decoder, from: usize, end: usize) -> Wal
             }
             Walked::End => break,
             Walked::Irregular => {
-                chunk.irregular = true;
+                chunk.ending = Ending::Irregular;
                 break;
             }
         };
         if chunk.last_ts_ns.is_some_and(|last| record.ts_ns < last) {
-            chunk.irregular = true;
+            chunk.ending = Ending::Backwards;
             break;
         }
         chunk.first_ts_ns.get_or_insert(record.ts_ns);
