@@ -109,45 +109,37 @@ impl Decoder {
     }
 
     pub fn decode<'a>(&self, record: &Record<'a>) -> DecodedFrame<'a> {
+        let mut p = DecodedFrame::undecoded(record);
+        self.decode_into(record, &mut p);
+        p
+    }
+
+    /// [`Decoder::decode`] into `p`, whatever it held before: the hot path decodes every frame
+    /// into one place instead of copying each out of the decoder (688 bytes a frame).
+    pub fn decode_into<'a>(&self, record: &Record<'a>, p: &mut DecodedFrame<'a>) {
         let data = record.data;
-        let mut p = DecodedFrame {
-            data,
-            orig_len: record.orig_len,
-            ts_ns: record.ts_ns,
-            link: Link::Ethernet,
-            encaps: EncapStack::default(),
-            eth: None,
-            lrh: None,
-            arista: None,
-            port_tag: None,
-            mpls: None,
-            net: None,
-            udp: None,
-            body: Body::Other(Other::UnsupportedLink(record.link_type.0)),
-            trailer: Trailer::default(),
-            metamako: None,
-        };
+        *p = DecodedFrame::undecoded(record);
         p.body = match record.link_type {
-            LinkType::ETHERNET => self.ethernet(&mut p, data),
+            LinkType::ETHERNET => self.ethernet(p, data),
             LinkType::LINUX_SLL | LinkType::LINUX_SLL2 => {
                 let version = if record.link_type == LinkType::LINUX_SLL { SllVersion::V1 } else { SllVersion::V2 };
                 match SllHeader::parse(data, version) {
                     Ok((sll, rest)) => {
                         p.link = Link::Sll(sll);
-                        self.ethertype(&mut p, sll.protocol(), rest, &[])
+                        self.ethertype(p, sll.protocol(), rest, &[])
                     }
                     Err(e) => malformed(e),
                 }
             }
             LinkType::RAW | LinkType::RAW_BSD | LinkType::RAW_OPENBSD | LinkType::IPV4 | LinkType::IPV6 => {
                 p.link = Link::RawIp;
-                self.raw_ip(&mut p, data)
+                self.raw_ip(p, data)
             }
             LinkType::INFINIBAND => {
                 p.link = Link::Infiniband;
-                self.infiniband(&mut p, data)
+                self.infiniband(p, data)
             }
-            LinkType::ERF => self.erf(&mut p, data),
+            LinkType::ERF => self.erf(p, data),
             other => {
                 p.link = Link::Unsupported(other);
                 Body::Other(Other::UnsupportedLink(other.0))
@@ -159,7 +151,6 @@ impl Decoder {
         {
             p.ts_ns = ts_ns;
         }
-        p
     }
 
     /// The source and destination hosts of a plain RoCEv2 frame (Ethernet, VLAN tags, IPv4 or

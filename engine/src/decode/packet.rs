@@ -21,7 +21,7 @@ use rocescope_parsers::port_tag::PortTag;
 use rocescope_parsers::sll::SllHeader;
 use rocescope_parsers::udp::UdpHeader;
 
-use crate::capture::LinkType;
+use crate::capture::{LinkType, Record};
 
 /// Mirror encapsulations unwrapped before a frame is given up as too deeply nested.
 pub const MAX_ENCAP_DEPTH: usize = 4;
@@ -538,6 +538,28 @@ impl Trailer<'_> {
 }
 
 impl<'a> DecodedFrame<'a> {
+    /// The record before any layer is decoded: its bytes, lengths and time, a body that says
+    /// the link layer is not one rocescope decodes.
+    pub fn undecoded(record: &Record<'a>) -> Self {
+        DecodedFrame {
+            data: record.data,
+            orig_len: record.orig_len,
+            ts_ns: record.ts_ns,
+            link: Link::Ethernet,
+            encaps: EncapStack::default(),
+            eth: None,
+            lrh: None,
+            arista: None,
+            port_tag: None,
+            mpls: None,
+            net: None,
+            udp: None,
+            body: Body::Other(Other::UnsupportedLink(record.link_type.0)),
+            trailer: Trailer::default(),
+            metamako: None,
+        }
+    }
+
     pub fn kind(&self) -> FrameKind {
         match &self.body {
             Body::Roce(_) => FrameKind::Roce,

@@ -27,7 +27,8 @@ use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::partition::PARTITIONS;
 use crate::capture::walk::{FileWalk, Walked};
-use crate::decode::Decoder;
+use crate::capture::{LinkType, Record};
+use crate::decode::{DecodedFrame, Decoder};
 use crate::pipeline::OneAhead;
 
 /// Bytes of the file per chunk.
@@ -351,13 +352,15 @@ impl Run<'_> {
             None => analyses_whole,
         };
         let mine: Vec<usize> = chunk.entries.iter().enumerate().filter(|(_, e)| mine(e)).map(|(i, _)| i).collect();
+        let nothing = Record { ts_ns: 0, orig_len: 0, data: &[], link_type: LinkType::ETHERNET, offset: 0 };
+        let mut packet = DecodedFrame::undecoded(&nothing);
         for (n, &i) in mine.iter().enumerate() {
             if let Some(e) = mine.get(n + PREFETCH_AHEAD).and_then(|&j| chunk.entries.get(j)) {
                 self.prefetch(e);
             }
             let (Some(e), number) = (chunk.entries.get(i), chunk.base + i as u64 + 1) else { continue };
             let Walked::Record(record, _) = self.walk.record_at(e.at as usize) else { continue };
-            let packet = self.decoder.decode(&record);
+            self.decoder.decode_into(&record, &mut packet);
             if !self.kept.keeps(number, &packet) {
                 continue;
             }
