@@ -1,5 +1,6 @@
 //! Several captures read as one stream of numbered frames, merged by timestamp (rotated files,
-//! two taps). Within one file the file's own order is kept.
+//! two taps). Within one file the file's own order is kept. Files taken on other clocks can be
+//! read on one ([`Alignment`]), leaving out the records another file already holds.
 
 use super::{CaptureError, CaptureReader, Record};
 
@@ -13,8 +14,56 @@ pub struct Frame<'a> {
     pub record: Record<'a>,
 }
 
+/// How one file's records join the stream when it was taken on a clock of its own, at a tap
+/// that saw some packets another file also holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Alignment {
+    /// The file's clock minus the stream's, at `reference_ns`.
+    pub offset_ns: i64,
+    /// How much faster the file's clock runs, in parts per million.
+    pub drift_ppm: f64,
+    pub reference_ns: i64,
+    /// The records (0-based, in file order) left out, ascending.
+    pub skip: Vec<u64>,
+}
+
+impl Alignment {
+    /// A time of the file's clock on the stream's: less the offset, and less the drift over
+    /// the time since `reference_ns` (on the stream's clock, so the offset is not counted as
+    /// time that drifted).
+    pub fn aligned(&self, ts_ns: i64) -> i64 {
+        let offset_out = ts_ns.saturating_sub(self.offset_ns);
+        let drift = self.drift_ppm * 1e-6 * offset_out.saturating_sub(self.reference_ns) as f64;
+        offset_out.saturating_sub(drift.round() as i64)
+    }
+}
+
+/// Where a file stands in its [`Alignment`]: the record it is at and the next one left out.
+#[derive(Debug, Clone, Default)]
+struct Aligned {
+    alignment: Alignment,
+    /// The index of the reader's current record.
+    record: u64,
+    /// The position in `alignment.skip` of the next record left out.
+    next_skip: usize,
+}
+
+impl Aligned {
+    /// Moves to the next record; is it one left out?
+    fn advance(&mut self, first: bool) -> bool {
+        if !first {
+            self.record += 1;
+        }
+        let skipped = self.alignment.skip.get(self.next_skip) == Some(&self.record);
+        self.next_skip += usize::from(skipped);
+        skipped
+    }
+}
+
 pub struct Inputs {
     readers: Vec<CaptureReader>,
+    /// One per reader when the files are aligned.
+    aligned: Vec<Aligned>,
     /// The reader whose record was handed out last; it advances at the next call.
     last: Option<usize>,
     started: bool,
@@ -41,7 +90,22 @@ impl Inputs {
     }
 
     pub fn new(readers: Vec<CaptureReader>) -> Self {
-        Inputs { readers, last: None, started: false, next_number: 1, limit: None, read: 0, damage: Vec::new() }
+        Inputs {
+            readers,
+            aligned: Vec::new(),
+            last: None,
+            started: false,
+            next_number: 1,
+            limit: None,
+            read: 0,
+            damage: Vec::new(),
+        }
+    }
+
+    /// Reads file `i` on the clock `alignments[i]` gives it, without the records it leaves out.
+    pub fn aligned(mut self, alignments: Vec<Alignment>) -> Self {
+        self.aligned = alignments.into_iter().map(|alignment| Aligned { alignment, ..Aligned::default() }).collect();
+        self
     }
 
     /// The memory mapping of each file that is mapped (see [`CaptureReader::share_mapping`]).
@@ -54,7 +118,8 @@ impl Inputs {
     pub fn reopen(&self) -> Option<Inputs> {
         let readers: Option<Vec<CaptureReader>> =
             self.readers.iter().map(|r| r.reopen().and_then(Result::ok)).collect();
-        readers.map(|readers| Inputs { limit: self.limit, ..Inputs::new(readers) })
+        let alignments = self.aligned.iter().map(|a| a.alignment.clone()).collect();
+        readers.map(|readers| Inputs { limit: self.limit, ..Inputs::new(readers).aligned(alignments) })
     }
 
     /// The one input read again from its start, with its file walked from any offset (see
@@ -62,7 +127,11 @@ impl Inputs {
     /// inputs, an input read as a stream, a limit on the frames read, or inputs already read
     /// from.
     pub fn walk_again(&self) -> Option<(Inputs, super::walk::FileWalk)> {
-        let fresh = self.readers.len() == 1 && !self.started && self.limit.is_none() && self.next_number == 1;
+        let fresh = self.readers.len() == 1
+            && !self.started
+            && self.limit.is_none()
+            && self.next_number == 1
+            && self.aligned.is_empty();
         let mut again = self.reopen().filter(|_| fresh)?;
         let walk = again.readers.first_mut()?.walk_from_first()?;
         Some((again, walk))
@@ -103,10 +172,26 @@ impl Inputs {
         self.readers.iter().map(CaptureReader::size).sum()
     }
 
-    fn advance(&mut self, index: usize) {
-        if let Some(Err(e)) = self.readers.get_mut(index).map(CaptureReader::advance) {
-            self.damage.push(e);
+    /// Moves file `index` to its next record that is not left out.
+    fn advance(&mut self, index: usize, first: bool) {
+        let Some(reader) = self.readers.get_mut(index) else { return };
+        let mut first = first;
+        loop {
+            match reader.advance() {
+                Err(e) => return self.damage.push(e),
+                Ok(false) => return,
+                Ok(true) => {}
+            }
+            if !self.aligned.get_mut(index).is_some_and(|a| a.advance(first)) {
+                return;
+            }
+            first = false;
         }
+    }
+
+    /// The time of file `index`'s current record on the stream's clock.
+    fn time_of(&self, index: usize, record: &Record<'_>) -> i64 {
+        self.aligned.get(index).map_or(record.ts_ns, |a| a.alignment.aligned(record.ts_ns))
     }
 
     /// The next frame in timestamp order, or `None` when every file has ended.
@@ -117,22 +202,22 @@ impl Inputs {
         if !self.started {
             self.started = true;
             for i in 0..self.readers.len() {
-                self.advance(i);
+                self.advance(i, true);
             }
         } else if let Some(i) = self.last.take() {
-            self.advance(i);
+            self.advance(i, false);
         }
-        let (file, _) = self
+        let (file, ts_ns) = self
             .readers
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| r.current().map(|rec| (i, rec.ts_ns)))
+            .filter_map(|(i, r)| r.current().map(|rec| (i, self.time_of(i, &rec))))
             .min_by_key(|&(i, ts)| (ts, i))?;
         self.last = Some(file);
         self.read += 1;
         let number = self.next_number;
         self.next_number = self.next_number.saturating_add(1);
-        let record = self.readers.get(file)?.current()?;
+        let record = Record { ts_ns, ..self.readers.get(file)?.current()? };
         Some(Frame { number, file, record })
     }
 

@@ -11,7 +11,7 @@ pub mod mapped;
 mod source;
 pub mod walk;
 
-pub use inputs::{Frame, Inputs};
+pub use inputs::{Alignment, Frame, Inputs};
 
 use std::fmt;
 use std::fs::File;
