@@ -6,6 +6,7 @@
 //! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
 //! - [`display_filter`] and [`filter`]: which frames to keep;
 //! - [`analyze`]: the streaming analysis, its report model and findings;
+//! - [`path`]: several taps of one path: where each packet was lost, marked or delayed;
 //! - [`ordered`]: frames handed on in order with their final verdicts;
 //! - [`pipeline`]: the reading loop and the thread layout every command runs;
 //! - [`prefetch`]: cache hints, for any of them.
@@ -17,5 +18,6 @@ pub mod display_filter;
 pub mod fields;
 pub mod filter;
 pub mod ordered;
+pub mod path;
 pub mod pipeline;
 pub mod prefetch;

@@ -2,6 +2,7 @@
 //! rules raise over those numbers ([`rules::evaluate`]).
 
 use crate::analyze::analyzer::Analyzer;
+use crate::analyze::report::path::PathReport;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
 use crate::analyze::rules;
 use crate::capture::{CaptureError, CaptureReader};
@@ -9,6 +10,19 @@ use crate::capture::{CaptureError, CaptureReader};
 /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
 pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
     let mut report = Report::model(a, inputs, live);
+    report.findings = rules::evaluate(&report);
+    report
+}
+
+/// The report of the union of several taps of one path (`analyze --tap`), with its `path`: each
+/// loss listed names the report's flow it belongs to.
+pub fn report_on_path(a: &Analyzer, inputs: Vec<InputReport>, mut path: PathReport) -> Report {
+    let mut report = Report::model(a, inputs, None);
+    for loss in &mut path.losses {
+        let flow = report.flows.iter().find(|f| (f.src_ip, f.dst_ip, f.dst_qp) == (loss.src, loss.dst, loss.dest_qp));
+        loss.flow = flow.map(|f| f.id);
+    }
+    report.path = Some(path);
     report.findings = rules::evaluate(&report);
     report
 }

@@ -74,7 +74,9 @@ mod tests {
         const ON: u64 = 1 << 40;
         let samples = std::fs::read_dir(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples"))
             .expect("samples")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned());
+            .map(|e| e.expect("entry"))
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned());
         for name in samples {
             let (numbered, numbered_on) = (summaries(&name, 1), summaries(&name, 1 + ON));
             // at every tenth of the capture, unfinished (held frames, open windows), and at its end

@@ -24,13 +24,20 @@ impl Severity {
     }
 }
 
-/// Where a finding shows: flow ids and frame numbers (at most [`EVIDENCE_KEPT`] each) and
-/// how many occurrences there were in all.
+/// Where a finding shows: flow ids and frame numbers (at most [`EVIDENCE_KEPT`] each), how
+/// many occurrences there were in all, and for the path's findings the hop or the tap.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Evidence {
     pub count: u64,
     pub flows: Vec<u32>,
     pub frames: Vec<u64>,
+    /// The hop a finding of the path is about: its two taps and its direction
+    /// ("leaf->spine forward").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hop: Option<String>,
+    /// The tap a finding of the path is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tap: Option<String>,
 }
 
 pub const EVIDENCE_KEPT: usize = 10;
@@ -114,6 +121,12 @@ kinds! {
     DCQCN_SLOW_RECOVERY: Warning, "Senders recovering slowly after CNPs", "analysis.md#sender-reaction-to-cnps";
     HIGH_TAIL_LATENCY: Warning, "High tail completion time", "analysis.md#message-completion-time";
     INCAST: Info, "Incast", "analysis.md#incast";
+    LOSS_ON_HOP: Warning, "Packets lost on a hop", "analysis.md#where-on-the-path";
+    ECN_MARKED_ON_HOP: Info, "CE marks added on a hop", "analysis.md#where-on-the-path";
+    DSCP_REWRITTEN: Warning, "Marking rewritten on a hop", "analysis.md#where-on-the-path";
+    LATENCY_ON_HOP: Warning, "Delay on a hop", "analysis.md#where-on-the-path";
+    TAP_MISSED: Info, "Packets a tap missed", "analysis.md#where-on-the-path";
+    TAP_CLOCK_UNCERTAIN: Info, "Tap clock uncertain", "analysis.md#where-on-the-path";
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -4,6 +4,7 @@
 pub mod chart_data;
 pub mod congestion;
 pub mod finding;
+pub mod path;
 
 use std::collections::BTreeMap;
 
@@ -60,6 +61,9 @@ pub struct Report {
     /// CNP bursts and the senders' reactions, message completion times, incast.
     pub congestion: CongestionReport,
     pub findings: Vec<Finding>,
+    /// Several taps of one path (`analyze --tap`): absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<path::PathReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -507,6 +511,7 @@ impl Report {
             policy: policy_report(a, pfc_other_priority_xoff),
             congestion: congestion::congestion_report(a),
             findings: Vec::new(),
+            path: None,
         }
     }
 }

@@ -67,6 +67,7 @@ pub(super) fn tail_latency(r: &mut Rules<'_>) {
         count: small.messages,
         flows: worst.iter().map(|f| f.id).collect(),
         frames: worst.iter().map(|f| f.first_frame).collect(),
+        ..Evidence::default()
     };
     let flows = worst.len();
     let message = format!(
@@ -119,8 +120,8 @@ pub(super) fn incast(r: &mut Rules<'_>) {
         );
         let e = Evidence {
             count: periods.len() as u64,
-            flows: Vec::new(),
             frames: periods.iter().take(EVIDENCE_KEPT).map(|p| p.first_frame).collect(),
+            ..Evidence::default()
         };
         let severity = if signs > 0 { Severity::Warning } else { Severity::Info };
         let about = About {

@@ -2,6 +2,7 @@
 //! explain exactly the numbers it shows.
 
 mod congestion_control;
+mod path;
 
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Finding, Kind, Severity, kinds};
@@ -94,6 +95,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     damage(&mut r);
     capture_limits(&mut r);
     no_roce(&mut r);
+    path::path(&mut r);
     r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out
 }
@@ -274,6 +276,7 @@ fn episode_rule(r: &mut Rules<'_>, trigger: Trigger, about: About, message: impl
         count: chosen.len() as u64,
         flows,
         frames: chosen.iter().take(EVIDENCE_KEPT).map(|e| e.start_frame).collect(),
+        ..Evidence::default()
     };
     r.add(about, message(chosen.len(), longest as f64 / 1e6), e);
 }
@@ -454,8 +457,8 @@ fn pauses(r: &mut Rules<'_>) {
             storms.iter().map(|p| format!("{} priority {}", p.src_mac, p.priority.unwrap_or(0))).collect();
         let e = Evidence {
             count: storms.iter().map(|p| p.stats.storm_periods).sum(),
-            flows: Vec::new(),
             frames: storms.iter().filter_map(|p| p.stats.first_storm_frame).take(EVIDENCE_KEPT).collect(),
+            ..Evidence::default()
         };
         r.add(
             About {
@@ -471,8 +474,8 @@ fn pauses(r: &mut Rules<'_>) {
     if !other.is_empty() {
         let e = Evidence {
             count: other.iter().map(|p| p.stats.xoff).sum(),
-            flows: Vec::new(),
             frames: other.iter().map(|p| p.stats.first_frame).take(EVIDENCE_KEPT).collect(),
+            ..Evidence::default()
         };
         let which: Vec<String> =
             other.iter().map(|p| format!("{} priority {}", p.src_mac, p.priority.unwrap_or(0))).collect();
@@ -501,8 +504,8 @@ fn pauses(r: &mut Rules<'_>) {
     if !report.pause.is_empty() {
         let e = Evidence {
             count: report.pause.iter().map(|p| p.stats.xoff + p.stats.xon).sum(),
-            flows: Vec::new(),
             frames: report.pause.iter().map(|p| p.stats.first_frame).take(EVIDENCE_KEPT).collect(),
+            ..Evidence::default()
         };
         r.add(
             About {
@@ -656,7 +659,7 @@ fn damage(r: &mut Rules<'_>) {
                 action: "Inspect the first malformed frames with `rocescope packets -V --only errors`.",
             },
             format!("{} malformed frames: {}", report.totals.malformed, layers.join("; ")),
-            Evidence { count: report.totals.malformed, flows: Vec::new(), frames },
+            Evidence { count: report.totals.malformed, frames, ..Evidence::default() },
         );
     }
 }
@@ -699,7 +702,7 @@ fn capture_limits(r: &mut Rules<'_>) {
                 action: "Capture on an Ethernet or InfiniBand interface (or an RDMA device), or convert the capture (editcap -T) to a link type rocescope reads.",
             },
             format!("{} of {} were not decoded or analysed", plural(link.frames as usize, "frame"), link.name()),
-            Evidence { count: link.frames, flows: Vec::new(), frames: vec![link.first_frame] },
+            Evidence { count: link.frames, frames: vec![link.first_frame], ..Evidence::default() },
         );
     }
     let limits = &report.limits;
@@ -720,8 +723,8 @@ fn capture_limits(r: &mut Rules<'_>) {
             ),
             Evidence {
                 count: limits.untracked_packets,
-                flows: Vec::new(),
                 frames: limits.first_untracked_frame.into_iter().collect(),
+                ..Evidence::default()
             },
         );
     }

@@ -1,0 +1,146 @@
+//! The `path` section of a report on several taps of one path (`analyze --tap`): each tap's
+//! clock, what each hop between two taps did to the packets that crossed it, and where each
+//! lost packet disappeared. Computed by [`crate::path`]; defined in docs/analysis.md, "Where on
+//! the path".
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::decode::Endpoint;
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PathReport {
+    /// The taps in path order, from the requester's side to the responder's.
+    pub taps: Vec<TapReport>,
+    /// Every hop between two consecutive taps, forward then reverse.
+    pub hops: Vec<HopReport>,
+    /// The packets lost on a hop (at most [`LOSSES_KEPT`]; each hop's `lost` counts them all).
+    pub losses: Vec<LossReport>,
+    /// `--path-window-us`, in nanoseconds.
+    pub window_ns: u64,
+}
+
+/// The losses the report lists at most.
+pub const LOSSES_KEPT: usize = 10_000;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TapReport {
+    pub name: String,
+    pub files: Vec<String>,
+    /// Frames read from the tap's files.
+    pub frames: u64,
+    /// RoCE packets among them.
+    pub roce_packets: u64,
+    /// The tap's clock minus the first tap's, at the first tap's first frame.
+    pub clock_offset_ns: i64,
+    /// How far the true offset may be from `clock_offset_ns` (half the smallest round trip).
+    pub offset_uncertainty_ns: Option<u64>,
+    pub offset_method: OffsetMethod,
+    /// How much faster than the first tap's the tap's clock runs, in parts per million.
+    pub drift_ppm: f64,
+    /// Packets both of the tap's neighbours on their way saw and the tap did not.
+    pub missed: u64,
+}
+
+/// How a tap's clock offset was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OffsetMethod {
+    /// The first tap: the reference.
+    Reference,
+    /// From packets seen in both directions: half the difference of their smallest one-way
+    /// delays, as NTP does.
+    TwoWay,
+    /// Packets seen in one direction only: the offset that makes the smallest one-way delay
+    /// zero, a bound.
+    OneWayBound,
+    /// `--tap-offset`.
+    Given,
+    /// No packet the tap shares with its neighbour: no offset could be found (0 is used).
+    Unknown,
+}
+
+/// The way a packet crosses the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// From the first tap towards the last: the requests of the host on the first tap's side.
+    Forward,
+    Reverse,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HopReport {
+    /// The tap the packets passed first, then the one they reached.
+    pub from: String,
+    pub to: String,
+    pub direction: Direction,
+    /// Copies seen at both taps.
+    pub matched: u64,
+    /// Copies seen at `from`, at no tap after it, while the next tap was capturing.
+    pub lost: u64,
+    /// ECN-capable at `from`, CE at `to`.
+    pub ce_added: u64,
+    /// DSCP at `from` → DSCP at `to` ("26->0"), for the matched copies whose DSCP changed.
+    pub dscp_rewritten: BTreeMap<String, u64>,
+    /// The same for the outermost VLAN tag's PCP.
+    pub pcp_rewritten: BTreeMap<String, u64>,
+    /// The commonest decrease of the TTL (hop limit): the routers between the taps.
+    pub ttl_decrement: Option<u8>,
+    /// Matched copies that reached `to` after a packet of their flow that left `from` after them.
+    pub reordered: u64,
+    /// How far the two taps' clocks may be from aligned (half the smallest round trip between
+    /// them): the delays below are known to ± this.
+    pub delay_uncertainty_ns: Option<u64>,
+    /// One-way delays on aligned clocks, by nearest rank; absent when a tap's offset is only a
+    /// bound or unknown.
+    pub delay_p50_ns: Option<i64>,
+    pub delay_p99_ns: Option<i64>,
+    pub delay_max_ns: Option<i64>,
+    /// The delays' distribution: [`DELAY_BINS`] bins of equal width from the smallest delay to
+    /// the largest.
+    pub delay_bins: Option<DelayBins>,
+}
+
+/// The bins of a hop's delay distribution.
+pub const DELAY_BINS: usize = 20;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DelayBins {
+    /// The first bin's lower edge (the smallest delay) and every bin's width, in ns.
+    pub first_ns: i64,
+    pub width_ns: i64,
+    pub counts: Vec<u64>,
+}
+
+impl DelayBins {
+    /// The bins of `sorted`, ascending delays.
+    pub fn of(sorted: &[i64]) -> Option<DelayBins> {
+        let (&first_ns, &last) = (sorted.first()?, sorted.last()?);
+        let width_ns = ((last - first_ns) / DELAY_BINS as i64 + 1).max(1);
+        let mut counts = vec![0u64; DELAY_BINS];
+        for d in sorted {
+            let bin = usize::try_from((d - first_ns) / width_ns).unwrap_or(0).min(DELAY_BINS - 1);
+            if let Some(c) = counts.get_mut(bin) {
+                *c += 1;
+            }
+        }
+        Some(DelayBins { first_ns, width_ns, counts })
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LossReport {
+    /// The flow's id in the report's `flows` (absent when the analysis has no such flow).
+    pub flow: Option<u32>,
+    pub src: Endpoint,
+    pub dst: Endpoint,
+    pub dest_qp: u32,
+    pub psn: u32,
+    pub opcode: u8,
+    /// The last tap that saw it.
+    pub last_tap: String,
+    /// The hop where it disappeared, "from->to".
+    pub lost_on: String,
+}
