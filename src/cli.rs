@@ -17,6 +17,7 @@ use crate::decode::TimeSource;
 use crate::filter::{Filter, Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;
 use crate::output::TimeFormat;
+use crate::path::{self, Tap};
 
 /// An enum of the library that the command line takes by name. The library types stay free of
 /// clap: this trait and [`choice`] make them arguments.
@@ -362,8 +363,25 @@ pub enum ExportFormat {
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Capture files (pcap or pcapng, optionally .gz or .zst), merged by timestamp; '-' is stdin
-    #[arg(required_unless_present = "resume", value_name = "FILE")]
+    #[arg(required_unless_present_any = ["resume", "taps"], value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// A tap on one path, NAME=FILE (rotated files of one capture: NAME=FILE,FILE,...); give two
+    /// or more, in the order a request passes them, from the requester's side to the
+    /// responder's. The report, of every packet once, gains a `path` section: each tap's clock,
+    /// and where packets were lost, marked CE, re-marked or delayed. Not with FILE arguments
+    #[arg(long = "tap", value_name = "NAME=FILE", value_parser = parse_tap, conflicts_with_all = ["files", "resume", "state", "packets", "count"])]
+    pub taps: Vec<Tap>,
+
+    /// With --tap: how much later than at one tap a packet's copy may be at the next, in
+    /// microseconds
+    #[arg(long, value_name = "US", default_value_t = path::DEFAULT_WINDOW_US, requires = "taps")]
+    pub path_window_us: u64,
+
+    /// With --tap: a tap's clock minus the first tap's, in nanoseconds, instead of the offset
+    /// estimated from the packets both see (repeat for more taps)
+    #[arg(long = "tap-offset", value_name = "NAME=NS", value_parser = parse_tap_offset, requires = "taps")]
+    pub tap_offsets: Vec<(String, i64)>,
 
     /// Print the report as one JSON document on stdout instead of the summary
     #[arg(long)]
@@ -831,6 +849,23 @@ fn default_threads() -> u32 {
 }
 
 /// Parses a link speed such as `100G`, `25g` or `400` into Gb/s.
+/// `--tap NAME=FILE[,FILE...]`.
+pub fn parse_tap(s: &str) -> Result<Tap, String> {
+    let (name, files) = s.split_once('=').ok_or_else(|| format!("{s:?}: say NAME=FILE (leaf=leaf.pcap)"))?;
+    let files: Vec<PathBuf> = files.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
+    if name.is_empty() || files.is_empty() {
+        return Err(format!("{s:?}: a tap needs a name and at least one file (leaf=leaf.pcap)"));
+    }
+    Ok(Tap { name: name.to_string(), files })
+}
+
+/// `--tap-offset NAME=NS`.
+pub fn parse_tap_offset(s: &str) -> Result<(String, i64), String> {
+    let (name, ns) = s.split_once('=').ok_or_else(|| format!("{s:?}: say NAME=NS (spine=-50000000)"))?;
+    let ns = ns.trim().parse().map_err(|_| format!("{s:?}: the offset is a whole number of nanoseconds"))?;
+    Ok((name.to_string(), ns))
+}
+
 pub fn parse_link_speed(s: &str) -> Result<u64, String> {
     let digits = s.strip_suffix(['G', 'g']).unwrap_or(s);
     match digits.parse::<u64>() {

@@ -2,6 +2,7 @@
 //! summary or the JSON report.
 
 use std::io;
+use std::path::PathBuf;
 
 use super::exit::{Failure, Outcome};
 use super::refuse_input;
@@ -9,6 +10,7 @@ use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::report::path::PathReport;
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable};
@@ -20,6 +22,7 @@ use crate::output::atomic::Written;
 use crate::output::packet_table::PacketTable;
 #[cfg(not(feature = "tables"))]
 use crate::output::packet_table_absent::PacketTable;
+use crate::path;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
@@ -31,23 +34,28 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     }
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = Decoder::new(&args.analysis.roce_ports);
-    config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
+    let tap_files: Vec<PathBuf> = args.taps.iter().flat_map(|t| t.files.iter().cloned()).collect();
+    let files = if args.taps.is_empty() { &args.files } else { &tap_files };
+    config.time_source = time_source::choose(files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
+    let traced = trace_path(args, &decoder)?;
     let resumed = args
         .resume
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    reporting::check_build(&reporting_of(args))?;
-    let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 2);
+    let path = traced.as_ref().map(|t| &t.report);
+    reporting::check_build(&reporting_of(args, path))?;
+    let (mut inputs, unreadable) = Inputs::open(files, args.threads > 2);
+    if let Some(traced) = &traced {
+        inputs = inputs.aligned(traced.union.clone());
+    }
     report_unreadable(&unreadable);
     if let Some(frames) = args.count {
         inputs.stop_after(frames);
     }
-    reporting::prepare(&reporting_of(args), &args.files)
-        .and_then(|()| {
-            args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, &args.files, "the saved analysis"))
-        })
+    reporting::prepare(&reporting_of(args, path), files)
+        .and_then(|()| args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, files, "the saved analysis")))
         .map_err(Failure::Output)?;
     let packet_table = packet_table(args)?;
     let mut selection =
@@ -67,7 +75,8 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
     let mut analysis = Analysis { analyzer, table, goes_on: args.state.is_some() };
     let progress = Progress::new(inputs.size(), !args.quiet);
-    let threads = args.threads as usize;
+    // the union of taps is read on the first tap's clock, which only the reading thread applies
+    let threads = if traced.is_some() { args.threads.min(2) } else { args.threads } as usize;
     let ran =
         pipeline::analyse(&mut inputs, &decoder, &mut selection, &mut analysis, threads, &|bytes| progress.set(bytes));
     progress.finish();
@@ -88,7 +97,30 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         return Err(Failure::NoInput(String::new()));
     }
     let files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
-    reporting::report(&analyzer, input_reports, &reporting_of(args), files)
+    reporting::report(&analyzer, input_reports, &reporting_of(args, path), files)
+}
+
+/// With `--tap`: the path traced over the taps (see [`crate::path`]).
+fn trace_path(args: &AnalyzeArgs, decoder: &Decoder) -> Result<Option<path::Traced>, Failure> {
+    if args.taps.is_empty() {
+        return Ok(None);
+    }
+    if args.taps.len() < 2 {
+        return Err(Failure::Usage(
+            "--tap: a path needs two taps or more (--tap host=host.pcap --tap leaf=leaf.pcap)".into(),
+        ));
+    }
+    for (i, tap) in args.taps.iter().enumerate() {
+        if args.taps.iter().skip(i + 1).any(|t| t.name == tap.name) {
+            return Err(Failure::Usage(format!("--tap: two taps are named {:?}", tap.name)));
+        }
+    }
+    if let Some((name, _)) = args.tap_offsets.iter().find(|(name, _)| !args.taps.iter().any(|t| t.name == *name)) {
+        return Err(Failure::Usage(format!("--tap-offset {name}: no tap has that name")));
+    }
+    let options =
+        path::Options { window_ns: args.path_window_us.saturating_mul(1_000), offsets: args.tap_offsets.clone() };
+    path::trace(&args.taps, decoder, &options).map(Some).map_err(|e| Failure::NoInput(e.to_string()))
 }
 
 /// The per-packet table `--out DIR --packets` writes.
@@ -107,9 +139,10 @@ fn packet_table(_: &AnalyzeArgs) -> Result<Option<PacketTable>, Failure> {
     Ok(None)
 }
 
-/// Where `analyze` reports.
-fn reporting_of(args: &AnalyzeArgs) -> Reporting<'_> {
+/// Where `analyze` reports, with the path traced over `--tap`'s taps.
+fn reporting_of<'a>(args: &'a AnalyzeArgs, path: Option<&'a PathReport>) -> Reporting<'a> {
     Reporting {
+        path,
         json: args.json,
         color: args.color.enabled(),
         out: args.out.as_deref(),

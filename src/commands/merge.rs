@@ -9,6 +9,7 @@ use crate::cli::MergeArgs;
 
 pub fn run(args: &MergeArgs) -> Outcome {
     let reporting = Reporting {
+        path: None,
         json: args.json,
         color: args.color.enabled(),
         out: args.out.as_deref(),

@@ -8,6 +8,7 @@ use super::exit::{Failure, Outcome, fail_on, written};
 use super::refuse_input;
 use crate::analyze::report::InputReport;
 use crate::analyze::report::finding::Severity;
+use crate::analyze::report::path::PathReport;
 use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_text};
 #[cfg(feature = "tables")]
@@ -16,6 +17,8 @@ use crate::output::{analysis_text, html};
 
 /// Where the report goes.
 pub struct Reporting<'a> {
+    /// The path traced over `analyze --tap`'s taps.
+    pub path: Option<&'a PathReport>,
     /// The JSON report on standard output rather than the summary.
     pub json: bool,
     pub color: bool,
@@ -36,6 +39,8 @@ const OUT_FILES: &[&str] = &[
     "findings.parquet",
     "pfc.csv",
     "pfc.parquet",
+    "hops.csv",
+    "hops.parquet",
     "packets.csv",
     "packets.parquet",
 ];
@@ -81,7 +86,10 @@ pub fn report(
     reporting: &Reporting<'_>,
     more_files: io::Result<Written>,
 ) -> Outcome {
-    let report = assemble::report(analyzer, inputs, None);
+    let report = match reporting.path {
+        Some(path) => assemble::report_on_path(analyzer, inputs, path.clone()),
+        None => assemble::report(analyzer, inputs, None),
+    };
     let page = (reporting.out.is_some() || reporting.html.is_some()).then(|| html::render(&report, &analyzer.charts()));
     if let Some(dir) = reporting.out {
         more_files

@@ -6,6 +6,7 @@ mod congestion;
 pub mod encode;
 mod infiniband;
 mod mirrors;
+pub mod path;
 pub mod scenarios;
 
 use std::fs;

@@ -37,6 +37,9 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
     write_flows(out, r)?;
     write_pauses(out, r)?;
     super::congestion_text::write_congestion_control(out, r)?;
+    if let Some(path) = &r.path {
+        super::path_text::write_path(out, path)?;
+    }
     writeln!(out)?;
     write_findings(out, r, colour)
 }

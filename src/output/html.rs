@@ -1,8 +1,9 @@
 //! `analyze --html FILE` (and `DIR/index.html` with `--out DIR`): one self-contained page —
 //! inline CSS and SVG, no script, font or request of any kind — with the capture's facts, the
-//! findings, the flows most troubled first, fabric charts, congestion control
-//! ([`super::html_congestion`]), and a detail section per flow with its PSN graph, throughput,
-//! ACK latency and its rate around CNPs. It prints as it shows.
+//! findings, the path over several taps ([`super::html_path`]), the flows most troubled
+//! first, fabric charts, congestion control ([`super::html_congestion`]), and a detail
+//! section per flow with its PSN graph, throughput, ACK latency and its rate around CNPs. It
+//! prints as it shows.
 
 use crate::decode::Endpoint;
 
@@ -73,6 +74,9 @@ pub fn render(report: &Report, charts: &ChartData<'_>) -> String {
                     (facts(report))
                 }
                 (findings(report))
+                @if let Some(path) = &report.path {
+                    (super::html_path::section(path))
+                }
                 (flow_table(report, &flows, &detailed))
                 (fabric(report, charts, t0))
                 (super::html_congestion::section(report, charts, t0))

@@ -15,12 +15,14 @@ pub mod hexdump;
 pub mod html;
 mod html_congestion;
 mod html_figure;
+mod html_path;
 pub mod json;
 pub mod jsonl;
 #[cfg(feature = "tables")]
 pub mod packet_table;
 #[cfg(not(feature = "tables"))]
 pub mod packet_table_absent;
+pub mod path_text;
 pub mod summary;
 #[cfg(feature = "tables")]
 pub mod tables;

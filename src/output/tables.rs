@@ -16,6 +16,7 @@ use crate::analyze::counts::FlowCounters;
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::report::congestion::BurstReport;
 use crate::analyze::report::finding::Finding;
+use crate::analyze::report::path::{Direction, HopReport};
 use crate::analyze::report::{FlowReport, PauseReport, Report};
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {
@@ -67,19 +68,47 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
 }
 
 /// The report's tables by name: flows, retransmit episodes, findings, pauses (PFC and PAUSE),
-/// CNP bursts and incast periods.
+/// CNP bursts and incast periods, and with `--tap` the path's hops.
 pub fn report_tables(report: &Report) -> io::Result<Vec<(&'static str, DataFrame)>> {
     let pauses: Vec<_> =
         report.pfc.iter().map(|p| ("pfc", p)).chain(report.pause.iter().map(|p| ("pause", p))).collect();
     let congestion = &report.congestion;
-    Ok(vec![
+    let mut tables = vec![
         ("flows", frame(flow_columns(&report.flows))?),
         ("retransmit_episodes", frame(episode_columns(&report.retransmit_episodes))?),
         ("findings", frame(finding_columns(&report.findings))?),
         ("pfc", frame(pause_columns(&pauses))?),
         ("cnp_bursts", frame(burst_columns(&congestion.cnp_bursts))?),
         ("incast", frame(incast_columns(&congestion.incast.periods))?),
-    ])
+    ];
+    if let Some(path) = &report.path {
+        tables.push(("hops", frame(hop_columns(&path.hops))?));
+    }
+    Ok(tables)
+}
+
+/// The hops table (`analyze --tap`): one row per hop and direction, as `path.hops[]`, the
+/// re-markings `;`-separated ("26->0=504").
+fn hop_columns(h: &[HopReport]) -> Vec<Column> {
+    let changes = |m: &std::collections::BTreeMap<String, u64>| {
+        m.iter().map(|(c, n)| format!("{c}={n}")).collect::<Vec<_>>().join(";")
+    };
+    vec![
+        col("from", h, |h| h.from.clone()),
+        col("to", h, |h| h.to.clone()),
+        col("direction", h, |h| if h.direction == Direction::Forward { "forward" } else { "reverse" }.to_string()),
+        col("matched", h, |h| h.matched),
+        col("lost", h, |h| h.lost),
+        col("ce_added", h, |h| h.ce_added),
+        col("dscp_rewritten", h, |h| changes(&h.dscp_rewritten)),
+        col("pcp_rewritten", h, |h| changes(&h.pcp_rewritten)),
+        col("ttl_decrement", h, |h| h.ttl_decrement.map(u32::from)),
+        col("reordered", h, |h| h.reordered),
+        col("delay_uncertainty_ns", h, |h| h.delay_uncertainty_ns),
+        col("delay_p50_ns", h, |h| h.delay_p50_ns),
+        col("delay_p99_ns", h, |h| h.delay_p99_ns),
+        col("delay_max_ns", h, |h| h.delay_max_ns),
+    ]
 }
 
 /// The flows table: the flow's identity, its counters (as declared in [`FlowCounters`]), then

@@ -165,8 +165,8 @@ fn the_decode_tree_lists_every_field_the_frame_has() {
         export.extend(["-e", n.as_str()]);
     }
     let mut lines_checked = 0;
-    for entry in std::fs::read_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples")).expect("samples") {
-        let file = entry.expect("entry").path().to_str().expect("UTF-8").to_string();
+    for sample in common::samples() {
+        let file = sample.to_str().expect("UTF-8").to_string();
         let values = common::run_ok(&[export.as_slice(), &[file.as_str()]].concat());
         let trees = common::run_ok(&["packets", "-V", &file]);
         let trees: Vec<&str> = trees.split("\n\n").filter(|t| !t.is_empty()).collect();

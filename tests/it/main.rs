@@ -26,6 +26,7 @@ mod malformed;
 mod merge;
 mod mirror_formats;
 mod native_infiniband;
+mod path;
 mod production_patterns;
 mod properties;
 mod real_captures;

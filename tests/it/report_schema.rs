@@ -55,3 +55,25 @@ fn the_schema_documents_every_key_of_the_report_and_of_a_flow() {
     let stale: Vec<_> = top.difference(&top_seen).chain(flow.difference(&flow_seen)).collect();
     assert!(stale.is_empty(), "the schema documents keys no report has: {stale:?}");
 }
+
+/// The backticked names in the second cell of the row of `key` in the table after `section`.
+fn documented_members(schema: &str, section: &str, key: &str) -> BTreeSet<String> {
+    let start = schema.find(section).unwrap_or_else(|| panic!("no section {section}"));
+    let row = schema[start..].lines().find(|l| l.starts_with(&format!("| `{key}` |"))).expect("the key's row");
+    let cell = row.split('|').nth(2).unwrap_or_default();
+    cell.split('`').skip(1).step_by(2).filter(|k| !k.contains(['{', ' ', '/', '"'])).map(str::to_string).collect()
+}
+
+#[test]
+fn the_schema_documents_every_key_of_the_path() {
+    let schema = std::fs::read_to_string(root().join("docs/report-schema.md")).expect("docs/report-schema.md");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("reports/path.json")).expect("reports/path.json"))
+            .expect("JSON");
+    let path = &report["path"];
+    assert_eq!(keys(path), documented(&schema, "## `path`"));
+    for member in ["taps", "hops", "losses"] {
+        let first = &path[member][0];
+        assert_eq!(keys(first), documented_members(&schema, "## `path`", &format!("{member}[]")), "{member}[]");
+    }
+}

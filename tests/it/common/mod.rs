@@ -149,10 +149,11 @@ pub fn tshark_available() -> bool {
     found
 }
 
-/// The bundled samples (`samples/`), sorted.
+/// The bundled samples (`samples/`, not the taps of `samples/path/`), sorted.
 pub fn samples() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).expect("samples/").map(|e| e.expect("entry").path()).collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).expect("samples/").map(|e| e.expect("entry").path()).filter(|p| p.is_file()).collect();
     files.sort();
     files
 }

@@ -1,0 +1,227 @@
+//! `analyze --tap`: several taps of one path generated with known clocks and faults
+//! (`rocescope::generate::path`); the report's `path` must say exactly what each hop did, and
+//! the rest of the report must read each packet once.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use rocescope::generate::path::{PATH_SAMPLE_FILES, Plan, Truth, path_set};
+use rocescope::generate::write_scenario;
+use serde_json::Value;
+
+/// Writes the plan's captures into `dir`; their paths and the truth.
+fn write(plan: &Plan, dir: &Path) -> (Vec<PathBuf>, Truth) {
+    let names: Vec<&'static str> =
+        plan.taps.iter().map(|t| &*Box::leak(format!("{t}.pcapng").into_boxed_str())).collect();
+    let set = path_set(plan, &names);
+    for capture in &set.captures {
+        write_scenario(dir, capture).expect("write a tap");
+    }
+    (names.iter().map(|n| dir.join(n)).collect(), set.truth)
+}
+
+fn tap_args(names: &[&str], files: &[PathBuf]) -> Vec<String> {
+    names.iter().zip(files).flat_map(|(t, f)| ["--tap".to_string(), format!("{t}={}", f.display())]).collect()
+}
+
+fn analyze(args: &[String]) -> Value {
+    let mut all = vec!["analyze".to_string(), "--json".to_string()];
+    all.extend_from_slice(args);
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    serde_json::from_str(&common::run_ok(&all)).expect("the JSON report")
+}
+
+fn check_hops(path: &Value, truth: &Truth) {
+    let hops = path["hops"].as_array().expect("hops");
+    assert_eq!(hops.len(), truth.hops.len());
+    for (hop, want) in hops.iter().zip(&truth.hops) {
+        let name = format!("{}->{}", want.from, want.to);
+        assert_eq!((hop["from"].as_str(), hop["to"].as_str()), (Some(want.from), Some(want.to)), "{name}");
+        assert_eq!(hop["matched"], want.matched, "{name}: matched");
+        assert_eq!(hop["lost"], want.lost, "{name}: lost");
+        assert_eq!(hop["ce_added"], want.ce_added, "{name}: CE added");
+        let rewritten: u64 = hop["dscp_rewritten"].as_object().expect("map").values().filter_map(Value::as_u64).sum();
+        assert_eq!(rewritten, want.dscp_rewritten, "{name}: DSCP rewritten");
+        if want.dscp_rewritten > 0 {
+            assert_eq!(hop["dscp_rewritten"]["26->0"], want.dscp_rewritten, "{name}");
+        }
+        assert_eq!(hop["ttl_decrement"], 1, "{name}: one router a hop");
+        assert_eq!(hop["reordered"], 0, "{name}: nothing overtakes on the generated hops");
+    }
+    let listed = path["losses"].as_array().expect("losses");
+    let after = |l: &&Value| l["lost_on"].as_str().is_some_and(|on| on.starts_with("after:"));
+    let lost: u64 = truth.hops.iter().map(|h| h.lost).sum();
+    assert_eq!(listed.iter().filter(|l| !after(l)).count() as u64, lost, "every loss on a hop listed");
+    assert_eq!(listed.iter().filter(after).count() as u64, truth.lost_after, "every loss after the last tap listed");
+    assert!(truth.lost_after > 0, "the plan loses packets after the last tap");
+    assert!(listed.iter().all(|l| l["flow"].is_u64()), "each loss names its flow");
+}
+
+fn check(plan: &Plan) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (files, truth) = write(plan, dir.path());
+    let report = analyze(&tap_args(&plan.taps, &files));
+    let path = &report["path"];
+    check_hops(path, &truth);
+    for (i, tap) in path["taps"].as_array().expect("taps").iter().enumerate() {
+        let name = plan.taps[i];
+        assert_eq!(tap["missed"], truth.missed[i], "{name}: missed");
+        let offset = tap["clock_offset_ns"].as_i64().expect("offset");
+        assert!(
+            offset.abs_diff(plan.offsets_ns[i]) <= plan.jitter_ns,
+            "{name}: offset {offset}, truly {}",
+            plan.offsets_ns[i]
+        );
+        let drift = tap["drift_ppm"].as_f64().expect("drift");
+        assert!((drift - plan.drift_ppm[i]).abs() < 0.5, "{name}: drift {drift}, truly {}", plan.drift_ppm[i]);
+        let method = if i == 0 { "reference" } else { "two_way" };
+        assert_eq!(tap["offset_method"], method, "{name}");
+    }
+    // the rest of the report reads each packet once, on the first tap's clock
+    assert_eq!(report["totals"]["roce_packets"], truth.sent, "the union holds every packet once");
+    assert_eq!(report["totals"]["mirror_duplicates"], 0);
+    let codes: Vec<&str> =
+        report["findings"].as_array().expect("findings").iter().filter_map(|f| f["code"].as_str()).collect();
+    for code in ["LOSS_ON_HOP", "ECN_MARKED_ON_HOP", "DSCP_REWRITTEN", "TAP_MISSED"] {
+        assert!(codes.contains(&code), "{code} in {codes:?}");
+    }
+    let on_hop = |code: &str| {
+        let f = report["findings"].as_array().expect("findings").iter().find(|f| f["code"] == code).expect("finding");
+        f["evidence"]["hop"].as_str().expect("the hop named").to_string()
+    };
+    let hop_name = |h: usize| format!("{}->{} forward", plan.taps[h], plan.taps[h + 1]);
+    assert_eq!(on_hop("LOSS_ON_HOP"), hop_name(plan.drop_hop));
+    assert_eq!(on_hop("ECN_MARKED_ON_HOP"), hop_name(plan.mark_hop));
+    assert_eq!(on_hop("DSCP_REWRITTEN"), hop_name(plan.rewrite_hop));
+}
+
+#[test]
+fn four_taps_put_each_loss_mark_and_rewrite_on_its_hop() {
+    check(&Plan::four_taps());
+}
+
+#[test]
+fn three_taps_put_each_loss_mark_and_rewrite_on_its_hop() {
+    check(&Plan::three_taps());
+}
+
+#[test]
+fn a_given_offset_is_used_as_given() {
+    let plan = Plan::sample();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (files, truth) = write(&plan, dir.path());
+    let mut args = tap_args(&plan.taps, &files);
+    args.extend(["--tap-offset".to_string(), "spine=-50000000".to_string()]);
+    let report = analyze(&args);
+    let spine = &report["path"]["taps"][2];
+    assert_eq!(spine["offset_method"], "given");
+    assert_eq!(spine["clock_offset_ns"], -50_000_000);
+    check_hops(&report["path"], &truth);
+}
+
+#[test]
+fn the_same_files_without_taps_give_the_report_without_a_path() {
+    let plan = Plan::sample();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (files, _) = write(&plan, dir.path());
+    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let report = analyze(&files);
+    assert!(report.get("path").is_none(), "no path section without --tap");
+    let evidence_keys = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .flat_map(|f| f["evidence"].as_object().expect("evidence").keys().cloned().collect::<Vec<_>>());
+    assert!(evidence_keys.into_iter().all(|k| ["count", "flows", "frames"].contains(&k.as_str())));
+}
+
+#[test]
+fn taps_are_refused_with_a_clear_reason() {
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples").join(PATH_SAMPLE_FILES[0]);
+    let tap = |name: &str| format!("{name}={}", sample.display());
+    for (args, wanted) in [
+        (vec!["--tap".to_string(), tap("a")], "two taps or more"),
+        (vec!["--tap".to_string(), tap("a"), "--tap".to_string(), tap("a")], "two taps are named \"a\""),
+        (
+            vec![
+                "--tap".to_string(),
+                tap("a"),
+                "--tap".to_string(),
+                tap("b"),
+                "--tap-offset".to_string(),
+                "c=5".to_string(),
+            ],
+            "--tap-offset c: no tap has that name",
+        ),
+        (vec!["--tap".to_string(), "nofile".to_string(), "--tap".to_string(), tap("b")], "say NAME=FILE"),
+        (vec!["--tap".to_string(), tap("a"), sample.display().to_string()], "cannot be used with"),
+    ] {
+        let mut all = vec!["analyze".to_string()];
+        all.extend(args);
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = common::run(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(wanted), "{all:?}: {stderr}");
+    }
+}
+
+/// `reports/path.json`, `.txt` and `.html`: the analysis of `samples/path/`'s four taps
+/// (regenerate with UPDATE_REPORTS=1, as the other reports).
+#[test]
+fn the_path_samples_report_is_up_to_date() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut args = vec!["analyze".to_string()];
+    for (name, file) in Plan::sample().taps.iter().zip(PATH_SAMPLE_FILES) {
+        args.extend(["--tap".to_string(), format!("{name}=samples/{file}")]);
+    }
+    let update = std::env::var_os("UPDATE_REPORTS").is_some();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let page = scratch.path().join("path.html");
+    for (ext, extra) in [
+        ("json", vec!["--json".to_string()]),
+        ("txt", vec![]),
+        ("html", vec!["--html".to_string(), page.display().to_string()]),
+    ] {
+        let run = [args.clone(), extra].concat();
+        let out = common::rocescope().current_dir(&root).args(&run).output().expect("rocescope runs");
+        assert!(out.status.success(), "{run:?}");
+        let produced = if ext == "html" { std::fs::read(&page).expect("the page") } else { out.stdout };
+        let kept = root.join("reports").join(format!("path.{ext}"));
+        if update {
+            std::fs::write(&kept, &produced).expect("write the report");
+        } else {
+            assert!(
+                std::fs::read(&kept).ok().as_deref() == Some(produced.as_slice()),
+                "{} is out of date (regenerate with UPDATE_REPORTS=1 cargo test --test it path::)",
+                kept.display()
+            );
+        }
+    }
+}
+
+#[cfg(feature = "tables")]
+#[test]
+fn out_writes_a_hops_table() {
+    let plan = Plan::sample();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (files, truth) = write(&plan, dir.path());
+    let out = dir.path().join("out");
+    let mut args = vec!["analyze".to_string(), "-q".to_string(), "--out".to_string(), out.display().to_string()];
+    args.extend(tap_args(&plan.taps, &files));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::run_ok(&args);
+    let csv = std::fs::read_to_string(out.join("hops.csv")).expect("hops.csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), truth.hops.len());
+    let column = |name: &str| header.iter().position(|h| *h == name).expect("column");
+    for (row, want) in rows.iter().zip(&truth.hops) {
+        assert_eq!((row[column("from")], row[column("to")]), (want.from, want.to));
+        assert_eq!(row[column("lost")], want.lost.to_string());
+        assert_eq!(row[column("matched")], want.matched.to_string());
+    }
+    assert!(out.join("hops.parquet").is_file());
+}
