@@ -366,10 +366,12 @@ pub struct AnalyzeArgs {
     #[arg(required_unless_present_any = ["resume", "taps"], value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// A tap on one path, NAME=FILE (rotated files of one capture: NAME=FILE,FILE,...); give two
-    /// or more, in the order a request passes them, from the requester's side to the
-    /// responder's. The report, of every packet once, gains a `path` section: each tap's clock,
-    /// and where packets were lost, marked CE, re-marked or delayed. Not with FILE arguments
+    /// A tap on one path, NAME=FILE (rotated files of one capture: NAME=FILE,FILE,...; one
+    /// interface of a pcapng file that holds several taps: NAME=FILE#IFACE, by its name or
+    /// index); give two or more, in the order a request passes them, from the requester's side
+    /// to the responder's. The report, of every packet once, gains a `path` section: each tap's
+    /// clock, and where packets were lost, marked CE, re-marked or delayed. Not with FILE
+    /// arguments
     #[arg(long = "tap", value_name = "NAME=FILE", value_parser = parse_tap, conflicts_with_all = ["files", "resume", "state", "packets", "count"])]
     pub taps: Vec<Tap>,
 
@@ -849,14 +851,19 @@ fn default_threads() -> u32 {
 }
 
 /// Parses a link speed such as `100G`, `25g` or `400` into Gb/s.
-/// `--tap NAME=FILE[,FILE...]`.
+/// `--tap NAME=FILE[,FILE...][#IFACE]`.
 pub fn parse_tap(s: &str) -> Result<Tap, String> {
     let (name, files) = s.split_once('=').ok_or_else(|| format!("{s:?}: say NAME=FILE (leaf=leaf.pcap)"))?;
+    let (files, interface) = match files.rsplit_once('#') {
+        Some((files, interface)) if !interface.is_empty() => (files, Some(interface.to_string())),
+        Some(_) => return Err(format!("{s:?}: name the interface after '#' (leaf=both.pcapng#eth1)")),
+        None => (files, None),
+    };
     let files: Vec<PathBuf> = files.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
     if name.is_empty() || files.is_empty() {
         return Err(format!("{s:?}: a tap needs a name and at least one file (leaf=leaf.pcap)"));
     }
-    Ok(Tap { name: name.to_string(), files })
+    Ok(Tap { name: name.to_string(), files, interface })
 }
 
 /// `--tap-offset NAME=NS`.

@@ -225,3 +225,56 @@ fn out_writes_a_hops_table() {
     }
     assert!(out.join("hops.parquet").is_file());
 }
+
+/// Two taps in one pcapng file, one interface each (`NAME=FILE#IFACE`, by name or by index),
+/// trace the path as two files do.
+#[test]
+fn taps_that_share_a_pcapng_file_are_told_apart_by_interface() {
+    use rocescope::generate::scenarios::{Container, Scenario};
+    use rocescope::output::capture_file::Interface;
+    let plan = Plan::three_taps();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (files, _) = write(&plan, dir.path());
+    let set = path_set(&plan, &["a.pcapng", "switch.pcapng", "b.pcapng"]);
+    let interface = |name: &str| Interface { link_type: 1, snaplen: 65535, tsresol: 9, name: Some(name.to_string()) };
+    let mut frames = Vec::new();
+    for (i, capture) in set.captures.iter().take(2).enumerate() {
+        frames.extend(capture.frames.iter().cloned().map(|mut f| {
+            f.interface = i;
+            f
+        }));
+    }
+    frames.sort_by_key(|f| f.ts_ns);
+    let both = Scenario {
+        file: "both.pcapng",
+        container: Container::Pcapng { interfaces: vec![interface("host_a"), interface("switch")] },
+        frames,
+    };
+    write_scenario(dir.path(), &both).expect("write the shared file");
+    let shared = dir.path().join("both.pcapng").display().to_string();
+    let separate = analyze(&tap_args(&plan.taps, &files));
+    for second in ["switch", "1"] {
+        let report = analyze(&[
+            "--tap".to_string(),
+            format!("host_a={shared}#host_a"),
+            "--tap".to_string(),
+            format!("switch={shared}#{second}"),
+            "--tap".to_string(),
+            format!("host_b={}", files[2].display()),
+        ]);
+        assert_eq!(report["path"]["hops"], separate["path"]["hops"], "#{second}");
+        assert_eq!(report["path"]["losses"], separate["path"]["losses"], "#{second}");
+        for (tap, alone) in report["path"]["taps"]
+            .as_array()
+            .expect("taps")
+            .iter()
+            .zip(separate["path"]["taps"].as_array().expect("taps"))
+        {
+            for key in ["frames", "clock_offset_ns", "missed", "offset_method"] {
+                assert_eq!(tap[key], alone[key], "{key} #{second}");
+            }
+        }
+        assert_eq!(report["path"]["taps"][1]["interface"], second);
+        assert_eq!(report["totals"]["roce_packets"], separate["totals"]["roce_packets"], "#{second}");
+    }
+}

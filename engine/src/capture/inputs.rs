@@ -1,6 +1,7 @@
 //! Several captures read as one stream of numbered frames, merged by timestamp (rotated files,
 //! two taps). Within one file the file's own order is kept. Files taken on other clocks can be
-//! read on one ([`Alignment`]), leaving out the records another file already holds.
+//! read on one ([`Alignment`]), leaving out the records another file already holds, or taking
+//! only one pcapng interface's records.
 
 use super::{CaptureError, CaptureReader, Record};
 
@@ -23,11 +24,19 @@ pub struct Alignment {
     /// How much faster the file's clock runs, in parts per million.
     pub drift_ppm: f64,
     pub reference_ns: i64,
-    /// The records (0-based, in file order) left out, ascending.
+    /// The records (0-based, in file order, among those of `interface`) left out, ascending.
     pub skip: Vec<u64>,
+    /// Only the records of this pcapng interface: its name (`if_name`) or its index.
+    pub interface: Option<String>,
 }
 
 impl Alignment {
+    /// Does the file's record on `interface` (its index and name) join the stream?
+    fn takes(&self, interface: Option<(u32, Option<&str>)>) -> bool {
+        let Some(wanted) = &self.interface else { return true };
+        interface.is_some_and(|(index, name)| name == Some(wanted.as_str()) || wanted.parse() == Ok(index))
+    }
+
     /// A time of the file's clock on the stream's: less the offset, and less the drift over
     /// the time since `reference_ns` (on the stream's clock, so the offset is not counted as
     /// time that drifted).
@@ -172,7 +181,7 @@ impl Inputs {
         self.readers.iter().map(CaptureReader::size).sum()
     }
 
-    /// Moves file `index` to its next record that is not left out.
+    /// Moves file `index` to its next record of its interface that is not left out.
     fn advance(&mut self, index: usize, first: bool) {
         let Some(reader) = self.readers.get_mut(index) else { return };
         let mut first = first;
@@ -182,7 +191,11 @@ impl Inputs {
                 Ok(false) => return,
                 Ok(true) => {}
             }
-            if !self.aligned.get_mut(index).is_some_and(|a| a.advance(first)) {
+            let Some(aligned) = self.aligned.get_mut(index) else { return };
+            if !aligned.alignment.takes(reader.current_interface()) {
+                continue;
+            }
+            if !aligned.advance(first) {
                 return;
             }
             first = false;

@@ -163,6 +163,8 @@ struct Located {
     ts_ns: i64,
     orig_len: u32,
     link_type: LinkType,
+    /// The pcapng interface it was captured on (0 in a pcap file).
+    interface: u32,
 }
 
 /// A pull reader of [`Record`]s from one capture.
@@ -400,6 +402,14 @@ impl CaptureReader {
         })
     }
 
+    /// The interface of the current record: its index among the file's interface descriptions
+    /// and its name (`if_name`) when it has one. A pcap file's records are all on interface 0.
+    pub fn current_interface(&self) -> Option<(u32, Option<&str>)> {
+        let (located, _) = self.current.as_ref()?;
+        let name = self.info.interfaces.get(located.interface as usize).map(String::as_str).filter(|n| !n.is_empty());
+        Some((located.interface, name))
+    }
+
     /// A pcapng file's snap length is the first one an interface declares; its interfaces'
     /// names are noted as they are described.
     fn note_interfaces(&mut self) {
@@ -506,7 +516,8 @@ fn pcap_step(available: &[u8], layout: PcapLayout) -> Step {
     }
     let fraction_ns = if layout.nanos { u64::from(fraction) } else { u64::from(fraction) * 1_000 };
     let ts_ns = i64::try_from(u64::from(seconds) * 1_000_000_000 + fraction_ns).unwrap_or(i64::MAX);
-    let located = Located { start: header_len, len: caplen as usize, ts_ns, orig_len, link_type: layout.link_type };
+    let located =
+        Located { start: header_len, len: caplen as usize, ts_ns, orig_len, link_type: layout.link_type, interface: 0 };
     Step::Packet(located, end)
 }
 
@@ -597,6 +608,7 @@ fn ng_block(
                 ts_ns: previous_ts_ns,
                 orig_len: spb.origlen,
                 link_type: iface.link_type,
+                interface: 0,
             }))
         }
         _ => Ok(None),
@@ -623,6 +635,7 @@ fn enhanced_packet(
         ts_ns,
         orig_len: epb.origlen,
         link_type: iface.link_type,
+        interface: epb.if_id,
     })
 }
 

@@ -39,7 +39,7 @@ impl Clock {
 
     /// The clock as a file's alignment to the first tap's, at `reference_ns`.
     pub fn alignment(&self, reference_ns: i64) -> Alignment {
-        Alignment { offset_ns: self.offset_ns, drift_ppm: self.drift_ppm, reference_ns, skip: Vec::new() }
+        Alignment { offset_ns: self.offset_ns, drift_ppm: self.drift_ppm, reference_ns, ..Alignment::default() }
     }
 }
 

@@ -98,7 +98,7 @@ pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Trace
     let union = alignments
         .iter()
         .zip(taps)
-        .flat_map(|(a, t)| t.files.iter().map(move |_| a.clone()))
+        .flat_map(|(a, t)| t.files.iter().map(move |_| Alignment { interface: t.interface.clone(), ..a.clone() }))
         .zip(skip)
         .map(|(a, mut skip)| {
             skip.sort_unstable();
@@ -197,6 +197,7 @@ fn tap_reports(taps: &[Tap], seen: &[TapSightings], clocks: &[Clock], missed: &[
         .map(|(((tap, seen), clock), &missed)| TapReport {
             name: tap.name.clone(),
             files: tap.files.iter().map(|f| f.display().to_string()).collect(),
+            interface: tap.interface.clone(),
             frames: seen.frames,
             roce_packets: seen.sightings.len() as u64,
             clock_offset_ns: clock.offset_ns,

@@ -7,14 +7,23 @@ use std::path::PathBuf;
 use rocescope_parsers::opcode::{is_acknowledge, is_atomic_acknowledge, is_read_response};
 
 use crate::analyze::frame::{Content, FrameSummary};
-use crate::capture::{CaptureError, Inputs};
+use crate::capture::{Alignment, CaptureError, Inputs};
 use crate::decode::{Decoder, Endpoint};
 
-/// A tap: its name and its files (rotated files of one capture, merged by time).
+/// A tap: its name and its files (rotated files of one capture, merged by time), and where
+/// several taps share a pcapng file, the interface that is this one's (its name or index).
 #[derive(Debug, Clone)]
 pub struct Tap {
     pub name: String,
     pub files: Vec<PathBuf>,
+    pub interface: Option<String>,
+}
+
+impl Tap {
+    /// How each of the tap's files is read: only its interface's records.
+    pub fn reading(&self) -> Vec<Alignment> {
+        self.files.iter().map(|_| Alignment { interface: self.interface.clone(), ..Alignment::default() }).collect()
+    }
 }
 
 /// One copy of a RoCE packet at one tap.
@@ -124,10 +133,11 @@ pub fn read(taps: &[Tap], decoder: &Decoder) -> Result<(Vec<TapSightings>, Hosts
     let mut seen = Vec::with_capacity(taps.len());
     let mut files_before = 0u32;
     for tap in taps {
-        let (mut inputs, mut unreadable) = Inputs::open(&tap.files, false);
+        let (inputs, mut unreadable) = Inputs::open(&tap.files, false);
         if !unreadable.is_empty() {
             return Err(unreadable.remove(0));
         }
+        let mut inputs = inputs.aligned(tap.reading());
         seen.push(read_tap(&mut inputs, decoder, files_before, &mut hosts));
         inputs.take_damage();
         files_before += tap.files.len() as u32;

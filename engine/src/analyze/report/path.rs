@@ -28,7 +28,9 @@ pub const LOSSES_KEPT: usize = 10_000;
 pub struct TapReport {
     pub name: String,
     pub files: Vec<String>,
-    /// Frames read from the tap's files.
+    /// The pcapng interface of the files that is this tap's (`NAME=FILE#IFACE`), or null.
+    pub interface: Option<String>,
+    /// Frames read from the tap's files (of its interface).
     pub frames: u64,
     /// RoCE packets among them.
     pub roce_packets: u64,
