@@ -118,8 +118,11 @@ fn trace_path(args: &AnalyzeArgs, decoder: &Decoder) -> Result<Option<path::Trac
     if let Some((name, _)) = args.tap_offsets.iter().find(|(name, _)| !args.taps.iter().any(|t| t.name == *name)) {
         return Err(Failure::Usage(format!("--tap-offset {name}: no tap has that name")));
     }
-    let options =
-        path::Options { window_ns: args.path_window_us.saturating_mul(1_000), offsets: args.tap_offsets.clone() };
+    let options = path::Options {
+        window_ns: args.path_window_us.saturating_mul(1_000),
+        offsets: args.tap_offsets.clone(),
+        threads: args.threads as usize,
+    };
     path::trace(&args.taps, decoder, &options).map(Some).map_err(|e| Failure::NoInput(e.to_string()))
 }
 

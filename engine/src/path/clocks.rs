@@ -4,7 +4,7 @@
 //! their sum bounds its error (NTP's rule, RFC 5905 §8, with the smallest delays standing for
 //! the true ones). A clock that drifts is fitted as a line over the capture's time.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::analyze::report::path::{Direction, OffsetMethod};
 use crate::capture::Alignment;
@@ -95,7 +95,7 @@ fn shared_once(
     way: &dyn Fn(&Sighting) -> Direction,
 ) -> Vec<Sample> {
     let once = |sightings: &[Sighting]| {
-        let mut by_signature: HashMap<u32, Option<usize>> = HashMap::new();
+        let mut by_signature: FxHashMap<u32, Option<usize>> = FxHashMap::default();
         for (i, s) in sightings.iter().enumerate() {
             by_signature.entry(s.signature).and_modify(|e| *e = None).or_insert(Some(i));
         }

@@ -1,13 +1,15 @@
 //! What each hop did to the packets of one direction: from their journeys, the copies seen at
 //! both ends, those lost on the hop, the marks and rewrites added, the delays and reordering.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use rocescope_parsers::opcode::{CNP, is_acknowledge, is_atomic_acknowledge};
 
 use crate::analyze::report::path::{DelayBins, Direction, HopReport, LOSSES_KEPT, LossReport};
 
-use super::journeys::Journey;
+use super::journeys::{Journey, Journeys};
 use super::sightings::{Hosts, Sighting};
 
 /// The taps one direction passes, in its order.
@@ -50,7 +52,7 @@ pub struct Walked {
     pub missed: Vec<(usize, u64)>,
 }
 
-pub fn walk(way: &Way<'_>, journeys: &[Journey], hosts: &Hosts) -> Walked {
+pub fn walk(way: &Way<'_>, journeys: &Journeys, hosts: &Hosts) -> Walked {
     let mut hops: Vec<HopReport> = Vec::new();
     for (k, pair) in way.stops.windows(2).enumerate() {
         if let [from, to] = pair {
@@ -59,10 +61,10 @@ pub fn walk(way: &Way<'_>, journeys: &[Journey], hosts: &Hosts) -> Walked {
     }
     let mut losses = Vec::new();
     let mut missed = vec![0u64; way.stops.len()];
-    for journey in journeys {
+    for journey in journeys.iter() {
         let (first, last) = (journey.first(), journey.last());
         for (m, slot) in missed.iter_mut().enumerate().take(last).skip(first + 1) {
-            *slot += u64::from(journey.seen.get(m).is_some_and(Option::is_none));
+            *slot += u64::from(journey.at(m).is_none());
         }
         if let Some(loss) = lost(way, journey, hosts) {
             if let Some(hop) = hops.get_mut(last) {
@@ -85,20 +87,20 @@ pub fn walk(way: &Way<'_>, journeys: &[Journey], hosts: &Hosts) -> Walked {
 /// The packets (not acknowledgements or CNPs) that reached the way's last tap and were sent
 /// again later: lost after the last tap, or arrived and their acknowledgement was lost; the
 /// union's PSN analysis tells which.
-fn resent_after_the_last_tap(way: &Way<'_>, journeys: &[Journey], hosts: &Hosts) -> Vec<LossReport> {
+fn resent_after_the_last_tap(way: &Way<'_>, journeys: &Journeys, hosts: &Hosts) -> Vec<LossReport> {
     let end = way.stops.len().saturating_sub(1);
     let Some(last_stop) = way.stops.get(end) else { return Vec::new() };
     // each journey's first copy, in time order
-    let mut firsts: Vec<(i64, &Sighting, &Journey)> = journeys
+    let mut firsts: Vec<(i64, &Sighting, Journey<'_>)> = journeys
         .iter()
         .filter_map(|j| {
             let k = j.first();
-            let (s, at) = way.stops.get(k)?.sighting(j.seen.get(k).copied().flatten()?)?;
+            let (s, at) = way.stops.get(k)?.sighting(j.at(k)?)?;
             Some((at, s, j))
         })
         .collect();
     firsts.sort_by_key(|&(at, _, _)| at);
-    let mut copies_left: HashMap<u32, usize> = HashMap::new();
+    let mut copies_left: FxHashMap<u32, usize> = FxHashMap::default();
     for (_, s, _) in &firsts {
         *copies_left.entry(s.signature).or_default() += 1;
     }
@@ -117,10 +119,10 @@ fn resent_after_the_last_tap(way: &Way<'_>, journeys: &[Journey], hosts: &Hosts)
 }
 
 /// The journey's loss, when it ends before the last tap while the next tap was capturing.
-fn lost(way: &Way<'_>, journey: &Journey, hosts: &Hosts) -> Option<LossReport> {
+fn lost(way: &Way<'_>, journey: Journey<'_>, hosts: &Hosts) -> Option<LossReport> {
     let last = journey.last();
     let (here, next) = (way.stops.get(last)?, way.stops.get(last + 1)?);
-    let (s, at) = here.sighting(journey.seen.get(last).copied().flatten()?)?;
+    let (s, at) = here.sighting(journey.at(last)?)?;
     if !next.was_capturing(at, way.window_ns) {
         return None;
     }
@@ -143,7 +145,7 @@ fn loss(s: &Sighting, hosts: &Hosts, last_tap: &str, lost_on: String) -> LossRep
 }
 
 /// The hop from position `k` (`from`) to `k + 1` (`to`).
-fn hop(way: &Way<'_>, journeys: &[Journey], k: usize, from: &Stop<'_>, to: &Stop<'_>) -> HopReport {
+fn hop(way: &Way<'_>, journeys: &Journeys, k: usize, from: &Stop<'_>, to: &Stop<'_>) -> HopReport {
     let mut report = HopReport {
         from: from.name.to_string(),
         to: to.name.to_string(),
@@ -162,7 +164,7 @@ fn hop(way: &Way<'_>, journeys: &[Journey], k: usize, from: &Stop<'_>, to: &Stop
         delay_bins: None,
     };
     let mut delays = Vec::new();
-    let mut decrements: HashMap<u8, u64> = HashMap::new();
+    let mut decrements: FxHashMap<u8, u64> = FxHashMap::default();
     let mut crossed = Vec::new();
     for (a, b) in journeys.iter().filter_map(|j| j.at_hop(k)) {
         let (Some((sa, ta)), Some((sb, tb))) = (from.sighting(a), to.sighting(b)) else { continue };

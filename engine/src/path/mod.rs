@@ -11,6 +11,7 @@ pub mod hops;
 pub mod journeys;
 pub mod sightings;
 
+use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
 use crate::analyze::report::path::{Direction, OffsetMethod, PathReport, TapReport};
@@ -18,7 +19,7 @@ use crate::capture::{Alignment, CaptureError};
 use crate::decode::Decoder;
 use clocks::Clock;
 use hops::{Stop, Way};
-use journeys::{Copy, Journey, Reach};
+use journeys::{Copy, Journeys, Reach};
 pub use sightings::Tap;
 use sightings::{Hosts, Sighting, TapSightings};
 
@@ -29,6 +30,8 @@ pub struct Options {
     pub window_ns: u64,
     /// Clock offsets given (`--tap-offset NAME=NS`), by tap name.
     pub offsets: Vec<(String, i64)>,
+    /// Taps read at once.
+    pub threads: usize,
 }
 
 /// The default of `--path-window-us`.
@@ -46,7 +49,7 @@ pub struct Traced {
 
 /// Traces the packets of `taps` along the path.
 pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Traced, CaptureError> {
-    let (seen, hosts) = sightings::read(taps, decoder)?;
+    let (seen, hosts) = sightings::read(taps, decoder, options.threads)?;
     let reference_ns = seen.first().and_then(|t| t.first_ts_ns).unwrap_or(0);
     let clocks = align(taps, &seen, &hosts, options, reference_ns);
     let alignments: Vec<Alignment> = clocks.iter().map(|c| c.alignment(reference_ns)).collect();
@@ -145,7 +148,7 @@ fn align(taps: &[Tap], seen: &[TapSightings], hosts: &Hosts, options: &Options, 
 }
 
 /// The journeys of one direction's packets.
-fn follow(way: &Way<'_>, hosts: &Hosts) -> Vec<Journey> {
+fn follow(way: &Way<'_>, hosts: &Hosts) -> Journeys {
     let copies: Vec<Vec<Copy>> = way
         .stops
         .iter()
@@ -158,15 +161,32 @@ fn follow(way: &Way<'_>, hosts: &Hosts) -> Vec<Journey> {
     let reach: Vec<Reach> = way
         .stops
         .iter()
-        .map(|stop| {
+        .enumerate()
+        .map(|(k, stop)| {
             let slack_ns = match stop.delay_uncertainty_ns {
                 Some(u) => i64::try_from(u).unwrap_or(i64::MAX).saturating_add(SLACK_NS),
                 None => way.window_ns,
             };
-            Reach { window_ns: way.window_ns, slack_ns }
+            let behind = k.checked_sub(1).and_then(|b| copies.get(b));
+            let delay_ns = behind.zip(copies.get(k)).and_then(|(a, b)| smallest_delay(a, b)).unwrap_or(0);
+            Reach { window_ns: way.window_ns, slack_ns, delay_ns }
         })
         .collect();
     journeys::follow(&copies, &reach)
+}
+
+/// The smallest delay from one position to the next over the packets each saw exactly once.
+fn smallest_delay(before: &[Copy], after: &[Copy]) -> Option<i64> {
+    let once = |copies: &[Copy]| {
+        let mut by_signature: FxHashMap<u32, Option<i64>> =
+            FxHashMap::with_capacity_and_hasher(copies.len(), Default::default());
+        for c in copies {
+            by_signature.entry(c.signature).and_modify(|at| *at = None).or_insert(Some(c.at));
+        }
+        by_signature
+    };
+    let (before, after) = (once(before), once(after));
+    before.iter().filter_map(|(sig, at)| Some(after.get(sig).copied().flatten()? - (*at)?)).min()
 }
 
 /// How much earlier than its copy at the tap before a copy may seem, beyond the clocks'
@@ -177,10 +197,10 @@ const SLACK_NS: i64 = 1_000;
 /// it, seen from the tap nearest the sender, so that a direction's packets keep the order they
 /// were sent in (a lost packet's last copy, from a tap nearer the sender than its neighbours'
 /// last copies, would seem to overtake them).
-fn leave_out_later_copies(way: &Way<'_>, journeys: &[Journey], skip: &mut [Vec<u64>]) {
-    for journey in journeys {
+fn leave_out_later_copies(way: &Way<'_>, journeys: &Journeys, skip: &mut [Vec<u64>]) {
+    for journey in journeys.iter() {
         let first = journey.first();
-        for (k, i) in journey.seen.iter().enumerate().skip(first + 1) {
+        for (k, i) in journey.copies().skip(first + 1) {
             let Some(s) = i.and_then(|i| way.stops.get(k)?.sightings.get(i as usize)) else { continue };
             if let Some(file) = skip.get_mut(s.file as usize) {
                 file.push(s.record);

@@ -1,7 +1,7 @@
 //! Every RoCE packet each tap saw, with what the path can change in it and its content
 //! signature, which no hop changes.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
 use rocescope_parsers::opcode::{is_acknowledge, is_atomic_acknowledge, is_read_response};
@@ -62,7 +62,7 @@ pub struct TapSightings {
 #[derive(Debug, Default)]
 pub struct Hosts {
     pairs: Vec<(Endpoint, Endpoint)>,
-    index: HashMap<(Endpoint, Endpoint), u32>,
+    index: FxHashMap<(Endpoint, Endpoint), u32>,
     /// Per pair: from the first tap's side towards the last's; `None` until a request or a
     /// response between the two hosts says which host requests.
     forward: Vec<Option<bool>>,
@@ -113,6 +113,27 @@ impl Hosts {
         }
     }
 
+    /// Takes in the pairs another tap's reading found, its taps after ours: the ways it decided
+    /// for pairs not decided yet. Returns the index here of each of its pairs.
+    fn adopt(&mut self, other: &Hosts) -> Vec<u32> {
+        let mut here = Vec::with_capacity(other.pairs.len());
+        for (i, &(src, dst)) in other.pairs.iter().enumerate() {
+            let g = self.pair(src, dst);
+            here.push(g);
+            let reverse = self.index.get(&(dst, src)).copied();
+            let decided = |p: Option<u32>| p.and_then(|p| self.forward.get(p as usize).copied().flatten());
+            if decided(Some(g)).is_some() || decided(reverse).is_some() {
+                continue;
+            }
+            if let (Some(way), Some(theirs)) =
+                (self.forward.get_mut(g as usize), other.forward.get(i).copied().flatten())
+            {
+                *way = Some(theirs);
+            }
+        }
+        here
+    }
+
     /// Gives the reverse pair, once seen, the other way of a pair already decided.
     fn settle(&mut self) {
         for i in 0..self.pairs.len() {
@@ -126,24 +147,65 @@ impl Hosts {
     }
 }
 
-/// Reads every tap's files; `Err` for a file that cannot be opened. A file damaged part of the
-/// way is read up to the damage (the analysis of the union reports it).
-pub fn read(taps: &[Tap], decoder: &Decoder) -> Result<(Vec<TapSightings>, Hosts), CaptureError> {
-    let mut hosts = Hosts::default();
-    let mut seen = Vec::with_capacity(taps.len());
-    let mut files_before = 0u32;
-    for tap in taps {
+/// Reads every tap's files, the taps on up to `threads` threads at once; `Err` for a file that
+/// cannot be opened. A file damaged part of the way is read up to the damage (the analysis of
+/// the union reports it).
+pub fn read(taps: &[Tap], decoder: &Decoder, threads: usize) -> Result<(Vec<TapSightings>, Hosts), CaptureError> {
+    let files_before: Vec<u32> = taps
+        .iter()
+        .scan(0u32, |before, tap| {
+            let first = *before;
+            *before += tap.files.len() as u32;
+            Some(first)
+        })
+        .collect();
+    let read_one = |i: usize, tap: &Tap| -> Result<(TapSightings, Hosts), CaptureError> {
         let (inputs, mut unreadable) = Inputs::open(&tap.files, false);
         if !unreadable.is_empty() {
             return Err(unreadable.remove(0));
         }
         let mut inputs = inputs.aligned(tap.reading());
-        seen.push(read_tap(&mut inputs, decoder, files_before, &mut hosts));
+        let mut hosts = Hosts::default();
+        let seen = read_tap(&mut inputs, decoder, files_before.get(i).copied().unwrap_or(0), &mut hosts);
         inputs.take_damage();
-        files_before += tap.files.len() as u32;
+        Ok((seen, hosts))
+    };
+    let read = each_on_threads(taps, threads, read_one);
+    let mut hosts = Hosts::default();
+    let mut seen = Vec::with_capacity(taps.len());
+    for tap in read {
+        let (mut tap, local) = tap?;
+        let global = hosts.adopt(&local);
+        for s in &mut tap.sightings {
+            s.pair = global.get(s.pair as usize).copied().unwrap_or(s.pair);
+        }
+        seen.push(tap);
     }
     hosts.settle();
     Ok((seen, hosts))
+}
+
+/// `work` done for every item, on up to `threads` threads at once; the results in the items'
+/// order.
+fn each_on_threads<T: Sync, R: Send>(items: &[T], threads: usize, work: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.clamp(1, items.len().max(1)))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { return mine };
+                        mine.push((i, work(i, item)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 fn read_tap(inputs: &mut Inputs, decoder: &Decoder, files_before: u32, hosts: &mut Hosts) -> TapSightings {
