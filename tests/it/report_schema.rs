@@ -77,3 +77,20 @@ fn the_schema_documents_every_key_of_the_path() {
         assert_eq!(keys(first), documented_members(&schema, "## `path`", &format!("{member}[]")), "{member}[]");
     }
 }
+
+#[test]
+fn a_findings_evidence_names_each_flow_once() {
+    for entry in std::fs::read_dir(root().join("reports")).expect("reports/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("report")).expect("JSON");
+        for finding in report["findings"].as_array().expect("findings") {
+            let flows: Vec<u64> =
+                finding["evidence"]["flows"].as_array().expect("flows").iter().filter_map(Value::as_u64).collect();
+            let distinct: BTreeSet<u64> = flows.iter().copied().collect();
+            assert_eq!(distinct.len(), flows.len(), "{}: {}: {flows:?}", path.display(), finding["code"]);
+        }
+    }
+}

@@ -268,9 +268,12 @@ fn episode_rule(r: &mut Rules<'_>, trigger: Trigger, about: About, message: impl
     if chosen.is_empty() {
         return;
     }
-    let mut flows: Vec<u32> = chosen.iter().map(|e| e.flow).collect();
-    flows.dedup();
-    flows.truncate(EVIDENCE_KEPT);
+    let mut flows: Vec<u32> = Vec::new();
+    for flow in chosen.iter().map(|e| e.flow) {
+        if !flows.contains(&flow) && flows.len() < EVIDENCE_KEPT {
+            flows.push(flow);
+        }
+    }
     let longest = chosen.iter().filter_map(|e| e.idle_before_ns).max().unwrap_or(0);
     let e = Evidence {
         count: chosen.len() as u64,
