@@ -385,6 +385,13 @@ pub struct AnalyzeArgs {
     #[arg(long = "tap-offset", value_name = "NAME=NS", value_parser = parse_tap_offset, requires = "taps")]
     pub tap_offsets: Vec<(String, i64)>,
 
+    /// A host's counters before and after the capture, HOST=BEFORE,AFTER (HOST its IP address
+    /// in the capture; each file the output of `ethtool -S IFACE` and of the loop over the RDMA
+    /// device's hw_counters, with an optional `time: RFC3339` line): every counter's delta
+    /// beside what the capture saw of the same thing (repeat for more hosts)
+    #[arg(long = "counters", value_name = "HOST=BEFORE,AFTER", value_parser = parse_counters)]
+    pub counters: Vec<CounterFiles>,
+
     /// Print the report as one JSON document on stdout instead of the summary
     #[arg(long)]
     pub json: bool,
@@ -864,6 +871,22 @@ pub fn parse_tap(s: &str) -> Result<Tap, String> {
         return Err(format!("{s:?}: a tap needs a name and at least one file (leaf=leaf.pcap)"));
     }
     Ok(Tap { name: name.to_string(), files, interface })
+}
+
+/// `--counters HOST=BEFORE,AFTER`: the host and its two snapshot files.
+#[derive(Debug, Clone)]
+pub struct CounterFiles {
+    pub host: std::net::IpAddr,
+    pub before: PathBuf,
+    pub after: PathBuf,
+}
+
+pub fn parse_counters(s: &str) -> Result<CounterFiles, String> {
+    let usage = || format!("{s:?}: say HOST=BEFORE,AFTER (10.0.0.2=before.txt,after.txt)");
+    let (host, files) = s.split_once('=').ok_or_else(usage)?;
+    let host = host.parse().map_err(|_| format!("{s:?}: {host:?} is not an IP address"))?;
+    let (before, after) = files.split_once(',').filter(|(b, a)| !b.is_empty() && !a.is_empty()).ok_or_else(usage)?;
+    Ok(CounterFiles { host, before: PathBuf::from(before), after: PathBuf::from(after) })
 }
 
 /// `--tap-offset NAME=NS`.

@@ -3,7 +3,9 @@
 //! Data flows one way: [`capture`] reads records, [`decode`] turns each into a [`decode::DecodedFrame`]
 //! view, and [`output`] writes packet lists and decode trees.
 
-pub use rocescope_engine::{analyze, capture, decode, display_filter, fields, filter, ordered, path, pipeline};
+pub use rocescope_engine::{
+    analyze, capture, counters, decode, display_filter, fields, filter, ordered, path, pipeline,
+};
 
 #[cfg(feature = "browse")]
 pub mod browse;

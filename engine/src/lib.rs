@@ -2,6 +2,7 @@
 //! so that a program can embed it. Data flows one way, down this list:
 //!
 //! - [`capture`]: capture files (pcap, pcapng, compressed, several merged by time) as records;
+//! - [`counters`]: counter snapshots taken beside a capture (`ethtool -S`, `hw_counters`);
 //! - [`decode`]: each record as a [`decode::DecodedFrame`] view, link layer to RoCE;
 //! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
 //! - [`display_filter`] and [`filter`]: which frames to keep;
@@ -13,6 +14,7 @@
 
 pub mod analyze;
 pub mod capture;
+pub mod counters;
 pub mod decode;
 pub mod display_filter;
 pub mod fields;

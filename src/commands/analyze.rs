@@ -9,11 +9,12 @@ use super::refuse_input;
 use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
+use crate::analyze::assemble::Beside;
 use crate::analyze::frame::FrameSummary;
-use crate::analyze::report::path::PathReport;
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable};
+use crate::counters::{self, HostSnapshots};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
@@ -44,8 +45,8 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    let path = traced.as_ref().map(|t| &t.report);
-    reporting::check_build(&reporting_of(args, path))?;
+    let beside = Beside { path: traced.as_ref().map(|t| t.report.clone()), counters: read_counters(args)? };
+    reporting::check_build(&reporting_of(args, &beside))?;
     let (mut inputs, unreadable) = Inputs::open(files, args.threads > 2);
     if let Some(traced) = &traced {
         inputs = inputs.aligned(traced.union.clone());
@@ -54,7 +55,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     if let Some(frames) = args.count {
         inputs.stop_after(frames);
     }
-    reporting::prepare(&reporting_of(args, path), files)
+    reporting::prepare(&reporting_of(args, &beside), files)
         .and_then(|()| args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, files, "the saved analysis")))
         .map_err(Failure::Output)?;
     let packet_table = packet_table(args)?;
@@ -97,7 +98,21 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         return Err(Failure::NoInput(String::new()));
     }
     let files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
-    reporting::report(&analyzer, input_reports, &reporting_of(args, path), files)
+    reporting::report(&analyzer, input_reports, &reporting_of(args, &beside), files)
+}
+
+/// With `--counters HOST=BEFORE,AFTER`: each host's two snapshots, read (a file that cannot
+/// be read or holds a line that is no counter is a usage error naming its line).
+fn read_counters(args: &AnalyzeArgs) -> Result<Vec<HostSnapshots>, Failure> {
+    let read = |file: &PathBuf| {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(file).map_err(|e| Failure::Usage(format!("--counters: {name}: {e}")))?;
+        counters::parse(&name, &text).map_err(|e| Failure::Usage(format!("--counters: {e}")))
+    };
+    args.counters
+        .iter()
+        .map(|c| Ok(HostSnapshots { host: c.host, before: read(&c.before)?, after: read(&c.after)? }))
+        .collect()
 }
 
 /// With `--tap`: the path traced over the taps (see [`crate::path`]).
@@ -142,10 +157,10 @@ fn packet_table(_: &AnalyzeArgs) -> Result<Option<PacketTable>, Failure> {
     Ok(None)
 }
 
-/// Where `analyze` reports, with the path traced over `--tap`'s taps.
-fn reporting_of<'a>(args: &'a AnalyzeArgs, path: Option<&'a PathReport>) -> Reporting<'a> {
+/// Where `analyze` reports, with what the report has beside the analysis.
+fn reporting_of<'a>(args: &'a AnalyzeArgs, beside: &'a Beside) -> Reporting<'a> {
     Reporting {
-        path,
+        beside,
         json: args.json,
         color: args.color.enabled(),
         out: args.out.as_deref(),

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::exit::{Failure, Outcome, fail_on, written};
 use super::refuse_input;
+use crate::analyze::assemble::Beside;
 use crate::analyze::report::InputReport;
 use crate::analyze::report::finding::Severity;
-use crate::analyze::report::path::PathReport;
 use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_text};
 #[cfg(feature = "tables")]
@@ -17,8 +17,9 @@ use crate::output::{analysis_text, html};
 
 /// Where the report goes.
 pub struct Reporting<'a> {
-    /// The path traced over `analyze --tap`'s taps.
-    pub path: Option<&'a PathReport>,
+    /// What the report has beside the analysis: the path traced over `analyze --tap`'s taps,
+    /// the counter snapshots of `--counters`.
+    pub beside: &'a Beside,
     /// The JSON report on standard output rather than the summary.
     pub json: bool,
     pub color: bool,
@@ -86,10 +87,7 @@ pub fn report(
     reporting: &Reporting<'_>,
     more_files: io::Result<Written>,
 ) -> Outcome {
-    let report = match reporting.path {
-        Some(path) => assemble::report_on_path(analyzer, inputs, path.clone()),
-        None => assemble::report(analyzer, inputs, None),
-    };
+    let report = assemble::report_beside(analyzer, inputs, reporting.beside);
     let page = (reporting.out.is_some() || reporting.html.is_some()).then(|| html::render(&report, &analyzer.charts()));
     if let Some(dir) = reporting.out {
         more_files

@@ -40,6 +40,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
     if let Some(path) = &r.path {
         super::path_text::write_path(out, path)?;
     }
+    super::counters_text::write_counters(out, &r.counters)?;
     writeln!(out)?;
     write_findings(out, r, colour)
 }

@@ -8,6 +8,7 @@ pub mod charts;
 #[cfg(feature = "tables")]
 pub mod columns;
 pub mod congestion_text;
+pub mod counters_text;
 #[cfg(feature = "tables")]
 pub mod dataset;
 pub mod fields;

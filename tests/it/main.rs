@@ -12,6 +12,7 @@ mod browse;
 mod capture_formats;
 mod cli_packets;
 mod congestion_control;
+mod counters;
 #[cfg(feature = "tables")]
 mod dataset;
 mod decode;

@@ -94,3 +94,16 @@ fn a_findings_evidence_names_each_flow_once() {
         }
     }
 }
+
+#[test]
+fn the_schema_documents_every_key_of_the_counters() {
+    let schema = std::fs::read_to_string(root().join("docs/report-schema.md")).expect("docs/report-schema.md");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("reports/counters.json")).expect("reports/counters.json"),
+    )
+    .expect("JSON");
+    let host = &report["counters"][0];
+    assert_eq!(keys(host), documented(&schema, "## `counters[]`"));
+    assert_eq!(keys(&host["rows"][0]), documented_members(&schema, "## `counters[]`", "rows[]"));
+    assert_eq!(keys(&host["window"]), documented_members(&schema, "## `counters[]`", "window"));
+}

@@ -2,10 +2,12 @@
 //! rules raise over those numbers ([`rules::evaluate`]).
 
 use crate::analyze::analyzer::Analyzer;
+use crate::analyze::report::counters::HostCounters;
 use crate::analyze::report::path::PathReport;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
 use crate::analyze::rules;
 use crate::capture::{CaptureError, CaptureReader};
+use crate::counters::HostSnapshots;
 
 /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
 pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
@@ -14,15 +16,27 @@ pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) 
     report
 }
 
-/// The report of the union of several taps of one path (`analyze --tap`), with its `path`: each
-/// loss listed names the report's flow it belongs to.
-pub fn report_on_path(a: &Analyzer, inputs: Vec<InputReport>, mut path: PathReport) -> Report {
+/// What a report has beside the analysis of its frames: the path traced over several taps
+/// (`analyze --tap`) and counter snapshots to reconcile (`analyze --counters`).
+#[derive(Debug, Clone, Default)]
+pub struct Beside {
+    pub path: Option<PathReport>,
+    pub counters: Vec<HostSnapshots>,
+}
+
+/// The report with what it has `beside` the analysis: each loss of the path names the report's
+/// flow it belongs to, each host's counters are reconciled with its flows.
+pub fn report_beside(a: &Analyzer, inputs: Vec<InputReport>, beside: &Beside) -> Report {
     let mut report = Report::model(a, inputs, None);
-    for loss in &mut path.losses {
-        let flow = report.flows.iter().find(|f| (f.src_ip, f.dst_ip, f.dst_qp) == (loss.src, loss.dst, loss.dest_qp));
-        loss.flow = flow.map(|f| f.id);
+    if let Some(mut path) = beside.path.clone() {
+        for loss in &mut path.losses {
+            let flow =
+                report.flows.iter().find(|f| (f.src_ip, f.dst_ip, f.dst_qp) == (loss.src, loss.dst, loss.dest_qp));
+            loss.flow = flow.map(|f| f.id);
+        }
+        report.path = Some(path);
     }
-    report.path = Some(path);
+    report.counters = beside.counters.iter().map(|h| HostCounters::of(&report, h)).collect();
     report.findings = rules::evaluate(&report);
     report
 }

@@ -38,6 +38,9 @@ pub struct Evidence {
     /// The tap a finding of the path is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tap: Option<String>,
+    /// The host a finding of its counters is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 pub const EVIDENCE_KEPT: usize = 10;
@@ -127,6 +130,9 @@ kinds! {
     LATENCY_ON_HOP: Warning, "Delay on a hop", "analysis.md#where-on-the-path";
     TAP_MISSED: Info, "Packets a tap missed", "analysis.md#where-on-the-path";
     TAP_CLOCK_UNCERTAIN: Info, "Tap clock uncertain", "analysis.md#where-on-the-path";
+    NIC_RX_DROPS: Warning, "Receive drops in the NIC", "analysis.md#counters-beside-the-capture";
+    LINK_ERRORS: Warning, "Errors on the link", "analysis.md#counters-beside-the-capture";
+    COUNTERS_DISAGREE: Warning, "Counters and capture disagree", "analysis.md#counters-beside-the-capture";
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -3,6 +3,7 @@
 
 pub mod chart_data;
 pub mod congestion;
+pub mod counters;
 pub mod finding;
 pub mod path;
 
@@ -64,6 +65,9 @@ pub struct Report {
     /// Several taps of one path (`analyze --tap`): absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<path::PathReport>,
+    /// Counter snapshots reconciled with the capture (`analyze --counters`): absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<counters::HostCounters>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -512,6 +516,7 @@ impl Report {
             congestion: congestion::congestion_report(a),
             findings: Vec::new(),
             path: None,
+            counters: Vec::new(),
         }
     }
 }

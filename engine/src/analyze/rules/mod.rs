@@ -2,6 +2,7 @@
 //! explain exactly the numbers it shows.
 
 mod congestion_control;
+mod counters;
 mod path;
 
 use crate::analyze::flow::episodes::Trigger;
@@ -96,6 +97,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     capture_limits(&mut r);
     no_roce(&mut r);
     path::path(&mut r);
+    counters::counters(&mut r);
     r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out
 }

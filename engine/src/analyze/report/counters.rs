@@ -1,0 +1,148 @@
+//! The `counters` section of a report (`analyze --counters HOST=BEFORE,AFTER`): every counter
+//! of a host's two snapshots, its delta, and where the capture sees the same thing, what it
+//! saw and whether the two agree. Defined in docs/analysis.md, "Counters beside the capture".
+
+use serde::Serialize;
+
+use crate::analyze::flow::episodes::Trigger;
+use crate::analyze::report::{FlowReport, Report};
+use crate::counters::HostSnapshots;
+use crate::decode::Endpoint;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostCounters {
+    pub host: String,
+    pub window: CounterWindow,
+    pub rows: Vec<CounterRow>,
+}
+
+/// When the two snapshots were taken, as their `time:` lines say.
+#[derive(Debug, Clone, Serialize)]
+pub struct CounterWindow {
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub seconds: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CounterRow {
+    pub counter: String,
+    pub before: Option<u64>,
+    pub after: Option<u64>,
+    pub delta: Option<u64>,
+    /// What the capture saw of the same thing, for a counter it can see.
+    pub capture: Option<u64>,
+    pub verdict: Verdict,
+    /// The delta compared (with `rp_cnp_ignored` added for `rp_cnp_handled`) less `capture`.
+    pub difference: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Agrees,
+    CaptureSawFewer,
+    CaptureSawMore,
+    /// The capture cannot see what the counter counts, or it is not paired with anything.
+    NotVisible,
+    /// The after is below the before: the counter was reset between the snapshots.
+    Reset,
+    /// The counter is in one snapshot only.
+    Missing,
+}
+
+/// The counter families rows are paired in, with the counters of each.
+pub const FAMILIES: &[(&str, &[&str])] = &[
+    ("CNPs", &["np_cnp_sent", "rp_cnp_handled"]),
+    ("ECN marks", &["np_ecn_marked_roce_packets"]),
+    ("PSN sequence", &["out_of_sequence", "packet_seq_err", "duplicate_request", "implied_nak_seq_err"]),
+    ("timeouts and RNR", &["local_ack_timeout_err", "rnr_nak_retry_err"]),
+];
+
+/// Does `compared` agree with `capture`: within max(2, 0.5 % of `compared`)?
+pub fn agrees(compared: u64, capture: u64) -> bool {
+    let tolerance = (compared as f64 * 0.005).max(2.0);
+    (compared as f64 - capture as f64).abs() <= tolerance
+}
+
+impl HostCounters {
+    /// The rows of `snapshots`, paired with what `report` saw where it can.
+    pub fn of(report: &Report, snapshots: &HostSnapshots) -> HostCounters {
+        let (before, after) = (&snapshots.before, &snapshots.after);
+        let mut names: Vec<&str> = before.counters.iter().map(|(n, _)| n.as_str()).collect();
+        for (name, _) in &after.counters {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        let delta = |name: &str| after.get(name)?.checked_sub(before.get(name)?);
+        let rows = names
+            .into_iter()
+            .map(|name| {
+                let (b, a) = (before.get(name), after.get(name));
+                let compared = match name {
+                    "rp_cnp_handled" => delta(name).map(|d| d + delta("rp_cnp_ignored").unwrap_or(0)),
+                    _ => delta(name),
+                };
+                let capture = capture_of(report, snapshots.host, name);
+                let (verdict, difference) = match (b, a, compared, capture) {
+                    (Some(_), Some(_), None, _) => (Verdict::Reset, None),
+                    (None, _, _, _) | (_, None, _, _) => (Verdict::Missing, None),
+                    (_, _, Some(d), Some(c)) => {
+                        let difference = d as i64 - c as i64;
+                        let verdict = if agrees(d, c) {
+                            Verdict::Agrees
+                        } else if difference > 0 {
+                            Verdict::CaptureSawFewer
+                        } else {
+                            Verdict::CaptureSawMore
+                        };
+                        (verdict, Some(difference))
+                    }
+                    _ => (Verdict::NotVisible, None),
+                };
+                CounterRow {
+                    counter: name.to_string(),
+                    before: b,
+                    after: a,
+                    delta: delta(name),
+                    capture: capture.filter(|_| verdict != Verdict::NotVisible),
+                    verdict,
+                    difference,
+                }
+            })
+            .collect();
+        let time = |s: &crate::counters::Snapshot| s.time.clone();
+        let seconds = time(before).zip(time(after)).map(|(b, a)| (a.1 - b.1) as f64 / 1e9);
+        HostCounters {
+            host: snapshots.host.to_string(),
+            window: CounterWindow { before: time(before).map(|t| t.0), after: time(after).map(|t| t.0), seconds },
+            rows,
+        }
+    }
+}
+
+/// What the capture saw of what counter `name` counts on `host`, for the counters paired
+/// (docs/analysis.md lists them); `None` for every other counter.
+fn capture_of(report: &Report, host: std::net::IpAddr, name: &str) -> Option<u64> {
+    let host = Endpoint::Ip(host);
+    let to = || report.flows.iter().filter(move |f| f.dst_ip == host);
+    let from = || report.flows.iter().filter(move |f| f.src_ip == host);
+    let sum = |flows: &mut dyn Iterator<Item = &FlowReport>, field: fn(&FlowReport) -> u64| flows.map(field).sum();
+    Some(match name {
+        "np_cnp_sent" => sum(&mut from(), |f| f.counts.cnps),
+        "rp_cnp_handled" => sum(&mut to(), |f| f.counts.cnps),
+        "np_ecn_marked_roce_packets" => sum(&mut to(), |f| f.ce),
+        "out_of_sequence" => sum(&mut to(), |f| f.sequence.gaps + f.sequence.late_arrivals),
+        "packet_seq_err" => sum(&mut to(), |f| f.counts.naks_psn_seq_err),
+        "duplicate_request" => sum(&mut to(), |f| f.requests.retransmitted),
+        "implied_nak_seq_err" => sum(&mut to(), |f| f.responses.gaps),
+        "rnr_nak_retry_err" => sum(&mut to(), |f| f.counts.rnr_naks),
+        "local_ack_timeout_err" => {
+            let mine: Vec<u32> = from().map(|f| f.id).collect();
+            let timeouts = report.retransmit_episodes.iter().filter(|e| e.trigger == Trigger::Timeout);
+            timeouts.filter(|e| mine.contains(&e.flow)).count() as u64
+        }
+        _ => return None,
+    })
+}

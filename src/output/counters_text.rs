@@ -1,0 +1,52 @@
+//! The terminal summary's counters (`analyze --counters`): per host, the counters the capture
+//! is compared with and the others that grew, each delta beside what the capture saw.
+
+use std::io::{self, Write};
+
+use crate::analyze::report::counters::{HostCounters, Verdict};
+
+/// Unpaired counters that grew, listed at most per host; the JSON report has every row.
+const GROWN_SHOWN: usize = 20;
+
+fn verdict(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Agrees => "agrees",
+        Verdict::CaptureSawFewer => "capture saw fewer",
+        Verdict::CaptureSawMore => "capture saw more",
+        Verdict::NotVisible => "not visible",
+        Verdict::Reset => "reset",
+        Verdict::Missing => "missing",
+    }
+}
+
+fn number(v: Option<u64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+pub fn write_counters(out: &mut impl Write, hosts: &[HostCounters]) -> io::Result<()> {
+    for host in hosts {
+        writeln!(out)?;
+        let window = host.window.seconds.map_or_else(String::new, |s| format!(" over {s:.1} s"));
+        writeln!(out, "Counters of {}{window}", host.host)?;
+        writeln!(
+            out,
+            "  {:<32} {:>14} {:>14} {:>10} {:>10}  verdict",
+            "counter", "before", "after", "delta", "capture"
+        )?;
+        let compared = host.rows.iter().filter(|r| !matches!(r.verdict, Verdict::NotVisible));
+        let grown = host.rows.iter().filter(|r| r.verdict == Verdict::NotVisible && r.delta.is_some_and(|d| d > 0));
+        for row in compared.chain(grown.take(GROWN_SHOWN)) {
+            writeln!(
+                out,
+                "  {:<32} {:>14} {:>14} {:>10} {:>10}  {}",
+                row.counter,
+                number(row.before),
+                number(row.after),
+                number(row.delta),
+                number(row.capture),
+                verdict(row.verdict)
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! `analyze --counters HOST=BEFORE,AFTER`: a host's NIC counter snapshots, in the forms
+//! engineers print them, reconciled with what the capture saw; verdicts and findings exact.
+//! The capture is samples/congestion_ecn_cnp.pcap: 10.0.0.3 receives from 10.0.0.1 and
+//! 10.0.0.2, CE marks on 28 of their packets, and sends them 24 CNPs.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+const SAMPLE: &str = "samples/congestion_ecn_cnp.pcap";
+const RECEIVER: &str = "10.0.0.3";
+
+/// `ethtool -S`'s layout (indented, `name: value`) and the hw_counters loop (`name value`, and
+/// `grep . …/*`'s `PATH:value`), with a time line.
+fn snapshot(time: &str, ethtool: &[(&str, u64)], hw: &[(&str, u64)]) -> String {
+    let mut text = format!("time: {time}\nNIC statistics:\n");
+    for (name, value) in ethtool {
+        text.push_str(&format!("     {name}: {value}\n"));
+    }
+    for (i, (name, value)) in hw.iter().enumerate() {
+        if i % 2 == 0 {
+            text.push_str(&format!("{name} {value}\n"));
+        } else {
+            text.push_str(&format!("/sys/class/infiniband/mlx5_0/ports/1/hw_counters/{name}:{value}\n"));
+        }
+    }
+    text
+}
+
+/// The healthy receiver's counters: every paired one grew by what the capture shows.
+const HEALTHY_HW: [(&str, u64); 6] = [
+    ("np_cnp_sent", 24),
+    ("np_ecn_marked_roce_packets", 28),
+    ("out_of_sequence", 0),
+    ("packet_seq_err", 0),
+    ("duplicate_request", 0),
+    ("local_ack_timeout_err", 0),
+];
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write a snapshot");
+    path
+}
+
+/// The report with `after`'s deltas over a before of 1000 for every counter.
+fn reconcile(ethtool: &[(&str, u64)], hw: &[(&str, u64)]) -> Value {
+    let dir = tempfile::tempdir().expect("temp dir");
+    fn base<'a>(list: &[(&'a str, u64)]) -> Vec<(&'a str, u64)> {
+        list.iter().map(|&(n, _)| (n, 1000)).collect()
+    }
+    fn plus<'a>(list: &[(&'a str, u64)]) -> Vec<(&'a str, u64)> {
+        list.iter().map(|&(n, d)| (n, 1000 + d)).collect()
+    }
+    let before = write(dir.path(), "before.txt", &snapshot("2026-12-05T10:00:00Z", &base(ethtool), &base(hw)));
+    let after = write(dir.path(), "after.txt", &snapshot("2026-12-05T11:00:30+01:00", &plus(ethtool), &plus(hw)));
+    let arg = format!("{RECEIVER}={},{}", before.display(), after.display());
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(SAMPLE);
+    let out = common::run_ok(&["analyze", "--json", "--counters", &arg, sample.to_str().expect("UTF-8")]);
+    serde_json::from_str(&out).expect("the JSON report")
+}
+
+fn row<'a>(report: &'a Value, counter: &str) -> &'a Value {
+    let rows = report["counters"][0]["rows"].as_array().expect("rows");
+    rows.iter().find(|r| r["counter"] == counter).unwrap_or_else(|| panic!("no row {counter}"))
+}
+
+fn codes(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn finding<'a>(report: &'a Value, code: &str) -> &'a Value {
+    report["findings"].as_array().expect("findings").iter().find(|f| f["code"] == code).expect("the finding")
+}
+
+#[test]
+fn a_healthy_run_agrees_on_every_paired_counter() {
+    let report = reconcile(&[("rx_packets_phy", 5_000), ("rx_out_of_buffer", 0)], &HEALTHY_HW);
+    let host = &report["counters"][0];
+    assert_eq!(host["host"], RECEIVER);
+    assert_eq!(host["window"]["seconds"], 30.0);
+    assert_eq!(host["window"]["before"], "2026-12-05T10:00:00Z");
+    assert_eq!(host["rows"].as_array().expect("rows").len(), 8, "every counter a row");
+    for (counter, delta) in HEALTHY_HW {
+        let r = row(&report, counter);
+        assert_eq!((r["delta"].as_u64(), r["capture"].as_u64()), (Some(delta), Some(delta)), "{counter}");
+        assert_eq!(r["verdict"], "agrees", "{counter}");
+    }
+    let unpaired = row(&report, "rx_packets_phy");
+    assert_eq!((unpaired["verdict"].as_str(), unpaired["delta"].as_u64()), (Some("not_visible"), Some(5_000)));
+    assert!(unpaired["capture"].is_null(), "a counter of all traffic is never paired");
+    for code in ["NIC_RX_DROPS", "LINK_ERRORS", "COUNTERS_DISAGREE"] {
+        assert!(!codes(&report).contains(&code.to_string()), "{code}");
+    }
+}
+
+#[test]
+fn a_receiver_dropping_for_lack_of_buffers_is_named() {
+    let report = reconcile(&[("rx_out_of_buffer", 57), ("rx_discards_phy", 3)], &HEALTHY_HW);
+    assert_eq!(row(&report, "rx_out_of_buffer")["verdict"], "not_visible");
+    let f = finding(&report, "NIC_RX_DROPS");
+    assert_eq!(f["evidence"]["host"], RECEIVER);
+    assert_eq!(f["evidence"]["count"], 60);
+    assert!(f["action"].as_str().is_some_and(|a| a.contains("receive rings")), "{f}");
+}
+
+#[test]
+fn counts_the_capture_missed_disagree_past_the_tolerance() {
+    // the mirror dropped a few CE-marked copies: 2 more counted agree (the tolerance is 2),
+    // 3 more do not; CNPs sent on a priority the mirror does not copy: 100 more counted
+    for (marked, verdict) in [(30, "agrees"), (31, "capture_saw_fewer")] {
+        let mut hw = HEALTHY_HW;
+        hw[1] = ("np_ecn_marked_roce_packets", marked);
+        hw[0] = ("np_cnp_sent", 124);
+        let report = reconcile(&[], &hw);
+        let ecn = row(&report, "np_ecn_marked_roce_packets");
+        assert_eq!(ecn["verdict"], verdict, "{marked}");
+        assert_eq!(ecn["difference"], marked as i64 - 28);
+        let cnps = row(&report, "np_cnp_sent");
+        assert_eq!((cnps["verdict"].as_str(), cnps["difference"].as_i64()), (Some("capture_saw_fewer"), Some(100)));
+        let disagreements: Vec<&Value> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["code"] == "COUNTERS_DISAGREE")
+            .collect();
+        assert_eq!(disagreements.len(), if verdict == "agrees" { 1 } else { 2 }, "one finding per family");
+        assert!(disagreements[0]["message"].as_str().is_some_and(|m| m.contains("CNPs")), "{}", disagreements[0]);
+        assert!(disagreements.iter().all(|f| f["evidence"]["host"] == RECEIVER));
+    }
+}
+
+#[test]
+fn link_errors_grow_a_finding_and_corrected_bits_alone_do_not() {
+    let report = reconcile(&[("rx_corrected_bits_phy", 800)], &HEALTHY_HW);
+    assert!(!codes(&report).contains(&"LINK_ERRORS".to_string()));
+    let report =
+        reconcile(&[("rx_corrected_bits_phy", 800), ("rx_symbol_err_phy", 4), ("rx_crc_errors_phy", 1)], &HEALTHY_HW);
+    let f = finding(&report, "LINK_ERRORS");
+    assert_eq!(f["evidence"]["count"], 5);
+    assert!(f["message"].as_str().is_some_and(|m| m.contains("rx_symbol_err_phy +4")), "{f}");
+}
+
+#[test]
+fn a_counter_reset_between_the_snapshots_gives_no_delta() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let before = write(dir.path(), "b.txt", "np_cnp_sent 500\nout_of_sequence 3\n");
+    let after = write(dir.path(), "a.txt", "np_cnp_sent 20\n");
+    let arg = format!("{RECEIVER}={},{}", before.display(), after.display());
+    let out = common::run_ok(&["analyze", "--json", "--counters", &arg, SAMPLE]);
+    let report: Value = serde_json::from_str(&out).expect("JSON");
+    let reset = row(&report, "np_cnp_sent");
+    assert_eq!((reset["verdict"].as_str(), reset["delta"].is_null()), (Some("reset"), true));
+    assert_eq!(row(&report, "out_of_sequence")["verdict"], "missing");
+    assert!(report["counters"][0]["window"]["seconds"].is_null(), "no time lines, no window");
+    assert!(!codes(&report).contains(&"COUNTERS_DISAGREE".to_string()));
+}
+
+#[test]
+fn a_malformed_or_missing_snapshot_is_a_usage_error_naming_its_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = write(dir.path(), "good.txt", "np_cnp_sent 1\n");
+    let bad = write(dir.path(), "bad.txt", "NIC statistics:\n     rx_packets: 12\n     rx_bytes: lots\n");
+    for (after, wanted) in [
+        (bad.display().to_string(), format!("{}: line 3: the value of rx_bytes is not a count", bad.display())),
+        (dir.path().join("none.txt").display().to_string(), "none.txt".to_string()),
+    ] {
+        let arg = format!("{RECEIVER}={},{after}", good.display());
+        let out = common::run(&["analyze", "--counters", &arg, SAMPLE]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&wanted), "{stderr}");
+    }
+    let out = common::run(&["analyze", "--counters", "host=a,b", SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an IP address"));
+}
+
+#[test]
+fn without_counters_the_report_has_no_counters_section() {
+    let out = common::run_ok(&["analyze", "--json", SAMPLE]);
+    let report: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(report.get("counters").is_none());
+}
+
+/// `reports/counters.json` and `.txt`: samples/congestion_ecn_cnp.pcap with the receiver's
+/// snapshots in samples/counters/ (regenerate with UPDATE_REPORTS=1, as the other reports).
+#[test]
+fn the_counters_samples_report_is_up_to_date() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let arg = "10.0.0.3=samples/counters/10.0.0.3.before.txt,samples/counters/10.0.0.3.after.txt";
+    let update = std::env::var_os("UPDATE_REPORTS").is_some();
+    for (ext, extra) in [("json", Some("--json")), ("txt", None)] {
+        let args: Vec<&str> = ["analyze", "--counters", arg, SAMPLE].into_iter().chain(extra).collect();
+        let out = common::rocescope().current_dir(&root).args(&args).output().expect("rocescope runs");
+        assert!(out.status.success(), "{args:?}");
+        let kept = root.join("reports").join(format!("counters.{ext}"));
+        if update {
+            std::fs::write(&kept, &out.stdout).expect("write the report");
+        } else {
+            assert!(
+                std::fs::read(&kept).ok().as_deref() == Some(out.stdout.as_slice()),
+                "{} is out of date (regenerate with UPDATE_REPORTS=1 cargo test --test it counters::)",
+                kept.display()
+            );
+        }
+    }
+}
