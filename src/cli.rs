@@ -621,6 +621,16 @@ pub struct CaptureArgs {
     #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
     pub fail_on: Option<Severity>,
 
+    /// With -w FILE: snapshot the counters of RDMA device DEV (its ports' hw_counters and
+    /// counters, its network device's statistics) at the start and the end, into
+    /// FILE.counters-before.txt and FILE.counters-after.txt, for analyze --counters
+    #[arg(long = "counters", value_name = "DEV", requires = "write")]
+    pub counters: Option<String>,
+
+    /// Where sysfs is mounted, for --counters (a copy of its tree, in tests)
+    #[arg(long, value_name = "DIR", default_value = "/", requires = "counters")]
+    pub sysfs_root: PathBuf,
+
     #[command(flatten)]
     pub analysis: AnalysisOptions,
 

@@ -2,6 +2,7 @@
 //! summary or the JSON report.
 
 use std::io;
+use std::net::IpAddr;
 use std::path::PathBuf;
 
 use super::exit::{Failure, Outcome};
@@ -10,12 +11,12 @@ use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
 use crate::analyze::assemble::Beside;
-use crate::analyze::frame::FrameSummary;
+use crate::analyze::frame::{Content, FrameSummary};
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable};
 use crate::counters::{self, HostSnapshots};
-use crate::decode::Decoder;
+use crate::decode::{Decoder, Endpoint};
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
 use crate::output::atomic::Written;
@@ -26,6 +27,7 @@ use crate::output::packet_table_absent::PacketTable;
 use crate::path;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
+use rocescope_parsers::ethernet::MacAddr;
 
 pub fn run(args: &AnalyzeArgs) -> Outcome {
     if args.choice.chooses() && (args.state.is_some() || args.resume.is_some()) {
@@ -45,7 +47,8 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    let beside = Beside { path: traced.as_ref().map(|t| t.report.clone()), counters: read_counters(args)? };
+    let beside =
+        Beside { path: traced.as_ref().map(|t| t.report.clone()), counters: read_counters(args, files, &decoder)? };
     reporting::check_build(&reporting_of(args, &beside))?;
     let (mut inputs, unreadable) = Inputs::open(files, args.threads > 2);
     if let Some(traced) = &traced {
@@ -102,17 +105,45 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
 }
 
 /// With `--counters HOST=BEFORE,AFTER`: each host's two snapshots, read (a file that cannot
-/// be read or holds a line that is no counter is a usage error naming its line).
-fn read_counters(args: &AnalyzeArgs) -> Result<Vec<HostSnapshots>, Failure> {
+/// be read or holds a line that is no counter is a usage error naming its line), and the
+/// host's MAC in `files`.
+fn read_counters(args: &AnalyzeArgs, files: &[PathBuf], decoder: &Decoder) -> Result<Vec<HostSnapshots>, Failure> {
     let read = |file: &PathBuf| {
         let name = file.display().to_string();
         let text = std::fs::read_to_string(file).map_err(|e| Failure::Usage(format!("--counters: {name}: {e}")))?;
         counters::parse(&name, &text).map_err(|e| Failure::Usage(format!("--counters: {e}")))
     };
+    let hosts: Vec<IpAddr> = args.counters.iter().map(|c| c.host).collect();
+    let macs = host_macs(files, decoder, &hosts);
     args.counters
         .iter()
-        .map(|c| Ok(HostSnapshots { host: c.host, before: read(&c.before)?, after: read(&c.after)? }))
+        .zip(macs)
+        .map(|(c, mac)| Ok(HostSnapshots { host: c.host, mac, before: read(&c.before)?, after: read(&c.after)? }))
         .collect()
+}
+
+/// The source MAC of each host's first RoCE frame in `files`, read until every host's is
+/// found: what pairs its pause counters with the PFC frames it sent. None for a host that sends
+/// no RoCE frame, and for standard input, which cannot be read twice.
+fn host_macs(files: &[PathBuf], decoder: &Decoder, hosts: &[IpAddr]) -> Vec<Option<MacAddr>> {
+    let mut found = vec![None; hosts.len()];
+    if hosts.is_empty() || files.iter().any(|f| f.as_os_str() == "-") {
+        return found;
+    }
+    let (mut inputs, _) = Inputs::open(files, false);
+    while let Some(frame) = inputs.next_frame() {
+        let summary = FrameSummary::of(frame.number, &decoder.decode(&frame.record));
+        if let (Content::Roce(roce), Some(Endpoint::Ip(src))) = (summary.content, summary.src)
+            && let Some(slot) = hosts.iter().position(|h| *h == src).and_then(|i| found.get_mut(i))
+            && slot.is_none()
+        {
+            *slot = roce.src_mac;
+        }
+        if found.iter().all(Option::is_some) {
+            break;
+        }
+    }
+    found
 }
 
 /// With `--tap`: the path traced over the taps (see [`crate::path`]).

@@ -42,6 +42,8 @@ const OUT_FILES: &[&str] = &[
     "pfc.parquet",
     "hops.csv",
     "hops.parquet",
+    "counters.csv",
+    "counters.parquet",
     "packets.csv",
     "packets.parquet",
 ];

@@ -8,17 +8,6 @@ use crate::analyze::report::counters::{HostCounters, Verdict};
 /// Unpaired counters that grew, listed at most per host; the JSON report has every row.
 const GROWN_SHOWN: usize = 20;
 
-fn verdict(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Agrees => "agrees",
-        Verdict::CaptureSawFewer => "capture saw fewer",
-        Verdict::CaptureSawMore => "capture saw more",
-        Verdict::NotVisible => "not visible",
-        Verdict::Reset => "reset",
-        Verdict::Missing => "missing",
-    }
-}
-
 fn number(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
 }
@@ -44,7 +33,7 @@ pub fn write_counters(out: &mut impl Write, hosts: &[HostCounters]) -> io::Resul
                 number(row.after),
                 number(row.delta),
                 number(row.capture),
-                verdict(row.verdict)
+                row.verdict.label()
             )?;
         }
     }

@@ -77,6 +77,7 @@ pub fn render(report: &Report, charts: &ChartData<'_>) -> String {
                 @if let Some(path) = &report.path {
                     (super::html_path::section(path))
                 }
+                (super::html_counters::section(&report.counters))
                 (flow_table(report, &flows, &detailed))
                 (fabric(report, charts, t0))
                 (super::html_congestion::section(report, charts, t0))

@@ -15,6 +15,7 @@ pub mod fields;
 pub mod hexdump;
 pub mod html;
 mod html_congestion;
+mod html_counters;
 mod html_figure;
 mod html_path;
 pub mod json;

@@ -15,6 +15,7 @@ use crate::analyze::congestion::incast::IncastPeriod;
 use crate::analyze::counts::FlowCounters;
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::report::congestion::BurstReport;
+use crate::analyze::report::counters::CounterRow;
 use crate::analyze::report::finding::Finding;
 use crate::analyze::report::path::{Direction, HopReport};
 use crate::analyze::report::{FlowReport, PauseReport, Report};
@@ -84,7 +85,28 @@ pub fn report_tables(report: &Report) -> io::Result<Vec<(&'static str, DataFrame
     if let Some(path) = &report.path {
         tables.push(("hops", frame(hop_columns(&path.hops))?));
     }
+    if !report.counters.is_empty() {
+        let rows: Vec<(&str, &CounterRow)> =
+            report.counters.iter().flat_map(|h| h.rows.iter().map(move |r| (h.host.as_str(), r))).collect();
+        tables.push(("counters", frame(counter_columns(&rows))?));
+    }
     Ok(tables)
+}
+
+/// The counters table (`analyze --counters`): one row per host and counter, as
+/// `counters[].rows[]` with the host.
+fn counter_columns(rows: &[(&str, &CounterRow)]) -> Vec<Column> {
+    let verdict = |r: &CounterRow| serde_json::to_value(r.verdict).ok().and_then(|v| v.as_str().map(str::to_owned));
+    vec![
+        col("host", rows, |(h, _)| h.to_string()),
+        col("counter", rows, |(_, r)| r.counter.clone()),
+        col("before", rows, |(_, r)| r.before),
+        col("after", rows, |(_, r)| r.after),
+        col("delta", rows, |(_, r)| r.delta),
+        col("capture", rows, |(_, r)| r.capture),
+        col("verdict", rows, |(_, r)| verdict(r).unwrap_or_default()),
+        col("difference", rows, |(_, r)| r.difference),
+    ]
 }
 
 /// The hops table (`analyze --tap`): one row per hop and direction, as `path.hops[]`, the

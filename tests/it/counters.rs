@@ -190,26 +190,107 @@ fn without_counters_the_report_has_no_counters_section() {
     assert!(report.get("counters").is_none());
 }
 
-/// `reports/counters.json` and `.txt`: samples/congestion_ecn_cnp.pcap with the receiver's
+/// `reports/counters.json`, `.txt` and `.html`: samples/congestion_ecn_cnp.pcap with the receiver's
 /// snapshots in samples/counters/ (regenerate with UPDATE_REPORTS=1, as the other reports).
 #[test]
 fn the_counters_samples_report_is_up_to_date() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let arg = "10.0.0.3=samples/counters/10.0.0.3.before.txt,samples/counters/10.0.0.3.after.txt";
     let update = std::env::var_os("UPDATE_REPORTS").is_some();
-    for (ext, extra) in [("json", Some("--json")), ("txt", None)] {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let page = scratch.path().join("counters.html");
+    let page_arg = page.display().to_string();
+    for (ext, extra) in [("json", vec!["--json"]), ("txt", vec![]), ("html", vec!["-q", "--html", &page_arg])] {
         let args: Vec<&str> = ["analyze", "--counters", arg, SAMPLE].into_iter().chain(extra).collect();
         let out = common::rocescope().current_dir(&root).args(&args).output().expect("rocescope runs");
         assert!(out.status.success(), "{args:?}");
+        let produced = if ext == "html" { std::fs::read(&page).expect("the page") } else { out.stdout };
         let kept = root.join("reports").join(format!("counters.{ext}"));
         if update {
-            std::fs::write(&kept, &out.stdout).expect("write the report");
+            std::fs::write(&kept, &produced).expect("write the report");
         } else {
             assert!(
-                std::fs::read(&kept).ok().as_deref() == Some(out.stdout.as_slice()),
+                std::fs::read(&kept).ok().as_deref() == Some(produced.as_slice()),
                 "{} is out of date (regenerate with UPDATE_REPORTS=1 cargo test --test it counters::)",
                 kept.display()
             );
         }
     }
+}
+
+#[cfg(feature = "tables")]
+#[test]
+fn out_writes_a_counters_table_and_the_page_shows_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let arg = "10.0.0.3=samples/counters/10.0.0.3.before.txt,samples/counters/10.0.0.3.after.txt";
+    let run = common::rocescope()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["analyze", "-q", "--counters", arg, "--out", out.to_str().expect("UTF-8"), SAMPLE])
+        .output()
+        .expect("rocescope runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let csv = std::fs::read_to_string(out.join("counters.csv")).expect("counters.csv");
+    assert!(csv.starts_with("host,counter,before,after,delta,capture,verdict,difference"), "{csv}");
+    assert!(csv.lines().any(|l| l == "10.0.0.3,np_cnp_sent,80311,80335,24,24,agrees,0"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 26, "a line per counter: 16 of ethtool, 10 of hw_counters");
+    let page = std::fs::read_to_string(out.join("index.html")).expect("index.html");
+    assert!(page.contains("Counters beside the capture") && page.contains("np_ecn_marked_roce_packets"));
+}
+
+/// The report of `sample` with `host`'s counters growing by `deltas` (over 1000 each).
+fn reconcile_on(sample: &str, host: &str, deltas: &[(&str, u64)]) -> Value {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = |add: bool| {
+        deltas.iter().map(|&(n, d)| format!("     {n}: {}\n", 1000 + if add { d } else { 0 })).collect::<String>()
+    };
+    let before = write(dir.path(), "b.txt", &format!("NIC statistics:\n{}", lines(false)));
+    let after = write(dir.path(), "a.txt", &format!("NIC statistics:\n{}", lines(true)));
+    let arg = format!("{host}={},{}", before.display(), after.display());
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(sample);
+    serde_json::from_str(&common::run_ok(&["analyze", "--json", "--counters", &arg, sample.to_str().expect("UTF-8")]))
+        .expect("the JSON report")
+}
+
+#[test]
+fn pause_counters_pair_with_the_pfc_frames_of_the_hosts_mac() {
+    // samples/incast.pcap: the receiver 10.0.0.20 (MAC 02:00:00:00:00:14, that of its RoCE
+    // frames) sends one XOFF for priority 3
+    let healthy = reconcile_on("samples/incast.pcap", "10.0.0.20", &[("tx_prio3_pause", 1), ("tx_prio4_pause", 0)]);
+    assert_eq!(row(&healthy, "tx_prio3_pause")["capture"], 1);
+    assert_eq!(row(&healthy, "tx_prio3_pause")["verdict"], "agrees");
+    assert_eq!(
+        (row(&healthy, "tx_prio4_pause")["capture"].as_u64(), row(&healthy, "tx_prio4_pause")["verdict"].as_str()),
+        (Some(0), Some("agrees"))
+    );
+    let more = reconcile_on("samples/incast.pcap", "10.0.0.20", &[("tx_prio3_pause", 9)]);
+    assert_eq!(
+        (row(&more, "tx_prio3_pause")["verdict"].as_str(), row(&more, "tx_prio3_pause")["difference"].as_i64()),
+        (Some("capture_saw_fewer"), Some(8))
+    );
+    let f = finding(&more, "COUNTERS_DISAGREE");
+    assert!(f["message"].as_str().is_some_and(|m| m.contains("PFC pauses")), "{f}");
+    assert!(!codes(&more).contains(&"PAUSE_NOT_IN_CAPTURE".to_string()), "the capture has pause frames");
+    // another host sends no PFC frame: its counter is paired with none
+    let sender = reconcile_on("samples/incast.pcap", "10.0.0.11", &[("tx_prio3_pause", 0)]);
+    assert_eq!(
+        (row(&sender, "tx_prio3_pause")["capture"].as_u64(), row(&sender, "tx_prio3_pause")["verdict"].as_str()),
+        (Some(0), Some("agrees"))
+    );
+}
+
+#[test]
+fn pauses_counted_with_none_in_the_capture_are_pause_not_in_capture() {
+    // samples/congestion_ecn_cnp.pcap has no pause frame at all
+    let report = reconcile_on(
+        SAMPLE,
+        RECEIVER,
+        &[("tx_prio3_pause", 12), ("rx_pause_ctrl_phy", 4), ("rx_prio3_pause_duration", 0)],
+    );
+    let f = finding(&report, "PAUSE_NOT_IN_CAPTURE");
+    assert_eq!((f["evidence"]["host"].as_str(), f["evidence"]["count"].as_u64()), (Some(RECEIVER), Some(16)));
+    assert_eq!(row(&report, "tx_prio3_pause")["verdict"], "capture_saw_fewer");
+    assert!(!codes(&report).contains(&"COUNTERS_DISAGREE".to_string()), "not also a disagreement");
+    let quiet = reconcile_on(SAMPLE, RECEIVER, &[("tx_prio3_pause", 0)]);
+    assert!(!codes(&quiet).contains(&"PAUSE_NOT_IN_CAPTURE".to_string()));
 }

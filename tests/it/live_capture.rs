@@ -34,6 +34,20 @@ impl Namespace {
         ok.then_some(ns)
     }
 
+    /// A namespace to replay frames into, or `None` (saying why the test is skipped) where one
+    /// cannot be made or python3 is missing.
+    fn for_replay(tag: &str) -> Option<Namespace> {
+        let Some(ns) = Namespace::create(tag) else {
+            eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
+            return None;
+        };
+        if Command::new("python3").arg("--version").output().is_err() {
+            eprintln!("skipped: python3 is needed to replay frames");
+            return None;
+        }
+        Some(ns)
+    }
+
     fn command(&self, argv: &[&str]) -> Command {
         let mut c = Command::new("ip");
         c.args(["netns", "exec", &self.0]).args(argv);
@@ -126,14 +140,7 @@ fn timeless(r: &Value) -> Value {
 
 #[test]
 fn a_live_capture_reports_what_analyze_reports_of_the_same_traffic() {
-    let Some(ns) = Namespace::create("report") else {
-        eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
-        return;
-    };
-    if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("skipped: python3 is needed to replay frames");
-        return;
-    }
+    let Some(ns) = Namespace::for_replay("report") else { return };
     let dir = tempfile::tempdir().expect("temp dir");
     for name in ["loss_go_back_n", "congestion_ecn_cnp", "bad_icrc", "pfc_storm"] {
         let sample = format!("{}/samples/{name}.pcap", root());
@@ -195,10 +202,7 @@ fn missing_permission_names_the_capabilities() {
 
 #[test]
 fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
-    let Some(ns) = Namespace::create("metrics") else {
-        eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
-        return;
-    };
+    let Some(ns) = Namespace::for_replay("metrics") else { return };
     let sample = format!("{}/samples/loss_go_back_n.pcap", root());
     let capture = ns.start_capture(&["--metrics", "127.0.0.1:9464", "--interval", "100ms", "--duration", "60s"]);
     ns.replay(&sample);
@@ -228,14 +232,7 @@ fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
 
 #[test]
 fn a_display_filter_chooses_the_frames_a_live_capture_analyses() {
-    let Some(ns) = Namespace::create("filter") else {
-        eprintln!("skipped: cannot create a network namespace with a veth pair here (needs root and iproute2)");
-        return;
-    };
-    if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("skipped: python3 is needed to replay frames");
-        return;
-    }
+    let Some(ns) = Namespace::for_replay("filter") else { return };
     let sample = format!("{}/samples/congestion_ecn_cnp.pcap", root());
     let frames = common::jsonl(std::path::Path::new(&sample), &[]).len().to_string();
     let filter = "ip.src == 10.0.0.1";
@@ -247,4 +244,48 @@ fn a_display_filter_chooses_the_frames_a_live_capture_analyses() {
     let live = final_report(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(live["totals"]["frames"], serde_json::json!(matching));
     assert!(live["flows"].as_array().expect("flows").iter().all(|f| f["src_ip"] == "10.0.0.1"));
+}
+
+#[test]
+fn counters_are_snapshot_beside_the_capture_for_analyze_to_reconcile() {
+    let Some(ns) = Namespace::for_replay("counters") else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    // a copy of sysfs's tree for one device, its receiver's CNPs sent already at 5
+    let device = dir.path().join("sys/class/infiniband/mlx5_0");
+    std::fs::create_dir_all(device.join("ports/1/hw_counters")).expect("dirs");
+    std::fs::write(device.join("ports/1/hw_counters/np_cnp_sent"), "5\n").expect("a counter");
+    let sample = format!("{}/samples/congestion_ecn_cnp.pcap", root());
+    let frames = common::jsonl(std::path::Path::new(&sample), &[]).len().to_string();
+    let written = dir.path().join("cap.pcap");
+    let written = written.to_str().expect("UTF-8");
+    let sysfs = dir.path().to_str().expect("UTF-8");
+    let capture = ns.start_capture(&[
+        "-w",
+        written,
+        "--json",
+        "-c",
+        &frames,
+        "--duration",
+        "30s",
+        "--interval",
+        "1h",
+        "--counters",
+        "mlx5_0",
+        "--sysfs-root",
+        sysfs,
+    ]);
+    ns.replay(&sample);
+    let out = capture.wait_with_output().expect("the capture ends");
+    assert!(out.status.success(), "the capture failed");
+    let (before, after) = (format!("{written}.counters-before.txt"), format!("{written}.counters-after.txt"));
+    for snapshot in [&before, &after] {
+        let text = std::fs::read_to_string(snapshot).expect("a snapshot beside the capture");
+        assert!(text.starts_with("time: ") && text.contains("np_cnp_sent 5"), "{text}");
+    }
+    let arg = format!("10.0.0.3={before},{after}");
+    let report: Value =
+        serde_json::from_str(&common::run_ok(&["analyze", "--json", "--counters", &arg, written])).expect("JSON");
+    let row = &report["counters"][0]["rows"][0];
+    assert_eq!((row["counter"].as_str(), row["delta"].as_u64()), (Some("np_cnp_sent"), Some(0)));
+    assert_eq!((row["capture"].as_u64(), row["verdict"].as_str()), (Some(24), Some("capture_saw_more")));
 }

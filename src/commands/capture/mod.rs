@@ -71,6 +71,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         metrics,
     };
     live.export(&Counters::default());
+    snapshot_counters(args, "before")?;
     let decoder = Decoder::new(&args.analysis.roce_ports).with_time_source(config.time_source);
     let ran = pipeline::run(&mut interface, &decoder, &mut live, &|_| {});
     ran.result.map_err(|e| Failure::Output(format!("cannot write the capture file: {e}")))?;
@@ -78,6 +79,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         return Err(Failure::NoInput(failure));
     }
     let stats = interface.read_stats();
+    snapshot_counters(args, "after")?;
     let Live { mut analyzer, writer, mut out, .. } = live;
     let container =
         if writer.as_ref().is_some_and(RotatingWriter::is_pcapng) { Container::Pcapng } else { Container::Pcap };
@@ -105,6 +107,19 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         files.iter().map(|f| InputReport::of_capture(&f.display().to_string(), &written, None)).collect()
     };
     final_report(&mut out, &assemble::report(&analyzer, inputs, Some(stats)), args)
+}
+
+/// With `--counters DEV`: the device's counters now, into `FILE.counters-{when}.txt` beside
+/// the capture file (`analyze --counters HOST=…before.txt,…after.txt` reconciles them).
+fn snapshot_counters(args: &CaptureArgs, when: &str) -> Result<(), Failure> {
+    let (Some(device), Some(file)) = (&args.counters, &args.write) else { return Ok(()) };
+    let now = humantime::format_rfc3339_nanos(std::time::SystemTime::now()).to_string();
+    let text = crate::counters::sysfs::read(&args.sysfs_root, device, &now)
+        .map_err(|e| Failure::NoInput(format!("--counters {device}: {e}")))?;
+    let mut path = file.clone().into_os_string();
+    path.push(format!(".counters-{when}.txt"));
+    std::fs::write(&path, text)
+        .map_err(|e| Failure::Output(format!("cannot write {}: {e}", std::path::Path::new(&path).display())))
 }
 
 /// The live capture as a pipeline stage: each frame into the capture file and the analysis,

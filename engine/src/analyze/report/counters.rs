@@ -51,13 +51,45 @@ pub enum Verdict {
     Missing,
 }
 
+impl Verdict {
+    /// As the summary and the page say it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Agrees => "agrees",
+            Verdict::CaptureSawFewer => "capture saw fewer",
+            Verdict::CaptureSawMore => "capture saw more",
+            Verdict::NotVisible => "not visible",
+            Verdict::Reset => "reset",
+            Verdict::Missing => "missing",
+        }
+    }
+}
+
 /// The counter families rows are paired in, with the counters of each.
 pub const FAMILIES: &[(&str, &[&str])] = &[
     ("CNPs", &["np_cnp_sent", "rp_cnp_handled"]),
     ("ECN marks", &["np_ecn_marked_roce_packets"]),
     ("PSN sequence", &["out_of_sequence", "packet_seq_err", "duplicate_request", "implied_nak_seq_err"]),
     ("timeouts and RNR", &["local_ack_timeout_err", "rnr_nak_retry_err"]),
+    ("PFC pauses", &PAUSE_COUNTERS),
 ];
+
+/// The counters of PFC XOFF frames the host sent, per priority.
+pub const PAUSE_COUNTERS: [&str; 8] = [
+    "tx_prio0_pause",
+    "tx_prio1_pause",
+    "tx_prio2_pause",
+    "tx_prio3_pause",
+    "tx_prio4_pause",
+    "tx_prio5_pause",
+    "tx_prio6_pause",
+    "tx_prio7_pause",
+];
+
+/// Is `name` a counter of pause frames, sent or received (per priority, or all of them)?
+pub fn counts_pauses(name: &str) -> bool {
+    (name.contains("_prio") && name.ends_with("_pause")) || name.ends_with("pause_ctrl_phy")
+}
 
 /// Does `compared` agree with `capture`: within max(2, 0.5 % of `compared`)?
 pub fn agrees(compared: u64, capture: u64) -> bool {
@@ -84,7 +116,7 @@ impl HostCounters {
                     "rp_cnp_handled" => delta(name).map(|d| d + delta("rp_cnp_ignored").unwrap_or(0)),
                     _ => delta(name),
                 };
-                let capture = capture_of(report, snapshots.host, name);
+                let capture = capture_of(report, snapshots, name);
                 let (verdict, difference) = match (b, a, compared, capture) {
                     (Some(_), Some(_), None, _) => (Verdict::Reset, None),
                     (None, _, _, _) | (_, None, _, _) => (Verdict::Missing, None),
@@ -122,10 +154,16 @@ impl HostCounters {
     }
 }
 
-/// What the capture saw of what counter `name` counts on `host`, for the counters paired
+/// What the capture saw of what counter `name` counts on the host, for the counters paired
 /// (docs/analysis.md lists them); `None` for every other counter.
-fn capture_of(report: &Report, host: std::net::IpAddr, name: &str) -> Option<u64> {
-    let host = Endpoint::Ip(host);
+fn capture_of(report: &Report, snapshots: &HostSnapshots, name: &str) -> Option<u64> {
+    if let Some(priority) = PAUSE_COUNTERS.iter().position(|&c| c == name) {
+        // PFC XOFF frames from the host's MAC with the priority enabled
+        let mac = snapshots.mac?.to_string();
+        let from_host = report.pfc.iter().filter(|p| p.src_mac == mac && p.priority.map(usize::from) == Some(priority));
+        return Some(from_host.map(|p| p.stats.xoff).sum());
+    }
+    let host = Endpoint::Ip(snapshots.host);
     let to = || report.flows.iter().filter(move |f| f.dst_ip == host);
     let from = || report.flows.iter().filter(move |f| f.src_ip == host);
     let sum = |flows: &mut dyn Iterator<Item = &FlowReport>, field: fn(&FlowReport) -> u64| flows.map(field).sum();

@@ -133,6 +133,7 @@ kinds! {
     NIC_RX_DROPS: Warning, "Receive drops in the NIC", "analysis.md#counters-beside-the-capture";
     LINK_ERRORS: Warning, "Errors on the link", "analysis.md#counters-beside-the-capture";
     COUNTERS_DISAGREE: Warning, "Counters and capture disagree", "analysis.md#counters-beside-the-capture";
+    PAUSE_NOT_IN_CAPTURE: Info, "Pauses the capture cannot see", "analysis.md#counters-beside-the-capture";
 }
 
 #[derive(Debug, Clone, Serialize)]

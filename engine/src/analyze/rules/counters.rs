@@ -1,7 +1,7 @@
 //! The findings of counter snapshots reconciled with the capture (`analyze --counters`): each
 //! names its host.
 
-use crate::analyze::report::counters::{CounterRow, FAMILIES, HostCounters, Verdict};
+use crate::analyze::report::counters::{CounterRow, FAMILIES, HostCounters, PAUSE_COUNTERS, Verdict, counts_pauses};
 use crate::analyze::report::finding::{Evidence, kinds};
 
 use super::{About, Rules};
@@ -21,8 +21,31 @@ pub(super) fn counters(r: &mut Rules<'_>) {
     for host in &r.report.counters {
         rx_drops(r, host);
         link_errors(r, host);
+        pauses_not_in_capture(r, host);
         disagreements(r, host);
     }
+}
+
+/// Does the capture hold any pause frame at all?
+fn pauses_captured(r: &Rules<'_>) -> bool {
+    !r.report.pfc.is_empty() || !r.report.pause.is_empty()
+}
+
+fn pauses_not_in_capture(r: &mut Rules<'_>, host: &HostCounters) {
+    let rows = grown(host, counts_pauses);
+    if rows.is_empty() || pauses_captured(r) {
+        return;
+    }
+    let count = rows.iter().filter_map(|row| row.delta).sum();
+    r.add(
+        About {
+            kind: kinds::PAUSE_NOT_IN_CAPTURE,
+            cause: "The host's NIC sent or received pause frames, but the capture holds none: PFC and PAUSE frames live on one link and are consumed by the MAC at its other end, so a mirror session or a host capture does not see them.",
+            action: "Capture at the port itself (a tap on the link, or the switch's own PFC counters: show pfc counters) to see when and how long the link paused.",
+        },
+        format!("{}: pause counters grew but the capture has no pause frame: {}", host.host, listed(&rows)),
+        on_host(host, count),
+    );
 }
 
 fn grown(host: &HostCounters, wanted: impl Fn(&str) -> bool) -> Vec<&CounterRow> {
@@ -74,6 +97,10 @@ fn link_errors(r: &mut Rules<'_>, host: &HostCounters) {
 /// One finding per family of paired counters some of whose rows disagree.
 fn disagreements(r: &mut Rules<'_>, host: &HostCounters) {
     for (family, members) in FAMILIES {
+        // with no pause frame captured, PAUSE_NOT_IN_CAPTURE speaks of the pause counters
+        if *members == PAUSE_COUNTERS.as_slice() && !pauses_captured(r) {
+            continue;
+        }
         let rows: Vec<&CounterRow> = host
             .rows
             .iter()
