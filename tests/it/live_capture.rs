@@ -204,7 +204,28 @@ fn missing_permission_names_the_capabilities() {
 fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
     let Some(ns) = Namespace::for_replay("metrics") else { return };
     let sample = format!("{}/samples/loss_go_back_n.pcap", root());
-    let capture = ns.start_capture(&["--metrics", "127.0.0.1:9464", "--interval", "100ms", "--duration", "60s"]);
+    // an RDMA device's counters in a copy of sysfs's tree: its CNPs sent go from 5 to 12
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cnps = dir.path().join("sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent");
+    std::fs::create_dir_all(cnps.parent().expect("a parent")).expect("dirs");
+    std::fs::write(&cnps, "5\n").expect("a counter");
+    let written = dir.path().join("cap.pcap").display().to_string();
+    let sysfs = dir.path().display().to_string();
+    let capture = ns.start_capture(&[
+        "--metrics",
+        "127.0.0.1:9464",
+        "--interval",
+        "100ms",
+        "--duration",
+        "60s",
+        "-w",
+        &written,
+        "--counters",
+        "mlx5_0",
+        "--sysfs-root",
+        &sysfs,
+    ]);
+    std::fs::write(&cnps, "12\n").expect("the counter grows");
     ns.replay(&sample);
     std::thread::sleep(std::time::Duration::from_millis(600));
     // fetched inside the namespace, from its own loopback
@@ -225,6 +246,7 @@ fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
         "rocescope_resent_total{interface=\"vb\"} 6",
         "rocescope_packet_seq_err_total{interface=\"vb\"} 1",
         "# TYPE rocescope_np_cnp_sent_total counter",
+        "rocescope_nic_np_cnp_sent_total{interface=\"vb\",device=\"mlx5_0\"} 7",
     ] {
         assert!(text.contains(expected), "{expected} not in {text}");
     }

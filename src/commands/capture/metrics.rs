@@ -36,14 +36,39 @@ const METRICS: [Metric; 14] = [
     ("interface_dropped", "Packets libpcap reports dropped by the interface or its driver.", |c| c.interface_dropped),
 ];
 
-/// The exposition text of `counters` for `interface`.
-pub fn exposition(interface: &str, counters: &Counters) -> String {
-    let label = interface.replace('\\', "\\\\").replace('"', "\\\"");
+/// With `capture --counters DEV`: how much each of the device's counters grew since the
+/// capture began.
+pub struct NicGrowth {
+    pub device: String,
+    pub counters: Vec<(String, u64)>,
+}
+
+/// A label value, escaped.
+fn label(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The exposition text of `counters` for `interface`, with the device's counters' growth
+/// beside them as `rocescope_nic_NAME_total{interface, device}`, NAME the counter's own
+/// (`np_cnp_sent`, `rx_out_of_buffer`).
+pub fn exposition(interface: &str, counters: &Counters, nic: Option<&NicGrowth>) -> String {
+    let interface = label(interface);
     let mut out = String::new();
     for (name, help, value) in METRICS {
         let _ = writeln!(out, "# HELP rocescope_{name}_total {help}");
         let _ = writeln!(out, "# TYPE rocescope_{name}_total counter");
-        let _ = writeln!(out, "rocescope_{name}_total{{interface=\"{label}\"}} {}", value(counters));
+        let _ = writeln!(out, "rocescope_{name}_total{{interface=\"{interface}\"}} {}", value(counters));
+    }
+    if let Some(nic) = nic {
+        let device = label(&nic.device);
+        for (name, grown) in &nic.counters {
+            let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            let _ =
+                writeln!(out, "# HELP rocescope_nic_{name}_total The RDMA device's {name} since the capture began.");
+            let _ = writeln!(out, "# TYPE rocescope_nic_{name}_total counter");
+            let _ =
+                writeln!(out, "rocescope_nic_{name}_total{{interface=\"{interface}\",device=\"{device}\"}} {grown}");
+        }
     }
     out
 }
@@ -82,13 +107,26 @@ mod tests {
     #[test]
     fn counters_are_exposed_with_help_type_and_interface() {
         let c = Counters { out_of_sequence: 3, cnps: 7, pfc_frames: 2, pause_frames: 1, ..Counters::default() };
-        let text = exposition("ens1f0", &c);
+        let text = exposition("ens1f0", &c, None);
         assert!(text.contains(
             "# TYPE rocescope_out_of_sequence_total counter\nrocescope_out_of_sequence_total{interface=\"ens1f0\"} 3\n"
         ));
         assert!(text.contains("rocescope_np_cnp_sent_total{interface=\"ens1f0\"} 7\n"));
         assert!(text.contains("rocescope_rx_pause_total{interface=\"ens1f0\"} 3\n"));
         assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), METRICS.len());
-        assert!(exposition("a\"b", &c).contains("interface=\"a\\\"b\""));
+        assert!(exposition("a\"b", &c, None).contains("interface=\"a\\\"b\""));
+    }
+
+    #[test]
+    fn a_devices_counters_are_exposed_by_their_own_names() {
+        let nic = NicGrowth {
+            device: "mlx5_0".into(),
+            counters: vec![("np_cnp_sent".into(), 24), ("rx-odd.name".into(), 1)],
+        };
+        let text = exposition("ens1f0", &Counters::default(), Some(&nic));
+        assert!(text.contains(
+            "# TYPE rocescope_nic_np_cnp_sent_total counter\nrocescope_nic_np_cnp_sent_total{interface=\"ens1f0\",device=\"mlx5_0\"} 24\n"
+        ), "{text}");
+        assert!(text.contains("rocescope_nic_rx_odd_name_total{interface=\"ens1f0\",device=\"mlx5_0\"} 1\n"));
     }
 }

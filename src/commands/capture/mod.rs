@@ -20,6 +20,7 @@ use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::analyze::{Analyzer, assemble};
 use crate::capture::{CaptureInfo, Compression, Container, Frame as InputFrame, PER_INTERFACE};
 use crate::cli::CaptureArgs;
+use crate::counters::Snapshot;
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::Selection;
 use crate::output::analysis_text;
@@ -56,6 +57,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
     if let Err(e) = ctrlc::set_handler(move || on_interrupt.store(true, Ordering::SeqCst)) {
         eprintln!("rocescope: cannot handle Ctrl-C: {e}");
     }
+    let nic_start = snapshot_counters(args, "before")?;
     // like tcpdump's "listening on": the capture is open from here on
     eprintln!("rocescope: capturing on {} (link type {link_type}), filter: {filter}", args.interface);
     let metrics = args.metrics.as_deref().map(metrics::serve).transpose().map_err(Failure::Usage)?;
@@ -69,9 +71,9 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         stop,
         stats: Rc::clone(&interface.stats),
         metrics,
+        nic_start,
     };
     live.export(&Counters::default());
-    snapshot_counters(args, "before")?;
     let decoder = Decoder::new(&args.analysis.roce_ports).with_time_source(config.time_source);
     let ran = pipeline::run(&mut interface, &decoder, &mut live, &|_| {});
     ran.result.map_err(|e| Failure::Output(format!("cannot write the capture file: {e}")))?;
@@ -111,15 +113,20 @@ pub fn run(args: &CaptureArgs) -> Outcome {
 
 /// With `--counters DEV`: the device's counters now, into `FILE.counters-{when}.txt` beside
 /// the capture file (`analyze --counters HOST=…before.txt,…after.txt` reconciles them).
-fn snapshot_counters(args: &CaptureArgs, when: &str) -> Result<(), Failure> {
-    let (Some(device), Some(file)) = (&args.counters, &args.write) else { return Ok(()) };
-    let now = humantime::format_rfc3339_nanos(std::time::SystemTime::now()).to_string();
-    let text = crate::counters::sysfs::read(&args.sysfs_root, device, &now)
-        .map_err(|e| Failure::NoInput(format!("--counters {device}: {e}")))?;
+fn snapshot_counters(args: &CaptureArgs, when: &str) -> Result<Option<Snapshot>, Failure> {
+    let (Some(device), Some(file)) = (&args.counters, &args.write) else { return Ok(None) };
+    let text = read_counters(args, device).map_err(|e| Failure::NoInput(format!("--counters {device}: {e}")))?;
     let mut path = file.clone().into_os_string();
     path.push(format!(".counters-{when}.txt"));
-    std::fs::write(&path, text)
-        .map_err(|e| Failure::Output(format!("cannot write {}: {e}", std::path::Path::new(&path).display())))
+    std::fs::write(&path, &text)
+        .map_err(|e| Failure::Output(format!("cannot write {}: {e}", std::path::Path::new(&path).display())))?;
+    Ok(crate::counters::parse(device, &text).ok())
+}
+
+/// The device's counters now, as a snapshot's text.
+fn read_counters(args: &CaptureArgs, device: &str) -> io::Result<String> {
+    let now = humantime::format_rfc3339_nanos(std::time::SystemTime::now()).to_string();
+    crate::counters::sysfs::read(&args.sysfs_root, device, &now)
 }
 
 /// The live capture as a pipeline stage: each frame into the capture file and the analysis,
@@ -135,6 +142,8 @@ struct Live<'a> {
     stats: Rc<Cell<LiveReport>>,
     /// The Prometheus exposition, when served.
     metrics: Option<Arc<Mutex<String>>>,
+    /// With `--counters DEV`: the device's counters when the capture began.
+    nic_start: Option<Snapshot>,
 }
 
 impl Live<'_> {
@@ -142,8 +151,21 @@ impl Live<'_> {
         if let Some(text) = &self.metrics
             && let Ok(mut text) = text.lock()
         {
-            *text = metrics::exposition(&self.args.interface, counters);
+            *text = metrics::exposition(&self.args.interface, counters, self.nic_growth().as_ref());
         }
+    }
+
+    /// With `--counters DEV`: the device and how much each of its counters grew since the
+    /// capture began (none that cannot be read now).
+    fn nic_growth(&self) -> Option<metrics::NicGrowth> {
+        let (start, device) = (self.nic_start.as_ref()?, self.args.counters.as_deref()?);
+        let now = crate::counters::parse(device, &read_counters(self.args, device).ok()?).ok()?;
+        let grown = start
+            .counters
+            .iter()
+            .filter_map(|(name, before)| Some((name.clone(), now.get(name)?.checked_sub(*before)?)))
+            .collect();
+        Some(metrics::NicGrowth { device: device.to_string(), counters: grown })
     }
 
     /// Stops at Ctrl-C or `--duration`; writes the rolling summary when one is due (a closed
