@@ -62,28 +62,9 @@ pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Trace
     let mut report = PathReport { window_ns: options.window_ns, ..PathReport::default() };
     let mut missed = vec![0u64; taps.len()];
     let mut skip: Vec<Vec<u64>> = taps.iter().flat_map(|t| t.files.iter().map(|_| Vec::new())).collect();
+    let timed = Timed { taps, seen: &seen, at: &at, alignments: &alignments, clocks: &clocks };
     for direction in [Direction::Forward, Direction::Reverse] {
-        let order: Vec<usize> = match direction {
-            Direction::Forward => (0..taps.len()).collect(),
-            Direction::Reverse => (0..taps.len()).rev().collect(),
-        };
-        let stops: Vec<Stop<'_>> = order
-            .iter()
-            .enumerate()
-            .filter_map(|(k, &t)| {
-                let (tap, sightings, at) = (taps.get(t)?, seen.get(t)?, at.get(t)?);
-                let span = (
-                    alignments.get(t)?.aligned(sightings.first_ts_ns?),
-                    alignments.get(t)?.aligned(sightings.last_ts_ns),
-                );
-                let behind = if k == 0 { None } else { order.get(k - 1) };
-                let delay_uncertainty_ns = behind.and_then(|&b| hop_uncertainty(&clocks, b, t));
-                Some(Stop { tap: t, name: &tap.name, sightings: &sightings.sightings, at, span, delay_uncertainty_ns })
-            })
-            .collect();
-        if stops.len() != taps.len() {
-            continue;
-        }
+        let Some(stops) = timed.stops(direction) else { continue };
         let way = Way { direction, stops, window_ns };
         let journeys = follow(&way, &hosts);
         let walked = hops::walk(&way, &journeys, &hosts);
@@ -98,7 +79,45 @@ pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Trace
     }
     report.losses.truncate(crate::analyze::report::path::LOSSES_KEPT);
     report.taps = tap_reports(taps, &seen, &clocks, &missed);
-    let union = alignments
+    Ok(Traced {
+        report,
+        files: taps.iter().flat_map(|t| t.files.iter().cloned()).collect(),
+        union: union(taps, &alignments, skip),
+    })
+}
+
+/// The taps with what they saw on the first tap's clock.
+struct Timed<'a> {
+    taps: &'a [Tap],
+    seen: &'a [TapSightings],
+    at: &'a [Vec<i64>],
+    alignments: &'a [Alignment],
+    clocks: &'a [Clock],
+}
+
+impl Timed<'_> {
+    /// The taps in the order `direction`'s packets pass them; `None` if one saw nothing.
+    fn stops(&self, direction: Direction) -> Option<Vec<Stop<'_>>> {
+        let order: Vec<usize> = match direction {
+            Direction::Forward => (0..self.taps.len()).collect(),
+            Direction::Reverse => (0..self.taps.len()).rev().collect(),
+        };
+        let stop = |k: usize, t: usize| {
+            let (tap, sightings, at, alignment) =
+                (self.taps.get(t)?, self.seen.get(t)?, self.at.get(t)?, self.alignments.get(t)?);
+            let span = (alignment.aligned(sightings.first_ts_ns?), alignment.aligned(sightings.last_ts_ns));
+            let behind = k.checked_sub(1).and_then(|b| order.get(b));
+            let delay_uncertainty_ns = behind.and_then(|&b| hop_uncertainty(self.clocks, b, t));
+            Some(Stop { tap: t, name: &tap.name, sightings: &sightings.sightings, at, span, delay_uncertainty_ns })
+        };
+        order.iter().enumerate().map(|(k, &t)| stop(k, t)).collect()
+    }
+}
+
+/// Every tap's files as the union reads them: on the first tap's clock, the tap's interface
+/// only, the records in `skip` left out.
+fn union(taps: &[Tap], alignments: &[Alignment], skip: Vec<Vec<u64>>) -> Vec<Alignment> {
+    alignments
         .iter()
         .zip(taps)
         .flat_map(|(a, t)| t.files.iter().map(move |_| Alignment { interface: t.interface.clone(), ..a.clone() }))
@@ -107,9 +126,7 @@ pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Trace
             skip.sort_unstable();
             Alignment { skip, ..a }
         })
-        .collect();
-    let files = taps.iter().flat_map(|t| t.files.iter().cloned()).collect();
-    Ok(Traced { report, files, union })
+        .collect()
 }
 
 /// How well the hop between taps `a` and `b` (neighbours) can time its packets: the

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::{FlowReport, Report};
-use crate::counters::HostSnapshots;
+use crate::counters::{HostSnapshots, Snapshot};
 use crate::decode::Endpoint;
 
 #[derive(Debug, Clone, Serialize)]
@@ -101,55 +101,60 @@ impl HostCounters {
     /// The rows of `snapshots`, paired with what `report` saw where it can.
     pub fn of(report: &Report, snapshots: &HostSnapshots) -> HostCounters {
         let (before, after) = (&snapshots.before, &snapshots.after);
-        let mut names: Vec<&str> = before.counters.iter().map(|(n, _)| n.as_str()).collect();
-        for (name, _) in &after.counters {
-            if !names.contains(&name.as_str()) {
-                names.push(name);
-            }
-        }
-        let delta = |name: &str| after.get(name)?.checked_sub(before.get(name)?);
-        let rows = names
+        let rows = names(before, after)
             .into_iter()
-            .map(|name| {
-                let (b, a) = (before.get(name), after.get(name));
-                let compared = match name {
-                    "rp_cnp_handled" => delta(name).map(|d| d + delta("rp_cnp_ignored").unwrap_or(0)),
-                    _ => delta(name),
-                };
-                let capture = capture_of(report, snapshots, name);
-                let (verdict, difference) = match (b, a, compared, capture) {
-                    (Some(_), Some(_), None, _) => (Verdict::Reset, None),
-                    (None, _, _, _) | (_, None, _, _) => (Verdict::Missing, None),
-                    (_, _, Some(d), Some(c)) => {
-                        let difference = d as i64 - c as i64;
-                        let verdict = if agrees(d, c) {
-                            Verdict::Agrees
-                        } else if difference > 0 {
-                            Verdict::CaptureSawFewer
-                        } else {
-                            Verdict::CaptureSawMore
-                        };
-                        (verdict, Some(difference))
-                    }
-                    _ => (Verdict::NotVisible, None),
-                };
-                CounterRow {
-                    counter: name.to_string(),
-                    before: b,
-                    after: a,
-                    delta: delta(name),
-                    capture: capture.filter(|_| verdict != Verdict::NotVisible),
-                    verdict,
-                    difference,
-                }
-            })
+            .map(|name| CounterRow::of(name, before, after, capture_of(report, snapshots, name)))
             .collect();
-        let time = |s: &crate::counters::Snapshot| s.time.clone();
+        let time = |s: &Snapshot| s.time.clone();
         let seconds = time(before).zip(time(after)).map(|(b, a)| (a.1 - b.1) as f64 / 1e9);
         HostCounters {
             host: snapshots.host.to_string(),
             window: CounterWindow { before: time(before).map(|t| t.0), after: time(after).map(|t| t.0), seconds },
             rows,
+        }
+    }
+}
+
+/// Every counter of either snapshot, in the order first named.
+fn names<'s>(before: &'s Snapshot, after: &'s Snapshot) -> Vec<&'s str> {
+    let mut names: Vec<&str> = before.counters.iter().map(|(n, _)| n.as_str()).collect();
+    for (name, _) in &after.counters {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+impl CounterRow {
+    /// Counter `name`'s row, `capture` what the capture saw of it where it is paired.
+    fn of(name: &str, before: &Snapshot, after: &Snapshot, capture: Option<u64>) -> CounterRow {
+        let delta = |name: &str| after.get(name)?.checked_sub(before.get(name)?);
+        let (b, a) = (before.get(name), after.get(name));
+        let compared = match name {
+            "rp_cnp_handled" => delta(name).map(|d| d + delta("rp_cnp_ignored").unwrap_or(0)),
+            _ => delta(name),
+        };
+        let (verdict, difference) = match (b, a, compared, capture) {
+            (Some(_), Some(_), None, _) => (Verdict::Reset, None),
+            (None, _, _, _) | (_, None, _, _) => (Verdict::Missing, None),
+            (_, _, Some(d), Some(c)) => (Verdict::of(d, c), Some(d as i64 - c as i64)),
+            _ => (Verdict::NotVisible, None),
+        };
+        let capture = capture.filter(|_| verdict != Verdict::NotVisible);
+        CounterRow { counter: name.to_string(), before: b, after: a, delta: delta(name), capture, verdict, difference }
+    }
+}
+
+impl Verdict {
+    /// The verdict on a counter that grew by `compared` where the capture saw `capture`.
+    fn of(compared: u64, capture: u64) -> Verdict {
+        if agrees(compared, capture) {
+            Verdict::Agrees
+        } else if compared > capture {
+            Verdict::CaptureSawFewer
+        } else {
+            Verdict::CaptureSawMore
         }
     }
 }
