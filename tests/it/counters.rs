@@ -194,28 +194,8 @@ fn without_counters_the_report_has_no_counters_section() {
 /// snapshots in samples/counters/ (regenerate with UPDATE_REPORTS=1, as the other reports).
 #[test]
 fn the_counters_samples_report_is_up_to_date() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let arg = "10.0.0.3=samples/counters/10.0.0.3.before.txt,samples/counters/10.0.0.3.after.txt";
-    let update = std::env::var_os("UPDATE_REPORTS").is_some();
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let page = scratch.path().join("counters.html");
-    let page_arg = page.display().to_string();
-    for (ext, extra) in [("json", vec!["--json"]), ("txt", vec![]), ("html", vec!["-q", "--html", &page_arg])] {
-        let args: Vec<&str> = ["analyze", "--counters", arg, SAMPLE].into_iter().chain(extra).collect();
-        let out = common::rocescope().current_dir(&root).args(&args).output().expect("rocescope runs");
-        assert!(out.status.success(), "{args:?}");
-        let produced = if ext == "html" { std::fs::read(&page).expect("the page") } else { out.stdout };
-        let kept = root.join("reports").join(format!("counters.{ext}"));
-        if update {
-            std::fs::write(&kept, &produced).expect("write the report");
-        } else {
-            assert!(
-                std::fs::read(&kept).ok().as_deref() == Some(produced.as_slice()),
-                "{} is out of date (regenerate with UPDATE_REPORTS=1 cargo test --test it counters::)",
-                kept.display()
-            );
-        }
-    }
+    common::reports_kept_up_to_date("counters", &["--counters", arg, SAMPLE]);
 }
 
 #[cfg(feature = "tables")]

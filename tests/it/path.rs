@@ -171,34 +171,11 @@ fn taps_are_refused_with_a_clear_reason() {
 /// (regenerate with UPDATE_REPORTS=1, as the other reports).
 #[test]
 fn the_path_samples_report_is_up_to_date() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut args = vec!["analyze".to_string()];
+    let mut args = Vec::new();
     for (name, file) in Plan::sample().taps.iter().zip(PATH_SAMPLE_FILES) {
         args.extend(["--tap".to_string(), format!("{name}=samples/{file}")]);
     }
-    let update = std::env::var_os("UPDATE_REPORTS").is_some();
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let page = scratch.path().join("path.html");
-    for (ext, extra) in [
-        ("json", vec!["--json".to_string()]),
-        ("txt", vec![]),
-        ("html", vec!["--html".to_string(), page.display().to_string()]),
-    ] {
-        let run = [args.clone(), extra].concat();
-        let out = common::rocescope().current_dir(&root).args(&run).output().expect("rocescope runs");
-        assert!(out.status.success(), "{run:?}");
-        let produced = if ext == "html" { std::fs::read(&page).expect("the page") } else { out.stdout };
-        let kept = root.join("reports").join(format!("path.{ext}"));
-        if update {
-            std::fs::write(&kept, &produced).expect("write the report");
-        } else {
-            assert!(
-                std::fs::read(&kept).ok().as_deref() == Some(produced.as_slice()),
-                "{} is out of date (regenerate with UPDATE_REPORTS=1 cargo test --test it path::)",
-                kept.display()
-            );
-        }
-    }
+    common::reports_kept_up_to_date("path", &args.iter().map(String::as_str).collect::<Vec<_>>());
 }
 
 #[cfg(feature = "tables")]

@@ -182,9 +182,8 @@ impl Inputs {
     }
 
     /// Moves file `index` to its next record of its interface that is not left out.
-    fn advance(&mut self, index: usize, first: bool) {
+    fn advance(&mut self, index: usize, mut first: bool) {
         let Some(reader) = self.readers.get_mut(index) else { return };
-        let mut first = first;
         loop {
             match reader.advance() {
                 Err(e) => return self.damage.push(e),

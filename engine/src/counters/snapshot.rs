@@ -93,13 +93,17 @@ fn rfc3339_ns(s: &str) -> Option<i64> {
     let offset_s = match zone {
         "Z" | "z" => 0,
         _ => {
+            // ±HH:MM, at most a day either way
             let sign = match zone.as_bytes().first()? {
                 b'+' => 1,
                 b'-' => -1,
                 _ => return None,
             };
-            let (h, m) = zone.get(1..)?.split_once(':')?;
-            sign * (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60)
+            let (h, m) = (zone.get(1..3)?.parse::<i64>().ok()?, zone.get(4..6)?.parse::<i64>().ok()?);
+            if zone.len() != 6 || zone.as_bytes().get(3) != Some(&b':') || h > 23 || m > 59 {
+                return None;
+            }
+            sign * (h * 3600 + m * 60)
         }
     };
     let valid = (1..=12).contains(&month) && (1..=31).contains(&day) && hour < 24 && minute < 60 && second < 61;
@@ -154,5 +158,7 @@ mod tests {
         assert_eq!(rfc3339_ns("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(rfc3339_ns("2026-13-05T10:00:00Z"), None);
         assert_eq!(rfc3339_ns("2026-12-05 10:00"), None);
+        assert_eq!(rfc3339_ns("2026-12-05T10:00:00+99999999999999999:00"), None);
+        assert_eq!(rfc3339_ns("2026-12-05T10:00:00+1:00"), None);
     }
 }

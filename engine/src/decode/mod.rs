@@ -110,15 +110,20 @@ impl Decoder {
 
     pub fn decode<'a>(&self, record: &Record<'a>) -> DecodedFrame<'a> {
         let mut p = DecodedFrame::undecoded(record);
-        self.decode_into(record, &mut p);
+        self.fill(record, &mut p);
         p
     }
 
     /// [`Decoder::decode`] into `p`, whatever it held before: the hot path decodes every frame
     /// into one place instead of copying each out of the decoder (688 bytes a frame).
     pub fn decode_into<'a>(&self, record: &Record<'a>, p: &mut DecodedFrame<'a>) {
-        let data = record.data;
         *p = DecodedFrame::undecoded(record);
+        self.fill(record, p);
+    }
+
+    /// Decodes `record` into `p`, which holds it undecoded ([`DecodedFrame::undecoded`]).
+    fn fill<'a>(&self, record: &Record<'a>, p: &mut DecodedFrame<'a>) {
+        let data = record.data;
         p.body = match record.link_type {
             LinkType::ETHERNET => self.ethernet(p, data),
             LinkType::LINUX_SLL | LinkType::LINUX_SLL2 => {

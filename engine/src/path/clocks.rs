@@ -70,20 +70,29 @@ pub fn estimate(
     let samples = shared_once(known, aligned, unknown, way);
     let drift = drift_per_ns(&samples);
     let detrended = |s: &Sample| {
-        let trend = (drift * (s.at - reference_ns) as f64).round() as i64;
+        let trend = (drift * s.at.saturating_sub(reference_ns) as f64).round() as i64;
         match s.direction {
-            Direction::Forward => s.difference - trend,
-            Direction::Reverse => s.difference + trend,
+            Direction::Forward => s.difference.saturating_sub(trend),
+            Direction::Reverse => s.difference.saturating_add(trend),
         }
     };
     let smallest = |direction| samples.iter().filter(|s| s.direction == direction).map(detrended).min();
     let (offset_ns, uncertainty_ns, method) = match (smallest(Direction::Forward), smallest(Direction::Reverse)) {
-        (Some(f), Some(r)) => ((f - r) / 2, Some(((f + r) / 2).max(0) as u64), OffsetMethod::TwoWay),
+        (Some(f), Some(r)) => (
+            halve(i128::from(f) - i128::from(r)),
+            Some(halve(i128::from(f) + i128::from(r)).max(0) as u64),
+            OffsetMethod::TwoWay,
+        ),
         (Some(f), None) => (f, None, OffsetMethod::OneWayBound),
-        (None, Some(r)) => (-r, None, OffsetMethod::OneWayBound),
+        (None, Some(r)) => (r.saturating_neg(), None, OffsetMethod::OneWayBound),
         (None, None) => (0, None, OffsetMethod::Unknown),
     };
     Clock { offset_ns, drift_ppm: drift * 1e6, uncertainty_ns, to_neighbour_ns: uncertainty_ns, method }
+}
+
+/// Half of `v`, within what an i64 holds (times from a capture file can be any i64).
+fn halve(v: i128) -> i64 {
+    i64::try_from(v / 2).unwrap_or(if v > 0 { i64::MAX } else { i64::MIN })
 }
 
 /// The packets each tap saw exactly once (a packet resent, or two packets alike, cannot tell
@@ -109,8 +118,8 @@ fn shared_once(
         let direction = way(k);
         let at = aligned(k);
         let difference = match direction {
-            Direction::Forward => u.ts_ns - at,
-            Direction::Reverse => at - u.ts_ns,
+            Direction::Forward => u.ts_ns.saturating_sub(at),
+            Direction::Reverse => at.saturating_sub(u.ts_ns),
         };
         samples.push(Sample { at, difference, direction });
     }
@@ -123,11 +132,12 @@ fn shared_once(
 /// one direction); zero for a capture shorter than [`DRIFT_SPAN_NS`].
 fn drift_per_ns(samples: &[Sample]) -> f64 {
     let (Some(first), Some(last)) = (samples.first(), samples.last()) else { return 0.0 };
-    let span = last.at - first.at;
+    let span = last.at.saturating_sub(first.at);
     if span < DRIFT_SPAN_NS {
         return 0.0;
     }
-    let slice_of = |at: i64| (((at - first.at) as i128 * DRIFT_SLICES as i128) / (span as i128 + 1)) as usize;
+    let slice_of =
+        |at: i64| ((at.saturating_sub(first.at) as i128 * DRIFT_SLICES as i128) / (span as i128 + 1)) as usize;
     let mut smallest = [[None::<i64>; 2]; DRIFT_SLICES];
     for s in samples {
         let d = usize::from(s.direction == Direction::Reverse);
@@ -141,7 +151,7 @@ fn drift_per_ns(samples: &[Sample]) -> f64 {
         .enumerate()
         .filter_map(|(i, [f, r])| {
             let offset = match (f, r) {
-                (Some(f), Some(r)) => (f - r) as f64 / 2.0,
+                (Some(f), Some(r)) => (*f as f64 - *r as f64) / 2.0,
                 (Some(f), None) if !two_way => *f as f64,
                 (None, Some(r)) if !two_way => -*r as f64,
                 _ => return None,
@@ -236,6 +246,14 @@ mod tests {
         assert_eq!(clock.uncertainty_ns, None);
         let smallest_delay = 3_000 + (1..200).step_by(2).map(|i: i64| i * 7919 % 500).min().unwrap_or(0);
         assert_eq!(clock.offset_ns, 1_000_000 + smallest_delay);
+    }
+
+    #[test]
+    fn times_at_the_ends_of_an_i64_do_not_overflow() {
+        let a = [sighting(1, i64::MIN), sighting(2, i64::MAX)];
+        let b = [sighting(1, i64::MAX), sighting(2, i64::MIN)];
+        let clock = estimate(&a, &|s| s.ts_ns, &b, &way, i64::MIN);
+        assert_eq!(clock.method, OffsetMethod::TwoWay);
     }
 
     #[test]

@@ -181,7 +181,7 @@ fn hop(way: &Way<'_>, journeys: &Journeys, k: usize, from: &Stop<'_>, to: &Stop<
             *report.pcp_rewritten.entry(format!("{x}->{y}")).or_default() += 1;
         }
         *decrements.entry(sa.ttl.wrapping_sub(sb.ttl)).or_default() += 1;
-        delays.push(tb - ta);
+        delays.push(tb.saturating_sub(ta));
         crossed.push(((sa.pair, sa.dest_qp), ta, tb));
     }
     report.ttl_decrement = decrements.into_iter().max_by_key(|&(d, n)| (n, std::cmp::Reverse(d))).map(|(d, _)| d);

@@ -131,8 +131,9 @@ pub fn follow(copies: &[Vec<Copy>], reach: &[Reach]) -> Journeys {
         delay_before.push(delay);
     }
     // the smallest delay from position a to position b
-    let expected =
-        |a: usize, b: usize| delay_before.get(b).copied().unwrap_or(0) - delay_before.get(a).copied().unwrap_or(0);
+    let expected = |a: usize, b: usize| {
+        delay_before.get(b).copied().unwrap_or(0).saturating_sub(delay_before.get(a).copied().unwrap_or(0))
+    };
     let mut order: Vec<(i64, u32, u32)> = Vec::with_capacity(copies.iter().map(Vec::len).sum());
     for (k, at_k) in copies.iter().enumerate() {
         let slack = slack_before.get(k).copied().unwrap_or(0);
@@ -156,9 +157,11 @@ pub fn follow(copies: &[Vec<Copy>], reach: &[Reach]) -> Journeys {
         let candidates = open.entry(copy.signature).or_default();
         candidates.retain(alive);
         let fits = |c: &&mut Open| {
-            c.last_position < k && c.last_at - reach.slack_ns <= copy.at && copy.at - c.last_at <= reach.window_ns
+            c.last_position < k
+                && c.last_at.saturating_sub(reach.slack_ns) <= copy.at
+                && copy.at.saturating_sub(c.last_at) <= reach.window_ns
         };
-        let off_expected = |c: &&mut Open| ((copy.at - c.last_at) - expected(c.last_position, k)).abs();
+        let off_expected = |c: &&mut Open| copy.at.saturating_sub(c.last_at).abs_diff(expected(c.last_position, k));
         let nearest =
             candidates.iter_mut().filter(fits).min_by_key(|c| (off_expected(c), std::cmp::Reverse(c.last_at)));
         let journey = match nearest {

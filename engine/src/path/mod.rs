@@ -154,7 +154,8 @@ fn align(taps: &[Tap], seen: &[TapSightings], hosts: &Hosts, options: &Options, 
                 let alignment = before.alignment(reference_ns);
                 let aligned = |s: &Sighting| alignment.aligned(s.ts_ns);
                 let mut clock = clocks::estimate(&known.sightings, &aligned, &unknown.sightings, &way, reference_ns);
-                clock.uncertainty_ns = clock.uncertainty_ns.map(|u| u + before.uncertainty_ns.unwrap_or(0));
+                clock.uncertainty_ns =
+                    clock.uncertainty_ns.map(|u| u.saturating_add(before.uncertainty_ns.unwrap_or(0)));
                 clock
             }
             _ => Clock::REFERENCE,
@@ -203,7 +204,7 @@ fn smallest_delay(before: &[Copy], after: &[Copy]) -> Option<i64> {
         by_signature
     };
     let (before, after) = (once(before), once(after));
-    before.iter().filter_map(|(sig, at)| Some(after.get(sig).copied().flatten()? - (*at)?)).min()
+    before.iter().filter_map(|(sig, at)| Some(after.get(sig).copied().flatten()?.saturating_sub((*at)?))).min()
 }
 
 /// How much earlier than its copy at the tap before a copy may seem, beyond the clocks'

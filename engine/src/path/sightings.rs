@@ -92,18 +92,24 @@ impl Hosts {
         self.forward.get(i as usize).copied().flatten().unwrap_or(true)
     }
 
+    /// Is the way of pair `i`, or of its reverse, known?
+    fn decided(&self, i: u32) -> bool {
+        let (src, dst) = self.endpoints(i);
+        let reverse = self.index.get(&(dst, src)).copied();
+        [Some(i), reverse].into_iter().flatten().any(|p| self.forward.get(p as usize).copied().flatten().is_some())
+    }
+
     /// Learns the way of the pair `i` from its packet with `opcode`, if it is the first request
     /// or response between the two hosts.
     fn learn(&mut self, i: u32, opcode: u8) {
         if opcode == rocescope_parsers::opcode::CNP {
             return;
         }
-        let (src, dst) = self.endpoints(i);
-        let reverse = self.index.get(&(dst, src)).copied();
-        let decided = |p: Option<u32>| p.and_then(|p| self.forward.get(p as usize).copied().flatten());
-        if decided(Some(i)).is_some() || decided(reverse).is_some() {
+        if self.decided(i) {
             return;
         }
+        let (src, dst) = self.endpoints(i);
+        let reverse = self.index.get(&(dst, src)).copied();
         let response = is_acknowledge(opcode) || is_atomic_acknowledge(opcode) || is_read_response(opcode);
         if let Some(way) = self.forward.get_mut(i as usize) {
             *way = Some(!response);
@@ -120,9 +126,7 @@ impl Hosts {
         for (i, &(src, dst)) in other.pairs.iter().enumerate() {
             let g = self.pair(src, dst);
             here.push(g);
-            let reverse = self.index.get(&(dst, src)).copied();
-            let decided = |p: Option<u32>| p.and_then(|p| self.forward.get(p as usize).copied().flatten());
-            if decided(Some(g)).is_some() || decided(reverse).is_some() {
+            if self.decided(g) {
                 continue;
             }
             if let (Some(way), Some(theirs)) =

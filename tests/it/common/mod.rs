@@ -189,3 +189,30 @@ pub fn frames_selected(file: &std::path::Path, filter: &str) -> Vec<u64> {
         .map(|l| l.trim().parse().expect("a frame number"))
         .collect()
 }
+
+/// `reports/NAME.json`, `.txt` and `.html`: what `analyze ARGS` (run from the repository's root)
+/// prints as JSON, prints as text and writes with `--html`, kept up to date; with
+/// `UPDATE_REPORTS` set, written instead of compared.
+pub fn reports_kept_up_to_date(name: &str, args: &[&str]) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let update = std::env::var_os("UPDATE_REPORTS").is_some();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let page = scratch.path().join(format!("{name}.html"));
+    let page_arg = page.to_str().expect("UTF-8").to_string();
+    for (ext, extra) in [("json", vec!["--json"]), ("txt", vec![]), ("html", vec!["-q", "--html", page_arg.as_str()])] {
+        let out =
+            rocescope().current_dir(&root).arg("analyze").args(args).args(&extra).output().expect("rocescope runs");
+        assert!(out.status.success(), "analyze {args:?} {extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let produced = if ext == "html" { std::fs::read(&page).expect("the page") } else { out.stdout };
+        let kept = root.join("reports").join(format!("{name}.{ext}"));
+        if update {
+            std::fs::write(&kept, &produced).expect("write the report");
+        } else {
+            assert!(
+                std::fs::read(&kept).ok().as_deref() == Some(produced.as_slice()),
+                "{} is out of date (regenerate with UPDATE_REPORTS=1 cargo test --test it)",
+                kept.display()
+            );
+        }
+    }
+}

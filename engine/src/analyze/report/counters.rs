@@ -106,7 +106,7 @@ impl HostCounters {
             .map(|name| CounterRow::of(name, before, after, capture_of(report, snapshots, name)))
             .collect();
         let time = |s: &Snapshot| s.time.clone();
-        let seconds = time(before).zip(time(after)).map(|(b, a)| (a.1 - b.1) as f64 / 1e9);
+        let seconds = time(before).zip(time(after)).map(|(b, a)| a.1.saturating_sub(b.1) as f64 / 1e9);
         HostCounters {
             host: snapshots.host.to_string(),
             window: CounterWindow { before: time(before).map(|t| t.0), after: time(after).map(|t| t.0), seconds },
@@ -132,18 +132,24 @@ impl CounterRow {
         let delta = |name: &str| after.get(name)?.checked_sub(before.get(name)?);
         let (b, a) = (before.get(name), after.get(name));
         let compared = match name {
-            "rp_cnp_handled" => delta(name).map(|d| d + delta("rp_cnp_ignored").unwrap_or(0)),
+            "rp_cnp_handled" => delta(name).map(|d| d.saturating_add(delta("rp_cnp_ignored").unwrap_or(0))),
             _ => delta(name),
         };
         let (verdict, difference) = match (b, a, compared, capture) {
             (Some(_), Some(_), None, _) => (Verdict::Reset, None),
             (None, _, _, _) | (_, None, _, _) => (Verdict::Missing, None),
-            (_, _, Some(d), Some(c)) => (Verdict::of(d, c), Some(d as i64 - c as i64)),
+            (_, _, Some(d), Some(c)) => (Verdict::of(d, c), Some(difference(d, c))),
             _ => (Verdict::NotVisible, None),
         };
         let capture = capture.filter(|_| verdict != Verdict::NotVisible);
         CounterRow { counter: name.to_string(), before: b, after: a, delta: delta(name), capture, verdict, difference }
     }
+}
+
+/// `compared` − `capture`, within what an i64 holds (counters are 64-bit and unsigned).
+fn difference(compared: u64, capture: u64) -> i64 {
+    let d = i128::from(compared) - i128::from(capture);
+    i64::try_from(d).unwrap_or(if d > 0 { i64::MAX } else { i64::MIN })
 }
 
 impl Verdict {
@@ -188,4 +194,25 @@ fn capture_of(report: &Report, snapshots: &HostSnapshots, name: &str) -> Option<
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_of_the_largest_counters_stay_within_an_i64() {
+        assert_eq!(difference(5, 3), 2);
+        assert_eq!(difference(3, 5), -2);
+        assert_eq!(difference(u64::MAX, 0), i64::MAX);
+        assert_eq!(difference(0, u64::MAX), i64::MIN);
+    }
+
+    #[test]
+    fn the_tolerance_is_two_or_half_a_percent() {
+        assert!(agrees(0, 0) && agrees(10, 12) && !agrees(10, 13));
+        assert!(agrees(10_000, 10_050) && !agrees(10_000, 10_051));
+        assert_eq!(Verdict::of(31, 28), Verdict::CaptureSawFewer);
+        assert_eq!(Verdict::of(25, 28), Verdict::CaptureSawMore);
+    }
 }

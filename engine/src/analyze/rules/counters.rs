@@ -19,79 +19,67 @@ fn is_link_error(name: &str) -> bool {
 
 pub(super) fn counters(r: &mut Rules<'_>) {
     for host in &r.report.counters {
-        rx_drops(r, host);
-        link_errors(r, host);
-        pauses_not_in_capture(r, host);
+        growth(r, host, RX_DROPS_FINDING, |name| RX_DROPS.contains(&name));
+        growth(r, host, LINK_ERRORS_FINDING, is_link_error);
+        if !pauses_captured(r) {
+            growth(r, host, PAUSE_NOT_IN_CAPTURE_FINDING, counts_pauses);
+        }
         disagreements(r, host);
     }
 }
+
+/// A finding raised by counters that grew: what it is, and its message after the host.
+struct Growth {
+    about: About,
+    what: &'static str,
+}
+
+const RX_DROPS_FINDING: Growth = Growth {
+    about: About {
+        kind: kinds::NIC_RX_DROPS,
+        cause: "The host's NIC dropped packets it received because no receive buffer was free: host-side loss, not the network's. The capture on the wire shows these packets arriving; the receiver then NAKs or times out as if the network had lost them.",
+        action: "Size the receive rings and buffers (ethtool -G, the number of receive WQEs and SRQ depth), check the CPU and PCIe load of the receiver, and look at rx_out_of_buffer per queue.",
+    },
+    what: "the NIC dropped received packets",
+};
+
+const LINK_ERRORS_FINDING: Growth = Growth {
+    about: About {
+        kind: kinds::LINK_ERRORS,
+        cause: "The link delivers damaged symbols or frames: the field guide's slow degradation over weeks, an ageing optic or a marginal cable (or a dirty connector). Damaged frames are dropped before any capture sees them.",
+        action: "Check the optics' receive power and the cable (ethtool -m), clean or replace them, and watch the corrected-bits counter for the trend.",
+    },
+    what: "errors on the link",
+};
+
+const PAUSE_NOT_IN_CAPTURE_FINDING: Growth = Growth {
+    about: About {
+        kind: kinds::PAUSE_NOT_IN_CAPTURE,
+        cause: "The host's NIC sent or received pause frames, but the capture holds none: PFC and PAUSE frames live on one link and are consumed by the MAC at its other end, so a mirror session or a host capture does not see them.",
+        action: "Capture at the port itself (a tap on the link, or the switch's own PFC counters: show pfc counters) to see when and how long the link paused.",
+    },
+    what: "pause counters grew but the capture has no pause frame",
+};
 
 /// Does the capture hold any pause frame at all?
 fn pauses_captured(r: &Rules<'_>) -> bool {
     !r.report.pfc.is_empty() || !r.report.pause.is_empty()
 }
 
-fn pauses_not_in_capture(r: &mut Rules<'_>, host: &HostCounters) {
-    let rows = grown(host, counts_pauses);
-    if rows.is_empty() || pauses_captured(r) {
+/// `finding` when some of the host's counters `wanted` picks grew, with their growth.
+fn growth(r: &mut Rules<'_>, host: &HostCounters, finding: Growth, wanted: impl Fn(&str) -> bool) {
+    let rows: Vec<&CounterRow> =
+        host.rows.iter().filter(|row| wanted(&row.counter) && row.delta.is_some_and(|d| d > 0)).collect();
+    if rows.is_empty() {
         return;
     }
-    let count = rows.iter().filter_map(|row| row.delta).sum();
-    r.add(
-        About {
-            kind: kinds::PAUSE_NOT_IN_CAPTURE,
-            cause: "The host's NIC sent or received pause frames, but the capture holds none: PFC and PAUSE frames live on one link and are consumed by the MAC at its other end, so a mirror session or a host capture does not see them.",
-            action: "Capture at the port itself (a tap on the link, or the switch's own PFC counters: show pfc counters) to see when and how long the link paused.",
-        },
-        format!("{}: pause counters grew but the capture has no pause frame: {}", host.host, listed(&rows)),
-        on_host(host, count),
-    );
-}
-
-fn grown(host: &HostCounters, wanted: impl Fn(&str) -> bool) -> Vec<&CounterRow> {
-    host.rows.iter().filter(|row| wanted(&row.counter) && row.delta.is_some_and(|d| d > 0)).collect()
-}
-
-fn listed(rows: &[&CounterRow]) -> String {
-    rows.iter().map(|row| format!("{} +{}", row.counter, row.delta.unwrap_or(0))).collect::<Vec<_>>().join(", ")
+    let count = rows.iter().filter_map(|row| row.delta).fold(0u64, u64::saturating_add);
+    let listed: Vec<String> = rows.iter().map(|row| format!("{} +{}", row.counter, row.delta.unwrap_or(0))).collect();
+    r.add(finding.about, format!("{}: {}: {}", host.host, finding.what, listed.join(", ")), on_host(host, count));
 }
 
 fn on_host(host: &HostCounters, count: u64) -> Evidence {
     Evidence { count, host: Some(host.host.clone()), ..Evidence::default() }
-}
-
-fn rx_drops(r: &mut Rules<'_>, host: &HostCounters) {
-    let rows = grown(host, |name| RX_DROPS.contains(&name));
-    if rows.is_empty() {
-        return;
-    }
-    let count = rows.iter().filter_map(|row| row.delta).sum();
-    r.add(
-        About {
-            kind: kinds::NIC_RX_DROPS,
-            cause: "The host's NIC dropped packets it received because no receive buffer was free: host-side loss, not the network's. The capture on the wire shows these packets arriving; the receiver then NAKs or times out as if the network had lost them.",
-            action: "Size the receive rings and buffers (ethtool -G, the number of receive WQEs and SRQ depth), check the CPU and PCIe load of the receiver, and look at rx_out_of_buffer per queue.",
-        },
-        format!("{}: the NIC dropped received packets: {}", host.host, listed(&rows)),
-        on_host(host, count),
-    );
-}
-
-fn link_errors(r: &mut Rules<'_>, host: &HostCounters) {
-    let rows = grown(host, is_link_error);
-    if rows.is_empty() {
-        return;
-    }
-    let count = rows.iter().filter_map(|row| row.delta).sum();
-    r.add(
-        About {
-            kind: kinds::LINK_ERRORS,
-            cause: "The link delivers damaged symbols or frames: the field guide's slow degradation over weeks, an ageing optic or a marginal cable (or a dirty connector). Damaged frames are dropped before any capture sees them.",
-            action: "Check the optics' receive power and the cable (ethtool -m), clean or replace them, and watch the corrected-bits counter for the trend.",
-        },
-        format!("{}: errors on the link: {}", host.host, listed(&rows)),
-        on_host(host, count),
-    );
 }
 
 /// One finding per family of paired counters some of whose rows disagree.
