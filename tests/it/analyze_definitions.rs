@@ -365,6 +365,7 @@ fn a_hole_a_later_ack_covers_was_missed_by_the_capture_only() {
         (&f["gaps"], &f["missing_psns"], &f["capture_missed"], &f["requests"]["capture_missed"]),
         (&json!(1), &json!(0), &json!(1), &json!(1))
     );
+    assert_eq!(f["capture_only_gaps"], 1, "the receiver had no gap");
     let codes: Vec<&Value> = r["findings"].as_array().unwrap().iter().map(|f| &f["code"]).collect();
     assert!(codes.contains(&&json!("CAPTURE_LOSS")) && !codes.contains(&&json!("PSN_GAP")), "{codes:?}");
     // the frame after the hole still shows the gap, and that the capture alone missed it
@@ -388,6 +389,7 @@ fn a_hole_naked_and_resent_is_network_loss() {
     c.add(T0 + 20 * US, &ack(B, A, 14, 0x1F));
     let f = flow(&c.analyze(&[]), 1, 0x200).clone();
     assert_eq!((&f["gaps"], &f["missing_psns"], &f["capture_missed"]), (&json!(1), &json!(1), &json!(0)));
+    assert_eq!(f["capture_only_gaps"], 0);
 }
 
 /// The flow of [`stream_with_a_hole`] after an ACK covering the hole, when PSN 12 then comes
@@ -405,6 +407,7 @@ fn a_covered_hole_that_is_resent_or_comes_late_is_decided_again() {
     // resent 2 ms later: the responder lacked it after all
     let f = covered_hole_appearing_at(2_000);
     assert_eq!((&f["missing_psns"], &f["capture_missed"], &f["retransmitted"]), (&json!(1), &json!(0), &json!(1)));
+    assert_eq!(f["capture_only_gaps"], 0, "a gap at the receiver after all");
     // a mirror copy arriving late, within the reorder window: reordering, nothing missing
     let f = covered_hole_appearing_at(6);
     assert_eq!((&f["missing_psns"], &f["capture_missed"], &f["late_arrivals"]), (&json!(0), &json!(0), &json!(1)));

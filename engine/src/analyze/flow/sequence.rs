@@ -222,6 +222,9 @@ pub struct Sequence {
     pub missing_psns: u64,
     /// Holes the responder got and only the capture missed ([`Sequence::on_ack`]).
     pub capture_missed: u64,
+    /// Of `gaps`, those whose every hole only the capture missed: the receiver had no gap.
+    #[serde(default)]
+    pub capture_only_gaps: u64,
     pub retransmitted: u64,
     pub retransmit_episodes: u64,
     pub reorder: ReorderCounts,
@@ -520,6 +523,9 @@ impl Sequence {
                 self.capture_missed = self.capture_missed.saturating_sub(1);
                 if gap.settled {
                     self.missing_psns += 1;
+                    if gap.missing == 1 {
+                        self.capture_only_gaps = self.capture_only_gaps.saturating_sub(1);
+                    }
                 }
             }
         }
@@ -640,6 +646,7 @@ impl Sequence {
         if lacking > 0 {
             self.gaps += 1;
             self.missing_psns += u64::from(gap.missing);
+            self.capture_only_gaps += u64::from(gap.missing == 0);
         } else {
             self.reorder.reorder_events += 1;
         }
@@ -721,9 +728,11 @@ impl Sequence {
                 }
             }
             gap.acked_to = gap.acked_to.max(end);
+            let was_missing = gap.missing;
             gap.missing = gap.missing.saturating_sub(here);
             if gap.settled {
                 self.missing_psns = self.missing_psns.saturating_sub(u64::from(here));
+                self.capture_only_gaps += u64::from(was_missing > 0 && gap.missing == 0);
             }
             found += u64::from(here);
         }
@@ -775,6 +784,7 @@ impl Sequence {
             gaps: add(self.gaps, end.gaps, start.gaps),
             missing_psns: add(self.missing_psns, end.missing_psns, start.missing_psns),
             capture_missed: add(self.capture_missed, end.capture_missed, start.capture_missed),
+            capture_only_gaps: add(self.capture_only_gaps, end.capture_only_gaps, start.capture_only_gaps),
             retransmitted: add(self.retransmitted, end.retransmitted, start.retransmitted),
             retransmit_episodes: add(self.retransmit_episodes, end.retransmit_episodes, start.retransmit_episodes),
             reorder,

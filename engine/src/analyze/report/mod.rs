@@ -274,6 +274,9 @@ pub struct SequenceReport {
     pub gaps: u64,
     pub missing_psns: u64,
     pub capture_missed: u64,
+    /// Of `gaps`, those whose every hole only the capture missed (the responder acknowledged
+    /// them): no gap at the receiver.
+    pub capture_only_gaps: u64,
     pub retransmitted: u64,
     pub retransmit_episodes: u64,
     pub late_arrivals: u64,
@@ -292,6 +295,7 @@ impl SequenceReport {
             gaps: s.gaps,
             missing_psns: s.missing_psns,
             capture_missed: s.capture_missed,
+            capture_only_gaps: s.capture_only_gaps,
             retransmitted: s.retransmitted,
             retransmit_episodes: s.retransmit_episodes,
             late_arrivals: s.reorder.late_arrivals,
@@ -313,6 +317,7 @@ impl SequenceReport {
             gaps: requests.gaps + responses.gaps,
             missing_psns: requests.missing_psns + responses.missing_psns,
             capture_missed: requests.capture_missed + responses.capture_missed,
+            capture_only_gaps: requests.capture_only_gaps + responses.capture_only_gaps,
             retransmitted: requests.retransmitted + responses.retransmitted,
             retransmit_episodes: requests.retransmit_episodes + responses.retransmit_episodes,
             late_arrivals: requests.late_arrivals + responses.late_arrivals,
