@@ -392,6 +392,13 @@ pub struct AnalyzeArgs {
     #[arg(long = "counters", value_name = "HOST=BEFORE,AFTER", value_parser = parse_counters)]
     pub counters: Vec<CounterFiles>,
 
+    /// A switch's counters before and after the capture, NAME=BEFORE,AFTER (each file the
+    /// output of SONiC's `show pfc counters` and `show queue counters`, with an optional `time:
+    /// RFC3339` line): every port's PFC frames and every queue's packets and drops, with their
+    /// deltas (repeat for more switches)
+    #[arg(long = "switch-counters", value_name = "NAME=BEFORE,AFTER", value_parser = parse_switch_counters)]
+    pub switch_counters: Vec<SwitchCounterFiles>,
+
     /// Print the report as one JSON document on stdout instead of the summary
     #[arg(long)]
     pub json: bool,
@@ -892,11 +899,30 @@ pub struct CounterFiles {
 }
 
 pub fn parse_counters(s: &str) -> Result<CounterFiles, String> {
-    let usage = || format!("{s:?}: say HOST=BEFORE,AFTER (10.0.0.2=before.txt,after.txt)");
-    let (host, files) = s.split_once('=').ok_or_else(usage)?;
+    let (host, before, after) = snapshot_pair(s, "HOST=BEFORE,AFTER (10.0.0.2=before.txt,after.txt)")?;
     let host = host.parse().map_err(|_| format!("{s:?}: {host:?} is not an IP address"))?;
+    Ok(CounterFiles { host, before, after })
+}
+
+/// `WHO=BEFORE,AFTER`'s three parts; `usage` says how, with an example.
+fn snapshot_pair<'s>(s: &'s str, usage: &str) -> Result<(&'s str, PathBuf, PathBuf), String> {
+    let usage = || format!("{s:?}: say {usage}");
+    let (who, files) = s.split_once('=').filter(|(w, _)| !w.is_empty()).ok_or_else(usage)?;
     let (before, after) = files.split_once(',').filter(|(b, a)| !b.is_empty() && !a.is_empty()).ok_or_else(usage)?;
-    Ok(CounterFiles { host, before: PathBuf::from(before), after: PathBuf::from(after) })
+    Ok((who, PathBuf::from(before), PathBuf::from(after)))
+}
+
+/// `--switch-counters NAME=BEFORE,AFTER`: the switch's name and its two snapshot files.
+#[derive(Debug, Clone)]
+pub struct SwitchCounterFiles {
+    pub name: String,
+    pub before: PathBuf,
+    pub after: PathBuf,
+}
+
+pub fn parse_switch_counters(s: &str) -> Result<SwitchCounterFiles, String> {
+    let (name, before, after) = snapshot_pair(s, "NAME=BEFORE,AFTER (leaf1=before.txt,after.txt)")?;
+    Ok(SwitchCounterFiles { name: name.to_string(), before, after })
 }
 
 /// `--tap-offset NAME=NS`.

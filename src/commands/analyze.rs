@@ -14,8 +14,8 @@ use crate::analyze::assemble::Beside;
 use crate::analyze::frame::{Content, FrameSummary};
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::{Frame as InputFrame, Inputs};
-use crate::cli::{AnalyzeArgs, report_damage, report_undecoded, report_unreadable};
-use crate::counters::{self, HostSnapshots};
+use crate::cli::{AnalyzeArgs, SwitchCounterFiles, report_damage, report_undecoded, report_unreadable};
+use crate::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
 use crate::decode::{Decoder, Endpoint};
 use crate::display_filter::Selection;
 use crate::ordered::InOrder;
@@ -27,7 +27,6 @@ use crate::output::packet_table_absent::PacketTable;
 use crate::path;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
-use rocescope_parsers::ethernet::MacAddr;
 
 pub fn run(args: &AnalyzeArgs) -> Outcome {
     if args.choice.chooses() && (args.state.is_some() || args.resume.is_some()) {
@@ -47,8 +46,11 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    let beside =
-        Beside { path: traced.as_ref().map(|t| t.report.clone()), counters: read_counters(args, files, &decoder)? };
+    let beside = Beside {
+        path: traced.as_ref().map(|t| t.report.clone()),
+        counters: read_counters(args, files, &decoder)?,
+        switches: read_switch_counters(args)?,
+    };
     reporting::check_build(&reporting_of(args, &beside))?;
     let (mut inputs, unreadable) = Inputs::open(files, args.threads > 2);
     if let Some(traced) = &traced {
@@ -108,25 +110,44 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
 /// be read or holds a line that is no counter is a usage error naming its line), and the
 /// host's MAC in `files`.
 fn read_counters(args: &AnalyzeArgs, files: &[PathBuf], decoder: &Decoder) -> Result<Vec<HostSnapshots>, Failure> {
-    let read = |file: &PathBuf| {
-        let name = file.display().to_string();
-        let text = std::fs::read_to_string(file).map_err(|e| Failure::Usage(format!("--counters: {name}: {e}")))?;
-        counters::parse(&name, &text).map_err(|e| Failure::Usage(format!("--counters: {e}")))
-    };
+    let read = |file: &PathBuf| read_snapshot("--counters", file, counters::parse);
     let hosts: Vec<IpAddr> = args.counters.iter().map(|c| c.host).collect();
     let macs = host_macs(files, decoder, &hosts);
     args.counters
         .iter()
         .zip(macs)
-        .map(|(c, mac)| Ok(HostSnapshots { host: c.host, mac, before: read(&c.before)?, after: read(&c.after)? }))
+        .map(|(c, macs)| Ok(HostSnapshots { host: c.host, macs, before: read(&c.before)?, after: read(&c.after)? }))
         .collect()
 }
 
-/// The source MAC of each host's first RoCE frame in `files`, read until every host's is
-/// found: what pairs its pause counters with the PFC frames it sent. None for a host that sends
-/// no RoCE frame, and for standard input, which cannot be read twice.
-fn host_macs(files: &[PathBuf], decoder: &Decoder, hosts: &[IpAddr]) -> Vec<Option<MacAddr>> {
-    let mut found = vec![None; hosts.len()];
+/// With `--switch-counters NAME=BEFORE,AFTER`: each switch's two snapshots, read from SONiC's
+/// tables (a file that cannot be read or a table row that is no counter is a usage error
+/// naming its line).
+fn read_switch_counters(args: &AnalyzeArgs) -> Result<Vec<SwitchSnapshots>, Failure> {
+    let read = |file: &PathBuf| read_snapshot("--switch-counters", file, counters::sonic::parse);
+    let switch = |s: &SwitchCounterFiles| {
+        Ok(SwitchSnapshots { name: s.name.clone(), before: read(&s.before)?, after: read(&s.after)? })
+    };
+    args.switch_counters.iter().map(switch).collect()
+}
+
+/// A snapshot file of `option`, read by `parse`: a file that cannot be read or a line that is
+/// no counter is a usage error naming the file (and the line).
+fn read_snapshot(
+    option: &str,
+    file: &std::path::Path,
+    parse: fn(&str, &str) -> Result<counters::Snapshot, counters::SnapshotError>,
+) -> Result<counters::Snapshot, Failure> {
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|e| Failure::Usage(format!("{option}: {name}: {e}")))?;
+    parse(&name, &text).map_err(|e| Failure::Usage(format!("{option}: {e}")))
+}
+
+/// The MACs of each host's first RoCE frame in `files`, read until every host's are found:
+/// what pairs its pause counters with the PFC frames it sent and received. None for a host that
+/// sends no RoCE frame, and for standard input, which cannot be read twice.
+fn host_macs(files: &[PathBuf], decoder: &Decoder, hosts: &[IpAddr]) -> Vec<HostMacs> {
+    let mut found = vec![HostMacs::default(); hosts.len()];
     if hosts.is_empty() || files.iter().any(|f| f.as_os_str() == "-") {
         return found;
     }
@@ -135,11 +156,11 @@ fn host_macs(files: &[PathBuf], decoder: &Decoder, hosts: &[IpAddr]) -> Vec<Opti
         let summary = FrameSummary::of(frame.number, &decoder.decode(&frame.record));
         if let (Content::Roce(roce), Some(Endpoint::Ip(src))) = (summary.content, summary.src)
             && let Some(slot) = hosts.iter().position(|h| *h == src).and_then(|i| found.get_mut(i))
-            && slot.is_none()
+            && slot.own.is_none()
         {
-            *slot = roce.src_mac;
+            *slot = HostMacs { own: roce.src_mac, partner: roce.dst_mac };
         }
-        if found.iter().all(Option::is_some) {
+        if found.iter().all(|macs| macs.own.is_some()) {
             break;
         }
     }

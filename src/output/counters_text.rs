@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::analyze::report::counters::{HostCounters, Verdict};
+use crate::analyze::report::counters::{HostCounters, Source, Verdict};
 
 /// Unpaired counters that grew, listed at most per host; the JSON report has every row.
 const GROWN_SHOWN: usize = 20;
@@ -16,7 +16,8 @@ pub fn write_counters(out: &mut impl Write, hosts: &[HostCounters]) -> io::Resul
     for host in hosts {
         writeln!(out)?;
         let window = host.window.seconds.map_or_else(String::new, |s| format!(" over {s:.1} s"));
-        writeln!(out, "Counters of {}{window}", host.host)?;
+        let whose = if host.source == Source::Switch { "switch " } else { "" };
+        writeln!(out, "Counters of {whose}{}{window}", host.host)?;
         writeln!(
             out,
             "  {:<32} {:>14} {:>14} {:>10} {:>10}  verdict",

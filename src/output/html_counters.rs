@@ -4,7 +4,7 @@
 
 use maud::{Markup, html};
 
-use crate::analyze::report::counters::{CounterRow, HostCounters};
+use crate::analyze::report::counters::{CounterRow, HostCounters, Source};
 
 /// Other counters that grew, listed at most per host; the JSON report has every row.
 const GROWN_SHOWN: usize = 40;
@@ -16,7 +16,7 @@ pub fn section(hosts: &[HostCounters]) -> Markup {
     html! {
         h2 id="counters" { "Counters beside the capture" }
         @for host in hosts {
-            h3 { (host.host) @if let Some(s) = host.window.seconds { " · snapshots " (format!("{s:.1}")) " s apart" } }
+            h3 { @if host.source == Source::Switch { "switch " } (host.host) @if let Some(s) = host.window.seconds { " · snapshots " (format!("{s:.1}")) " s apart" } }
             table {
                 tr { th.l { "counter" } th { "delta" } th { "capture" } th.l { "" } th.l { "verdict" } }
                 @for row in host.rows.iter().filter(|r| r.capture.is_some()) {

@@ -15,7 +15,7 @@ use crate::analyze::congestion::incast::IncastPeriod;
 use crate::analyze::counts::FlowCounters;
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::report::congestion::BurstReport;
-use crate::analyze::report::counters::CounterRow;
+use crate::analyze::report::counters::{CounterRow, HostCounters};
 use crate::analyze::report::finding::Finding;
 use crate::analyze::report::path::{Direction, HopReport};
 use crate::analyze::report::{FlowReport, PauseReport, Report};
@@ -86,19 +86,21 @@ pub fn report_tables(report: &Report) -> io::Result<Vec<(&'static str, DataFrame
         tables.push(("hops", frame(hop_columns(&path.hops))?));
     }
     if !report.counters.is_empty() {
-        let rows: Vec<(&str, &CounterRow)> =
-            report.counters.iter().flat_map(|h| h.rows.iter().map(move |r| (h.host.as_str(), r))).collect();
+        let rows: Vec<(&HostCounters, &CounterRow)> =
+            report.counters.iter().flat_map(|h| h.rows.iter().map(move |r| (h, r))).collect();
         tables.push(("counters", frame(counter_columns(&rows))?));
     }
     Ok(tables)
 }
 
 /// The counters table (`analyze --counters`): one row per host and counter, as
-/// `counters[].rows[]` with the host.
-fn counter_columns(rows: &[(&str, &CounterRow)]) -> Vec<Column> {
-    let verdict = |r: &CounterRow| serde_json::to_value(r.verdict).ok().and_then(|v| v.as_str().map(str::to_owned));
+/// `counters[].rows[]` with the host (or switch) and its source.
+fn counter_columns(rows: &[(&HostCounters, &CounterRow)]) -> Vec<Column> {
+    let name = |v: serde_json::Result<serde_json::Value>| v.ok().and_then(|v| v.as_str().map(str::to_owned));
+    let verdict = |r: &CounterRow| name(serde_json::to_value(r.verdict));
     vec![
-        col("host", rows, |(h, _)| h.to_string()),
+        col("host", rows, |(h, _)| h.host.clone()),
+        col("source", rows, |(h, _)| name(serde_json::to_value(h.source)).unwrap_or_default()),
         col("counter", rows, |(_, r)| r.counter.clone()),
         col("before", rows, |(_, r)| r.before),
         col("after", rows, |(_, r)| r.after),

@@ -7,7 +7,7 @@ use crate::analyze::report::path::PathReport;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
 use crate::analyze::rules;
 use crate::capture::{CaptureError, CaptureReader};
-use crate::counters::HostSnapshots;
+use crate::counters::{HostSnapshots, SwitchSnapshots};
 
 /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
 pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
@@ -17,11 +17,13 @@ pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) 
 }
 
 /// What a report has beside the analysis of its frames: the path traced over several taps
-/// (`analyze --tap`) and counter snapshots to reconcile (`analyze --counters`).
+/// (`analyze --tap`) and counter snapshots to reconcile (`analyze --counters`,
+/// `--switch-counters`).
 #[derive(Debug, Clone, Default)]
 pub struct Beside {
     pub path: Option<PathReport>,
     pub counters: Vec<HostSnapshots>,
+    pub switches: Vec<SwitchSnapshots>,
 }
 
 /// The report with what it has `beside` the analysis: each loss of the path names the report's
@@ -37,6 +39,7 @@ pub fn report_beside(a: &Analyzer, inputs: Vec<InputReport>, beside: &Beside) ->
         report.path = Some(path);
     }
     report.counters = beside.counters.iter().map(|h| HostCounters::of(&report, h)).collect();
+    report.counters.extend(beside.switches.iter().map(HostCounters::of_switch));
     report.findings = rules::evaluate(&report);
     report
 }

@@ -18,7 +18,7 @@ impl Snapshot {
         self.counters.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
     }
 
-    fn set(&mut self, name: &str, value: u64) {
+    pub(super) fn set(&mut self, name: &str, value: u64) {
         match self.counters.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = value,
             None => self.counters.push((name.to_string(), value)),
@@ -50,9 +50,7 @@ pub fn parse(file: &str, text: &str) -> Result<Snapshot, SnapshotError> {
             continue;
         }
         if let Some(time) = line.strip_prefix("time:") {
-            let time = time.trim();
-            let ns = rfc3339_ns(time).ok_or_else(|| fail(format!("{time:?} is not an RFC 3339 time")))?;
-            snapshot.time = Some((time.to_string(), ns));
+            snapshot.time = Some(time_line(time).map_err(fail)?);
             continue;
         }
         let (name, value) = split(line).ok_or_else(|| fail(format!("{line:?} is a name without a value")))?;
@@ -60,6 +58,13 @@ pub fn parse(file: &str, text: &str) -> Result<Snapshot, SnapshotError> {
         snapshot.set(name, value);
     }
     Ok(snapshot)
+}
+
+/// A `time:` line's time, as written and in ns since the Unix epoch; else what is wrong.
+pub(super) fn time_line(time: &str) -> Result<(String, i64), String> {
+    let time = time.trim();
+    let ns = rfc3339_ns(time).ok_or_else(|| format!("{time:?} is not an RFC 3339 time"))?;
+    Ok((time.to_string(), ns))
 }
 
 /// A line's counter name (a path's last part) and its value: `name: value`, `PATH:value` or
