@@ -195,7 +195,8 @@ fn without_counters_the_report_has_no_counters_section() {
 #[test]
 fn the_counters_samples_report_is_up_to_date() {
     let arg = "10.0.0.3=samples/counters/10.0.0.3.before.txt,samples/counters/10.0.0.3.after.txt";
-    common::reports_kept_up_to_date("counters", &["--counters", arg, SAMPLE]);
+    let switch = "leaf1=samples/counters/leaf1.before.txt,samples/counters/leaf1.after.txt";
+    common::reports_kept_up_to_date("counters", &["--counters", arg, "--switch-counters", switch, SAMPLE]);
 }
 
 #[cfg(feature = "tables")]
@@ -204,16 +205,24 @@ fn out_writes_a_counters_table_and_the_page_shows_them() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("out");
     let arg = "10.0.0.3=samples/counters/10.0.0.3.before.txt,samples/counters/10.0.0.3.after.txt";
+    let switch = "leaf1=samples/counters/leaf1.before.txt,samples/counters/leaf1.after.txt";
+    let out_dir = out.to_str().expect("UTF-8");
     let run = common::rocescope()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["analyze", "-q", "--counters", arg, "--out", out.to_str().expect("UTF-8"), SAMPLE])
+        .args(["analyze", "-q", "--counters", arg, "--switch-counters", switch, "--out", out_dir, SAMPLE])
         .output()
         .expect("rocescope runs");
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let csv = std::fs::read_to_string(out.join("counters.csv")).expect("counters.csv");
-    assert!(csv.starts_with("host,counter,before,after,delta,capture,verdict,difference"), "{csv}");
-    assert!(csv.lines().any(|l| l == "10.0.0.3,np_cnp_sent,80311,80335,24,24,agrees,0"), "{csv}");
-    assert_eq!(csv.lines().count(), 1 + 26, "a line per counter: 16 of ethtool, 10 of hw_counters");
+    assert!(csv.starts_with("host,source,counter,before,after,delta,capture,verdict,difference"), "{csv}");
+    assert!(csv.lines().any(|l| l == "10.0.0.3,nic,np_cnp_sent,80311,80335,24,24,agrees,0"), "{csv}");
+    assert!(csv.lines().any(|l| l == "leaf1,switch,Ethernet0 UC6 packets,80311,80335,24,,not_visible,"), "{csv}");
+    let (nic, switch) = (26, 2 * 8 + 2 * 7 + 4 * 4);
+    assert_eq!(
+        csv.lines().count(),
+        1 + nic + switch,
+        "a line per counter: 16 of ethtool, 10 of hw_counters, the switch's"
+    );
     let page = std::fs::read_to_string(out.join("index.html")).expect("index.html");
     assert!(page.contains("Counters beside the capture") && page.contains("np_ecn_marked_roce_packets"));
 }

@@ -13,6 +13,7 @@ mod capture_formats;
 mod cli_packets;
 mod congestion_control;
 mod counters;
+mod counters_scenarios;
 #[cfg(feature = "tables")]
 mod dataset;
 mod decode;

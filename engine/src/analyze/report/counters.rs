@@ -6,14 +6,24 @@ use serde::Serialize;
 
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::{FlowReport, Report};
-use crate::counters::{HostSnapshots, Snapshot};
+use crate::counters::{HostMacs, HostSnapshots, Snapshot, SwitchSnapshots};
 use crate::decode::Endpoint;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HostCounters {
+    /// A host's IP address, or a switch's name.
     pub host: String,
+    pub source: Source,
     pub window: CounterWindow,
     pub rows: Vec<CounterRow>,
+}
+
+/// Whose counters: a host's NIC (`--counters`) or a switch (`--switch-counters`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Nic,
+    Switch,
 }
 
 /// When the two snapshots were taken, as their `time:` lines say.
@@ -65,30 +75,81 @@ impl Verdict {
     }
 }
 
-/// The counter families rows are paired in, with the counters of each.
-pub const FAMILIES: &[(&str, &[&str])] = &[
-    ("CNPs", &["np_cnp_sent", "rp_cnp_handled"]),
-    ("ECN marks", &["np_ecn_marked_roce_packets"]),
-    ("PSN sequence", &["out_of_sequence", "packet_seq_err", "duplicate_request", "implied_nak_seq_err"]),
-    ("timeouts and RNR", &["local_ack_timeout_err", "rnr_nak_retry_err"]),
-    ("PFC pauses", &PAUSE_COUNTERS),
-];
+/// The families of paired counters, as the findings name them.
+pub const FAMILIES: [&str; 5] = ["CNPs", "ECN marks", "PSN sequence", "timeouts and RNR", "PFC pauses"];
 
-/// The counters of PFC XOFF frames the host sent, per priority.
-pub const PAUSE_COUNTERS: [&str; 8] = [
-    "tx_prio0_pause",
-    "tx_prio1_pause",
-    "tx_prio2_pause",
-    "tx_prio3_pause",
-    "tx_prio4_pause",
-    "tx_prio5_pause",
-    "tx_prio6_pause",
-    "tx_prio7_pause",
-];
+/// The family counter `name` is paired in, if it is paired.
+pub fn family(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "np_cnp_sent" | "rp_cnp_handled" => "CNPs",
+        "np_ecn_marked_roce_packets" => "ECN marks",
+        "out_of_sequence" | "packet_seq_err" | "duplicate_request" | "implied_nak_seq_err" => "PSN sequence",
+        "local_ack_timeout_err" | "rnr_nak_retry_err" => "timeouts and RNR",
+        _ if Pauses::of(name).is_some() => "PFC pauses",
+        _ => return None,
+    })
+}
 
-/// Is `name` a counter of pause frames, sent or received (per priority, or all of them)?
+/// Is `name` a counter of pause frames or paused time, sent or received (per priority, or all
+/// of them): a NIC's, or a switch port's (`PORT rx_pfcN`)?
 pub fn counts_pauses(name: &str) -> bool {
-    (name.contains("_prio") && name.ends_with("_pause")) || name.ends_with("pause_ctrl_phy")
+    Pauses::of(name).is_some() || switch_pfc_priority(name).is_some()
+}
+
+/// The priority of a switch port's PFC counter (`PORT rx_pfcN`, `PORT tx_pfcN`).
+pub fn switch_pfc_priority(name: &str) -> Option<u8> {
+    let (_, counter) = name.rsplit_once(' ')?;
+    let digit = counter.strip_prefix("rx_pfc").or_else(|| counter.strip_prefix("tx_pfc"))?;
+    digit.parse().ok().filter(|p| *p < 8)
+}
+
+/// What a pause counter counts (mlx5's names, as `ethtool -S` prints them): the frames or the
+/// paused time (µs), of one priority's PFC XOFFs or of 802.3x PAUSE XOFFs, sent by the host
+/// (`tx_`) or received from its link partner (`rx_`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pauses {
+    sent: bool,
+    /// `None` for 802.3x PAUSE (`*_pause_ctrl_phy`).
+    priority: Option<u8>,
+    duration: bool,
+}
+
+impl Pauses {
+    fn of(name: &str) -> Option<Pauses> {
+        let (sent, rest) = match name.split_at_checked(3)? {
+            ("tx_", rest) => (true, rest),
+            ("rx_", rest) => (false, rest),
+            _ => return None,
+        };
+        if rest == "pause_ctrl_phy" {
+            return Some(Pauses { sent, priority: None, duration: false });
+        }
+        let rest = rest.strip_prefix("prio")?;
+        let (digit, kind) = rest.split_at_checked(1)?;
+        let priority = digit.parse::<u8>().ok().filter(|p| *p < 8)?;
+        let duration = match kind {
+            "_pause" => false,
+            "_pause_duration" => true,
+            _ => return None,
+        };
+        Some(Pauses { sent, priority: Some(priority), duration })
+    }
+
+    /// What the capture saw of it: XOFF frames, or the paused time in µs, from the host's MAC
+    /// (sent) or its link partner's (received). None when that MAC is not known.
+    fn in_capture(self, report: &Report, macs: HostMacs) -> Option<u64> {
+        let mac = if self.sent { macs.own } else { macs.partner }?.to_string();
+        let sources = match self.priority {
+            Some(_) => &report.pfc,
+            None => &report.pause,
+        };
+        let matching = sources.iter().filter(|p| p.src_mac == mac && p.priority == self.priority);
+        Some(if self.duration {
+            matching.map(|p| p.stats.paused_ns).sum::<u64>() / 1_000
+        } else {
+            matching.map(|p| p.stats.xoff).sum()
+        })
+    }
 }
 
 /// Does `compared` agree with `capture`: within max(2, 0.5 % of `compared`)?
@@ -105,13 +166,32 @@ impl HostCounters {
             .into_iter()
             .map(|name| CounterRow::of(name, before, after, capture_of(report, snapshots, name)))
             .collect();
-        let time = |s: &Snapshot| s.time.clone();
-        let seconds = time(before).zip(time(after)).map(|(b, a)| a.1.saturating_sub(b.1) as f64 / 1e9);
         HostCounters {
             host: snapshots.host.to_string(),
-            window: CounterWindow { before: time(before).map(|t| t.0), after: time(after).map(|t| t.0), seconds },
+            source: Source::Nic,
+            window: CounterWindow::of(before, after),
             rows,
         }
+    }
+
+    /// A switch's rows: none is paired, as the capture does not say which of its ports it saw.
+    pub fn of_switch(snapshots: &SwitchSnapshots) -> HostCounters {
+        let (before, after) = (&snapshots.before, &snapshots.after);
+        let rows = names(before, after).into_iter().map(|name| CounterRow::of(name, before, after, None)).collect();
+        HostCounters {
+            host: snapshots.name.clone(),
+            source: Source::Switch,
+            window: CounterWindow::of(before, after),
+            rows,
+        }
+    }
+}
+
+impl CounterWindow {
+    fn of(before: &Snapshot, after: &Snapshot) -> CounterWindow {
+        let time = |s: &Snapshot| s.time.clone();
+        let seconds = time(before).zip(time(after)).map(|(b, a)| a.1.saturating_sub(b.1) as f64 / 1e9);
+        CounterWindow { before: time(before).map(|t| t.0), after: time(after).map(|t| t.0), seconds }
     }
 }
 
@@ -168,11 +248,8 @@ impl Verdict {
 /// What the capture saw of what counter `name` counts on the host, for the counters paired
 /// (docs/analysis.md lists them); `None` for every other counter.
 fn capture_of(report: &Report, snapshots: &HostSnapshots, name: &str) -> Option<u64> {
-    if let Some(priority) = PAUSE_COUNTERS.iter().position(|&c| c == name) {
-        // PFC XOFF frames from the host's MAC with the priority enabled
-        let mac = snapshots.mac?.to_string();
-        let from_host = report.pfc.iter().filter(|p| p.src_mac == mac && p.priority.map(usize::from) == Some(priority));
-        return Some(from_host.map(|p| p.stats.xoff).sum());
+    if let Some(pauses) = Pauses::of(name) {
+        return pauses.in_capture(report, snapshots.macs);
     }
     let host = Endpoint::Ip(snapshots.host);
     let to = || report.flows.iter().filter(move |f| f.dst_ip == host);
@@ -182,7 +259,10 @@ fn capture_of(report: &Report, snapshots: &HostSnapshots, name: &str) -> Option<
         "np_cnp_sent" => sum(&mut from(), |f| f.counts.cnps),
         "rp_cnp_handled" => sum(&mut to(), |f| f.counts.cnps),
         "np_ecn_marked_roce_packets" => sum(&mut to(), |f| f.ce),
-        "out_of_sequence" => sum(&mut to(), |f| f.sequence.gaps + f.sequence.late_arrivals),
+        "out_of_sequence" => {
+            // gaps at the receiver: not those only the capture missed
+            sum(&mut to(), |f| f.sequence.gaps.saturating_sub(f.sequence.capture_only_gaps) + f.sequence.late_arrivals)
+        }
         "packet_seq_err" => sum(&mut to(), |f| f.counts.naks_psn_seq_err),
         "duplicate_request" => sum(&mut to(), |f| f.requests.retransmitted),
         "implied_nak_seq_err" => sum(&mut to(), |f| f.responses.gaps),
@@ -206,6 +286,22 @@ mod tests {
         assert_eq!(difference(3, 5), -2);
         assert_eq!(difference(u64::MAX, 0), i64::MAX);
         assert_eq!(difference(0, u64::MAX), i64::MIN);
+    }
+
+    #[test]
+    fn pause_counters_are_read_by_their_names() {
+        let sent3 = Pauses { sent: true, priority: Some(3), duration: false };
+        assert_eq!(Pauses::of("tx_prio3_pause"), Some(sent3));
+        assert_eq!(
+            Pauses::of("rx_prio7_pause_duration"),
+            Some(Pauses { sent: false, priority: Some(7), duration: true })
+        );
+        assert_eq!(Pauses::of("rx_pause_ctrl_phy"), Some(Pauses { sent: false, priority: None, duration: false }));
+        for other in ["tx_prio8_pause", "tx_prio3_pause_transition", "rx_prio3_packets", "tx_pause", "x"] {
+            assert_eq!(Pauses::of(other), None, "{other}");
+        }
+        assert_eq!(family("rx_prio0_pause_duration"), Some("PFC pauses"));
+        assert_eq!(family("rx_packets_phy"), None);
     }
 
     #[test]

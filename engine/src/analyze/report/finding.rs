@@ -2,6 +2,8 @@
 //! message, evidence (flows, frame numbers, counts), the likely cause and the first action.
 //! The rules that raise them are in [`crate::analyze::rules`].
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -134,6 +136,7 @@ kinds! {
     LINK_ERRORS: Warning, "Errors on the link", "analysis.md#counters-beside-the-capture";
     COUNTERS_DISAGREE: Warning, "Counters and capture disagree", "analysis.md#counters-beside-the-capture";
     PAUSE_NOT_IN_CAPTURE: Info, "Pauses the capture cannot see", "analysis.md#counters-beside-the-capture";
+    SWITCH_QUEUE_DROPS: Warning, "Drops in a switch queue", "analysis.md#counters-beside-the-capture";
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -142,8 +145,10 @@ pub struct Finding {
     pub code: &'static str,
     pub message: String,
     pub evidence: Evidence,
-    pub cause: &'static str,
-    pub action: &'static str,
+    /// The likely cause, with the troubleshooting table's entries whose symptom the capture
+    /// and the counters show (docs/analysis.md, "Troubleshooting table").
+    pub cause: Cow<'static, str>,
+    pub action: Cow<'static, str>,
 }
 
 #[cfg(test)]

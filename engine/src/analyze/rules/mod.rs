@@ -4,6 +4,7 @@
 mod congestion_control;
 mod counters;
 mod path;
+mod troubleshooting;
 
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Finding, Kind, Severity, kinds};
@@ -59,7 +60,7 @@ struct About {
 impl Rules<'_> {
     fn add(&mut self, about: About, message: String, evidence: Evidence) {
         let About { kind: Kind { code, severity, .. }, cause, action } = about;
-        self.out.push(Finding { severity, code, message, evidence, cause, action });
+        self.out.push(Finding { severity, code, message, evidence, cause: cause.into(), action: action.into() });
     }
 
     /// A finding about flows where `count` is not zero; `message` gets the total and the names.
@@ -98,6 +99,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     no_roce(&mut r);
     path::path(&mut r);
     counters::counters(&mut r);
+    troubleshooting::annotate(report, &mut r.out);
     r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out
 }

@@ -1,0 +1,268 @@
+//! `analyze --counters` on generated runs whose truth is known: what the receiver's NIC did
+//! (its counters) and what a mirror copied of it (the capture). Healthy; a receiver dropping for
+//! lack of buffers; a mirror dropping 2 % of copies; CNPs on a priority the mirror does not
+//! copy; PFC frames that never reach the capture; pauses on a priority the data does not use.
+//! Every verdict, difference and finding is exact.
+
+use crate::common::capture::{Capture, Side, T0, US, ack, frame, write_only};
+use rocescope::generate::encode::{self, L2, L3};
+use rocescope_parsers::ext::ExtHeaders;
+use serde_json::Value;
+
+const SENDER: Side = Side { n: 1, qpn: 0x100 };
+const RECEIVER: Side = Side { n: 3, qpn: 0x200 };
+const HOST: &str = "10.0.0.3";
+/// Data packets of the run; every tenth (from the sixth) is CE-marked and answered by a CNP,
+/// every tenth (from the tenth) asks for the ACK that follows it.
+const PACKETS: u32 = 5_000;
+const XOFFS: u64 = 5;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Data { ce: bool },
+    Cnp,
+    Ack,
+    Nak,
+    Pfc,
+}
+
+/// A run as it was on the wire, with the receiver NIC's own counts.
+struct Run {
+    frames: Vec<(i64, Vec<u8>, Kind)>,
+    nic: Vec<(&'static str, u64)>,
+}
+
+fn data(psn: u32, ce: bool) -> Vec<u8> {
+    let mut f = write_only(SENDER, RECEIVER, psn, psn % 10 == 9);
+    f.l2 = f.l2.tagged(3, 100);
+    f.l3 = f.l3.with_qos(26, if ce { 3 } else { 2 });
+    f.encode()
+}
+
+fn cnp() -> Vec<u8> {
+    let mut f = frame(RECEIVER, SENDER, 0x81, 0, ExtHeaders::default(), 0);
+    f.bth.becn = true;
+    f.l2 = L2::new(f.l2.src, f.l2.dst).tagged(6, 100);
+    f.l3 = L3::v4([10, 0, 0, RECEIVER.n], [10, 0, 0, SENDER.n]).with_qos(48, 0);
+    f.encode()
+}
+
+fn tagged(mut f: encode::RoceFrame) -> Vec<u8> {
+    f.l2 = f.l2.tagged(3, 100);
+    f.encode()
+}
+
+/// XOFF frames from the receiver's MAC pausing `priority`, each followed by an XON.
+fn pauses(frames: &mut Vec<(i64, Vec<u8>, Kind)>, priority: usize) {
+    let mac = [2, 0, 0, 0, 0, RECEIVER.n];
+    let mut quanta = [0u16; 8];
+    quanta[priority] = 0xFFFF;
+    for k in 0..XOFFS as i64 {
+        let t = T0 + (1_000 * k + 500) * US + 100;
+        frames.push((t, encode::pfc_frame(mac, 1 << priority, quanta), Kind::Pfc));
+        frames.push((t + 20 * US, encode::pfc_frame(mac, 1 << priority, [0; 8]), Kind::Pfc));
+    }
+}
+
+/// The run: a packet a µs; with `nic_drops`, the receiver's NIC drops PSN 1000 for lack of a
+/// buffer (the wire carries it), takes 1001–1004 out of sequence, NAKs, and the sender resends
+/// 1000–1004.
+fn run(pause_priority: usize, nic_drops: bool) -> Run {
+    let mut frames = Vec::new();
+    for psn in 0..PACKETS {
+        let t = T0 + i64::from(psn) * US;
+        let ce = psn % 10 == 5;
+        frames.push((t, data(psn, ce), Kind::Data { ce }));
+        if ce {
+            frames.push((t + 300, cnp(), Kind::Cnp));
+        }
+        if psn % 10 == 9 {
+            frames.push((t + 500, tagged(ack(RECEIVER, SENDER, psn, 0x1F)), Kind::Ack));
+        }
+        if nic_drops && psn == 1004 {
+            frames.push((t + 200, tagged(ack(RECEIVER, SENDER, 1000, 0x60)), Kind::Nak));
+            for (i, again) in (1000..=1004).enumerate() {
+                frames.push((
+                    t + 400 + 50 * i as i64,
+                    data(again, again % 10 == 5),
+                    Kind::Data { ce: again % 10 == 5 },
+                ));
+            }
+        }
+    }
+    pauses(&mut frames, pause_priority);
+    frames.sort_by_key(|(t, _, _)| *t);
+    let marked = frames.iter().filter(|(_, _, k)| *k == Kind::Data { ce: true }).count() as u64;
+    let nic = vec![
+        ("np_cnp_sent", u64::from(PACKETS / 10)),
+        ("np_ecn_marked_roce_packets", marked),
+        ("out_of_sequence", if nic_drops { 4 } else { 0 }),
+        ("packet_seq_err", 0),
+        ("duplicate_request", 0),
+        ("local_ack_timeout_err", 0),
+        (
+            ["tx_prio0_pause", "tx_prio1_pause", "tx_prio2_pause", "tx_prio3_pause", "tx_prio4_pause"][pause_priority],
+            XOFFS,
+        ),
+        ("rx_out_of_buffer", u64::from(nic_drops)),
+    ];
+    Run { frames, nic }
+}
+
+/// The report of what the mirror `keeps` of `run` (given each frame's index and kind), with the
+/// receiver's counters.
+fn mirrored(run: &Run, keeps: impl Fn(usize, Kind) -> bool) -> Value {
+    let mut c = Capture::new();
+    for (i, (t, bytes, kind)) in run.frames.iter().enumerate() {
+        if keeps(i, *kind) {
+            c.add_bytes(*t, bytes.clone());
+        }
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |name: &str, delta: u64| {
+        let path = dir.path().join(name);
+        let text: String = run.nic.iter().map(|(n, d)| format!("     {n}: {}\n", 1_000 + delta * d)).collect();
+        std::fs::write(&path, format!("NIC statistics:\n{text}")).expect("write a snapshot");
+        path
+    };
+    let (before, after) = (write("before.txt", 0), write("after.txt", 1));
+    let arg = format!("{HOST}={},{}", before.display(), after.display());
+    c.analyze(&["--counters", &arg])
+}
+
+fn row<'a>(report: &'a Value, counter: &str) -> (&'a str, Option<u64>, Option<i64>) {
+    let rows = report["counters"][0]["rows"].as_array().expect("rows");
+    let r = rows.iter().find(|r| r["counter"] == counter).unwrap_or_else(|| panic!("no row {counter}"));
+    (r["verdict"].as_str().expect("a verdict"), r["capture"].as_u64(), r["difference"].as_i64())
+}
+
+fn findings<'a>(report: &'a Value, code: &str) -> Vec<&'a Value> {
+    report["findings"].as_array().expect("findings").iter().filter(|f| f["code"] == code).collect()
+}
+
+const COUNTER_CODES: [&str; 5] =
+    ["NIC_RX_DROPS", "LINK_ERRORS", "COUNTERS_DISAGREE", "PAUSE_NOT_IN_CAPTURE", "SWITCH_QUEUE_DROPS"];
+
+#[test]
+fn a_healthy_run_agrees_on_every_row() {
+    let report = mirrored(&run(3, false), |_, _| true);
+    for (counter, delta) in run(3, false).nic.iter().filter(|(n, _)| *n != "rx_out_of_buffer") {
+        assert_eq!(row(&report, counter), ("agrees", Some(*delta), Some(0)), "{counter}");
+    }
+    assert_eq!(row(&report, "rx_out_of_buffer").0, "not_visible");
+    for code in COUNTER_CODES {
+        assert!(findings(&report, code).is_empty(), "{code}");
+    }
+}
+
+#[test]
+fn a_receiver_dropping_for_lack_of_buffers_disagrees_on_its_sequence_counters() {
+    let report = mirrored(&run(3, true), |_, _| true);
+    // the wire had no gap; the receiver took 4 packets out of sequence after the one it dropped
+    assert_eq!(row(&report, "out_of_sequence"), ("capture_saw_fewer", Some(0), Some(4)));
+    // the resends were no duplicates to the receiver, which had discarded their first copies
+    assert_eq!(row(&report, "duplicate_request"), ("capture_saw_more", Some(5), Some(-5)));
+    assert_eq!(row(&report, "np_cnp_sent").0, "agrees");
+    let drops = findings(&report, "NIC_RX_DROPS");
+    assert_eq!((drops.len(), &drops[0]["evidence"]["count"]), (1, &Value::from(1)));
+    let disagree = findings(&report, "COUNTERS_DISAGREE");
+    assert_eq!(disagree.len(), 1, "{disagree:?}");
+    let message = disagree[0]["message"].as_str().expect("a message");
+    assert!(
+        message
+            .starts_with("10.0.0.3: PSN sequence counters and the capture disagree (likely receive drops in the NIC)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_mirror_dropping_two_percent_of_copies_shows_fewer_cnps_and_marks() {
+    let run = run(3, false);
+    // one frame in 50, scattered by a multiplicative hash over the run's repeating pattern
+    let keeps = |i: usize, _| !((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32).is_multiple_of(50);
+    let dropped =
+        |kind: Kind| run.frames.iter().enumerate().filter(|(i, f)| !keeps(*i, f.2) && f.2 == kind).count() as i64;
+    let (cnps, marked) = (dropped(Kind::Cnp), dropped(Kind::Data { ce: true }));
+    assert!(cnps > 2 && marked > 2, "the run drops more than the tolerance: {cnps} CNPs, {marked} marked");
+    let report = mirrored(&run, keeps);
+    assert_eq!(row(&report, "np_cnp_sent"), ("capture_saw_fewer", Some(500 - cnps as u64), Some(cnps)));
+    assert_eq!(
+        row(&report, "np_ecn_marked_roce_packets"),
+        ("capture_saw_fewer", Some(500 - marked as u64), Some(marked))
+    );
+    // the data copies the mirror dropped were acknowledged: no gap at the receiver
+    assert_eq!(row(&report, "out_of_sequence"), ("agrees", Some(0), Some(0)));
+    assert_eq!(row(&report, "duplicate_request").0, "agrees");
+    let disagree = findings(&report, "COUNTERS_DISAGREE");
+    let families: Vec<&str> = disagree.iter().filter_map(|f| f["message"].as_str()).collect();
+    assert_eq!(families.len(), 2, "{families:?}");
+    assert!(families.iter().all(|m| m.contains("(likely a mirror dropping copies)")), "{families:?}");
+    assert_eq!(findings(&report, "CAPTURE_LOSS").len(), 1);
+}
+
+#[test]
+fn cnps_on_a_priority_the_mirror_does_not_copy_are_named() {
+    let run = run(3, false);
+    let report = mirrored(&run, |_, kind| kind != Kind::Cnp);
+    assert_eq!(row(&report, "np_cnp_sent"), ("capture_saw_fewer", Some(0), Some(500)));
+    assert_eq!(row(&report, "np_ecn_marked_roce_packets").0, "agrees");
+    let disagree = findings(&report, "COUNTERS_DISAGREE");
+    assert_eq!(disagree.len(), 1);
+    let message = disagree[0]["message"].as_str().expect("a message");
+    assert!(
+        message.contains("CNPs counters and the capture disagree (likely a priority the mirror does not copy)"),
+        "{message}"
+    );
+    assert!(disagree[0]["cause"].as_str().is_some_and(|c| c.contains("priority of their own")));
+}
+
+#[test]
+fn pfc_that_never_reaches_the_capture_is_pause_not_in_capture() {
+    let run = run(3, false);
+    let report = mirrored(&run, |_, kind| kind != Kind::Pfc);
+    assert_eq!(row(&report, "tx_prio3_pause"), ("capture_saw_fewer", Some(0), Some(XOFFS as i64)));
+    let pauses = findings(&report, "PAUSE_NOT_IN_CAPTURE");
+    assert_eq!((pauses.len(), &pauses[0]["evidence"]["count"]), (1, &Value::from(XOFFS)));
+    assert!(findings(&report, "COUNTERS_DISAGREE").is_empty(), "the pauses are PAUSE_NOT_IN_CAPTURE's");
+}
+
+#[test]
+fn pauses_on_a_priority_the_data_does_not_use_join_the_troubleshooting_table() {
+    let run = run(4, false);
+    let report = mirrored(&run, |_, _| true);
+    assert_eq!(row(&report, "tx_prio4_pause").0, "agrees");
+    let other = findings(&report, "PFC_OTHER_PRIORITY");
+    assert_eq!(other.len(), 1);
+    let cause = other[0]["cause"].as_str().expect("a cause");
+    assert!(
+        cause.contains(
+            "Troubleshooting, pauses on one priority while the RoCE data travels on another: PFC on the wrong priority"
+        ),
+        "{cause}"
+    );
+    assert!(
+        other[0]["action"].as_str().is_some_and(|a| a.contains("Troubleshooting: Align the DSCP-to-priority maps"))
+    );
+    // where the data's priority pauses, the entry joins nothing
+    let healthy = mirrored(&self::run(3, false), |_, _| true);
+    let causes: Vec<&str> =
+        healthy["findings"].as_array().expect("findings").iter().filter_map(|f| f["cause"].as_str()).collect();
+    assert!(causes.iter().all(|c| !c.contains("Troubleshooting, pauses")), "{causes:?}");
+}
+
+#[test]
+fn loss_of_ecn_capable_data_without_marks_joins_ecn_under_tuning() {
+    let sample = |name: &str| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples").join(name);
+    let under_tuned = |report: &Value, code: &str| {
+        findings(report, code).iter().any(|f| f["cause"].as_str().is_some_and(|c| c.contains("ECN under-tuning")))
+    };
+    // ECT(0) data, 3 PSNs lost, no CE mark anywhere
+    let lossy = crate::common::capture::analyze_file(&sample("loss_go_back_n.pcap"), &[]);
+    for code in ["PSN_GAP", "RETRANSMISSION", "NAK_PSN_SEQUENCE"] {
+        assert!(under_tuned(&lossy, code), "{code}");
+    }
+    // the marking run: CE marks, so no entry
+    let marked = crate::common::capture::analyze_file(&sample("congestion_ecn_cnp.pcap"), &[]);
+    let all: Vec<&Value> = marked["findings"].as_array().expect("findings").iter().collect();
+    assert!(all.iter().all(|f| !f["cause"].as_str().unwrap_or("").contains("Troubleshooting")), "{all:?}");
+}
