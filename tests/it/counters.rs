@@ -184,6 +184,22 @@ fn a_malformed_or_missing_snapshot_is_a_usage_error_naming_its_line() {
 }
 
 #[test]
+fn a_malformed_switch_table_row_is_a_usage_error_naming_its_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = write(dir.path(), "good.txt", "  Port Tx    PFC0    PFC1\n---  ---  ---\n  Ethernet0   1   2\n");
+    let bad = write(dir.path(), "bad.txt", "  Port Tx    PFC0    PFC1\n---  ---  ---\n  Ethernet0   1\n");
+    let arg = format!("leaf1={},{}", good.display(), bad.display());
+    let out = common::run(&["analyze", "--switch-counters", &arg, SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let wanted = format!("--switch-counters: {}: line 3: 1 values under 2 priorities", bad.display());
+    assert!(stderr.contains(&wanted), "{stderr}");
+    let out = common::run(&["analyze", "--switch-counters", "=a,b", SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("say NAME=BEFORE,AFTER"));
+}
+
+#[test]
 fn without_counters_the_report_has_no_counters_section() {
     let out = common::run_ok(&["analyze", "--json", SAMPLE]);
     let report: Value = serde_json::from_str(&out).expect("JSON");

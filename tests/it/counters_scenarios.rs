@@ -266,3 +266,25 @@ fn loss_of_ecn_capable_data_without_marks_joins_ecn_under_tuning() {
     let all: Vec<&Value> = marked["findings"].as_array().expect("findings").iter().collect();
     assert!(all.iter().all(|f| !f["cause"].as_str().unwrap_or("").contains("Troubleshooting")), "{all:?}");
 }
+
+#[test]
+fn received_pauses_pair_with_the_link_partners_frames_and_paused_time() {
+    // the receiver's RoCE frames go to 02:00:00:00:00:01, its link partner here: XOFFs of
+    // priority 3 from that MAC, each ended 20 µs later by an XON
+    let mut run = run(3, false);
+    let partner = [2, 0, 0, 0, 0, SENDER.n];
+    let mut quanta = [0u16; 8];
+    quanta[3] = 0xFFFF;
+    for k in 0..3i64 {
+        let t = T0 + (1_000 * k + 700) * US + 100;
+        run.frames.push((t, encode::pfc_frame(partner, 1 << 3, quanta), Kind::Pfc));
+        run.frames.push((t + 20 * US, encode::pfc_frame(partner, 1 << 3, [0; 8]), Kind::Pfc));
+    }
+    run.frames.sort_by_key(|(t, _, _)| *t);
+    run.nic.extend([("rx_prio3_pause", 3), ("rx_prio3_pause_duration", 60), ("tx_prio3_pause_duration", 100)]);
+    let report = mirrored(&run, |_, _| true);
+    assert_eq!(row(&report, "rx_prio3_pause"), ("agrees", Some(3), Some(0)));
+    assert_eq!(row(&report, "rx_prio3_pause_duration"), ("agrees", Some(60), Some(0)), "3 pauses of 20 µs");
+    assert_eq!(row(&report, "tx_prio3_pause_duration"), ("agrees", Some(100), Some(0)), "5 pauses of 20 µs");
+    assert_eq!(row(&report, "tx_prio3_pause"), ("agrees", Some(XOFFS), Some(0)), "the host's own are apart");
+}
