@@ -5,8 +5,51 @@
 use libfuzzer_sys::fuzz_target;
 use rocescope_parsers::{
     arista, bth, cm, erf, erspan, ethernet, ext, gre, grh, ib, icrc, ipv4, ipv6, lrh, mac_control, metamako, mpls,
-    opcode, port_tag, sll, spectrum, udp, vcrc, vxlan,
+    opcode, port_tag, sll, spectrum, udp, uet, vcrc, vxlan,
 };
+
+/// Every accessor of a UET packet that parses, in both trailer modes.
+fn uet_packet(data: &[u8]) {
+    for complete in [true, false] {
+        match uet::Uet::parse(data, complete) {
+            Ok(uet::Uet::Secured { tss, ciphertext, tag }) => {
+                let _ = (tss.sp(), tss.an(), tss.sdi(), tss.ssi(), tss.tsc(), ciphertext.len(), tag.map(<[u8]>::len));
+            }
+            Ok(uet::Uet::Clear { pds, ses, payload, crc }) => {
+                uet_pds(&pds);
+                match ses {
+                    Some(uet::Ses::Request(r)) => uet_request(&r),
+                    Some(uet::Ses::Response(r)) => {
+                        let _ = (r.list(), r.opcode(), r.return_code(), r.message_id(), r.job_id());
+                        let _ = (r.modified_length(), r.payload_length(), r.read(), r.original_request_psn());
+                    }
+                    None => {}
+                }
+                let _ = (payload.len(), crc);
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+fn uet_pds(p: &uet::Pds<'_>) {
+    let _ = (p.next_header(), p.flags(), p.retx(), p.ar(), p.syn(), p.ecn_marked(), p.probe(), p.ack_request());
+    let _ = (p.psn(), p.clear_psn(), p.spdcid(), p.dpdcid(), p.pdc_info(), p.start_psn(), p.ccc_id());
+    let _ = (p.credit_target(), p.cack_psn(), p.ack_psn(), p.probe_opaque(), p.cc_type(), p.cc_flags(), p.mpr());
+    let _ = (p.sack_base(), p.sack_bitmap(), p.sacks(0), p.cc_state(), p.nscc(), p.credit(), p.ccx_state());
+    let _ = (p.nack_code(), p.nack_vendor_code(), p.nack_psn(), p.payload(), p.ctl_type(), p.packet_id());
+    let _ = (p.nack_rudi(), p.control_rod(), p.pds_type().name());
+}
+
+fn uet_request(r: &uet::SesRequest<'_>) {
+    let _ = (r.opcode(), r.version(), r.flags(), r.message_id(), r.request_length(), r.job_id(), r.header_len());
+    let _ = (r.pid_on_fep(), r.resource_index(), r.buffer_offset(), r.header_data(), r.initiator());
+    let _ = (r.memory_key(), r.continuation());
+    if let Some(e) = r.extension() {
+        let _ = (e.eager_length(), e.read_resource(), e.read_offset(), e.read_memory_key(), e.atomic_opcode());
+        let _ = (e.atomic_datatype(), e.semantic_control(), e.compare_swap());
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     if let Ok((h, payload)) = erf::ErfHeader::parse(data) {
@@ -81,6 +124,11 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some((udp_header, rest)) = data.split_first_chunk::<8>() {
         let _ = icrc::rocev2_ipv4(rest.get(..20).unwrap_or_default(), udp_header, rest);
+    }
+    uet_packet(data);
+    if let Ok((entropy, rest)) = uet::Entropy::parse(data) {
+        let _ = (entropy.entropy(), entropy.reserved());
+        uet_packet(rest);
     }
     if let Some((header, rest)) = data.split_first_chunk::<40>() {
         let udp_header = [0u8; 8];

@@ -25,6 +25,9 @@ pub enum Layer {
     Bth,
     ExtHeader,
     Mad,
+    UetTss,
+    UetPds,
+    UetSes,
 }
 
 impl Layer {
@@ -50,6 +53,9 @@ impl Layer {
             Layer::Bth => "bth",
             Layer::ExtHeader => "ext_header",
             Layer::Mad => "mad",
+            Layer::UetTss => "uet_tss",
+            Layer::UetPds => "uet_pds",
+            Layer::UetSes => "uet_ses",
         }
     }
 }

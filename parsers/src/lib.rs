@@ -40,6 +40,7 @@ pub mod psn;
 pub mod sll;
 pub mod spectrum;
 pub mod udp;
+pub mod uet;
 pub mod vcrc;
 pub mod vxlan;
 
