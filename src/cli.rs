@@ -13,7 +13,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::report::finding::Severity;
-use crate::decode::TimeSource;
+use crate::decode::{Decoder, TimeSource, UET_IP_PROTOCOL};
 use crate::filter::{Filter, Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;
 use crate::output::TimeFormat;
@@ -301,9 +301,8 @@ pub struct PacketsArgs {
     #[arg(short = 't', long = "time", value_parser = choice::<TimeFormat>(), default_value = "relative")]
     pub time: TimeFormat,
 
-    /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
-    #[arg(long = "roce-port", value_name = "PORT")]
-    pub roce_ports: Vec<u16>,
+    #[command(flatten)]
+    pub ports: DecodePorts,
 
     #[command(flatten)]
     pub times: Times,
@@ -786,9 +785,8 @@ pub struct AnalysisOptions {
     #[arg(long)]
     pub allow_not_ect: bool,
 
-    /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
-    #[arg(long = "roce-port", value_name = "PORT")]
-    pub roce_ports: Vec<u16>,
+    #[command(flatten)]
+    pub ports: DecodePorts,
 }
 
 impl AnalysisOptions {
@@ -910,6 +908,30 @@ fn snapshot_pair<'s>(s: &'s str, usage: &str) -> Result<(&'s str, PathBuf, PathB
     let (who, files) = s.split_once('=').filter(|(w, _)| !w.is_empty()).ok_or_else(usage)?;
     let (before, after) = files.split_once(',').filter(|(b, a)| !b.is_empty() && !a.is_empty()).ok_or_else(usage)?;
     Ok((who, PathBuf::from(before), PathBuf::from(after)))
+}
+
+/// Which UDP ports and IP protocol the decoder takes as RoCEv2 and UET.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DecodePorts {
+    /// Decode UDP destination PORT as RoCEv2 too, besides 4791 (repeatable)
+    #[arg(long = "roce-port", value_name = "PORT")]
+    pub roce_ports: Vec<u16>,
+
+    /// Decode UDP destination PORT as Ultra Ethernet Transport too, besides 4793 (repeatable;
+    /// the consortium's reference provider uses 49150)
+    #[arg(long = "uet-port", value_name = "PORT")]
+    pub uet_ports: Vec<u16>,
+
+    /// The IP protocol number of native UET (its packets start with the 4-byte entropy header)
+    #[arg(long = "uet-ip-protocol", value_name = "PROTOCOL", default_value_t = UET_IP_PROTOCOL)]
+    pub uet_ip_protocol: u8,
+}
+
+impl DecodePorts {
+    /// The decoder of these ports.
+    pub fn decoder(&self) -> Decoder {
+        Decoder::new(&self.roce_ports).with_uet(&self.uet_ports, self.uet_ip_protocol)
+    }
 }
 
 /// `--switch-counters NAME=BEFORE,AFTER`: the switch's name and its two snapshot files.

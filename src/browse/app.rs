@@ -636,7 +636,7 @@ fn complete_field(text: &mut String) {
     if typed.is_empty() {
         return;
     }
-    let mut names = fields::all().iter().map(|f| f.name).filter(|n| n.starts_with(typed.as_str()));
+    let mut names = fields::all().map(|f| f.name).filter(|n| n.starts_with(typed.as_str()));
     let Some(first) = names.next() else { return };
     let common = names.fold(first.to_string(), |common, name| {
         common.chars().zip(name.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect()

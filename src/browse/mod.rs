@@ -33,7 +33,7 @@ pub fn run(args: &BrowseArgs) -> Outcome {
         return Err(Failure::Usage("browse needs a terminal: its standard output is not one".into()));
     }
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
-    let decoder = Decoder::new(&args.analysis.roce_ports);
+    let decoder = args.analysis.ports.decoder();
     config.time_source = crate::commands::time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let (mut app, indexing) = open(&args.files, decoder, config)?;

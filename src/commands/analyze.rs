@@ -35,7 +35,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
         ));
     }
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
-    let decoder = Decoder::new(&args.analysis.roce_ports);
+    let decoder = args.analysis.ports.decoder();
     let tap_files: Vec<PathBuf> = args.taps.iter().flat_map(|t| t.files.iter().cloned()).collect();
     let files = if args.taps.is_empty() { &args.files } else { &tap_files };
     config.time_source = time_source::choose(files, args.times.time_source, &decoder)?;

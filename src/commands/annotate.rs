@@ -140,7 +140,7 @@ fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) ->
 
 pub fn run(args: &AnnotateArgs) -> Outcome {
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
-    let decoder = Decoder::new(&args.analysis.roce_ports);
+    let decoder = args.analysis.ports.decoder();
     config.time_source = super::time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let output = std::fs::canonicalize(&args.output).ok();

@@ -11,7 +11,6 @@ use super::time_source;
 use crate::analyze::{Analyzer, Config, SavedRun, assemble};
 use crate::capture::Inputs;
 use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable};
-use crate::decode::Decoder;
 use crate::display_filter::Selection;
 use crate::fields::{self, Field};
 use crate::output::columns::FRAME_COLUMNS;
@@ -21,7 +20,7 @@ use crate::progress::Progress;
 
 pub fn run(args: &ExportArgs) -> Outcome {
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
-    let decoder = Decoder::new(&args.analysis.roce_ports);
+    let decoder = args.analysis.ports.decoder();
     config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let resumed = args.resume.as_deref().map(|path| going_on(path, config, args)).transpose()?;

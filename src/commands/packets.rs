@@ -22,7 +22,7 @@ use crate::pipeline::{self, Stage, Step};
 use super::time_source;
 
 pub fn run(args: &PacketsArgs) -> Outcome {
-    let decoder = Decoder::new(&args.roce_ports);
+    let decoder = args.ports.decoder();
     let decoder = decoder.clone().with_time_source(time_source::choose(&args.files, args.times.time_source, &decoder)?);
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);

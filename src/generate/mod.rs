@@ -8,6 +8,7 @@ mod infiniband;
 mod mirrors;
 pub mod path;
 pub mod scenarios;
+pub mod uet;
 
 use std::fs;
 use std::io::BufWriter;
@@ -39,6 +40,7 @@ pub fn all_scenarios() -> Vec<Scenario> {
         mirrors::truncated_copies(),
         mirrors::arista_timestamps(),
         mirrors::spectrum_everflow(),
+        uet::sample(),
     ]
 }
 

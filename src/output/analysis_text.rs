@@ -65,6 +65,15 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
         t.mirror_duplicates
     )?;
     writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.icrc.ok, r.icrc.bad, r.icrc.unverifiable)?;
+    if let Some(uet) = &r.uet {
+        let c = &uet.crc;
+        let reading = c.variant.map_or_else(|| "no reading matched".to_string(), |v| format!("reading {v}"));
+        writeln!(
+            out,
+            "  UET: {} packets; CRC32C: {} ok, {} bad, {} unchecked ({reading})",
+            uet.packets, c.ok, c.bad, c.unchecked
+        )?;
+    }
     if t.infiniband + t.infiniband_link > 0 {
         let ib = &r.infiniband;
         writeln!(

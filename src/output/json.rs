@@ -165,6 +165,7 @@ fn protocol_key(layer: Layer) -> &'static str {
         Layer::Malformed => "_ws.malformed",
         Layer::Metamako => "metamako",
         Layer::Analysis => "rocescope.analysis",
+        Layer::UetEntropy | Layer::UetTss | Layer::UetPds | Layer::UetSes | Layer::UetTrailer => "uet",
     }
 }
 
@@ -210,7 +211,7 @@ fn all_layers(frame: &Frame<'_, '_>) -> Node {
             continue;
         }
         let mut fields = Vec::new();
-        for field in fields::all().iter().filter(|f| f.ty != FieldType::Protocol && layer_lists(layer, f)) {
+        for field in fields::all().filter(|f| f.ty != FieldType::Protocol && layer_lists(layer, f)) {
             fields.extend(values.of(field, layer, occurrence));
         }
         if fields.is_empty() {

@@ -8,7 +8,9 @@ use rocescope_parsers::ext::{AethKind, ExtHeaders};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::CNP;
 
-use crate::decode::{Body, DecodedFrame, IcrcStatus, Link, Network, Other, Roce};
+use rocescope_parsers::uet::{Ses, names};
+
+use crate::decode::{Body, DecodedFrame, IcrcStatus, Link, Network, Other, Roce, UetFrame};
 use crate::fields::names::{ethertype_name, write_opcode_words};
 
 /// The protocol column.
@@ -18,6 +20,7 @@ pub fn protocol(p: &DecodedFrame<'_>) -> &'static str {
         Body::Roce(r) if r.is_native() => "InfiniBand",
         Body::Roce(r) if r.version == 1 => "RoCEv1",
         Body::Roce(_) => "RoCEv2",
+        Body::Uet(_) => "UET",
         Body::MacControl(MacControl::Pfc(_)) => "PFC",
         Body::MacControl(_) => "PAUSE",
         Body::Malformed(_) => "Malformed",
@@ -70,6 +73,7 @@ pub fn write_info(out: &mut impl Write, p: &DecodedFrame<'_>) -> fmt::Result {
     }
     match &p.body {
         Body::Roce(roce) => write_roce(out, roce),
+        Body::Uet(uet) => write_uet(out, uet),
         Body::MacControl(MacControl::Pfc(pfc)) => write_pfc(out, pfc),
         Body::MacControl(MacControl::Pause { quanta: 0 }) => out.write_str("PAUSE XON (0 quanta)"),
         Body::MacControl(MacControl::Pause { quanta }) => write!(out, "PAUSE {quanta} quanta"),
@@ -108,6 +112,55 @@ fn write_other(out: &mut impl Write, other: &Other) -> fmt::Result {
         Other::InfinibandLink { operand } => write!(out, "Link packet: reserved operand {operand}"),
         Other::ErfType(t) => write!(out, "ERF record type {t} not decoded"),
         Other::UnsupportedLink(l) => write!(out, "link type {l} not decoded"),
+    }
+}
+
+/// A UET packet: its PDS type and what identifies it (PSN and PDC ids, the ACK's PSNs, the
+/// NACK's code), its flags, then its SES header's operation.
+fn write_uet(out: &mut impl Write, uet: &UetFrame<'_>) -> fmt::Result {
+    let Some(pds) = uet.pds() else {
+        let sdi = uet.tss().map_or(0, |t| t.sdi());
+        return write!(out, "TSS SDI={sdi} (encrypted)");
+    };
+    out.write_str(pds.pds_type().name())?;
+    if let Some(ctl) = pds.ctl_type() {
+        write!(out, " {}", names::control_type(ctl).unwrap_or("reserved"))?;
+    }
+    if let Some(code) = pds.nack_code() {
+        write!(out, " {}", names::nack_code(code).unwrap_or("reserved"))?;
+    }
+    let numbers = [
+        ("PSN", pds.psn()),
+        ("CACK_PSN", pds.cack_psn()),
+        ("ACK_PSN", pds.ack_psn()),
+        ("NACK_PSN", pds.nack_psn()),
+        ("SACK_BASE", pds.sack_base()),
+        ("Start_PSN", pds.start_psn()),
+        ("SPDCID", pds.spdcid().map(u32::from)),
+        ("DPDCID", pds.dpdcid().map(u32::from)),
+        ("PKT_ID", pds.packet_id()),
+    ];
+    for (name, value) in numbers {
+        if let Some(v) = value {
+            write!(out, " {name}={v}")?;
+        }
+    }
+    let flags =
+        [("RETX", pds.retx()), ("AR", pds.ar()), ("SYN", pds.syn()), ("M", pds.ecn_marked()), ("P", pds.probe())];
+    for (name, set) in flags {
+        if set {
+            write!(out, " [{name}]")?;
+        }
+    }
+    match uet.ses() {
+        Some(Ses::Request(r)) => write!(out, " | {}", names::request_opcode(r.opcode()).unwrap_or("reserved opcode")),
+        Some(Ses::Response(r)) => write!(
+            out,
+            " | {} {}",
+            names::response_opcode(r.opcode()).unwrap_or("reserved opcode"),
+            names::return_code(r.return_code()).unwrap_or("reserved return code")
+        ),
+        None => Ok(()),
     }
 }
 

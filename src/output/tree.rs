@@ -103,8 +103,40 @@ fn section_of(layer: Layer) -> Section {
         Layer::Trailer => section(Summary("Trailer", &[]), &["rocescope.trailer", "rocescope.trailer."]),
         Layer::Metamako => section(Label("metamako"), &["metamako."]),
         Layer::Analysis => section(Summary("rocescope analysis", &[]), &["rocescope.analysis."]),
+        Layer::UetEntropy => section(Summary("UET entropy header", &[]), &["uet.pds.entropy", "uet.pds.entropy."]),
+        Layer::UetTss => section(Summary("UET Transport Security Sublayer", &[("SDI", "uet.tss.sdi")]), &["uet.tss."]),
+        Layer::UetPds => section(Summary("UET Packet Delivery Sublayer", &[("PSN", "uet.pds.psn")]), UET_PDS_FIELDS),
+        Layer::UetSes => section(
+            Summary("UET Semantic Sublayer", &[]),
+            &["uet.ses.", "rocescope.uet.original_request_psn", "rocescope.uet.response_format"],
+        ),
+        Layer::UetTrailer => section(Summary("UET trailer", &[]), &["rocescope.uet.trailer", "rocescope.uet.crc."]),
     }
 }
+
+/// The PDS header's fields: every `uet.pds.` field but the entropy header's.
+const UET_PDS_FIELDS: &[&str] = &[
+    "uet.pds.type",
+    "uet.pds.nh",
+    "uet.pds.ctl_type",
+    "uet.pds.flags",
+    "uet.pds.flags.",
+    "uet.pds.clear_psn",
+    "uet.pds.psn",
+    "uet.pds.ack_psn",
+    "uet.pds.cack_psn",
+    "uet.pds.spdcid",
+    "uet.pds.dpdcid",
+    "uet.pds.pdc_mode",
+    "uet.pds.psn_offset",
+    "uet.pds.start_psn",
+    "uet.pds.cc_state.",
+    "uet.pds.ctrl_probe_opaque",
+    "uet.pds.ctrl_payload",
+    "uet.pds.nack.",
+    "uet.pds.ack.",
+    "uet.pds.rudi.",
+];
 
 fn ext_section(header: ExtHeader) -> Section {
     use Heading::{Label, Summary};
@@ -260,7 +292,7 @@ fn section_lines(
     let section = section_of(layer);
     let line = |text: String, kind| TreeLine { text, kind, layer, occurrence, span: span.clone() };
     let mut fields = Vec::new();
-    for field in fields::all().iter().filter(|f| lists(&section, f)) {
+    for field in fields::all().filter(|f| lists(&section, f)) {
         if let Some(value) = values.nth(field, occurrence) {
             let mut text = String::new();
             write_field_line(&mut text, field, &value)?;

@@ -46,4 +46,5 @@ mod spark_example;
 mod terminal;
 mod threads;
 mod tshark_json;
+mod uet;
 mod wireshark_fields;

@@ -72,6 +72,8 @@ const EXPECTED: &[(&str, usize, usize, usize, usize, usize)] = &[
     ("pfc_storm.pcap", 50, 0, 0, 404, 2),
     ("rc_write_healthy.pcap", 24, 0, 0, 0, 0),
     ("reordering.pcap", 96, 0, 0, 0, 0),
+    // no RoCE: Ultra Ethernet Transport (tests/it/uet.rs)
+    ("uet.pcap", 0, 0, 0, 0, 0),
 ];
 
 #[test]

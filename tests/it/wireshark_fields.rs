@@ -53,12 +53,21 @@ const TSHARK_MISREADS: &[&str] = [
 ]
 .as_slice();
 
+/// Protocols the registry declares from a Wireshark newer than the tshark 4.0 the tests run:
+/// their fields are Wireshark's (`packet-uet.c`), but no tshark here has them to compare.
+const NEWER_THAN_TSHARK: &[&str] = &["uet"];
+
+fn newer_than_tshark(name: &str) -> bool {
+    NEWER_THAN_TSHARK.iter().any(|p| name == *p || name.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
+}
+
 /// The registry fields tshark has, that have values to print (not protocols), and that tshark
 /// reads correctly.
 fn shared_fields() -> Vec<String> {
     registry()
         .into_iter()
         .filter(|(n, c)| !n.starts_with("rocescope.") && c[0] != "P" && !TSHARK_MISREADS.contains(&n.as_str()))
+        .filter(|(n, _)| !newer_than_tshark(n))
         .map(|(n, _)| n)
         .collect()
 }
@@ -73,6 +82,10 @@ fn the_registry_has_tsharks_names_types_bases_and_bitmasks() {
     for (name, columns) in registry() {
         if name.starts_with("rocescope.") {
             assert!(!tshark.contains_key(&name), "{name} exists in Wireshark");
+            continue;
+        }
+        if newer_than_tshark(&name) {
+            assert!(!tshark.contains_key(&name), "{name}: this tshark has the protocol now; compare it");
             continue;
         }
         if tshark.get(&name) != Some(&columns) {

@@ -158,6 +158,19 @@ counters! {
     }
 }
 
+counters! {
+    /// UET packets by what their CRC32C trailer matched: each reading of the CRC
+    /// (docs/decoding.md, "UET integrity"), none of them, or not checked (encrypted, cut).
+    pub struct UetCrcCounts {
+        crc32c_le,
+        crc32c_be,
+        crc32c_raw_le,
+        crc32c_raw_be,
+        no_variant,
+        unchecked,
+    }
+}
+
 use crate::decode::IcrcStatus;
 
 counters! {
@@ -205,6 +218,8 @@ counters! {
         infiniband_link,
         /// Frames of a link type (or ERF record type) rocescope does not decode; non-RoCE.
         undecoded_link,
+        /// Ultra Ethernet Transport packets (UDP 4793 and `--uet-port`, IP protocol 253); non-RoCE.
+        uet_packets,
         pfc_frames,
         pause_frames,
         malformed,

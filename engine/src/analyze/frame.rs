@@ -106,10 +106,37 @@ pub struct RoceFacts {
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub enum Content {
     Roce(RoceFacts),
-    Pfc { src: MacAddr, pfc: Pfc },
-    Pause { src: MacAddr, quanta: u16 },
+    Pfc {
+        src: MacAddr,
+        pfc: Pfc,
+    },
+    Pause {
+        src: MacAddr,
+        quanta: u16,
+    },
+    /// An Ultra Ethernet Transport packet: what its CRC32C trailer matched (its analysis per
+    /// PDC is to come).
+    Uet(UetCheck),
     Other,
     Malformed(Error),
+}
+
+/// What a UET packet's CRC32C trailer matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum UetCheck {
+    Matched(rocescope_parsers::uet::crc::Variant),
+    NoVariant,
+    Unchecked,
+}
+
+impl UetCheck {
+    fn of(crc: crate::decode::UetCrc) -> UetCheck {
+        match crc {
+            crate::decode::UetCrc::Matched(variant) => UetCheck::Matched(variant),
+            crate::decode::UetCrc::NoVariant { .. } => UetCheck::NoVariant,
+            crate::decode::UetCrc::Unchecked => UetCheck::Unchecked,
+        }
+    }
 }
 
 /// One frame, summarised for the analysis.
@@ -207,6 +234,7 @@ impl FrameSummary {
         let content = match &p.body {
             Body::Roce(roce) if p.net.is_some() => Content::Roce(RoceFacts::of(p, roce)),
             Body::Roce(_) => Content::Other,
+            Body::Uet(uet) => Content::Uet(UetCheck::of(uet.crc)),
             Body::MacControl(MacControl::Pfc(pfc)) => {
                 Content::Pfc { src: p.src_mac().unwrap_or(MacAddr([0; 6])), pfc: *pfc }
             }
@@ -248,6 +276,7 @@ impl FrameSummary {
             Content::Roce(_) => "roce",
             Content::Pfc { .. } => "pfc",
             Content::Pause { .. } => "pause",
+            Content::Uet(_) => "uet",
             Content::Other => "other",
             Content::Malformed(_) => "malformed",
         }

@@ -25,6 +25,7 @@ use rocescope_parsers::port_tag::{ETHERTYPE_ETAG, ETHERTYPE_VNTAG, PortTag, Port
 use rocescope_parsers::sll::{SllHeader, SllVersion};
 use rocescope_parsers::spectrum::{GRE_PROTO_SPECTRUM, SpectrumHeader};
 use rocescope_parsers::udp::{self, UdpHeader};
+use rocescope_parsers::uet::{self, Entropy, Uet};
 use rocescope_parsers::vxlan::VxlanHeader;
 use rocescope_parsers::{Error, ErrorKind, Layer, icrc, vcrc};
 
@@ -68,10 +69,15 @@ impl TimeSource {
     }
 }
 
-/// Decodes frames; holds the UDP ports that mean RoCEv2.
+/// The IP protocol of native UET unless told otherwise ([`Decoder::with_uet`]).
+pub const UET_IP_PROTOCOL: u8 = uet::IP_PROTOCOL;
+
+/// Decodes frames; holds the UDP ports that mean RoCEv2 and UET, and UET's IP protocol.
 #[derive(Debug, Clone)]
 pub struct Decoder {
     roce_ports: Vec<u16>,
+    uet_ports: Vec<u16>,
+    uet_ip_protocol: u8,
     /// Leave ICRCs to be computed later ([`Roce::deferred_icrc`]).
     defer_icrc: bool,
     time_source: TimeSource,
@@ -92,7 +98,21 @@ impl Decoder {
     pub fn new(extra_roce_ports: &[u16]) -> Self {
         let mut roce_ports = vec![udp::PORT_ROCEV2];
         roce_ports.extend_from_slice(extra_roce_ports);
-        Decoder { roce_ports, defer_icrc: false, time_source: TimeSource::Capture }
+        Decoder {
+            roce_ports,
+            uet_ports: vec![uet::UDP_PORT],
+            uet_ip_protocol: uet::IP_PROTOCOL,
+            defer_icrc: false,
+            time_source: TimeSource::Capture,
+        }
+    }
+
+    /// A decoder that takes UDP destination ports `extra` as UET too, besides 4793, and IP
+    /// protocol `ip_protocol` (253 by default) as native UET.
+    pub fn with_uet(mut self, extra: &[u16], ip_protocol: u8) -> Self {
+        self.uet_ports.extend_from_slice(extra);
+        self.uet_ip_protocol = ip_protocol;
+        self
     }
 
     /// A decoder whose frames have the times of `source`.
@@ -351,6 +371,11 @@ impl Decoder {
     ) -> Body<'a> {
         match protocol {
             ipv4::PROTO_UDP => self.udp(p, payload, declared, outer),
+            // native UET: its entropy header, then the packet
+            protocol if protocol == self.uet_ip_protocol => match Entropy::parse(payload) {
+                Ok((entropy, rest)) => uet_body(p, Some(entropy), rest, declared.saturating_sub(4)),
+                Err(e) => malformed(e),
+            },
             ipv4::PROTO_GRE => self.gre(p, payload, outer),
             ipv4::PROTO_TCP => match payload {
                 [s0, s1, d0, d1, ..] => Body::Other(Other::Tcp {
@@ -377,6 +402,12 @@ impl Decoder {
                 return malformed(Error::invalid(Layer::Udp, "length larger than the IP payload"));
             }
             return self.transport_packet(p, 2, rest, udp.payload_len());
+        }
+        if self.uet_ports.contains(&dport) {
+            if usize::from(udp.length()) > declared {
+                return malformed(Error::invalid(Layer::Udp, "length larger than the IP payload"));
+            }
+            return uet_body(p, None, rest, udp.payload_len());
         }
         if dport == udp::PORT_VXLAN || dport == udp::PORT_VXLAN_LINUX {
             return match VxlanHeader::parse(rest) {
@@ -545,6 +576,36 @@ impl Decoder {
             .and_then(|_| CmMad::parse(ib.payload).ok());
         let vcrc = p.lrh.map(|lrh| native_vcrc(p.data, lrh));
         Body::Roce(Roce { version, ib, icrc, icrc_computed, deferred_icrc, vcrc, mad, cm })
+    }
+}
+
+/// A UET packet of `declared` bytes whose captured bytes start `captured`: complete (its
+/// trailer the last bytes) when the capture holds all of them.
+fn uet_body<'a>(p: &DecodedFrame<'a>, entropy: Option<Entropy<'a>>, captured: &'a [u8], declared: usize) -> Body<'a> {
+    let packet = captured.get(..declared).unwrap_or(captured);
+    let complete = packet.len() == declared && !p.encaps.iter().any(|e| e.kind.truncated_by_mirror());
+    match Uet::parse(packet, complete) {
+        Ok(packet) => Body::Uet(UetFrame { entropy, packet, crc: uet_crc(p, &packet) }),
+        Err(e) => malformed(e),
+    }
+}
+
+/// The CRC32C trailer checked against every reading: over the bytes from the IP source
+/// address (IPv4 offset 12, IPv6 offset 8) to the trailer.
+fn uet_crc(p: &DecodedFrame<'_>, packet: &Uet<'_>) -> UetCrc {
+    let Uet::Clear { crc: Some(wire), .. } = *packet else { return UetCrc::Unchecked };
+    let (network, source_at) = match p.net {
+        Some(Network::Ipv4(ip)) => (ip.as_bytes(), 12),
+        Some(Network::Ipv6(ip)) => (&ip.as_bytes()[..], 8),
+        _ => return UetCrc::Unchecked,
+    };
+    let offset = |bytes: &[u8]| (bytes.as_ptr() as usize).checked_sub(p.data.as_ptr() as usize);
+    let covered = offset(network).zip(offset(&wire[..])).and_then(|(ip, end)| p.data.get(ip + source_at..end));
+    let Some(covered) = covered else { return UetCrc::Unchecked };
+    let computed = uet::crc::crc32c(covered);
+    match uet::crc::Variant::matching(computed, *wire) {
+        Some(variant) => UetCrc::Matched(variant),
+        None => UetCrc::NoVariant { computed, wire: *wire },
     }
 }
 

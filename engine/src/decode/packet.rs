@@ -350,6 +350,59 @@ pub struct Roce<'a> {
     pub cm: Option<CmMad<'a>>,
 }
 
+/// A UET packet (docs/decoding.md, "Ultra Ethernet Transport"): its headers and, over native
+/// IP, its entropy header.
+#[derive(Debug, Clone, Copy)]
+pub struct UetFrame<'a> {
+    pub entropy: Option<rocescope_parsers::uet::Entropy<'a>>,
+    pub packet: rocescope_parsers::uet::Uet<'a>,
+    pub crc: UetCrc,
+}
+
+/// What a UET packet's CRC32C trailer says (docs/decoding.md, "UET integrity").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UetCrc {
+    /// The trailer is the one a reading of the CRC expects.
+    Matched(rocescope_parsers::uet::crc::Variant),
+    /// The trailer is none of the readings' (bad, once the capture's reading is known).
+    NoVariant { computed: u32, wire: [u8; 4] },
+    /// Not checked: an encrypted packet (its tag is no CRC), one the snap length or a mirror
+    /// cut, or one without an IP header to cover.
+    Unchecked,
+}
+
+impl<'a> UetFrame<'a> {
+    /// The PDS header, unless the packet is encrypted.
+    pub fn pds(&self) -> Option<rocescope_parsers::uet::Pds<'a>> {
+        match self.packet {
+            rocescope_parsers::uet::Uet::Clear { pds, .. } => Some(pds),
+            rocescope_parsers::uet::Uet::Secured { .. } => None,
+        }
+    }
+
+    pub fn ses(&self) -> Option<rocescope_parsers::uet::Ses<'a>> {
+        match self.packet {
+            rocescope_parsers::uet::Uet::Clear { ses, .. } => ses,
+            rocescope_parsers::uet::Uet::Secured { .. } => None,
+        }
+    }
+
+    /// The CRC32C trailer, or an encrypted packet's tag, when the capture holds it.
+    pub fn trailer(&self) -> Option<&'a [u8]> {
+        match self.packet {
+            rocescope_parsers::uet::Uet::Clear { crc, .. } => crc.map(|c| &c[..]),
+            rocescope_parsers::uet::Uet::Secured { tag, .. } => tag,
+        }
+    }
+
+    pub fn tss(&self) -> Option<rocescope_parsers::uet::Tss<'a>> {
+        match self.packet {
+            rocescope_parsers::uet::Uet::Secured { tss, .. } => Some(tss),
+            rocescope_parsers::uet::Uet::Clear { .. } => None,
+        }
+    }
+}
+
 /// A native InfiniBand packet's variant CRC (IBA §7.8.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Vcrc {
@@ -464,6 +517,8 @@ pub enum Other {
 #[derive(Debug, Clone, Copy)]
 pub enum Body<'a> {
     Roce(Roce<'a>),
+    /// An Ultra Ethernet Transport packet.
+    Uet(UetFrame<'a>),
     /// PFC or PAUSE.
     MacControl(MacControl),
     Other(Other),
@@ -474,6 +529,7 @@ pub enum Body<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameKind {
     Roce,
+    Uet,
     Pfc,
     Pause,
     Other,
@@ -484,6 +540,7 @@ impl FrameKind {
     pub fn name(self) -> &'static str {
         match self {
             FrameKind::Roce => "roce",
+            FrameKind::Uet => "uet",
             FrameKind::Pfc => "pfc",
             FrameKind::Pause => "pause",
             FrameKind::Other => "other",
@@ -563,10 +620,18 @@ impl<'a> DecodedFrame<'a> {
     pub fn kind(&self) -> FrameKind {
         match &self.body {
             Body::Roce(_) => FrameKind::Roce,
+            Body::Uet(_) => FrameKind::Uet,
             Body::MacControl(MacControl::Pfc(_)) => FrameKind::Pfc,
             Body::MacControl(MacControl::Pause { .. }) => FrameKind::Pause,
             Body::MacControl(MacControl::Other { .. }) | Body::Other(_) => FrameKind::Other,
             Body::Malformed(_) => FrameKind::Malformed,
+        }
+    }
+
+    pub fn uet(&self) -> Option<&UetFrame<'a>> {
+        match &self.body {
+            Body::Uet(u) => Some(u),
+            _ => None,
         }
     }
 

@@ -634,7 +634,6 @@ mod tests {
         assert!(error("ip.dsfield.dscp == AF99").contains("column 20: \"AF99\" is not an integer"));
         // a name several values share is no value
         let (field, name) = fields::all()
-            .iter()
             .find_map(|f| {
                 let (FieldType::Uint(bits), Shown::Named(meaning)) = (f.ty, f.shown) else { return None };
                 let mut names = std::collections::HashMap::new();

@@ -15,11 +15,12 @@ use rocescope_parsers::mpls::{self, MplsStack};
 use rocescope_parsers::opcode::ExtHeader;
 use rocescope_parsers::port_tag::{ETHERTYPE_ETAG, ETHERTYPE_VNTAG, PortTag, PortTagKind};
 use rocescope_parsers::udp::UdpHeader;
+use rocescope_parsers::uet::Uet;
 
 use std::ops::Range;
 
 use crate::analyze::Verdict;
-use crate::decode::{Body, DecodedFrame, Encap, EncapKind, Link, Network, Roce};
+use crate::decode::{Body, DecodedFrame, Encap, EncapKind, Link, Network, Roce, UetFrame};
 
 /// What the fields of one frame are read from.
 pub struct Frame<'p, 'a> {
@@ -101,6 +102,14 @@ pub enum Layer {
     /// A native InfiniBand packet's variant CRC.
     Vcrc,
     MacControl,
+    /// UET's entropy header (native IP only).
+    UetEntropy,
+    /// UET's security header; the ciphertext after it is [`Layer::Payload`].
+    UetTss,
+    UetPds,
+    UetSes,
+    /// UET's CRC32C trailer, or the AES-GCM tag of an encrypted packet.
+    UetTrailer,
     Malformed,
     /// A payload rocescope does not decode.
     Other,
@@ -357,6 +366,7 @@ impl<'a> Frame<'_, 'a> {
         let rest = last_end.get().min(end)..end;
         match &self.packet.body {
             Body::Roce(roce) => Self::roce_layers(roce, &within, &mut emit),
+            Body::Uet(uet) => Self::uet_layers(uet, &within, &mut emit),
             Body::Other(_) if self.packet.lrh.is_some() => emit(Layer::Other, rest.start..data.len()),
             Body::MacControl(_) => emit(Layer::MacControl, rest),
             Body::Malformed(m) => {
@@ -412,6 +422,33 @@ impl<'a> Frame<'_, 'a> {
         if let Some(vcrc) = roce.vcrc {
             let len = if vcrc.wire.is_some() { 2 } else { 0 };
             sink(Layer::Vcrc, icrc.end..icrc.end + len);
+        }
+    }
+
+    fn uet_layers(
+        uet: &UetFrame<'_>,
+        within: &dyn Fn(&[u8]) -> Range<usize>,
+        sink: &mut dyn FnMut(Layer, Range<usize>),
+    ) {
+        if let Some(entropy) = &uet.entropy {
+            sink(Layer::UetEntropy, within(entropy.as_bytes()));
+        }
+        let (payload, trailer) = match uet.packet {
+            Uet::Secured { tss, ciphertext, tag } => {
+                sink(Layer::UetTss, within(tss.as_bytes()));
+                (ciphertext, tag)
+            }
+            Uet::Clear { pds, ses, payload, crc } => {
+                sink(Layer::UetPds, within(pds.as_bytes()));
+                if let Some(ses) = ses {
+                    sink(Layer::UetSes, within(ses.as_bytes()));
+                }
+                (payload, crc.map(|c| &c[..]))
+            }
+        };
+        sink(Layer::Payload, within(payload));
+        if let Some(trailer) = trailer {
+            sink(Layer::UetTrailer, within(trailer));
         }
     }
 

@@ -10,6 +10,7 @@ mod defs;
 mod layers;
 pub mod names;
 pub mod position;
+mod uet;
 mod value;
 
 pub use layers::{Frame, Layer};
@@ -159,14 +160,14 @@ impl Field {
     }
 }
 
-/// Every field, in the order `rocescope fields` lists them.
-pub fn all() -> &'static [Field] {
-    defs::FIELDS
+/// Every field, in the order `rocescope fields` lists them: RoCE's and the rest, then UET's.
+pub fn all() -> impl Iterator<Item = &'static Field> + Clone {
+    defs::FIELDS.iter().chain(uet::FIELDS)
 }
 
 /// The field named `name`.
 pub fn by_name(name: &str) -> Option<&'static Field> {
-    defs::FIELDS.iter().find(|f| f.name == name)
+    all().find(|f| f.name == name)
 }
 
 /// Names people type for protocols the registry holds under Wireshark's names.
@@ -200,13 +201,13 @@ pub fn nearest(name: &str) -> Option<&'static str> {
         return Some(field.name);
     }
     let in_protocol = |f: &&Field| f.name.strip_prefix(wanted.as_str()).is_some_and(|r| r.starts_with('.'));
-    if let Some(field) = defs::FIELDS.iter().find(in_protocol) {
+    if let Some(field) = all().find(in_protocol) {
         return Some(field.name);
     }
     let last = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
     let distance =
         |f: &Field| (strsim::osa_distance(&wanted, f.name), strsim::osa_distance(&last(&wanted), &last(f.name)));
-    defs::FIELDS.iter().min_by_key(|f| distance(f)).map(|f| f.name)
+    all().min_by_key(|f| distance(f)).map(|f| f.name)
 }
 
 /// The field named `name` as an option (`-e`) names it; an error names the nearest field
@@ -255,7 +256,7 @@ mod tests {
 
     #[test]
     fn every_name_is_declared_once_and_nearest_names_help() {
-        let mut names: Vec<&str> = all().iter().map(|f| f.name).collect();
+        let mut names: Vec<&str> = all().map(|f| f.name).collect();
         names.sort_unstable();
         let before = names.len();
         names.dedup();

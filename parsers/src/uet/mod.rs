@@ -11,6 +11,7 @@
 //! with a TSS header the rest is ciphertext ending in a 16-byte AES-GCM tag; without, a 4-byte
 //! CRC32C trailer follows the payload (docs/decoding.md, "UET integrity").
 
+pub mod crc;
 pub mod names;
 pub mod pds;
 pub mod ses;
@@ -49,6 +50,10 @@ impl<'a> Entropy<'a> {
         Ok((Entropy { bytes }, rest))
     }
 
+    pub fn as_bytes(&self) -> &'a [u8; 4] {
+        self.bytes
+    }
+
     pub fn entropy(&self) -> u16 {
         be16([self.bytes[0], self.bytes[1]])
     }
@@ -62,32 +67,31 @@ impl<'a> Entropy<'a> {
 /// SSI word.
 #[derive(Debug, Clone, Copy)]
 pub struct Tss<'a> {
-    first: &'a [u8; 4],
-    ssi: Option<&'a [u8; 4]>,
-    tsc: &'a [u8; 8],
+    /// 12 or 16 bytes.
+    bytes: &'a [u8],
 }
 
 impl<'a> Tss<'a> {
     pub fn parse(input: &'a [u8]) -> Result<(Self, &'a [u8]), Error> {
-        let (first, rest) = split_array::<4>(input, Layer::UetTss)?;
+        let (first, _) = split_array::<4>(input, Layer::UetTss)?;
         if first[0] >> 3 != TSS_TYPE {
             return Err(Error::invalid(Layer::UetTss, "not a TSS header"));
         }
-        let sp = first[0] & 0x04 != 0;
-        let (ssi, rest) = match sp {
-            true => split_array::<4>(rest, Layer::UetTss).map(|(s, r)| (Some(s), r))?,
-            false => (None, rest),
-        };
-        let (tsc, rest) = split_array::<8>(rest, Layer::UetTss)?;
-        Ok((Tss { first, ssi, tsc }, rest))
+        let len = if first[0] & 0x04 != 0 { 16 } else { 12 };
+        let (bytes, rest) = split_bytes(input, len, Layer::UetTss)?;
+        Ok((Tss { bytes }, rest))
+    }
+
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
     }
 
     fn word(&self) -> u32 {
-        be32(*self.first)
+        be32_at(self.bytes, 0)
     }
 
     pub fn tss_type(&self) -> u8 {
-        self.first[0] >> 3
+        byte_at(self.bytes, 0) >> 3
     }
 
     /// Secure port: an SSI word follows.
@@ -106,16 +110,16 @@ impl<'a> Tss<'a> {
     }
 
     pub fn ssi(&self) -> Option<u32> {
-        self.ssi.map(|s| be32(*s))
+        self.sp().then(|| be32_at(self.bytes, 4))
     }
 
     /// Transmit security counter (the reference provider splits it: epoch 16 bits, counter 48).
     pub fn tsc(&self) -> u64 {
-        u64::from_be_bytes(*self.tsc)
+        be64_at(self.bytes, self.bytes.len().saturating_sub(8))
     }
 
     pub fn header_len(&self) -> usize {
-        if self.ssi.is_some() { 16 } else { 12 }
+        self.bytes.len()
     }
 }
 

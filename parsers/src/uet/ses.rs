@@ -32,6 +32,14 @@ impl<'a> Ses<'a> {
     /// The SES header `next_header` names at the front of `input`, with what follows it; `None`
     /// when there is none (`next_hdr` 0, a control packet, whose place holds its control type,
     /// or a value not assigned).
+    /// The header's bytes (a standard request's with its extension).
+    pub fn as_bytes(&self) -> &'a [u8] {
+        match self {
+            Ses::Request(r) => r.whole,
+            Ses::Response(r) => r.bytes,
+        }
+    }
+
     pub fn parse(next_header: u8, pds: PdsType, input: &'a [u8]) -> Result<Option<(Self, &'a [u8])>, Error> {
         if pds == PdsType::Control {
             return Ok(None);
@@ -81,7 +89,7 @@ pub enum Extension<'a> {
     Atomic(&'a [u8]),
 }
 
-impl Extension<'_> {
+impl<'a> Extension<'a> {
     pub fn eager_length(&self) -> Option<u32> {
         self.rendezvous().map(|b| be32_at(b, 0))
     }
@@ -101,15 +109,15 @@ impl Extension<'_> {
         self.rendezvous().map(|b| be64_at(b, 16))
     }
 
-    fn rendezvous(&self) -> Option<&[u8]> {
-        match self {
+    fn rendezvous(&self) -> Option<&'a [u8]> {
+        match *self {
             Extension::Rendezvous(b) => Some(b),
             Extension::Atomic(_) => None,
         }
     }
 
-    fn atomic(&self) -> Option<&[u8]> {
-        match self {
+    fn atomic(&self) -> Option<&'a [u8]> {
+        match *self {
             Extension::Atomic(b) => Some(b),
             Extension::Rendezvous(_) => None,
         }
@@ -131,7 +139,7 @@ impl Extension<'_> {
     }
 
     /// The compare and the swap operands, 16 bytes each.
-    pub fn compare_swap(&self) -> Option<(&[u8], &[u8])> {
+    pub fn compare_swap(&self) -> Option<(&'a [u8], &'a [u8])> {
         let b = self.atomic()?;
         Some((b.get(4..20)?, b.get(20..36)?))
     }
@@ -143,6 +151,8 @@ pub struct SesRequest<'a> {
     format: RequestFormat,
     bytes: &'a [u8],
     extension: Option<Extension<'a>>,
+    /// The header and its extension.
+    whole: &'a [u8],
 }
 
 impl<'a> SesRequest<'a> {
@@ -162,7 +172,8 @@ impl<'a> SesRequest<'a> {
             }
             _ => (None, rest),
         };
-        Ok((SesRequest { format, bytes, extension }, rest))
+        let whole = input.get(..input.len() - rest.len()).unwrap_or(bytes);
+        Ok((SesRequest { format, bytes, extension, whole }, rest))
     }
 
     pub fn format(&self) -> RequestFormat {
@@ -175,10 +186,7 @@ impl<'a> SesRequest<'a> {
 
     /// The header and its extension, in bytes.
     pub fn header_len(&self) -> usize {
-        self.bytes.len()
-            + self.extension.map_or(0, |e| match e {
-                Extension::Rendezvous(b) | Extension::Atomic(b) => b.len(),
-            })
+        self.whole.len()
     }
 
     /// The operation ([`super::names::request_opcode`]), 6 bits.

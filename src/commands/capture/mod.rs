@@ -74,7 +74,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         nic_start,
     };
     live.export(&Counters::default());
-    let decoder = Decoder::new(&args.analysis.roce_ports).with_time_source(config.time_source);
+    let decoder = args.analysis.ports.decoder().with_time_source(config.time_source);
     let ran = pipeline::run(&mut interface, &decoder, &mut live, &|_| {});
     ran.result.map_err(|e| Failure::Output(format!("cannot write the capture file: {e}")))?;
     if let Some(failure) = interface.failure.take() {

@@ -259,6 +259,7 @@ impl Analyzer {
                 self.wide.observe_pause(frame, s.ts_ns, *src, *quanta);
                 self.observe_pause_for_incast(s);
             }
+            Content::Uet(check) => self.wide.observe_uet(s, *check),
             Content::Other => self.wide.observe_other(s),
             Content::Malformed(error) => self.wide.observe_malformed(frame, error),
         }

@@ -137,6 +137,7 @@ kinds! {
     COUNTERS_DISAGREE: Warning, "Counters and capture disagree", "analysis.md#counters-beside-the-capture";
     PAUSE_NOT_IN_CAPTURE: Info, "Pauses the capture cannot see", "analysis.md#counters-beside-the-capture";
     SWITCH_QUEUE_DROPS: Warning, "Drops in a switch queue", "analysis.md#counters-beside-the-capture";
+    UET_CRC_BAD: Error, "Bad UET CRC", "analysis.md#uet";
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -6,6 +6,7 @@ pub mod congestion;
 pub mod counters;
 pub mod finding;
 pub mod path;
+pub mod uet;
 
 use std::collections::BTreeMap;
 
@@ -68,6 +69,9 @@ pub struct Report {
     /// Counter snapshots reconciled with the capture (`analyze --counters`): absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<counters::HostCounters>,
+    /// Ultra Ethernet Transport packets: absent when the capture has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uet: Option<uet::UetReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -522,6 +526,7 @@ impl Report {
             findings: Vec::new(),
             path: None,
             counters: Vec::new(),
+            uet: uet::UetReport::of(t.frames.uet_packets, t.uet_crc),
         }
     }
 }

@@ -5,6 +5,7 @@ mod congestion_control;
 mod counters;
 mod path;
 mod troubleshooting;
+mod uet;
 
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Finding, Kind, Severity, kinds};
@@ -99,6 +100,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     no_roce(&mut r);
     path::path(&mut r);
     counters::counters(&mut r);
+    uet::crc(&mut r);
     troubleshooting::annotate(report, &mut r.out);
     r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out
@@ -616,7 +618,7 @@ fn rdma_device(r: &mut Rules<'_>) {
 /// does not pass (the kernel's Ethernet interface), or RoCE on another UDP port.
 fn no_roce(r: &mut Rules<'_>) {
     let t = &r.report.totals;
-    if t.frames == 0 || t.roce_packets > 0 || t.pfc_frames > 0 || t.pause_frames > 0 {
+    if t.frames == 0 || t.roce_packets > 0 || t.pfc_frames > 0 || t.pause_frames > 0 || t.uet_packets > 0 {
         return;
     }
     r.add(

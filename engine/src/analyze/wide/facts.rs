@@ -2,7 +2,7 @@
 //! analyses' are combined: added (shards of one capture) or grafted (a part going on from the
 //! parts before it).
 
-use crate::analyze::counts::{EcnCounts, FrameCounts, IcrcCounts, InfinibandCounts};
+use crate::analyze::counts::{EcnCounts, FrameCounts, IcrcCounts, InfinibandCounts, UetCrcCounts};
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::names::{self, Name};
 use crate::analyze::wide::duplicates::Doubling;
@@ -24,6 +24,9 @@ crate::combined! {
         pub management_dscp: Vec<u64>,
         pub management_ecn: EcnCounts,
         pub infiniband: InfinibandCounts,
+        /// UET packets by what their CRC32C trailer matched.
+        #[serde(default)]
+        pub uet_crc: UetCrcCounts,
     }
 }
 

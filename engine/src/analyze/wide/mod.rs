@@ -15,7 +15,7 @@ use rocescope_parsers::mac_control::Pfc;
 use rocescope_parsers::opcode::CNP;
 
 use crate::analyze::counts::Combine;
-use crate::analyze::frame::{FrameSummary, LinkKind, RoceFacts};
+use crate::analyze::frame::{FrameSummary, LinkKind, RoceFacts, UetCheck};
 use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
 use crate::decode::{Endpoint, IcrcStatus};
@@ -165,6 +165,22 @@ impl CaptureWide {
 
     /// A frame that is neither RoCE nor a pause: InfiniBand link packets and undecoded link
     /// layers are counted apart.
+    /// A UET packet: non-RoCE, counted as UET and by what its CRC32C trailer matched.
+    pub fn observe_uet(&mut self, s: &FrameSummary, check: UetCheck) {
+        use rocescope_parsers::uet::crc::Variant;
+        self.totals.frames.uet_packets += 1;
+        let crc = &mut self.totals.uet_crc;
+        *match check {
+            UetCheck::Matched(Variant::Le) => &mut crc.crc32c_le,
+            UetCheck::Matched(Variant::Be) => &mut crc.crc32c_be,
+            UetCheck::Matched(Variant::RawLe) => &mut crc.crc32c_raw_le,
+            UetCheck::Matched(Variant::RawBe) => &mut crc.crc32c_raw_be,
+            UetCheck::NoVariant => &mut crc.no_variant,
+            UetCheck::Unchecked => &mut crc.unchecked,
+        } += 1;
+        self.observe_other(s);
+    }
+
     pub fn observe_other(&mut self, s: &FrameSummary) {
         let frames = &mut self.totals.frames;
         frames.non_roce += 1;
