@@ -581,6 +581,9 @@ impl Decoder {
 
 /// A UET packet of `declared` bytes whose captured bytes start `captured`: complete (its
 /// trailer the last bytes) when the capture holds all of them.
+// kept out of line: the RoCE path's decoding stays as compact as it was
+#[cold]
+#[inline(never)]
 fn uet_body<'a>(p: &DecodedFrame<'a>, entropy: Option<Entropy<'a>>, captured: &'a [u8], declared: usize) -> Body<'a> {
     let packet = captured.get(..declared).unwrap_or(captured);
     let complete = packet.len() == declared && !p.encaps.iter().any(|e| e.kind.truncated_by_mirror());
