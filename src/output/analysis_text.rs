@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use crate::analyze::report::finding::Severity;
+use crate::analyze::report::uet::UetReport;
 use crate::analyze::report::{FlowReport, Report};
 use anstyle::{AnsiColor, Style};
 
@@ -73,6 +74,7 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
             "  UET: {} packets; CRC32C: {} ok, {} bad, {} unchecked ({reading})",
             uet.packets, c.ok, c.bad, c.unchecked
         )?;
+        write_pdcs(out, uet)?;
     }
     if t.infiniband + t.infiniband_link > 0 {
         let ib = &r.infiniband;
@@ -203,6 +205,36 @@ fn write_findings(out: &mut impl Write, r: &Report, colour: bool) -> io::Result<
             writeln!(out, "          cause:  {}", f.cause)?;
             writeln!(out, "          action: {}", f.action)?;
         }
+    }
+    Ok(())
+}
+
+/// PDCs the summary lists at most; the JSON report has every one.
+const PDCS_SHOWN: usize = 10;
+
+/// A line per UET PDC: its ends and ids, mode, and what its PSNs and NACKs came to.
+fn write_pdcs(out: &mut impl Write, uet: &UetReport) -> io::Result<()> {
+    for p in uet.pdcs.iter().take(PDCS_SHOWN) {
+        let target_id = p.target_pdcid.map_or_else(|| "?".to_string(), |id| id.to_string());
+        let nacks: Vec<String> = p.nacks.iter().map(|(code, n)| format!("{code} {n}")).collect();
+        let nacks = if nacks.is_empty() { String::new() } else { format!(", NACKs {}", nacks.join(", ")) };
+        writeln!(
+            out,
+            "    PDC {} → {} {}/{target_id} {}: {} requests, {} ACKs, {} out of order, {} resent, {} missing, {} missed by the capture{nacks}",
+            p.initiator,
+            p.target,
+            p.pdcid,
+            p.mode.unwrap_or("?"),
+            p.requests,
+            p.acks,
+            p.out_of_order,
+            p.retransmitted,
+            p.missing,
+            p.capture_missed,
+        )?;
+    }
+    if uet.pdcs.len() > PDCS_SHOWN {
+        writeln!(out, "    … {} more PDCs (the JSON report has every one)", uet.pdcs.len() - PDCS_SHOWN)?;
     }
     Ok(())
 }

@@ -54,7 +54,32 @@ fn uet_sample_decodes_and_reports_its_crcs() {
         (crc["variant"].as_str(), crc["ok"].as_u64(), crc["bad"].as_u64(), crc["unchecked"].as_u64()),
         (Some("crc32c_le"), Some(19), Some(1), Some(1))
     );
-    assert_eq!(codes(&report), ["UET_CRC_BAD"], "and no NO_ROCE: the capture has UET");
+    assert_eq!(codes(&report), ["UET_CRC_BAD", "UET_TRIMMING"], "and no NO_ROCE: the capture has UET");
+    // the RUD PDC from its SYN to its close: 1003 before 1002, 1001 trimmed and resent, the
+    // CLOSE's PSN (1005) in the same sequence
+    let p = &report["uet"]["pdcs"][0];
+    let got = |k: &str| p[k].as_u64();
+    assert_eq!(
+        (p["pdcid"].as_u64(), p["target_pdcid"].as_u64(), p["closed"].as_bool()),
+        (Some(7), Some(9), Some(true))
+    );
+    assert_eq!(
+        [
+            got("requests"),
+            got("acks"),
+            got("out_of_order"),
+            got("retransmitted"),
+            got("missing"),
+            got("trimmed"),
+            got("highest_psn")
+        ],
+        [Some(7), Some(5), Some(1), Some(1), Some(0), Some(1), Some(1006)]
+    );
+    assert_eq!(
+        (got("requests_ce"), got("acks_marked"), p["ecn_echo_agrees"].as_bool()),
+        (Some(1), Some(1), Some(true))
+    );
+    assert_eq!((report["uet"]["uud"].as_u64(), report["uet"]["encrypted"].as_u64()), (Some(2), Some(1)));
 }
 
 #[test]
@@ -210,4 +235,120 @@ fn a_cut_packet_is_unchecked_and_a_mirrored_one_is_checked_inside() {
         fields(&path, "uet", &["frame.number", "rocescope.uet.crc.status", "uet.pds.psn", "erspan.spanid"]),
         ["1\tunchecked\t9\t", "2\tok\t9\t5"]
     );
+}
+
+/// A capture of `packets` (initiator to target when `forth`), each with ECN `ecn`, 1 µs apart.
+fn exchange(packets: &[(bool, u8, Vec<u8>)]) -> Value {
+    let (l2, (a, b)) = hosts();
+    let back = L2::new(l2.dst, l2.src);
+    let mut c = Capture::new();
+    for (i, (forth, ecn, body)) in packets.iter().enumerate() {
+        let (link, ips) = if *forth { (&l2, (a, b)) } else { (&back, (b, a)) };
+        let frame = uet::udp_frame(link, ips, rocescope_parsers::uet::UDP_PORT, *ecn, body, Some(Variant::Le));
+        c.add_bytes(T0 + i as i64 * 1_000, frame);
+    }
+    c.analyze(&[])
+}
+
+fn pdc(report: &Value, pdcid: u64) -> &Value {
+    let pdcs = report["uet"]["pdcs"].as_array().expect("pdcs");
+    pdcs.iter().find(|p| p["pdcid"] == pdcid).unwrap_or_else(|| panic!("no PDC {pdcid}"))
+}
+
+fn finding<'a>(report: &'a Value, code: &str) -> &'a Value {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {code}"))
+}
+
+#[test]
+fn a_pdc_s_psns_are_accounted_exactly() {
+    use uet::{RETX, SYN};
+    let req =
+        |psn: u32, flags: u8| (true, 2, uet::request(RUD, 0, flags, psn, 7, if flags & SYN != 0 { 0 } else { 9 }));
+    // 102 after 103; 104 first seen as a resend; 106 and 108 never seen nor acknowledged; 107
+    // never seen but selectively acknowledged
+    let mut packets =
+        vec![req(100, SYN | AR), req(101, 0), req(103, 0), req(102, 0), req(104, RETX), req(105, 0), req(109, 0)];
+    packets.push((false, 0, uet::ack_cc(0, 105, (9, 7), 2, 0b1)));
+    let report = exchange(&packets);
+    let p = pdc(&report, 7);
+    let got = |k: &str| p[k].as_u64();
+    assert_eq!(
+        (p["mode"].as_str(), p["syn_seen"].as_bool(), p["start_psn"].as_u64(), p["target_pdcid"].as_u64()),
+        (Some("rud"), Some(true), Some(100), Some(9))
+    );
+    assert_eq!(
+        [
+            got("requests"),
+            got("out_of_order"),
+            got("retransmitted"),
+            got("lost_before_tap"),
+            got("capture_missed"),
+            got("missing")
+        ],
+        [Some(7), Some(1), Some(1), Some(1), Some(1), Some(2)]
+    );
+    assert_eq!((got("psns_per_ack_p50"), got("psns_per_ack_max")), (Some(7), Some(7)), "100..=105 and 107");
+    let loss = finding(&report, "UET_LOSS");
+    assert_eq!(loss["evidence"]["count"], 3);
+    assert!(loss["message"].as_str().is_some_and(|m| m.contains("PDC 7: 2 missing, 1 lost before the tap")), "{loss}");
+}
+
+#[test]
+fn ordered_pdcs_nack_codes_pdc_errors_and_ecn_echoes() {
+    use uet::{ROD, SYN};
+    let rod = |psn: u32, ecn: u8| {
+        (true, ecn, uet::request(ROD, 0, if psn == 200 { SYN } else { 0 }, psn, 11, if psn == 200 { 0 } else { 12 }))
+    };
+    let packets = vec![
+        rod(200, 2),
+        rod(202, 3),
+        rod(201, 2),
+        (false, 0, uet::nack(0, 0x0D, 201, (12, 11), 0)),
+        (false, 0, uet::ack(0, 0, 202, 12, 11)),
+        // another PDC the target does not know
+        (true, 2, uet::request(RUD, 0, 0, 5, 21, 22)),
+        (false, 0, uet::nack(0, 0x0E, 5, (22, 21), 0)),
+    ];
+    let report = exchange(&packets);
+    let ordered = pdc(&report, 11);
+    assert_eq!(
+        (ordered["mode"].as_str(), ordered["out_of_order"].as_u64(), ordered["ecn_echo_agrees"].as_bool()),
+        (Some("rod"), Some(1), Some(false))
+    );
+    assert_eq!(ordered["nacks"]["ROD_OOO"], 1);
+    assert_eq!(finding(&report, "UET_ROD_OUT_OF_ORDER")["evidence"]["count"], 1);
+    assert_eq!(finding(&report, "UET_ECN_ECHO_MISMATCH")["evidence"]["count"], 1);
+    let nacks = finding(&report, "UET_NACKS");
+    assert_eq!(nacks["evidence"]["count"], 2);
+    assert!(
+        nacks["message"].as_str().is_some_and(|m| m.contains("ROD_OOO 1") && m.contains("INV_DPDCID 1")),
+        "{nacks}"
+    );
+    let errors = finding(&report, "UET_PDC_ERRORS");
+    assert!(errors["message"].as_str().is_some_and(|m| m.contains("PDC 21: INV_DPDCID 1")), "{errors}");
+}
+
+#[test]
+fn rudi_requests_pair_with_their_responses_and_the_thread_count_changes_nothing() {
+    use uet::{RUDI_REQ, RUDI_RESP};
+    let packets = vec![
+        (true, 2, uet::unreliable(RUDI_REQ, 0, 0, Some(1))),
+        (true, 2, uet::unreliable(RUDI_REQ, 0, 0, Some(2))),
+        (false, 0, uet::unreliable(RUDI_RESP, 0, 0, Some(1))),
+    ];
+    let report = exchange(&packets);
+    let rudi = &report["uet"]["rudi"];
+    assert_eq!(
+        (rudi["requests"].as_u64(), rudi["responses"].as_u64(), rudi["unanswered"].as_u64()),
+        (Some(2), Some(1), Some(1))
+    );
+    let one = analyze_file(&sample(), &["--threads", "1"]);
+    let two = analyze_file(&sample(), &["--threads", "2"]);
+    assert_eq!(one["uet"], two["uet"]);
+    assert_eq!(one["uet"]["pdcs"].as_array().map(Vec::len), Some(2));
 }

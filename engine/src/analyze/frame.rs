@@ -114,11 +114,61 @@ pub enum Content {
         src: MacAddr,
         quanta: u16,
     },
-    /// An Ultra Ethernet Transport packet: what its CRC32C trailer matched (its analysis per
-    /// PDC is to come).
-    Uet(UetCheck),
+    /// An Ultra Ethernet Transport packet: what its trailer matched and what its PDS header
+    /// says.
+    Uet(UetFacts),
     Other,
     Malformed(Error),
+}
+
+/// A UET packet as the analysis sees it: its trailer's check and the PDS header's fields
+/// (`pds` none for an encrypted packet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct UetFacts {
+    pub check: UetCheck,
+    pub pds: Option<PdsFacts>,
+}
+
+/// The PDS header's fields the analysis per PDC reads (docs/analysis.md, "UET").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PdsFacts {
+    /// The PDS type (2..=14).
+    pub kind: u8,
+    pub retx: bool,
+    pub syn: bool,
+    /// M: the packet acknowledged arrived CE-marked.
+    pub ecn_marked: bool,
+    pub psn: Option<u32>,
+    pub start_psn: Option<u32>,
+    pub spdcid: Option<u16>,
+    pub dpdcid: Option<u16>,
+    pub cack_psn: Option<u32>,
+    /// The SACK bitmap's first PSN and the bitmap (bit 0 that PSN).
+    pub sack: Option<(u32, u64)>,
+    pub nack_code: Option<u8>,
+    pub ctl_type: Option<u8>,
+    pub packet_id: Option<u32>,
+}
+
+impl UetFacts {
+    fn of(uet: &crate::decode::UetFrame<'_>) -> UetFacts {
+        let pds = uet.pds().map(|p| PdsFacts {
+            kind: p.pds_type() as u8,
+            retx: p.retx(),
+            syn: p.syn(),
+            ecn_marked: p.ecn_marked(),
+            psn: p.psn(),
+            start_psn: p.start_psn(),
+            spdcid: p.spdcid(),
+            dpdcid: p.dpdcid(),
+            cack_psn: p.cack_psn(),
+            sack: p.sack_base().zip(p.sack_bitmap()),
+            nack_code: p.nack_code(),
+            ctl_type: p.ctl_type(),
+            packet_id: p.packet_id(),
+        });
+        UetFacts { check: UetCheck::of(uet.crc), pds }
+    }
 }
 
 /// What a UET packet's CRC32C trailer matched.
@@ -234,7 +284,7 @@ impl FrameSummary {
         let content = match &p.body {
             Body::Roce(roce) if p.net.is_some() => Content::Roce(RoceFacts::of(p, roce)),
             Body::Roce(_) => Content::Other,
-            Body::Uet(uet) => Content::Uet(UetCheck::of(uet.crc)),
+            Body::Uet(uet) => Content::Uet(UetFacts::of(uet)),
             Body::MacControl(MacControl::Pfc(pfc)) => {
                 Content::Pfc { src: p.src_mac().unwrap_or(MacAddr([0; 6])), pfc: *pfc }
             }

@@ -22,6 +22,7 @@ pub mod renumber;
 pub mod report;
 pub mod rules;
 pub mod saved;
+pub mod uet;
 pub mod wide;
 pub use analyzer::{
     Analyzer, MAX_EPISODES_KEPT, MAX_PAIRING_CANDIDATES, PACKETS_HELD, PROBE_HELD, PROBE_HELD_BYTES, ShardStart,

@@ -59,12 +59,14 @@ impl Analyzer {
         self.wide.add(&shard.wide);
         self.congestion.add(&shard.congestion);
         self.episodes_dropped += shard.episodes_dropped;
+        self.uet.add(&shard.uet);
     }
 
     /// Goes on, beyond its flows, as `part` went on from `start` (the part's kept frames
     /// analysed on their own): what it counted after them added, what it holds taken.
     pub fn graft_after(&mut self, start: &Analyzer, part: Analyzer) -> Result<(), &'static str> {
         let after_ns = start.now_ns;
+        self.uet.graft(&start.uet, &part.uet)?;
         let pausing = self.wide.graft(&start.wide, part.wide, after_ns)?;
         let incast_window = (after_ns, self.config.congestion.incast_window_ns);
         self.congestion.graft(&start.congestion, part.congestion, incast_window, &pausing)?;

@@ -30,6 +30,7 @@ use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
 use crate::analyze::id::FlowId;
 use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
+use crate::analyze::uet::UetAnalysis;
 use crate::analyze::wide::CaptureWide;
 use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::duplicates::{Doubling, DoublingProbe};
@@ -69,6 +70,8 @@ pub struct Analyzer {
     pub(crate) episodes: Vec<Episode>,
     pub(crate) episodes_dropped: u64,
     pub(crate) congestion: CongestionAnalysis,
+    /// Ultra Ethernet Transport, per PDC.
+    pub(crate) uet: UetAnalysis,
     /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
     /// Path MTU inferred per host pair (lower address first).
@@ -123,6 +126,7 @@ impl Analyzer {
             episodes: Vec::new(),
             episodes_dropped: 0,
             congestion: CongestionAnalysis::default(),
+            uet: UetAnalysis::default(),
             cm_links: FxHashMap::default(),
             host_pmtu: FxHashMap::default(),
             probe: Some(Probe { detector: DoublingProbe::new(config.span_window_ns), frames: Vec::new(), bytes: 0 }),
@@ -259,7 +263,10 @@ impl Analyzer {
                 self.wide.observe_pause(frame, s.ts_ns, *src, *quanta);
                 self.observe_pause_for_incast(s);
             }
-            Content::Uet(check) => self.wide.observe_uet(s, *check),
+            Content::Uet(uet) => {
+                self.wide.observe_uet(s, uet.check);
+                self.uet.observe(s, uet);
+            }
             Content::Other => self.wide.observe_other(s),
             Content::Malformed(error) => self.wide.observe_malformed(frame, error),
         }
@@ -493,6 +500,7 @@ impl Analyzer {
         self.flows.renumber(r);
         self.episodes.iter_mut().for_each(|e| e.renumber(r));
         self.congestion.renumber(r);
+        self.uet.renumber(r);
         self.deadlines.iter_mut().for_each(|(_, flow)| r.flow(flow));
         self.probe.iter_mut().flat_map(|p| p.frames.iter_mut()).for_each(|f| r.frame(&mut f.number));
         if let Some(verdicts) = &mut self.verdicts {

@@ -138,6 +138,12 @@ kinds! {
     PAUSE_NOT_IN_CAPTURE: Info, "Pauses the capture cannot see", "analysis.md#counters-beside-the-capture";
     SWITCH_QUEUE_DROPS: Warning, "Drops in a switch queue", "analysis.md#counters-beside-the-capture";
     UET_CRC_BAD: Error, "Bad UET CRC", "analysis.md#uet";
+    UET_LOSS: Warning, "UET packets lost", "analysis.md#uet";
+    UET_TRIMMING: Warning, "UET packets trimmed", "analysis.md#uet";
+    UET_NACKS: Warning, "UET NACKs", "analysis.md#uet";
+    UET_ROD_OUT_OF_ORDER: Warning, "Out of order on an ordered UET PDC", "analysis.md#uet";
+    UET_ECN_ECHO_MISMATCH: Warning, "UET ECN marks and their echoes disagree", "analysis.md#uet";
+    UET_PDC_ERRORS: Error, "UET PDC errors", "analysis.md#uet";
 }
 
 #[derive(Debug, Clone, Serialize)]

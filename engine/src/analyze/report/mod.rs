@@ -526,7 +526,7 @@ impl Report {
             findings: Vec::new(),
             path: None,
             counters: Vec::new(),
-            uet: uet::UetReport::of(t.frames.uet_packets, t.uet_crc),
+            uet: uet::UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
         }
     }
 }

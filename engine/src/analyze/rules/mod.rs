@@ -100,7 +100,7 @@ pub fn evaluate(report: &Report) -> Vec<Finding> {
     no_roce(&mut r);
     path::path(&mut r);
     counters::counters(&mut r);
-    uet::crc(&mut r);
+    uet::uet(&mut r);
     troubleshooting::annotate(report, &mut r.out);
     r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
     r.out

@@ -1,12 +1,168 @@
-//! The findings of Ultra Ethernet Transport packets.
+//! The findings of Ultra Ethernet Transport packets: their CRCs, and what each PDC's PSNs,
+//! ACKs and NACKs say (docs/analysis.md, "UET").
 
-use crate::analyze::report::finding::{Evidence, kinds};
+use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, kinds};
+use crate::analyze::report::uet::{PdcReport, UetReport};
 
 use super::{About, Rules, plural};
 
-/// Packets whose CRC32C trailer is not the capture's reading of it.
-pub(super) fn crc(r: &mut Rules<'_>) {
+/// NACK codes of a PDC that could not be used: INV_DPDCID, INVALID_SYN, NO_PDC_AVAIL,
+/// PDC_MODE_MISMATCH, CLOSING_IN_ERR.
+const PDC_ERRORS: [&str; 5] = ["INV_DPDCID", "INVALID_SYN", "NO_PDC_AVAIL", "PDC_MODE_MISMATCH", "CLOSING_IN_ERR"];
+/// NACK codes of trimming.
+const TRIMMING: [&str; 3] = ["TRIMMED", "TRIMMED_LASTHOP", "TRIMMED_ACK"];
+
+pub(super) fn uet(r: &mut Rules<'_>) {
     let Some(uet) = &r.report.uet else { return };
+    crc(r, uet);
+    pdc_rule(
+        r,
+        uet,
+        LOSS,
+        |p| p.missing + p.lost_before_tap,
+        |p| format!("{} missing, {} lost before the tap", p.missing, p.lost_before_tap),
+    );
+    pdc_rule(r, uet, TRIMMED, |p| p.trimmed, |p| format!("{} trimmed", p.trimmed));
+    pdc_rule(
+        r,
+        uet,
+        NACKS,
+        |p| nacks(p, |code| !TRIMMING.contains(&code)),
+        |p| named_nacks(p, |code| !TRIMMING.contains(&code)),
+    );
+    pdc_rule(
+        r,
+        uet,
+        ROD_OUT_OF_ORDER,
+        |p| if p.ordered() { p.out_of_order } else { 0 },
+        |p| format!("{} out of order", p.out_of_order),
+    );
+    pdc_rule(
+        r,
+        uet,
+        ECN_ECHO,
+        |p| u64::from(p.ecn_echo_agrees == Some(false)),
+        |p| format!("{} requests CE-marked, {} ACKs or NACKs with M", p.requests_ce, p.acks_marked),
+    );
+    pdc_rule(
+        r,
+        uet,
+        PDC_ERRORS_FINDING,
+        |p| nacks(p, |code| PDC_ERRORS.contains(&code)),
+        |p| named_nacks(p, |code| PDC_ERRORS.contains(&code)),
+    );
+}
+
+/// The NACKs of `p` whose code name `wanted` picks.
+fn nacks(p: &PdcReport, wanted: impl Fn(&str) -> bool) -> u64 {
+    p.nacks.iter().filter(|(code, _)| wanted(code)).map(|(_, n)| n).sum()
+}
+
+fn named_nacks(p: &PdcReport, wanted: impl Fn(&str) -> bool) -> String {
+    let named: Vec<String> =
+        p.nacks.iter().filter(|(code, _)| wanted(code)).map(|(code, n)| format!("{code} {n}")).collect();
+    named.join(", ")
+}
+
+/// A finding, its message's head after the count, and its unit.
+struct PdcFinding {
+    about: About,
+    what: &'static str,
+    unit: &'static str,
+}
+
+const LOSS: PdcFinding = PdcFinding {
+    about: About {
+        kind: kinds::UET_LOSS,
+        cause: "Requests were lost on the way to the target: PSNs never seen and never acknowledged (missing), or first seen as a resend (lost before the tap). On a sprayed fabric a lossy path or a congested switch that drops instead of trimming.",
+        action: "Find the path and switch that drops (the entropy values of the lost packets pick their paths), check its drop and trimming configuration, and compare with its queue counters.",
+    },
+    what: "lost",
+    unit: "PSN",
+};
+
+const TRIMMED: PdcFinding = PdcFinding {
+    about: About {
+        kind: kinds::UET_TRIMMING,
+        cause: "Switches trimmed packets: a congested queue cut their payload and forwarded the header, and the target NACKed them (TRIMMED, TRIMMED_LASTHOP, TRIMMED_ACK). Congestion, not corruption: the sender resends.",
+        action: "Look at the congestion control's reaction (NSCC or credits) and at the queues of the trimming switches; trimming on the last hop points to incast at the target.",
+    },
+    what: "trimmed",
+    unit: "packet",
+};
+
+const NACKS: PdcFinding = PdcFinding {
+    about: About {
+        kind: kinds::UET_NACKS,
+        cause: "The target refused packets for the reasons their NACK codes name (resources, PSN out of the window, ordering, PDC state); each costs a resend or a failed operation.",
+        action: "Act on the codes named: resource codes (NO_PKT_BUFFER, NO_RESOURCE, NO_CCC_AVAIL) point to the target's sizing, PSN_OOR_WINDOW to the sender's window against the target's MPR, ROD_OOO to reordering on an ordered PDC.",
+    },
+    what: "NACKed",
+    unit: "NACK",
+};
+
+const ROD_OUT_OF_ORDER: PdcFinding = PdcFinding {
+    about: About {
+        kind: kinds::UET_ROD_OUT_OF_ORDER,
+        cause: "Packets of an ordered (ROD) PDC arrived out of order: ROD requires in-order delivery, so the target drops them (NACK ROD_OOO) and the sender resends. Its packets took different paths (spraying or ECMP changes).",
+        action: "Keep ROD traffic on one path (a fixed entropy value), or use RUD where the semantics allow it.",
+    },
+    what: "out of order",
+    unit: "packet",
+};
+
+const ECN_ECHO: PdcFinding = PdcFinding {
+    about: About {
+        kind: kinds::UET_ECN_ECHO_MISMATCH,
+        cause: "The capture sees the requests CE-marked but no ACK or NACK echoes a mark (M flag), or ACKs echo marks the captured requests do not carry: the target does not echo congestion (its sender will not slow down), or the marks were added after the tap.",
+        action: "Check the target's ECN echo (the M flag of its ACKs); where the tap is near the sender, a mark added further on is expected.",
+    },
+    what: "with ECN marks and echoes that disagree",
+    unit: "PDC",
+};
+
+const PDC_ERRORS_FINDING: PdcFinding = PdcFinding {
+    about: About {
+        kind: kinds::UET_PDC_ERRORS,
+        cause: "PDCs could not be established or used: the target knew no PDC of that id (INV_DPDCID), refused the SYN (INVALID_SYN), had none free (NO_PDC_AVAIL), saw another delivery mode (PDC_MODE_MISMATCH) or was closing in error (CLOSING_IN_ERR).",
+        action: "Check the target's PDC limits and its state after a restart (a target that lost its PDCs answers INV_DPDCID), and that both ends agree on the PDC's mode.",
+    },
+    what: "with PDC errors",
+    unit: "NACK",
+};
+
+/// One finding over the PDCs where `count` is not zero, each named with `detail`.
+fn pdc_rule(
+    r: &mut Rules<'_>,
+    uet: &UetReport,
+    finding: PdcFinding,
+    count: impl Fn(&PdcReport) -> u64,
+    detail: impl Fn(&PdcReport) -> String,
+) {
+    let hit: Vec<&PdcReport> = uet.pdcs.iter().filter(|p| count(p) > 0).collect();
+    if hit.is_empty() {
+        return;
+    }
+    let total: u64 = hit.iter().map(|p| count(p)).sum();
+    let named: Vec<String> = hit
+        .iter()
+        .take(3)
+        .map(|p| format!("{} → {} PDC {}: {}", p.initiator, p.target, p.pdcid, detail(p)))
+        .chain((hit.len() > 3).then(|| format!("{} more", hit.len() - 3)))
+        .collect();
+    let message = format!(
+        "{} {} on {} ({})",
+        plural(total as usize, finding.unit),
+        finding.what,
+        plural(hit.len(), "PDC"),
+        named.join("; ")
+    );
+    let frames = hit.iter().take(EVIDENCE_KEPT).map(|p| p.first_frame).collect();
+    r.add(finding.about, message, Evidence { count: total, frames, ..Evidence::default() });
+}
+
+/// Packets whose CRC32C trailer is not the capture's reading of it.
+fn crc(r: &mut Rules<'_>, uet: &UetReport) {
     let crc = &uet.crc;
     if crc.bad == 0 {
         return;

@@ -1,0 +1,195 @@
+//! Ultra Ethernet Transport analysed per packet delivery context (PDC), keyed by (initiator,
+//! target, the initiator's PDC id), the target's ACKs and NACKs (which carry the ids swapped)
+//! joined to it; RUDI requests paired with their responses by packet id; UUD datagrams and
+//! encrypted packets counted. The definitions are docs/analysis.md's, "UET".
+
+pub mod pdc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::analyze::frame::{FrameSummary, PdsFacts, UetFacts};
+use crate::decode::Endpoint;
+
+pub use pdc::{Mode, Pdc};
+
+/// PDCs tracked at most; the packets of further ones are counted only.
+pub const MAX_PDCS: usize = 1 << 16;
+/// RUDI requests awaiting their response, at most.
+pub const MAX_RUDI_PENDING: usize = 1 << 16;
+
+/// A PDC's identity: the initiator, the target and the initiator's PDC id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct PdcKey {
+    pub initiator: Endpoint,
+    pub target: Endpoint,
+    pub pdcid: u16,
+}
+
+/// The UET packets of a capture.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct UetAnalysis {
+    pdcs: FxHashMap<PdcKey, Pdc>,
+    /// Packets of PDCs beyond [`MAX_PDCS`].
+    pub untracked_packets: u64,
+    /// RUDI requests (initiator, target, packet id) not answered yet.
+    rudi_pending: FxHashSet<(Endpoint, Endpoint, u32)>,
+    pub rudi_requests: u64,
+    pub rudi_responses: u64,
+    /// Requests not held for their response: [`MAX_RUDI_PENDING`] were waiting.
+    pub rudi_not_held: u64,
+    /// NACKs of RUDI packets, by code.
+    pub rudi_nacks: std::collections::BTreeMap<u8, u64>,
+    pub uud: u64,
+    pub encrypted: u64,
+    /// Every UET packet observed.
+    pub packets: u64,
+}
+
+/// PDS types.
+const RUDI_REQUEST: u8 = 4;
+const RUDI_RESPONSE: u8 = 5;
+const UUD: u8 = 6;
+const CONTROL: u8 = 11;
+/// Control types that close a PDC: CLOSE (the initiator's) and CLOSE_REQ (the target's).
+const CLOSING: [u8; 2] = [4, 5];
+
+impl UetAnalysis {
+    pub fn observe(&mut self, s: &FrameSummary, uet: &UetFacts) {
+        self.packets += 1;
+        let Some(pds) = &uet.pds else {
+            self.encrypted += 1;
+            return;
+        };
+        let (src, dst) = s.endpoints();
+        let ce = s.ecn == Some(3);
+        match pds.kind {
+            2 | 3 | 13 | 14 => self.with_pdc(s, (src, dst, pds.spdcid), |p| p.request(pds, ce)),
+            7..=9 => self.with_pdc(s, (dst, src, pds.dpdcid), |p| {
+                p.target_pdcid = p.target_pdcid.or(pds.spdcid);
+                p.ack(pds);
+            }),
+            10 | 12 => self.nack(s, (src, dst), pds),
+            CONTROL => self.control(s, (src, dst), pds),
+            RUDI_REQUEST => self.rudi_request((src, dst), pds),
+            RUDI_RESPONSE => {
+                self.rudi_responses += 1;
+                if let Some(id) = pds.packet_id {
+                    self.rudi_pending.remove(&(dst, src, id));
+                }
+            }
+            UUD => self.uud += 1,
+            _ => {}
+        }
+    }
+
+    /// Calls `f` with the PDC of (initiator, target, initiator's id), made when new.
+    fn with_pdc(
+        &mut self,
+        s: &FrameSummary,
+        (initiator, target, id): (Endpoint, Endpoint, Option<u16>),
+        f: impl FnOnce(&mut Pdc),
+    ) {
+        let Some(pdcid) = id else { return };
+        let key = PdcKey { initiator, target, pdcid };
+        if !self.pdcs.contains_key(&key) && self.pdcs.len() >= MAX_PDCS {
+            self.untracked_packets += 1;
+            return;
+        }
+        let pdc = self.pdcs.entry(key).or_insert_with(|| Pdc::new(s.number));
+        pdc.last_frame = s.number;
+        f(pdc);
+    }
+
+    /// A NACK from the target of a PDC, or of a RUDI packet (its NT flag: no PDC ids).
+    fn nack(&mut self, s: &FrameSummary, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) {
+        if pds.spdcid.is_none()
+            && let Some(code) = pds.nack_code
+        {
+            *self.rudi_nacks.entry(code).or_default() += 1;
+            return;
+        }
+        self.with_pdc(s, (dst, src, pds.dpdcid), |p| p.nack(pds));
+    }
+
+    /// A control packet: the initiator's (its SPDCID names a PDC it opened) or the target's.
+    fn control(&mut self, s: &FrameSummary, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) {
+        let closing = pds.ctl_type.is_some_and(|t| CLOSING.contains(&t));
+        let from_target =
+            pds.dpdcid.map(|pdcid| PdcKey { initiator: dst, target: src, pdcid }).filter(|k| self.pdcs.contains_key(k));
+        let ids = match from_target {
+            Some(key) => (key.initiator, key.target, Some(key.pdcid)),
+            None => (src, dst, pds.spdcid),
+        };
+        let initiators_psn = pds.psn.filter(|_| from_target.is_none());
+        self.with_pdc(s, ids, |p| {
+            p.closed |= closing;
+            if let Some(psn) = initiators_psn {
+                p.sequenced(psn, pds.retx);
+            }
+        });
+    }
+
+    fn rudi_request(&mut self, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) {
+        self.rudi_requests += 1;
+        let Some(id) = pds.packet_id else { return };
+        if self.rudi_pending.len() >= MAX_RUDI_PENDING {
+            self.rudi_not_held += 1;
+            return;
+        }
+        self.rudi_pending.insert((src, dst, id));
+    }
+
+    /// The PDCs, in the order of their first frames.
+    pub fn pdcs(&self) -> Vec<(&PdcKey, &Pdc)> {
+        let mut pdcs: Vec<(&PdcKey, &Pdc)> = self.pdcs.iter().collect();
+        pdcs.sort_by_key(|(key, p)| (p.first_frame, **key));
+        pdcs
+    }
+
+    /// RUDI requests no response answered in the capture.
+    pub fn rudi_unanswered(&self) -> u64 {
+        self.rudi_pending.len() as u64 + self.rudi_not_held
+    }
+
+    /// Adds a shard's UET packets (an analysis split by host pair gives them all to one shard;
+    /// a PDC in both is added up).
+    pub fn add(&mut self, other: &UetAnalysis) {
+        for (key, pdc) in &other.pdcs {
+            match self.pdcs.get_mut(key) {
+                Some(mine) => mine.add(pdc),
+                None => {
+                    self.pdcs.insert(*key, pdc.clone());
+                }
+            }
+        }
+        self.rudi_pending.extend(other.rudi_pending.iter().copied());
+        for (code, n) in &other.rudi_nacks {
+            *self.rudi_nacks.entry(*code).or_default() += n;
+        }
+        self.untracked_packets += other.untracked_packets;
+        self.rudi_requests += other.rudi_requests;
+        self.rudi_responses += other.rudi_responses;
+        self.rudi_not_held += other.rudi_not_held;
+        self.uud += other.uud;
+        self.encrypted += other.encrypted;
+        self.packets += other.packets;
+    }
+
+    /// Numbers its frames as a merged analysis does.
+    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+        for pdc in self.pdcs.values_mut() {
+            r.frame(&mut pdc.first_frame);
+            r.frame(&mut pdc.last_frame);
+        }
+    }
+
+    /// Goes on as `part` went on from `start`: nothing to do when the part had no UET packet
+    /// after its kept frames; else refused, as a PDC's PSNs are not followed across parts yet.
+    pub fn graft(&mut self, start: &UetAnalysis, part: &UetAnalysis) -> Result<(), &'static str> {
+        if part.packets == start.packets {
+            Ok(())
+        } else {
+            Err("UET packets after a part's first frames (a PDC is not followed across parts yet)")
+        }
+    }
+}
