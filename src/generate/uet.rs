@@ -159,19 +159,20 @@ struct Hosts {
     target: [u8; 4],
 }
 
-/// `body` (the UET headers and payload) in IPv4 and UDP to `port` with ECN `ecn`, its CRC32C
-/// trailer written as `crc` (none: an encrypted packet, whose body ends in its tag).
+/// `body` (the UET headers and payload) in IPv4 and UDP from port `sport` (the entropy) to port
+/// `dport` with ECN `ecn`, its CRC32C trailer written as `crc` (none: an encrypted packet, whose
+/// body ends in its tag).
 pub fn udp_frame(
     l2: &L2,
     (src, dst): ([u8; 4], [u8; 4]),
-    port: u16,
+    (sport, dport): (u16, u16),
     ecn: u8,
     body: &[u8],
     crc: Option<Variant>,
 ) -> Vec<u8> {
     let udp_len = 8 + body.len() + crc.map_or(0, |_| uet::CRC_LEN);
     let ip = encode::ipv4_header(src, dst, (26 << 2) | ecn, 64, 0, 17, udp_len);
-    let udp = UdpRepr { source_port: 0xD000, destination_port: port, length: udp_len as u16, checksum: 0 };
+    let udp = UdpRepr { source_port: sport, destination_port: dport, length: udp_len as u16, checksum: 0 };
     finish(l2, ip, &udp.emit(), body, crc)
 }
 
@@ -225,8 +226,9 @@ pub fn sample() -> Scenario {
         t += 2 * US;
     };
     let (there, here) = ((h.initiator, h.target), (h.target, h.initiator));
-    let forth = |body: &[u8], ecn: u8| udp_frame(&h.l2, there, uet::UDP_PORT, ecn, body, Some(Variant::Le));
-    let back = |body: &[u8]| udp_frame(&h.back, here, uet::UDP_PORT, 0, body, Some(Variant::Le));
+    let ports = (0xD000, uet::UDP_PORT);
+    let forth = |body: &[u8], ecn: u8| udp_frame(&h.l2, there, ports, ecn, body, Some(Variant::Le));
+    let back = |body: &[u8]| udp_frame(&h.back, here, ports, 0, body, Some(Variant::Le));
     let data = |n: usize| vec![0x5A; n];
     let (mine, theirs) = (7u16, 9u16);
 
@@ -270,7 +272,7 @@ pub fn sample() -> Scenario {
     out(&mut s, native_frame(&h.l2, there, uet::IP_PROTOCOL, 0x1234, &datagram));
     // encrypted: a TSS header (SP clear, SDI 0x000102), ciphertext and the 16-byte tag
     let tss = join(&[&[0x08, 0x00, 0x01, 0x02], &5u64.to_be_bytes(), &data(48), &[0xEE; uet::TAG_LEN]]);
-    out(&mut s, udp_frame(&h.l2, there, uet::UDP_PORT, 2, &tss, None));
+    out(&mut s, udp_frame(&h.l2, there, ports, 2, &tss, None));
     // the payload changed after the CRC was computed
     let mut damaged =
         forth(&join(&[&request(RUD, 3, 0, 1006, mine, theirs), &standard(0x01, 5, 42, 64), &data(64)]), 2);

@@ -212,19 +212,26 @@ fn write_findings(out: &mut impl Write, r: &Report, colour: bool) -> io::Result<
 /// PDCs the summary lists at most; the JSON report has every one.
 const PDCS_SHOWN: usize = 10;
 
-/// A line per UET PDC: its ends and ids, mode, and what its PSNs and NACKs came to.
+/// A line per UET PDC (and per host pair's RUDI or UUD packets): its ends and ids, mode, and
+/// what its PSNs and NACKs came to.
 fn write_pdcs(out: &mut impl Write, uet: &UetReport) -> io::Result<()> {
+    let id = |id: Option<u16>| id.map_or_else(|| "?".to_string(), |id| id.to_string());
     for p in uet.pdcs.iter().take(PDCS_SHOWN) {
-        let target_id = p.target_pdcid.map_or_else(|| "?".to_string(), |id| id.to_string());
         let nacks: Vec<String> = p.nacks.iter().map(|(code, n)| format!("{code} {n}")).collect();
         let nacks = if nacks.is_empty() { String::new() } else { format!(", NACKs {}", nacks.join(", ")) };
+        let mode = p.mode.unwrap_or("?");
+        if !p.is_pdc() {
+            let unanswered = p.unanswered.map_or_else(String::new, |n| format!(", {n} unanswered"));
+            writeln!(out, "    {mode} {} → {}: {} requests{unanswered}{nacks}", p.initiator, p.target, p.requests)?;
+            continue;
+        }
         writeln!(
             out,
-            "    PDC {} → {} {}/{target_id} {}: {} requests, {} ACKs, {} out of order, {} resent, {} missing, {} missed by the capture{nacks}",
+            "    PDC {} → {} {}/{} {mode}: {} requests, {} ACKs, {} out of order, {} resent, {} missing, {} missed by the capture{nacks}",
             p.initiator,
             p.target,
-            p.pdcid,
-            p.mode.unwrap_or("?"),
+            id(p.spdcid),
+            id(p.dpdcid),
             p.requests,
             p.acks,
             p.out_of_order,

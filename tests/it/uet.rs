@@ -60,8 +60,8 @@ fn uet_sample_decodes_and_reports_its_crcs() {
     let p = &report["uet"]["pdcs"][0];
     let got = |k: &str| p[k].as_u64();
     assert_eq!(
-        (p["pdcid"].as_u64(), p["target_pdcid"].as_u64(), p["closed"].as_bool()),
-        (Some(7), Some(9), Some(true))
+        (p["spdcid"].as_u64(), p["dpdcid"].as_u64(), p["closed"].as_bool(), p["mode"].as_str()),
+        (Some(7), Some(9), Some(true), Some("RUD"))
     );
     assert_eq!(
         [
@@ -71,15 +71,17 @@ fn uet_sample_decodes_and_reports_its_crcs() {
             got("retransmitted"),
             got("missing"),
             got("trimmed"),
-            got("highest_psn")
+            got("psn_last")
         ],
         [Some(7), Some(5), Some(1), Some(1), Some(0), Some(1), Some(1006)]
     );
-    assert_eq!(
-        (got("requests_ce"), got("acks_marked"), p["ecn_echo_agrees"].as_bool()),
-        (Some(1), Some(1), Some(true))
-    );
-    assert_eq!((report["uet"]["uud"].as_u64(), report["uet"]["encrypted"].as_u64()), (Some(2), Some(1)));
+    assert_eq!((got("ecn_ce"), got("ecn_echoed"), p["ecn_echo_agrees"].as_bool()), (Some(1), Some(1), Some(true)));
+    let modes: Vec<&str> =
+        report["uet"]["pdcs"].as_array().expect("pdcs").iter().filter_map(|p| p["mode"].as_str()).collect();
+    assert_eq!(modes, ["RUD", "ROD", "RUDI", "UUD"]);
+    let uud = &report["uet"]["pdcs"][3];
+    assert_eq!((uud["requests"].as_u64(), uud["spdcid"].is_null(), uud["unanswered"].is_null()), (Some(2), true, true));
+    assert_eq!(report["uet"]["encrypted"], 1);
 }
 
 #[test]
@@ -169,8 +171,14 @@ fn a_capture_without_a_matching_reading_calls_nothing_bad() {
     let mut c = Capture::new();
     for psn in 0..3 {
         // a trailer that is no reading of the CRC
-        let mut frame =
-            uet::udp_frame(&l2, ips, rocescope_parsers::uet::UDP_PORT, 2, &write_request(psn), Some(Variant::Le));
+        let mut frame = uet::udp_frame(
+            &l2,
+            ips,
+            (0xD000, rocescope_parsers::uet::UDP_PORT),
+            2,
+            &write_request(psn),
+            Some(Variant::Le),
+        );
         let at = frame.len() - 4;
         frame[at..].copy_from_slice(&[0, 0, 0, 0]);
         c.add_bytes(T0 + i64::from(psn) * 1_000, frame);
@@ -184,7 +192,7 @@ fn a_capture_without_a_matching_reading_calls_nothing_bad() {
     let mut be = Capture::new();
     be.add_bytes(
         T0,
-        uet::udp_frame(&l2, ips, rocescope_parsers::uet::UDP_PORT, 2, &write_request(1), Some(Variant::Be)),
+        uet::udp_frame(&l2, ips, (0xD000, rocescope_parsers::uet::UDP_PORT), 2, &write_request(1), Some(Variant::Be)),
     );
     assert_eq!(be.analyze(&[])["uet"]["crc"]["variant"], "crc32c_be");
 }
@@ -198,7 +206,7 @@ fn other_ports_and_protocols_by_option() {
         uet::udp_frame(
             &l2,
             ips,
-            rocescope_parsers::uet::REFERENCE_PROVIDER_PORT,
+            (0xD000, rocescope_parsers::uet::REFERENCE_PROVIDER_PORT),
             2,
             &write_request(5),
             Some(Variant::Le),
@@ -225,7 +233,8 @@ fn other_ports_and_protocols_by_option() {
 #[test]
 fn a_cut_packet_is_unchecked_and_a_mirrored_one_is_checked_inside() {
     let (l2, ips) = hosts();
-    let whole = uet::udp_frame(&l2, ips, rocescope_parsers::uet::UDP_PORT, 2, &write_request(9), Some(Variant::Le));
+    let whole =
+        uet::udp_frame(&l2, ips, (0xD000, rocescope_parsers::uet::UDP_PORT), 2, &write_request(9), Some(Variant::Le));
     let mut c = Capture::new();
     c.add_bytes(T0, whole[..100].to_vec());
     let collector = L2::new([2, 0, 0, 0, 0xEE, 1], [2, 0, 0, 0, 0xEE, 2]);
@@ -244,7 +253,8 @@ fn exchange(packets: &[(bool, u8, Vec<u8>)]) -> Value {
     let mut c = Capture::new();
     for (i, (forth, ecn, body)) in packets.iter().enumerate() {
         let (link, ips) = if *forth { (&l2, (a, b)) } else { (&back, (b, a)) };
-        let frame = uet::udp_frame(link, ips, rocescope_parsers::uet::UDP_PORT, *ecn, body, Some(Variant::Le));
+        let frame =
+            uet::udp_frame(link, ips, (0xD000, rocescope_parsers::uet::UDP_PORT), *ecn, body, Some(Variant::Le));
         c.add_bytes(T0 + i as i64 * 1_000, frame);
     }
     c.analyze(&[])
@@ -252,7 +262,7 @@ fn exchange(packets: &[(bool, u8, Vec<u8>)]) -> Value {
 
 fn pdc(report: &Value, pdcid: u64) -> &Value {
     let pdcs = report["uet"]["pdcs"].as_array().expect("pdcs");
-    pdcs.iter().find(|p| p["pdcid"] == pdcid).unwrap_or_else(|| panic!("no PDC {pdcid}"))
+    pdcs.iter().find(|p| p["spdcid"] == pdcid).unwrap_or_else(|| panic!("no PDC {pdcid}"))
 }
 
 fn finding<'a>(report: &'a Value, code: &str) -> &'a Value {
@@ -278,8 +288,8 @@ fn a_pdc_s_psns_are_accounted_exactly() {
     let p = pdc(&report, 7);
     let got = |k: &str| p[k].as_u64();
     assert_eq!(
-        (p["mode"].as_str(), p["syn_seen"].as_bool(), p["start_psn"].as_u64(), p["target_pdcid"].as_u64()),
-        (Some("rud"), Some(true), Some(100), Some(9))
+        (p["mode"].as_str(), p["syn_seen"].as_bool(), p["start_psn"].as_u64(), p["dpdcid"].as_u64()),
+        (Some("RUD"), Some(true), Some(100), Some(9))
     );
     assert_eq!(
         [
@@ -292,7 +302,12 @@ fn a_pdc_s_psns_are_accounted_exactly() {
         ],
         [Some(7), Some(1), Some(1), Some(1), Some(1), Some(2)]
     );
-    assert_eq!((got("psns_per_ack_p50"), got("psns_per_ack_max")), (Some(7), Some(7)), "100..=105 and 107");
+    assert_eq!((got("ack_psns_p50"), got("ack_psns_max")), (Some(7), Some(7)), "100..=105 and 107");
+    assert_eq!(
+        (got("psn_first"), got("psn_last"), p["cc"].as_bool()),
+        (Some(100), Some(109), Some(true)),
+        "ACK_CC carries CC state"
+    );
     let loss = finding(&report, "UET_LOSS");
     assert_eq!(loss["evidence"]["count"], 3);
     assert!(loss["message"].as_str().is_some_and(|m| m.contains("PDC 7: 2 missing, 1 lost before the tap")), "{loss}");
@@ -318,7 +333,7 @@ fn ordered_pdcs_nack_codes_pdc_errors_and_ecn_echoes() {
     let ordered = pdc(&report, 11);
     assert_eq!(
         (ordered["mode"].as_str(), ordered["out_of_order"].as_u64(), ordered["ecn_echo_agrees"].as_bool()),
-        (Some("rod"), Some(1), Some(false))
+        (Some("ROD"), Some(1), Some(false))
     );
     assert_eq!(ordered["nacks"]["ROD_OOO"], 1);
     assert_eq!(finding(&report, "UET_ROD_OUT_OF_ORDER")["evidence"]["count"], 1);
@@ -342,13 +357,107 @@ fn rudi_requests_pair_with_their_responses_and_the_thread_count_changes_nothing(
         (false, 0, uet::unreliable(RUDI_RESP, 0, 0, Some(1))),
     ];
     let report = exchange(&packets);
-    let rudi = &report["uet"]["rudi"];
+    let rudi = &report["uet"]["pdcs"][0];
     assert_eq!(
-        (rudi["requests"].as_u64(), rudi["responses"].as_u64(), rudi["unanswered"].as_u64()),
-        (Some(2), Some(1), Some(1))
+        (rudi["mode"].as_str(), rudi["requests"].as_u64(), rudi["unanswered"].as_u64()),
+        (Some("RUDI"), Some(2), Some(1))
     );
+    assert_eq!((rudi["initiator"].as_str(), rudi["spdcid"].is_null()), (Some("10.0.1.1"), true));
+    assert!(codes(&report).is_empty(), "no finding from an unanswered RUDI request");
     let one = analyze_file(&sample(), &["--threads", "1"]);
     let two = analyze_file(&sample(), &["--threads", "2"]);
     assert_eq!(one["uet"], two["uet"]);
-    assert_eq!(one["uet"]["pdcs"].as_array().map(Vec::len), Some(2));
+    assert_eq!(one["uet"]["pdcs"].as_array().map(Vec::len), Some(4));
+}
+
+/// A sprayed RUD transfer: 300 requests over four entropy values (UDP source ports), every
+/// third overtaken by the next one, every three acknowledged by an ACK_CC; then the same with
+/// two packets trimmed by a switch past the tap, NACKed and resent with RETX.
+fn sprayed(trimmed: &[u32]) -> Value {
+    use uet::{RETX, SYN};
+    let (l2, (a, b)) = hosts();
+    let back = L2::new(l2.dst, l2.src);
+    let mut order: Vec<u32> = (0..300).collect();
+    for chunk in order.chunks_mut(3) {
+        if chunk.len() == 3 {
+            chunk.swap(1, 2);
+        }
+    }
+    let mut c = Capture::new();
+    let mut t = T0;
+    let mut send = |c: &mut Capture, frame: Vec<u8>| {
+        c.add_bytes(t, frame);
+        t += 1_000;
+    };
+    let request = |psn: u32, flags: u8| {
+        let syn = psn == 0 && flags & RETX == 0;
+        let body = [
+            uet::request(RUD, 3, flags | if syn { SYN } else { 0 }, 1_000 + psn, 7, if syn { 0 } else { 9 }),
+            uet::standard(0x05, 1, 42, 300 * 512),
+            vec![0x5A; 512],
+        ]
+        .concat();
+        // the entropy: the UDP source port, one of four
+        let ports = (0xD000 + (psn % 4) as u16, rocescope_parsers::uet::UDP_PORT);
+        uet::udp_frame(&l2, (a, b), ports, 2, &body, Some(Variant::Le))
+    };
+    let mut highest_in_order = None::<u32>;
+    for (i, &psn) in order.iter().enumerate() {
+        send(&mut c, request(psn, 0));
+        if trimmed.contains(&psn) {
+            // trimmed past the tap: the target NACKs it and the sender resends it
+            let nack = uet::nack(0, 0x01, 1_000 + psn, (9, 7), 0);
+            let ports = (0xD000, rocescope_parsers::uet::UDP_PORT);
+            send(&mut c, uet::udp_frame(&back, (b, a), ports, 0, &nack, Some(Variant::Le)));
+            send(&mut c, request(psn, RETX | AR));
+        }
+        // after every third packet all before it arrived: a cumulative ACK
+        if i % 3 == 2 {
+            let cack = 1_000 + order[..=i].iter().copied().max().unwrap_or(0);
+            if highest_in_order != Some(cack) {
+                highest_in_order = Some(cack);
+                let ack = uet::ack_cc(0, cack, (9, 7), 1, 0);
+                send(
+                    &mut c,
+                    uet::udp_frame(
+                        &back,
+                        (b, a),
+                        (0xD000, rocescope_parsers::uet::UDP_PORT),
+                        0,
+                        &ack,
+                        Some(Variant::Le),
+                    ),
+                );
+            }
+        }
+    }
+    c.analyze(&[])
+}
+
+#[test]
+fn a_sprayed_transfer_is_reordering_not_loss_and_trimming_counts_exactly() {
+    let healthy = sprayed(&[]);
+    let p = pdc(&healthy, 7);
+    let got = |p: &Value, k: &str| p[k].as_u64();
+    assert_eq!(
+        [
+            got(p, "requests"),
+            got(p, "out_of_order"),
+            got(p, "retransmitted"),
+            got(p, "missing"),
+            got(p, "capture_missed"),
+            got(p, "acks")
+        ],
+        [Some(300), Some(100), Some(0), Some(0), Some(0), Some(100)]
+    );
+    assert_eq!((p["mode"].as_str(), got(p, "ack_psns_p50"), got(p, "ack_psns_max")), (Some("RUD"), Some(3), Some(3)));
+    assert!(codes(&healthy).is_empty(), "{:?}", codes(&healthy));
+    let trimmed = sprayed(&[50, 151]);
+    let p = pdc(&trimmed, 7);
+    assert_eq!(
+        [got(p, "requests"), got(p, "retransmitted"), got(p, "lost_before_tap"), got(p, "trimmed"), got(p, "missing")],
+        [Some(302), Some(2), Some(0), Some(2), Some(0)]
+    );
+    assert_eq!(p["nacks"]["TRIMMED"], 2);
+    assert_eq!(codes(&trimmed), ["UET_TRIMMING"]);
 }

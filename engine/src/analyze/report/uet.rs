@@ -6,41 +6,46 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::analyze::counts::UetCrcCounts;
-use crate::analyze::uet::{Pdc, PdcKey, UetAnalysis};
+use crate::analyze::uet::pdc::TRIM_CODES;
+use crate::analyze::uet::{DatagramMode, Datagrams, Pdc, PdcKey, UetAnalysis};
 use crate::decode::Endpoint;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct UetReport {
     pub packets: u64,
     pub crc: UetCrcReport,
-    /// Every PDC, in the order of its first frame.
+    /// Every PDC, and the RUDI and UUD packets of each (initiator, target), in the order of
+    /// their first frames.
     pub pdcs: Vec<PdcReport>,
     /// Packets of PDCs beyond the number tracked.
     pub pdcs_untracked_packets: u64,
-    pub rudi: RudiReport,
-    /// UUD datagrams (no PDC, no acknowledgement).
-    pub uud: u64,
     /// Encrypted packets (TSS): nothing after the security header is read.
     pub encrypted: u64,
 }
 
-/// One PDC: keyed by its initiator, its target and the initiator's PDC id.
+/// One PDC (keyed by its initiator, its target and the initiator's PDC id), or the RUDI or UUD
+/// packets from an initiator to a target (no ids, no PSNs).
 #[derive(Debug, Clone, Serialize)]
 pub struct PdcReport {
     pub initiator: Endpoint,
     pub target: Endpoint,
-    pub pdcid: u16,
-    /// Learned from the target's ACKs.
-    pub target_pdcid: Option<u16>,
-    /// rud, rod, rud_cc or rod_cc, from the requests' type; null when no request was seen.
+    /// The initiator's PDC id; null for RUDI and UUD.
+    pub spdcid: Option<u16>,
+    /// The target's PDC id, learned from its ACKs; null until then.
+    pub dpdcid: Option<u16>,
+    /// RUD, ROD (from the requests' type), RUDI or UUD; null for a PDC whose requests the
+    /// capture lacks.
     pub mode: Option<&'static str>,
+    /// Requests of a CC type (RUD_CC_REQ, ROD_CC_REQ) or ACKs with CC state.
+    pub cc: bool,
     pub syn_seen: bool,
     pub closed: bool,
     pub start_psn: Option<u32>,
-    pub first_psn: Option<u32>,
-    pub highest_psn: Option<u32>,
     pub requests: u64,
     pub acks: u64,
+    /// The lowest and highest request PSN, by signed difference.
+    pub psn_first: Option<u32>,
+    pub psn_last: Option<u32>,
     pub out_of_order: u64,
     pub retransmitted: u64,
     pub lost_before_tap: u64,
@@ -51,33 +56,29 @@ pub struct PdcReport {
     /// NACKs by code name.
     pub nacks: BTreeMap<&'static str, u64>,
     pub trimmed: u64,
-    pub requests_ce: u64,
-    pub acks_marked: u64,
-    /// Do the CE marks the requests arrived with and the M flags of the ACKs agree (both or
-    /// neither)? Null unless the capture has both directions.
+    /// Requests that arrived CE-marked.
+    pub ecn_ce: u64,
+    /// ACKs and NACKs whose M flag says the packet acknowledged was CE-marked.
+    pub ecn_echoed: u64,
+    /// Do `ecn_ce` and `ecn_echoed` agree (both or neither)? Null unless the capture has the
+    /// PDC's requests and ACKs.
     pub ecn_echo_agrees: Option<bool>,
     /// PSNs each ACK newly acknowledged: median and most.
-    pub psns_per_ack_p50: Option<u64>,
-    pub psns_per_ack_max: Option<u64>,
+    pub ack_psns_p50: Option<u64>,
+    pub ack_psns_max: Option<u64>,
+    /// RUDI requests no response answered; null for a PDC and UUD.
+    pub unanswered: Option<u64>,
     pub first_frame: u64,
     pub last_frame: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct RudiReport {
-    pub requests: u64,
-    pub responses: u64,
-    /// Requests no response (by packet id, in the other direction) answered.
-    pub unanswered: u64,
-    pub nacks: BTreeMap<&'static str, u64>,
-}
-
-/// NACK counts by code name (`code_0xNN` for a code not assigned).
+/// NACK counts by code name (`unassigned` for a code not assigned).
 fn named(nacks: &BTreeMap<u8, u64>) -> BTreeMap<&'static str, u64> {
-    nacks
-        .iter()
-        .map(|(code, n)| (rocescope_parsers::uet::names::nack_code(*code).unwrap_or("unassigned"), *n))
-        .collect()
+    let mut by_name = BTreeMap::new();
+    for (code, n) in nacks {
+        *by_name.entry(rocescope_parsers::uet::names::nack_code(*code).unwrap_or("unassigned")).or_default() += n;
+    }
+    by_name
 }
 
 impl PdcReport {
@@ -87,16 +88,17 @@ impl PdcReport {
         PdcReport {
             initiator: key.initiator,
             target: key.target,
-            pdcid: key.pdcid,
-            target_pdcid: p.target_pdcid,
+            spdcid: Some(key.pdcid),
+            dpdcid: p.target_pdcid,
             mode: p.mode.map(|m| m.name()),
+            cc: p.cc,
             syn_seen: p.syn_seen,
             closed: p.closed,
             start_psn: p.start_psn,
-            first_psn: p.first_psn,
-            highest_psn: p.highest_psn,
             requests: p.requests,
             acks: p.acks,
+            psn_first: p.request_psns.map(|r| r.0),
+            psn_last: p.request_psns.map(|r| r.1),
             out_of_order: p.out_of_order,
             retransmitted: p.retransmitted,
             lost_before_tap: p.lost_before_tap,
@@ -105,19 +107,67 @@ impl PdcReport {
             untracked: p.untracked,
             nacks: named(&p.nacks),
             trimmed: p.trimmed(),
-            requests_ce: p.requests_ce,
-            acks_marked: p.acks_marked,
+            ecn_ce: p.requests_ce,
+            ecn_echoed: p.acks_marked,
             ecn_echo_agrees: both_ways.then_some((p.requests_ce > 0) == (p.acks_marked > 0)),
-            psns_per_ack_p50: p.coverage.quantile(0.5),
-            psns_per_ack_max: p.coverage.max(),
+            ack_psns_p50: p.coverage.quantile(0.5),
+            ack_psns_max: p.coverage.max(),
+            unanswered: None,
             first_frame: p.first_frame,
             last_frame: p.last_frame,
         }
     }
 
+    /// The RUDI or UUD packets from `initiator` to `target`.
+    fn of_datagrams(
+        initiator: Endpoint,
+        target: Endpoint,
+        mode: DatagramMode,
+        d: &Datagrams,
+        unanswered: u64,
+    ) -> PdcReport {
+        let rudi = mode == DatagramMode::Rudi;
+        PdcReport {
+            initiator,
+            target,
+            spdcid: None,
+            dpdcid: None,
+            mode: Some(if rudi { "RUDI" } else { "UUD" }),
+            cc: false,
+            syn_seen: false,
+            closed: false,
+            start_psn: None,
+            requests: d.requests,
+            acks: 0,
+            psn_first: None,
+            psn_last: None,
+            out_of_order: 0,
+            retransmitted: 0,
+            lost_before_tap: 0,
+            capture_missed: 0,
+            missing: 0,
+            untracked: 0,
+            nacks: named(&d.nacks),
+            trimmed: d.nacks.iter().filter(|(code, _)| TRIM_CODES.contains(code)).map(|(_, n)| n).sum(),
+            ecn_ce: 0,
+            ecn_echoed: 0,
+            ecn_echo_agrees: None,
+            ack_psns_p50: None,
+            ack_psns_max: None,
+            unanswered: rudi.then_some(unanswered),
+            first_frame: d.first_frame,
+            last_frame: d.last_frame,
+        }
+    }
+
     /// Is the PDC's delivery ordered (ROD)?
     pub fn ordered(&self) -> bool {
-        matches!(self.mode, Some("rod" | "rod_cc"))
+        self.mode == Some("ROD")
+    }
+
+    /// A PDC, not the RUDI or UUD packets of two hosts.
+    pub fn is_pdc(&self) -> bool {
+        self.spdcid.is_some()
     }
 }
 
@@ -141,19 +191,20 @@ impl UetReport {
     /// The section of a capture with `packets` UET packets whose trailers matched `readings`,
     /// analysed in `uet`; none without UET packets.
     pub fn of(packets: u64, readings: UetCrcCounts, uet: &UetAnalysis) -> Option<UetReport> {
-        (packets > 0).then(|| UetReport {
-            packets,
-            crc: UetCrcReport::of(readings),
-            pdcs: uet.pdcs().into_iter().map(|(key, p)| PdcReport::of(key, p)).collect(),
-            pdcs_untracked_packets: uet.untracked_packets,
-            rudi: RudiReport {
-                requests: uet.rudi_requests,
-                responses: uet.rudi_responses,
-                unanswered: uet.rudi_unanswered(),
-                nacks: named(&uet.rudi_nacks),
-            },
-            uud: uet.uud,
-            encrypted: uet.encrypted,
+        (packets > 0).then(|| {
+            let pdcs = uet.pdcs().into_iter().map(|(key, p)| PdcReport::of(key, p));
+            let datagrams = uet.datagram_entries().into_iter().map(|(&(initiator, target, mode), d)| {
+                PdcReport::of_datagrams(initiator, target, mode, d, uet.rudi_unanswered(initiator, target))
+            });
+            let mut pdcs: Vec<PdcReport> = pdcs.chain(datagrams).collect();
+            pdcs.sort_by_key(|p| p.first_frame);
+            UetReport {
+                packets,
+                crc: UetCrcReport::of(readings),
+                pdcs,
+                pdcs_untracked_packets: uet.untracked_packets,
+                encrypted: uet.encrypted,
+            }
         })
     }
 }

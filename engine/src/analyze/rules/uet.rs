@@ -42,7 +42,7 @@ pub(super) fn uet(r: &mut Rules<'_>) {
         uet,
         ECN_ECHO,
         |p| u64::from(p.ecn_echo_agrees == Some(false)),
-        |p| format!("{} requests CE-marked, {} ACKs or NACKs with M", p.requests_ce, p.acks_marked),
+        |p| format!("{} requests CE-marked, {} ACKs or NACKs with M", p.ecn_ce, p.ecn_echoed),
     );
     pdc_rule(
         r,
@@ -139,7 +139,8 @@ fn pdc_rule(
     count: impl Fn(&PdcReport) -> u64,
     detail: impl Fn(&PdcReport) -> String,
 ) {
-    let hit: Vec<&PdcReport> = uet.pdcs.iter().filter(|p| count(p) > 0).collect();
+    // the PDCs: RUDI and UUD packets raise none
+    let hit: Vec<&PdcReport> = uet.pdcs.iter().filter(|p| p.is_pdc() && count(p) > 0).collect();
     if hit.is_empty() {
         return;
     }
@@ -147,7 +148,7 @@ fn pdc_rule(
     let named: Vec<String> = hit
         .iter()
         .take(3)
-        .map(|p| format!("{} → {} PDC {}: {}", p.initiator, p.target, p.pdcid, detail(p)))
+        .map(|p| format!("{} → {} PDC {}: {}", p.initiator, p.target, p.spdcid.unwrap_or(0), detail(p)))
         .chain((hit.len() > 3).then(|| format!("{} more", hit.len() - 3)))
         .collect();
     let message = format!(

@@ -25,21 +25,36 @@ pub struct PdcKey {
     pub pdcid: u16,
 }
 
+/// RUDI and UUD packets between two hosts: no PDC, one entry per (initiator, target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum DatagramMode {
+    Rudi,
+    Uud,
+}
+
+/// The RUDI or UUD packets from an initiator to a target.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Datagrams {
+    pub requests: u64,
+    /// RUDI responses from the target.
+    pub responses: u64,
+    /// RUDI requests not held for their response ([`MAX_RUDI_PENDING`] were waiting).
+    pub not_held: u64,
+    /// NACKs of RUDI packets from the target, by code.
+    pub nacks: std::collections::BTreeMap<u8, u64>,
+    pub first_frame: u64,
+    pub last_frame: u64,
+}
+
 /// The UET packets of a capture.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct UetAnalysis {
     pdcs: FxHashMap<PdcKey, Pdc>,
     /// Packets of PDCs beyond [`MAX_PDCS`].
     pub untracked_packets: u64,
+    datagrams: FxHashMap<(Endpoint, Endpoint, DatagramMode), Datagrams>,
     /// RUDI requests (initiator, target, packet id) not answered yet.
     rudi_pending: FxHashSet<(Endpoint, Endpoint, u32)>,
-    pub rudi_requests: u64,
-    pub rudi_responses: u64,
-    /// Requests not held for their response: [`MAX_RUDI_PENDING`] were waiting.
-    pub rudi_not_held: u64,
-    /// NACKs of RUDI packets, by code.
-    pub rudi_nacks: std::collections::BTreeMap<u8, u64>,
-    pub uud: u64,
     pub encrypted: u64,
     /// Every UET packet observed.
     pub packets: u64,
@@ -70,16 +85,24 @@ impl UetAnalysis {
             }),
             10 | 12 => self.nack(s, (src, dst), pds),
             CONTROL => self.control(s, (src, dst), pds),
-            RUDI_REQUEST => self.rudi_request((src, dst), pds),
+            RUDI_REQUEST => self.rudi_request(s, (src, dst), pds),
             RUDI_RESPONSE => {
-                self.rudi_responses += 1;
                 if let Some(id) = pds.packet_id {
                     self.rudi_pending.remove(&(dst, src, id));
                 }
+                self.datagrams(s, (dst, src, DatagramMode::Rudi)).responses += 1;
             }
-            UUD => self.uud += 1,
+            UUD => self.datagrams(s, (src, dst, DatagramMode::Uud)).requests += 1,
             _ => {}
         }
+    }
+
+    /// The RUDI or UUD entry of (initiator, target), made when new.
+    fn datagrams(&mut self, s: &FrameSummary, key: (Endpoint, Endpoint, DatagramMode)) -> &mut Datagrams {
+        let entry =
+            self.datagrams.entry(key).or_insert_with(|| Datagrams { first_frame: s.number, ..Datagrams::default() });
+        entry.last_frame = s.number;
+        entry
     }
 
     /// Calls `f` with the PDC of (initiator, target, initiator's id), made when new.
@@ -105,7 +128,7 @@ impl UetAnalysis {
         if pds.spdcid.is_none()
             && let Some(code) = pds.nack_code
         {
-            *self.rudi_nacks.entry(code).or_default() += 1;
+            *self.datagrams(s, (dst, src, DatagramMode::Rudi)).nacks.entry(code).or_default() += 1;
             return;
         }
         self.with_pdc(s, (dst, src, pds.dpdcid), |p| p.nack(pds));
@@ -129,11 +152,13 @@ impl UetAnalysis {
         });
     }
 
-    fn rudi_request(&mut self, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) {
-        self.rudi_requests += 1;
+    fn rudi_request(&mut self, s: &FrameSummary, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) {
+        let full = self.rudi_pending.len() >= MAX_RUDI_PENDING;
+        let entry = self.datagrams(s, (src, dst, DatagramMode::Rudi));
+        entry.requests += 1;
         let Some(id) = pds.packet_id else { return };
-        if self.rudi_pending.len() >= MAX_RUDI_PENDING {
-            self.rudi_not_held += 1;
+        if full {
+            entry.not_held += 1;
             return;
         }
         self.rudi_pending.insert((src, dst, id));
@@ -146,9 +171,18 @@ impl UetAnalysis {
         pdcs
     }
 
-    /// RUDI requests no response answered in the capture.
-    pub fn rudi_unanswered(&self) -> u64 {
-        self.rudi_pending.len() as u64 + self.rudi_not_held
+    /// The RUDI and UUD entries, in the order of their first frames.
+    pub fn datagram_entries(&self) -> Vec<(&(Endpoint, Endpoint, DatagramMode), &Datagrams)> {
+        let mut entries: Vec<_> = self.datagrams.iter().collect();
+        entries.sort_by_key(|(key, d)| (d.first_frame, **key));
+        entries
+    }
+
+    /// RUDI requests from `initiator` to `target` no response answered in the capture.
+    pub fn rudi_unanswered(&self, initiator: Endpoint, target: Endpoint) -> u64 {
+        let pending = self.rudi_pending.iter().filter(|(i, t, _)| (*i, *t) == (initiator, target)).count() as u64;
+        let not_held = self.datagrams.get(&(initiator, target, DatagramMode::Rudi)).map_or(0, |d| d.not_held);
+        pending + not_held
     }
 
     /// Adds a shard's UET packets (an analysis split by host pair gives them all to one shard;
@@ -162,15 +196,15 @@ impl UetAnalysis {
                 }
             }
         }
-        self.rudi_pending.extend(other.rudi_pending.iter().copied());
-        for (code, n) in &other.rudi_nacks {
-            *self.rudi_nacks.entry(*code).or_default() += n;
+        for (key, d) in &other.datagrams {
+            let mine = self
+                .datagrams
+                .entry(*key)
+                .or_insert_with(|| Datagrams { first_frame: d.first_frame, ..Datagrams::default() });
+            mine.add(d);
         }
+        self.rudi_pending.extend(other.rudi_pending.iter().copied());
         self.untracked_packets += other.untracked_packets;
-        self.rudi_requests += other.rudi_requests;
-        self.rudi_responses += other.rudi_responses;
-        self.rudi_not_held += other.rudi_not_held;
-        self.uud += other.uud;
         self.encrypted += other.encrypted;
         self.packets += other.packets;
     }
@@ -180,6 +214,10 @@ impl UetAnalysis {
         for pdc in self.pdcs.values_mut() {
             r.frame(&mut pdc.first_frame);
             r.frame(&mut pdc.last_frame);
+        }
+        for d in self.datagrams.values_mut() {
+            r.frame(&mut d.first_frame);
+            r.frame(&mut d.last_frame);
         }
     }
 
@@ -191,5 +229,18 @@ impl UetAnalysis {
         } else {
             Err("UET packets after a part's first frames (a PDC is not followed across parts yet)")
         }
+    }
+}
+
+impl Datagrams {
+    fn add(&mut self, other: &Datagrams) {
+        self.requests += other.requests;
+        self.responses += other.responses;
+        self.not_held += other.not_held;
+        for (code, n) in &other.nacks {
+            *self.nacks.entry(*code).or_default() += n;
+        }
+        self.first_frame = self.first_frame.min(other.first_frame);
+        self.last_frame = self.last_frame.max(other.last_frame);
     }
 }

@@ -43,39 +43,32 @@ pub fn after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
 }
 
-/// The PDC's delivery mode, from its requests' PDS type.
+/// The PDC's delivery mode, from its requests' PDS type (with or without CC state).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     Rud,
     Rod,
-    RudCc,
-    RodCc,
 }
 
 impl Mode {
     pub fn of(kind: u8) -> Option<Mode> {
-        Some(match kind {
-            2 => Mode::Rud,
-            3 => Mode::Rod,
-            13 => Mode::RudCc,
-            14 => Mode::RodCc,
-            _ => return None,
-        })
+        match kind {
+            2 | 13 => Some(Mode::Rud),
+            3 | 14 => Some(Mode::Rod),
+            _ => None,
+        }
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Mode::Rud => "rud",
-            Mode::Rod => "rod",
-            Mode::RudCc => "rud_cc",
-            Mode::RodCc => "rod_cc",
+            Mode::Rud => "RUD",
+            Mode::Rod => "ROD",
         }
     }
-
-    pub fn ordered(self) -> bool {
-        matches!(self, Mode::Rod | Mode::RodCc)
-    }
 }
+
+/// PDS types that carry congestion-control state: RUD_CC_REQ, ROD_CC_REQ, ACK_CC, ACK_CCX.
+const CC_TYPES: [u8; 4] = [13, 14, 8, 9];
 
 /// NACK codes of trimming: the switch cut the packet (congestion, not corruption).
 pub const TRIM_CODES: [u8; 3] = [0x01, 0x02, 0x03];
@@ -84,6 +77,8 @@ pub const TRIM_CODES: [u8; 3] = [0x01, 0x02, 0x03];
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Pdc {
     pub mode: Option<Mode>,
+    /// Requests of a CC type, or ACKs with CC state.
+    pub cc: bool,
     /// The target's PDC id, learned from its ACKs (their SPDCID).
     pub target_pdcid: Option<u16>,
     /// A request with SYN: the capture saw the PDC established.
@@ -91,8 +86,11 @@ pub struct Pdc {
     /// A CLOSE or CLOSE_REQ control packet, or an ACK asking to close.
     pub closed: bool,
     pub start_psn: Option<u32>,
+    /// The first PSN of the initiator's sequence (requests and control packets) seen.
     pub first_psn: Option<u32>,
     pub highest_psn: Option<u32>,
+    /// The lowest and highest request PSN, by signed difference.
+    pub request_psns: Option<(u32, u32)>,
     pub requests: u64,
     pub acks: u64,
     pub retransmitted: u64,
@@ -133,6 +131,11 @@ impl Pdc {
         self.requests += 1;
         self.requests_ce += u64::from(ce);
         self.mode = self.mode.or(Mode::of(pds.kind));
+        self.cc |= CC_TYPES.contains(&pds.kind);
+        self.request_psns = Some(match self.request_psns {
+            None => (psn, psn),
+            Some((low, high)) => (if after(low, psn) { psn } else { low }, if after(psn, high) { psn } else { high }),
+        });
         if pds.syn {
             self.syn_seen = true;
             self.start_psn = self.start_psn.or(pds.start_psn);
@@ -165,6 +168,7 @@ impl Pdc {
     pub fn ack(&mut self, pds: &PdsFacts) {
         self.acks += 1;
         self.acks_marked += u64::from(pds.ecn_marked);
+        self.cc |= CC_TYPES.contains(&pds.kind);
         let mut covered = 0u64;
         if let Some(cack) = pds.cack_psn {
             let from = match self.cumulative {
@@ -260,6 +264,7 @@ impl Pdc {
         self.coverage.merge(&other.coverage);
         self.syn_seen |= other.syn_seen;
         self.closed |= other.closed;
+        self.cc |= other.cc;
     }
 }
 
