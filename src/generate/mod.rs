@@ -41,6 +41,8 @@ pub fn all_scenarios() -> Vec<Scenario> {
         mirrors::arista_timestamps(),
         mirrors::spectrum_everflow(),
         uet::sample(),
+        uet::sprayed("uet_sprayed.pcap", &[]),
+        uet::sprayed("uet_trimmed.pcap", &[50, 151]),
     ]
 }
 

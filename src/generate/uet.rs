@@ -281,3 +281,44 @@ pub fn sample() -> Scenario {
     out(&mut s, damaged);
     s
 }
+
+/// A sprayed RUD transfer of 300 packets of 512 bytes from 10.0.1.1 to 10.0.1.2 (PDC 7, the
+/// target's 9; start PSN 1000) over four entropy values (UDP source ports 0xD000–0xD003), every
+/// third packet overtaken by the next one, every three acknowledged by an ACK_CC; the packets of
+/// `trimmed` (offsets from the start PSN) cut by a switch past the tap, NACKed (TRIMMED) and
+/// resent with RETX.
+pub fn sprayed(file: &'static str, trimmed: &[u32]) -> Scenario {
+    let l2 = L2::new([0x02, 0, 0, 0, 0x10, 1], [0x02, 0, 0, 0, 0x10, 2]);
+    let back = L2::new(l2.dst, l2.src);
+    let (a, b) = ([10, 0, 1, 1], [10, 0, 1, 2]);
+    let mut order: Vec<u32> = (0..300).collect();
+    for chunk in order.chunks_mut(3) {
+        chunk.swap(1, 2);
+    }
+    let request = |offset: u32, flags: u8| {
+        let syn = offset == 0 && flags & RETX == 0;
+        let pds = request(RUD, 3, flags | if syn { SYN } else { 0 }, 1000 + offset, 7, if syn { 0 } else { 9 });
+        let body = join(&[&pds, &standard(0x05, 1, 42, 300 * 512), &[0x5A; 512]]);
+        udp_frame(&l2, (a, b), (0xD000 + (offset % 4) as u16, uet::UDP_PORT), 2, &body, Some(Variant::Le))
+    };
+    let reply = |body: &[u8]| udp_frame(&back, (b, a), (0xD000, uet::UDP_PORT), 0, body, Some(Variant::Le));
+    let mut s = Scenario::pcap(file);
+    let mut t = T0;
+    let mut out = |s: &mut Scenario, bytes: Vec<u8>| {
+        s.push(t, bytes);
+        t += US;
+    };
+    for (i, &offset) in order.iter().enumerate() {
+        out(&mut s, request(offset, 0));
+        if trimmed.contains(&offset) {
+            out(&mut s, reply(&nack(0, 0x01, 1000 + offset, (9, 7), 0)));
+            out(&mut s, request(offset, RETX | AR));
+        }
+        // after every third packet, every one before it has arrived
+        if i % 3 == 2 {
+            let cack = 1000 + order.iter().take(i + 1).copied().max().unwrap_or(0);
+            out(&mut s, reply(&ack_cc(0, cack, (9, 7), 1, 0)));
+        }
+    }
+    s
+}

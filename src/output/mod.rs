@@ -18,6 +18,7 @@ mod html_congestion;
 mod html_counters;
 mod html_figure;
 mod html_path;
+mod html_uet;
 pub mod json;
 pub mod jsonl;
 #[cfg(feature = "tables")]

@@ -18,6 +18,7 @@ use crate::analyze::report::congestion::BurstReport;
 use crate::analyze::report::counters::{CounterRow, HostCounters};
 use crate::analyze::report::finding::Finding;
 use crate::analyze::report::path::{Direction, HopReport};
+use crate::analyze::report::uet::PdcReport;
 use crate::analyze::report::{FlowReport, PauseReport, Report};
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {
@@ -90,7 +91,46 @@ pub fn report_tables(report: &Report) -> io::Result<Vec<(&'static str, DataFrame
             report.counters.iter().flat_map(|h| h.rows.iter().map(move |r| (h, r))).collect();
         tables.push(("counters", frame(counter_columns(&rows))?));
     }
+    if let Some(uet) = &report.uet {
+        tables.push(("uet_pdcs", frame(pdc_columns(&uet.pdcs))?));
+    }
     Ok(tables)
+}
+
+/// The UET PDCs table: one row per PDC (and per RUDI or UUD host pair), as `uet.pdcs[]`, the
+/// NACKs `;`-separated ("TRIMMED=2").
+fn pdc_columns(p: &[PdcReport]) -> Vec<Column> {
+    let id = |v: Option<u16>| v.map(u32::from);
+    let nacks = |p: &PdcReport| p.nacks.iter().map(|(code, n)| format!("{code}={n}")).collect::<Vec<_>>().join(";");
+    vec![
+        col("initiator", p, |p| p.initiator.to_string()),
+        col("target", p, |p| p.target.to_string()),
+        col("spdcid", p, |p| id(p.spdcid)),
+        col("dpdcid", p, |p| id(p.dpdcid)),
+        col("mode", p, |p| p.mode.map(str::to_string)),
+        col("cc", p, |p| p.cc),
+        col("syn_seen", p, |p| p.syn_seen),
+        col("closed", p, |p| p.closed),
+        col("start_psn", p, |p| p.start_psn),
+        col("requests", p, |p| p.requests),
+        col("acks", p, |p| p.acks),
+        col("psn_first", p, |p| p.psn_first),
+        col("psn_last", p, |p| p.psn_last),
+        col("out_of_order", p, |p| p.out_of_order),
+        col("retransmitted", p, |p| p.retransmitted),
+        col("lost_before_tap", p, |p| p.lost_before_tap),
+        col("capture_missed", p, |p| p.capture_missed),
+        col("missing", p, |p| p.missing),
+        col("nacks", p, nacks),
+        col("trimmed", p, |p| p.trimmed),
+        col("ecn_ce", p, |p| p.ecn_ce),
+        col("ecn_echoed", p, |p| p.ecn_echoed),
+        col("ack_psns_p50", p, |p| p.ack_psns_p50),
+        col("ack_psns_max", p, |p| p.ack_psns_max),
+        col("unanswered", p, |p| p.unanswered),
+        col("first_frame", p, |p| p.first_frame),
+        col("last_frame", p, |p| p.last_frame),
+    ]
 }
 
 /// The counters table (`analyze --counters`): one row per host and counter, as

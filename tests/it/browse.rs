@@ -561,3 +561,17 @@ fn docs_browse_md_lists_every_key_of_the_help() {
         assert!(doc.contains(&format!("| `{keys}` | {what} |")), "docs/browse.md lacks {keys:?}");
     }
 }
+
+#[test]
+fn the_filter_bar_selects_uet_packets() {
+    let file = sample("uet.pcap");
+    let filter = "uet.pds.type == 7";
+    let kept = common::run_ok(&["packets", "-Y", filter, file.to_str().unwrap()]).lines().count();
+    assert_eq!(kept, 5, "the sample's plain ACKs");
+    let mut app = opened(&file);
+    press(&mut app, &format!("/{filter}"));
+    key(&mut app, KeyCode::Enter);
+    let shown = screen(&mut app);
+    assert!(status(&shown).contains(&format!("Displayed: {kept} (")), "{}", status(&shown));
+    assert!(shown.contains("ACK CACK_PSN=1000"), "{shown}");
+}

@@ -74,6 +74,8 @@ const EXPECTED: &[(&str, usize, usize, usize, usize, usize)] = &[
     ("reordering.pcap", 96, 0, 0, 0, 0),
     // no RoCE: Ultra Ethernet Transport (tests/it/uet.rs)
     ("uet.pcap", 0, 0, 0, 0, 0),
+    ("uet_sprayed.pcap", 0, 0, 0, 0, 0),
+    ("uet_trimmed.pcap", 0, 0, 0, 0, 0),
 ];
 
 #[test]

@@ -370,73 +370,15 @@ fn rudi_requests_pair_with_their_responses_and_the_thread_count_changes_nothing(
     assert_eq!(one["uet"]["pdcs"].as_array().map(Vec::len), Some(4));
 }
 
-/// A sprayed RUD transfer: 300 requests over four entropy values (UDP source ports), every
-/// third overtaken by the next one, every three acknowledged by an ACK_CC; then the same with
-/// two packets trimmed by a switch past the tap, NACKed and resent with RETX.
-fn sprayed(trimmed: &[u32]) -> Value {
-    use uet::{RETX, SYN};
-    let (l2, (a, b)) = hosts();
-    let back = L2::new(l2.dst, l2.src);
-    let mut order: Vec<u32> = (0..300).collect();
-    for chunk in order.chunks_mut(3) {
-        if chunk.len() == 3 {
-            chunk.swap(1, 2);
-        }
-    }
-    let mut c = Capture::new();
-    let mut t = T0;
-    let mut send = |c: &mut Capture, frame: Vec<u8>| {
-        c.add_bytes(t, frame);
-        t += 1_000;
-    };
-    let request = |psn: u32, flags: u8| {
-        let syn = psn == 0 && flags & RETX == 0;
-        let body = [
-            uet::request(RUD, 3, flags | if syn { SYN } else { 0 }, 1_000 + psn, 7, if syn { 0 } else { 9 }),
-            uet::standard(0x05, 1, 42, 300 * 512),
-            vec![0x5A; 512],
-        ]
-        .concat();
-        // the entropy: the UDP source port, one of four
-        let ports = (0xD000 + (psn % 4) as u16, rocescope_parsers::uet::UDP_PORT);
-        uet::udp_frame(&l2, (a, b), ports, 2, &body, Some(Variant::Le))
-    };
-    let mut highest_in_order = None::<u32>;
-    for (i, &psn) in order.iter().enumerate() {
-        send(&mut c, request(psn, 0));
-        if trimmed.contains(&psn) {
-            // trimmed past the tap: the target NACKs it and the sender resends it
-            let nack = uet::nack(0, 0x01, 1_000 + psn, (9, 7), 0);
-            let ports = (0xD000, rocescope_parsers::uet::UDP_PORT);
-            send(&mut c, uet::udp_frame(&back, (b, a), ports, 0, &nack, Some(Variant::Le)));
-            send(&mut c, request(psn, RETX | AR));
-        }
-        // after every third packet all before it arrived: a cumulative ACK
-        if i % 3 == 2 {
-            let cack = 1_000 + order[..=i].iter().copied().max().unwrap_or(0);
-            if highest_in_order != Some(cack) {
-                highest_in_order = Some(cack);
-                let ack = uet::ack_cc(0, cack, (9, 7), 1, 0);
-                send(
-                    &mut c,
-                    uet::udp_frame(
-                        &back,
-                        (b, a),
-                        (0xD000, rocescope_parsers::uet::UDP_PORT),
-                        0,
-                        &ack,
-                        Some(Variant::Le),
-                    ),
-                );
-            }
-        }
-    }
-    c.analyze(&[])
+/// samples/uet_sprayed.pcap and uet_trimmed.pcap (src/generate/uet.rs, `sprayed`).
+fn sprayed(trimmed: bool) -> Value {
+    let name = if trimmed { "samples/uet_trimmed.pcap" } else { "samples/uet_sprayed.pcap" };
+    analyze_file(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name), &[])
 }
 
 #[test]
 fn a_sprayed_transfer_is_reordering_not_loss_and_trimming_counts_exactly() {
-    let healthy = sprayed(&[]);
+    let healthy = sprayed(false);
     let p = pdc(&healthy, 7);
     let got = |p: &Value, k: &str| p[k].as_u64();
     assert_eq!(
@@ -452,7 +394,7 @@ fn a_sprayed_transfer_is_reordering_not_loss_and_trimming_counts_exactly() {
     );
     assert_eq!((p["mode"].as_str(), got(p, "ack_psns_p50"), got(p, "ack_psns_max")), (Some("RUD"), Some(3), Some(3)));
     assert!(codes(&healthy).is_empty(), "{:?}", codes(&healthy));
-    let trimmed = sprayed(&[50, 151]);
+    let trimmed = sprayed(true);
     let p = pdc(&trimmed, 7);
     assert_eq!(
         [got(p, "requests"), got(p, "retransmitted"), got(p, "lost_before_tap"), got(p, "trimmed"), got(p, "missing")],
@@ -460,4 +402,44 @@ fn a_sprayed_transfer_is_reordering_not_loss_and_trimming_counts_exactly() {
     );
     assert_eq!(p["nacks"]["TRIMMED"], 2);
     assert_eq!(codes(&trimmed), ["UET_TRIMMING"]);
+}
+
+#[test]
+fn psns_and_opcodes_export_as_wireshark_names_them() {
+    let path = sample();
+    assert_eq!(
+        fields(&path, "uet.pds.type == 2", &["uet.pds.psn", "uet.ses.std.opcode"]),
+        ["1000\t1", "1001\t5", "1003\t5", "1002\t5", "1001\t5", "1004\t3", "1006\t1"]
+    );
+}
+
+#[cfg(feature = "tables")]
+#[test]
+fn out_writes_the_pdc_table_and_the_page_shows_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/uet_trimmed.pcap");
+    common::run_ok(&["analyze", "-q", "--out", out.to_str().expect("UTF-8"), file.to_str().expect("UTF-8")]);
+    let csv = std::fs::read_to_string(out.join("uet_pdcs.csv")).expect("uet_pdcs.csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let row: Vec<&str> = lines.next().expect("the PDC").split(',').collect();
+    assert!(lines.next().is_none(), "one PDC");
+    let cell = |name: &str| header.iter().position(|h| *h == name).and_then(|i| row.get(i)).copied();
+    let wanted = [
+        ("spdcid", "7"),
+        ("dpdcid", "9"),
+        ("mode", "RUD"),
+        ("requests", "302"),
+        ("psn_first", "1000"),
+        ("psn_last", "1299"),
+        ("retransmitted", "2"),
+        ("nacks", "TRIMMED=2"),
+        ("missing", "0"),
+    ];
+    for (name, value) in wanted {
+        assert_eq!(cell(name), Some(value), "{name}");
+    }
+    let page = std::fs::read_to_string(out.join("index.html")).expect("index.html");
+    assert!(page.contains("Ultra Ethernet Transport") && page.contains("TRIMMED 2"));
 }
