@@ -178,7 +178,7 @@ retransmission.",
 already runs (Spark, DuckDB, Trino, ClickHouse) read directly: DIR/frames/capture=NAME/date=YYYY-MM-DD/ \
 holds one row per frame, one column per field of the field registry (the name with '.' replaced by '_': \
 infiniband_bth_psn), the analysis's per-frame fields included; DIR/flows, retransmit_episodes, findings, pfc, \
-cnp_bursts, incast and captures hold the report's tables, each under capture=NAME with the capture's time \
+cnp_bursts, incast, uet_pdcs (with UET packets) and captures hold the report's tables, each under capture=NAME with the capture's time \
 range as columns. Files are zstd-compressed, a row group of at most 1,048,576 rows each, sorted by time, the \
 dataset's schema version in their metadata (docs/scale.md). Exporting a capture again replaces its \
 partitions, and only its own.",

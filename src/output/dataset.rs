@@ -6,7 +6,7 @@
 //!   fields included; each file one row group of at most [`ROW_GROUP_ROWS`] rows, sorted by
 //!   time, of one UTC day;
 //! - `DIR/TABLE/capture=NAME/part-00000.parquet` for each per-run table (flows, retransmit
-//!   episodes, findings, PFC, CNP bursts, incast, and `captures`: the run's headline
+//!   episodes, findings, PFC, CNP bursts, incast, UET PDCs, and `captures`: the run's headline
 //!   numbers), with the capture's time range as columns.
 //!
 //! Every file is zstd-compressed and carries the dataset's schema version in its key-value

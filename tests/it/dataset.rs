@@ -395,3 +395,17 @@ fn relative_times_count_from_the_captures_first_frame_under_a_display_filter() {
         assert_eq!(relative, tshark);
     }
 }
+
+#[test]
+fn the_dataset_has_the_uet_pdcs_and_the_uet_fields_asked_for() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/uet_trimmed.pcap");
+    export(dir.path(), &sample, &["-e", "uet.pds.type", "-e", "uet.pds.psn"]);
+    let pdcs = table(dir.path(), "uet_pdcs", &name_of(&sample));
+    assert_eq!(pdcs.height(), 1);
+    let requests = pdcs.column("requests").expect("requests").i64().expect("signed, as every dataset integer").get(0);
+    assert_eq!(requests, Some(302));
+    let frames = all_frames(dir.path(), &name_of(&sample));
+    let types = frames.column("uet_pds_type").expect("the field's column");
+    assert_eq!(types.len(), frames.height());
+}
