@@ -18,7 +18,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("id", 2),
     ("wide", 3),
     ("congestion", 4),
-    ("uet", 4),
+    ("uet", 6),
     ("flow", 5),
     ("config", 6),
     ("analyzer", 7),

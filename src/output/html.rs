@@ -78,7 +78,7 @@ pub fn render(report: &Report, charts: &ChartData<'_>) -> String {
                     (super::html_path::section(path))
                 }
                 (super::html_counters::section(&report.counters))
-                (super::html_uet::section(report.uet.as_ref()))
+                (super::html_uet::section(report.uet.as_ref(), charts, t0))
                 (flow_table(report, &flows, &detailed))
                 (fabric(report, charts, t0))
                 (super::html_congestion::section(report, charts, t0))

@@ -1,9 +1,18 @@
-//! The UET section of the HTML page: the CRC32C verdicts and a row per PDC (and per host pair's
-//! RUDI or UUD packets) with what its PSNs, ACKs and NACKs came to.
+//! The UET section of the HTML page: the CRC32C verdicts, a row per PDC (and per host pair's
+//! RUDI or UUD packets) with what its PSNs, ACKs and NACKs came to, and the sequence graph of
+//! the first PDCs.
 
 use maud::{Markup, html};
+use rocescope_parsers::psn::psn_forward_distance;
 
-use crate::analyze::report::uet::UetReport;
+use super::charts::{self, PsnGraph};
+use super::html_figure::figure;
+use crate::analyze::report::chart_data::ChartData;
+use crate::analyze::report::uet::{PdcReport, UetReport};
+use crate::analyze::uet::PdcKey;
+
+/// PDCs whose sequence graph the page draws, at most.
+const GRAPHS_SHOWN: usize = 16;
 
 /// PDCs the page lists at most; the JSON report has every one.
 const PDCS_SHOWN: usize = 200;
@@ -12,8 +21,25 @@ fn number(v: Option<impl std::fmt::Display>) -> String {
     v.map_or_else(|| "–".to_string(), |v| v.to_string())
 }
 
-pub fn section(uet: Option<&UetReport>) -> Markup {
+/// The sequence graph of PDC `p`: first sends as dots, resends as crosses, NACKs as markers,
+/// PSNs from its first.
+fn graph(a: &ChartData<'_>, p: &PdcReport, t0: i64) -> Option<String> {
+    let key = PdcKey { initiator: p.initiator, target: p.target, pdcid: p.spdcid? };
+    let trace = a.uet_trace(&key)?;
+    let first = p.psn_first.unwrap_or(0);
+    let at = |ts: i64, psn: u32| ((ts - t0) as f64 / 1e6, f64::from(psn_forward_distance(psn, first)));
+    charts::psn_graph(&PsnGraph {
+        sent: trace.sent.iter().map(|q| at(q.ts_ns, q.psn)).collect(),
+        resent: trace.resent.iter().map(|q| at(q.ts_ns, q.psn)).collect(),
+        gaps: Vec::new(),
+        naks: trace.naks.iter().map(|e| at(e.ts_ns, e.psn)).collect(),
+    })
+}
+
+pub fn section(uet: Option<&UetReport>, a: &ChartData<'_>, t0: i64) -> Markup {
     let Some(uet) = uet else { return html! {} };
+    let graphed: Vec<&PdcReport> =
+        uet.pdcs.iter().filter(|p| p.requests > 0 && p.spdcid.is_some()).take(GRAPHS_SHOWN).collect();
     let crc = &uet.crc;
     html! {
         h2 id="uet" { "Ultra Ethernet Transport" }
@@ -39,6 +65,11 @@ pub fn section(uet: Option<&UetReport>) -> Markup {
                     td { (p.ecn_ce) " / " (p.ecn_echoed) }
                     td { (number(p.ack_psns_p50)) " / " (number(p.ack_psns_max)) }
                 }
+            }
+        }
+        div.grid {
+            @for (i, p) in graphed.iter().enumerate() {
+                (figure(&format!("chart-pdc-{i}"), &format!("PDC {} → {} {}: PSN over time (NACKs marked)", p.initiator, p.target, number(p.spdcid)), graph(a, p, t0), "no requests"))
             }
         }
     }

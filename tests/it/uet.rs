@@ -442,4 +442,11 @@ fn out_writes_the_pdc_table_and_the_page_shows_it() {
     }
     let page = std::fs::read_to_string(out.join("index.html")).expect("index.html");
     assert!(page.contains("Ultra Ethernet Transport") && page.contains("TRIMMED 2"));
+    // the PDC's sequence graph: its figure holds a chart, not the "nothing to draw" note
+    let graph = page
+        .split("id=\"chart-pdc-0\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</figure>").next())
+        .expect("the PDC's graph");
+    assert!(graph.contains("<svg") && graph.contains("PSN over time"), "{graph}");
 }

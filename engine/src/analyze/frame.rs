@@ -146,6 +146,8 @@ pub struct PdsFacts {
     /// The SACK bitmap's first PSN and the bitmap (bit 0 that PSN).
     pub sack: Option<(u32, u64)>,
     pub nack_code: Option<u8>,
+    /// The PSN a NACK names.
+    pub nack_psn: Option<u32>,
     pub ctl_type: Option<u8>,
     pub packet_id: Option<u32>,
 }
@@ -164,6 +166,7 @@ impl UetFacts {
             cack_psn: p.cack_psn(),
             sack: p.sack_base().zip(p.sack_bitmap()),
             nack_code: p.nack_code(),
+            nack_psn: p.nack_psn(),
             ctl_type: p.ctl_type(),
             packet_id: p.packet_id(),
         });

@@ -39,6 +39,11 @@ impl<'a> ChartData<'a> {
         self.0.flows.flow(id).and_then(|f| f.trace.as_deref())
     }
 
+    /// The sequence graph's points of a UET PDC.
+    pub fn uet_trace(&self, key: &crate::analyze::uet::PdcKey) -> Option<&'a FlowTrace> {
+        self.0.uet.trace(key)
+    }
+
     /// The ACK latencies of flow `id`.
     pub fn ack_latency(&self, id: u32) -> Option<&'a LogHistogram> {
         self.0.flows.flow(id).map(|f| &f.ack_latency)

@@ -7,6 +7,7 @@ pub mod pdc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::analyze::flow::trace::{FlowTrace, TRACED_FLOWS};
 use crate::analyze::frame::{FrameSummary, PdsFacts, UetFacts};
 use crate::decode::Endpoint;
 
@@ -78,7 +79,7 @@ impl UetAnalysis {
         let (src, dst) = s.endpoints();
         let ce = s.ecn == Some(3);
         match pds.kind {
-            2 | 3 | 13 | 14 => self.with_pdc(s, (src, dst, pds.spdcid), |p| p.request(pds, ce)),
+            2 | 3 | 13 | 14 => self.with_pdc(s, (src, dst, pds.spdcid), |p| p.request(pds, ce, s.ts_ns)),
             7..=9 => self.with_pdc(s, (dst, src, pds.dpdcid), |p| {
                 p.target_pdcid = p.target_pdcid.or(pds.spdcid);
                 p.ack(pds);
@@ -118,7 +119,8 @@ impl UetAnalysis {
             self.untracked_packets += 1;
             return;
         }
-        let pdc = self.pdcs.entry(key).or_insert_with(|| Pdc::new(s.number));
+        let traced = self.pdcs.len() < TRACED_FLOWS;
+        let pdc = self.pdcs.entry(key).or_insert_with(|| Pdc::new(s.number, traced));
         pdc.last_frame = s.number;
         f(pdc);
     }
@@ -131,7 +133,7 @@ impl UetAnalysis {
             *self.datagrams(s, (dst, src, DatagramMode::Rudi)).nacks.entry(code).or_default() += 1;
             return;
         }
-        self.with_pdc(s, (dst, src, pds.dpdcid), |p| p.nack(pds));
+        self.with_pdc(s, (dst, src, pds.dpdcid), |p| p.nack(pds, s.ts_ns));
     }
 
     /// A control packet: the initiator's (its SPDCID names a PDC it opened) or the target's.
@@ -147,7 +149,7 @@ impl UetAnalysis {
         self.with_pdc(s, ids, |p| {
             p.closed |= closing;
             if let Some(psn) = initiators_psn {
-                p.sequenced(psn, pds.retx);
+                p.sequenced(psn, pds.retx, s.ts_ns);
             }
         });
     }
@@ -169,6 +171,11 @@ impl UetAnalysis {
         let mut pdcs: Vec<(&PdcKey, &Pdc)> = self.pdcs.iter().collect();
         pdcs.sort_by_key(|(key, p)| (p.first_frame, **key));
         pdcs
+    }
+
+    /// The sequence graph's points of a PDC, when it has them.
+    pub fn trace(&self, key: &PdcKey) -> Option<&FlowTrace> {
+        self.pdcs.get(key)?.trace.as_ref()
     }
 
     /// The RUDI and UUD entries, in the order of their first frames.

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::analyze::flow::trace::{Event, EventKind, FlowTrace};
 use crate::analyze::frame::PdsFacts;
 use crate::analyze::histogram::FineHistogram;
 
@@ -108,14 +109,16 @@ pub struct Pdc {
     sacked: PsnBits,
     /// PSNs each ACK acknowledged that no ACK before it had.
     pub coverage: FineHistogram,
+    /// The sequence graph's points (first sends, resends, NACKs), for the first PDCs only.
+    pub trace: Option<FlowTrace>,
     pub first_frame: u64,
     pub last_frame: u64,
 }
 
 impl Pdc {
-    /// A PDC first seen in frame `frame`.
-    pub fn new(frame: u64) -> Pdc {
-        Pdc { first_frame: frame, ..Pdc::default() }
+    /// A PDC first seen in frame `frame`, traced for its sequence graph or not.
+    pub fn new(frame: u64, traced: bool) -> Pdc {
+        Pdc { first_frame: frame, trace: traced.then(FlowTrace::default), ..Pdc::default() }
     }
 
     /// A PSN's place in the tracked span, if it has one.
@@ -125,8 +128,8 @@ impl Pdc {
         (index < TRACKED_PSNS + SLACK).then_some(index)
     }
 
-    /// A request (RUD/ROD, with or without CC state) from the initiator.
-    pub fn request(&mut self, pds: &PdsFacts, ce: bool) {
+    /// A request (RUD/ROD, with or without CC state) from the initiator, at `ts_ns`.
+    pub fn request(&mut self, pds: &PdsFacts, ce: bool, ts_ns: i64) {
         let Some(psn) = pds.psn else { return };
         self.requests += 1;
         self.requests_ce += u64::from(ce);
@@ -140,12 +143,12 @@ impl Pdc {
             self.syn_seen = true;
             self.start_psn = self.start_psn.or(pds.start_psn);
         }
-        self.sequenced(psn, pds.retx);
+        self.sequenced(psn, pds.retx, ts_ns);
     }
 
     /// A packet of the initiator's PSN space (a request, or a control packet: their PSNs are
     /// one sequence): first appearance or resend, in order or not.
-    pub fn sequenced(&mut self, psn: u32, retx: bool) {
+    pub fn sequenced(&mut self, psn: u32, retx: bool, ts_ns: i64) {
         self.first_psn.get_or_insert(psn);
         let Some(index) = self.index(psn) else {
             self.untracked += 1;
@@ -154,6 +157,9 @@ impl Pdc {
         let seen_before = self.seen.set(index);
         if seen_before || retx {
             self.retransmitted += 1;
+        }
+        if let Some(trace) = &mut self.trace {
+            if seen_before || retx { trace.resent(ts_ns, psn) } else { trace.sent(ts_ns, psn) }
         }
         if !seen_before {
             self.lost_before_tap += u64::from(retx);
@@ -206,11 +212,14 @@ impl Pdc {
         span - sacked
     }
 
-    /// A NACK from the target.
-    pub fn nack(&mut self, pds: &PdsFacts) {
+    /// A NACK from the target, at `ts_ns`.
+    pub fn nack(&mut self, pds: &PdsFacts, ts_ns: i64) {
         self.acks_marked += u64::from(pds.ecn_marked);
         if let Some(code) = pds.nack_code {
             *self.nacks.entry(code).or_default() += 1;
+        }
+        if let (Some(trace), Some(psn)) = (&mut self.trace, pds.nack_psn) {
+            trace.event(Event { ts_ns, psn, kind: EventKind::Nak { rnr: false } });
         }
     }
 
@@ -285,6 +294,7 @@ mod tests {
             cack_psn: None,
             sack: None,
             nack_code: None,
+            nack_psn: None,
             ctl_type: None,
             packet_id: None,
         }
@@ -296,11 +306,11 @@ mod tests {
 
     #[test]
     fn psns_are_told_first_resent_late_lost_before_the_tap_missed_or_missing() {
-        let mut p = Pdc::default();
+        let mut p = Pdc::new(1, true);
         for (psn, retx) in
             [(100, false), (101, false), (103, false), (102, false), (101, false), (104, true), (107, false)]
         {
-            p.request(&request(psn, retx), false);
+            p.request(&request(psn, retx), false, 0);
         }
         assert_eq!((p.requests, p.retransmitted, p.out_of_order, p.lost_before_tap), (7, 2, 1, 1));
         // 105 acknowledged (cumulatively), 106 never: 105 only the capture missed
@@ -317,9 +327,9 @@ mod tests {
 
     #[test]
     fn psns_compare_across_the_wrap() {
-        let mut p = Pdc::default();
+        let mut p = Pdc::new(1, true);
         for psn in [u32::MAX - 1, u32::MAX, 1, 0] {
-            p.request(&request(psn, false), false);
+            p.request(&request(psn, false), false, 0);
         }
         assert_eq!((p.out_of_order, p.highest_psn), (1, Some(1)));
         assert_eq!(p.never_seen(), (0, 0));
