@@ -10,6 +10,10 @@
 //! A packet is `[entropy (native IP only)] (TSS ciphertext tag | PDS [SES] payload CRC32C)`:
 //! with a TSS header the rest is ciphertext ending in a 16-byte AES-GCM tag; without, a 4-byte
 //! CRC32C trailer follows the payload (docs/decoding.md, "UET integrity").
+//!
+//! Unlike the other headers of this crate, UET's have views only, no writers yet: the sample
+//! generator writes them field by field (`src/generate/uet.rs`), and the layout tests
+//! (`tests/uet_layouts.rs`) byte by byte.
 
 pub mod crc;
 pub mod names;
