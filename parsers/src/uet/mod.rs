@@ -20,7 +20,7 @@ pub mod names;
 pub mod pds;
 pub mod ses;
 
-use crate::error::{Error, Layer, be16, be32, split_array, split_bytes};
+use crate::error::{Error, Layer, be16, be32_at, be64_at, byte_at, split_array, split_bytes};
 
 pub use pds::{Pds, PdsType};
 pub use ses::{Ses, SesRequest, SesResponse};
@@ -168,33 +168,6 @@ fn trailer(rest: &[u8], complete: bool, len: usize, layer: Layer) -> Result<(&[u
     let body_len = rest.len().checked_sub(len).ok_or(Error::truncated(layer, len, rest.len()))?;
     let (body, trailer) = split_bytes(rest, body_len, layer)?;
     Ok((body, Some(trailer)))
-}
-
-/// The big-endian 32 bits at `at` in `bytes`, 0 past their end (for views whose length their
-/// parser checked).
-pub(crate) fn be32_at(bytes: &[u8], at: usize) -> u32 {
-    match bytes.get(at..at + 4) {
-        Some(&[a, b, c, d]) => be32([a, b, c, d]),
-        _ => 0,
-    }
-}
-
-/// The big-endian 24 bits at `at`, 0 past the end.
-pub(crate) fn be24_at(bytes: &[u8], at: usize) -> u32 {
-    match bytes.get(at..at + 3) {
-        Some(&[a, b, c]) => u32::from_be_bytes([0, a, b, c]),
-        _ => 0,
-    }
-}
-
-/// The big-endian 64 bits at `at`, 0 past the end.
-pub(crate) fn be64_at(bytes: &[u8], at: usize) -> u64 {
-    bytes.get(at..at + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()).map_or(0, u64::from_be_bytes)
-}
-
-/// The byte at `at`, 0 past the end.
-pub(crate) fn byte_at(bytes: &[u8], at: usize) -> u8 {
-    bytes.get(at).copied().unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -1,9 +1,7 @@
 //! The PDS header: a 16-bit prologue (type 5 bits, `next_hdr` or `ctl_type` 4 bits, flags 7
 //! bits), then a layout of 4 to 40 bytes per type (../shared/uet-facts.md §2).
 
-use crate::error::{Error, Layer, be16_at, split_bytes};
-
-use super::{be24_at, be32_at, be64_at, byte_at};
+use crate::error::{Error, Layer, be16_at, be24_at, be32_at, be64_at, byte_at, split_bytes};
 
 /// The 14 PDS types (type 1 is the TSS header, 0 and 15..31 are not assigned).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

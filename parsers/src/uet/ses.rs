@@ -2,10 +2,9 @@
 //! 44 bytes, small 20, medium 32; the standard one followed by the rendezvous, atomic or
 //! compare-and-swap extension its opcode calls for) or a response (12, or 20 with data).
 
-use crate::error::{Error, Layer, be16_at, split_bytes};
+use crate::error::{Error, Layer, be16_at, be24_at, be32_at, be64_at, byte_at, split_bytes};
 
 use super::pds::PdsType;
-use super::{be24_at, be32_at, be64_at, byte_at};
 
 /// `next_hdr` values.
 pub const NEXT_NONE: u8 = 0;

@@ -37,6 +37,32 @@ impl PsnBits {
         }
         was
     }
+
+    /// The word of bits `64 × i` to `64 × i + 63` (none set past the last word).
+    fn word(&self, i: usize) -> u64 {
+        self.words.get(i).copied().unwrap_or(0)
+    }
+
+    /// Bits set in `from..=to`, each word first passed through `keep` (with its number): a
+    /// word at a time, so a span costs what its allocated words do.
+    fn ones(&self, from: u32, to: u32, keep: impl Fn(usize, u64) -> u64) -> u64 {
+        if from > to || self.words.is_empty() {
+            return 0;
+        }
+        let (first, last) = ((from / 64) as usize, (to / 64) as usize);
+        (first..=last.min(self.words.len() - 1))
+            .map(|i| {
+                let mut w = keep(i, self.word(i));
+                if i == first {
+                    w &= u64::MAX << (from % 64);
+                }
+                if i == last {
+                    w &= u64::MAX >> (63 - to % 64);
+                }
+                u64::from(w.count_ones())
+            })
+            .sum()
+    }
 }
 
 /// Does `a` come after `b` (32-bit PSNs, by signed difference)?
@@ -201,15 +227,16 @@ impl Pdc {
         self.coverage.record(covered);
     }
 
-    /// PSNs from `from` to `to` a SACK has not acknowledged already (a span past the tracked
-    /// ones counts whole).
+    /// PSNs from `from` to `to` a SACK has not acknowledged already (PSNs past the tracked
+    /// ones count whole).
     fn not_yet_sacked(&self, from: u32, to: u32) -> u64 {
         let span = u64::from(to.wrapping_sub(from)) + 1;
-        let sacked = (0..span.min(u64::from(TRACKED_PSNS)) as u32)
-            .filter_map(|o| self.index(from.wrapping_add(o)))
-            .filter(|&index| self.sacked.get(index))
-            .count() as u64;
-        span - sacked
+        let sacked = match (self.index(from), self.index(to)) {
+            (Some(lo), Some(hi)) => self.sacked.ones(lo, hi, |_, w| w),
+            (Some(lo), None) => self.sacked.ones(lo, TRACKED_PSNS + SLACK - 1, |_, w| w),
+            _ => 0,
+        };
+        span.saturating_sub(sacked)
     }
 
     /// A NACK from the target, at `ts_ns`.
@@ -223,33 +250,28 @@ impl Pdc {
         }
     }
 
-    /// Was `psn` acknowledged, cumulatively or selectively?
-    fn acknowledged(&self, psn: u32, index: u32) -> bool {
-        self.cumulative.is_some_and(|c| !after(psn, c)) || self.sacked.get(index)
-    }
-
-    /// PSNs between the first and the highest that never appeared: (acknowledged, so only the
-    /// capture missed them; never acknowledged).
+    /// PSNs between the first and the highest that never appeared: (acknowledged, by the
+    /// cumulative ACK PSN or a SACK bit, so only the capture missed them; never acknowledged).
+    /// Counted a word of bits at a time.
     pub fn never_seen(&self) -> (u64, u64) {
         let (Some(first), Some(highest)) = (self.first_psn, self.highest_psn) else { return (0, 0) };
-        let (mut missed, mut missing) = (0, 0);
-        let mut psn = first;
-        loop {
-            if let Some(index) = self.index(psn)
-                && !self.seen.get(index)
-            {
-                if self.acknowledged(psn, index) {
-                    missed += 1;
-                } else {
-                    missing += 1;
-                }
-            }
-            if psn == highest {
-                break;
-            }
-            psn = psn.wrapping_add(1);
+        let (Some(lo), Some(hi)) = (self.index(first), self.index(highest)) else { return (0, 0) };
+        if lo > hi {
+            return (0, 0);
         }
-        (missed, missing)
+        let unseen = |from: u32, to: u32| u64::from(to - from) + 1 - self.seen.ones(from, to, |_, w| w);
+        // the part the cumulative ACK PSN covers
+        let covered_to = match self.cumulative {
+            Some(c) if after(first, c) => None,
+            Some(c) if after(c, highest) => Some(hi),
+            Some(c) => self.index(c).map(|ci| ci.min(hi)),
+            None => None,
+        };
+        let by_cumulative = covered_to.map_or(0, |to| unseen(lo, to));
+        let beyond = covered_to.map_or(lo, |to| to + 1);
+        let by_sack = self.sacked.ones(beyond, hi, |i, w| w & !self.seen.word(i));
+        let missed = by_cumulative + by_sack;
+        (missed, unseen(lo, hi) - missed)
     }
 
     /// Trimmed packets: NACKs TRIMMED, TRIMMED_LASTHOP, TRIMMED_ACK.
@@ -323,6 +345,17 @@ mod tests {
         // a cumulative ACK over what a SACK acknowledged covers only the rest
         p.ack(&ack(107, None));
         assert_eq!(p.coverage.min(), Some(1), "107 alone: 106 was SACKed");
+    }
+
+    #[test]
+    fn bits_are_counted_a_word_at_a_time_across_word_edges() {
+        let mut bits = PsnBits::default();
+        for i in [0, 63, 64, 130] {
+            bits.set(i);
+        }
+        let all = |_: usize, w: u64| w;
+        assert_eq!((bits.ones(0, 63, all), bits.ones(1, 64, all), bits.ones(63, 130, all)), (2, 2, 3));
+        assert_eq!((bits.ones(131, 100_000, all), bits.ones(5, 4, all), PsnBits::default().ones(0, 9, all)), (0, 0, 0));
     }
 
     #[test]
