@@ -14,8 +14,9 @@ pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// Raised whenever the saved state's shape changes; a state of another version is refused.
 /// Version 1 held the analyzer alone; version 2 had no head ([`crate::analyze::analyzer::head`]);
 /// version 5 kept a flow's runtime state among its reported fields; version 6 had no UET
-/// analysis, no UET counts and no `capture_only_gaps`.
-pub const STATE_VERSION: u32 = 7;
+/// analysis, no UET counts and no `capture_only_gaps`; version 7 kept a UET PDC's PSNs from a
+/// fixed origin, not in a sliding window.
+pub const STATE_VERSION: u32 = 8;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;

@@ -4,6 +4,7 @@
 //! encrypted packets counted. The definitions are docs/analysis.md's, "UET".
 
 pub mod pdc;
+pub mod window;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -51,6 +52,8 @@ pub struct Datagrams {
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct UetAnalysis {
     pdcs: FxHashMap<PdcKey, Pdc>,
+    /// What the PDCs' PSN windows may still grow by.
+    budget: window::WordBudget,
     /// Packets of PDCs beyond [`MAX_PDCS`].
     pub untracked_packets: u64,
     datagrams: FxHashMap<(Endpoint, Endpoint, DatagramMode), Datagrams>,
@@ -79,10 +82,12 @@ impl UetAnalysis {
         let (src, dst) = s.endpoints();
         let ce = s.ecn == Some(3);
         match pds.kind {
-            2 | 3 | 13 | 14 => self.with_pdc(s, (src, dst, pds.spdcid), |p| p.request(pds, ce, s.ts_ns)),
-            7..=9 => self.with_pdc(s, (dst, src, pds.dpdcid), |p| {
+            2 | 3 | 13 | 14 => {
+                self.with_pdc(s, (src, dst, pds.spdcid), |p, budget| p.request(pds, ce, s.ts_ns, budget))
+            }
+            7..=9 => self.with_pdc(s, (dst, src, pds.dpdcid), |p, budget| {
                 p.target_pdcid = p.target_pdcid.or(pds.spdcid);
-                p.ack(pds);
+                p.ack(pds, budget);
             }),
             10 | 12 => self.nack(s, (src, dst), pds),
             CONTROL => self.control(s, (src, dst), pds),
@@ -111,7 +116,7 @@ impl UetAnalysis {
         &mut self,
         s: &FrameSummary,
         (initiator, target, id): (Endpoint, Endpoint, Option<u16>),
-        f: impl FnOnce(&mut Pdc),
+        f: impl FnOnce(&mut Pdc, &mut window::WordBudget),
     ) {
         let Some(pdcid) = id else { return };
         let key = PdcKey { initiator, target, pdcid };
@@ -122,7 +127,7 @@ impl UetAnalysis {
         let traced = self.pdcs.len() < TRACED_FLOWS;
         let pdc = self.pdcs.entry(key).or_insert_with(|| Pdc::new(s.number, traced));
         pdc.last_frame = s.number;
-        f(pdc);
+        f(pdc, &mut self.budget);
     }
 
     /// A NACK from the target of a PDC, or of a RUDI packet (its NT flag: no PDC ids).
@@ -133,7 +138,7 @@ impl UetAnalysis {
             *self.datagrams(s, (dst, src, DatagramMode::Rudi)).nacks.entry(code).or_default() += 1;
             return;
         }
-        self.with_pdc(s, (dst, src, pds.dpdcid), |p| p.nack(pds, s.ts_ns));
+        self.with_pdc(s, (dst, src, pds.dpdcid), |p, _| p.nack(pds, s.ts_ns));
     }
 
     /// A control packet: the initiator's (its SPDCID names a PDC it opened) or the target's.
@@ -146,10 +151,10 @@ impl UetAnalysis {
             None => (src, dst, pds.spdcid),
         };
         let initiators_psn = pds.psn.filter(|_| from_target.is_none());
-        self.with_pdc(s, ids, |p| {
+        self.with_pdc(s, ids, |p, budget| {
             p.closed |= closing;
             if let Some(psn) = initiators_psn {
-                p.sequenced(psn, pds.retx, s.ts_ns);
+                p.sequenced(psn, pds.retx, s.ts_ns, budget);
             }
         });
     }
