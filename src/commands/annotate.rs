@@ -21,7 +21,7 @@ use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
 use crate::capture::{Frame as InputFrame, Inputs, LinkType};
 use crate::cli::{AnnotateArgs, report_damage, report_unreadable};
-use crate::decode::{Body, DecodedFrame, Decoder, IcrcStatus};
+use crate::decode::{Body, DecodedFrame, Decoder, IcrcStatus, UetCrc};
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::atomic::AtomicFile;
 use crate::output::capture_file::{
@@ -49,10 +49,15 @@ pub fn comment(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> 
         }
         _ => {}
     }
+    if verdict.lost_before_tap {
+        parts.push("rocescope.analysis.lost_before_tap: a resend whose original never reached the tap".into());
+    }
     match &packet.body {
         Body::Roce(r) if r.icrc == IcrcStatus::Bad => {
             parts.push("rocescope.icrc.status=bad: the invariant CRC does not match the bytes".into())
         }
+        Body::Uet(u) if matches!(u.crc, UetCrc::NoVariant { .. }) => parts
+            .push("rocescope.uet.crc.status=no_variant: the CRC32C trailer matches none of its four readings".into()),
         Body::Malformed(m) => parts.push(format!("rocescope.malformed={}: {}", m.error.layer.name(), m.error)),
         _ => {}
     }

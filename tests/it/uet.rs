@@ -246,8 +246,13 @@ fn a_cut_packet_is_unchecked_and_a_mirrored_one_is_checked_inside() {
     );
 }
 
-/// A capture of `packets` (initiator to target when `forth`), each with ECN `ecn`, 1 µs apart.
+/// A capture of `packets` (initiator to target when `forth`), each with ECN `ecn`, 1 µs apart,
+/// analysed.
 fn exchange(packets: &[(bool, u8, Vec<u8>)]) -> Value {
+    exchange_capture(packets).analyze(&[])
+}
+
+fn exchange_capture(packets: &[(bool, u8, Vec<u8>)]) -> Capture {
     let (l2, (a, b)) = hosts();
     let back = L2::new(l2.dst, l2.src);
     let mut c = Capture::new();
@@ -257,7 +262,7 @@ fn exchange(packets: &[(bool, u8, Vec<u8>)]) -> Value {
             uet::udp_frame(link, ips, (0xD000, rocescope_parsers::uet::UDP_PORT), *ecn, body, Some(Variant::Le));
         c.add_bytes(T0 + i as i64 * 1_000, frame);
     }
-    c.analyze(&[])
+    c
 }
 
 fn pdc(report: &Value, pdcid: u64) -> &Value {
@@ -274,17 +279,21 @@ fn finding<'a>(report: &'a Value, code: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {code}"))
 }
 
-#[test]
-fn a_pdc_s_psns_are_accounted_exactly() {
+/// A PDC's requests and an ACK_CC: 102 after 103; 104 first seen as a resend; 106 and 108
+/// never seen nor acknowledged; 107 never seen but selectively acknowledged; 101 sent again.
+fn accounted_pdc() -> Vec<(bool, u8, Vec<u8>)> {
     use uet::{RETX, SYN};
     let req =
         |psn: u32, flags: u8| (true, 2, uet::request(RUD, 0, flags, psn, 7, if flags & SYN != 0 { 0 } else { 9 }));
-    // 102 after 103; 104 first seen as a resend; 106 and 108 never seen nor acknowledged; 107
-    // never seen but selectively acknowledged
     let mut packets =
         vec![req(100, SYN | AR), req(101, 0), req(103, 0), req(102, 0), req(104, RETX), req(105, 0), req(109, 0)];
     packets.push((false, 0, uet::ack_cc(0, 105, (9, 7), 2, 0b1)));
-    let report = exchange(&packets);
+    packets
+}
+
+#[test]
+fn a_pdc_s_psns_are_accounted_exactly() {
+    let report = exchange(&accounted_pdc());
     let p = pdc(&report, 7);
     let got = |k: &str| p[k].as_u64();
     assert_eq!(
@@ -311,6 +320,54 @@ fn a_pdc_s_psns_are_accounted_exactly() {
     let loss = finding(&report, "UET_LOSS");
     assert_eq!(loss["evidence"]["count"], 3);
     assert!(loss["message"].as_str().is_some_and(|m| m.contains("PDC 7: 2 missing, 1 lost before the tap")), "{loss}");
+}
+
+#[test]
+fn each_frame_says_where_its_psn_stood_and_annotate_writes_it() {
+    let mut packets = accounted_pdc();
+    packets.push((true, 0, uet::request(RUD, 0, 0, 101, 7, 9)));
+    let capture = exchange_capture(&packets);
+    let path = capture.write();
+    let analysis = ["frame.number", "rocescope.analysis.seq_class", "rocescope.analysis.lost_before_tap"];
+    assert_eq!(
+        fields(&path, "uet", &analysis),
+        [
+            "1\tfirst\t",
+            "2\tin_order\t",
+            "3\tin_order\t",
+            "4\tlate_arrival\t",
+            "5\tretransmission\t1",
+            "6\tin_order\t",
+            "7\tin_order\t",
+            "8\t\t",
+            "9\tretransmission\t",
+        ]
+    );
+    let report = capture.analyze(&[]);
+    let p = pdc(&report, 7);
+    assert_eq!(
+        [p["retransmitted"].as_u64(), p["out_of_order"].as_u64(), p["lost_before_tap"].as_u64()],
+        [Some(2), Some(1), Some(1)],
+        "the frames number the PDC's counts"
+    );
+    if !common::tshark_available() {
+        return;
+    }
+    let out = path.with_extension("pcapng");
+    common::run_ok(&["annotate", path.to_str().expect("UTF-8"), "-o", out.to_str().expect("UTF-8")]);
+    let commented = |field: &str| {
+        let filter = format!("frame.comment contains \"{field}\"");
+        let out = std::process::Command::new("tshark")
+            .arg("-r")
+            .arg(&out)
+            .args(["-Y", &filter, "-T", "fields", "-e", "frame.number"])
+            .output()
+            .expect("tshark runs");
+        String::from_utf8_lossy(&out.stdout).split_whitespace().map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(commented("rocescope.analysis.lost_before_tap"), ["5"]);
+    assert_eq!(commented("rocescope.analysis.retransmission"), ["5", "9"]);
+    assert_eq!(commented("rocescope.analysis.late_arrival"), ["4"]);
 }
 
 #[test]

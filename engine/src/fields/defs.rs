@@ -1399,6 +1399,16 @@ pub static FIELDS: &[Field] = &[
         }
     ),
     own!(
+        "rocescope.analysis.lost_before_tap",
+        BOOL,
+        None,
+        "Lost before the tap",
+        "a UET PSN whose first appearance is a resend (RETX): the original never reached the tap",
+        |f, out| if f.verdict.is_some_and(|v| v.lost_before_tap) {
+            out(Value::Bool(true))
+        }
+    ),
+    own!(
         "rocescope.analysis.mirror_duplicate",
         BOOL,
         None,

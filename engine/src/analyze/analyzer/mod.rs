@@ -265,7 +265,12 @@ impl Analyzer {
             }
             Content::Uet(uet) => {
                 self.wide.observe_uet(s, uet.check);
-                self.uet.observe(s, uet);
+                if let Some(placed) = self.uet.observe(s, uet) {
+                    self.amend_verdict(|v| {
+                        v.seq = Some(placed.class);
+                        v.lost_before_tap = placed.lost_before_tap;
+                    });
+                }
             }
             Content::Other => self.wide.observe_other(s),
             Content::Malformed(error) => self.wide.observe_malformed(frame, error),

@@ -17,6 +17,8 @@ pub struct Verdict {
     /// Of the PSNs missing before a gap's frame, those the responder acknowledged by the time
     /// the gap settled: missed by the capture only.
     pub capture_missed: u32,
+    /// A UET PSN whose first appearance at the tap is a resend: the original never reached it.
+    pub lost_before_tap: bool,
 }
 
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]

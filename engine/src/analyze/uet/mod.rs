@@ -12,7 +12,7 @@ use crate::analyze::flow::trace::{FlowTrace, TRACED_FLOWS};
 use crate::analyze::frame::{FrameSummary, PdsFacts, UetFacts};
 use crate::decode::Endpoint;
 
-pub use pdc::{Mode, Pdc};
+pub use pdc::{Mode, Pdc, PsnVerdict};
 
 /// PDCs tracked at most; the packets of further ones are counted only.
 pub const MAX_PDCS: usize = 1 << 16;
@@ -73,33 +73,46 @@ const CONTROL: u8 = 11;
 const CLOSING: [u8; 2] = [4, 5];
 
 impl UetAnalysis {
-    pub fn observe(&mut self, s: &FrameSummary, uet: &UetFacts) {
+    /// Observes a UET packet: its place in its PDC's sequence, when it has one.
+    pub fn observe(&mut self, s: &FrameSummary, uet: &UetFacts) -> Option<PsnVerdict> {
         self.packets += 1;
         let Some(pds) = &uet.pds else {
             self.encrypted += 1;
-            return;
+            return None;
         };
         let (src, dst) = s.endpoints();
         let ce = s.ecn == Some(3);
         match pds.kind {
             2 | 3 | 13 | 14 => {
-                self.with_pdc(s, (src, dst, pds.spdcid), |p, budget| p.request(pds, ce, s.ts_ns, budget))
+                self.with_pdc(s, (src, dst, pds.spdcid), |p, budget| p.request(pds, ce, s.ts_ns, budget)).flatten()
             }
-            7..=9 => self.with_pdc(s, (dst, src, pds.dpdcid), |p, budget| {
-                p.target_pdcid = p.target_pdcid.or(pds.spdcid);
-                p.ack(pds, budget);
-            }),
-            10 | 12 => self.nack(s, (src, dst), pds),
+            7..=9 => self
+                .with_pdc(s, (dst, src, pds.dpdcid), |p, budget| {
+                    p.target_pdcid = p.target_pdcid.or(pds.spdcid);
+                    p.ack(pds, budget);
+                })
+                .and(None),
+            10 | 12 => {
+                self.nack(s, (src, dst), pds);
+                None
+            }
             CONTROL => self.control(s, (src, dst), pds),
-            RUDI_REQUEST => self.rudi_request(s, (src, dst), pds),
+            RUDI_REQUEST => {
+                self.rudi_request(s, (src, dst), pds);
+                None
+            }
             RUDI_RESPONSE => {
                 if let Some(id) = pds.packet_id {
                     self.rudi_pending.remove(&(dst, src, id));
                 }
                 self.datagrams(s, (dst, src, DatagramMode::Rudi)).responses += 1;
+                None
             }
-            UUD => self.datagrams(s, (src, dst, DatagramMode::Uud)).requests += 1,
-            _ => {}
+            UUD => {
+                self.datagrams(s, (src, dst, DatagramMode::Uud)).requests += 1;
+                None
+            }
+            _ => None,
         }
     }
 
@@ -112,22 +125,22 @@ impl UetAnalysis {
     }
 
     /// Calls `f` with the PDC of (initiator, target, initiator's id), made when new.
-    fn with_pdc(
+    fn with_pdc<R>(
         &mut self,
         s: &FrameSummary,
         (initiator, target, id): (Endpoint, Endpoint, Option<u16>),
-        f: impl FnOnce(&mut Pdc, &mut window::WordBudget),
-    ) {
-        let Some(pdcid) = id else { return };
+        f: impl FnOnce(&mut Pdc, &mut window::WordBudget) -> R,
+    ) -> Option<R> {
+        let pdcid = id?;
         let key = PdcKey { initiator, target, pdcid };
         if !self.pdcs.contains_key(&key) && self.pdcs.len() >= MAX_PDCS {
             self.untracked_packets += 1;
-            return;
+            return None;
         }
         let traced = self.pdcs.len() < TRACED_FLOWS;
         let pdc = self.pdcs.entry(key).or_insert_with(|| Pdc::new(s.number, traced));
         pdc.last_frame = s.number;
-        f(pdc, &mut self.budget);
+        Some(f(pdc, &mut self.budget))
     }
 
     /// A NACK from the target of a PDC, or of a RUDI packet (its NT flag: no PDC ids).
@@ -142,7 +155,7 @@ impl UetAnalysis {
     }
 
     /// A control packet: the initiator's (its SPDCID names a PDC it opened) or the target's.
-    fn control(&mut self, s: &FrameSummary, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) {
+    fn control(&mut self, s: &FrameSummary, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) -> Option<PsnVerdict> {
         let closing = pds.ctl_type.is_some_and(|t| CLOSING.contains(&t));
         let from_target =
             pds.dpdcid.map(|pdcid| PdcKey { initiator: dst, target: src, pdcid }).filter(|k| self.pdcs.contains_key(k));
@@ -153,10 +166,9 @@ impl UetAnalysis {
         let initiators_psn = pds.psn.filter(|_| from_target.is_none());
         self.with_pdc(s, ids, |p, budget| {
             p.closed |= closing;
-            if let Some(psn) = initiators_psn {
-                p.sequenced(psn, pds.retx, s.ts_ns, budget);
-            }
-        });
+            initiators_psn.and_then(|psn| p.sequenced(psn, pds.retx, s.ts_ns, budget))
+        })
+        .flatten()
     }
 
     fn rudi_request(&mut self, s: &FrameSummary, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) {

@@ -9,6 +9,17 @@ use crate::analyze::frame::PdsFacts;
 use crate::analyze::histogram::FineHistogram;
 
 use super::window::{Appearance, PsnWindow, WordBudget};
+use crate::analyze::flow::sequence::SeqClass;
+
+/// What a packet of the initiator's sequence was, for its frame's verdict: first (the PDC's
+/// first PSN seen), in order, late (a first appearance below the highest PSN seen) or a
+/// retransmission (seen before, or RETX); `lost_before_tap` when its first appearance is a
+/// resend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PsnVerdict {
+    pub class: SeqClass,
+    pub lost_before_tap: bool,
+}
 
 /// Does `a` come after `b` (32-bit PSNs, by signed difference)?
 pub fn after(a: u32, b: u32) -> bool {
@@ -91,8 +102,8 @@ impl Pdc {
     }
 
     /// A request (RUD/ROD, with or without CC state) from the initiator, at `ts_ns`.
-    pub fn request(&mut self, pds: &PdsFacts, ce: bool, ts_ns: i64, budget: &mut WordBudget) {
-        let Some(psn) = pds.psn else { return };
+    pub fn request(&mut self, pds: &PdsFacts, ce: bool, ts_ns: i64, budget: &mut WordBudget) -> Option<PsnVerdict> {
+        let psn = pds.psn?;
         self.requests += 1;
         self.requests_ce += u64::from(ce);
         self.mode = self.mode.or(Mode::of(pds.kind));
@@ -105,19 +116,20 @@ impl Pdc {
             self.syn_seen = true;
             self.start_psn = self.start_psn.or(pds.start_psn);
         }
-        self.sequenced(psn, pds.retx, ts_ns, budget);
+        self.sequenced(psn, pds.retx, ts_ns, budget)
     }
 
     /// A packet of the initiator's PSN space (a request, or a control packet: their PSNs are
     /// one sequence): first appearance or resend, in order or not.
-    pub fn sequenced(&mut self, psn: u32, retx: bool, ts_ns: i64, budget: &mut WordBudget) {
+    pub fn sequenced(&mut self, psn: u32, retx: bool, ts_ns: i64, budget: &mut WordBudget) -> Option<PsnVerdict> {
         let cumulative = self.cumulative;
+        let first = self.window.is_none();
         let window = self.window.get_or_insert_with(|| PsnWindow::new(psn, cumulative));
         let highest = window.highest_psn();
         let appearance = window.see(psn, budget);
         if appearance == Appearance::Untracked {
             self.untracked += 1;
-            return;
+            return None;
         }
         let again = appearance == Appearance::Again;
         if again || retx {
@@ -126,10 +138,17 @@ impl Pdc {
         if let Some(trace) = &mut self.trace {
             if again || retx { trace.resent(ts_ns, psn) } else { trace.sent(ts_ns, psn) }
         }
-        if !again {
-            self.lost_before_tap += u64::from(retx);
-            self.out_of_order += u64::from(after(highest, psn));
-        }
+        let late = !again && after(highest, psn);
+        let lost_before_tap = !again && retx;
+        self.lost_before_tap += u64::from(lost_before_tap);
+        self.out_of_order += u64::from(late);
+        let class = match () {
+            _ if again || retx => SeqClass::Retransmission,
+            _ if first => SeqClass::First,
+            _ if late => SeqClass::LateArrival,
+            _ => SeqClass::InOrder,
+        };
+        Some(PsnVerdict { class, lost_before_tap })
     }
 
     /// An ACK (ACK, ACK_CC, ACK_CCX) from the target.
