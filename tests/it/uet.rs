@@ -253,6 +253,11 @@ fn exchange(packets: &[(bool, u8, Vec<u8>)]) -> Value {
 }
 
 fn exchange_capture(packets: &[(bool, u8, Vec<u8>)]) -> Capture {
+    exchange_capture_from(0, packets)
+}
+
+/// [`exchange_capture`], its packets placed as if `before` packets came first.
+fn exchange_capture_from(before: usize, packets: &[(bool, u8, Vec<u8>)]) -> Capture {
     let (l2, (a, b)) = hosts();
     let back = L2::new(l2.dst, l2.src);
     let mut c = Capture::new();
@@ -260,7 +265,7 @@ fn exchange_capture(packets: &[(bool, u8, Vec<u8>)]) -> Capture {
         let (link, ips) = if *forth { (&l2, (a, b)) } else { (&back, (b, a)) };
         let frame =
             uet::udp_frame(link, ips, (0xD000, rocescope_parsers::uet::UDP_PORT), *ecn, body, Some(Variant::Le));
-        c.add_bytes(T0 + i as i64 * 1_000, frame);
+        c.add_bytes(T0 + (before + i) as i64 * 1_000, frame);
     }
     c
 }
@@ -506,4 +511,73 @@ fn out_writes_the_pdc_table_and_the_page_shows_it() {
         .and_then(|rest| rest.split("</figure>").next())
         .expect("the PDC's graph");
     assert!(graph.contains("<svg") && graph.contains("PSN over time"), "{graph}");
+}
+
+/// Each of `parts` (packets as [`exchange`] takes them) written and analysed on its own,
+/// keeping its first `kept` frames: the merged report, or merge's error; and the report of one
+/// run over the parts' files.
+fn merged_apart(parts: &[Vec<(bool, u8, Vec<u8>)>], kept: &str) -> (Result<Value, String>, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut states, mut files) = (Vec::new(), Vec::new());
+    let mut before = 0;
+    for (n, packets) in parts.iter().enumerate() {
+        let path = dir.path().join(format!("part{n}.pcap"));
+        std::fs::copy(exchange_capture_from(before, packets).write(), &path).expect("copy");
+        before += packets.len();
+        let state = dir.path().join(format!("part{n}.state"));
+        let text = |p: &std::path::Path| p.to_str().expect("UTF-8").to_string();
+        common::run_ok(&["analyze", "-q", &text(&path), "--state", &text(&state), "--keep-frames", kept]);
+        states.push(text(&state));
+        files.push(text(&path));
+    }
+    let mut args = vec!["merge", "--json"];
+    args.extend(states.iter().map(String::as_str));
+    let out = common::run(&args);
+    let merged = match out.status.code() {
+        Some(0) => Ok(serde_json::from_slice(&out.stdout).expect("a JSON report")),
+        _ => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+    };
+    let mut args = vec!["analyze", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    (merged, serde_json::from_str(&common::run_ok(&args)).expect("a JSON report"))
+}
+
+/// `count` requests of PDC `id` from PSN 1000 (SYN on the first, RETX on `retx_at`, the 6th
+/// never sent), the target's ACK after every 64th.
+fn pdc_traffic(id: u16, count: u32, retx_at: u32) -> Vec<(bool, u8, Vec<u8>)> {
+    use uet::{RETX, SYN};
+    let mut packets = Vec::new();
+    for i in (0..count).filter(|i| *i != 5) {
+        let (flags, dpdcid) = match i {
+            0 => (SYN | AR, 0),
+            _ if i == retx_at => (RETX, 9),
+            _ => (0, 9),
+        };
+        packets.push((true, 0, uet::request(RUD, 0, flags, 1000 + i, id, dpdcid)));
+        if i % 64 == 63 {
+            packets.push((false, 0, uet::ack_cc(0, 1000 + i, (9, id), 0, 0)));
+        }
+    }
+    packets
+}
+
+#[test]
+fn parts_merge_exactly_where_their_pdcs_begin_within_them_and_are_refused_where_one_runs_across() {
+    // parts longer than the frames held for the doubled-mirror decision (a UET capture has no
+    // RoCE frame to decide it sooner), keeping a few more
+    let kept = "66000";
+    // the second part: a PDC beginning within its kept frames, another after them
+    let mut second = pdc_traffic(8, 66_500, 30);
+    second.extend(pdc_traffic(10, 200, 50));
+    let (merged, whole) = merged_apart(&[pdc_traffic(7, 100, 12), second], kept);
+    assert_eq!(merged.expect("merged"), whole, "one run's report");
+    for id in [8, 10] {
+        assert_eq!([&pdc(&whole, id)["lost_before_tap"], &pdc(&whole, id)["capture_missed"]], [1, 1]);
+    }
+    // one PDC across the cut: the second part cannot know where it stood
+    let mut first = pdc_traffic(7, 67_000, 12);
+    let second = first.split_off(300);
+    let (merged, _) = merged_apart(&[first, second], kept);
+    let message = merged.expect_err("refused");
+    assert!(message.contains("a UET PDC"), "{message}");
 }

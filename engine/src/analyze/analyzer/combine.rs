@@ -66,7 +66,7 @@ impl Analyzer {
     /// analysed on their own): what it counted after them added, what it holds taken.
     pub fn graft_after(&mut self, start: &Analyzer, part: Analyzer) -> Result<(), &'static str> {
         let after_ns = start.now_ns;
-        self.uet.graft(&start.uet, &part.uet)?;
+        self.uet.graft(&start.uet, part.uet)?;
         let pausing = self.wide.graft(&start.wide, part.wide, after_ns)?;
         let incast_window = (after_ns, self.config.congestion.incast_window_ns);
         self.congestion.graft(&start.congestion, part.congestion, incast_window, &pausing)?;

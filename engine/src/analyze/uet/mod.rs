@@ -245,18 +245,104 @@ impl UetAnalysis {
         }
     }
 
-    /// Goes on as `part` went on from `start`: nothing to do when the part had no UET packet
-    /// after its kept frames; else refused, as a PDC's PSNs are not followed across parts yet.
-    pub fn graft(&mut self, start: &UetAnalysis, part: &UetAnalysis) -> Result<(), &'static str> {
-        if part.packets == start.packets {
-            Ok(())
-        } else {
-            Err("UET packets after a part's first frames (a PDC is not followed across parts yet)")
+    /// Goes on as `part` went on from `start` (its kept frames analysed on their own, which
+    /// this analysis has just analysed too): a PDC that began within the kept frames and stands
+    /// here as there, or that began after them, is taken from the part; what the part counted
+    /// after its kept frames is added. An error where the part met again a PDC of the parts
+    /// before it, or answered RUDI requests that this analysis holds and `start` does not, or a
+    /// bound was reached.
+    pub fn graft(&mut self, start: &UetAnalysis, mut part: UetAnalysis) -> Result<(), &'static str> {
+        if part.untracked_packets > start.untracked_packets {
+            return Err("the UET PDCs' bound");
         }
+        self.budget.graft(&start.budget, &part.budget)?;
+        let mut later: Vec<(PdcKey, Pdc)> = part.pdcs.drain().collect();
+        later.sort_by_key(|(key, p)| (p.first_frame, *key));
+        for (key, end) in later {
+            self.graft_pdc(start.pdcs.get(&key), key, end)?;
+        }
+        self.graft_datagrams(start, &part)?;
+        self.encrypted += part.encrypted - start.encrypted;
+        self.packets += part.packets - start.packets;
+        Ok(())
+    }
+
+    fn graft_pdc(&mut self, begun: Option<&Pdc>, key: PdcKey, mut end: Pdc) -> Result<(), &'static str> {
+        let room = self.pdcs.len() < MAX_PDCS;
+        let traced = self.pdcs.len() < TRACED_FLOWS;
+        match (begun, self.pdcs.get_mut(&key)) {
+            (Some(begun), Some(_)) if end == *begun => Ok(()),
+            (Some(begun), Some(mine)) if mine.stands_as(begun) => {
+                if mine.trace.is_none() {
+                    end.trace = None;
+                }
+                *mine = end;
+                Ok(())
+            }
+            (None, None) if room => {
+                if !traced {
+                    end.trace = None;
+                }
+                self.pdcs.insert(key, end);
+                Ok(())
+            }
+            (None, None) => Err("the UET PDCs' bound"),
+            (None, Some(_)) => Err("a UET PDC of the parts before met again after the kept frames"),
+            (Some(_), _) => Err("a UET PDC's state differs"),
+        }
+    }
+
+    /// Adds the RUDI and UUD packets the part counted after its kept frames; the RUDI requests
+    /// it answered or left waiting then.
+    fn graft_datagrams(&mut self, start: &UetAnalysis, part: &UetAnalysis) -> Result<(), &'static str> {
+        for (key, end) in &part.datagrams {
+            let begun = start.datagrams.get(key);
+            let answered_later = end.responses > begun.map_or(0, |d| d.responses);
+            let (initiator, target, _) = *key;
+            let waiting = |a: &UetAnalysis| -> FxHashSet<u32> {
+                a.rudi_pending.iter().filter(|(i, t, _)| (*i, *t) == (initiator, target)).map(|k| k.2).collect()
+            };
+            if answered_later && waiting(self) != waiting(start) {
+                return Err("RUDI requests of the parts before answered after the kept frames");
+            }
+            let mine = self
+                .datagrams
+                .entry(*key)
+                .or_insert_with(|| Datagrams { first_frame: end.first_frame, ..Datagrams::default() });
+            mine.add(&end.since(begun));
+        }
+        if part.rudi_pending.len() + self.rudi_pending.len() >= MAX_RUDI_PENDING
+            || part.datagrams.values().map(|d| d.not_held).sum::<u64>() > 0
+        {
+            return Err("the RUDI requests' bound");
+        }
+        self.rudi_pending.retain(|k| !start.rudi_pending.contains(k) || part.rudi_pending.contains(k));
+        self.rudi_pending.extend(part.rudi_pending.difference(&start.rudi_pending).copied());
+        Ok(())
     }
 }
 
 impl Datagrams {
+    /// What it counted beyond `start` (its counts at an earlier point): its frames its own.
+    fn since(&self, start: Option<&Datagrams>) -> Datagrams {
+        let Some(start) = start else { return self.clone() };
+        let mut nacks = self.nacks.clone();
+        for (code, n) in &start.nacks {
+            if let Some(count) = nacks.get_mut(code) {
+                *count = count.saturating_sub(*n);
+            }
+        }
+        nacks.retain(|_, n| *n > 0);
+        Datagrams {
+            requests: self.requests - start.requests,
+            responses: self.responses - start.responses,
+            not_held: self.not_held - start.not_held,
+            nacks,
+            first_frame: self.first_frame,
+            last_frame: self.last_frame,
+        }
+    }
+
     fn add(&mut self, other: &Datagrams) {
         self.requests += other.requests;
         self.responses += other.responses;

@@ -57,7 +57,7 @@ const CC_TYPES: [u8; 4] = [13, 14, 8, 9];
 pub const TRIM_CODES: [u8; 3] = [0x01, 0x02, 0x03];
 
 /// One PDC's accounting.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pdc {
     pub mode: Option<Mode>,
     /// Requests of a CC type, or ACKs with CC state.
@@ -192,6 +192,12 @@ impl Pdc {
     /// cumulative ACK PSN or a SACK bit, so only the capture missed them; never acknowledged).
     pub fn never_seen(&self) -> (u64, u64) {
         self.window.as_ref().map_or((0, 0), PsnWindow::never_seen)
+    }
+
+    /// Does it stand where `other` stands, whatever their sequence graphs (one traced, the
+    /// other not)? Then the same packets take both alike.
+    pub fn stands_as(&self, other: &Pdc) -> bool {
+        Pdc { trace: None, ..self.clone() } == Pdc { trace: None, ..other.clone() }
     }
 
     /// Trimmed packets: NACKs TRIMMED, TRIMMED_LASTHOP, TRIMMED_ACK.

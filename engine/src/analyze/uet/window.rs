@@ -25,11 +25,15 @@ const RANGE_WORDS: u64 = 2;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WordBudget {
     left: u64,
+    /// Words granted in all (given back or not).
+    granted: u64,
+    /// Was a grant ever refused?
+    refused: bool,
 }
 
 impl Default for WordBudget {
     fn default() -> WordBudget {
-        WordBudget { left: BUDGET_WORDS }
+        WordBudget { left: BUDGET_WORDS, granted: 0, refused: false }
     }
 }
 
@@ -39,8 +43,22 @@ impl WordBudget {
         let granted = self.left >= n;
         if granted {
             self.left -= n;
+            self.granted += n;
         }
+        self.refused |= !granted;
         granted
+    }
+
+    /// Goes on as `end` went on from `start` (the same PDCs' grants, made from a fuller
+    /// budget): an error where this budget might have refused a grant `end`'s made.
+    pub fn graft(&mut self, start: &WordBudget, end: &WordBudget) -> Result<(), &'static str> {
+        let granted_later = end.granted - start.granted;
+        if end.refused || self.left < granted_later {
+            return Err("the UET PSN windows' memory bound");
+        }
+        self.left = self.left + end.left - start.left;
+        self.granted += granted_later;
+        Ok(())
     }
 
     fn give(&mut self, n: u64) {
@@ -396,7 +414,7 @@ mod tests {
 
     #[test]
     fn without_budget_windows_stay_small_and_ranges_still_count() {
-        let mut budget = WordBudget { left: 0 };
+        let mut budget = WordBudget { left: 0, ..WordBudget::default() };
         let mut w = PsnWindow::new(0, None);
         let largest = see_all(&mut w, (0..100_000u32).filter(|i| i % 100 != 0 || *i == 0), &mut budget);
         assert_eq!(largest, MIN_WORDS);
