@@ -33,7 +33,8 @@ HEADLINE = [
         "missing_psns",
         "coalesce(sum(rocescope_analysis_missing_psns), 0) - coalesce(sum(rocescope_analysis_capture_missed), 0)",
     ),
-    ("retransmitted", "count(rocescope_analysis_retransmission)"),
+    # the flows' retransmissions: RoCE frames (a UET PDC's resends are marked too)
+    ("retransmitted", "count(rocescope_analysis_retransmission) FILTER (WHERE rocescope_frame_kind = 'roce')"),
 ]
 
 

@@ -46,7 +46,12 @@ HEADLINE = [
         lambda r: r["ecn"]["ce"],
     ),
     ("gaps", "count(rocescope_analysis_gap)", lambda r: sum(f["gaps"] for f in r["flows"])),
-    ("retransmitted", "count(rocescope_analysis_retransmission)", lambda r: sum(f["retransmitted"] for f in r["flows"])),
+    # the flows' retransmissions: RoCE frames (a UET PDC's resends are marked too)
+    (
+        "retransmitted",
+        "count(rocescope_analysis_retransmission) FILTER (WHERE rocescope_frame_kind = 'roce')",
+        lambda r: sum(f["retransmitted"] for f in r["flows"]),
+    ),
 ]
 
 

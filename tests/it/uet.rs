@@ -38,7 +38,7 @@ fn uet_sample_decodes_and_reports_its_crcs() {
     assert_eq!(info[1], "70 ACK CACK_PSN=1000 ACK_PSN=1000 SPDCID=9 DPDCID=7 | UET_DEFAULT_RESPONSE RC_OK");
     assert_eq!(info[5], "62 NACK TRIMMED NACK_PSN=1001 SPDCID=9 DPDCID=7");
     assert_eq!(info[6], "78 ACK_CC CACK_PSN=1000 ACK_PSN=1000 SACK_BASE=1002 SPDCID=9 DPDCID=7 [M]");
-    assert_eq!(info[7], "1126 RUD_REQ PSN=1001 SPDCID=7 DPDCID=9 [RETX] [AR] | UET_SEND");
+    assert_eq!(info[7], "1126 RUD_REQ PSN=1001 SPDCID=7 DPDCID=9 [RETX] [AR] | UET_SEND [retransmission]");
     assert_eq!(info[11], "62 CONTROL CLOSE PSN=1005 SPDCID=7 DPDCID=9 [AR]");
     assert_eq!(info[15], "202 RUDI_REQ PKT_ID=77 | UET_WRITE");
     assert_eq!(info[19], "118 TSS SDI=258 (encrypted)");
