@@ -1040,18 +1040,27 @@ pub fn report_unreadable(errors: &[crate::capture::CaptureError]) {
 /// Tells the user where input files were damaged.
 pub fn report_damage(errors: &[crate::capture::CaptureError]) {
     for e in errors {
-        eprintln!("rocescope: warning: {e}; the rest of this file is skipped");
+        eprintln!("rocescope: warning: {}", damage_warning(e));
     }
+}
+
+/// What a warning says of an input file damaged at some offset.
+pub fn damage_warning(e: &crate::capture::CaptureError) -> String {
+    format!("{e}; the rest of this file is skipped")
 }
 
 /// Tells the user, once per link layer, about frames that were not decoded.
 pub fn report_undecoded(links: &[crate::analyze::wide::facts::UndecodedLinkFrames]) {
-    for &crate::analyze::wide::facts::UndecodedLinkFrames { link, frames, first_frame } in links {
-        let plural = if frames == 1 { "" } else { "s" };
-        eprintln!(
-            "rocescope: warning: {frames} frame{plural} of {link} not decoded (the first is frame {first_frame})"
-        );
+    for link in links {
+        eprintln!("rocescope: warning: {}", undecoded_warning(link));
     }
+}
+
+/// What a warning says of the frames of a link layer not decoded.
+pub fn undecoded_warning(link: &crate::analyze::wide::facts::UndecodedLinkFrames) -> String {
+    let crate::analyze::wide::facts::UndecodedLinkFrames { link, frames, first_frame } = *link;
+    let plural = if frames == 1 { "" } else { "s" };
+    format!("{frames} frame{plural} of {link} not decoded (the first is frame {first_frame})")
 }
 
 /// tshark's options that rocescope spells otherwise, and how to say them here.

@@ -4,6 +4,7 @@
 use std::io;
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use super::exit::{Failure, Outcome};
 use super::refuse_input;
@@ -12,7 +13,10 @@ use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
 use crate::analyze::assemble::Beside;
 use crate::analyze::frame::{Content, FrameSummary};
+use crate::analyze::report::InputReport;
+use crate::analyze::wide::facts::UndecodedLinkFrames;
 use crate::analyze::{Analyzer, SavedRun, assemble};
+use crate::capture::CaptureError;
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, SwitchCounterFiles, report_damage, report_undecoded, report_unreadable};
 use crate::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
@@ -28,7 +32,70 @@ use crate::path;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
+/// Who follows an analysis while it reads: the command's progress bar and warnings on standard
+/// error, or a library's caller.
+pub trait Watch: Sync {
+    /// Inputs that cannot be read (the others are).
+    fn unreadable(&self, errors: &[CaptureError]);
+    /// Reading starts: `total` bytes, when known.
+    fn reading(&self, total: Option<u64>);
+    /// Bytes read so far.
+    fn read(&self, bytes: u64);
+    /// Reading ended: where inputs were damaged (each read up to the damage), and the link
+    /// layers not decoded.
+    fn ended(&self, damage: &[CaptureError], undecoded: &[UndecodedLinkFrames]);
+}
+
+/// The command's own watch: a progress bar on a terminal (not with `--quiet`), warnings on
+/// standard error.
+struct Terminal {
+    quiet: bool,
+    bar: OnceLock<Progress>,
+}
+
+impl Watch for Terminal {
+    fn unreadable(&self, errors: &[CaptureError]) {
+        report_unreadable(errors);
+    }
+
+    fn reading(&self, total: Option<u64>) {
+        self.bar.get_or_init(|| Progress::new(total, !self.quiet));
+    }
+
+    fn read(&self, bytes: u64) {
+        if let Some(bar) = self.bar.get() {
+            bar.set(bytes);
+        }
+    }
+
+    fn ended(&self, damage: &[CaptureError], undecoded: &[UndecodedLinkFrames]) {
+        if let Some(bar) = self.bar.get() {
+            bar.finish();
+        }
+        report_damage(damage);
+        report_undecoded(undecoded);
+    }
+}
+
 pub fn run(args: &AnalyzeArgs) -> Outcome {
+    let Analysed { analyzer, inputs, beside, table_files } =
+        analyse(args, &Terminal { quiet: args.quiet, bar: OnceLock::new() })?;
+    reporting::report(&analyzer, inputs, &reporting_of(args, &beside), table_files)
+}
+
+/// An analysis done, its report still to be written.
+pub struct Analysed {
+    pub analyzer: Analyzer,
+    pub inputs: Vec<InputReport>,
+    /// What the report has beside the analysis (the path, the counters).
+    pub beside: Beside,
+    /// The per-packet table's files (`--out DIR --packets`), still to be committed.
+    pub table_files: io::Result<Written>,
+}
+
+/// Reads and analyses `args`' inputs as `analyze` does (saving the state `--state` asks for),
+/// `watch` following.
+pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failure> {
     if args.choice.chooses() && (args.state.is_some() || args.resume.is_some()) {
         return Err(Failure::Usage(
             "--qp, --ip and --opcode cannot choose the frames of a saved analysis, which records -Y only: say it with -Y (infiniband.bth.destqp == 0x12a, ip.addr == 10.0.0.1, infiniband.bth.opcode == 10)".into(),
@@ -56,7 +123,7 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     if let Some(traced) = &traced {
         inputs = inputs.aligned(traced.union.clone());
     }
-    report_unreadable(&unreadable);
+    watch.unreadable(&unreadable);
     if let Some(frames) = args.count {
         inputs.stop_after(frames);
     }
@@ -80,12 +147,11 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
     let mut analysis = Analysis { analyzer, table, goes_on: args.state.is_some() };
-    let progress = Progress::new(inputs.size(), !args.quiet);
+    watch.reading(inputs.size());
     // the union of taps is read on the first tap's clock, which only the reading thread applies
     let threads = if traced.is_some() { args.threads.min(2) } else { args.threads } as usize;
     let ran =
-        pipeline::analyse(&mut inputs, &decoder, &mut selection, &mut analysis, threads, &|bytes| progress.set(bytes));
-    progress.finish();
+        pipeline::analyse(&mut inputs, &decoder, &mut selection, &mut analysis, threads, &|bytes| watch.read(bytes));
     let damage = ran.damage;
     let packet_table_failed = |e: io::Error| Failure::Output(format!("cannot write the packet table: {e}"));
     ran.result.map_err(packet_table_failed)?;
@@ -97,13 +163,12 @@ pub fn run(args: &AnalyzeArgs) -> Outcome {
     let SavedRun { analyzer, inputs: input_reports, .. } = run;
     analysis.analyzer = analyzer;
     let Analysis { analyzer, table, .. } = analysis.finish().map_err(packet_table_failed)?;
-    report_damage(&damage);
-    report_undecoded(analyzer.undecoded_links());
+    watch.ended(&damage, analyzer.undecoded_links());
     if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
-    let files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
-    reporting::report(&analyzer, input_reports, &reporting_of(args, &beside), files)
+    let table_files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
+    Ok(Analysed { analyzer, inputs: input_reports, beside, table_files })
 }
 
 /// With `--counters HOST=BEFORE,AFTER`: each host's two snapshots, read (a file that cannot

@@ -26,21 +26,18 @@ pub fn run(args: &PacketsArgs) -> Outcome {
     let decoder = decoder.clone().with_time_source(time_source::choose(&args.files, args.times.time_source, &decoder)?);
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);
-    let filter = args.choice.filter(args.only);
     let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;
     let writer = FrameWriter::new(args).map_err(Failure::Usage)?;
     let stdout = io::stdout().lock();
     let mut sink = ListSink { out: BufWriter::with_capacity(1 << 16, stdout), writer };
     let header = sink.header();
-    let mut listing = Listing {
-        analyzer: Analyzer::with_verdicts(Config::default()),
-        list: InOrder::new(sink, display, args.count),
-        filter,
-    };
+    let mut listing = Listing::new(sink, display, args);
     let ran = pipeline::run(&mut inputs, &decoder, &mut listing, &|_| {});
     report_damage(&ran.damage);
     report_undecoded(listing.analyzer.undecoded_links());
-    written(header.and(ran.result), |e| format!("cannot write the output: {e}"))?;
+    let sink = &mut listing.list.sink;
+    let ended = ran.result.and_then(|()| sink.footer()).and_then(|()| sink.out.flush());
+    written(header.and(ended), |e| format!("cannot write the output: {e}"))?;
     if ran.frames == 0 && (!unreadable.is_empty() || !ran.damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }
@@ -48,14 +45,26 @@ pub fn run(args: &PacketsArgs) -> Outcome {
 }
 
 /// Every frame through the analysis (so that verdicts are right), then, once its verdict is
-/// final, to the list if the filters show it.
-struct Listing<W: Write> {
-    analyzer: Analyzer,
-    list: InOrder<ListSink<W>>,
+/// final, to `sink` if the filters show it (`--qp`, `--only` and the like, then `-Y`), `-c` of
+/// them at most: what `packets` lists, and what the Python module's `packets` tabulates.
+pub struct Listing<S: FrameSink> {
+    pub analyzer: Analyzer,
+    pub list: InOrder<S>,
     filter: Filter,
 }
 
-impl<W: Write> Stage for Listing<W> {
+impl<S: FrameSink> Listing<S> {
+    /// The frames `args` choose, for `sink`; `display`: `args`' display filter, compiled.
+    pub fn new(sink: S, display: Option<DisplayFilter>, args: &PacketsArgs) -> Listing<S> {
+        Listing {
+            analyzer: Analyzer::with_verdicts(Config::default()),
+            list: InOrder::new(sink, display, args.count),
+            filter: args.choice.filter(args.only),
+        }
+    }
+}
+
+impl<S: FrameSink> Stage for Listing<S> {
     fn frame(&mut self, frame: &InputFrame<'_>, packet: &DecodedFrame<'_>, decoder: &Decoder) -> io::Result<Step> {
         self.analyzer.observe(&FrameSummary::of(frame.number, packet));
         let shown = self.filter.matches(packet);
@@ -64,9 +73,7 @@ impl<W: Write> Stage for Listing<W> {
     }
 
     fn finish(&mut self, decoder: &Decoder) -> io::Result<()> {
-        self.list.finish(&mut self.analyzer, decoder)?;
-        self.list.sink.footer()?;
-        self.list.sink.out.flush()
+        self.list.finish(&mut self.analyzer, decoder)
     }
 }
 
