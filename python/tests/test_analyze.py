@@ -1,0 +1,92 @@
+"""`rocescope.analyze` reports what `rocescope analyze --json` reports, its tables are the ones
+`--out` writes, its options are the command's and are refused as the command refuses them."""
+
+import polars as pl
+import pytest
+
+import rocescope
+from conftest import ROOT, capture_id, captures, run, run_json
+
+TABLES = {
+    "flows": "flows",
+    "episodes": "retransmit_episodes",
+    "findings": "findings",
+    "pause_sources": "pfc",
+    "cnp_bursts": "cnp_bursts",
+    "incast": "incast",
+}
+
+
+@pytest.mark.parametrize("path", captures(), ids=capture_id)
+def test_the_report_is_the_commands(path):
+    report = rocescope.analyze(path)
+    assert report.to_dict() == run_json("analyze", "--json", str(path))
+    assert report.summary() == run("analyze", "--color", "never", str(path))
+
+
+def test_the_tables_are_those_out_writes(tmp_path):
+    for path in [ROOT / "samples" / name for name in ("reordering.pcap", "pfc_storm.pcap", "incast.pcap", "uet_trimmed.pcap")]:
+        out = tmp_path / path.stem
+        run("analyze", "-q", "--out", str(out), str(path))
+        report = rocescope.analyze(path)
+        for attribute, name in TABLES.items():
+            written = pl.read_parquet(out / f"{name}.parquet")
+            assert getattr(report, attribute).equals(written), f"{path.name}: {name}"
+        if path.stem.startswith("uet"):
+            assert report.table("uet_pdcs").equals(pl.read_parquet(out / "uet_pdcs.parquet"))
+    assert rocescope.analyze(ROOT / "samples" / "reordering.pcap").flows.height > 0
+
+
+def test_options_are_the_commands_long_options():
+    path = ROOT / "samples" / "reordering.pcap"
+    report = rocescope.analyze(path, reorder_window_us=1, link_speed="25G", policy={"data_dscp": 10, "require_ect": False})
+    cli = run_json(
+        "analyze", "--json", "--reorder-window-us", "1", "--link-speed", "25G", "--data-dscp", "10", "--allow-not-ect", str(path)
+    )
+    assert report.to_dict() == cli
+    assert report.to_dict() != rocescope.analyze(path).to_dict(), "the options changed the report"
+    several = rocescope.analyze([path, ROOT / "samples" / "incast.pcap"], display_filter="ip.src == 10.0.0.1")
+    assert several.to_dict() == run_json(
+        "analyze", "--json", "-Y", "ip.src == 10.0.0.1", str(path), str(ROOT / "samples" / "incast.pcap")
+    )
+
+
+def test_bad_options_and_inputs_raise_the_commands_errors(tmp_path):
+    path = ROOT / "samples" / "reordering.pcap"
+    with pytest.raises(rocescope.OptionError, match="invalid value 'soon' for 'reorder_window_us': invalid digit"):
+        rocescope.analyze(path, reorder_window_us="soon")
+    with pytest.raises(rocescope.OptionError, match="unexpected argument 'bogus'"):
+        rocescope.analyze(path, bogus=1)
+    with pytest.raises(rocescope.OptionError, match="not an option of rocescope.analyze"):
+        rocescope.analyze(path, out=str(tmp_path))
+    with pytest.raises(rocescope.OptionError, match="policy: no key"):
+        rocescope.analyze(path, policy={"dscp": 1})
+    with pytest.raises(ValueError):
+        rocescope.analyze(path, data_dscp=99)
+    with pytest.raises(rocescope.FilterError, match="display filter"):
+        rocescope.analyze(path, display_filter="ip.src ==")
+    with pytest.raises(rocescope.CaptureError, match="no such file") as raised:
+        rocescope.analyze(tmp_path / "missing.pcap")
+    assert raised.value.status == 1
+
+
+def test_a_notebook_shows_the_findings_and_flows():
+    report = rocescope.analyze(ROOT / "samples" / "reordering.pcap")
+    page = report._repr_html_()
+    assert "REORDERING" in page and "<table" in page and "Flows" in page
+    assert repr(report).startswith("<rocescope.Report: 96 frames, 4 flows")
+
+
+def test_progress_reaches_the_end():
+    path = ROOT / "samples" / "incast.pcap"
+    seen = []
+    rocescope.analyze(path, progress=lambda read, total: seen.append((read, total)))
+    assert seen[-1] == (path.stat().st_size, path.stat().st_size)
+
+
+def test_an_error_in_the_progress_callback_is_raised():
+    def fails(read, total):
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError, match="stop"):
+        rocescope.analyze(ROOT / "samples" / "incast.pcap", progress=fails)
