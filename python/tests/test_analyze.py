@@ -90,3 +90,14 @@ def test_an_error_in_the_progress_callback_is_raised():
 
     with pytest.raises(RuntimeError, match="stop"):
         rocescope.analyze(ROOT / "samples" / "incast.pcap", progress=fails)
+
+
+def test_a_damaged_capture_warns_and_is_analysed_up_to_the_damage(tmp_path):
+    whole = ROOT / "samples" / "loss_go_back_n.pcap"
+    cut = tmp_path / "cut.pcap"
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    with pytest.warns(rocescope.RocescopeWarning, match="the rest of this file is skipped"):
+        report = rocescope.analyze(cut)
+    assert report.to_dict() == run_json("analyze", "--json", str(cut))
+    assert 0 < report.to_dict()["totals"]["frames"] < rocescope.analyze(whole).to_dict()["totals"]["frames"]

@@ -2,6 +2,9 @@
 sample and reference capture, with and without a display filter; `rocescope.fields` is the
 registry `rocescope fields` lists."""
 
+import threading
+import time
+
 import polars as pl
 import pytest
 
@@ -178,3 +181,18 @@ def test_pandas_gets_the_columns():
     pytest.importorskip("pyarrow")
     frame = rocescope.packets(captures()[0], fields=["frame.number", "ip.src"])
     assert frame.to_pandas()["frame.number"].tolist() == frame["frame.number"].to_list()
+
+
+def test_other_threads_run_while_a_capture_is_read(tmp_path):
+    capture = tmp_path / "mixed.pcap"
+    run("generate", "--benchmark", "mixed", "--size", "8M", str(capture))
+    done = threading.Event()
+    reader = threading.Thread(target=lambda: (rocescope.packets(capture, fields=["frame.number"]), done.set()))
+    turns = 0
+    reader.start()
+    while not done.is_set() and reader.is_alive():
+        turns += 1
+        time.sleep(0.001)
+    reader.join()
+    assert done.is_set()
+    assert turns > 20, f"the main thread ran {turns} times while the capture was read"
