@@ -20,8 +20,8 @@ use rocescope::pipeline;
 /// Rows per batch: a batch's columns are built, then handed on whole.
 const BATCH_ROWS: usize = 1 << 16;
 
-/// The frames `args` choose, `fields` of each: the batches, the last one possibly empty (it
-/// gives the columns when no frame is chosen).
+/// The frames `args` choose, `fields` of each: the batches (one empty batch when no frame is
+/// chosen: it gives the columns).
 pub fn packet_batches(
     args: &PacketsArgs,
     fields: &[&'static Field],
@@ -57,7 +57,7 @@ impl Batches {
         Ok(())
     }
 
-    /// Takes the last batch (empty when the rows ended with a batch).
+    /// Takes the rows not in a batch yet, if any (an empty batch when there are none at all).
     fn finish(&mut self) -> io::Result<()> {
         if self.columns.rows() > 0 || self.done.is_empty() { self.take() } else { Ok(()) }
     }
