@@ -581,3 +581,40 @@ fn parts_merge_exactly_where_their_pdcs_begin_within_them_and_are_refused_where_
     let message = merged.expect_err("refused");
     assert!(message.contains("a UET PDC"), "{message}");
 }
+
+/// [`accounted_pdc`]'s packets, each seen twice: a second copy `apart_ns` after the first, as
+/// `second` makes it from the first's bytes.
+fn seen_twice(apart_ns: i64, second: impl Fn(&mut Vec<u8>)) -> Value {
+    let once = exchange_capture(&accounted_pdc());
+    let mut twice = Capture::new();
+    for (ts, bytes) in &once.frames {
+        let mut copy = bytes.clone();
+        second(&mut copy);
+        twice.add_bytes(*ts, bytes.clone());
+        twice.add_bytes(ts + apart_ns, copy);
+    }
+    twice.analyze(&[])
+}
+
+#[test]
+fn copies_from_a_second_tap_or_a_doubled_mirror_count_once() {
+    let once = exchange(&accounted_pdc());
+    let pdc_keys = |r: &Value| {
+        let mut p = pdc(r, 7).clone();
+        p.as_object_mut().expect("a PDC").retain(|k, _| !k.ends_with("_frame"));
+        p
+    };
+    // a routed hop's copy: its source MAC rewritten, 500 ns later
+    let second_tap = seen_twice(500, |frame| frame[6..12].copy_from_slice(&[2, 0, 0, 0, 0x77, 1]));
+    // a doubled mirror's: byte for byte, 100 ns later
+    let doubled = seen_twice(100, |_| {});
+    for (report, what) in [(&second_tap, "a second tap"), (&doubled, "a doubled mirror")] {
+        assert_eq!(pdc_keys(report), pdc_keys(&once), "{what}: the PDC as seen once");
+        assert_eq!(report["uet"]["mirror_duplicates"], 8, "{what}");
+        assert_eq!(report["uet"]["packets"], 16, "{what}");
+        assert_eq!(report["totals"]["mirror_duplicates"], 8, "{what}");
+    }
+    assert_eq!(doubled["capture"]["doubled_mirror"]["doubled"], true);
+    assert_eq!(second_tap["capture"]["doubled_mirror"]["doubled"], false);
+    assert_eq!(once["uet"]["mirror_duplicates"], 0);
+}

@@ -7,6 +7,7 @@ use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::ext::{Aeth, Deth, Reth};
 use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::{CNP, OpcodeInfo};
+use rocescope_parsers::uet::Uet;
 
 use crate::decode::MAX_ENCAP_DEPTH;
 use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Marks, Other, Roce};
@@ -127,6 +128,14 @@ pub enum Content {
 pub struct UetFacts {
     pub check: UetCheck,
     pub pds: Option<PdsFacts>,
+    /// What two copies of the packet (two taps', or a doubled mirror's) may differ in: the
+    /// TTL / hop limit, the outer VLAN PCP and the MAC addresses.
+    pub ttl: u8,
+    pub pcp: Option<u8>,
+    pub src_mac: Option<MacAddr>,
+    pub dst_mac: Option<MacAddr>,
+    /// Content signature for mirror-duplicate detection (see [`uet_signature`]).
+    pub signature: u32,
 }
 
 /// The PDS header's fields the analysis per PDC reads (docs/analysis.md, "UET").
@@ -153,7 +162,7 @@ pub struct PdsFacts {
 }
 
 impl UetFacts {
-    fn of(uet: &crate::decode::UetFrame<'_>) -> UetFacts {
+    fn of(p: &DecodedFrame<'_>, uet: &crate::decode::UetFrame<'_>) -> UetFacts {
         let pds = uet.pds().map(|p| PdsFacts {
             kind: p.pds_type() as u8,
             retx: p.retx(),
@@ -170,7 +179,34 @@ impl UetFacts {
             ctl_type: p.ctl_type(),
             packet_id: p.packet_id(),
         });
-        UetFacts { check: UetCheck::of(uet.crc), pds }
+        UetFacts {
+            check: UetCheck::of(uet.crc),
+            pds,
+            ttl: p.net.and_then(|n| n.ttl()).unwrap_or(0),
+            pcp: p.eth.and_then(|e| e.vlans.outer()).map(|t| t.pcp()),
+            src_mac: p.src_mac(),
+            dst_mac: p.dst_mac(),
+            signature: uet_signature(&uet.packet),
+        }
+    }
+}
+
+/// A content signature of a UET packet for mirror-duplicate detection: its CRC32C trailer,
+/// which covers every byte a hop leaves alone (or the first bytes of an encrypted packet's
+/// tag); for a packet not captured whole, a CRC of its captured UET bytes.
+fn uet_signature(packet: &Uet<'_>) -> u32 {
+    let hash = |parts: &[&[u8]]| {
+        let mut hasher = crc32fast::Hasher::new();
+        parts.iter().for_each(|part| hasher.update(part));
+        hasher.finalize()
+    };
+    match packet {
+        Uet::Clear { crc: Some(crc), .. } => u32::from_be_bytes(**crc),
+        Uet::Clear { pds, ses, payload, crc: None } => {
+            hash(&[pds.as_bytes(), ses.map_or(&[][..], |s| s.as_bytes()), payload])
+        }
+        Uet::Secured { tag: Some(tag), .. } => hash(&[tag]),
+        Uet::Secured { tss, ciphertext, tag: None } => hash(&[tss.as_bytes(), ciphertext]),
     }
 }
 
@@ -287,7 +323,7 @@ impl FrameSummary {
         let content = match &p.body {
             Body::Roce(roce) if p.net.is_some() => Content::Roce(RoceFacts::of(p, roce)),
             Body::Roce(_) => Content::Other,
-            Body::Uet(uet) => Content::Uet(UetFacts::of(uet)),
+            Body::Uet(uet) => Content::Uet(UetFacts::of(p, uet)),
             Body::MacControl(MacControl::Pfc(pfc)) => {
                 Content::Pfc { src: p.src_mac().unwrap_or(MacAddr([0; 6])), pfc: *pfc }
             }

@@ -26,7 +26,7 @@ use crate::analyze::flow::sequence::SeqEvent;
 use crate::analyze::flow::table::{Flow, FlowTable, PairMethod};
 use crate::analyze::flow::trace::TRACED_FLOWS;
 use crate::analyze::flow::verdicts::{Verdict, VerdictLedger};
-use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
+use crate::analyze::frame::{Content, FrameSummary, RoceFacts, UetFacts};
 use crate::analyze::id::FlowId;
 use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
@@ -204,8 +204,8 @@ impl Analyzer {
             self.mark_head_end();
         }
         let Some(probe) = &mut self.probe else { return self.process(s) };
-        if let Content::Roce(roce) = &s.content {
-            probe.detector.add(crate::analyze::wide::outside(s, roce).identity(roce.signature), s.ts_ns);
+        if let Some(identity) = crate::analyze::wide::copy_identity(s) {
+            probe.detector.add(identity, s.ts_ns);
         }
         probe.frames.push(*s);
         probe.bytes += u64::from(s.caplen);
@@ -263,20 +263,28 @@ impl Analyzer {
                 self.wide.observe_pause(frame, s.ts_ns, *src, *quanta);
                 self.observe_pause_for_incast(s);
             }
-            Content::Uet(uet) => {
-                self.wide.observe_uet(s, uet.check);
-                if let Some(placed) = self.uet.observe(s, uet) {
-                    self.amend_verdict(|v| {
-                        v.seq = Some(placed.class);
-                        v.lost_before_tap = placed.lost_before_tap;
-                    });
-                }
-            }
+            Content::Uet(uet) => self.observe_uet(s, uet),
             Content::Other => self.wide.observe_other(s),
             Content::Malformed(error) => self.wide.observe_malformed(frame, error),
         }
         if self.packets_held > PACKETS_HELD || self.verdicts.as_ref().is_some_and(|v| v.len() > VERDICTS_HELD) {
             self.close_oldest_windows();
+        }
+    }
+
+    /// A UET packet: counted, then (unless it is a mirror duplicate) placed in its PDC.
+    fn observe_uet(&mut self, s: &FrameSummary, uet: &UetFacts) {
+        self.wide.observe_uet(s, uet.check);
+        if self.wide.is_uet_mirror_duplicate(s, uet) {
+            self.uet.count_mirror_duplicate();
+            self.amend_verdict(|v| v.mirror_duplicate = true);
+            return;
+        }
+        if let Some(placed) = self.uet.observe(s, uet) {
+            self.amend_verdict(|v| {
+                v.seq = Some(placed.class);
+                v.lost_before_tap = placed.lost_before_tap;
+            });
         }
     }
 

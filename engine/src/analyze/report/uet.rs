@@ -21,6 +21,8 @@ pub struct UetReport {
     pub pdcs_untracked_packets: u64,
     /// Encrypted packets (TSS): nothing after the security header is read.
     pub encrypted: u64,
+    /// Second copies of a packet, another tap's or a doubled mirror's (in `packets`, in no PDC).
+    pub mirror_duplicates: u64,
 }
 
 /// One PDC (keyed by its initiator, its target and the initiator's PDC id), or the RUDI or UUD
@@ -204,6 +206,7 @@ impl UetReport {
                 pdcs,
                 pdcs_untracked_packets: uet.untracked_packets,
                 encrypted: uet.encrypted,
+                mirror_duplicates: uet.mirror_duplicates,
             }
         })
     }

@@ -60,8 +60,10 @@ pub struct UetAnalysis {
     /// RUDI requests (initiator, target, packet id) not answered yet.
     rudi_pending: FxHashSet<(Endpoint, Endpoint, u32)>,
     pub encrypted: u64,
-    /// Every UET packet observed.
+    /// Every UET packet observed, mirror duplicates included.
     pub packets: u64,
+    /// Second copies of a packet (another tap's, or a doubled mirror's): counted here only.
+    pub mirror_duplicates: u64,
 }
 
 /// PDS types.
@@ -114,6 +116,12 @@ impl UetAnalysis {
             }
             _ => None,
         }
+    }
+
+    /// A mirror duplicate: a packet, in no PDC.
+    pub fn count_mirror_duplicate(&mut self) {
+        self.packets += 1;
+        self.mirror_duplicates += 1;
     }
 
     /// The RUDI or UUD entry of (initiator, target), made when new.
@@ -231,6 +239,7 @@ impl UetAnalysis {
         self.untracked_packets += other.untracked_packets;
         self.encrypted += other.encrypted;
         self.packets += other.packets;
+        self.mirror_duplicates += other.mirror_duplicates;
     }
 
     /// Numbers its frames as a merged analysis does.
@@ -264,6 +273,7 @@ impl UetAnalysis {
         self.graft_datagrams(start, &part)?;
         self.encrypted += part.encrypted - start.encrypted;
         self.packets += part.packets - start.packets;
+        self.mirror_duplicates += part.mirror_duplicates - start.mirror_duplicates;
         Ok(())
     }
 

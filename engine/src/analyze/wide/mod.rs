@@ -15,7 +15,7 @@ use rocescope_parsers::mac_control::Pfc;
 use rocescope_parsers::opcode::CNP;
 
 use crate::analyze::counts::Combine;
-use crate::analyze::frame::{FrameSummary, LinkKind, RoceFacts, UetCheck};
+use crate::analyze::frame::{Content, FrameSummary, LinkKind, RoceFacts, UetCheck, UetFacts};
 use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
 use crate::decode::{Endpoint, IcrcStatus};
@@ -285,7 +285,19 @@ impl CaptureWide {
 
     /// Is the RoCE frame a mirror duplicate (counted so when it is)?
     pub fn is_mirror_duplicate(&mut self, key: &FlowKey, s: &FrameSummary, roce: &RoceFacts) -> bool {
-        let duplicate = self.duplicates.check(key, roce.signature, s.ts_ns, &outside(s, roce));
+        self.is_copy(key, roce.signature, s, &outside(s, roce))
+    }
+
+    /// Is the UET frame a mirror duplicate (counted so when it is)? Its copies are told apart
+    /// by host pair and content.
+    pub fn is_uet_mirror_duplicate(&mut self, s: &FrameSummary, uet: &UetFacts) -> bool {
+        let (src, dst) = s.endpoints();
+        let key = FlowKey { src, dst, dst_qp: UET_COPIES };
+        self.is_copy(&key, uet.signature, s, &uet_outside(s, uet))
+    }
+
+    fn is_copy(&mut self, key: &FlowKey, signature: u32, s: &FrameSummary, outside: &Outside) -> bool {
+        let duplicate = self.duplicates.check(key, signature, s.ts_ns, outside);
         self.totals.frames.mirror_duplicates += u64::from(duplicate);
         duplicate
     }
@@ -295,13 +307,30 @@ impl CaptureWide {
     }
 }
 
+/// The destination QP the duplicate window files UET packets under: none of RoCE's 24-bit QPs.
+const UET_COPIES: u32 = 1 << 24;
+
 /// The bytes of a RoCE frame outside its ICRC's cover, for telling copies apart.
 pub fn outside(s: &FrameSummary, roce: &RoceFacts) -> Outside {
-    Outside {
-        view: TapView { ttl: roce.ttl, src_mac: roce.src_mac, dst_mac: roce.dst_mac },
-        tos: s.qos().map(|(dscp, ecn)| (dscp << 2) | (ecn & 3)),
-        pcp: roce.pcp,
-        orig_len: s.orig_len,
+    outside_of(s, TapView { ttl: roce.ttl, src_mac: roce.src_mac, dst_mac: roce.dst_mac }, roce.pcp)
+}
+
+/// The bytes of a UET frame outside its CRC32C's cover, for telling copies apart.
+pub fn uet_outside(s: &FrameSummary, uet: &UetFacts) -> Outside {
+    outside_of(s, TapView { ttl: uet.ttl, src_mac: uet.src_mac, dst_mac: uet.dst_mac }, uet.pcp)
+}
+
+fn outside_of(s: &FrameSummary, view: TapView, pcp: Option<u8>) -> Outside {
+    Outside { view, tos: s.qos().map(|(dscp, ecn)| (dscp << 2) | (ecn & 3)), pcp, orig_len: s.orig_len }
+}
+
+/// What the doubled-mirror decision knows a RoCE or UET frame by ([`Outside::identity`]);
+/// none for other frames.
+pub fn copy_identity(s: &FrameSummary) -> Option<u64> {
+    match &s.content {
+        Content::Roce(roce) => Some(outside(s, roce).identity(roce.signature)),
+        Content::Uet(uet) => Some(uet_outside(s, uet).identity(uet.signature)),
+        _ => None,
     }
 }
 
