@@ -69,9 +69,13 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
     if let Some(uet) = &r.uet {
         let c = &uet.crc;
         let reading = c.variant.map_or_else(|| "no reading matched".to_string(), |v| format!("reading {v}"));
+        let copies = match uet.mirror_duplicates {
+            0 => String::new(),
+            n => format!(" ({n} mirror duplicates)"),
+        };
         writeln!(
             out,
-            "  UET: {} packets; CRC32C: {} ok, {} bad, {} unchecked ({reading})",
+            "  UET: {} packets{copies}; CRC32C: {} ok, {} bad, {} unchecked ({reading})",
             uet.packets, c.ok, c.bad, c.unchecked
         )?;
         write_pdcs(out, uet)?;

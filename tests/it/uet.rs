@@ -583,8 +583,8 @@ fn parts_merge_exactly_where_their_pdcs_begin_within_them_and_are_refused_where_
 }
 
 /// [`accounted_pdc`]'s packets, each seen twice: a second copy `apart_ns` after the first, as
-/// `second` makes it from the first's bytes.
-fn seen_twice(apart_ns: i64, second: impl Fn(&mut Vec<u8>)) -> Value {
+/// `second` makes it from the first's bytes; the report, and the text report's UET line.
+fn seen_twice(apart_ns: i64, second: impl Fn(&mut Vec<u8>)) -> (Value, String) {
     let once = exchange_capture(&accounted_pdc());
     let mut twice = Capture::new();
     for (ts, bytes) in &once.frames {
@@ -593,7 +593,9 @@ fn seen_twice(apart_ns: i64, second: impl Fn(&mut Vec<u8>)) -> Value {
         twice.add_bytes(*ts, bytes.clone());
         twice.add_bytes(ts + apart_ns, copy);
     }
-    twice.analyze(&[])
+    let text = common::run_ok(&["analyze", twice.write().to_str().expect("UTF-8")]);
+    let uet_line = text.lines().find(|l| l.trim_start().starts_with("UET:")).unwrap_or_default().trim().to_string();
+    (twice.analyze(&[]), uet_line)
 }
 
 #[test]
@@ -605,9 +607,10 @@ fn copies_from_a_second_tap_or_a_doubled_mirror_count_once() {
         p
     };
     // a routed hop's copy: its source MAC rewritten, 500 ns later
-    let second_tap = seen_twice(500, |frame| frame[6..12].copy_from_slice(&[2, 0, 0, 0, 0x77, 1]));
+    let (second_tap, _) = seen_twice(500, |frame| frame[6..12].copy_from_slice(&[2, 0, 0, 0, 0x77, 1]));
     // a doubled mirror's: byte for byte, 100 ns later
-    let doubled = seen_twice(100, |_| {});
+    let (doubled, uet_line) = seen_twice(100, |_| {});
+    assert!(uet_line.starts_with("UET: 16 packets (8 mirror duplicates); CRC32C: 16 ok"), "{uet_line}");
     for (report, what) in [(&second_tap, "a second tap"), (&doubled, "a doubled mirror")] {
         assert_eq!(pdc_keys(report), pdc_keys(&once), "{what}: the PDC as seen once");
         assert_eq!(report["uet"]["mirror_duplicates"], 8, "{what}");
@@ -615,6 +618,7 @@ fn copies_from_a_second_tap_or_a_doubled_mirror_count_once() {
         assert_eq!(report["totals"]["mirror_duplicates"], 8, "{what}");
     }
     assert_eq!(doubled["capture"]["doubled_mirror"]["doubled"], true);
+
     assert_eq!(second_tap["capture"]["doubled_mirror"]["doubled"], false);
     assert_eq!(once["uet"]["mirror_duplicates"], 0);
 }
