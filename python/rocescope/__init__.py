@@ -143,6 +143,10 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(casts) if casts else frame
 
 
+# The options of `rocescope packets` that shape its printed output: not options here.
+_NOT_PACKETS_OPTIONS = {"verbose", "hex", "format", "json", "time", "display_filter"}
+
+
 def packets(
     path_or_paths: Union[PathLike, Sequence[PathLike]],
     *,
@@ -150,6 +154,7 @@ def packets(
     fields: Optional[Sequence[str]] = None,
     threads: Optional[int] = None,
     progress: Optional[Progress] = None,
+    **options: Any,
 ) -> pl.DataFrame:
     """One row per frame, one column per field: the rows ``rocescope packets -Y FILTER -T fields``
     prints.
@@ -162,12 +167,18 @@ def packets(
     booleans, addresses as tshark prints them, ``frame.time_epoch`` as ``Datetime("ns", "UTC")``
     and relative times as seconds. ``threads`` above 1 reads compressed input on a thread of its
     own. ``progress(bytes_read, total_bytes)`` is called now and then (``total_bytes`` None
-    when unknown).
+    when unknown). ``options`` are ``packets``' other options by their long names, ``-`` as
+    ``_``: the frame choices (``qp=0x12a``, ``ip="10.0.0.1"``, ``opcode=17``,
+    ``only="errors"``, ``count=100``) and the decoding (``roce_port=4792``, ``uet_port=…``,
+    ``uet_ip_protocol=…``, ``time_source="hardware"``).
     """
     names = list(DEFAULT_FIELDS if fields is None else fields)
     if not names:
         raise OptionError("fields: name one field at least")
-    args = _paths(path_or_paths)
+    refused = sorted(set(options) & _NOT_PACKETS_OPTIONS)
+    if refused:
+        raise OptionError(f"{refused[0]}: not an option of rocescope.packets (the rows are returned, not printed)")
+    args = _paths(path_or_paths) + _option_args(options, set())
     if filter is not None:
         args += ["-Y", filter]
     if threads is not None:
@@ -195,12 +206,12 @@ _NOT_OPTIONS = {"json", "out", "html", "state", "resume", "fail_on", "quiet", "c
 _POLICY_KEYS = {"data_dscp", "cnp_dscp", "data_pcp", "cnp_pcp", "lossless_priority", "cm_dscp", "require_ect"}
 
 
-def _option_args(options: Mapping[str, Any]) -> list:
-    """`analyze`'s long options from keyword arguments (``reorder_window_us=20`` is
-    ``--reorder-window-us 20``); a list value repeats the option."""
+def _option_args(options: Mapping[str, Any], not_options: set) -> list:
+    """A command's long options from keyword arguments (``reorder_window_us=20`` is
+    ``--reorder-window-us 20``); a list value repeats the option, ``True`` gives a flag."""
     args: list = []
     for name, value in options.items():
-        if name in _NOT_OPTIONS:
+        if name in not_options:
             raise OptionError(f"{name}: not an option of rocescope.analyze (the report is returned, not written)")
         if name == "policy" and isinstance(value, Mapping):
             args += _policy_args(value)
@@ -320,7 +331,7 @@ def analyze(
     ``policy`` a policy file's path or a dict of its keys (``{"data_dscp": 26, "cnp_dscp":
     48}``). A value rocescope refuses raises :class:`OptionError` with the command's message.
     """
-    args = _paths(path_or_paths) + _option_args(options)
+    args = _paths(path_or_paths) + _option_args(options, _NOT_OPTIONS)
     try:
         native, messages = _rocescope.analyze(args, progress)
     except _rocescope.NativeFailure as failure:

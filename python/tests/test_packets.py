@@ -196,3 +196,22 @@ def test_other_threads_run_while_a_capture_is_read(tmp_path):
     reader.join()
     assert done.is_set()
     assert turns > 20, f"the main thread ran {turns} times while the capture was read"
+
+
+def test_the_commands_frame_choices_and_decoding_options_are_options():
+    path = captures()[0]
+    fields = ["frame.number", "infiniband.bth.destqp"]
+    chosen = rocescope.packets(path, fields=fields, count=3, only="roce")
+    assert_same_rows(chosen, cli_rows_with(path, fields, ["-c", "3", "--only", "roce"]), fields, "count, only")
+    assert chosen.height == 3
+    with pytest.raises(rocescope.OptionError, match="not an option of rocescope.packets"):
+        rocescope.packets(path, verbose=True)
+    with pytest.raises(rocescope.OptionError, match="invalid value 'x' for 'roce_port'"):
+        rocescope.packets(path, roce_port="x")
+
+
+def cli_rows_with(path, fields, options):
+    args = ["packets", "-T", "fields", *options]
+    for f in fields:
+        args += ["-e", f]
+    return [line.split("\t") for line in run(*args, str(path)).splitlines()]
