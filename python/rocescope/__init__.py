@@ -175,10 +175,8 @@ def packets(
     names = list(DEFAULT_FIELDS if fields is None else fields)
     if not names:
         raise OptionError("fields: name one field at least")
-    refused = sorted(set(options) & _NOT_PACKETS_OPTIONS)
-    if refused:
-        raise OptionError(f"{refused[0]}: not an option of rocescope.packets (the rows are returned, not printed)")
-    args = _paths(path_or_paths) + _option_args(options, set())
+    _refuse(options, _NOT_PACKETS_OPTIONS, "packets", "the rows are returned, not printed")
+    args = _paths(path_or_paths) + _option_args(options)
     if filter is not None:
         args += ["-Y", filter]
     if threads is not None:
@@ -201,18 +199,23 @@ def fields() -> pl.DataFrame:
 
 
 # The options of `rocescope analyze` that write files or choose an output: not options here.
-_NOT_OPTIONS = {"json", "out", "html", "state", "resume", "fail_on", "quiet", "color", "packets", "count"}
+_NOT_ANALYZE_OPTIONS = {"json", "out", "html", "state", "resume", "fail_on", "quiet", "color", "packets", "count"}
 # The policy file's keys, as `analyze`'s flags.
 _POLICY_KEYS = {"data_dscp", "cnp_dscp", "data_pcp", "cnp_pcp", "lossless_priority", "cm_dscp", "require_ect"}
 
 
-def _option_args(options: Mapping[str, Any], not_options: set) -> list:
+def _refuse(options: Mapping[str, Any], not_options: set, call: str, why: str) -> None:
+    """Refuses the first of ``options`` that is among a call's ``not_options``."""
+    refused = sorted(set(options) & not_options)
+    if refused:
+        raise OptionError(f"{refused[0]}: not an option of rocescope.{call} ({why})")
+
+
+def _option_args(options: Mapping[str, Any]) -> list:
     """A command's long options from keyword arguments (``reorder_window_us=20`` is
     ``--reorder-window-us 20``); a list value repeats the option, ``True`` gives a flag."""
     args: list = []
     for name, value in options.items():
-        if name in not_options:
-            raise OptionError(f"{name}: not an option of rocescope.analyze (the report is returned, not written)")
         if name == "policy" and isinstance(value, Mapping):
             args += _policy_args(value)
             continue
@@ -331,7 +334,8 @@ def analyze(
     ``policy`` a policy file's path or a dict of its keys (``{"data_dscp": 26, "cnp_dscp":
     48}``). A value rocescope refuses raises :class:`OptionError` with the command's message.
     """
-    args = _paths(path_or_paths) + _option_args(options, _NOT_OPTIONS)
+    _refuse(options, _NOT_ANALYZE_OPTIONS, "analyze", "the report is returned, not written")
+    args = _paths(path_or_paths) + _option_args(options)
     try:
         native, messages = _rocescope.analyze(args, progress)
     except _rocescope.NativeFailure as failure:

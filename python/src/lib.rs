@@ -16,7 +16,7 @@ use rocescope::analyze::assemble;
 use rocescope::cli::{Cli, Command};
 use rocescope::commands::analyze::{Analysed, analyse};
 use rocescope::commands::exit::Failure;
-use rocescope::fields::{self, FieldType};
+use rocescope::fields;
 
 use arrow::ArrowStream;
 use report::NativeReport;
@@ -109,13 +109,7 @@ fn analyze(py: Python<'_>, args: Vec<String>, progress: Option<Py<PyAny>>) -> Py
 #[pyfunction]
 fn field_registry() -> Vec<(&'static str, &'static str, &'static str, &'static str, String, &'static str)> {
     fields::all()
-        .map(|f| {
-            let base = match f.ty {
-                FieldType::Bool(bits) => bits.to_string(),
-                _ => f.base.name().to_string(),
-            };
-            (f.name, f.label, f.ty.name(), f.protocol(), base, f.blurb)
-        })
+        .map(|f| (f.name, f.label, f.ty.name(), f.protocol(), f.glossary_base().into_owned(), f.blurb))
         .collect()
 }
 

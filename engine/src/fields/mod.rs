@@ -141,6 +141,15 @@ impl Field {
         self.name.split('.').next().unwrap_or(self.name)
     }
 
+    /// The base `tshark -G fields` shows: a boolean's container width in bits, else the
+    /// display base's name.
+    pub fn glossary_base(&self) -> std::borrow::Cow<'static, str> {
+        match self.ty {
+            FieldType::Bool(bits) => bits.to_string().into(),
+            _ => self.base.name().into(),
+        }
+    }
+
     /// Calls `sink` with each of the field's values in `frame`.
     pub fn values<'a>(&self, frame: &Frame<'_, 'a>, sink: &mut dyn FnMut(Value<'a>)) {
         (self.get)(frame, sink)
@@ -227,14 +236,6 @@ pub fn write_glossary(out: &mut impl std::io::Write) -> std::io::Result<()> {
             writeln!(out, "P\t{}\t{}", f.label, f.name)?;
             continue;
         }
-        let container;
-        let base = match f.ty {
-            FieldType::Bool(bits) => {
-                container = bits.to_string();
-                container.as_str()
-            }
-            _ => f.base.name(),
-        };
         writeln!(
             out,
             "F\t{}\t{}\t{}\t{}\t{}\t0x{:x}\t{}",
@@ -242,7 +243,7 @@ pub fn write_glossary(out: &mut impl std::io::Write) -> std::io::Result<()> {
             f.name,
             f.ty.name(),
             f.protocol(),
-            base,
+            f.glossary_base(),
             f.mask,
             f.blurb
         )?;

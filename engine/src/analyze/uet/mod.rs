@@ -271,9 +271,9 @@ impl UetAnalysis {
             self.graft_pdc(start.pdcs.get(&key), key, end)?;
         }
         self.graft_datagrams(start, &part)?;
-        self.encrypted += part.encrypted - start.encrypted;
-        self.packets += part.packets - start.packets;
-        self.mirror_duplicates += part.mirror_duplicates - start.mirror_duplicates;
+        self.encrypted += part.encrypted.saturating_sub(start.encrypted);
+        self.packets += part.packets.saturating_sub(start.packets);
+        self.mirror_duplicates += part.mirror_duplicates.saturating_sub(start.mirror_duplicates);
         Ok(())
     }
 
@@ -344,9 +344,9 @@ impl Datagrams {
         }
         nacks.retain(|_, n| *n > 0);
         Datagrams {
-            requests: self.requests - start.requests,
-            responses: self.responses - start.responses,
-            not_held: self.not_held - start.not_held,
+            requests: self.requests.saturating_sub(start.requests),
+            responses: self.responses.saturating_sub(start.responses),
+            not_held: self.not_held.saturating_sub(start.not_held),
             nacks,
             first_frame: self.first_frame,
             last_frame: self.last_frame,

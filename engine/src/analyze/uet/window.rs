@@ -52,12 +52,12 @@ impl WordBudget {
     /// Goes on as `end` went on from `start` (the same PDCs' grants, made from a fuller
     /// budget): an error where this budget might have refused a grant `end`'s made.
     pub fn graft(&mut self, start: &WordBudget, end: &WordBudget) -> Result<(), &'static str> {
-        let granted_later = end.granted - start.granted;
+        let granted_later = end.granted.saturating_sub(start.granted);
         if end.refused || self.left < granted_later {
             return Err("the UET PSN windows' memory bound");
         }
-        self.left = self.left + end.left - start.left;
-        self.granted += granted_later;
+        self.left = self.left.saturating_add(end.left).saturating_sub(start.left);
+        self.granted = self.granted.saturating_add(granted_later);
         Ok(())
     }
 
@@ -111,7 +111,7 @@ impl PsnWindow {
     /// `psn`'s position, by signed difference from the highest.
     pub fn position(&self, psn: u32) -> i64 {
         let highest_psn = self.anchor.wrapping_add(self.highest as u32);
-        self.highest + i64::from(psn.wrapping_sub(highest_psn) as i32)
+        self.highest.saturating_add(i64::from(psn.wrapping_sub(highest_psn) as i32))
     }
 
     /// The highest PSN seen.
@@ -267,7 +267,7 @@ impl PsnWindow {
             self.unacked.remove(&first);
             let acked = last.min(to) - first + 1;
             self.missed += acked as u64;
-            self.unacked_psns -= acked as u64;
+            self.unacked_psns = self.unacked_psns.saturating_sub(acked as u64);
             if last > to {
                 self.unacked.insert(to + 1, last);
             } else {
@@ -283,7 +283,7 @@ impl PsnWindow {
             return false;
         }
         self.unacked.remove(&first);
-        self.unacked_psns -= 1;
+        self.unacked_psns = self.unacked_psns.saturating_sub(1);
         if first < pos {
             self.unacked.insert(first, pos - 1);
         }
@@ -292,7 +292,7 @@ impl PsnWindow {
             (true, true) if !budget.take(RANGE_WORDS) => {
                 // no words for a second range: the rest is missing, not to be acknowledged
                 let rest = (last - pos) as u64;
-                self.unacked_psns -= rest;
+                self.unacked_psns = self.unacked_psns.saturating_sub(rest);
                 self.missing_uncounted_ranges += rest;
             }
             (true, _) => {
