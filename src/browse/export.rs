@@ -1,7 +1,6 @@
 //! Writing frames from the browser into a pcapng file: one interface per link type, nanosecond
 //! timestamps, each frame's captured bytes and original length as they were.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -9,6 +8,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 
 use crate::capture::mapped::Location;
+use crate::output::atomic::AtomicFile;
 use crate::output::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
@@ -22,7 +22,8 @@ pub fn write_pcapng(path: &Path, frames: &[Location], mappings: &[Arc<Mmap>]) ->
             link_types.push(e.link_type.0);
         }
     }
-    let mut out = BufWriter::new(File::create(path)?);
+    let (atomic, file) = AtomicFile::create_at(path)?;
+    let mut out = BufWriter::new(file);
     write_section_header(&mut out, Some("frames written by rocescope browse"))?;
     for &link in &link_types {
         let link_type =
@@ -35,5 +36,6 @@ pub fn write_pcapng(path: &Path, frames: &[Location], mappings: &[Arc<Mmap>]) ->
         write_enhanced_packet(&mut out, &packet, 9, None)?;
     }
     out.flush()?;
+    atomic.commit()?;
     Ok(frames.len())
 }

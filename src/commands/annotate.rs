@@ -125,9 +125,12 @@ fn summary(report: &Report, comments: u64) -> String {
     s
 }
 
-fn scratch_name(out: &Path, suffix: &str) -> PathBuf {
+/// The scratch file of `out`'s packets: beside it where it is a regular file, in the
+/// temporary directory where it is a device or a FIFO (nothing is created in `/dev`).
+fn scratch_name(out: &Path, suffix: &str) -> io::Result<PathBuf> {
     let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    out.with_file_name(format!(".{name}.{suffix}"))
+    let dir = crate::output::atomic::scratch_dir(out)?;
+    Ok(dir.join(format!(".{name}.{}.{suffix}", std::process::id())))
 }
 
 /// Writes the output: header, interfaces, then the scratch file's packets; named when whole.
@@ -139,7 +142,11 @@ fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) ->
         write_interface(&mut file, iface)?;
     }
     io::copy(&mut File::open(body)?, &mut file)?;
-    file.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+    let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
+    // a device or a FIFO has nothing to sync (and some refuse)
+    if file.metadata()?.is_file() {
+        file.sync_all()?;
+    }
     atomic.commit()
 }
 
@@ -156,7 +163,8 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
     let (mut inputs, unreadable) = Inputs::open(&args.files, false);
     report_unreadable(&unreadable);
     let tsresol = inputs.readers().iter().map(|r| if r.info().ts_resolution == "us" { 6 } else { 9 }).collect();
-    let body_path = scratch_name(&args.output, "packets");
+    let cannot_write = |e: io::Error| Failure::Output(format!("cannot write {}: {e}", args.output.display()));
+    let body_path = scratch_name(&args.output, "packets").map_err(cannot_write)?;
     let body = File::create(&body_path)
         .map(BufWriter::new)
         .map_err(|e| Failure::Output(format!("cannot write {}: {e}", body_path.display())))?;
@@ -171,7 +179,7 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
     });
     let _ = std::fs::remove_file(&body_path);
     report_damage(&damage);
-    written.map_err(|e| Failure::Output(format!("cannot write {}: {e}", args.output.display())))?;
+    written.map_err(cannot_write)?;
     if analyzer.frames() == 0 && (!unreadable.is_empty() || !damage.is_empty()) {
         return Err(Failure::NoInput(String::new()));
     }

@@ -10,7 +10,7 @@ use crate::analyze::assemble::Beside;
 use crate::analyze::report::InputReport;
 use crate::analyze::report::finding::Severity;
 use crate::analyze::{Analyzer, assemble};
-use crate::output::atomic::{Written, write_text};
+use crate::output::atomic::{Written, write_text, write_whole};
 #[cfg(feature = "tables")]
 use crate::output::tables;
 use crate::output::{analysis_text, html};
@@ -102,11 +102,7 @@ pub fn report(
             .map_err(|e| Failure::Output(format!("cannot write the report into {}: {e}", dir.display())))?;
     }
     if let (Some(path), Some(page)) = (reporting.html, &page) {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        write_text(dir, &name, page)
-            .and_then(Written::commit)
-            .map_err(|e| Failure::Output(format!("cannot write {}: {e}", path.display())))?;
+        write_whole(path, page).map_err(|e| Failure::Output(format!("cannot write {}: {e}", path.display())))?;
     }
     let mut out = BufWriter::new(io::stdout().lock());
     let result = if reporting.json {

@@ -1,21 +1,117 @@
-//! Files that appear whole or not at all: each is written under a temporary name in its
-//! directory and renamed once complete; dropped before then, it is removed. A failed run (a full
-//! disk, say) leaves neither a half-written file nor a partial set.
+//! Output files. A regular file (or a new path) appears whole or not at all: it is written
+//! under a temporary name in its directory and renamed once complete; dropped before then, it
+//! is removed. A failed run (a full disk, say) leaves neither a half-written file nor a partial
+//! set. Anything else is written straight through, never replaced: a character device
+//! (`/dev/null`, `/dev/full`, a terminal), a FIFO, a socket, or a link into `/proc` such as
+//! `/dev/stdout` (whose file, when it is this process's standard output, is written through
+//! standard output itself, so that the two share one position). A block device is refused.
+//! Every writer of the command opens its target here ([`AtomicFile::create_at`], or
+//! [`create_streaming`] for a file read while it grows).
 //!
 //! The temporary name holds the writer's process id (`.report.json.4242.partial`): runs
 //! writing into one directory at once never share one, and a run killed before it could
 //! remove its own (`kill -9`, a power cut) leaves files that the next run writing there
 //! removes, once no process of that id is running.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+/// How an output path is written.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A regular file or a new path, replaced whole by a rename: the path itself, or the file
+    /// a link to a regular file ends at (the link is kept).
+    Replaced(PathBuf),
+    /// A device, FIFO, socket or `/proc` link: opened and written in place.
+    Through,
+}
+
+impl Target {
+    /// How `path` is written; an error for a block device or a directory.
+    pub fn of(path: &Path) -> io::Result<Target> {
+        let Ok(own) = std::fs::symlink_metadata(path) else { return Ok(Target::Replaced(path.to_path_buf())) };
+        if own.file_type().is_symlink() && (links_into_proc(path) || std::fs::canonicalize(path).is_err()) {
+            return Ok(Target::Through);
+        }
+        if in_proc(path) {
+            return Ok(Target::Through);
+        }
+        let followed = std::fs::metadata(path)?;
+        let kind = followed.file_type();
+        if kind.is_file() {
+            let real = if own.file_type().is_symlink() { std::fs::canonicalize(path)? } else { path.to_path_buf() };
+            return Ok(Target::Replaced(real));
+        }
+        if kind.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::IsADirectory, "a directory is there"));
+        }
+        if kind.is_block_device() {
+            return Err(io::Error::other("a block device is there: rocescope writes no report onto a disk"));
+        }
+        Ok(Target::Through)
+    }
+}
+
+/// Does the link `path` point into `/proc` (`/dev/stdout` → `/proc/self/fd/1`)?
+fn links_into_proc(path: &Path) -> bool {
+    std::fs::read_link(path).is_ok_and(|to| to.starts_with("/proc"))
+}
+
+/// Is `path` inside `/proc` once its directory's links are followed (`/dev/fd/1`)?
+fn in_proc(path: &Path) -> bool {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::canonicalize(dir).is_ok_and(|d| d.starts_with("/proc"))
+}
+
+/// Opens a target written straight through: this process's standard output where the target
+/// is its file (a shared position), else the target itself, created if a link pointed at
+/// nothing.
+fn open_through(path: &Path) -> io::Result<File> {
+    if let Some(stdout) = standard_output_if(path) {
+        return Ok(stdout);
+    }
+    OpenOptions::new().write(true).create(true).truncate(false).open(path)
+}
+
+/// A handle on standard output when `path` is the file standard output writes to.
+fn standard_output_if(path: &Path) -> Option<File> {
+    use std::os::fd::AsFd;
+    let stdout = File::from(io::stdout().as_fd().try_clone_to_owned().ok()?);
+    let (target, ours) = (std::fs::metadata(path).ok()?, stdout.metadata().ok()?);
+    (target.dev() == ours.dev() && target.ino() == ours.ino()).then_some(stdout)
+}
+
+/// Opens `path` for a file that is read while it grows (a live capture's `-w`): created or
+/// truncated in place where it is a regular file, written straight through otherwise.
+pub fn create_streaming(path: &Path) -> io::Result<File> {
+    match Target::of(path)? {
+        Target::Replaced(real) => File::create(real),
+        Target::Through => open_through(path),
+    }
+}
+
+/// The directory for scratch files that a write to `target` needs beside it: the target's own
+/// where it is a regular file (a rename away), the system's temporary directory otherwise.
+pub fn scratch_dir(target: &Path) -> io::Result<PathBuf> {
+    Ok(match Target::of(target)? {
+        Target::Replaced(real) => directory_of(&real).to_path_buf(),
+        Target::Through => std::env::temp_dir(),
+    })
+}
+
+/// The directory `path` stands in.
+fn directory_of(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
 /// A file being written under a temporary name in the output directory; removed when dropped
-/// before [`AtomicFile::commit`] gives it its name.
+/// before [`AtomicFile::commit`] gives it its name. A target written straight through has no
+/// temporary name and nothing to rename.
 pub struct AtomicFile {
-    partial: PathBuf,
-    target: PathBuf,
+    /// The temporary name and the name it gets, for a file replaced whole.
+    renamed: Option<(PathBuf, PathBuf)>,
     committed: bool,
 }
 
@@ -25,19 +121,25 @@ impl AtomicFile {
         Self::create_at(&dir.join(name))
     }
 
-    /// Starts the file `target` under the temporary name `.NAME.PID.partial` beside it,
-    /// removing those a killed run left for it.
+    /// Starts the file `target`: a regular file under the temporary name `.NAME.PID.partial`
+    /// beside it (removing those a killed run left for it), anything else opened in place
+    /// (see [`Target`]).
     pub fn create_at(target: &Path) -> io::Result<(AtomicFile, File)> {
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        remove_stale(dir, &[&name]);
-        let partial = target.with_file_name(format!(".{name}.{}.partial", std::process::id()));
+        let real = match Target::of(target)? {
+            Target::Through => return Ok((AtomicFile { renamed: None, committed: false }, open_through(target)?)),
+            Target::Replaced(real) => real,
+        };
+        let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        remove_stale(directory_of(&real), &[&name]);
+        let partial = real.with_file_name(format!(".{name}.{}.partial", std::process::id()));
         let file = File::create(&partial)?;
-        Ok((AtomicFile { partial, target: target.to_path_buf(), committed: false }, file))
+        Ok((AtomicFile { renamed: Some((partial, real)), committed: false }, file))
     }
 
     pub fn commit(mut self) -> io::Result<()> {
-        std::fs::rename(&self.partial, &self.target)?;
+        if let Some((partial, target)) = &self.renamed {
+            std::fs::rename(partial, target)?;
+        }
         self.committed = true;
         Ok(())
     }
@@ -45,8 +147,8 @@ impl AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.partial);
+        if let (Some((partial, _)), false) = (&self.renamed, self.committed) {
+            let _ = std::fs::remove_file(partial);
         }
     }
 }
@@ -116,6 +218,14 @@ pub fn write_text(dir: &Path, name: &str, text: &str) -> io::Result<Written> {
     Ok(Written(vec![atomic]))
 }
 
+/// Writes `text` as the file `path`, whole (see [`AtomicFile`]).
+pub fn write_whole(path: &Path, text: &str) -> io::Result<()> {
+    let (atomic, mut file) = AtomicFile::create_at(path)?;
+    file.write_all(text.as_bytes())?;
+    file.flush()?;
+    atomic.commit()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +240,42 @@ mod tests {
         assert_eq!(partial_of(".report.jsonx.partial", &names), None);
         assert_eq!(partial_of(".report.json.x1.partial", &names), None);
         assert_eq!(partial_of(".pfc.csv.1.partial", &names), None);
+    }
+
+    #[test]
+    fn regular_files_are_replaced_and_devices_fifos_and_proc_links_written_through() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let at = |name: &str| dir.path().join(name);
+        std::fs::write(at("page.html"), b"old").expect("write");
+        std::os::unix::fs::symlink(at("page.html"), at("link.html")).expect("symlink");
+        std::os::unix::fs::symlink(at("absent.html"), at("dangling.html")).expect("symlink");
+        let real = std::fs::canonicalize(at("page.html")).expect("canonical");
+        assert_eq!(Target::of(&at("new.html")).expect("new"), Target::Replaced(at("new.html")));
+        assert_eq!(Target::of(&at("page.html")).expect("file"), Target::Replaced(at("page.html")));
+        assert_eq!(Target::of(&at("link.html")).expect("link"), Target::Replaced(real), "the link is kept");
+        assert_eq!(Target::of(&at("dangling.html")).expect("dangling"), Target::Through);
+        for device in ["/dev/null", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/2"] {
+            assert_eq!(Target::of(Path::new(device)).expect(device), Target::Through, "{device}");
+        }
+        assert!(Target::of(dir.path()).is_err(), "a directory");
+        let fifo = at("fifo");
+        if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+            assert_eq!(Target::of(&fifo).expect("fifo"), Target::Through);
+        }
+    }
+
+    #[test]
+    fn a_file_written_through_has_nothing_to_rename_or_remove() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = dir.path().join("dangling.html");
+        std::os::unix::fs::symlink(dir.path().join("absent.html"), &target).expect("symlink");
+        let (atomic, mut file) = AtomicFile::create_at(&target).expect("create");
+        file.write_all(b"page").expect("write");
+        atomic.commit().expect("commit");
+        assert!(std::fs::symlink_metadata(&target).expect("link").file_type().is_symlink(), "the link is kept");
+        assert_eq!(std::fs::read(dir.path().join("absent.html")).expect("read"), b"page");
+        let leftovers = std::fs::read_dir(dir.path()).expect("dir").count();
+        assert_eq!(leftovers, 2, "no temporary file beside");
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn snapshot_counters(args: &CaptureArgs, when: &str) -> Result<Option<Snapshot>,
     let text = read_counters(args, device).map_err(|e| Failure::NoInput(format!("--counters {device}: {e}")))?;
     let mut path = file.clone().into_os_string();
     path.push(format!(".counters-{when}.txt"));
-    std::fs::write(&path, &text)
+    crate::output::atomic::write_whole(std::path::Path::new(&path), &text)
         .map_err(|e| Failure::Output(format!("cannot write {}: {e}", std::path::Path::new(&path).display())))?;
     Ok(crate::counters::parse(device, &text).ok())
 }

@@ -65,7 +65,7 @@ impl RotatingWriter {
 
     fn open(&mut self, ts_ns: i64) -> io::Result<()> {
         let path = self.path(self.files.len());
-        let file = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        let file = BufWriter::with_capacity(1 << 20, crate::output::atomic::create_streaming(&path)?);
         let writer = if self.pcapng {
             let link_type = u16::try_from(self.link_type).unwrap_or(u16::MAX);
             let name = self.interface_name.clone();
