@@ -367,10 +367,10 @@ pub struct AnalyzeArgs {
 
     /// A tap on one path, NAME=FILE (rotated files of one capture: NAME=FILE,FILE,...; one
     /// interface of a pcapng file that holds several taps: NAME=FILE#IFACE, by its name or
-    /// index); give two or more, in the order a request passes them, from the requester's side
-    /// to the responder's. The report, of every packet once, gains a `path` section: each tap's
-    /// clock, and where packets were lost, marked CE, re-marked or delayed. Not with FILE
-    /// arguments
+    /// index; a file whose name holds '#' ends with one: NAME=run#3.pcap#); give two or more,
+    /// in the order a request passes them, from the requester's side to the responder's. The
+    /// report, of every packet once, gains a `path` section: each tap's clock, and where packets
+    /// were lost, marked CE, re-marked or delayed. Not with FILE arguments
     #[arg(long = "tap", value_name = "NAME=FILE", value_parser = parse_tap, conflicts_with_all = ["files", "resume", "state", "packets", "count"])]
     pub taps: Vec<Tap>,
 
@@ -872,13 +872,13 @@ fn default_threads() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1))
 }
 
-/// Parses a link speed such as `100G`, `25g` or `400` into Gb/s.
-/// `--tap NAME=FILE[,FILE...][#IFACE]`.
+/// `--tap NAME=FILE[,FILE...][#IFACE]`: the interface follows the last `#`; a trailing `#`
+/// names none, so that a file whose name holds `#` is given as `leaf=run#3.pcap#`.
 pub fn parse_tap(s: &str) -> Result<Tap, String> {
     let (name, files) = s.split_once('=').ok_or_else(|| format!("{s:?}: say NAME=FILE (leaf=leaf.pcap)"))?;
     let (files, interface) = match files.rsplit_once('#') {
-        Some((files, interface)) if !interface.is_empty() => (files, Some(interface.to_string())),
-        Some(_) => return Err(format!("{s:?}: name the interface after '#' (leaf=both.pcapng#eth1)")),
+        Some((files, "")) => (files, None),
+        Some((files, interface)) => (files, Some(interface.to_string())),
         None => (files, None),
     };
     let files: Vec<PathBuf> = files.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
@@ -954,6 +954,7 @@ pub fn parse_tap_offset(s: &str) -> Result<(String, i64), String> {
     Ok((name.to_string(), ns))
 }
 
+/// Parses a link speed such as `100G`, `25g` or `400` into Gb/s.
 pub fn parse_link_speed(s: &str) -> Result<u64, String> {
     let digits = s.strip_suffix(['G', 'g']).unwrap_or(s);
     match digits.parse::<u64>() {

@@ -17,6 +17,7 @@ use crate::analyze::report::InputReport;
 use crate::analyze::wide::facts::UndecodedLinkFrames;
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::CaptureError;
+use crate::capture::interfaces::{InterfaceLookup, look_up_interface, read_once_only};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, SwitchCounterFiles, report_damage, report_undecoded, report_unreadable};
 use crate::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
@@ -103,11 +104,12 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
     }
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = args.analysis.ports.decoder();
-    let tap_files: Vec<PathBuf> = args.taps.iter().flat_map(|t| t.files.iter().cloned()).collect();
-    let files = if args.taps.is_empty() { &args.files } else { &tap_files };
+    let taps = checked_taps(args)?;
+    let tap_files: Vec<PathBuf> = taps.iter().flat_map(|t| t.files.iter().cloned()).collect();
+    let files = if taps.is_empty() { &args.files } else { &tap_files };
     config.time_source = time_source::choose(files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
-    let traced = trace_path(args, &decoder)?;
+    let traced = trace_path(args, &taps, &decoder)?;
     let resumed = args
         .resume
         .as_deref()
@@ -232,10 +234,12 @@ fn host_macs(files: &[PathBuf], decoder: &Decoder, hosts: &[IpAddr]) -> Vec<Host
     found
 }
 
-/// With `--tap`: the path traced over the taps (see [`crate::path`]).
-fn trace_path(args: &AnalyzeArgs, decoder: &Decoder) -> Result<Option<path::Traced>, Failure> {
+/// `--tap`'s taps, checked: two or more, named apart, each file read from its start twice (to
+/// follow its packets, then in the union), each `#IFACE` among its files' interfaces. A file
+/// named twice in one tap is read once, with a warning.
+fn checked_taps(args: &AnalyzeArgs) -> Result<Vec<path::Tap>, Failure> {
     if args.taps.is_empty() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     if args.taps.len() < 2 {
         return Err(Failure::Usage(
@@ -250,12 +254,74 @@ fn trace_path(args: &AnalyzeArgs, decoder: &Decoder) -> Result<Option<path::Trac
     if let Some((name, _)) = args.tap_offsets.iter().find(|(name, _)| !args.taps.iter().any(|t| t.name == *name)) {
         return Err(Failure::Usage(format!("--tap-offset {name}: no tap has that name")));
     }
+    args.taps.iter().map(checked_tap).collect()
+}
+
+/// One tap, its files read once each and able to be read twice, its interface theirs.
+fn checked_tap(tap: &path::Tap) -> Result<path::Tap, Failure> {
+    let mut files: Vec<PathBuf> = Vec::with_capacity(tap.files.len());
+    for file in &tap.files {
+        if files.iter().any(|f| same_file(f, file)) {
+            eprintln!("rocescope: warning: --tap {}: {} is named twice; it is read once", tap.name, file.display());
+            continue;
+        }
+        if read_once_only(file) {
+            return Err(Failure::Usage(format!(
+                "--tap {}={}: a tap is read twice (to follow its packets from tap to tap, then to analyse them), \
+                 and standard input, a pipe or a device can be read once only: save it to a file first",
+                tap.name,
+                file.display()
+            )));
+        }
+        if let Some(wanted) = &tap.interface {
+            check_interface(tap, file, wanted)?;
+        }
+        files.push(file.clone());
+    }
+    Ok(path::Tap { files, ..tap.clone() })
+}
+
+/// Do `a` and `b` name one file (compared as given where either cannot be resolved)?
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// A usage error when `file` has no interface `wanted`, naming those it has, or cannot be
+/// opened while the name with `#IFACE` is a file (which a trailing `#` would read). Any other
+/// file that cannot be opened is left to the reading, which names it.
+fn check_interface(tap: &path::Tap, file: &std::path::Path, wanted: &str) -> Result<(), Failure> {
+    let whole = format!("{}#{wanted}", file.display());
+    let hint = match std::path::Path::new(&whole).is_file() {
+        true => format!(" (to read the file {whole}, end the tap with '#': {}={whole}#)", tap.name),
+        false => String::new(),
+    };
+    let problem = match look_up_interface(file, wanted) {
+        Ok(InterfaceLookup::Found) => return Ok(()),
+        Err(_) if hint.is_empty() => return Ok(()),
+        Err(e) => e.to_string(),
+        Ok(InterfaceLookup::Missing { has }) => format!(
+            "{} has no interface {wanted:?}; its interfaces: {}",
+            file.display(),
+            if has.is_empty() { "none described".to_string() } else { has.join(", ") }
+        ),
+    };
+    Err(Failure::Usage(format!("--tap {}={}#{wanted}: {problem}{hint}", tap.name, file.display())))
+}
+
+/// With `--tap`: the path traced over the taps (see [`crate::path`]).
+fn trace_path(args: &AnalyzeArgs, taps: &[path::Tap], decoder: &Decoder) -> Result<Option<path::Traced>, Failure> {
+    if taps.is_empty() {
+        return Ok(None);
+    }
     let options = path::Options {
         window_ns: args.path_window_us.saturating_mul(1_000),
         offsets: args.tap_offsets.clone(),
         threads: args.threads as usize,
     };
-    path::trace(&args.taps, decoder, &options).map(Some).map_err(|e| Failure::NoInput(e.to_string()))
+    path::trace(taps, decoder, &options).map(Some).map_err(|e| Failure::NoInput(e.to_string()))
 }
 
 /// The per-packet table `--out DIR --packets` writes.

@@ -21,6 +21,7 @@ mod display_filters;
 mod engine_embedding;
 mod etherparse_crosscheck;
 mod field_positions;
+mod hostile_input;
 mod html_report;
 mod layering;
 mod live_capture;

@@ -366,7 +366,10 @@ fn a_frame_without_a_hardware_time_keeps_every_frame_on_the_capture_clock() {
     // standard input cannot be read twice
     let out = common::run(&["packets", "--time-source", "hardware", "-"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot take standard input"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("reads the captures twice, and standard input can be read once only")
+    );
 }
 
 #[test]

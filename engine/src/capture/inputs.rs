@@ -34,7 +34,7 @@ impl Alignment {
     /// Does the file's record on `interface` (its index and name) join the stream?
     fn takes(&self, interface: Option<(u32, Option<&str>)>) -> bool {
         let Some(wanted) = &self.interface else { return true };
-        interface.is_some_and(|(index, name)| name == Some(wanted.as_str()) || wanted.parse() == Ok(index))
+        interface.is_some_and(|(index, name)| super::interfaces::names_interface(wanted, index, name))
     }
 
     /// A time of the file's clock on the stream's: less the offset, and less the drift over

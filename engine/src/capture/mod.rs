@@ -7,6 +7,7 @@
 //! names the file and the byte offset; the records before it are delivered.
 
 mod inputs;
+pub mod interfaces;
 pub mod mapped;
 mod source;
 pub mod walk;
@@ -112,8 +113,8 @@ pub struct CaptureInfo {
     /// pcap: the file's snap length; pcapng: that of the first interface that declares one,
     /// once its description is read (0 = unlimited, or not read yet).
     pub snaplen: u32,
-    /// pcapng: the names of the interfaces described so far (`if_name`), in order, the first
-    /// [`MAX_INTERFACE_NAMES`]; a classic pcap file names none.
+    /// pcapng: the names of the interfaces described so far (`if_name`, empty for one with
+    /// none), in order, the first [`MAX_INTERFACE_NAMES`]; a classic pcap file names none.
     pub interfaces: Vec<String>,
 }
 
@@ -540,10 +541,11 @@ fn pcapng_step(
     Ok(match parse(available) {
         Ok((rest, block)) => {
             let consumed = available.len() - rest.len();
+            // an unnamed interface keeps its place (an empty name), so that names stay by index
             if let Block::InterfaceDescription(idb) = &block
-                && let Some(Ok(name)) = idb.if_name()
                 && names.len() < MAX_INTERFACE_NAMES
             {
+                let name = idb.if_name().and_then(Result::ok).unwrap_or_default();
                 names.push(name.chars().take(MAX_INTERFACE_NAME_CHARS).collect());
             }
             match ng_block(block, base, big_endian, interfaces, last_ts_ns) {

@@ -109,7 +109,8 @@ impl InputReport {
             ts_resolution: info.ts_resolution,
             byte_order: if info.big_endian { "big" } else { "little" },
             snaplen: info.snaplen,
-            interfaces: info.interfaces.clone(),
+            // the names given; an interface without one names no device
+            interfaces: info.interfaces.iter().filter(|name| !name.is_empty()).cloned().collect(),
             damage,
         }
     }
