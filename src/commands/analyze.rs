@@ -110,6 +110,9 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
     config.time_source = time_source::choose(files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let traced = trace_path(args, &taps, &decoder)?;
+    if let Some(warning) = traced.as_ref().and_then(|t| t.report.order_warning()) {
+        eprintln!("rocescope: warning: {warning}");
+    }
     let resumed = args
         .resume
         .as_deref()

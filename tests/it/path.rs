@@ -64,6 +64,7 @@ fn check(plan: &Plan) {
     let report = analyze(&tap_args(&plan.taps, &files));
     let path = &report["path"];
     check_hops(path, &truth);
+    assert!(path.get("tap_order").is_none(), "taps in the path's order: no tap_order");
     for (i, tap) in path["taps"].as_array().expect("taps").iter().enumerate() {
         let name = plan.taps[i];
         assert_eq!(tap["missed"], truth.missed[i], "{name}: missed");
@@ -165,6 +166,82 @@ fn taps_are_refused_with_a_clear_reason() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(wanted), "{all:?}: {stderr}");
     }
+}
+
+/// Taps given from the responder's side: every hop reads as lost, and the report says the taps
+/// seem to be in reverse order; two taps swapped are named.
+#[test]
+fn taps_given_out_of_the_paths_order_are_named_so() {
+    let plan = Plan::sample();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (files, _) = write(&plan, dir.path());
+    let reversed: Vec<usize> = (0..plan.taps.len()).rev().collect();
+    let given = |order: &[usize]| {
+        let names: Vec<&str> = order.iter().map(|&t| plan.taps[t]).collect();
+        let files: Vec<PathBuf> = order.iter().map(|&t| files[t].clone()).collect();
+        analyze(&tap_args(&names, &files))
+    };
+    let report = given(&reversed);
+    assert_eq!(report["path"]["tap_order"], "reversed");
+    let args: Vec<String> = reversed
+        .iter()
+        .flat_map(|&t| ["--tap".to_string(), format!("{}={}", plan.taps[t], files[t].display())])
+        .chain(["--json".to_string()])
+        .collect();
+    let out = common::rocescope().arg("analyze").args(&args).output().expect("runs");
+    let warned = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        warned.contains("warning: --tap: the taps seem to be given in reverse order (host_b, spine, leaf, host_a)"),
+        "{warned}"
+    );
+    let advice = warned.split("from the requester's side: ").nth(1).unwrap_or_default();
+    let at: Vec<Option<usize>> = plan.taps.iter().map(|t| advice.find(&format!("--tap {t}="))).collect();
+    assert!(at.iter().all(Option::is_some) && at.is_sorted(), "the taps in path order: {warned}");
+    let quiet = common::rocescope().arg("analyze").args(tap_args(&plan.taps, &files)).output().expect("runs");
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("warning"), "taps in order: no warning");
+    let hops = report["path"]["hops"].as_array().expect("hops");
+    assert!(hops.iter().all(|h| h["lost"].as_u64() > h["matched"].as_u64()), "every hop reads as lost");
+    let report = given(&[0, 2, 1, 3]);
+    assert_eq!(report["path"]["tap_order"], serde_json::json!({ "out_of_order": [["spine", "leaf"]] }));
+}
+
+/// A sender stuck resending one packet: 60,000 copies alike in every byte, 1 µs apart, after
+/// a hundred requests and their ACKs that align the clocks. Both taps see every packet, each
+/// copy at the second tap continues the copy one hop's delay before it at the first, nothing is
+/// lost, and the matching takes no longer than for packets that differ (it once scanned every
+/// open journey of the signature for each copy: 20 s here).
+#[test]
+fn a_storm_of_packets_alike_is_matched_copy_by_copy_in_time_order() {
+    use common::capture::{A, B, Capture, MS, T0, US, ack, write_only};
+    const STORM: i64 = 60_000;
+    const HOP_NS: i64 = 2 * US;
+    const OFFSET_NS: i64 = 30 * MS;
+    let (mut near, mut far) = (Capture::new(), Capture::new());
+    for psn in 0..100u32 {
+        let sent = T0 + i64::from(psn) * 10 * US;
+        near.add(sent, &write_only(A, B, psn, true));
+        far.add(sent + HOP_NS + OFFSET_NS, &write_only(A, B, psn, true));
+        let acked = sent + 5 * US;
+        far.add(acked + OFFSET_NS, &ack(B, A, psn, 0));
+        near.add(acked + HOP_NS, &ack(B, A, psn, 0));
+    }
+    let stuck = write_only(A, B, 100, false);
+    for i in 0..STORM {
+        let sent = T0 + 2 * MS + i * US;
+        near.add(sent, &stuck);
+        far.add(sent + HOP_NS + OFFSET_NS, &stuck);
+    }
+    let (near, far) = (near.by_time().write(), far.by_time().write());
+    let report = analyze(&tap_args(&["near", "far"], &[near, far]));
+    let path = &report["path"];
+    assert_eq!(path["taps"][1]["clock_offset_ns"], OFFSET_NS);
+    assert_eq!(path["taps"][1]["offset_method"], "two_way");
+    let (forward, reverse) = (&path["hops"][0], &path["hops"][1]);
+    assert_eq!((forward["matched"].as_i64(), forward["lost"].as_i64()), (Some(STORM + 100), Some(0)));
+    assert_eq!((reverse["matched"].as_i64(), reverse["lost"].as_i64()), (Some(100), Some(0)));
+    // a copy paired with another than its own would be a spacing (1 µs) early or late
+    assert_eq!((forward["delay_p50_ns"].as_i64(), forward["delay_max_ns"].as_i64()), (Some(HOP_NS), Some(HOP_NS)));
+    assert_eq!(report["totals"]["roce_packets"], STORM + 200, "the union holds every packet once");
 }
 
 /// `reports/path.json`, `.txt` and `.html`: the analysis of `samples/path/`'s four taps

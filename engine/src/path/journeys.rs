@@ -7,8 +7,13 @@
 //!
 //! Copies are taken in the order they could continue one another (by time, each position's
 //! clock slack added up), so a journey whose last copy is older than the window is finished
-//! and forgotten: packets alike in every byte (a stream of CNPs between two QPs) cost no more
-//! than others.
+//! and forgotten. The open journeys of a signature are scanned while they are few; beyond
+//! [`FEW`] (packets alike in every byte: a stream of CNPs between two QPs, a retransmit storm, a
+//! looping mirror) they are kept per position in time order, and the one a copy continues is
+//! found in a few ordered look-ups, not by a scan: matching costs O(log n) a copy however many
+//! packets are alike.
+
+use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap;
 
@@ -106,6 +111,10 @@ impl Journey<'_> {
 /// How often (in copies) the signatures whose journeys are all finished are forgotten.
 const SWEEP_EVERY: usize = 1 << 16;
 
+/// The open journeys of one signature that are scanned one by one; beyond this many (a stream
+/// of packets alike in every byte), they are kept in time order.
+const FEW: usize = 16;
+
 /// A journey that can still be continued: its index, the time and position of its last copy.
 #[derive(Debug, Clone, Copy)]
 struct Open {
@@ -114,15 +123,146 @@ struct Open {
     last_position: usize,
 }
 
-/// The journeys of the copies at each position (`copies[k]`, in time order), with `reach[k]`
-/// the reach from position `k - 1` to `k`.
-pub fn follow(copies: &[Vec<Copy>], reach: &[Reach]) -> Journeys {
-    let reach_at = |k: usize| reach.get(k).copied().unwrap_or(Reach { window_ns: 0, slack_ns: 0, delay_ns: 0 });
-    // a copy at position k may come up to its reach's slack before the copy it continues:
-    // ordered by its time plus the slacks up to k, it comes after that copy
-    let (mut slack_before, mut delay_before) = (Vec::with_capacity(copies.len()), Vec::with_capacity(copies.len()));
+/// The copy being placed: its time and position, its reach from the positions before it, and
+/// the smallest delays added up from the first position (what a copy is expected to be later by).
+struct Wanted<'a> {
+    at: i64,
+    position: usize,
+    reach: Reach,
+    delay_before: &'a [i64],
+}
+
+impl Wanted<'_> {
+    /// The smallest delay from position `from` to the copy's.
+    fn expected(&self, from: usize) -> i64 {
+        let before = |k: usize| self.delay_before.get(k).copied().unwrap_or(0);
+        before(self.position).saturating_sub(before(from))
+    }
+
+    /// Can the copy continue the journey `open`?
+    fn fits(&self, open: &Open) -> bool {
+        open.last_position < self.position
+            && open.last_at.saturating_sub(self.reach.slack_ns) <= self.at
+            && self.at.saturating_sub(open.last_at) <= self.reach.window_ns
+    }
+
+    /// Of the journeys the copy fits, it continues the one of the smallest rank: whose delay to
+    /// it is nearest the expected, of two as near the later, of two as late the older journey.
+    fn rank(&self, open: &Open) -> (u64, std::cmp::Reverse<i64>, usize) {
+        let off_expected = self.at.saturating_sub(open.last_at).abs_diff(self.expected(open.last_position));
+        (off_expected, std::cmp::Reverse(open.last_at), open.journey)
+    }
+
+    /// The open journeys at `position`, kept in `by_time`, among which is the best the copy
+    /// continues: the latest that fits at or before the time one expected delay before the copy,
+    /// the earliest that fits after it, and the latest that fits (each the oldest journey of its
+    /// time). Before that time a journey is the better the later; after it, the earlier.
+    fn finalists(&self, by_time: &BTreeSet<(i64, usize)>, position: usize) -> [Option<Open>; 3] {
+        let at = i128::from(self.at);
+        let target = at - i128::from(self.expected(position));
+        let (earliest, latest) = (at - i128::from(self.reach.window_ns), at + i128::from(self.reach.slack_ns));
+        let latest_until =
+            |t: i128| by_time.range(..=(saturate(t), usize::MAX)).next_back().map(|&(last_at, _)| last_at);
+        let earliest_from = |t: i128| by_time.range((saturate(t), 0)..).next().map(|&(last_at, _)| last_at);
+        let oldest_journey = |last_at: i64| {
+            let (last_at, journey) = *by_time.range((last_at, 0)..).next()?;
+            Some(Open { journey, last_at, last_position: position })
+        };
+        [latest_until(target.min(latest)), earliest_from((target + 1).max(earliest)), latest_until(latest)]
+            .map(|last_at| last_at.and_then(oldest_journey))
+    }
+}
+
+/// `t` within what an i64 holds.
+fn saturate(t: i128) -> i64 {
+    i64::try_from(t).unwrap_or(if t < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// The open journeys of one signature: a few, scanned; or many, kept per position of their last
+/// copy in the order of its time (then of their index), where the best is found in a few steps.
+/// Either way the copy continues the same journey.
+#[derive(Debug)]
+enum Candidates {
+    Few(Vec<Open>),
+    Many(Vec<BTreeSet<(i64, usize)>>),
+}
+
+impl Default for Candidates {
+    fn default() -> Self {
+        Candidates::Few(Vec::new())
+    }
+}
+
+impl Candidates {
+    /// Forgets the journeys whose last copy is too old (`alive` false of its time) to be
+    /// continued; whether any is left.
+    fn forget_finished(&mut self, alive: impl Fn(i64) -> bool) -> bool {
+        match self {
+            Candidates::Few(open) => {
+                open.retain(|c| alive(c.last_at));
+                !open.is_empty()
+            }
+            Candidates::Many(by_position) => {
+                for by_time in by_position.iter_mut() {
+                    while by_time.first().is_some_and(|&(last_at, _)| !alive(last_at)) {
+                        by_time.pop_first();
+                    }
+                }
+                by_position.iter().any(|by_time| !by_time.is_empty())
+            }
+        }
+    }
+
+    /// Takes the journey the copy continues, if any, out of the open ones.
+    fn take_best(&mut self, wanted: &Wanted<'_>) -> Option<usize> {
+        match self {
+            Candidates::Few(open) => {
+                let (index, _) =
+                    open.iter().enumerate().filter(|(_, c)| wanted.fits(c)).min_by_key(|(_, c)| wanted.rank(c))?;
+                Some(open.swap_remove(index).journey)
+            }
+            Candidates::Many(by_position) => {
+                let best = by_position
+                    .iter()
+                    .enumerate()
+                    .take(wanted.position)
+                    .flat_map(|(position, by_time)| wanted.finalists(by_time, position))
+                    .flatten()
+                    .filter(|c| wanted.fits(c))
+                    .min_by_key(|c| wanted.rank(c))?;
+                by_position.get_mut(best.last_position)?.remove(&(best.last_at, best.journey));
+                Some(best.journey)
+            }
+        }
+    }
+
+    /// Adds `open` to the open journeys, of `positions` positions.
+    fn insert(&mut self, open: Open, positions: usize) {
+        match self {
+            Candidates::Few(few) if few.len() < FEW => few.push(open),
+            Candidates::Few(few) => {
+                let mut by_position = vec![BTreeSet::new(); positions];
+                for c in few.drain(..).chain([open]) {
+                    if let Some(by_time) = by_position.get_mut(c.last_position) {
+                        by_time.insert((c.last_at, c.journey));
+                    }
+                }
+                *self = Candidates::Many(by_position);
+            }
+            Candidates::Many(by_position) => {
+                if let Some(by_time) = by_position.get_mut(open.last_position) {
+                    by_time.insert((open.last_at, open.journey));
+                }
+            }
+        }
+    }
+}
+
+/// Per position, the clock slacks and the smallest delays of the positions up to it, added up.
+fn added_up(positions: usize, reach_at: impl Fn(usize) -> Reach) -> (Vec<i64>, Vec<i64>) {
+    let (mut slack_before, mut delay_before) = (Vec::with_capacity(positions), Vec::with_capacity(positions));
     let (mut slack, mut delay) = (0i64, 0i64);
-    for k in 0..copies.len() {
+    for k in 0..positions {
         if k > 0 {
             slack = slack.saturating_add(reach_at(k).slack_ns.max(0));
             delay = delay.saturating_add(reach_at(k).delay_ns.max(0));
@@ -130,52 +270,45 @@ pub fn follow(copies: &[Vec<Copy>], reach: &[Reach]) -> Journeys {
         slack_before.push(slack);
         delay_before.push(delay);
     }
-    // the smallest delay from position a to position b
-    let expected = |a: usize, b: usize| {
-        delay_before.get(b).copied().unwrap_or(0).saturating_sub(delay_before.get(a).copied().unwrap_or(0))
-    };
+    (slack_before, delay_before)
+}
+
+/// Every copy as (its time plus the slacks up to its position, its position, its index there),
+/// in the order they could continue one another: a copy at position k may come up to its
+/// reach's slack before the copy it continues, so ordered so, it comes after that copy.
+fn in_order(copies: &[Vec<Copy>], slack_before: &[i64]) -> Vec<(i64, u32, u32)> {
     let mut order: Vec<(i64, u32, u32)> = Vec::with_capacity(copies.iter().map(Vec::len).sum());
     for (k, at_k) in copies.iter().enumerate() {
         let slack = slack_before.get(k).copied().unwrap_or(0);
         order.extend(at_k.iter().enumerate().map(|(i, c)| (c.at.saturating_add(slack), k as u32, i as u32)));
     }
     order.sort_unstable();
+    order
+}
+
+/// The journeys of the copies at each position (`copies[k]`, in time order), with `reach[k]`
+/// the reach from position `k - 1` to `k`.
+pub fn follow(copies: &[Vec<Copy>], reach: &[Reach]) -> Journeys {
+    let reach_at = |k: usize| reach.get(k).copied().unwrap_or(Reach { window_ns: 0, slack_ns: 0, delay_ns: 0 });
+    let (slack_before, delay_before) = added_up(copies.len(), reach_at);
     let widest = (0..copies.len()).map(|k| reach_at(k).window_ns).max().unwrap_or(0);
     let most_slack = slack_before.last().copied().unwrap_or(0);
     let mut journeys = Journeys { positions: copies.len(), seen: Vec::new() };
-    let mut open: FxHashMap<u32, Vec<Open>> = FxHashMap::default();
-    for (n, (key, k, i)) in order.into_iter().enumerate() {
+    let mut open: FxHashMap<u32, Candidates> = FxHashMap::default();
+    for (n, (key, k, i)) in in_order(copies, &slack_before).into_iter().enumerate() {
         let (k, i) = (k as usize, i as usize);
         let Some(copy) = copies.get(k).and_then(|c| c.get(i)) else { continue };
-        let reach = reach_at(k);
         // every copy still to come is at least `key - most_slack`: a journey whose last copy
         // is older than the widest window before that continues nothing more
-        let alive = |c: &Open| c.last_at.saturating_add(widest) >= key.saturating_sub(most_slack);
+        let alive = |last_at: i64| last_at.saturating_add(widest) >= key.saturating_sub(most_slack);
         if n % SWEEP_EVERY == SWEEP_EVERY - 1 {
-            open.retain(|_, candidates| candidates.iter().any(alive));
+            open.retain(|_, candidates| candidates.forget_finished(alive));
         }
         let candidates = open.entry(copy.signature).or_default();
-        candidates.retain(alive);
-        let fits = |c: &&mut Open| {
-            c.last_position < k
-                && c.last_at.saturating_sub(reach.slack_ns) <= copy.at
-                && copy.at.saturating_sub(c.last_at) <= reach.window_ns
-        };
-        let off_expected = |c: &&mut Open| copy.at.saturating_sub(c.last_at).abs_diff(expected(c.last_position, k));
-        let nearest =
-            candidates.iter_mut().filter(fits).min_by_key(|c| (off_expected(c), std::cmp::Reverse(c.last_at)));
-        let journey = match nearest {
-            Some(c) => {
-                c.last_at = copy.at;
-                c.last_position = k;
-                c.journey
-            }
-            None => {
-                let journey = journeys.start();
-                candidates.push(Open { journey, last_at: copy.at, last_position: k });
-                journey
-            }
-        };
+        candidates.forget_finished(alive);
+        let wanted = Wanted { at: copy.at, position: k, reach: reach_at(k), delay_before: &delay_before };
+        let journey = candidates.take_best(&wanted).unwrap_or_else(|| journeys.start());
+        candidates.insert(Open { journey, last_at: copy.at, last_position: k }, copies.len());
         journeys.set(journey, k, copy.sighting);
     }
     journeys
@@ -248,5 +381,81 @@ mod tests {
         let journeys = follow(&[first, second], &[reach; 2]);
         assert_eq!(journeys.len(), 10_000);
         assert!(journeys.iter().enumerate().all(|(j, journey)| journey.at_hop(0) == Some((j as u32, j as u32))));
+    }
+
+    #[test]
+    fn a_storm_of_packets_alike_is_followed_copy_by_copy_in_time_order() {
+        // one packet sent 60,000 times 100 ns apart (a sender stuck resending it), seen at three
+        // taps each 2 µs (20 packets' spacing) and a little jitter later: all of them within the
+        // window, open journeys of one signature that a scan for each copy would take minutes over
+        let count = 60_000;
+        let reach = Reach { window_ns: 10_000_000, slack_ns: 1_000, delay_ns: 2_000 };
+        let at_tap = |tap: i64| -> Vec<Copy> {
+            (0..count).map(|i| copy(i, 9, i64::from(i) * 100 + tap * 2_000 + i64::from(i % 3) * 10)).collect()
+        };
+        let journeys = follow(&[at_tap(0), at_tap(1), at_tap(2)], &[reach; 3]);
+        assert_eq!(journeys.len(), count as usize);
+        assert!(journeys.iter().enumerate().all(|(j, journey)| journey.copies().all(|(_, s)| s == Some(j as u32))));
+    }
+
+    /// The journeys as the matching first found them: every open journey of the copy's
+    /// signature scanned, in the order they were opened, the first of the nearest taken.
+    fn scanned(copies: &[Vec<Copy>], reach: &[Reach]) -> Journeys {
+        let reach_at = |k: usize| reach.get(k).copied().expect("a reach");
+        let (slack_before, delay_before) = added_up(copies.len(), reach_at);
+        let mut journeys = Journeys { positions: copies.len(), seen: Vec::new() };
+        let mut open: FxHashMap<u32, Vec<Open>> = FxHashMap::default();
+        for (_, k, i) in in_order(copies, &slack_before) {
+            let (k, copy) = (k as usize, copies[k as usize][i as usize]);
+            let wanted = Wanted { at: copy.at, position: k, reach: reach_at(k), delay_before: &delay_before };
+            let candidates = open.entry(copy.signature).or_default();
+            let nearest = candidates.iter_mut().filter(|c| wanted.fits(c)).min_by_key(|c| {
+                let (off_expected, later, _) = wanted.rank(c);
+                (off_expected, later)
+            });
+            let journey = match nearest {
+                Some(c) => {
+                    (c.last_at, c.last_position) = (copy.at, k);
+                    c.journey
+                }
+                None => {
+                    let journey = journeys.start();
+                    candidates.push(Open { journey, last_at: copy.at, last_position: k });
+                    journey
+                }
+            };
+            journeys.set(journey, k, copy.sighting);
+        }
+        journeys
+    }
+
+    /// Up to four positions of copies of three signatures (many of them alike, at times that
+    /// often tie), each position's in time order, and a reach for each.
+    fn storm() -> impl proptest::strategy::Strategy<Value = (Vec<Vec<Copy>>, Vec<Reach>)> {
+        use proptest::prelude::*;
+        let position = prop::collection::vec((0u32..3, 0i64..40), 0..120).prop_map(|steps| {
+            let mut at = 0;
+            let at_k = steps.into_iter().enumerate().map(|(i, (signature, step))| {
+                at += step / 4;
+                copy(i as u32, signature, at)
+            });
+            at_k.collect::<Vec<Copy>>()
+        });
+        let reach = (0i64..120, 0i64..30, 0i64..40).prop_map(|(window_ns, slack_ns, delay_ns)| Reach {
+            window_ns,
+            slack_ns,
+            delay_ns,
+        });
+        (2usize..5).prop_flat_map(move |n| {
+            (prop::collection::vec(position.clone(), n), prop::collection::vec(reach.clone(), n))
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn journeys_kept_in_time_order_are_those_a_scan_of_every_open_journey_finds((copies, reach) in storm()) {
+            let (kept, scanned) = (follow(&copies, &reach), scanned(&copies, &reach));
+            proptest::prop_assert_eq!(kept.seen, scanned.seen);
+        }
     }
 }

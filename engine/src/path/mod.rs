@@ -14,7 +14,7 @@ pub mod sightings;
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
-use crate::analyze::report::path::{Direction, OffsetMethod, PathReport, TapReport};
+use crate::analyze::report::path::{Direction, OffsetMethod, PathReport, TapOrder, TapReport};
 use crate::capture::{Alignment, CaptureError};
 use crate::decode::Decoder;
 use clocks::Clock;
@@ -63,10 +63,16 @@ pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Trace
     let mut missed = vec![0u64; taps.len()];
     let mut skip: Vec<Vec<u64>> = taps.iter().flat_map(|t| t.files.iter().map(|_| Vec::new())).collect();
     let timed = Timed { taps, seen: &seen, at: &at, alignments: &alignments, clocks: &clocks };
+    let mut neighbours = vec![Arrivals::default(); taps.len().saturating_sub(1)];
     for direction in [Direction::Forward, Direction::Reverse] {
         let Some(stops) = timed.stops(direction) else { continue };
         let way = Way { direction, stops, window_ns };
-        let journeys = follow(&way, &hosts);
+        let (journeys, seen_once) = follow(&way, &hosts);
+        for (hop, once) in way.stops.windows(2).zip(seen_once) {
+            if let Some(pair) = hop.iter().map(|stop| stop.tap).min().and_then(|a| neighbours.get_mut(a)) {
+                pair.add(once.arrivals);
+            }
+        }
         let walked = hops::walk(&way, &journeys, &hosts);
         report.hops.extend(walked.hops);
         report.losses.extend(walked.losses);
@@ -79,6 +85,7 @@ pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Trace
     }
     report.losses.truncate(crate::analyze::report::path::LOSSES_KEPT);
     report.taps = tap_reports(taps, &seen, &clocks, &missed);
+    report.tap_order = tap_order(taps, &neighbours);
     Ok(Traced {
         report,
         files: taps.iter().flat_map(|t| t.files.iter().cloned()).collect(),
@@ -165,8 +172,9 @@ fn align(taps: &[Tap], seen: &[TapSightings], hosts: &Hosts, options: &Options, 
     clocks
 }
 
-/// The journeys of one direction's packets.
-fn follow(way: &Way<'_>, hosts: &Hosts) -> Journeys {
+/// The journeys of one direction's packets, and for each hop of its way the packets its two taps
+/// each saw once.
+fn follow(way: &Way<'_>, hosts: &Hosts) -> (Journeys, Vec<SeenOnce>) {
     let copies: Vec<Vec<Copy>> = way
         .stops
         .iter()
@@ -176,25 +184,67 @@ fn follow(way: &Way<'_>, hosts: &Hosts) -> Journeys {
             mine.map(|(i, (s, &at))| Copy { sighting: i as u32, signature: s.signature, at }).collect()
         })
         .collect();
+    let seen_once: Vec<SeenOnce> = copies
+        .windows(2)
+        .zip(way.stops.iter().skip(1))
+        .map(|(hop, to)| match hop {
+            [before, after] => seen_once(before, after, measured_slack(to)),
+            _ => SeenOnce::default(),
+        })
+        .collect();
     let reach: Vec<Reach> = way
         .stops
         .iter()
         .enumerate()
         .map(|(k, stop)| {
-            let slack_ns = match stop.delay_uncertainty_ns {
-                Some(u) => i64::try_from(u).unwrap_or(i64::MAX).saturating_add(SLACK_NS),
-                None => way.window_ns,
-            };
-            let behind = k.checked_sub(1).and_then(|b| copies.get(b));
-            let delay_ns = behind.zip(copies.get(k)).and_then(|(a, b)| smallest_delay(a, b)).unwrap_or(0);
+            let slack_ns = measured_slack(stop).unwrap_or(way.window_ns);
+            let behind = k.checked_sub(1).and_then(|h| seen_once.get(h));
+            let delay_ns = behind.and_then(|once| once.smallest_delay).unwrap_or(0);
             Reach { window_ns: way.window_ns, slack_ns, delay_ns }
         })
         .collect();
-    journeys::follow(&copies, &reach)
+    (journeys::follow(&copies, &reach), seen_once)
 }
 
-/// The smallest delay from one position to the next over the packets each saw exactly once.
-fn smallest_delay(before: &[Copy], after: &[Copy]) -> Option<i64> {
+/// How much earlier than its copy at the tap before a copy at `stop` may seem: the clocks'
+/// uncertainty and the taps' timestamp resolution; `None` when the hop's delays cannot be
+/// measured.
+fn measured_slack(stop: &Stop<'_>) -> Option<i64> {
+    let uncertainty = stop.delay_uncertainty_ns?;
+    Some(i64::try_from(uncertainty).unwrap_or(i64::MAX).saturating_add(SLACK_NS))
+}
+
+/// The packets a hop's two taps each saw once (the copies known to be one packet's before the
+/// journeys are followed): when they arrived, and their smallest delay.
+#[derive(Debug, Clone, Copy, Default)]
+struct SeenOnce {
+    arrivals: Arrivals,
+    smallest_delay: Option<i64>,
+}
+
+/// How many packets two taps whose delays are measured each saw once, and how many of them
+/// reached the second tap before they left the first (earlier than the clocks' slack allows).
+#[derive(Debug, Clone, Copy, Default)]
+struct Arrivals {
+    count: u64,
+    before_leaving: u64,
+}
+
+impl Arrivals {
+    fn add(&mut self, other: Arrivals) {
+        self.count += other.count;
+        self.before_leaving += other.before_leaving;
+    }
+
+    /// Did most arrive before they left: do the two taps seem to be the other way round?
+    fn backwards(&self) -> bool {
+        self.before_leaving.saturating_mul(2) > self.count
+    }
+}
+
+/// The packets seen once at one position (`before`) and once at the next (`after`); their
+/// arrivals are counted only where the delays are measured, with `slack_ns`.
+fn seen_once(before: &[Copy], after: &[Copy], slack_ns: Option<i64>) -> SeenOnce {
     let once = |copies: &[Copy]| {
         let mut by_signature: FxHashMap<u32, Option<i64>> =
             FxHashMap::with_capacity_and_hasher(copies.len(), Default::default());
@@ -204,7 +254,33 @@ fn smallest_delay(before: &[Copy], after: &[Copy]) -> Option<i64> {
         by_signature
     };
     let (before, after) = (once(before), once(after));
-    before.iter().filter_map(|(sig, at)| Some(after.get(sig).copied().flatten()?.saturating_sub((*at)?))).min()
+    let delays = before.iter().filter_map(|(sig, at)| Some(after.get(sig).copied().flatten()?.saturating_sub((*at)?)));
+    let mut seen = SeenOnce::default();
+    for delay in delays {
+        if let Some(slack) = slack_ns {
+            seen.arrivals.count += 1;
+            seen.arrivals.before_leaving += u64::from(delay < slack.saturating_neg());
+        }
+        seen.smallest_delay = Some(seen.smallest_delay.map_or(delay, |d| d.min(delay)));
+    }
+    seen
+}
+
+/// The taps' order as the packets that neighbouring taps each saw once tell it (`neighbours[a]`:
+/// taps `a` and `a + 1`, both ways): see [`TapOrder`].
+fn tap_order(taps: &[Tap], neighbours: &[Arrivals]) -> TapOrder {
+    let told = neighbours.iter().filter(|pair| pair.count > 0).count();
+    let backwards: Vec<[String; 2]> = neighbours
+        .iter()
+        .enumerate()
+        .filter(|(_, pair)| pair.backwards())
+        .filter_map(|(a, _)| Some([taps.get(a)?.name.clone(), taps.get(a + 1)?.name.clone()]))
+        .collect();
+    match backwards.len() {
+        0 => TapOrder::AsGiven,
+        n if n == told => TapOrder::Reversed,
+        _ => TapOrder::OutOfOrder(backwards),
+    }
 }
 
 /// How much earlier than its copy at the tap before a copy may seem, beyond the clocks'

@@ -19,6 +19,62 @@ pub struct PathReport {
     pub losses: Vec<LossReport>,
     /// `--path-window-us`, in nanoseconds.
     pub window_ns: u64,
+    /// The taps' order as their packets tell it; absent when it is the order given.
+    #[serde(skip_serializing_if = "TapOrder::is_as_given")]
+    pub tap_order: TapOrder,
+}
+
+impl PathReport {
+    /// The one-line warning to print when the packets say the taps were not given in the order
+    /// a request passes them (`rocescope: warning: ...`); none when they were.
+    pub fn order_warning(&self) -> Option<String> {
+        let names: Vec<&str> = self.taps.iter().map(|t| t.name.as_str()).collect();
+        match &self.tap_order {
+            TapOrder::AsGiven => None,
+            TapOrder::Reversed => {
+                let in_order: Vec<String> = self.taps.iter().rev().map(TapReport::option).collect();
+                Some(format!(
+                    "--tap: the taps seem to be given in reverse order ({}): packets reach each tap before the one given \
+                     before it, and their copies read as lost; give them in the order a request passes them, from the \
+                     requester's side: {}",
+                    names.join(", "),
+                    in_order.join(" ")
+                ))
+            }
+            TapOrder::OutOfOrder(pairs) => {
+                let pairs: Vec<String> = pairs.iter().map(|[a, b]| format!("{b} before {a}")).collect();
+                Some(format!(
+                    "--tap: the taps seem out of order ({}): packets reach {}; give them in the order a request \
+                     passes them, from the requester's side",
+                    names.join(", "),
+                    pairs.join(", ")
+                ))
+            }
+        }
+    }
+}
+
+/// The order of the taps as the packets tell it: a pair of neighbouring taps is backwards when
+/// most of the packets both saw once, either way, reached the second given before they left the
+/// first (on the aligned clocks, beyond their uncertainty).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TapOrder {
+    /// As given, or nothing tells otherwise.
+    #[default]
+    AsGiven,
+    /// Every pair of neighbouring taps that could tell is backwards: the taps were given from
+    /// the responder's side.
+    Reversed,
+    /// These pairs of neighbouring taps, named in the order given, are backwards; others are not.
+    OutOfOrder(Vec<[String; 2]>),
+}
+
+impl TapOrder {
+    /// Is it the order given (the report then leaves it out)?
+    pub fn is_as_given(&self) -> bool {
+        *self == TapOrder::AsGiven
+    }
 }
 
 /// The losses the report lists at most.
@@ -43,6 +99,14 @@ pub struct TapReport {
     pub drift_ppm: f64,
     /// Packets both of the tap's neighbours on their way saw and the tap did not.
     pub missed: u64,
+}
+
+impl TapReport {
+    /// The tap as `--tap` gives it: `NAME=FILE[,FILE...][#IFACE]`.
+    fn option(&self) -> String {
+        let interface = self.interface.as_ref().map(|i| format!("#{i}")).unwrap_or_default();
+        format!("--tap {}={}{interface}", self.name, self.files.join(","))
+    }
 }
 
 /// How a tap's clock offset was found.
@@ -145,4 +209,52 @@ pub struct LossReport {
     pub last_tap: String,
     /// The hop where it disappeared, "from->to".
     pub lost_on: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tap(name: &str, files: &[&str], interface: Option<&str>) -> TapReport {
+        TapReport {
+            name: name.to_string(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            interface: interface.map(str::to_string),
+            frames: 0,
+            roce_packets: 0,
+            clock_offset_ns: 0,
+            offset_uncertainty_ns: None,
+            offset_method: OffsetMethod::Unknown,
+            drift_ppm: 0.0,
+            missed: 0,
+        }
+    }
+
+    fn path(tap_order: TapOrder) -> PathReport {
+        let taps = vec![
+            tap("host_b", &["b.pcap"], None),
+            tap("leaf", &["l.pcapng"], Some("1")),
+            tap("host_a", &["a1", "a2"], None),
+        ];
+        PathReport { taps, tap_order, ..PathReport::default() }
+    }
+
+    #[test]
+    fn taps_in_reverse_give_a_warning_that_gives_them_in_the_paths_order() {
+        let warning = path(TapOrder::Reversed).order_warning().expect("a warning");
+        assert!(warning.starts_with("--tap: the taps seem to be given in reverse order (host_b, leaf, host_a)"));
+        assert!(
+            warning
+                .ends_with("from the requester's side: --tap host_a=a1,a2 --tap leaf=l.pcapng#1 --tap host_b=b.pcap")
+        );
+        assert!(!warning.contains('\n'), "one line");
+    }
+
+    #[test]
+    fn taps_out_of_order_name_the_pairs_and_taps_in_order_give_no_warning() {
+        let swapped = TapOrder::OutOfOrder(vec![["leaf".to_string(), "host_a".to_string()]]);
+        let warning = path(swapped).order_warning().expect("a warning");
+        assert!(warning.contains("packets reach host_a before leaf;"), "{warning}");
+        assert_eq!(path(TapOrder::AsGiven).order_warning(), None);
+    }
 }
