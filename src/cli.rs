@@ -386,15 +386,15 @@ pub struct AnalyzeArgs {
 
     /// A host's counters before and after the capture, HOST=BEFORE,AFTER (HOST its IP address
     /// in the capture; each file the output of `ethtool -S IFACE` and of the loop over the RDMA
-    /// device's hw_counters, with an optional `time: RFC3339` line): every counter's delta
-    /// beside what the capture saw of the same thing (repeat for more hosts)
+    /// device's hw_counters, with an optional `time: RFC3339` line; at most 16 MiB): every
+    /// counter's delta beside what the capture saw of the same thing (repeat for more hosts)
     #[arg(long = "counters", value_name = "HOST=BEFORE,AFTER", value_parser = parse_counters)]
     pub counters: Vec<CounterFiles>,
 
     /// A switch's counters before and after the capture, NAME=BEFORE,AFTER (each file the
     /// output of SONiC's `show pfc counters` and `show queue counters`, with an optional `time:
-    /// RFC3339` line): every port's PFC frames and every queue's packets and drops, with their
-    /// deltas (repeat for more switches)
+    /// RFC3339` line; at most 16 MiB): every port's PFC frames and every queue's packets and
+    /// drops, with their deltas (repeat for more switches)
     #[arg(long = "switch-counters", value_name = "NAME=BEFORE,AFTER", value_parser = parse_switch_counters)]
     pub switch_counters: Vec<SwitchCounterFiles>,
 

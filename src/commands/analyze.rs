@@ -177,48 +177,70 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
 }
 
 /// With `--counters HOST=BEFORE,AFTER`: each host's two snapshots, read (a file that cannot
-/// be read or holds a line that is no counter is a usage error naming its line), and the
-/// host's MAC in `files`.
+/// be read, is too large or holds a line that is no counter is a usage error naming its line,
+/// before the capture is read for the MACs) and put in order (a warning when they look
+/// swapped), and the host's MAC in `files`.
 fn read_counters(args: &AnalyzeArgs, files: &[PathBuf], decoder: &Decoder) -> Result<Vec<HostSnapshots>, Failure> {
     let read = |file: &PathBuf| read_snapshot("--counters", file, counters::parse);
-    let hosts: Vec<IpAddr> = args.counters.iter().map(|c| c.host).collect();
-    let macs = host_macs(files, decoder, &hosts);
-    args.counters
-        .iter()
-        .zip(macs)
-        .map(|(c, macs)| Ok(HostSnapshots { host: c.host, macs, before: read(&c.before)?, after: read(&c.after)? }))
-        .collect()
+    let host = |c: &crate::cli::CounterFiles| {
+        let (before, after, order) = counters::in_order(read(&c.before)?, read(&c.after)?);
+        if let Some(warning) = order.warning(&format!("--counters {}", c.host)) {
+            eprintln!("rocescope: warning: {warning}");
+        }
+        Ok(HostSnapshots { host: c.host, macs: HostMacs::default(), before, after })
+    };
+    let mut hosts: Vec<HostSnapshots> = args.counters.iter().map(host).collect::<Result<_, Failure>>()?;
+    let addresses: Vec<IpAddr> = hosts.iter().map(|h| h.host).collect();
+    for (host, macs) in hosts.iter_mut().zip(host_macs(files, decoder, &addresses)) {
+        host.macs = macs;
+    }
+    Ok(hosts)
 }
 
 /// With `--switch-counters NAME=BEFORE,AFTER`: each switch's two snapshots, read from SONiC's
-/// tables (a file that cannot be read or a table row that is no counter is a usage error
-/// naming its line).
+/// tables (a file that cannot be read, is too large or has a table row that is no counter is a
+/// usage error naming its line; a file without a table, a warning) and put in order (a warning
+/// when they look swapped).
 fn read_switch_counters(args: &AnalyzeArgs) -> Result<Vec<SwitchSnapshots>, Failure> {
-    let read = |file: &PathBuf| read_snapshot("--switch-counters", file, counters::sonic::parse);
+    let parse = |name: &str, text: &str| {
+        let snapshot = counters::sonic::parse(name, text)?;
+        if !counters::sonic::has_table(text) {
+            eprintln!(
+                "rocescope: warning: --switch-counters: {name}: no table of `show pfc counters` (Port Rx, Port Tx) or `show queue counters` (Port TxQ) in it: no counter read"
+            );
+        }
+        Ok(snapshot)
+    };
+    let read = |file: &PathBuf| read_snapshot("--switch-counters", file, parse);
     let switch = |s: &SwitchCounterFiles| {
-        Ok(SwitchSnapshots { name: s.name.clone(), before: read(&s.before)?, after: read(&s.after)? })
+        let (before, after, order) = counters::in_order(read(&s.before)?, read(&s.after)?);
+        if let Some(warning) = order.warning(&format!("--switch-counters {}", s.name)) {
+            eprintln!("rocescope: warning: {warning}");
+        }
+        Ok(SwitchSnapshots { name: s.name.clone(), before, after })
     };
     args.switch_counters.iter().map(switch).collect()
 }
 
-/// A snapshot file of `option`, read by `parse`: a file that cannot be read or a line that is
-/// no counter is a usage error naming the file (and the line).
+/// A snapshot file of `option`, read by `parse`: a file that cannot be read, holds more than
+/// [`counters::MAX_FILE_BYTES`] or is not UTF-8, or a line that is no counter, is a usage error
+/// naming the file (and the line).
 fn read_snapshot(
     option: &str,
     file: &std::path::Path,
-    parse: fn(&str, &str) -> Result<counters::Snapshot, counters::SnapshotError>,
+    parse: impl Fn(&str, &str) -> Result<counters::Snapshot, counters::SnapshotError>,
 ) -> Result<counters::Snapshot, Failure> {
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|e| Failure::Usage(format!("{option}: {name}: {e}")))?;
+    let text = counters::read_file(file).map_err(|e| Failure::Usage(format!("{option}: {name}: {e}")))?;
     parse(&name, &text).map_err(|e| Failure::Usage(format!("{option}: {e}")))
 }
 
 /// The MACs of each host's first RoCE frame in `files`, read until every host's are found:
 /// what pairs its pause counters with the PFC frames it sent and received. None for a host that
-/// sends no RoCE frame, and for standard input, which cannot be read twice.
+/// sends no RoCE frame, and where an input cannot be read twice (standard input, a pipe).
 fn host_macs(files: &[PathBuf], decoder: &Decoder, hosts: &[IpAddr]) -> Vec<HostMacs> {
     let mut found = vec![HostMacs::default(); hosts.len()];
-    if hosts.is_empty() || files.iter().any(|f| f.as_os_str() == "-") {
+    if hosts.is_empty() || files.iter().any(|f| read_once_only(f)) {
         return found;
     }
     let (mut inputs, _) = Inputs::open(files, false);

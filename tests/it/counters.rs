@@ -299,3 +299,135 @@ fn pauses_counted_with_none_in_the_capture_are_pause_not_in_capture() {
     let quiet = reconcile_on(SAMPLE, RECEIVER, &[("tx_prio3_pause", 0)]);
     assert!(!codes(&quiet).contains(&"PAUSE_NOT_IN_CAPTURE".to_string()));
 }
+
+/// `analyze --json` of the sample with `args` beside it: the report and standard error.
+fn analyze_with(args: &[&str]) -> (Value, String) {
+    let out = common::run(&[&["analyze", "--json"], args, &[SAMPLE]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).expect("the JSON report"), stderr)
+}
+
+/// `--counters HOST=BEFORE,AFTER` (or `--switch-counters`) of the two texts, written in `dir`.
+fn pair(dir: &Path, who: &str, before: &str, after: &str) -> String {
+    let (b, a) = (write(dir, &format!("{who}.before.txt"), before), write(dir, &format!("{who}.after.txt"), after));
+    format!("{who}={},{}", b.display(), a.display())
+}
+
+#[test]
+fn snapshot_files_past_the_limit_or_not_text_are_refused_naming_the_file() {
+    for option in ["--counters", "--switch-counters"] {
+        let who = if option == "--counters" { RECEIVER } else { "leaf1" };
+        let out = common::run(&["analyze", option, &format!("{who}=/dev/zero,/dev/zero"), SAMPLE]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("{option}: /dev/zero: larger than 16 MiB")), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let latin1 = dir.path().join("latin1.txt");
+    std::fs::write(&latin1, b"rx_packets 1\ncaf\xe9 2\n").expect("write");
+    let arg = format!("{RECEIVER}={},{}", latin1.display(), latin1.display());
+    let out = common::run(&["analyze", "--counters", &arg, SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: not UTF-8 text (byte offset 16 is not UTF-8)", latin1.display())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bad_line_of_megabytes_is_quoted_by_its_start() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let huge = format!("NIC statistics:\n     rx_packets: {}\n", "9x".repeat(2 << 20));
+    let arg = pair(dir.path(), RECEIVER, "rx_packets 1\n", &huge);
+    let out = common::run(&["analyze", "--counters", &arg, SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.len() < 400, "{} bytes: {stderr}", stderr.len());
+    assert!(
+        stderr.contains(&format!("{RECEIVER}.after.txt: line 2: the value of rx_packets is not a count")),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("… ({} bytes)", 4 << 20)), "{stderr}");
+    let table = format!("Port Tx PFC0\n---\nEthernet0 {}\n", "7".repeat(4 << 20));
+    let arg = pair(dir.path(), "leaf1", "Port Tx PFC0\n---\nEthernet0 1\n", &table);
+    let out = common::run(&["analyze", "--switch-counters", &arg, SAMPLE]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.len() < 400 && stderr.contains("leaf1.after.txt: line 3: a value that is not a count"), "{stderr}");
+}
+
+#[test]
+fn forty_thousand_host_counters_reconcile() {
+    // a search per counter took 15–28 s for these; the snapshot's index makes it linear
+    let dir = tempfile::tempdir().expect("temp dir");
+    let many = |grown: u64| -> String {
+        let mut text: String = (0..40_000).map(|i| format!("     rx_queue{i}_packets: {}\n", 1000 + grown)).collect();
+        text.push_str(&format!("np_cnp_sent {}\n", 1000 + grown * 24));
+        text
+    };
+    let arg = pair(dir.path(), RECEIVER, &many(0), &many(1));
+    let (report, _) = analyze_with(&["--counters", &arg]);
+    assert_eq!(report["counters"][0]["rows"].as_array().expect("rows").len(), 40_001);
+    assert_eq!(row(&report, "rx_queue39999_packets")["delta"], 1);
+    assert_eq!(row(&report, "np_cnp_sent")["verdict"], "agrees");
+}
+
+#[test]
+fn swapped_snapshots_are_named_and_read_in_their_order_when_their_times_say_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let before = snapshot("2026-12-05T10:00:00Z", &[], &[("np_cnp_sent", 1000), ("out_of_sequence", 3)]);
+    let after = snapshot("2026-12-05T10:00:30Z", &[], &[("np_cnp_sent", 1024), ("out_of_sequence", 3)]);
+    let (report, stderr) = analyze_with(&["--counters", &pair(dir.path(), RECEIVER, &after, &before)]);
+    let wanted = format!(
+        "rocescope: warning: --counters {RECEIVER}: AFTER was taken at 2026-12-05T10:00:00Z, before BEFORE at 2026-12-05T10:00:30Z: the files look swapped and are read the other way round; give BEFORE first"
+    );
+    assert_eq!(stderr.matches("look swapped").count(), 1, "{stderr}");
+    assert!(stderr.lines().any(|l| l == wanted), "{stderr}");
+    assert_eq!(
+        (row(&report, "np_cnp_sent")["delta"].as_u64(), row(&report, "np_cnp_sent")["verdict"].as_str()),
+        (Some(24), Some("agrees"))
+    );
+    assert_eq!(report["counters"][0]["window"]["seconds"], 30.0);
+    // without times the counters tell, and the files are read as given
+    let table = |pfc3: &str| format!("  Port Tx    PFC3\n---  ---\n  Ethernet0   {pfc3}\n  Ethernet4   7\n");
+    let (before, after) = (&table("1,000"), &table("1,024"));
+    let (report, stderr) = analyze_with(&["--switch-counters", &pair(dir.path(), "leaf1", after, before)]);
+    assert!(stderr.contains("rocescope: warning: --switch-counters leaf1: 1 of the 1 counters that changed went down from BEFORE to AFTER: the files look swapped (give BEFORE first)"), "{stderr}");
+    assert_eq!(row(&report, "Ethernet0 tx_pfc3")["verdict"], "reset");
+    let (_, stderr) = analyze_with(&["--switch-counters", &pair(dir.path(), "leaf1", before, after)]);
+    assert!(!stderr.contains("swapped"), "{stderr}");
+}
+
+#[test]
+fn counters_of_a_host_the_capture_does_not_have_are_a_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (before, after) = ("np_cnp_sent 1000\n", "np_cnp_sent 1024\n");
+    let absent = pair(dir.path(), "10.9.9.9", before, after);
+    let present = pair(dir.path(), RECEIVER, before, after);
+    let (report, stderr) = analyze_with(&["--counters", &absent, "--counters", &present]);
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("rocescope: warning:")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "rocescope: warning: --counters 10.9.9.9: no RoCE frame is from or to 10.9.9.9: its counters pair with nothing (HOST is the NIC's address in the capture)"
+        ]
+    );
+    assert_eq!(report["counters"].as_array().map(Vec::len), Some(2), "its counters are still shown");
+}
+
+#[test]
+fn a_switch_file_without_a_table_is_a_warning_naming_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let table = "  Port Tx    PFC0\n---  ---\n  Ethernet0   1\n";
+    let interfaces = "      IFACE    STATE    RX_OK    RX_BPS\n-----------  -------  -------  --------\n  Ethernet0        U    1,024  0.00 B/s\n";
+    let arg = pair(dir.path(), "leaf1", table, interfaces);
+    let (_, stderr) = analyze_with(&["--switch-counters", &arg]);
+    let wanted = format!(
+        "rocescope: warning: --switch-counters: {}: no table of `show pfc counters` (Port Rx, Port Tx) or `show queue counters` (Port TxQ) in it: no counter read",
+        dir.path().join("leaf1.after.txt").display()
+    );
+    assert_eq!(stderr.lines().filter(|l| l.contains("no table")).collect::<Vec<_>>(), [wanted.as_str()], "{stderr}");
+}

@@ -2,6 +2,9 @@
 //! of a host's two snapshots, its delta, and where the capture sees the same thing, what it
 //! saw and whether the two agree. Defined in docs/analysis.md, "Counters beside the capture".
 
+use std::net::IpAddr;
+
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::analyze::flow::episodes::Trigger;
@@ -198,11 +201,7 @@ impl CounterWindow {
 /// Every counter of either snapshot, in the order first named.
 fn names<'s>(before: &'s Snapshot, after: &'s Snapshot) -> Vec<&'s str> {
     let mut names: Vec<&str> = before.counters.iter().map(|(n, _)| n.as_str()).collect();
-    for (name, _) in &after.counters {
-        if !names.contains(&name.as_str()) {
-            names.push(name);
-        }
-    }
+    names.extend(after.counters.iter().map(|(n, _)| n.as_str()).filter(|name| before.get(name).is_none()));
     names
 }
 
@@ -245,6 +244,17 @@ impl Verdict {
     }
 }
 
+/// The hosts whose NIC counters the report reconciles (`--counters`) that no flow has as its
+/// source or destination: the capture (or the frames `-Y` chose) has no RoCE frame of theirs,
+/// so their counters pair with nothing.
+pub fn hosts_not_in_capture(report: &Report) -> Vec<&str> {
+    let absent = |host: &HostCounters| {
+        let Ok(ip) = host.host.parse::<IpAddr>() else { return false };
+        !report.flows.iter().any(|f| f.src_ip == Endpoint::Ip(ip) || f.dst_ip == Endpoint::Ip(ip))
+    };
+    report.counters.iter().filter(|h| h.source == Source::Nic && absent(h)).map(|h| h.host.as_str()).collect()
+}
+
 /// What the capture saw of what counter `name` counts on the host, for the counters paired
 /// (docs/analysis.md lists them); `None` for every other counter.
 fn capture_of(report: &Report, snapshots: &HostSnapshots, name: &str) -> Option<u64> {
@@ -268,7 +278,7 @@ fn capture_of(report: &Report, snapshots: &HostSnapshots, name: &str) -> Option<
         "implied_nak_seq_err" => sum(&mut to(), |f| f.responses.gaps),
         "rnr_nak_retry_err" => sum(&mut to(), |f| f.counts.rnr_naks),
         "local_ack_timeout_err" => {
-            let mine: Vec<u32> = from().map(|f| f.id).collect();
+            let mine: FxHashSet<u32> = from().map(|f| f.id).collect();
             let timeouts = report.retransmit_episodes.iter().filter(|e| e.trigger == Trigger::Timeout);
             timeouts.filter(|e| mine.contains(&e.flow)).count() as u64
         }
