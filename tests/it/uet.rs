@@ -622,3 +622,28 @@ fn copies_from_a_second_tap_or_a_doubled_mirror_count_once() {
     assert_eq!(second_tap["capture"]["doubled_mirror"]["doubled"], false);
     assert_eq!(once["uet"]["mirror_duplicates"], 0);
 }
+
+/// A perfect RUD sequence whose writer puts no CRC32C trailer: the parser reads each packet's
+/// last payload bytes as one, alike in every packet, and no reading of the CRC matches them.
+/// Their content signatures are computed from their bytes, so none is a copy of another: no
+/// doubled mirror, no duplicate left out, no PSN missing.
+#[test]
+fn packets_whose_unmatched_trailers_are_alike_are_not_copies() {
+    use uet::SYN;
+    let (l2, ips) = hosts();
+    let mut c = Capture::new();
+    for psn in 1000..2000u32 {
+        let (flags, dpdcid) = if psn == 1000 { (SYN | AR, 0) } else { (AR, 9) };
+        let body = [uet::request(RUD, 3, flags, psn, 7, dpdcid), uet::standard(0x01, 1, 42, 64), vec![0x5A; 64]];
+        let frame = uet::udp_frame(&l2, ips, (0xD000, rocescope_parsers::uet::UDP_PORT), 2, &body.concat(), None);
+        c.add_bytes(T0 + i64::from(psn) * 1_000, frame);
+    }
+    let report = c.analyze(&[]);
+    assert_eq!(report["uet"]["crc"]["readings"]["no_variant"], 1000, "no reading matches the trailers");
+    assert_eq!(report["uet"]["mirror_duplicates"], 0);
+    assert_eq!(report["totals"]["mirror_duplicates"], 0);
+    assert_eq!(report["capture"]["doubled_mirror"]["doubled"], false);
+    let p = pdc(&report, 7);
+    assert_eq!((p["requests"].as_u64(), p["missing"].as_u64()), (Some(1000), Some(0)));
+    assert!(!codes(&report).contains(&"UET_LOSS"), "{:?}", codes(&report));
+}

@@ -186,27 +186,32 @@ impl UetFacts {
             pcp: p.eth.and_then(|e| e.vlans.outer()).map(|t| t.pcp()),
             src_mac: p.src_mac(),
             dst_mac: p.dst_mac(),
-            signature: uet_signature(&uet.packet),
+            signature: uet_signature(&uet.packet, uet.crc),
         }
     }
 }
 
-/// A content signature of a UET packet for mirror-duplicate detection: its CRC32C trailer,
-/// which covers every byte a hop leaves alone (or the first bytes of an encrypted packet's
-/// tag); for a packet not captured whole, a CRC of its captured UET bytes.
-fn uet_signature(packet: &Uet<'_>) -> u32 {
+/// A content signature of a UET packet for mirror-duplicate detection, computed from its
+/// bytes as a RoCE packet's is from its ICRC: its CRC32C trailer where a reading of the CRC
+/// matched it (it then covers every byte a hop leaves alone); where none did, the CRC the
+/// capture's reading computes with the trailer's bytes (which may be no CRC but the payload's
+/// last bytes, alike in many packets); an encrypted packet's tag (a MAC, distinct per
+/// packet); for a packet not captured whole, a CRC of its captured UET bytes.
+fn uet_signature(packet: &Uet<'_>, check: crate::decode::UetCrc) -> u32 {
+    use crate::decode::UetCrc;
     let hash = |parts: &[&[u8]]| {
         let mut hasher = crc32fast::Hasher::new();
         parts.iter().for_each(|part| hasher.update(part));
         hasher.finalize()
     };
-    match packet {
-        Uet::Clear { crc: Some(crc), .. } => u32::from_be_bytes(**crc),
-        Uet::Clear { pds, ses, payload, crc: None } => {
-            hash(&[pds.as_bytes(), ses.map_or(&[][..], |s| s.as_bytes()), payload])
+    match (packet, check) {
+        (Uet::Clear { crc: Some(crc), .. }, UetCrc::Matched(_)) => u32::from_be_bytes(**crc),
+        (_, UetCrc::NoVariant { computed, wire }) => hash(&[&computed.to_be_bytes(), &wire]),
+        (Uet::Clear { pds, ses, payload, crc }, _) => {
+            hash(&[pds.as_bytes(), ses.map_or(&[][..], |s| s.as_bytes()), payload, crc.map_or(&[][..], |c| &c[..])])
         }
-        Uet::Secured { tag: Some(tag), .. } => hash(&[tag]),
-        Uet::Secured { tss, ciphertext, tag: None } => hash(&[tss.as_bytes(), ciphertext]),
+        (Uet::Secured { tag: Some(tag), .. }, _) => hash(&[tag]),
+        (Uet::Secured { tss, ciphertext, tag: None }, _) => hash(&[tss.as_bytes(), ciphertext]),
     }
 }
 
