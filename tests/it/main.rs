@@ -10,6 +10,7 @@ mod analyze_output;
 mod annotate;
 mod browse;
 mod capture_formats;
+mod ce_answered;
 mod cli_packets;
 mod congestion_control;
 mod counters;

@@ -1,13 +1,15 @@
 //! What the analysis hands the congestion-control state ([`crate::analyze::congestion`]): data
 //! packets and CNPs to the reaction of each data flow, request packets, ACKs and READ responses
 //! to the message completions of each RC flow, and every frame incast looks at to the
-//! capture-wide congestion analysis.
+//! capture-wide congestion analysis; and each congestion notification to the flow whose CE
+//! mark it answers, by its addressing.
 
 use rocescope_parsers::opcode::{self, CNP, Transport};
 
-use crate::analyze::analyzer::Analyzer;
+use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
 use crate::analyze::congestion::completion::RequestPacket;
 use crate::analyze::congestion::incast::IncastEvent;
+use crate::analyze::flow::table::Flow;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
 use crate::analyze::id::FlowId;
 
@@ -52,6 +54,42 @@ impl Analyzer {
         if let Some(from) = pausing {
             self.congestion.to_incast(s.number, s.ts_ns, IncastEvent::Pause { from }, &self.config.congestion);
         }
+    }
+
+    /// A congestion notification (a CNP, or a native InfiniBand packet with BECN) on flow
+    /// `fid`: it answers the first waiting mark of the flow it is addressed to, whose delay
+    /// it measures (`ce_to_cnp_ns`).
+    pub(super) fn answer_congestion_mark(&mut self, fid: FlowId, ts_ns: i64) {
+        if let Some(d) = self.addressed_flow(fid).and_then(|data| self.flows.flow_mut(data)) {
+            d.notified_at(ts_ns);
+        }
+    }
+
+    /// The flow whose mark a notification on flow `fid` (from host D to host S, to QP X: its
+    /// key) answers, from its own addressing and what is known of the senders' QPs when it
+    /// comes (docs/analysis.md, "Which marks a CNP answers"): the peer of a paired `fid`;
+    /// else, of the flows from S to D whose DETHs name the source QP X, or where none does,
+    /// of those whose source QP is not known (unpaired, no DETH), the one whose waiting mark
+    /// came first (the earlier flow on equal times). Not looked for between two hosts with
+    /// more than [`MAX_PAIRING_CANDIDATES`] flows from S to D.
+    fn addressed_flow(&self, fid: FlowId) -> Option<FlowId> {
+        let notification = self.flows.flow(fid)?;
+        if let Some((data, _)) = notification.peer {
+            return Some(data);
+        }
+        let (senders, qp) = (self.flows.between(notification.key.dst, notification.key.src), notification.key.dst_qp);
+        if senders.len() > MAX_PAIRING_CANDIDATES {
+            return None;
+        }
+        let flows = || senders.iter().filter_map(|&id| self.flows.flow(id).map(|f| (id, f)));
+        let from_qp = |f: &Flow| f.src_qps.entries.iter().any(|&(q, _)| q == qp);
+        let named = flows().any(|(_, f)| from_qp(f));
+        let addressed = |f: &Flow| if named { from_qp(f) } else { f.src_qp.is_none() };
+        flows()
+            .filter(|(_, f)| addressed(f))
+            .filter_map(|(id, f)| f.waiting_mark().map(|ts| (ts, id)))
+            .min()
+            .map(|(_, id)| id)
     }
 
     /// A CNP carried by flow `fid`: one of its peer data flow's.

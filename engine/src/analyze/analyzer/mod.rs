@@ -439,21 +439,12 @@ impl Analyzer {
         self.answer_congestion_mark(fid, ts_ns);
     }
 
-    /// A congestion notification on flow `fid` (a CNP, or a BECN): it answers the first
-    /// unanswered mark of the peer flow, whose delay it measures.
-    fn answer_congestion_mark(&mut self, fid: FlowId, ts_ns: i64) {
-        let Some((data, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
-        if let Some(d) = self.flows.flow_mut(data) {
-            d.notified_at(ts_ns);
-        }
-    }
-
-    /// The path MTU to count a READ's responses with: the flow's, its peer's, or its hosts'.
+    /// The path MTU to count a READ's responses with: the flow's or its peer's. The path MTU
+    /// is a QP's (IBA §9.7.6: the responder segments by the QP's path MTU), never its hosts':
+    /// two applications between one host pair may run at 1024 and 4096 side by side.
     fn pmtu_of(&self, fid: FlowId) -> Option<u32> {
         let f = self.flows.flow(fid)?;
-        f.pmtu
-            .or_else(|| f.peer.and_then(|(p, _)| self.flows.flow(p)).and_then(|p| p.pmtu))
-            .or_else(|| self.host_pmtu.get(&host_pair(f.key.src, f.key.dst)).copied())
+        f.pmtu.or_else(|| f.peer.and_then(|(p, _)| self.flows.flow(p)).and_then(|p| p.pmtu))
     }
 
     pub fn config(&self) -> Config {

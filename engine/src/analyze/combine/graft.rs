@@ -109,6 +109,7 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
         let before = start.flows.flows.get(local);
         if before != Some(&end) {
             check_pairing(merged, start, before, &end)?;
+            check_notifications(merged, start, before, &end)?;
         }
         let Some(s) = before else {
             check_new_flow(merged, start, &end)?;
@@ -153,6 +154,32 @@ fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end
         .any(|&id| merged.flows.flow(id).is_some_and(|c| c.peer.is_none() && start.flows.get(&c.key).is_none()));
     if end.peer.is_none() && took_responses && unknown_candidate {
         return Err(format!("{} took responses unpaired after its kept frames", described(&end.key)));
+    }
+    Ok(())
+}
+
+/// A CNP (or BECN) on an unpaired flow answers the earliest waiting mark of the flows from its
+/// destination host to its source host that may be its sender's, or of those whose DETHs name
+/// its QP (docs/analysis.md, "Which marks a CNP answers"): an unpaired flow that took
+/// notifications after its kept frames, while the merged analysis has flows between those
+/// hosts the part did not know whose DETHs name its QP, or of unknown source QP with a
+/// waiting mark, could have answered another mark in one run.
+fn check_notifications(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end: &Flow) -> Result<(), String> {
+    let notifications = |f: &Flow| f.counts.cnps + f.counts.becn;
+    let took = notifications(end) > before.map_or(0, notifications);
+    if !took || before.is_some_and(|s| s.peer.is_some()) {
+        return Ok(());
+    }
+    let qp = end.key.dst_qp;
+    let names = |f: &Flow| f.src_qps.entries.iter().any(|&(q, _)| q == qp);
+    let addressed = |f: &Flow| names(f) || (f.src_qp.is_none() && f.waiting_mark().is_some());
+    let unknown = merged
+        .flows
+        .between(end.key.dst, end.key.src)
+        .iter()
+        .any(|&id| merged.flows.flow(id).is_some_and(|f| start.flows.get(&f.key).is_none() && addressed(f)));
+    if unknown {
+        return Err(format!("{} took CNPs unpaired after its kept frames", described(&end.key)));
     }
     Ok(())
 }

@@ -158,8 +158,13 @@ impl Flow {
         self.run.unanswered_ce_ts.get_or_insert(ts_ns);
     }
 
-    /// A notification (CNP or BECN) from the peer at `ts_ns` answers the first waiting mark:
-    /// the delay from mark to notification.
+    /// When the first congestion mark awaiting a notification came, if one awaits.
+    pub fn waiting_mark(&self) -> Option<i64> {
+        self.run.unanswered_ce_ts
+    }
+
+    /// A notification (CNP or BECN) addressed to this flow's sender at `ts_ns` answers the
+    /// first waiting mark: the delay from mark to notification.
     pub fn notified_at(&mut self, ts_ns: i64) {
         if let Some(mark) = self.run.unanswered_ce_ts.take() {
             self.ce_to_cnp.record(u64::try_from(ts_ns - mark).unwrap_or(0));

@@ -106,7 +106,7 @@ pub struct FlowRuntime {
     /// Requests awaiting an ACK (PSN, time), in PSN order.
     pub(super) outstanding: VecDeque<(u32, i64)>,
     pub(super) last_cnp_ts: Option<i64>,
-    /// The first CE mark not yet answered by a CNP on the peer flow.
+    /// The first CE mark not yet answered by a CNP addressed to the flow's sender.
     pub(super) unanswered_ce_ts: Option<i64>,
     /// Timestamp of the last sequenced packet.
     pub(super) last_sequenced_ts: Option<i64>,

@@ -10,6 +10,8 @@ mod uet;
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Finding, Kind, Severity, kinds};
 use crate::analyze::report::{FlowReport, Report};
+use crate::decode::Endpoint;
+use rustc_hash::FxHashSet;
 
 /// "1 flow", "2 flows".
 fn plural(n: usize, noun: &str) -> String {
@@ -344,7 +346,8 @@ fn congestion(r: &mut Rules<'_>) {
     let report = r.report;
     let ce: u64 = report.ecn.ce;
     if ce > 0 {
-        let unanswered = |f: &FlowReport| if f.ce > 0 && f.from_peer.is_none_or(|p| p.cnps == 0) { f.ce } else { 0 };
+        let sent = CnpsSent::of(report);
+        let unanswered = |f: &FlowReport| if f.ce > 0 && !sent.answer(f) { f.ce } else { 0 };
         let (e, flows) = from_flows(report, unanswered, |f| f.first_frames.ce);
         if e.count > 0 {
             let msg = if report.cnps == 0 {
@@ -368,6 +371,50 @@ fn congestion(r: &mut Rules<'_>) {
         }
     }
     fecn_without_becn(r);
+}
+
+/// Where the capture's CNPs went, by their addressing (docs/analysis.md, "Which marks a CNP
+/// answers"): a CNP from host D to host S with destination QP X is addressed to the sender of
+/// the flow from S to D whose source QP is X.
+struct CnpsSent {
+    /// (D, S, X) of every flow that carried a CNP.
+    to_qp: FxHashSet<(Endpoint, Endpoint, u32)>,
+    /// (D, S) of every flow that carried a CNP to a QP no flow is known to send from: an
+    /// unpaired flow whose destination QP no DETH of a flow from S to D names.
+    to_unknown_qp: FxHashSet<(Endpoint, Endpoint)>,
+}
+
+/// The source QPs a flow's DETHs named (the first 64).
+fn deth_qps(f: &FlowReport) -> impl Iterator<Item = u32> + '_ {
+    f.src_qps.keys().filter_map(|qp| u32::from_str_radix(qp.trim_start_matches("0x"), 16).ok())
+}
+
+impl CnpsSent {
+    fn of(report: &Report) -> Self {
+        let named: FxHashSet<(Endpoint, Endpoint, u32)> =
+            report.flows.iter().flat_map(|f| deth_qps(f).map(|qp| (f.src_ip, f.dst_ip, qp))).collect();
+        let mut sent = CnpsSent { to_qp: FxHashSet::default(), to_unknown_qp: FxHashSet::default() };
+        for c in report.flows.iter().filter(|c| c.counts.cnps > 0) {
+            sent.to_qp.insert((c.src_ip, c.dst_ip, c.dst_qp));
+            if c.peer.is_none() && !named.contains(&(c.dst_ip, c.src_ip, c.dst_qp)) {
+                sent.to_unknown_qp.insert((c.src_ip, c.dst_ip));
+            }
+        }
+        sent
+    }
+
+    /// Did the receiver of `f` send a CNP to its sender: to its source QP (its peer's
+    /// destination QP, or one its DETHs named), or, where that is not known, to a QP of its
+    /// source host no flow is known to send from?
+    fn answer(&self, f: &FlowReport) -> bool {
+        if f.peer.is_some() {
+            return f.from_peer.is_some_and(|p| p.cnps > 0);
+        }
+        if f.src_qps.is_empty() {
+            return self.to_unknown_qp.contains(&(f.dst_ip, f.src_ip));
+        }
+        deth_qps(f).any(|qp| self.to_qp.contains(&(f.dst_ip, f.src_ip, qp)))
+    }
 }
 
 /// InfiniBand's counterpart of CE without CNP: FECN marks the receivers never answered.
