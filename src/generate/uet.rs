@@ -58,6 +58,15 @@ pub fn ack(next: u8, flags: u8, cack_psn: u32, spdcid: u16, dpdcid: u16) -> Vec<
     b
 }
 
+/// `ack` (an ACK, ACK_CC or ACK_CCX) acknowledging the packet `offset` after its CACK_PSN
+/// (ACK_PSN = CACK_PSN + offset: the packet that triggered it, whose CE mark its M echoes).
+pub fn acking(mut ack: Vec<u8>, offset: i16) -> Vec<u8> {
+    if let Some(field) = ack.get_mut(2..4) {
+        field.copy_from_slice(&offset.to_be_bytes());
+    }
+    ack
+}
+
 /// An ACK_CC (32 bytes) with NSCC state: the SACK bitmap starts `sack_offset` after
 /// `cack_psn`.
 pub fn ack_cc(flags: u8, cack_psn: u32, ids: (u16, u16), sack_offset: i16, bitmap: u64) -> Vec<u8> {
@@ -243,7 +252,8 @@ pub fn sample() -> Scenario {
     out(&mut s, forth(&send(1003, AR), 2));
     out(&mut s, forth(&send(1002, 0), 3));
     out(&mut s, back(&nack(0, 0x01, 1001, (theirs, mine), 1004)));
-    out(&mut s, back(&ack_cc(M, 1000, (theirs, mine), 2, 0b11)));
+    // 1002's arrival completes the SACK bitmap: the ACK names it and echoes its mark
+    out(&mut s, back(&acking(ack_cc(M, 1000, (theirs, mine), 2, 0b11), 2)));
     out(&mut s, forth(&send(1001, RETX | AR), 2));
     out(&mut s, back(&ack(0, 0, 1003, theirs, mine)));
     // an atomic compare-and-swap of 8 bytes

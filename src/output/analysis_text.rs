@@ -229,9 +229,13 @@ fn write_pdcs(out: &mut impl Write, uet: &UetReport) -> io::Result<()> {
             writeln!(out, "    {mode} {} → {}: {} requests{unanswered}{nacks}", p.initiator, p.target, p.requests)?;
             continue;
         }
+        let ecn = match (p.ecn_marks_not_echoed, p.ecn_echoes_without_mark) {
+            (0, 0) => String::new(),
+            (marks, echoes) => format!(", ECN: {marks} marks not echoed, {echoes} echoes without a mark"),
+        };
         writeln!(
             out,
-            "    PDC {} → {} {}/{} {mode}: {} requests, {} ACKs, {} out of order, {} resent, {} missing, {} missed by the capture{nacks}",
+            "    PDC {} → {} {}/{} {mode}: {} requests, {} ACKs, {} out of order, {} resent, {} missing, {} missed by the capture{nacks}{ecn}",
             p.initiator,
             p.target,
             id(p.spdcid),

@@ -52,7 +52,8 @@ pub fn section(uet: Option<&UetReport>, a: &ChartData<'_>, t0: i64) -> Markup {
             tr {
                 th.l { "initiator → target" } th.l { "PDC" } th.l { "mode" } th { "requests" } th { "ACKs" }
                 th { "out of order" } th { "resent" } th { "lost before tap" } th { "missing" } th { "capture missed" }
-                th { "trimmed" } th.l { "NACKs" } th { "CE / echoed" } th { "PSNs per ACK p50 / max" }
+                th { "trimmed" } th.l { "NACKs" } th { "CE / echoed" }
+                th { "marks not echoed / echoes without a mark" } th { "PSNs per ACK p50 / max" }
             }
             @for p in uet.pdcs.iter().take(PDCS_SHOWN) {
                 tr {
@@ -63,6 +64,7 @@ pub fn section(uet: Option<&UetReport>, a: &ChartData<'_>, t0: i64) -> Markup {
                     td { (p.lost_before_tap) } td { (p.missing) } td { (p.capture_missed) } td { (p.trimmed) }
                     td.l { @for (code, n) in &p.nacks { (code) " " (n) " " } }
                     td { (p.ecn_ce) " / " (p.ecn_echoed) }
+                    td { (p.ecn_marks_not_echoed) " / " (p.ecn_echoes_without_mark) }
                     td { (number(p.ack_psns_p50)) " / " (number(p.ack_psns_max)) }
                 }
             }

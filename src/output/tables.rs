@@ -125,6 +125,8 @@ fn pdc_columns(p: &[PdcReport]) -> Vec<Column> {
         col("trimmed", p, |p| p.trimmed),
         col("ecn_ce", p, |p| p.ecn_ce),
         col("ecn_echoed", p, |p| p.ecn_echoed),
+        col("ecn_marks_not_echoed", p, |p| p.ecn_marks_not_echoed),
+        col("ecn_echoes_without_mark", p, |p| p.ecn_echoes_without_mark),
         col("ack_psns_p50", p, |p| p.ack_psns_p50),
         col("ack_psns_max", p, |p| p.ack_psns_max),
         col("unanswered", p, |p| p.unanswered),

@@ -37,7 +37,7 @@ fn uet_sample_decodes_and_reports_its_crcs() {
     assert_eq!(info[0], "166 RUD_REQ PSN=1000 Start_PSN=1000 SPDCID=7 [AR] [SYN] | UET_WRITE");
     assert_eq!(info[1], "70 ACK CACK_PSN=1000 ACK_PSN=1000 SPDCID=9 DPDCID=7 | UET_DEFAULT_RESPONSE RC_OK");
     assert_eq!(info[5], "62 NACK TRIMMED NACK_PSN=1001 SPDCID=9 DPDCID=7");
-    assert_eq!(info[6], "78 ACK_CC CACK_PSN=1000 ACK_PSN=1000 SACK_BASE=1002 SPDCID=9 DPDCID=7 [M]");
+    assert_eq!(info[6], "78 ACK_CC CACK_PSN=1000 ACK_PSN=1002 SACK_BASE=1002 SPDCID=9 DPDCID=7 [M]");
     assert_eq!(info[7], "1126 RUD_REQ PSN=1001 SPDCID=7 DPDCID=9 [RETX] [AR] | UET_SEND [retransmission]");
     assert_eq!(info[11], "62 CONTROL CLOSE PSN=1005 SPDCID=7 DPDCID=9 [AR]");
     assert_eq!(info[15], "202 RUDI_REQ PKT_ID=77 | UET_WRITE");
@@ -646,4 +646,193 @@ fn packets_whose_unmatched_trailers_are_alike_are_not_copies() {
     let p = pdc(&report, 7);
     assert_eq!((p["requests"].as_u64(), p["missing"].as_u64()), (Some(1000), Some(0)));
     assert!(!codes(&report).contains(&"UET_LOSS"), "{:?}", codes(&report));
+}
+
+/// PDC `id`'s `count` requests from PSN 100 (the first with SYN), CE-marked where `marked`
+/// says, each acknowledged by an ACK of its own, with M where `echoed` says.
+fn acked_one_by_one(
+    id: u16,
+    count: u32,
+    marked: impl Fn(u32) -> bool,
+    echoed: impl Fn(u32) -> bool,
+) -> Vec<(bool, u8, Vec<u8>)> {
+    use uet::{M, SYN};
+    let mut packets = Vec::new();
+    for psn in 100..100 + count {
+        let (flags, dpdcid) = if psn == 100 { (SYN | AR, 0) } else { (0, 9) };
+        packets.push((true, if marked(psn) { 3 } else { 2 }, uet::request(RUD, 0, flags, psn, id, dpdcid)));
+        packets.push((false, 0, uet::ack(0, if echoed(psn) { M } else { 0 }, psn, 9, id)));
+    }
+    packets
+}
+
+/// A PDC's ECN echo counts: (ACKs checked, ACKs unchecked, marks not echoed, echoes without a
+/// mark), and whether they agree.
+fn echo_counts(p: &Value) -> ([Option<u64>; 4], Option<bool>) {
+    let got = |k: &str| p[k].as_u64();
+    (
+        [
+            got("ecn_acks_checked"),
+            got("ecn_acks_unchecked"),
+            got("ecn_marks_not_echoed"),
+            got("ecn_echoes_without_mark"),
+        ],
+        p["ecn_echo_agrees"].as_bool(),
+    )
+}
+
+#[test]
+fn twenty_marks_and_fifteen_echoes_leave_five_marks_not_echoed() {
+    // every even PSN of 100..=139 CE-marked (20); the ACKs of the first 15 of them echo it
+    let marked = |psn: u32| psn.is_multiple_of(2);
+    let packets = acked_one_by_one(7, 40, marked, |psn| marked(psn) && psn < 130);
+    let capture = exchange_capture(&packets);
+    let report = capture.analyze(&[]);
+    let p = pdc(&report, 7);
+    assert_eq!((p["ecn_ce"].as_u64(), p["ecn_echoed"].as_u64()), (Some(20), Some(15)));
+    assert_eq!(echo_counts(p), ([Some(40), Some(0), Some(5), Some(0)], Some(false)), "130, 132 … 138 not echoed");
+    assert_eq!(
+        (report["uet"]["ecn_marks_not_echoed"].as_u64(), report["uet"]["ecn_echoes_without_mark"].as_u64()),
+        (Some(5), Some(0))
+    );
+    let mismatch = finding(&report, "UET_ECN_ECHO_MISMATCH");
+    assert_eq!(mismatch["evidence"]["count"], 5);
+    assert!(
+        mismatch["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("5 disagreements between ECN marks and their echoes")
+                && m.contains("PDC 7: 5 ACKs without M naming a CE-marked packet, 0 ACKs with M")),
+        "{mismatch}"
+    );
+    assert_eq!(capture.analyze(&["--threads", "1"])["uet"], capture.analyze(&["--threads", "2"])["uet"]);
+    let text = common::run_ok(&["analyze", capture.write().to_str().expect("UTF-8")]);
+    assert!(text.contains(", ECN: 5 marks not echoed, 0 echoes without a mark"), "{text}");
+}
+
+#[test]
+fn echoes_without_a_mark_count_ack_by_ack_and_a_duplicate_ack_counts_neither_way() {
+    use uet::M;
+    // 105 alone CE-marked; the ACKs of 102, 103, 104 (unmarked) and 105 carry M
+    let mut packets = acked_one_by_one(7, 10, |psn| psn == 105, |psn| (102..=105).contains(&psn));
+    // the last ACK again, with M: it acknowledges nothing new
+    packets.push((false, 0, uet::ack(0, M, 109, 9, 7)));
+    let report = exchange(&packets);
+    let p = pdc(&report, 7);
+    assert_eq!((p["ecn_ce"].as_u64(), p["ecn_echoed"].as_u64()), (Some(1), Some(5)));
+    assert_eq!(echo_counts(p), ([Some(10), Some(0), Some(0), Some(3)], Some(false)));
+    let mismatch = finding(&report, "UET_ECN_ECHO_MISMATCH");
+    assert_eq!(mismatch["evidence"]["count"], 3);
+    assert!(
+        mismatch["message"].as_str().is_some_and(
+            |m| m.contains("0 ACKs without M naming a CE-marked packet, 3 ACKs with M naming an unmarked one")
+        ),
+        "{mismatch}"
+    );
+}
+
+#[test]
+fn coalesced_acks_echo_the_mark_of_the_packet_they_name_and_a_resend_s_marking_is_unknown() {
+    use uet::{M, RETX, SYN};
+    let req = |psn: u32, ecn: u8, flags: u8| {
+        (
+            true,
+            ecn,
+            uet::request(RUD, 0, flags | if psn == 100 { SYN | AR } else { 0 }, psn, 7, if psn == 100 { 0 } else { 9 }),
+        )
+    };
+    let mut packets = Vec::new();
+    // coalesced ACKs of four PSNs each, each naming its last packet: 101 CE-marked, not the
+    // packet its ACK names (no M, and none owed); 107 CE-marked and named, with M
+    for psn in 100..108 {
+        packets.push(req(psn, if psn == 101 || psn == 107 { 3 } else { 2 }, 0));
+        if psn % 4 == 3 {
+            packets.push((false, 0, uet::ack(0, if psn == 107 { M } else { 0 }, psn, 9, 7)));
+        }
+    }
+    // 109 CE-marked, lost past the tap and resent unmarked: the ACK naming it checks nothing;
+    // the next names 111, unmarked, without M
+    packets.extend([req(108, 2, 0), req(109, 3, 0), req(109, 2, RETX | AR)]);
+    packets.push((false, 0, uet::ack(0, 0, 109, 9, 7)));
+    packets.extend([req(110, 2, 0), req(111, 2, 0)]);
+    packets.push((false, 0, uet::ack(0, 0, 111, 9, 7)));
+    let report = exchange(&packets);
+    let p = pdc(&report, 7);
+    assert_eq!(
+        (p["ecn_ce"].as_u64(), p["ecn_echoed"].as_u64(), p["retransmitted"].as_u64()),
+        (Some(3), Some(1), Some(1))
+    );
+    assert_eq!(echo_counts(p), ([Some(3), Some(1), Some(0), Some(0)], Some(true)));
+    assert_eq!(p["ack_psns_max"].as_u64(), Some(4));
+    assert!(codes(&report).is_empty(), "{:?}", codes(&report));
+}
+
+#[test]
+fn sack_covered_marked_psns_are_compared_with_the_ack_that_sacks_them() {
+    use uet::{M, SYN};
+    // 100..=107, 102 and 105 CE-marked
+    let mut packets: Vec<(bool, u8, Vec<u8>)> = (100..108u32)
+        .map(|psn| {
+            let (flags, dpdcid) = if psn == 100 { (SYN | AR, 0) } else { (0, 9) };
+            (true, if psn == 102 || psn == 105 { 3 } else { 2 }, uet::request(RUD, 0, flags, psn, 7, dpdcid))
+        })
+        .collect();
+    packets.extend([
+        // 100 and 101 cumulatively, 103..=107 by SACK, naming 105 with no M: not echoed
+        (false, 0, uet::acking(uet::ack_cc(0, 101, (9, 7), 2, 0b11111), 4)),
+        // 102, the rest SACKed before, named with M: echoed
+        (false, 0, uet::acking(uet::ack_cc(M, 107, (9, 7), 1, 0), -5)),
+        // the first again, with M: nothing new
+        (false, 0, uet::ack_cc(M, 101, (9, 7), 2, 0b11111)),
+    ]);
+    let report = exchange(&packets);
+    let p = pdc(&report, 7);
+    assert_eq!(echo_counts(p), ([Some(2), Some(0), Some(1), Some(0)], Some(false)));
+    assert_eq!((p["ack_psns_p50"].as_u64(), p["ack_psns_max"].as_u64()), (Some(1), Some(7)), "7, 1, then 0");
+    assert_eq!(finding(&report, "UET_ECN_ECHO_MISMATCH")["evidence"]["count"], 1);
+}
+
+#[test]
+fn an_ack_covering_only_psns_the_capture_missed_is_unchecked() {
+    use uet::{M, SYN};
+    let req = |psn: u32, id: u16, first: bool| {
+        (true, 2, uet::request(RUD, 0, if first { SYN | AR } else { 0 }, psn, id, if first { 0 } else { 9 }))
+    };
+    let packets = vec![
+        req(100, 7, true),
+        req(101, 7, false),
+        req(102, 7, false),
+        req(103, 7, false),
+        (false, 0, uet::ack(0, 0, 103, 9, 7)),
+        // 104 and 105 never reach the tap; the target SACKs them, naming 105, with M
+        (false, 0, uet::acking(uet::ack_cc(M, 103, (9, 7), 1, 0b11), 2)),
+        req(106, 7, false),
+        (false, 0, uet::ack(0, 0, 106, 9, 7)),
+        // a capture that begins in the middle of PDC 21: its first ACK, with M, before any request
+        (false, 0, uet::ack(0, M, 500, 9, 21)),
+        req(501, 21, false),
+        req(502, 21, false),
+        (false, 0, uet::ack(0, 0, 502, 9, 21)),
+    ];
+    let report = exchange(&packets);
+    let p = pdc(&report, 7);
+    assert_eq!(echo_counts(p), ([Some(2), Some(1), Some(0), Some(0)], Some(true)));
+    assert_eq!(p["capture_missed"], 2);
+    assert_eq!(echo_counts(pdc(&report, 21)), ([Some(1), Some(1), Some(0), Some(0)], Some(true)));
+    assert!(!codes(&report).contains(&"UET_ECN_ECHO_MISMATCH"), "{:?}", codes(&report));
+}
+
+#[test]
+fn parts_merged_count_the_echoes_as_one_run() {
+    let marked = |psn: u32| psn.is_multiple_of(3);
+    let first = acked_one_by_one(7, 30, marked, |psn| marked(psn) && psn != 102);
+    let second = acked_one_by_one(8, 30, |_| false, |psn| psn == 110);
+    let (merged, whole) = merged_apart(&[first, second], "66000");
+    let merged = merged.expect("merged");
+    assert_eq!(merged, whole, "one run's report");
+    assert_eq!(echo_counts(pdc(&whole, 7)).0, [Some(30), Some(0), Some(1), Some(0)]);
+    assert_eq!(echo_counts(pdc(&whole, 8)).0, [Some(30), Some(0), Some(0), Some(1)]);
+    assert_eq!(
+        (whole["uet"]["ecn_marks_not_echoed"].as_u64(), whole["uet"]["ecn_echoes_without_mark"].as_u64()),
+        (Some(1), Some(1))
+    );
 }

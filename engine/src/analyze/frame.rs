@@ -152,6 +152,8 @@ pub struct PdsFacts {
     pub spdcid: Option<u16>,
     pub dpdcid: Option<u16>,
     pub cack_psn: Option<u32>,
+    /// The PSN an ACK acknowledges (CACK_PSN + its offset): the packet M speaks of.
+    pub ack_psn: Option<u32>,
     /// The SACK bitmap's first PSN and the bitmap (bit 0 that PSN).
     pub sack: Option<(u32, u64)>,
     pub nack_code: Option<u8>,
@@ -173,6 +175,7 @@ impl UetFacts {
             spdcid: p.spdcid(),
             dpdcid: p.dpdcid(),
             cack_psn: p.cack_psn(),
+            ack_psn: p.ack_psn(),
             sack: p.sack_base().zip(p.sack_bitmap()),
             nack_code: p.nack_code(),
             nack_psn: p.nack_psn(),

@@ -23,6 +23,9 @@ pub struct UetReport {
     pub encrypted: u64,
     /// Second copies of a packet, another tap's or a doubled mirror's (in `packets`, in no PDC).
     pub mirror_duplicates: u64,
+    /// The PDCs' `ecn_marks_not_echoed` and `ecn_echoes_without_mark`, added up.
+    pub ecn_marks_not_echoed: u64,
+    pub ecn_echoes_without_mark: u64,
 }
 
 /// One PDC (keyed by its initiator, its target and the initiator's PDC id), or the RUDI or UUD
@@ -62,8 +65,15 @@ pub struct PdcReport {
     pub ecn_ce: u64,
     /// ACKs and NACKs whose M flag says the packet acknowledged was CE-marked.
     pub ecn_echoed: u64,
-    /// Do `ecn_ce` and `ecn_echoed` agree (both or neither)? Null unless the capture has the
-    /// PDC's requests and ACKs.
+    /// ACKs whose M flag was compared with the PSNs they newly acknowledged, and those that
+    /// newly acknowledged PSNs whose marking the capture does not know (docs/analysis.md, "UET").
+    pub ecn_acks_checked: u64,
+    pub ecn_acks_unchecked: u64,
+    /// CE-marked PSNs newly acknowledged by an ACK without M.
+    pub ecn_marks_not_echoed: u64,
+    /// ACKs with M whose newly acknowledged PSNs were all seen, none CE-marked.
+    pub ecn_echoes_without_mark: u64,
+    /// Neither a mark not echoed nor an echo without a mark; null unless an ACK was checked.
     pub ecn_echo_agrees: Option<bool>,
     /// PSNs each ACK newly acknowledged: median and most.
     pub ack_psns_p50: Option<u64>,
@@ -86,7 +96,7 @@ fn named(nacks: &BTreeMap<u8, u64>) -> BTreeMap<&'static str, u64> {
 impl PdcReport {
     fn of(key: &PdcKey, p: &Pdc) -> PdcReport {
         let (capture_missed, missing) = p.never_seen();
-        let both_ways = p.requests > 0 && p.acks > 0;
+        let agrees = p.ecn_marks_not_echoed == 0 && p.ecn_echoes_without_mark == 0;
         PdcReport {
             initiator: key.initiator,
             target: key.target,
@@ -111,7 +121,11 @@ impl PdcReport {
             trimmed: p.trimmed(),
             ecn_ce: p.requests_ce,
             ecn_echoed: p.acks_marked,
-            ecn_echo_agrees: both_ways.then_some((p.requests_ce > 0) == (p.acks_marked > 0)),
+            ecn_acks_checked: p.ecn_acks_checked,
+            ecn_acks_unchecked: p.ecn_acks_unchecked,
+            ecn_marks_not_echoed: p.ecn_marks_not_echoed,
+            ecn_echoes_without_mark: p.ecn_echoes_without_mark,
+            ecn_echo_agrees: (p.ecn_acks_checked > 0).then_some(agrees),
             ack_psns_p50: p.coverage.quantile(0.5),
             ack_psns_max: p.coverage.max(),
             unanswered: None,
@@ -153,6 +167,10 @@ impl PdcReport {
             trimmed: d.nacks.iter().filter(|(code, _)| TRIM_CODES.contains(code)).map(|(_, n)| n).sum(),
             ecn_ce: 0,
             ecn_echoed: 0,
+            ecn_acks_checked: 0,
+            ecn_acks_unchecked: 0,
+            ecn_marks_not_echoed: 0,
+            ecn_echoes_without_mark: 0,
             ecn_echo_agrees: None,
             ack_psns_p50: None,
             ack_psns_max: None,
@@ -203,10 +221,12 @@ impl UetReport {
             UetReport {
                 packets,
                 crc: UetCrcReport::of(readings),
-                pdcs,
                 pdcs_untracked_packets: uet.untracked_packets,
                 encrypted: uet.encrypted,
                 mirror_duplicates: uet.mirror_duplicates,
+                ecn_marks_not_echoed: pdcs.iter().map(|p| p.ecn_marks_not_echoed).sum(),
+                ecn_echoes_without_mark: pdcs.iter().map(|p| p.ecn_echoes_without_mark).sum(),
+                pdcs,
             }
         })
     }

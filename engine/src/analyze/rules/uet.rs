@@ -41,8 +41,13 @@ pub(super) fn uet(r: &mut Rules<'_>) {
         r,
         uet,
         ECN_ECHO,
-        |p| u64::from(p.ecn_echo_agrees == Some(false)),
-        |p| format!("{} requests CE-marked, {} ACKs or NACKs with M", p.ecn_ce, p.ecn_echoed),
+        |p| p.ecn_marks_not_echoed + p.ecn_echoes_without_mark,
+        |p| {
+            format!(
+                "{} ACKs without M naming a CE-marked packet, {} ACKs with M naming an unmarked one",
+                p.ecn_marks_not_echoed, p.ecn_echoes_without_mark
+            )
+        },
     );
     pdc_rule(
         r,
@@ -114,11 +119,11 @@ const ROD_OUT_OF_ORDER: PdcFinding = PdcFinding {
 const ECN_ECHO: PdcFinding = PdcFinding {
     about: About {
         kind: kinds::UET_ECN_ECHO_MISMATCH,
-        cause: "The capture sees the requests CE-marked but no ACK or NACK echoes a mark (M flag), or ACKs echo marks the captured requests do not carry: the target does not echo congestion (its sender will not slow down), or the marks were added after the tap.",
-        action: "Check the target's ECN echo (the M flag of its ACKs); where the tap is near the sender, a mark added further on is expected.",
+        cause: "ACK by ACK, the M flag (ECN echo) disagrees with the packet the ACK names (its ACK_PSN): a packet the tap saw CE-marked named by an ACK without M (the target does not echo congestion, so its sender will not slow down), or an ACK with M naming a packet the tap saw unmarked (a mark added after the tap, or a target echoing marks that were not there).",
+        action: "Check the target's ECN echo (the M flag of its ACKs, coalesced ones included); where the tap is near the sender, marks added further on show as echoes without a mark and are expected.",
     },
-    what: "with ECN marks and echoes that disagree",
-    unit: "PDC",
+    what: "between ECN marks and their echoes",
+    unit: "disagreement",
 };
 
 const PDC_ERRORS_FINDING: PdcFinding = PdcFinding {

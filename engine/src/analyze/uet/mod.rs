@@ -98,7 +98,7 @@ impl UetAnalysis {
                 self.nack(s, (src, dst), pds);
                 None
             }
-            CONTROL => self.control(s, (src, dst), pds),
+            CONTROL => self.control(s, (src, dst), pds, ce),
             RUDI_REQUEST => {
                 self.rudi_request(s, (src, dst), pds);
                 None
@@ -162,8 +162,15 @@ impl UetAnalysis {
         self.with_pdc(s, (dst, src, pds.dpdcid), |p, _| p.nack(pds, s.ts_ns));
     }
 
-    /// A control packet: the initiator's (its SPDCID names a PDC it opened) or the target's.
-    fn control(&mut self, s: &FrameSummary, (src, dst): (Endpoint, Endpoint), pds: &PdsFacts) -> Option<PsnVerdict> {
+    /// A control packet, CE-marked (`ce`) or not: the initiator's (its SPDCID names a PDC it
+    /// opened) or the target's.
+    fn control(
+        &mut self,
+        s: &FrameSummary,
+        (src, dst): (Endpoint, Endpoint),
+        pds: &PdsFacts,
+        ce: bool,
+    ) -> Option<PsnVerdict> {
         let closing = pds.ctl_type.is_some_and(|t| CLOSING.contains(&t));
         let from_target =
             pds.dpdcid.map(|pdcid| PdcKey { initiator: dst, target: src, pdcid }).filter(|k| self.pdcs.contains_key(k));
@@ -174,7 +181,7 @@ impl UetAnalysis {
         let initiators_psn = pds.psn.filter(|_| from_target.is_none());
         self.with_pdc(s, ids, |p, budget| {
             p.closed |= closing;
-            initiators_psn.and_then(|psn| p.sequenced(psn, pds.retx, s.ts_ns, budget))
+            initiators_psn.and_then(|psn| p.sequenced(psn, pds.retx, ce, s.ts_ns, budget))
         })
         .flatten()
     }

@@ -8,7 +8,7 @@ use crate::analyze::flow::trace::{Event, EventKind, FlowTrace};
 use crate::analyze::frame::PdsFacts;
 use crate::analyze::histogram::FineHistogram;
 
-use super::window::{Appearance, PsnWindow, WordBudget};
+use super::window::{Appearance, Arrival, Arrivals, PsnWindow, WordBudget};
 use crate::analyze::flow::sequence::SeqClass;
 
 /// What a packet of the initiator's sequence was, for its frame's verdict: first (the PDC's
@@ -82,6 +82,16 @@ pub struct Pdc {
     pub requests_ce: u64,
     /// ACKs and NACKs whose M flag says the packet acknowledged arrived CE-marked.
     pub acks_marked: u64,
+    /// ACKs whose M flag was compared with the PSNs they newly acknowledged: one of those seen
+    /// CE-marked, or every one seen and none CE-marked.
+    pub ecn_acks_checked: u64,
+    /// ACKs that newly acknowledged PSNs, none seen CE-marked and some whose marking the capture
+    /// does not know (never seen, copies that differ, behind the window).
+    pub ecn_acks_unchecked: u64,
+    /// ACKs without M whose named packet (ACK_PSN) arrived CE-marked.
+    pub ecn_marks_not_echoed: u64,
+    /// ACKs with M whose named packet (ACK_PSN) arrived unmarked.
+    pub ecn_echoes_without_mark: u64,
     pub nacks: BTreeMap<u8, u64>,
     /// The highest cumulative ACK PSN.
     cumulative: Option<u32>,
@@ -116,17 +126,24 @@ impl Pdc {
             self.syn_seen = true;
             self.start_psn = self.start_psn.or(pds.start_psn);
         }
-        self.sequenced(psn, pds.retx, ts_ns, budget)
+        self.sequenced(psn, pds.retx, ce, ts_ns, budget)
     }
 
     /// A packet of the initiator's PSN space (a request, or a control packet: their PSNs are
-    /// one sequence): first appearance or resend, in order or not.
-    pub fn sequenced(&mut self, psn: u32, retx: bool, ts_ns: i64, budget: &mut WordBudget) -> Option<PsnVerdict> {
+    /// one sequence), CE-marked (`ce`) or not: first appearance or resend, in order or not.
+    pub fn sequenced(
+        &mut self,
+        psn: u32,
+        retx: bool,
+        ce: bool,
+        ts_ns: i64,
+        budget: &mut WordBudget,
+    ) -> Option<PsnVerdict> {
         let cumulative = self.cumulative;
         let first = self.window.is_none();
         let window = self.window.get_or_insert_with(|| PsnWindow::new(psn, cumulative));
         let highest = window.highest_psn();
-        let appearance = window.see(psn, budget);
+        let appearance = window.see(psn, ce, budget);
         if appearance == Appearance::Untracked {
             self.untracked += 1;
             return None;
@@ -156,25 +173,55 @@ impl Pdc {
         self.acks += 1;
         self.acks_marked += u64::from(pds.ecn_marked);
         self.cc |= CC_TYPES.contains(&pds.kind);
-        let mut covered = 0u64;
+        // how the packet M speaks of passed the tap, before the ACK moves the window on
+        let acked = match (&self.window, pds.ack_psn) {
+            (Some(window), Some(psn)) => window.arrival(psn),
+            _ => Arrival::Unknown,
+        };
+        let mut newly = Arrivals::default();
         if let Some(cack) = pds.cack_psn {
-            covered += match &mut self.window {
+            newly += match &mut self.window {
                 Some(window) => window.acknowledge_to(cack, budget),
-                None => match self.cumulative {
+                // no request seen yet: nothing acknowledged is known
+                None => Arrivals::unknown(match self.cumulative {
                     Some(before) if after(cack, before) => u64::from(cack.wrapping_sub(before)),
                     Some(_) => 0,
                     None => 1,
-                },
+                }),
             };
             if self.cumulative.is_none_or(|before| after(cack, before)) {
                 self.cumulative = Some(cack);
             }
         }
         if let (Some((base, bitmap)), Some(window)) = (pds.sack, &mut self.window) {
-            let newly = (0..64).filter(|b| bitmap >> b & 1 == 1).filter(|b| window.sack(base.wrapping_add(*b)));
-            covered += newly.count() as u64;
+            for b in (0..64).filter(|b| bitmap >> b & 1 == 1) {
+                if let Some(arrival) = window.sack(base.wrapping_add(b)) {
+                    newly.count(arrival);
+                }
+            }
         }
-        self.coverage.record(covered);
+        self.coverage.record(newly.total());
+        if newly.total() > 0 {
+            self.echo(pds.ecn_marked, acked);
+        }
+    }
+
+    /// Compares an ACK's M flag (`echoes`) with how the packet it acknowledges (ACK_PSN =
+    /// CACK_PSN + offset: M says "the packet being acknowledged arrived CE-marked") passed the
+    /// tap. A coalesced ACK speaks of that one packet, not of the others it covers. Only ACKs
+    /// that acknowledge something new are compared (a duplicate counts neither way).
+    fn echo(&mut self, echoes: bool, acked: Arrival) {
+        match acked {
+            Arrival::Marked => {
+                self.ecn_acks_checked += 1;
+                self.ecn_marks_not_echoed += u64::from(!echoes);
+            }
+            Arrival::Unmarked => {
+                self.ecn_acks_checked += 1;
+                self.ecn_echoes_without_mark += u64::from(echoes);
+            }
+            Arrival::Unknown => self.ecn_acks_unchecked += 1,
+        }
     }
 
     /// A NACK from the target, at `ts_ns`.
@@ -215,6 +262,10 @@ impl Pdc {
         self.untracked += other.untracked;
         self.requests_ce += other.requests_ce;
         self.acks_marked += other.acks_marked;
+        self.ecn_acks_checked += other.ecn_acks_checked;
+        self.ecn_acks_unchecked += other.ecn_acks_unchecked;
+        self.ecn_marks_not_echoed += other.ecn_marks_not_echoed;
+        self.ecn_echoes_without_mark += other.ecn_echoes_without_mark;
         for (code, n) in &other.nacks {
             *self.nacks.entry(*code).or_default() += n;
         }
@@ -240,6 +291,7 @@ mod tests {
             spdcid: Some(7),
             dpdcid: Some(9),
             cack_psn: None,
+            ack_psn: None,
             sack: None,
             nack_code: None,
             nack_psn: None,
@@ -249,7 +301,7 @@ mod tests {
     }
 
     fn ack(cack: u32, sack: Option<(u32, u64)>) -> PdsFacts {
-        PdsFacts { kind: 8, psn: None, cack_psn: Some(cack), sack, ..request(0, false) }
+        PdsFacts { kind: 8, psn: None, cack_psn: Some(cack), ack_psn: Some(cack), sack, ..request(0, false) }
     }
 
     #[test]
@@ -271,6 +323,39 @@ mod tests {
         // a cumulative ACK over what a SACK acknowledged covers only the rest
         p.ack(&ack(107, None), &mut budget);
         assert_eq!(p.coverage.min(), Some(1), "107 alone: 106 was SACKed");
+    }
+
+    #[test]
+    fn each_ack_s_echo_is_compared_with_the_packet_it_names() {
+        let (mut p, mut budget) = (Pdc::new(1, false), WordBudget::default());
+        // 100, 102 and 105 CE-marked; 102 resent unmarked; 104 never seen
+        for (psn, retx, ce) in [
+            (100, false, true),
+            (101, false, false),
+            (102, false, true),
+            (103, false, false),
+            (102, true, false),
+            (105, false, true),
+            (106, false, false),
+        ] {
+            p.request(&request(psn, retx), ce, 0, &mut budget);
+        }
+        let echoing = |a: PdsFacts| PdsFacts { ecn_marked: true, ..a };
+        let counts =
+            |p: &Pdc| (p.ecn_acks_checked, p.ecn_acks_unchecked, p.ecn_marks_not_echoed, p.ecn_echoes_without_mark);
+        p.ack(&echoing(ack(100, None)), &mut budget);
+        p.ack(&echoing(ack(100, None)), &mut budget);
+        assert_eq!(counts(&p), (1, 0, 0, 0), "100 echoed; the duplicate acknowledges nothing new");
+        p.ack(&ack(101, None), &mut budget);
+        p.ack(&echoing(ack(102, None)), &mut budget);
+        assert_eq!(counts(&p), (2, 1, 0, 0), "101 unmarked, not echoed; 102's copies differ: unknown");
+        p.ack(&echoing(ack(103, None)), &mut budget);
+        p.ack(&echoing(ack(104, None)), &mut budget);
+        assert_eq!(counts(&p), (3, 2, 0, 1), "103 seen unmarked, echoed; 104 never seen: unknown");
+        // a SACK of 105 (marked) and 106 (not), naming 105, without M: one mark not echoed
+        p.ack(&PdsFacts { ack_psn: Some(105), ..ack(104, Some((105, 0b11))) }, &mut budget);
+        assert_eq!(counts(&p), (4, 2, 1, 1));
+        assert_eq!(p.acks_marked, 5);
     }
 
     #[test]

@@ -1,17 +1,20 @@
 //! A UET PDC's PSNs told apart one by one in a window that slides with the PDC: which were
-//! seen, which a SACK acknowledged. PSNs leave the window behind the cumulative ACK, or when
-//! the PDC runs further ahead than the window holds; then the never-seen ones among them are
-//! settled: counted as the capture's miss when acknowledged, else kept as ranges (which a later
-//! cumulative ACK can still acknowledge, and a late first appearance can still fill). Memory is
-//! bounded per PDC ([`MAX_WORDS`]) and across an analysis's PDCs ([`WordBudget`]).
+//! seen (CE-marked or not), which a SACK acknowledged. PSNs leave the window behind the
+//! cumulative ACK, or when the PDC runs further ahead than the window holds; then the
+//! never-seen ones among them are settled: counted as the capture's miss when acknowledged,
+//! else kept as ranges (which a later cumulative ACK can still acknowledge, and a late first
+//! appearance can still fill). Memory is bounded per PDC ([`MAX_WORDS`]) and across an
+//! analysis's PDCs ([`WordBudget`]).
 //!
 //! PSNs are unwrapped to positions (the first PSN seen at 0) by signed difference from the
 //! highest, so a PDC may run through any number of 32-bit wraps.
 
 use std::collections::{BTreeMap, VecDeque};
 
-/// Words of bits (each of seen and SACKed) a PDC's window holds at most: 2^16 PSNs.
+/// Words of bits (each of [`QUEUES`]) a PDC's window holds at most: 2^16 PSNs.
 pub const MAX_WORDS: usize = 1 << 10;
+/// The window's queues of bits: seen CE-marked, seen not CE-marked, SACKed.
+const QUEUES: u64 = 3;
 /// Words every PDC's window may hold, whatever the budget: 2048 PSNs.
 const MIN_WORDS: usize = 32;
 /// How far before the first PSN a later first appearance is still told apart (a multiple of 64).
@@ -76,6 +79,54 @@ pub enum Appearance {
     Untracked,
 }
 
+/// How one PSN passed the tap: seen, every copy CE-marked; seen, no copy CE-marked; not known
+/// (never seen, or copies that differ).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    Marked,
+    Unmarked,
+    Unknown,
+}
+
+/// What the PSNs an ACK newly acknowledged were as they passed the tap: each seen and every
+/// copy CE-marked, seen and no copy CE-marked, or not known (never seen, copies that differ,
+/// or left the window before the ACK).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Arrivals {
+    pub marked: u64,
+    pub unmarked: u64,
+    pub unknown: u64,
+}
+
+impl Arrivals {
+    /// `n` PSNs whose arrival is not known.
+    pub fn unknown(n: u64) -> Arrivals {
+        Arrivals { unknown: n, ..Arrivals::default() }
+    }
+
+    /// The PSNs newly acknowledged.
+    pub fn total(&self) -> u64 {
+        self.marked + self.unmarked + self.unknown
+    }
+
+    /// Counts one more PSN.
+    pub fn count(&mut self, arrival: Arrival) {
+        match arrival {
+            Arrival::Marked => self.marked += 1,
+            Arrival::Unmarked => self.unmarked += 1,
+            Arrival::Unknown => self.unknown += 1,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Arrivals {
+    fn add_assign(&mut self, other: Arrivals) {
+        self.marked += other.marked;
+        self.unmarked += other.unmarked;
+        self.unknown += other.unknown;
+    }
+}
+
 /// The PSNs of one PDC's sequence.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PsnWindow {
@@ -87,7 +138,9 @@ pub struct PsnWindow {
     cumulative: Option<i64>,
     /// The position of bit 0 of the first word (a multiple of 64).
     start: i64,
-    seen: VecDeque<u64>,
+    /// Seen, a copy CE-marked; seen, a copy not CE-marked (a PSN is seen when either is set).
+    marked: VecDeque<u64>,
+    clean: VecDeque<u64>,
     sacked: VecDeque<u64>,
     /// Words this window may hold: [`MIN_WORDS`] plus what the budget granted.
     granted: usize,
@@ -119,8 +172,8 @@ impl PsnWindow {
         self.anchor.wrapping_add(self.highest as u32)
     }
 
-    /// Marks `psn` seen: its first appearance, or again.
-    pub fn see(&mut self, psn: u32, budget: &mut WordBudget) -> Appearance {
+    /// Marks `psn` seen, CE-marked (`ce`) or not: its first appearance, or again.
+    pub fn see(&mut self, psn: u32, ce: bool, budget: &mut WordBudget) -> Appearance {
         let pos = self.position(psn);
         if pos < -SLACK {
             return Appearance::Untracked;
@@ -132,38 +185,80 @@ impl PsnWindow {
             self.highest = pos;
         }
         self.hold(pos, budget);
-        if set(&mut self.seen, self.start, pos) { Appearance::Again } else { Appearance::First }
+        let seen_before = bit(&self.marked, self.start, pos) || bit(&self.clean, self.start, pos);
+        set(if ce { &mut self.marked } else { &mut self.clean }, self.start, pos);
+        if seen_before { Appearance::Again } else { Appearance::First }
     }
 
-    /// Records the cumulative ACK of `psn`: the PSNs it newly acknowledges that no SACK had.
-    pub fn acknowledge_to(&mut self, psn: u32, budget: &mut WordBudget) -> u64 {
+    /// The seen bits of word `i`.
+    fn seen(&self, i: usize) -> u64 {
+        self.marked.get(i).copied().unwrap_or(0) | self.clean.get(i).copied().unwrap_or(0)
+    }
+
+    /// Records the cumulative ACK of `psn`: the PSNs it newly acknowledges that no SACK had,
+    /// as they passed the tap (those behind the window not known).
+    pub fn acknowledge_to(&mut self, psn: u32, budget: &mut WordBudget) -> Arrivals {
         let pos = self.position(psn);
         let from = match self.cumulative {
             Some(before) if pos > before => before + 1,
-            Some(_) => return 0,
+            Some(_) => return Arrivals::default(),
             None => pos.min(0),
         };
         self.cumulative = Some(pos);
-        let sacked = ones(&self.sacked, self.start, from.max(self.start), pos, |_, w| w);
+        let held = from.max(self.start);
+        let sacked = ones(&self.sacked, self.start, held, pos, |_, w| w);
+        let unsacked = |i: usize| !self.sacked.get(i).copied().unwrap_or(0);
+        let marked = ones(&self.marked, self.start, held, pos, |i, w| {
+            w & !self.clean.get(i).copied().unwrap_or(0) & unsacked(i)
+        });
+        let unmarked = ones(&self.clean, self.start, held, pos, |i, w| {
+            w & !self.marked.get(i).copied().unwrap_or(0) & unsacked(i)
+        });
         self.acknowledge_unacked(pos, budget);
-        (pos - from + 1) as u64 - sacked
+        let newly = (pos - from + 1) as u64 - sacked;
+        Arrivals { marked, unmarked, unknown: newly - marked - unmarked }
     }
 
-    /// Records a SACK of `psn`: whether it newly acknowledges it.
-    pub fn sack(&mut self, psn: u32) -> bool {
+    /// How `psn` passed the tap, as far as the window still holds it.
+    pub fn arrival(&self, psn: u32) -> Arrival {
+        let pos = self.position(psn);
+        if pos < self.start {
+            return Arrival::Unknown;
+        }
+        match (bit(&self.marked, self.start, pos), bit(&self.clean, self.start, pos)) {
+            (true, false) => Arrival::Marked,
+            (false, true) => Arrival::Unmarked,
+            _ => Arrival::Unknown,
+        }
+    }
+
+    /// Records a SACK of `psn`: how it passed the tap, if the SACK newly acknowledges it.
+    pub fn sack(&mut self, psn: u32) -> Option<Arrival> {
         let pos = self.position(psn);
         let beyond = self.cumulative.is_none_or(|c| pos > c);
         let held = pos >= self.start && pos < self.start + 64 * self.granted as i64;
         if !beyond || !held {
-            return false;
+            return None;
         }
         let word = ((pos - self.start) / 64) as usize;
-        for queue in [&mut self.seen, &mut self.sacked] {
+        self.resize_to(word);
+        if set(&mut self.sacked, self.start, pos) {
+            return None;
+        }
+        Some(match (bit(&self.marked, self.start, pos), bit(&self.clean, self.start, pos)) {
+            (true, false) => Arrival::Marked,
+            (false, true) => Arrival::Unmarked,
+            _ => Arrival::Unknown,
+        })
+    }
+
+    /// Makes every queue hold word `word`.
+    fn resize_to(&mut self, word: usize) {
+        for queue in [&mut self.marked, &mut self.clean, &mut self.sacked] {
             if queue.len() <= word {
                 queue.resize(word + 1, 0);
             }
         }
-        !set(&mut self.sacked, self.start, pos)
     }
 
     /// Positions from the first to the highest never seen: (acknowledged, cumulatively or by a
@@ -172,11 +267,9 @@ impl PsnWindow {
         let from = self.start.max(0);
         let valid = |i: usize| mask(self.start + 64 * i as i64, from, self.highest);
         let acked_to = self.cumulative.unwrap_or(i64::MIN);
-        let unseen = ones(&self.seen, self.start, from, self.highest, |i, w| !w & valid(i));
+        let unseen = ones(&self.sacked, self.start, from, self.highest, |i, _| !self.seen(i) & valid(i));
         let missed = ones(&self.sacked, self.start, from, self.highest, |i, w| {
-            !self.seen.get(i).copied().unwrap_or(0)
-                & valid(i)
-                & (w | mask(self.start + 64 * i as i64, i64::MIN, acked_to))
+            !self.seen(i) & valid(i) & (w | mask(self.start + 64 * i as i64, i64::MIN, acked_to))
         });
         let in_window = (missed, unseen - missed);
         (self.missed + in_window.0, self.unacked_psns + self.missing_uncounted_ranges + in_window.1)
@@ -188,25 +281,20 @@ impl PsnWindow {
         let needed = ((pos - self.start) / 64 + 1) as usize;
         if needed > self.granted && self.granted < MAX_WORDS {
             let more = needed.min(MAX_WORDS) - self.granted;
-            if budget.take(2 * more as u64) {
+            if budget.take(QUEUES * more as u64) {
                 self.granted += more;
             }
         }
         if needed > self.granted {
             self.settle_to(self.start + 64 * (needed - self.granted) as i64 - 1, budget);
         }
-        let word = ((pos - self.start) / 64) as usize;
-        for queue in [&mut self.seen, &mut self.sacked] {
-            if queue.len() <= word {
-                queue.resize(word + 1, 0);
-            }
-        }
+        self.resize_to(((pos - self.start) / 64) as usize);
     }
 
     /// Settles the words that lie wholly at or before `to`.
     fn settle_to(&mut self, to: i64, budget: &mut WordBudget) {
-        while self.start + 63 <= to && !self.seen.is_empty() {
-            let seen = self.seen.pop_front().unwrap_or(0);
+        while self.start + 63 <= to && !self.sacked.is_empty() {
+            let seen = self.marked.pop_front().unwrap_or(0) | self.clean.pop_front().unwrap_or(0);
             let sacked = self.sacked.pop_front().unwrap_or(0);
             let acked_to = self.cumulative.unwrap_or(i64::MIN);
             let unseen = !seen & mask(self.start, 0, self.highest);
@@ -222,7 +310,7 @@ impl PsnWindow {
             }
             self.start += 64;
         }
-        if self.seen.is_empty() && self.start + 63 <= to {
+        if self.sacked.is_empty() && self.start + 63 <= to {
             // the window held nothing there: a run of never-seen positions
             let new_start = (to + 1).div_euclid(64) * 64;
             self.settle_run(self.start, new_start - 1, budget);
@@ -316,6 +404,12 @@ fn mask(word_start: i64, from: i64, to: i64) -> u64 {
     upper & (u64::MAX << lo)
 }
 
+/// Is `pos`'s bit set (in the window starting at `start`)?
+fn bit(words: &VecDeque<u64>, start: i64, pos: i64) -> bool {
+    let (word, bit) = (((pos - start) / 64) as usize, (pos - start) % 64);
+    words.get(word).is_some_and(|w| w >> bit & 1 == 1)
+}
+
 /// Sets `pos`'s bit (held in the window starting at `start`); whether it was set.
 fn set(words: &mut VecDeque<u64>, start: i64, pos: i64) -> bool {
     let (word, bit) = (((pos - start) / 64) as usize, (pos - start) % 64);
@@ -349,8 +443,8 @@ mod tests {
     fn see_all(w: &mut PsnWindow, psns: impl Iterator<Item = u32>, budget: &mut WordBudget) -> usize {
         let mut largest = 0;
         for psn in psns {
-            assert_eq!(w.see(psn, budget), Appearance::First, "PSN {psn}");
-            largest = largest.max(w.seen.len());
+            assert_eq!(w.see(psn, false, budget), Appearance::First, "PSN {psn}");
+            largest = largest.max(w.sacked.len());
         }
         largest
     }
@@ -364,9 +458,9 @@ mod tests {
         let psns = (0..3_000_000u32).filter(|i| i % 1000 != 500).map(|i| first.wrapping_add(i));
         let largest = see_all(&mut w, psns, &mut budget);
         assert!(largest <= MAX_WORDS, "the window holds at most {MAX_WORDS} words, held {largest}");
-        assert_eq!(w.acknowledge_to(first.wrapping_add(1_499_999), &mut budget), 1_500_000);
+        assert_eq!(w.acknowledge_to(first.wrapping_add(1_499_999), &mut budget).total(), 1_500_000);
         assert_eq!(w.never_seen(), (1500, 1500));
-        assert_eq!(w.see(first.wrapping_add(7), &mut budget), Appearance::Again, "settled, seen before");
+        assert_eq!(w.see(first.wrapping_add(7), false, &mut budget), Appearance::Again, "settled, seen before");
         assert_eq!(w.highest_psn(), first.wrapping_add(2_999_999));
     }
 
@@ -375,10 +469,10 @@ mod tests {
         let (mut w, mut budget) = (PsnWindow::new(0, None), WordBudget::default());
         see_all(&mut w, (0..200_000u32).filter(|i| !(10..13).contains(i)), &mut budget);
         assert_eq!(w.never_seen(), (0, 3), "10, 11 and 12, settled unacknowledged");
-        assert_eq!(w.see(11, &mut budget), Appearance::First);
-        assert_eq!(w.see(11, &mut budget), Appearance::Again);
+        assert_eq!(w.see(11, false, &mut budget), Appearance::First);
+        assert_eq!(w.see(11, false, &mut budget), Appearance::Again);
         assert_eq!(w.never_seen(), (0, 2));
-        assert_eq!(w.acknowledge_to(10, &mut budget), 11, "0 to 10");
+        assert_eq!(w.acknowledge_to(10, &mut budget).total(), 11, "0 to 10");
         assert_eq!(w.never_seen(), (1, 1), "10 acknowledged, 12 not");
     }
 
@@ -387,7 +481,7 @@ mod tests {
         let (mut w, mut budget) = (PsnWindow::new(0, None), WordBudget::default());
         see_all(&mut w, [0, 1, 50_000_000].into_iter(), &mut budget);
         assert_eq!(w.never_seen(), (0, 49_999_998));
-        assert!(w.unacked.len() <= 2 && w.seen.len() <= MAX_WORDS);
+        assert!(w.unacked.len() <= 2 && w.sacked.len() <= MAX_WORDS);
         w.acknowledge_to(30_000_000, &mut budget);
         assert_eq!(w.never_seen(), (29_999_999, 20_000_000 - 1));
     }
@@ -396,19 +490,19 @@ mod tests {
     fn sacks_acknowledge_only_beyond_the_cumulative_ack_and_within_the_window() {
         let (mut w, mut budget) = (PsnWindow::new(100, None), WordBudget::default());
         see_all(&mut w, [100, 101, 104].into_iter(), &mut budget);
-        assert_eq!(w.acknowledge_to(101, &mut budget), 2);
-        assert!(!w.sack(101), "behind the cumulative ACK");
-        assert!(w.sack(103) && !w.sack(103));
-        assert!(!w.sack(100 + 64 * MAX_WORDS as u32), "beyond what the window may hold");
+        assert_eq!(w.acknowledge_to(101, &mut budget).total(), 2);
+        assert!(w.sack(101).is_none(), "behind the cumulative ACK");
+        assert!(w.sack(103).is_some() && w.sack(103).is_none());
+        assert!(w.sack(100 + 64 * MAX_WORDS as u32).is_none(), "beyond what the window may hold");
         assert_eq!(w.never_seen(), (1, 1), "103 SACKed, 102 never acknowledged");
-        assert_eq!(w.acknowledge_to(104, &mut budget), 2, "102 and 104: 103 was SACKed");
+        assert_eq!(w.acknowledge_to(104, &mut budget).total(), 2, "102 and 104: 103 was SACKed");
     }
 
     #[test]
     fn psns_far_before_the_first_are_untracked() {
         let (mut w, mut budget) = (PsnWindow::new(5000, None), WordBudget::default());
-        assert_eq!(w.see(5000 - SLACK as u32, &mut budget), Appearance::First);
-        assert_eq!(w.see(5000 - SLACK as u32 - 1, &mut budget), Appearance::Untracked);
+        assert_eq!(w.see(5000 - SLACK as u32, false, &mut budget), Appearance::First);
+        assert_eq!(w.see(5000 - SLACK as u32 - 1, false, &mut budget), Appearance::Untracked);
         assert_eq!(w.never_seen(), (0, 0), "nothing between the first and the highest");
     }
 
@@ -423,6 +517,28 @@ mod tests {
         w.acknowledge_to(99_999, &mut budget);
         // the window holds 97,984 to 99,999 (32 words): its 20 skipped PSNs are acknowledged
         assert_eq!((w.start, w.never_seen()), (97_984, (20, 979)));
+    }
+
+    #[test]
+    fn an_ack_s_psns_are_told_marked_unmarked_or_unknown_and_those_behind_the_window_unknown() {
+        let mut budget = WordBudget { left: 0, ..WordBudget::default() };
+        let mut w = PsnWindow::new(0, None);
+        for psn in 0..5000u32 {
+            assert_eq!(w.see(psn, psn.is_multiple_of(10), &mut budget), Appearance::First);
+        }
+        // the window holds 3,008 to 5,055 (32 words); the PSNs before it have left it
+        assert_eq!(w.start, 3008);
+        let acked = w.acknowledge_to(4999, &mut budget);
+        assert_eq!(acked, Arrivals { marked: 199, unmarked: 1992 - 199, unknown: 3008 });
+        // a copy that differs makes a PSN's marking unknown; a SACK beyond the highest, unseen
+        assert_eq!(w.see(5000, true, &mut budget), Appearance::First);
+        assert_eq!(w.see(5000, false, &mut budget), Appearance::Again);
+        assert_eq!(w.see(5001, true, &mut budget), Appearance::First);
+        assert_eq!(
+            [w.sack(5000), w.sack(5001), w.sack(5002), w.sack(5001)],
+            [Some(Arrival::Unknown), Some(Arrival::Marked), Some(Arrival::Unknown), None]
+        );
+        assert_eq!(w.acknowledge_to(5003, &mut budget), Arrivals::unknown(1), "5003 alone: the rest SACKed");
     }
 
     #[test]
