@@ -391,6 +391,13 @@ pub struct AnalyzeArgs {
     #[arg(long = "counters", value_name = "HOST=BEFORE,AFTER", value_parser = parse_counters)]
     pub counters: Vec<CounterFiles>,
 
+    /// With --counters: the capture is of HOST's own link (a mirror of its switch port, a tap on
+    /// its cable), so HOST's received pause counters pair with the pause frames of its link
+    /// partner even when the capture holds no pause frame from HOST's MAC (which shows the link
+    /// otherwise; repeat for more hosts)
+    #[arg(long = "link", value_name = "HOST", requires = "counters")]
+    pub links: Vec<std::net::IpAddr>,
+
     /// A switch's counters before and after the capture, NAME=BEFORE,AFTER (each file the
     /// output of SONiC's `show pfc counters` and `show queue counters`, with an optional `time:
     /// RFC3339` line; at most 16 MiB): every port's PFC frames and every queue's packets and

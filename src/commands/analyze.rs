@@ -179,15 +179,22 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
 /// With `--counters HOST=BEFORE,AFTER`: each host's two snapshots, read (a file that cannot
 /// be read, is too large or holds a line that is no counter is a usage error naming its line,
 /// before the capture is read for the MACs) and put in order (a warning when they look
-/// swapped), and the host's MAC in `files`.
+/// swapped), and the host's MAC in `files`; `--link HOST` marks HOST's link as the capture's
+/// (a HOST no `--counters` names is a usage error).
 fn read_counters(args: &AnalyzeArgs, files: &[PathBuf], decoder: &Decoder) -> Result<Vec<HostSnapshots>, Failure> {
+    if let Some(stray) = args.links.iter().find(|l| !args.counters.iter().any(|c| c.host == **l)) {
+        return Err(Failure::Usage(format!(
+            "--link {stray}: no --counters {stray}=BEFORE,AFTER: --link names a host whose counters are given"
+        )));
+    }
     let read = |file: &PathBuf| read_snapshot("--counters", file, counters::parse);
     let host = |c: &crate::cli::CounterFiles| {
         let (before, after, order) = counters::in_order(read(&c.before)?, read(&c.after)?);
         if let Some(warning) = order.warning(&format!("--counters {}", c.host)) {
             eprintln!("rocescope: warning: {warning}");
         }
-        Ok(HostSnapshots { host: c.host, macs: HostMacs::default(), before, after })
+        let link = args.links.contains(&c.host);
+        Ok(HostSnapshots { host: c.host, macs: HostMacs::default(), link, before, after })
     };
     let mut hosts: Vec<HostSnapshots> = args.counters.iter().map(host).collect::<Result<_, Failure>>()?;
     let addresses: Vec<IpAddr> = hosts.iter().map(|h| h.host).collect();

@@ -431,3 +431,24 @@ fn a_switch_file_without_a_table_is_a_warning_naming_it() {
     );
     assert_eq!(stderr.lines().filter(|l| l.contains("no table")).collect::<Vec<_>>(), [wanted.as_str()], "{stderr}");
 }
+
+#[test]
+fn link_names_a_host_whose_counters_are_given() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let arg = pair(dir.path(), RECEIVER, "rx_prio3_pause 0\n", "rx_prio3_pause 0\n");
+    let out = common::run(&["analyze", "--counters", &arg, "--link", "10.0.0.9", SAMPLE]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--link 10.0.0.9: no --counters 10.0.0.9=BEFORE,AFTER"), "{stderr}");
+    let out = common::run(&["analyze", "--link", RECEIVER, SAMPLE]);
+    assert_eq!(out.status.code(), Some(2), "--link without --counters");
+    // samples/congestion_ecn_cnp.pcap has no pause frame: the receiver's received pauses are
+    // not visible, unless the user says the capture is of its link
+    let (unnamed, _) = analyze_with(&["--counters", &arg]);
+    assert_eq!(row(&unnamed, "rx_prio3_pause")["verdict"], "not_visible");
+    let (named, _) = analyze_with(&["--counters", &arg, "--link", RECEIVER]);
+    assert_eq!(
+        (row(&named, "rx_prio3_pause")["verdict"].as_str(), row(&named, "rx_prio3_pause")["capture"].as_u64()),
+        (Some("agrees"), Some(0))
+    );
+}

@@ -288,3 +288,167 @@ fn received_pauses_pair_with_the_link_partners_frames_and_paused_time() {
     assert_eq!(row(&report, "tx_prio3_pause_duration"), ("agrees", Some(100), Some(0)), "5 pauses of 20 µs");
     assert_eq!(row(&report, "tx_prio3_pause"), ("agrees", Some(XOFFS), Some(0)), "the host's own are apart");
 }
+
+/// The router MAC of the switch in a routed fabric: the MAC the receiver's RoCE frames go to,
+/// which every port of the switch may share.
+const ROUTER: [u8; 6] = [2, 0, 0, 0, 0, 0xFE];
+
+/// `run` as the receiver's own link shows it in a routed fabric: the sender's frames arrive
+/// from the switch's router MAC, the receiver's go to it (the pause frames keep their MACs).
+fn routed(mut run: Run) -> Run {
+    let sender = [2, 0, 0, 0, 0, SENDER.n];
+    for (_, bytes, kind) in &mut run.frames {
+        if *kind != Kind::Pfc {
+            for at in [0..6, 6..12] {
+                if bytes[at.clone()] == sender {
+                    bytes[at].copy_from_slice(&ROUTER);
+                }
+            }
+        }
+    }
+    run
+}
+
+/// `run` without the receiver's own pause frames, and with `xoffs` XOFFs of priority 3 from
+/// `mac`, each ended 20 µs later by an XON.
+fn paused_by(mut run: Run, mac: [u8; 6], xoffs: i64) -> Run {
+    let own = [2, 0, 0, 0, 0, RECEIVER.n];
+    run.frames.retain(|(_, bytes, kind)| *kind != Kind::Pfc || bytes[6..12] != own);
+    add_xoffs(&mut run, mac, xoffs);
+    run
+}
+
+fn add_xoffs(run: &mut Run, mac: [u8; 6], xoffs: i64) {
+    let mut quanta = [0u16; 8];
+    quanta[3] = 0xFFFF;
+    for k in 0..xoffs {
+        let t = T0 + (1_000 * k + 700) * US + 100;
+        run.frames.push((t, encode::pfc_frame(mac, 1 << 3, quanta), Kind::Pfc));
+        run.frames.push((t + 20 * US, encode::pfc_frame(mac, 1 << 3, [0; 8]), Kind::Pfc));
+    }
+    run.frames.sort_by_key(|(t, _, _)| *t);
+}
+
+/// `run`'s receiver counters with `counter` set to `delta` (added when absent).
+fn counting(mut run: Run, counts: &[(&'static str, u64)]) -> Run {
+    for &(counter, delta) in counts {
+        match run.nic.iter_mut().find(|(n, _)| *n == counter) {
+            Some(entry) => entry.1 = delta,
+            None => run.nic.push((counter, delta)),
+        }
+    }
+    run
+}
+
+/// [`mirrored`] with `extra` arguments too (`--link`).
+fn mirrored_with(run: &Run, extra: &[&str]) -> Value {
+    let mut c = Capture::new();
+    for (t, bytes, _) in &run.frames {
+        c.add_bytes(*t, bytes.clone());
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |name: &str, delta: u64| {
+        let path = dir.path().join(name);
+        let text: String = run.nic.iter().map(|(n, d)| format!("     {n}: {}\n", 1_000 + delta * d)).collect();
+        std::fs::write(&path, format!("NIC statistics:\n{text}")).expect("write a snapshot");
+        path
+    };
+    let (before, after) = (write("before.txt", 0), write("after.txt", 1));
+    let arg = format!("{HOST}={},{}", before.display(), after.display());
+    c.analyze(&[&["--counters", arg.as_str()], extra].concat())
+}
+
+#[test]
+fn pauses_sent_at_another_hosts_port_are_not_the_receivers_received_pauses() {
+    // The capture has the receiver's traffic but none of its own pause frames: pauses sent on
+    // the sender's link, by the sender itself (its MAC is the one the receiver's frames go to on
+    // a switched network) or by the switch's port there (its router MAC, the receiver's partner
+    // in a routed fabric). The receiver's NIC received no pause.
+    let sender = [2, 0, 0, 0, 0, SENDER.n];
+    for (layout, run) in
+        [("switched", paused_by(run(3, false), sender, 3)), ("routed", paused_by(routed(run(3, false)), ROUTER, 3))]
+    {
+        let quiet = counting(run, &[("tx_prio3_pause", 0), ("rx_prio3_pause", 0), ("rx_prio3_pause_duration", 0)]);
+        let report = mirrored_with(&quiet, &[]);
+        assert_eq!(row(&report, "rx_prio3_pause"), ("not_visible", None, None), "{layout}");
+        assert_eq!(row(&report, "rx_prio3_pause_duration"), ("not_visible", None, None), "{layout}");
+        assert_eq!(row(&report, "tx_prio3_pause"), ("agrees", Some(0), Some(0)), "{layout}");
+        for code in COUNTER_CODES {
+            assert!(findings(&report, code).is_empty(), "{layout}: {code}");
+        }
+        // the receiver was paused on its own link, which the capture does not show
+        let paused = counting(quiet, &[("rx_prio3_pause", 4), ("rx_prio3_pause_duration", 80)]);
+        let report = mirrored_with(&paused, &[]);
+        assert_eq!(row(&report, "rx_prio3_pause"), ("not_visible", None, None), "{layout}");
+        assert!(findings(&report, "COUNTERS_DISAGREE").is_empty(), "{layout}");
+        let pauses = findings(&report, "PAUSE_NOT_IN_CAPTURE");
+        assert_eq!((pauses.len(), &pauses[0]["evidence"]["count"]), (1, &Value::from(84)), "{layout}");
+        let message = pauses[0]["message"].as_str().expect("a message");
+        assert_eq!(
+            message,
+            "10.0.0.3: pause counters grew but the capture has no pause frame of its link: rx_prio3_pause +4, rx_prio3_pause_duration +80",
+            "{layout}"
+        );
+    }
+}
+
+#[test]
+fn the_receivers_pauses_sent_where_the_capture_has_others_are_pause_not_in_capture() {
+    // the receiver's 5 XOFFs never reach the capture, which has the sender's
+    let run = paused_by(run(3, false), [2, 0, 0, 0, 0, SENDER.n], 3);
+    let report = mirrored_with(&run, &[]);
+    assert_eq!(row(&report, "tx_prio3_pause"), ("capture_saw_fewer", Some(0), Some(XOFFS as i64)));
+    let pauses = findings(&report, "PAUSE_NOT_IN_CAPTURE");
+    assert_eq!((pauses.len(), &pauses[0]["evidence"]["count"]), (1, &Value::from(XOFFS)));
+    assert!(findings(&report, "COUNTERS_DISAGREE").is_empty(), "the pauses are PAUSE_NOT_IN_CAPTURE's");
+}
+
+#[test]
+fn the_switch_pausing_the_host_on_its_own_link_agrees_or_disagrees_as_counted() {
+    // the receiver's own link in a routed fabric: its 5 XOFFs, and 3 XOFFs of 20 µs from the
+    // switch's port (the router MAC its RoCE frames go to)
+    let mut run = routed(run(3, false));
+    add_xoffs(&mut run, ROUTER, 3);
+    let healthy = counting(run, &[("rx_prio3_pause", 3), ("rx_prio3_pause_duration", 60)]);
+    let report = mirrored_with(&healthy, &[]);
+    assert_eq!(row(&report, "rx_prio3_pause"), ("agrees", Some(3), Some(0)));
+    assert_eq!(row(&report, "rx_prio3_pause_duration"), ("agrees", Some(60), Some(0)));
+    assert_eq!(row(&report, "tx_prio3_pause"), ("agrees", Some(XOFFS), Some(0)));
+    for code in COUNTER_CODES {
+        assert!(findings(&report, code).is_empty(), "{code}");
+    }
+    // the NIC counted 8 received where its link shows 3
+    let more = counting(healthy, &[("rx_prio3_pause", 8)]);
+    let report = mirrored_with(&more, &[]);
+    assert_eq!(row(&report, "rx_prio3_pause"), ("capture_saw_fewer", Some(3), Some(5)));
+    let disagree = findings(&report, "COUNTERS_DISAGREE");
+    assert_eq!(disagree.len(), 1, "{disagree:?}");
+    let message = disagree[0]["message"].as_str().expect("a message");
+    assert!(message.starts_with("10.0.0.3: PFC pauses counters and the capture disagree"), "{message}");
+    assert!(message.contains("rx_prio3_pause +8 counted, 3 in the capture"), "{message}");
+    assert!(findings(&report, "PAUSE_NOT_IN_CAPTURE").is_empty());
+}
+
+#[test]
+fn naming_the_link_pairs_received_pauses_the_host_sent_none_beside() {
+    // a mirror of the receiver's switch port: the switch paused it 3 times, and it sent no
+    // pause, so nothing in the capture shows its link but the user's word
+    let run = counting(
+        paused_by(routed(run(3, false)), ROUTER, 3),
+        &[("tx_prio3_pause", 0), ("rx_prio3_pause", 3), ("rx_prio3_pause_duration", 60)],
+    );
+    let unnamed = mirrored_with(&run, &[]);
+    assert_eq!(row(&unnamed, "rx_prio3_pause"), ("not_visible", None, None));
+    assert_eq!(findings(&unnamed, "PAUSE_NOT_IN_CAPTURE").len(), 1);
+    let named = mirrored_with(&run, &["--link", HOST]);
+    assert_eq!(row(&named, "rx_prio3_pause"), ("agrees", Some(3), Some(0)));
+    assert_eq!(row(&named, "rx_prio3_pause_duration"), ("agrees", Some(60), Some(0)));
+    for code in COUNTER_CODES {
+        assert!(findings(&named, code).is_empty(), "{code}");
+    }
+    // named where the counters say the switch paused it 9 times: a disagreement
+    let fewer = counting(run, &[("rx_prio3_pause", 9)]);
+    let named = mirrored_with(&fewer, &["--link", HOST]);
+    assert_eq!(row(&named, "rx_prio3_pause"), ("capture_saw_fewer", Some(3), Some(6)));
+    assert_eq!(findings(&named, "COUNTERS_DISAGREE").len(), 1);
+}

@@ -42,6 +42,9 @@ pub fn read_file(path: &Path) -> Result<String, String> {
 pub struct HostSnapshots {
     pub host: std::net::IpAddr,
     pub macs: HostMacs,
+    /// The user says the capture is of the host's own link (`analyze --link HOST`: a mirror of
+    /// its switch port, a tap on its cable), where the pauses it receives are.
+    pub link: bool,
     pub before: Snapshot,
     pub after: Snapshot,
 }
@@ -57,7 +60,8 @@ pub struct SwitchSnapshots {
 
 /// The MACs of a host's first RoCE frame: its own (the source, whose pause frames the host
 /// sent) and its link partner's (the destination: the switch's router MAC in a routed fabric,
-/// whose pause frames the host received).
+/// whose pause frames the host received when the capture shows the host's link; the peer
+/// host's own on a switched L2 network).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HostMacs {
     pub own: Option<MacAddr>,

@@ -19,6 +19,45 @@ pub struct HostCounters {
     pub source: Source,
     pub window: CounterWindow,
     pub rows: Vec<CounterRow>,
+    /// Whether the capture shows the host's own link; `Unknown` for a switch.
+    #[serde(skip)]
+    pub link: Link,
+}
+
+/// Whether the capture shows a host's own link, the only one its pause frames travel: the
+/// pauses it sent and those it received (docs/analysis.md, "Counters beside the capture").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Link {
+    /// The capture holds a PFC or PAUSE frame from the host's MAC.
+    Seen,
+    /// The capture holds none, and the user says it is of the host's link (`--link HOST`).
+    Named,
+    /// The host's MAC is known, the capture holds no pause frame from it and the user does not
+    /// name the link.
+    NotSeen,
+    /// The host's MAC is not known (it sends no RoCE frame, or the capture cannot be read
+    /// twice), nor its link named; or the counters are a switch's.
+    #[default]
+    Unknown,
+}
+
+impl Link {
+    /// What shows (or not) the link of the host of `snapshots` in `report`.
+    fn of(report: &Report, snapshots: &HostSnapshots) -> Link {
+        let own = snapshots.macs.own.map(|mac| mac.to_string());
+        let sent = |own: &String| report.pfc.iter().chain(&report.pause).any(|p| p.src_mac == *own);
+        match own {
+            Some(own) if sent(&own) => Link::Seen,
+            _ if snapshots.link => Link::Named,
+            Some(_) => Link::NotSeen,
+            None => Link::Unknown,
+        }
+    }
+
+    /// Does the capture show the link, as its own pause frames or the user say?
+    pub fn shown(self) -> bool {
+        matches!(self, Link::Seen | Link::Named)
+    }
 }
 
 /// Whose counters: a host's NIC (`--counters`) or a switch (`--switch-counters`).
@@ -139,9 +178,12 @@ impl Pauses {
     }
 
     /// What the capture saw of it: XOFF frames, or the paused time in µs, from the host's MAC
-    /// (sent) or its link partner's (received). None when that MAC is not known.
-    fn in_capture(self, report: &Report, macs: HostMacs) -> Option<u64> {
-        let mac = if self.sent { macs.own } else { macs.partner }?.to_string();
+    /// (sent) or its link partner's (received, and only where the capture shows the host's
+    /// `link`: a pause frame never leaves its link, and the partner's MAC, a router MAC many
+    /// ports share or the peer host's on an L2 network, alone does not say which link it was
+    /// on). None when that MAC is not known or the link is not shown.
+    fn in_capture(self, report: &Report, macs: HostMacs, link: Link) -> Option<u64> {
+        let mac = if self.sent { macs.own } else { macs.partner.filter(|_| link.shown()) }?.to_string();
         let sources = match self.priority {
             Some(_) => &report.pfc,
             None => &report.pause,
@@ -165,15 +207,17 @@ impl HostCounters {
     /// The rows of `snapshots`, paired with what `report` saw where it can.
     pub fn of(report: &Report, snapshots: &HostSnapshots) -> HostCounters {
         let (before, after) = (&snapshots.before, &snapshots.after);
+        let link = Link::of(report, snapshots);
         let rows = names(before, after)
             .into_iter()
-            .map(|name| CounterRow::of(name, before, after, capture_of(report, snapshots, name)))
+            .map(|name| CounterRow::of(name, before, after, capture_of(report, snapshots, link, name)))
             .collect();
         HostCounters {
             host: snapshots.host.to_string(),
             source: Source::Nic,
             window: CounterWindow::of(before, after),
             rows,
+            link,
         }
     }
 
@@ -186,6 +230,7 @@ impl HostCounters {
             source: Source::Switch,
             window: CounterWindow::of(before, after),
             rows,
+            link: Link::Unknown,
         }
     }
 }
@@ -257,9 +302,9 @@ pub fn hosts_not_in_capture(report: &Report) -> Vec<&str> {
 
 /// What the capture saw of what counter `name` counts on the host, for the counters paired
 /// (docs/analysis.md lists them); `None` for every other counter.
-fn capture_of(report: &Report, snapshots: &HostSnapshots, name: &str) -> Option<u64> {
+fn capture_of(report: &Report, snapshots: &HostSnapshots, link: Link, name: &str) -> Option<u64> {
     if let Some(pauses) = Pauses::of(name) {
-        return pauses.in_capture(report, snapshots.macs);
+        return pauses.in_capture(report, snapshots.macs, link);
     }
     let host = Endpoint::Ip(snapshots.host);
     let to = || report.flows.iter().filter(move |f| f.dst_ip == host);

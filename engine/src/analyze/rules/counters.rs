@@ -1,7 +1,7 @@
 //! The findings of counter snapshots reconciled with the capture (`analyze --counters`): each
 //! names its host.
 
-use crate::analyze::report::counters::{CounterRow, FAMILIES, HostCounters, Verdict, counts_pauses, family};
+use crate::analyze::report::counters::{CounterRow, FAMILIES, HostCounters, Link, Verdict, counts_pauses, family};
 use crate::analyze::report::finding::{Evidence, kinds};
 
 use super::{About, Rules};
@@ -24,6 +24,8 @@ pub(super) fn counters(r: &mut Rules<'_>) {
         growth(r, host, QUEUE_DROPS_FINDING, |name| name.ends_with(" dropped_packets"));
         if !pauses_captured(r) {
             growth(r, host, PAUSE_NOT_IN_CAPTURE_FINDING, counts_pauses);
+        } else if host.link == Link::NotSeen {
+            growth(r, host, PAUSE_NOT_ON_LINK_FINDING, counts_pauses);
         }
         disagreements(r, host);
     }
@@ -71,6 +73,16 @@ const PAUSE_NOT_IN_CAPTURE_FINDING: Growth = Growth {
     what: "pause counters grew but the capture has no pause frame",
 };
 
+/// `PAUSE_NOT_IN_CAPTURE` where the capture has pause frames, but none from the host's MAC.
+const PAUSE_NOT_ON_LINK_FINDING: Growth = Growth {
+    about: About {
+        kind: kinds::PAUSE_NOT_IN_CAPTURE,
+        cause: "The host's NIC sent or received pause frames, but the capture does not show its link: it holds pause frames, none of them from the host's MAC. PFC and PAUSE frames live on one link and are consumed by the MAC at its other end, so a capture of another port, a mirror session or a host capture does not see them; a pause frame from the host's link partner's MAC may have been sent on another port of the switch (a router MAC is often shared by every port), so the host's received pause counters are not paired.",
+        action: "Capture at the host's own port (a tap on its link, or the switch's own PFC counters: show pfc counters) to see when and how long it paused; if the capture is of the host's link, say so with --link HOST.",
+    },
+    what: "pause counters grew but the capture has no pause frame of its link",
+};
+
 /// Does the capture hold any pause frame at all?
 fn pauses_captured(r: &Rules<'_>) -> bool {
     !r.report.pfc.is_empty() || !r.report.pause.is_empty()
@@ -96,8 +108,9 @@ fn on_host(host: &HostCounters, count: u64) -> Evidence {
 /// reason.
 fn disagreements(r: &mut Rules<'_>, host: &HostCounters) {
     for name in FAMILIES {
-        // with no pause frame captured, PAUSE_NOT_IN_CAPTURE speaks of the pause counters
-        if name == "PFC pauses" && !pauses_captured(r) {
+        // with no pause frame captured, or none of the host's link, PAUSE_NOT_IN_CAPTURE speaks
+        // of the pause counters
+        if name == "PFC pauses" && (!pauses_captured(r) || host.link == Link::NotSeen) {
             continue;
         }
         let rows: Vec<&CounterRow> = host
