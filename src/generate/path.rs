@@ -1,8 +1,9 @@
 //! One path captured at several taps (`analyze --tap`): host A writes to host B on two
 //! connections (priorities 3 and 5), B acknowledges every fourth packet; every copy of every
 //! packet is followed through the hops between the taps, each hop with its delay, and the
-//! plan's faults: one hop drops some packets (which A sends again 150 µs later), one marks CE,
-//! one rewrites DSCP on priority 5, one tap misses some copies, each tap has its own clock.
+//! plan's faults: one hop drops some packets (which A sends again 150 µs later, or with
+//! go-back-N from the hole on, B discarding the packets behind the hole), one marks CE, one
+//! rewrites DSCP on priority 5, one tap misses some copies, each tap has its own clock.
 //! The truth of what happened on each hop is kept beside the captures, for the tests.
 
 use rocescope_parsers::ext::ExtHeaders;
@@ -38,6 +39,12 @@ pub struct Plan {
     /// One data packet in this many reaches the last tap and is lost after it (in B's NIC):
     /// A sends it again.
     pub lost_after_one_in: u64,
+    /// Go-back-N (IBA §9.7.5.1.3) when above 0: after a hole in a connection's packets (one
+    /// dropped on the drop hop, or lost after the last tap) B discards the connection's next
+    /// `go_back_n` packets, NAKing the first that reaches it, and A then resends the hole and
+    /// every packet after it, one after the other. At 0, A resends each lost packet alone,
+    /// 150 µs later, and B takes every packet that reaches it.
+    pub go_back_n: u32,
 }
 
 impl Plan {
@@ -60,6 +67,7 @@ impl Plan {
             missing_tap: 1,
             miss_one_in: 200,
             lost_after_one_in: 400,
+            go_back_n: 0,
         }
     }
 
@@ -77,6 +85,13 @@ impl Plan {
             missing_tap: 1,
             ..Plan::four_taps()
         }
+    }
+
+    /// Four taps as [`Plan::four_taps`] over 0.8 s, with go-back-N recovery: B discards the four
+    /// packets of the connection after each hole, and A resends from the hole; the leaf misses
+    /// one copy in twenty (resends among them).
+    pub fn go_back_n() -> Plan {
+        Plan { packets: 8_000, go_back_n: 4, miss_one_in: 20, ..Plan::four_taps() }
     }
 
     /// The sample of `samples/path/`: four taps over 0.2 s, offsets without drift.
@@ -109,6 +124,13 @@ pub struct Truth {
     pub sent: u64,
     /// Data packets that reached the last tap, were lost after it and were sent again.
     pub lost_after: u64,
+    /// Data packets that reached the last tap and that B discarded behind a hole (go-back-N):
+    /// sent again, but not lost.
+    pub discarded: u64,
+    /// The data packets dropped on a hop and those lost after the last tap: (destination QP,
+    /// PSN) of each, in the order sent.
+    pub dropped_packets: Vec<(u32, u32)>,
+    pub lost_after_packets: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -131,12 +153,23 @@ pub struct PathSet {
 /// (200 µs apart), so that no hop's jitter reorders the two.
 const RESEND_AFTER_NS: i64 = 150 * US;
 
+/// Go-back-N: how long after the last packet B discards A resends from the hole (the NAK's
+/// round trip), and how far apart the resends are (more than a hop's jitter, so that none
+/// overtakes another).
+const GO_BACK_AFTER_NS: i64 = 20 * US;
+const GO_BACK_SPACING_NS: i64 = 2 * US;
+
+/// The AETH syndrome of a NAK for a PSN sequence error.
+const NAK_PSN_SEQUENCE_ERROR: u8 = 0x60;
+
 /// A packet sent: its frame as it leaves its host, its way, and which data packet it is.
 struct Copy {
     frame: encode::RoceFrame,
     /// From A to B.
     forward: bool,
     data_index: Option<u32>,
+    /// Go-back-N: did it reach B (its last tap)?
+    reached: bool,
 }
 
 pub fn path_set(plan: &Plan, files: &[&'static str]) -> PathSet {
@@ -154,6 +187,9 @@ pub fn path_set(plan: &Plan, files: &[&'static str]) -> PathSet {
         missed: vec![0; taps],
         sent: 0,
         lost_after: 0,
+        discarded: 0,
+        dropped_packets: Vec::new(),
+        lost_after_packets: Vec::new(),
     };
     let conns = [
         Conn { a: endpoint(1, 0x000101), b: endpoint(2, 0x000201), vlan: Some((3, 100)) },
@@ -162,7 +198,13 @@ pub fn path_set(plan: &Plan, files: &[&'static str]) -> PathSet {
     let mut rng = Rng::new(0x7A95);
     let mut psn = [0u32; 2];
     let mut sent = [0u32; 2];
-    let last_drop = T0 + i64::from(plan.packets) * plan.interval_ns - 50 * plan.interval_ns;
+    // go-back-N: per connection, the hole and the packets sent after it, to send again
+    let mut behind: [Vec<Copy>; 2] = [Vec::new(), Vec::new()];
+    // nothing is lost within the last 50 packets, nor within the path window of the end: a
+    // copy lost so late may still have been on its way when the next tap stopped capturing, and
+    // the report does not count it
+    let window_ns = i64::try_from(crate::path::DEFAULT_WINDOW_US * 1_000).unwrap_or(i64::MAX);
+    let last_drop = T0 + i64::from(plan.packets) * plan.interval_ns - (50 * plan.interval_ns).max(window_ns);
     for i in 0..plan.packets {
         let c = (i % 2) as usize;
         let t = T0 + i64::from(i) * plan.interval_ns;
@@ -170,14 +212,44 @@ pub fn path_set(plan: &Plan, files: &[&'static str]) -> PathSet {
         let frame = encode::RoceFrame { ext: write_ext(), ..frame };
         psn[c] += 1;
         sent[c] += 1;
+        let behind_hole = !behind[c].is_empty();
         let dropped = t < last_drop && rng.next_u64().is_multiple_of(plan.drop_one_in);
-        let lost_after = !dropped && t < last_drop && rng.next_u64().is_multiple_of(plan.lost_after_one_in);
-        let copy = Copy { frame, forward: true, data_index: Some(i) };
+        let lost_after =
+            !dropped && !behind_hole && t < last_drop && rng.next_u64().is_multiple_of(plan.lost_after_one_in);
+        let copy = Copy { frame, forward: true, data_index: Some(i), reached: false };
         let arrival = travel(plan, &mut captures, &mut truth, &mut rng, &copy, t, dropped);
         truth.lost_after += u64::from(lost_after);
-        if dropped || lost_after {
-            let resend = Copy { frame: copy.frame.clone(), ..copy };
-            travel(plan, &mut captures, &mut truth, &mut rng, &resend, t + RESEND_AFTER_NS, false);
+        let packet = (copy.frame.bth.dest_qp, copy.frame.bth.psn);
+        if dropped {
+            truth.dropped_packets.push(packet);
+        }
+        if lost_after {
+            truth.lost_after_packets.push(packet);
+        }
+        if plan.go_back_n == 0 {
+            if dropped || lost_after {
+                let resend = Copy { frame: copy.frame.clone(), ..copy };
+                travel(plan, &mut captures, &mut truth, &mut rng, &resend, t + RESEND_AFTER_NS, false);
+            }
+        } else if behind_hole || dropped || lost_after {
+            let hole = behind[c].first().map(|h| h.frame.bth.psn);
+            if let (Some(hole), Some(at_b)) = (hole, arrival) {
+                truth.discarded += 1;
+                if !behind[c].iter().skip(1).any(|b| b.reached) {
+                    // the first packet past the hole that B sees: a PSN sequence error NAK
+                    let nak = conns[c].ack(false, hole, hole, NAK_PSN_SEQUENCE_ERROR);
+                    let nak = Copy { frame: nak, forward: false, data_index: None, reached: false };
+                    travel(plan, &mut captures, &mut truth, &mut rng, &nak, at_b + US, false);
+                }
+            }
+            behind[c].push(Copy { reached: arrival.is_some(), ..copy });
+            if behind[c].len() > plan.go_back_n as usize {
+                for (j, resend) in behind[c].drain(..).enumerate() {
+                    let at = t + GO_BACK_AFTER_NS + j as i64 * GO_BACK_SPACING_NS;
+                    travel(plan, &mut captures, &mut truth, &mut rng, &resend, at, false);
+                }
+            }
+            continue;
         }
         if let Some(at_b) = arrival.filter(|_| sent[c] % 4 == 0) {
             let ack = conns[c].ack(false, psn[c] - 1, sent[c], 0x1F);
@@ -186,7 +258,7 @@ pub fn path_set(plan: &Plan, files: &[&'static str]) -> PathSet {
                 &mut captures,
                 &mut truth,
                 &mut rng,
-                &Copy { frame: ack, forward: false, data_index: None },
+                &Copy { frame: ack, forward: false, data_index: None, reached: false },
                 at_b + US,
                 false,
             );

@@ -58,7 +58,7 @@ fn check_hops(path: &Value, truth: &Truth) {
     assert!(listed.iter().all(|l| l["flow"].is_u64()), "each loss names its flow");
 }
 
-fn check(plan: &Plan) {
+fn check(plan: &Plan) -> (Value, Truth) {
     let dir = tempfile::tempdir().expect("temp dir");
     let (files, truth) = write(plan, dir.path());
     let report = analyze(&tap_args(&plan.taps, &files));
@@ -95,6 +95,7 @@ fn check(plan: &Plan) {
     assert_eq!(on_hop("LOSS_ON_HOP"), hop_name(plan.drop_hop));
     assert_eq!(on_hop("ECN_MARKED_ON_HOP"), hop_name(plan.mark_hop));
     assert_eq!(on_hop("DSCP_REWRITTEN"), hop_name(plan.rewrite_hop));
+    (report, truth)
 }
 
 #[test]
@@ -105,6 +106,42 @@ fn four_taps_put_each_loss_mark_and_rewrite_on_its_hop() {
 #[test]
 fn three_taps_put_each_loss_mark_and_rewrite_on_its_hop() {
     check(&Plan::three_taps());
+}
+
+/// Go-back-N recovery (IBA §9.7.5.1.3): after each hole (a packet dropped on the leaf-to-spine
+/// hop, or lost in host B's NIC after its capture saw it) B discards its connection's next four
+/// packets and A resends from the hole on. Every packet dropped on the hop is lost there, none
+/// matched to its resend (the leaf misses one copy in twenty, resends among them); none of the
+/// discarded packets, which reached host B and were sent again, is listed as lost after it; the
+/// packets B's NIC lost, each the first of its go-back-N resend, are.
+#[test]
+fn go_back_n_discards_are_not_losses() {
+    let plan = Plan::go_back_n();
+    let (report, truth) = check(&plan);
+    let holes = (truth.dropped_packets.len() + truth.lost_after_packets.len()) as u64;
+    assert!(truth.discarded >= 2 * holes, "{} discarded behind {holes} holes", truth.discarded);
+    let listed = |after: bool| {
+        let mut listed: Vec<(u32, u32)> = report["path"]["losses"]
+            .as_array()
+            .expect("losses")
+            .iter()
+            .filter(|l| l["lost_on"].as_str().is_some_and(|on| on.starts_with("after:")) == after)
+            .map(|l| (l["dest_qp"].as_u64().expect("QP") as u32, l["psn"].as_u64().expect("PSN") as u32))
+            .collect();
+        listed.sort_unstable();
+        listed
+    };
+    let sorted = |packets: &[(u32, u32)]| {
+        let mut packets = packets.to_vec();
+        packets.sort_unstable();
+        packets
+    };
+    assert_eq!(listed(false), sorted(&truth.dropped_packets), "the packets dropped on the hop, each once");
+    assert_eq!(listed(true), sorted(&truth.lost_after_packets), "the packets lost after host B, no discard");
+    for loss in report["path"]["losses"].as_array().expect("losses") {
+        let on_hop = loss["lost_on"] == "leaf->spine" && loss["last_tap"] == "leaf";
+        assert!(on_hop || loss["lost_on"] == "after:host_b", "{loss}");
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use rocescope_parsers::opcode::{CNP, is_acknowledge, is_atomic_acknowledge};
+use rocescope_parsers::opcode::{is_read_response, is_unsequenced};
 
 use crate::analyze::report::path::{DelayBins, Direction, HopReport, LOSSES_KEPT, LossReport};
 
@@ -85,12 +85,14 @@ pub fn walk(way: &Way<'_>, journeys: &Journeys, hosts: &Hosts) -> Walked {
 }
 
 /// The packets (not acknowledgements or CNPs) that reached the way's last tap and were sent
-/// again later: lost after the last tap, or arrived and their acknowledgement was lost; the
-/// union's PSN analysis tells which.
+/// again later by a resend that starts a resend run ([`resends`]): lost after the last tap, or
+/// arrived and their acknowledgement was lost; the union's PSN analysis tells which. A packet
+/// sent again by a later resend of a run is not listed: the run's first resend is the hole's,
+/// and the receiver discarded the packet behind that hole (go-back-N).
 fn resent_after_the_last_tap(way: &Way<'_>, journeys: &Journeys, hosts: &Hosts) -> Vec<LossReport> {
     let end = way.stops.len().saturating_sub(1);
     let Some(last_stop) = way.stops.get(end) else { return Vec::new() };
-    // each journey's first copy, in time order
+    // each packet's journey and its first copy, in the order they were sent
     let mut firsts: Vec<(i64, &Sighting, Journey<'_>)> = journeys
         .iter()
         .filter_map(|j| {
@@ -98,24 +100,88 @@ fn resent_after_the_last_tap(way: &Way<'_>, journeys: &Journeys, hosts: &Hosts) 
             let (s, at) = way.stops.get(k)?.sighting(j.at(k)?)?;
             Some((at, s, j))
         })
+        .filter(|(_, s, _)| !is_unsequenced(s.opcode))
         .collect();
     firsts.sort_by_key(|&(at, _, _)| at);
-    let mut copies_left: FxHashMap<u32, usize> = FxHashMap::default();
-    for (_, s, _) in &firsts {
-        *copies_left.entry(s.signature).or_default() += 1;
-    }
+    let sent: Vec<Sent> = firsts
+        .iter()
+        .map(|(_, s, _)| Sent {
+            flow: (s.pair, s.dest_qp, is_read_response(s.opcode)),
+            psn: s.psn,
+            signature: s.signature,
+        })
+        .collect();
+    let resent = resends(&sent);
     let mut losses = Vec::new();
-    for (_, s, journey) in firsts {
-        let copies_after = copies_left.get_mut(&s.signature).map_or(0, |n| {
-            *n -= 1;
-            *n
-        });
-        let answers = is_acknowledge(s.opcode) || is_atomic_acknowledge(s.opcode) || s.opcode == CNP;
-        if journey.last() == end && copies_after > 0 && !answers {
+    for ((_, s, journey), resent) in firsts.iter().zip(resent) {
+        if journey.last() == end && resent == Some(Resend::StartsRun) {
             losses.push(loss(s, hosts, last_stop.name, format!("after:{}", last_stop.name)));
         }
     }
     losses
+}
+
+/// A packet sent, as [`resends`] reads it: its flow (host pair, destination QP, and whether its
+/// PSN is a READ response's), PSN and signature.
+#[derive(Debug, Clone, Copy)]
+struct Sent {
+    flow: (u32, u32, bool),
+    psn: u32,
+    signature: u32,
+}
+
+/// How a packet was sent again: by the resend that starts a resend run, or by a later one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resend {
+    StartsRun,
+    InRun,
+}
+
+/// For each packet (in the order sent), how it was sent again, if it was: the next packet with
+/// its signature is its resend. A flow's resends make runs: a resend continues the run of the
+/// packet its flow sent just before it when that one is a resend too and its PSN comes next, a
+/// later PSN (by less than 2²³) with none of the flow's packets' PSNs between the two: a
+/// go-back-N pass, which resends the PSNs from the hole on, one after the other. A new packet,
+/// a PSN not after the previous, or one that skips a PSN the flow sent (a selective resend of
+/// another hole) starts a run.
+fn resends(sent: &[Sent]) -> Vec<Option<Resend>> {
+    let mut psns: FxHashMap<(u32, u32, bool), Vec<u32>> = FxHashMap::default();
+    for p in sent {
+        psns.entry(p.flow).or_default().push(p.psn);
+    }
+    for flow in psns.values_mut() {
+        flow.sort_unstable();
+        flow.dedup();
+    }
+    let mut latest: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut previous: FxHashMap<(u32, u32, bool), (u32, bool)> = FxHashMap::default();
+    let mut resent = vec![None; sent.len()];
+    for (i, p) in sent.iter().enumerate() {
+        let again = latest.insert(p.signature, i);
+        let follows = previous.insert(p.flow, (p.psn, again.is_some())).is_some_and(|(psn, resend)| {
+            resend && psn_after(psn, p.psn) && !psns.get(&p.flow).is_some_and(|f| any_between(f, psn, p.psn))
+        });
+        if let Some(slot) = again.and_then(|a| resent.get_mut(a)) {
+            *slot = Some(if follows { Resend::InRun } else { Resend::StartsRun });
+        }
+    }
+    resent
+}
+
+/// PSN arithmetic wraps at 2²⁴.
+const PSN_SPACE: u32 = 1 << 24;
+
+/// Is `b` after `a`, by less than half the PSN space?
+fn psn_after(a: u32, b: u32) -> bool {
+    (1..PSN_SPACE / 2).contains(&(b.wrapping_sub(a) % PSN_SPACE))
+}
+
+/// Does sorted `psns` hold a PSN strictly between `a` and `b` (`b` after `a`, across the wrap)?
+fn any_between(psns: &[u32], a: u32, b: u32) -> bool {
+    let count =
+        |from: u32, to: u32| psns.partition_point(|&p| p < to).saturating_sub(psns.partition_point(|&p| p < from));
+    let (a, b) = (a % PSN_SPACE, b % PSN_SPACE);
+    if a < b { count(a + 1, b) > 0 } else { count(a + 1, PSN_SPACE) + count(0, b) > 0 }
 }
 
 /// The journey's loss, when it ends before the last tap while the next tap was capturing.
@@ -243,6 +309,56 @@ mod tests {
         let one = DelayBins::of(&[5_000]).expect("bins");
         assert_eq!((one.counts[0], one.counts.iter().sum::<u64>()), (1, 1));
         assert!(DelayBins::of(&[]).is_none());
+    }
+
+    /// Packets of one flow, (PSN, signature) in the order sent.
+    fn flow(packets: &[(u32, u32)]) -> Vec<Sent> {
+        packets.iter().map(|&(psn, signature)| Sent { flow: (0, 1, false), psn, signature }).collect()
+    }
+
+    const START: Option<Resend> = Some(Resend::StartsRun);
+    const IN_RUN: Option<Resend> = Some(Resend::InRun);
+
+    #[test]
+    fn a_go_back_n_pass_is_one_run_that_starts_at_the_hole() {
+        // 10 lost, 11 to 13 discarded, then resent from 10 on; 14 is new
+        let sent = flow(&[(10, 10), (11, 11), (12, 12), (13, 13), (10, 10), (11, 11), (12, 12), (13, 13), (14, 14)]);
+        assert_eq!(resends(&sent), [START, IN_RUN, IN_RUN, IN_RUN, None, None, None, None, None]);
+    }
+
+    #[test]
+    fn a_new_packet_a_psn_not_after_or_a_skipped_psn_starts_a_run() {
+        // 1 and 2 resent one by one, each after a new packet: two runs
+        let one_by_one = flow(&[(1, 1), (2, 2), (1, 1), (3, 3), (2, 2)]);
+        assert_eq!(resends(&one_by_one), [START, START, None, None, None]);
+        // a pass from 6, then a second pass from an earlier PSN, 5, which starts its own run
+        let again = flow(&[(5, 5), (6, 6), (7, 7), (6, 6), (7, 7), (5, 5), (6, 6), (7, 7)]);
+        assert_eq!(resends(&again), [START, START, IN_RUN, IN_RUN, IN_RUN, None, None, None]);
+        // selective repeat: 4 and 6 resent, 5 (which arrived) not
+        let selective = flow(&[(4, 4), (5, 5), (6, 6), (4, 4), (6, 6)]);
+        assert_eq!(resends(&selective), [START, None, START, None, None]);
+        // a READ request of three PSNs, then the next at PSN 23: no PSN between, one run
+        let reads = flow(&[(20, 20), (23, 23), (20, 20), (23, 23)]);
+        assert_eq!(resends(&reads), [START, IN_RUN, None, None]);
+        // another flow's resend between them does not break a run
+        let mut two = flow(&[(1, 1), (2, 2), (1, 1)]);
+        two.push(Sent { flow: (0, 2, false), psn: 9, signature: 99 });
+        two.push(Sent { flow: (0, 2, false), psn: 9, signature: 99 });
+        two.extend(flow(&[(2, 2)]));
+        assert_eq!(resends(&two), [START, IN_RUN, None, START, None, None]);
+    }
+
+    #[test]
+    fn psns_wrap_at_two_to_the_twenty_four() {
+        assert!(psn_after(PSN_SPACE - 1, 0));
+        assert!(!psn_after(0, PSN_SPACE - 1));
+        assert!(!psn_after(7, 7));
+        let psns = [0, 5, PSN_SPACE - 2, PSN_SPACE - 1];
+        assert!(!any_between(&psns, PSN_SPACE - 1, 0));
+        assert!(any_between(&psns, PSN_SPACE - 2, 0));
+        assert!(any_between(&psns, PSN_SPACE - 1, 5) && !any_between(&psns, 0, 5));
+        let wrapped = flow(&[(PSN_SPACE - 1, 1), (0, 2), (PSN_SPACE - 1, 1), (0, 2)]);
+        assert_eq!(resends(&wrapped), [START, IN_RUN, None, None]);
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub struct PathReport {
     pub taps: Vec<TapReport>,
     /// Every hop between two consecutive taps, forward then reverse.
     pub hops: Vec<HopReport>,
-    /// The packets lost on a hop (at most [`LOSSES_KEPT`]; each hop's `lost` counts them all).
+    /// The packets lost on a hop (at most [`LOSSES_KEPT`]; each hop's `lost` counts them all),
+    /// and those lost after the last tap of their way ([`LossReport::lost_on`]).
     pub losses: Vec<LossReport>,
     /// `--path-window-us`, in nanoseconds.
     pub window_ns: u64,
@@ -207,7 +208,10 @@ pub struct LossReport {
     pub opcode: u8,
     /// The last tap that saw it.
     pub last_tap: String,
-    /// The hop where it disappeared, "from->to".
+    /// The hop where it disappeared, "from->to"; or "after:NAME", NAME the last tap of its way:
+    /// it reached that tap and a resend that starts a run of resends sent it again (a packet a
+    /// later resend of a go-back-N run sent again was discarded behind the run's hole, and is not
+    /// listed; docs/analysis.md, "Per hop").
     pub lost_on: String,
 }
 
