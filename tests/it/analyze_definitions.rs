@@ -436,3 +436,36 @@ fn a_capture_without_roce_says_where_roce_is_captured() {
     c.add(T0 + 2_000, &write_only(A, B, 7, false));
     assert!(codes(&c.analyze(&[])).iter().all(|code| code != "NO_ROCE"));
 }
+
+/// The path MTU is a QP's: one QP's WRITEs at 1024 bytes say nothing of another QP between
+/// the same two hosts whose 4096-byte READs are answered at 4096 (an MPI job beside NCCL), whose
+/// READs then each take one PSN, not four.
+#[test]
+fn a_path_mtu_learned_on_one_qp_is_not_applied_to_another() {
+    let mut c = Capture::new();
+    let mut t = T0;
+    let mut at = |c: &mut Capture, f: &encode::RoceFrame| {
+        c.add(t, f);
+        t += 2 * US;
+    };
+    let payload = ExtHeaders::default();
+    for (psn, opcode) in [(1, 0x06), (2, 0x07), (3, 0x08)] {
+        at(&mut c, &frame(A, B, opcode, psn, payload, 1024));
+    }
+    at(&mut c, &ack(B, A, 3, 0));
+    let (requester, responder) = (Side { n: 1, qpn: 0x300 }, Side { n: 2, qpn: 0x400 });
+    for psn in 100..103 {
+        at(&mut c, &read_request(requester, responder, psn, 4096));
+        for response in read_responses(responder, requester, psn, 1, 4096) {
+            at(&mut c, &response);
+        }
+    }
+    let r = c.analyze(&[]);
+    assert_eq!(flow(&r, 1, 0x200)["pmtu"], json!(1024));
+    for (src, qp) in [(1, 0x400), (2, 0x300)] {
+        let f = flow(&r, src, qp);
+        assert_eq!((&f["retransmitted"], &f["gaps"]), (&json!(0), &json!(0)), "{src} → QP {qp:#x}");
+    }
+    assert_eq!(r["retransmit_episodes"], json!([]));
+    assert!(!codes(&r).iter().any(|c| c == "RETRANSMISSION"), "{:?}", codes(&r));
+}

@@ -2,17 +2,9 @@
 //! analysis's own running state: the doubled-mirror decision taken, the reorder windows open,
 //! the CM links and path MTUs a new flow takes, and each part's combining, delegated.
 
-use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, host_pair};
+use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT};
 use crate::analyze::congestion::analysis::MAX_BURSTS_KEPT;
 use crate::analyze::id::FlowKey;
-
-/// What a flow new after a part's kept frames would take from the parts before it.
-pub enum NewFlowDiffers {
-    /// A CM exchange set it up.
-    CmLink,
-    /// Its hosts' path MTU is known.
-    PathMtu,
-}
 
 impl Analyzer {
     /// Has the doubled-mirror decision been taken (no frame held for it)?
@@ -42,16 +34,10 @@ impl Analyzer {
         Ok(())
     }
 
-    /// Would a flow of `key` new now take the same CM link and path MTU here as in `other`?
-    pub fn new_flow_agrees(&self, other: &Analyzer, key: &FlowKey) -> Result<(), NewFlowDiffers> {
-        if self.cm_links.get(key) != other.cm_links.get(key) {
-            return Err(NewFlowDiffers::CmLink);
-        }
-        let hosts = host_pair(key.src, key.dst);
-        if self.host_pmtu.get(&hosts) != other.host_pmtu.get(&hosts) {
-            return Err(NewFlowDiffers::PathMtu);
-        }
-        Ok(())
+    /// Would a flow of `key` new now take the same CM link (and its path MTU) here as in
+    /// `other`?
+    pub fn cm_link_agrees(&self, other: &Analyzer, key: &FlowKey) -> bool {
+        self.cm_links.get(key) == other.cm_links.get(key)
     }
 
     /// Adds what a shard of the same capture counted, beyond its flows, episodes and bursts.
@@ -79,9 +65,6 @@ impl Analyzer {
             if !part.cm_links.contains_key(key) {
                 self.cm_links.remove(key);
             }
-        }
-        for (hosts, mtu) in part.host_pmtu {
-            self.host_pmtu.entry(hosts).or_insert(mtu);
         }
         self.deadlines = part.deadlines;
         (self.now_ns, self.packets_held) = (part.now_ns, part.packets_held);

@@ -35,7 +35,6 @@ use crate::analyze::wide::CaptureWide;
 use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::duplicates::{Doubling, DoublingProbe};
 use crate::analyze::wide::facts::UndecodedLinkFrames;
-use crate::decode::Endpoint;
 use head::Head;
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -74,8 +73,6 @@ pub struct Analyzer {
     pub(crate) uet: UetAnalysis,
     /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
-    /// Path MTU inferred per host pair (lower address first).
-    host_pmtu: FxHashMap<(Endpoint, Endpoint), u32>,
     probe: Option<Probe>,
     /// Per-frame verdicts, when the caller wants them.
     verdicts: Option<VerdictLedger>,
@@ -113,10 +110,6 @@ fn is_datagram(roce: &RoceFacts) -> bool {
     opcode::Transport::of(roce.opcode) == opcode::Transport::Ud
 }
 
-pub(crate) fn host_pair(a: Endpoint, b: Endpoint) -> (Endpoint, Endpoint) {
-    if a <= b { (a, b) } else { (b, a) }
-}
-
 impl Analyzer {
     pub fn new(config: Config) -> Self {
         Analyzer {
@@ -128,7 +121,6 @@ impl Analyzer {
             congestion: CongestionAnalysis::default(),
             uet: UetAnalysis::default(),
             cm_links: FxHashMap::default(),
-            host_pmtu: FxHashMap::default(),
             probe: Some(Probe { detector: DoublingProbe::new(config.span_window_ns), frames: Vec::new(), bytes: 0 }),
             verdicts: None,
             head: None,
@@ -374,7 +366,7 @@ impl Analyzer {
         let Some(passive_qpn) = c.passive_qpn else { return };
         let forward = FlowKey { src: c.active_ip, dst: c.passive_ip, dst_qp: passive_qpn };
         let reverse = FlowKey { src: c.passive_ip, dst: c.active_ip, dst_qp: c.active_qpn };
-        let (pmtu, hosts) = (c.path_mtu, host_pair(c.active_ip, c.passive_ip));
+        let pmtu = c.path_mtu;
         for key in [forward, reverse] {
             if let Some(old) = self.flows.get(&key) {
                 self.retire_flow(old);
@@ -382,9 +374,6 @@ impl Analyzer {
         }
         self.cm_links.insert(forward, (reverse, pmtu));
         self.cm_links.insert(reverse, (forward, pmtu));
-        if let Some(pmtu) = pmtu {
-            self.host_pmtu.insert(hosts, pmtu);
-        }
     }
 
     fn on_new_flow(&mut self, fid: FlowId, key: FlowKey) {

@@ -5,7 +5,7 @@
 use rocescope_parsers::opcode::{self, Position};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_forward_distance};
 
-use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD, host_pair};
+use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD};
 use crate::analyze::flow::arrival::Arrival;
 use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
 use crate::analyze::flow::responses::{Read, ReadQueue};
@@ -276,12 +276,10 @@ impl Analyzer {
         }
     }
 
-    /// Bookkeeping of a sequenced packet sent for the first time ([`Flow::count_new_packet`]);
-    /// the path MTU its size reveals holds for its hosts too.
+    /// Bookkeeping of a sequenced packet sent for the first time ([`Flow::count_new_packet`]).
     pub(crate) fn count_new_packet(&mut self, fid: FlowId, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
-        let Some(f) = self.flows.flow_mut(fid) else { return };
-        if let Some(mtu) = f.count_new_packet(ts_ns, roce, read_request) {
-            self.host_pmtu.entry(host_pair(f.key.src, f.key.dst)).or_insert(mtu);
+        if let Some(f) = self.flows.flow_mut(fid) {
+            f.count_new_packet(ts_ns, roce, read_request);
         }
     }
 

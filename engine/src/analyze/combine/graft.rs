@@ -9,7 +9,6 @@
 //! reached, the merge is refused with the reason: it is exact or not made.
 
 use crate::analyze::analyzer::Analyzer;
-use crate::analyze::analyzer::combine::NewFlowDiffers;
 use crate::analyze::flow::table::Flow;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::id::FlowId;
@@ -184,17 +183,12 @@ fn check_notifications(merged: &Analyzer, start: &Analyzer, before: Option<&Flow
     Ok(())
 }
 
-/// A flow the part made after its kept frames takes no CM exchange or path MTU of the parts
-/// before it that the part did not know.
+/// A flow the part made after its kept frames takes no CM exchange of the parts before it that
+/// the part did not know.
 fn check_new_flow(merged: &Analyzer, start: &Analyzer, f: &Flow) -> Result<(), String> {
-    match merged.new_flow_agrees(start, &f.key) {
-        Err(NewFlowDiffers::CmLink) => {
-            Err(format!("{} was set up by a CM exchange before the part", described(&f.key)))
-        }
-        Err(NewFlowDiffers::PathMtu) => {
-            Err(format!("{}'s hosts' path MTU is known from before the part", described(&f.key)))
-        }
-        Ok(()) => Ok(()),
+    match merged.cm_link_agrees(start, &f.key) {
+        true => Ok(()),
+        false => Err(format!("{} was set up by a CM exchange before the part", described(&f.key))),
     }
 }
 

@@ -136,12 +136,12 @@ impl Flow {
     }
 
     /// Bookkeeping of a packet sent for the first time: a request awaiting an ACK, message
-    /// reassembly, a READ request; the path MTU its size reveals, when it reveals one first.
-    pub fn count_new_packet(&mut self, ts_ns: i64, roce: &RoceFacts, read_request: bool) -> Option<u32> {
+    /// reassembly, a READ request; the flow's path MTU, when its size reveals it first.
+    pub fn count_new_packet(&mut self, ts_ns: i64, roce: &RoceFacts, read_request: bool) {
         if roce.ack_req && self.transport == Transport::Rc {
             self.await_ack(roce.psn, ts_ns);
         }
-        let info = roce.info()?;
+        let Some(info) = roce.info() else { return };
         let payload = roce.payload_len as u64;
         self.count_message_part(info.position, info.payload, payload);
         if read_request {
@@ -150,9 +150,10 @@ impl Flow {
         // a FIRST or MIDDLE packet carries a whole path MTU of payload
         let inferred = matches!(info.position, Position::First | Position::Middle)
             .then_some(payload as u32)
-            .filter(|m| PMTUS.contains(m) && self.pmtu.is_none())?;
-        self.pmtu = Some(inferred);
-        Some(inferred)
+            .filter(|m| PMTUS.contains(m) && self.pmtu.is_none());
+        if inferred.is_some() {
+            self.pmtu = inferred;
+        }
     }
 }
 
