@@ -437,6 +437,46 @@ fn a_capture_without_roce_says_where_roce_is_captured() {
     assert!(codes(&c.analyze(&[])).iter().all(|code| code != "NO_ROCE"));
 }
 
+/// The frames a finding's evidence names for a code.
+fn evidence_frames(r: &Value, code: &str) -> Vec<u64> {
+    let finding = r["findings"].as_array().and_then(|f| f.iter().find(|f| f["code"] == code));
+    let frames = finding.map(|f| f["evidence"]["frames"].clone()).unwrap_or_default();
+    frames.as_array().map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default()
+}
+
+/// A gap wider than the 256 PSNs whose holes are tracked one by one is counted at once; its
+/// frame is named all the same, in the flow's evidence and in `PSN_GAP`'s.
+#[test]
+fn a_gap_too_wide_to_track_names_its_frame() {
+    let mut c = Capture::new();
+    for (i, psn) in [1u32, 2, 3, 1003, 1004].into_iter().enumerate() {
+        c.add(T0 + i as i64 * 10 * US, &write_only(A, B, psn, false));
+    }
+    let r = c.analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!((&f["gaps"], &f["missing_psns"]), (&json!(1), &json!(999)));
+    assert_eq!(f["first_frames"]["gap"], json!(4));
+    assert_eq!(evidence_frames(&r, "PSN_GAP"), vec![4]);
+    let listed = common::frames_selected(&c.write(), "rocescope.analysis.gap");
+    assert_eq!(listed, vec![4], "the frame the packet list marks");
+}
+
+/// `MIRROR_DUPLICATES` names the second copies, not the flows' first frames.
+#[test]
+fn mirror_duplicates_name_the_second_copies() {
+    let mut c = Capture::new();
+    for i in 0..3u32 {
+        let f = write_only(A, B, 40 + i, false);
+        let mut copy = f.clone();
+        copy.l3.ttl = 63;
+        c.add(T0 + i64::from(i) * 10 * US, &f);
+        c.add(T0 + i64::from(i) * 10 * US + 2 * US, &copy);
+    }
+    let r = c.analyze(&[]);
+    assert_eq!(flow(&r, 1, 0x200)["first_frames"]["mirror_duplicate"], json!(2));
+    assert_eq!(evidence_frames(&r, "MIRROR_DUPLICATES"), vec![2]);
+}
+
 /// The path MTU is a QP's: one QP's WRITEs at 1024 bytes say nothing of another QP between
 /// the same two hosts whose 4096-byte READs are answered at 4096 (an MPI job beside NCCL), whose
 /// READs then each take one PSN, not four.

@@ -298,6 +298,7 @@ impl Analyzer {
         if self.wide.is_mirror_duplicate(&key, s, roce) {
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.counts.mirror_duplicates += 1;
+                f.first_frames.mirror_duplicate.get_or_insert(frame);
             }
             self.amend_verdict(|v| *v = Verdict { flow: Some(fid), mirror_duplicate: true, ..Verdict::default() });
             return;

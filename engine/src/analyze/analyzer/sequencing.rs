@@ -179,6 +179,10 @@ impl Analyzer {
             if o.gap_open {
                 self.deadlines.push_back((ts_ns.saturating_add(self.config.reorder.window_ns), fid));
             }
+            // a gap too wide to track its holes (or without room) is counted at once
+            if let (SeqClass::Gap { missing }, false) = (o.class, o.gap_open) {
+                mark_gap(f, frame, ts_ns, o.expected_before.unwrap_or(psn), missing);
+            }
         }
         if let Some(v) = &mut self.verdicts {
             v.decide(frame, o.class, o.gap_open);
@@ -266,10 +270,7 @@ impl Analyzer {
         if let Some(f) = self.flows.flow_mut(fid)
             && missing > 0
         {
-            f.first_frames.gap = Some(f.first_frames.gap.map_or(frame, |g| g.min(frame)));
-            if let Some(t) = &mut f.trace {
-                t.event(Event { ts_ns, psn: first_psn, kind: EventKind::Gap { count: missing } });
-            }
+            mark_gap(f, frame, ts_ns, first_psn, missing);
         }
         if let Some(v) = &mut self.verdicts {
             v.decide(frame, if missing > 0 { SeqClass::Gap { missing } } else { SeqClass::Ahead }, false);
@@ -391,6 +392,15 @@ impl Analyzer {
             self.retire_flow(p);
         }
         self.retire_flow(fid);
+    }
+}
+
+/// A gap of `missing` PSNs from `first_psn` found at `frame`: the flow's evidence and its
+/// chart's mark.
+fn mark_gap(f: &mut Flow, frame: u64, ts_ns: i64, first_psn: u32, missing: u32) {
+    earliest(&mut f.first_frames.gap, frame);
+    if let Some(t) = &mut f.trace {
+        t.event(Event { ts_ns, psn: first_psn, kind: EventKind::Gap { count: missing } });
     }
 }
 

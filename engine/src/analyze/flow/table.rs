@@ -96,6 +96,8 @@ pub struct FirstFrames {
     pub vcrc_bad: Option<u64>,
     /// The first FECN-marked packet of a native InfiniBand flow.
     pub fecn: Option<u64>,
+    /// The first second copy of a packet (a mirror duplicate).
+    pub mirror_duplicate: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -372,9 +374,30 @@ impl Flow {
 
 impl FirstFrames {
     fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        let FirstFrames { gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn } =
-            self;
-        for first in [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn] {
+        let FirstFrames {
+            gap,
+            retransmission,
+            nak_psn_seq_err,
+            nak_other,
+            rnr_nak,
+            ce,
+            late_arrival,
+            vcrc_bad,
+            fecn,
+            mirror_duplicate,
+        } = self;
+        for first in [
+            gap,
+            retransmission,
+            nak_psn_seq_err,
+            nak_other,
+            rnr_nak,
+            ce,
+            late_arrival,
+            vcrc_bad,
+            fecn,
+            mirror_duplicate,
+        ] {
             r.first_frame(first);
         }
     }
@@ -469,8 +492,18 @@ impl Flow {
 
 impl FirstFrames {
     fn graft(&mut self, end: &FirstFrames) {
-        let FirstFrames { gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn } =
-            self;
+        let FirstFrames {
+            gap,
+            retransmission,
+            nak_psn_seq_err,
+            nak_other,
+            rnr_nak,
+            ce,
+            late_arrival,
+            vcrc_bad,
+            fecn,
+            mirror_duplicate,
+        } = self;
         let theirs = [
             end.gap,
             end.retransmission,
@@ -481,11 +514,22 @@ impl FirstFrames {
             end.late_arrival,
             end.vcrc_bad,
             end.fecn,
+            end.mirror_duplicate,
         ];
-        for (mine, theirs) in
-            [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn]
-                .into_iter()
-                .zip(theirs)
+        for (mine, theirs) in [
+            gap,
+            retransmission,
+            nak_psn_seq_err,
+            nak_other,
+            rnr_nak,
+            ce,
+            late_arrival,
+            vcrc_bad,
+            fecn,
+            mirror_duplicate,
+        ]
+        .into_iter()
+        .zip(theirs)
         {
             *mine = mine.or(theirs);
         }

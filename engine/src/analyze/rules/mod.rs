@@ -579,7 +579,7 @@ fn pauses(r: &mut Rules<'_>) {
 fn copies_and_truncation(r: &mut Rules<'_>) {
     let report = r.report;
     if report.totals.mirror_duplicates > 0 {
-        let (e, _) = from_flows(report, |f| f.counts.mirror_duplicates, |f| Some(f.first_frame));
+        let (e, _) = from_flows(report, |f| f.counts.mirror_duplicates, |f| f.first_frames.mirror_duplicate);
         r.add(
             About {
                 kind: kinds::MIRROR_DUPLICATES,
