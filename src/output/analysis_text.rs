@@ -54,7 +54,7 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
     writeln!(out, "  duration {} ms, {} frames, {} bytes", ms(r.capture.duration_ns as u64), t.frames, t.bytes)?;
     writeln!(
         out,
-        "  RoCE {} (v2 {}, v1 {}{}), other {} (PFC {}, PAUSE {}), malformed {}, mirror duplicates {}",
+        "  RoCE {} (v2 {}, v1 {}{}), other {} (PFC {}, PAUSE {}), malformed {}{}, mirror duplicates {}",
         t.roce_packets,
         t.roce_v2,
         t.roce_v1,
@@ -63,6 +63,7 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
         t.pfc_frames,
         t.pause_frames,
         t.malformed,
+        if t.headers_cut > 0 { format!(", cut inside their headers {}", t.headers_cut) } else { String::new() },
         t.mirror_duplicates
     )?;
     writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.icrc.ok, r.icrc.bad, r.icrc.unverifiable)?;

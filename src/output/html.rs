@@ -128,7 +128,7 @@ fn facts(r: &Report) -> Markup {
             dt { "Duration" } dd { (ms(r.capture.duration_ns)) }
             dt { "Frames" } dd { (t.frames) " frames, " (t.bytes) " bytes" }
             dt { "RoCE" } dd { (t.roce_packets) " packets (" (percent(t.roce_packets, t.frames)) "): v2 " (t.roce_v2) ", v1 " (t.roce_v1) ", native InfiniBand " (t.infiniband) "; " (r.flows.len()) " flows" }
-            dt { "Other frames" } dd { "PFC " (t.pfc_frames) ", PAUSE " (t.pause_frames) ", other " (t.non_roce.saturating_sub(t.pfc_frames + t.pause_frames)) ", malformed " (t.malformed) }
+            dt { "Other frames" } dd { "PFC " (t.pfc_frames) ", PAUSE " (t.pause_frames) ", other " (t.non_roce.saturating_sub(t.pfc_frames + t.pause_frames)) ", malformed " (t.malformed) @if t.headers_cut > 0 { ", cut inside their headers " (t.headers_cut) } }
             dt { "ICRC" } dd { (r.icrc.ok) " ok, " strong { (r.icrc.bad) " bad" } ", " (r.icrc.unverifiable) " unverifiable" }
             dt { "ECN" } dd { (r.ecn.ce) " CE-marked of " (t.roce_v2) " RoCEv2 packets; " (r.cnps) " CNPs" }
             @if t.infiniband + t.infiniband_link > 0 {

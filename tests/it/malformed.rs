@@ -335,7 +335,17 @@ fn a_frame_cut_anywhere_decodes_as_far_as_it_goes() {
     }
     let (_, r, _) = analyze("cut_at_every_header_boundary.pcap");
     let r = r.expect("report");
-    assert_eq!((&r["totals"]["malformed"], &r["capture"]["snaplen_cut"]), (&json!(11), &json!(17)));
+    // every frame cut before its headers ended was cut by the snap length: cut, not malformed
+    assert_eq!(
+        (&r["totals"]["malformed"], &r["totals"]["headers_cut"], &r["capture"]["snaplen_cut"]),
+        (&json!(0), &json!(11), &json!(17))
+    );
+    let codes: Vec<&str> =
+        r["findings"].as_array().expect("findings").iter().filter_map(|f| f["code"].as_str()).collect();
+    assert!(!codes.contains(&"MALFORMED_FRAMES") && !codes.contains(&"NO_ROCE"), "{codes:?}");
+    let truncated = r["findings"].as_array().and_then(|f| f.iter().find(|f| f["code"] == "TRUNCATED_FRAMES"));
+    let message = truncated.and_then(|f| f["message"].as_str()).unwrap_or_default();
+    assert!(message.contains("; 11 frames cut inside their headers"), "{message}");
 }
 
 #[test]
@@ -370,4 +380,22 @@ fn an_ip_total_length_beyond_the_frame_is_caught_by_the_icrc() {
     // the UDP length is consistent, so the packet decodes; the ICRC covers the IP total length
     let lines = frames("ip_total_length_larger_than_frame.pcap");
     assert_eq!((&lines[1]["kind"], &lines[1]["icrc"]), (&json!("roce"), &json!("bad")));
+}
+
+/// A mirror that cuts its copies and leaves no mark: the ERSPAN copy's record is whole, but the
+/// inner IP header says the packet was longer than what is left of it, cut within its BTH. A
+/// cut copy, not a malformed one; a frame captured as it is and as short is a runt, malformed.
+#[test]
+fn a_mirror_copy_cut_within_its_bth_with_no_mark_is_cut_not_malformed() {
+    use common::capture::{A, B, Capture, T0, write_only};
+    use rocescope::generate::encode;
+    let outer = L2::new([2, 0, 0, 0, 0xEE, 1], [2, 0, 0, 0, 0xEE, 2]);
+    let inner = write_only(A, B, 7, false).encode();
+    let cut = &inner[..BTH + 6];
+    let mut c = Capture::new();
+    c.add_bytes(T0, encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 9], 1, Some(1), cut));
+    c.add_bytes(T0 + 1_000, cut.to_vec());
+    let r = c.analyze(&[]);
+    assert_eq!((&r["totals"]["headers_cut"], &r["totals"]["malformed"]), (&json!(1), &json!(1)));
+    assert_eq!(r["capture"]["malformed_by_layer"][0]["first_frame"], json!(2), "the runt");
 }

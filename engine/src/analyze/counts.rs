@@ -203,8 +203,9 @@ counters! {
 }
 
 counters! {
-    /// Frame counts of the whole capture (report conventions: every frame is RoCE, non-RoCE or
-    /// malformed; PFC and PAUSE frames are non-RoCE; mirror duplicates count as frames).
+    /// Frame counts of the whole capture (report conventions: every frame is RoCE, non-RoCE,
+    /// malformed or cut inside its headers; PFC and PAUSE frames are non-RoCE; mirror
+    /// duplicates count as frames).
     pub struct FrameCounts {
         frames,
         bytes,
@@ -223,6 +224,9 @@ counters! {
         pfc_frames,
         pause_frames,
         malformed,
+        /// Frames the snap length or a mirror cut before their headers ended (a RoCE frame cut
+        /// within its BTH): no QP or PSN to analyse, and nothing wrong with the frame.
+        headers_cut,
         mirror_duplicates,
     }
 }

@@ -120,6 +120,9 @@ pub enum Content {
     Uet(UetFacts),
     Other,
     Malformed(Error),
+    /// A frame the snap length or a mirror cut before its headers ended: what the parser found
+    /// short.
+    HeadersCut(Error),
 }
 
 /// A UET packet as the analysis sees it: its trailer's check and the PDS header's fields
@@ -321,6 +324,28 @@ fn signature(roce: &Roce<'_>) -> u32 {
     hasher.finalize()
 }
 
+/// Did the parser find a header short only because the capture kept less of the frame than
+/// was sent? Then the frame is cut, not malformed: the record says so (the snap length), or
+/// the mirror's truncation flag, or, for a mirror's copy, the inner IP header says the packet
+/// was longer than the bytes kept (a mirror session that cuts copies and leaves no mark). A
+/// frame captured as it is, shorter than its IP header says, is a runt: malformed.
+fn cut_short(p: &DecodedFrame<'_>, error: &Error, mirror_truncated: bool) -> bool {
+    let copy_cut = !p.encaps.is_empty() && ip_says_longer(p);
+    let kept_less = (p.data.len() as u64) < u64::from(p.orig_len) || mirror_truncated || copy_cut;
+    kept_less && matches!(error.kind, rocescope_parsers::error::ErrorKind::Truncated { .. })
+}
+
+/// Does the frame's IP header give the packet more bytes than the frame holds from it on?
+fn ip_says_longer(p: &DecodedFrame<'_>) -> bool {
+    let (header, claimed) = match p.net {
+        Some(crate::decode::Network::Ipv4(ip)) => (ip.as_bytes(), usize::from(ip.total_length())),
+        Some(crate::decode::Network::Ipv6(ip)) => (&ip.as_bytes()[..], 40 + usize::from(ip.payload_length())),
+        _ => return false,
+    };
+    let start = (header.as_ptr() as usize).checked_sub(p.data.as_ptr() as usize);
+    start.and_then(|s| p.data.len().checked_sub(s)).is_some_and(|kept| claimed > kept)
+}
+
 impl FrameSummary {
     pub fn of(number: u64, p: &DecodedFrame<'_>) -> FrameSummary {
         let mirror_truncated = p.encaps.iter().any(|e| e.kind.truncated_by_mirror());
@@ -339,6 +364,7 @@ impl FrameSummary {
                 Content::Pause { src: p.src_mac().unwrap_or(MacAddr([0; 6])), quanta: *quanta }
             }
             Body::MacControl(MacControl::Other { .. }) | Body::Other(_) => Content::Other,
+            Body::Malformed(m) if cut_short(p, &m.error, mirror_truncated) => Content::HeadersCut(m.error),
             Body::Malformed(m) => Content::Malformed(m.error),
         };
         FrameSummary {
@@ -376,6 +402,7 @@ impl FrameSummary {
             Content::Uet(_) => "uet",
             Content::Other => "other",
             Content::Malformed(_) => "malformed",
+            Content::HeadersCut(_) => "headers_cut",
         }
     }
 

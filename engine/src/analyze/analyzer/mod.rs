@@ -258,6 +258,7 @@ impl Analyzer {
             Content::Uet(uet) => self.observe_uet(s, uet),
             Content::Other => self.wide.observe_other(s),
             Content::Malformed(error) => self.wide.observe_malformed(frame, error),
+            Content::HeadersCut(_) => self.wide.observe_headers_cut(),
         }
         if self.packets_held > PACKETS_HELD || self.verdicts.as_ref().is_some_and(|v| v.len() > VERDICTS_HELD) {
             self.close_oldest_windows();

@@ -600,11 +600,25 @@ fn copies_and_truncation(r: &mut Rules<'_>) {
                 action: "Capture full frames (tcpdump -s 0, no truncation on the mirror session) when ICRC verification matters; headers, PSNs and lengths are analysed all the same.",
             },
             format!(
-                "{} frames were cut by the snap length or the mirror ({} of them mirror copies cut with no mark); {} ICRCs could not be verified",
-                cut, c.truncated_copies, report.icrc.unverifiable
+                "{} frames were cut by the snap length or the mirror ({} of them mirror copies cut with no mark); {} ICRCs could not be verified{}",
+                cut,
+                c.truncated_copies,
+                report.icrc.unverifiable,
+                headers_cut(report.totals.headers_cut)
             ),
             Evidence { count: cut.max(report.icrc.unverifiable), ..Evidence::default() },
         );
+    }
+}
+
+/// What a cut that reached the headers leaves unknown, for `TRUNCATED_FRAMES`' message.
+fn headers_cut(frames: u64) -> String {
+    match frames {
+        0 => String::new(),
+        n => format!(
+            "; {} cut inside their headers (a RoCE frame within its BTH: its QP and PSN unknown, so not analysed; tcpdump -s 128 keeps every RoCE header)",
+            plural(n as usize, "frame")
+        ),
     }
 }
 
@@ -665,7 +679,8 @@ fn rdma_device(r: &mut Rules<'_>) {
 /// does not pass (the kernel's Ethernet interface), or RoCE on another UDP port.
 fn no_roce(r: &mut Rules<'_>) {
     let t = &r.report.totals;
-    if t.frames == 0 || t.roce_packets > 0 || t.pfc_frames > 0 || t.pause_frames > 0 || t.uet_packets > 0 {
+    let seen = t.roce_packets + t.pfc_frames + t.pause_frames + t.uet_packets + t.headers_cut;
+    if t.frames == 0 || seen > 0 {
         return;
     }
     r.add(

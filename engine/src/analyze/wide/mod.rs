@@ -158,6 +158,11 @@ impl CaptureWide {
         self.pauses.observe_pause(frame, ts_ns, src, quanta);
     }
 
+    /// A frame cut before its headers ended (already counted among the cut frames).
+    pub fn observe_headers_cut(&mut self) {
+        self.totals.frames.headers_cut += 1;
+    }
+
     pub fn observe_malformed(&mut self, frame: u64, error: &rocescope_parsers::error::Error) {
         self.totals.frames.malformed += 1;
         self.capture.count_malformed(error.layer.name(), frame, || error.to_string());
