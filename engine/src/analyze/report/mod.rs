@@ -30,7 +30,7 @@ use crate::decode::Endpoint;
 use congestion::{CongestionReport, FlowCongestion};
 
 /// Version of the report schema; raised on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {

@@ -15,8 +15,10 @@ pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// Version 1 held the analyzer alone; version 2 had no head ([`crate::analyze::analyzer::head`]);
 /// version 5 kept a flow's runtime state among its reported fields; version 6 had no UET
 /// analysis, no UET counts and no `capture_only_gaps`; version 7 kept a UET PDC's PSNs from a
-/// fixed origin, not in a sliding window.
-pub const STATE_VERSION: u32 = 8;
+/// fixed origin, not in a sliding window; version 8 kept no CE marks of a UET PDC's PSNs and no
+/// counts of its ACKs' ECN echoes compared with them, no count of frames cut inside their
+/// headers, no flow's first mirror duplicate, and a path MTU per host pair.
+pub const STATE_VERSION: u32 = 9;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;
