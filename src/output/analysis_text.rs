@@ -98,8 +98,17 @@ fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
     }
     writeln!(
         out,
-        "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE; CNPs {}",
-        r.ecn.not_ect, r.ecn.ect0, r.ecn.ect1, r.ecn.ce, r.cnps
+        "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE{}; CNPs {}",
+        r.ecn.not_ect,
+        r.ecn.ect0,
+        r.ecn.ect1,
+        r.ecn.ce,
+        if r.ecn.outer_ce > 0 {
+            format!(" (and {} CE in a VXLAN overlay's outer header only)", r.ecn.outer_ce)
+        } else {
+            String::new()
+        },
+        r.cnps
     )?;
     if !r.capture.encapsulations.is_empty() {
         let e: Vec<String> = r.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();

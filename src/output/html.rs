@@ -130,7 +130,7 @@ fn facts(r: &Report) -> Markup {
             dt { "RoCE" } dd { (t.roce_packets) " packets (" (percent(t.roce_packets, t.frames)) "): v2 " (t.roce_v2) ", v1 " (t.roce_v1) ", native InfiniBand " (t.infiniband) "; " (r.flows.len()) " flows" }
             dt { "Other frames" } dd { "PFC " (t.pfc_frames) ", PAUSE " (t.pause_frames) ", other " (t.non_roce.saturating_sub(t.pfc_frames + t.pause_frames)) ", malformed " (t.malformed) @if t.headers_cut > 0 { ", cut inside their headers " (t.headers_cut) } }
             dt { "ICRC" } dd { (r.icrc.ok) " ok, " strong { (r.icrc.bad) " bad" } ", " (r.icrc.unverifiable) " unverifiable" }
-            dt { "ECN" } dd { (r.ecn.ce) " CE-marked of " (t.roce_v2) " RoCEv2 packets; " (r.cnps) " CNPs" }
+            dt { "ECN" } dd { (r.ecn.ce) " CE-marked of " (t.roce_v2) " RoCEv2 packets" @if r.ecn.outer_ce > 0 { " (and " (r.ecn.outer_ce) " in a VXLAN overlay's outer header only)" } "; " (r.cnps) " CNPs" }
             @if t.infiniband + t.infiniband_link > 0 {
                 dt { "InfiniBand" } dd {
                     (t.infiniband) " packets, " (t.infiniband_link) " link packets; VCRC " (r.infiniband.vcrc_ok) " ok, "

@@ -218,6 +218,7 @@ fn flow_columns(f: &[FlowReport]) -> Vec<Column> {
         col("ecn_not_ect", f, |f| f.ecn.not_ect),
         col("ecn_ect0", f, |f| f.ecn.ect0),
         col("ecn_ect1", f, |f| f.ecn.ect1),
+        col("ecn_outer_ce", f, |f| f.ecn.outer_ce),
         col("ce", f, |f| f.ce),
         col("cnps_from_peer", f, |f| f.from_peer.map(|p| p.cnps)),
         col("naks_from_peer", f, |f| f.from_peer.map(|p| p.naks_psn_seq_err + p.naks_other)),

@@ -509,3 +509,41 @@ fn a_path_mtu_learned_on_one_qp_is_not_applied_to_another() {
     assert_eq!(r["retransmit_episodes"], json!([]));
     assert!(!codes(&r).iter().any(|c| c == "RETRANSMISSION"), "{:?}", codes(&r));
 }
+
+/// `frame` with its outer IPv4 header (after 14 bytes of Ethernet) CE-marked, its checksum
+/// made again.
+fn outer_ce_marked(mut frame: Vec<u8>) -> Vec<u8> {
+    frame[15] |= 3;
+    frame[24..26].copy_from_slice(&[0, 0]);
+    let sum = frame[14..34].chunks(2).map(|w| u32::from(u16::from_be_bytes([w[0], w[1]]))).sum::<u32>();
+    let folded = (sum & 0xFFFF) + (sum >> 16);
+    frame[24..26].copy_from_slice(&(!((folded & 0xFFFF) + (folded >> 16)) as u16).to_be_bytes());
+    frame
+}
+
+/// A spine mirror of a VXLAN overlay sees the underlay's CE mark on the outer header only: the
+/// packets count in `ecn.outer_ce`, and pauses beside them are not "pauses without ECN". The
+/// outer header of a mirror's own tunnel (ERSPAN) is the mirror's: no underlay mark.
+#[test]
+fn ce_only_in_a_vxlan_overlay_s_outer_header_is_underlay_marking() {
+    let outer = L2::new([2, 0, 0, 0, 0xEE, 1], [2, 0, 0, 0, 0xEE, 2]);
+    let capture = |wrap: &dyn Fn(&[u8]) -> Vec<u8>| {
+        let mut c = Capture::new();
+        for i in 0..4u32 {
+            let inner = write_only(A, B, 10 + i, false).encode();
+            c.add_bytes(T0 + i64::from(i) * 10 * US, outer_ce_marked(wrap(&inner)));
+        }
+        c.add_bytes(T0 + 50 * US, encode::pfc_frame([2, 0, 0, 0, 0xEE, 2], 1 << 3, [0, 0, 0, 0xFFFF, 0, 0, 0, 0]));
+        c.analyze(&[])
+    };
+    let overlay = capture(&|inner| encode::vxlan(&outer, [192, 0, 2, 1], [192, 0, 2, 2], 100, inner));
+    assert_eq!(
+        (&overlay["ecn"]["ce"], &overlay["ecn"]["outer_ce"], &overlay["ecn"]["ect0"]),
+        (&json!(0), &json!(4), &json!(4))
+    );
+    assert_eq!(flow(&overlay, 1, 0x200)["ecn"]["outer_ce"], json!(4));
+    assert!(!codes(&overlay).iter().any(|c| c == "PAUSE_WITHOUT_ECN"), "{:?}", codes(&overlay));
+    let mirrored = capture(&|inner| encode::erspan2(&outer, [192, 0, 2, 1], [192, 0, 2, 9], 1, Some(1), inner));
+    assert_eq!(mirrored["ecn"]["outer_ce"], json!(0));
+    assert!(codes(&mirrored).iter().any(|c| c == "PAUSE_WITHOUT_ECN"), "{:?}", codes(&mirrored));
+}

@@ -199,6 +199,9 @@ counters! {
         ect0,
         ect1,
         ce,
+        /// Packets not CE-marked whose VXLAN overlay's outer header is: marked on the
+        /// underlay, the mark not (yet) copied inward (RFC 6040 copies it at decapsulation).
+        outer_ce,
     }
 }
 
@@ -232,6 +235,13 @@ counters! {
 }
 
 impl EcnCounts {
+    /// Counts a packet of ECN `ecn` whose overlay's outer header is CE-marked (`outer_ce`):
+    /// its codepoint, and the outer mark where its own header has none.
+    pub fn count_with_outer(&mut self, ecn: u8, outer_ce: bool) {
+        self.count(ecn);
+        self.outer_ce += u64::from(outer_ce && ecn & 3 != 3);
+    }
+
     /// Counts the codepoint in the low two bits of `ecn`.
     pub fn count(&mut self, ecn: u8) {
         match ecn & 3 {
@@ -286,7 +296,12 @@ mod tests {
         for codepoint in [0, 1, 2, 2, 3, 3, 3, 7] {
             ecn.count(codepoint);
         }
-        assert_eq!(ecn, EcnCounts { not_ect: 1, ect1: 1, ect0: 2, ce: 4 });
+        assert_eq!(ecn, EcnCounts { not_ect: 1, ect1: 1, ect0: 2, ce: 4, outer_ce: 0 });
+        // an outer mark counts where the packet's own header has none
+        ecn.count_with_outer(2, true);
+        ecn.count_with_outer(3, true);
+        ecn.count_with_outer(2, false);
+        assert_eq!(ecn, EcnCounts { not_ect: 1, ect1: 1, ect0: 4, ce: 5, outer_ce: 1 });
         let mut icrc = IcrcCounts::default();
         for status in [IcrcStatus::Ok, IcrcStatus::Bad, IcrcStatus::Bad, IcrcStatus::Unverifiable] {
             icrc.count(status);

@@ -264,6 +264,8 @@ pub struct FrameSummary {
     pub dst: Option<Endpoint>,
     pub dscp: Option<u8>,
     pub ecn: Option<u8>,
+    /// A VXLAN overlay's outer IP header is CE-marked: congestion on the underlay.
+    pub outer_ce: bool,
     /// The ERF record's loss counter: records the card dropped before this one.
     pub erf_lost: u16,
     /// What the link layer is when it is not a RoCE or InfiniBand packet's own.
@@ -322,6 +324,17 @@ fn signature(roce: &Roce<'_>) -> u32 {
     hasher.update(&[0xFF]);
     hasher.update(bytes.get(5..).unwrap_or_default());
     hasher.finalize()
+}
+
+/// Is `encap` a VXLAN overlay whose outer IP header is CE-marked? Only an overlay's: the outer
+/// header of a mirror's copy (ERSPAN, GRE, Spectrum) is the mirror tunnel's, not the path's.
+fn overlay_ce(encap: &crate::decode::Encap<'_>) -> bool {
+    let ecn = match encap.outer.first().map(|b| b >> 4) {
+        Some(4) => encap.outer.get(1).map(|tos| tos & 3),
+        Some(6) => encap.outer.get(1).map(|b| (b >> 4) & 3),
+        _ => None,
+    };
+    matches!(encap.kind, crate::decode::EncapKind::Vxlan { .. }) && ecn == Some(3)
 }
 
 /// Did the parser find a header short only because the capture kept less of the frame than
@@ -384,6 +397,7 @@ impl FrameSummary {
             dst: p.destination(),
             dscp: p.net.and_then(|n| n.dscp()),
             ecn: p.net.and_then(|n| n.ecn()),
+            outer_ce: p.encaps.iter().any(overlay_ce),
             erf_lost: match p.link {
                 Link::Erf(h) => h.loss_counter,
                 _ => 0,

@@ -101,6 +101,7 @@ mod tests {
             dst: None,
             dscp: Some(26),
             ecn: Some(3),
+            outer_ce: true,
             erf_lost: 0,
             link: LinkKind::Decoded,
             content: Content::Other,

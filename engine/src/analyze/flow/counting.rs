@@ -50,7 +50,7 @@ impl Flow {
         }
         if let Some((dscp, ecn)) = s.qos() {
             self.dscp.add(dscp);
-            self.ecn.count(ecn);
+            self.ecn.count_with_outer(ecn, s.outer_ce);
             if let Some(pcp) = roce.pcp {
                 self.pcp.add(pcp);
             }

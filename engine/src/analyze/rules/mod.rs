@@ -546,7 +546,7 @@ fn pauses(r: &mut Rules<'_>) {
         );
     }
     let xoffs: u64 = report.pfc.iter().chain(&report.pause).map(|p| p.stats.xoff).sum();
-    if xoffs > 0 && report.ecn.ce == 0 && report.totals.roce_v2 > 0 {
+    if xoffs > 0 && report.ecn.ce + report.ecn.outer_ce == 0 && report.totals.roce_v2 > 0 {
         r.add(
             About {
                 kind: kinds::PAUSE_WITHOUT_ECN,

@@ -92,7 +92,7 @@ fn loss_without_marks(report: &Report) -> bool {
     let counted = |host: &HostCounters| {
         ["out_of_sequence", "packet_seq_err"].iter().any(|c| grew(host, c).is_some_and(|d| d > 0))
     };
-    let marked = report.ecn.ce > 0
+    let marked = report.ecn.ce + report.ecn.outer_ce > 0
         || report.counters.iter().any(|h| grew(h, "np_ecn_marked_roce_packets").is_some_and(|d| d > 0));
     // ECN-capable data: with Not-ECT data, NOT_ECT_DATA says that ECN is off
     let capable = report.ecn.ect0 + report.ecn.ect1 > 0;

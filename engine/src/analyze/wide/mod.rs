@@ -203,7 +203,7 @@ impl CaptureWide {
     /// the timeline.
     pub fn observe_roce(&mut self, s: &FrameSummary, roce: &RoceFacts, policy: &Policy) {
         let (ts_ns, qos) = (s.ts_ns, s.qos());
-        self.count_roce(s.number, qos, roce, policy);
+        self.count_roce(s, roce, policy);
         self.timeline.add(ts_ns, ROCE_BYTES, u64::from(s.orig_len));
         if qos.is_some_and(|(_, ecn)| ecn == 3) {
             self.timeline.add(ts_ns, CE_MARKS, 1);
@@ -214,7 +214,8 @@ impl CaptureWide {
     }
 
     /// Capture-wide RoCE counters.
-    fn count_roce(&mut self, frame: u64, qos: Option<(u8, u8)>, roce: &RoceFacts, policy: &Policy) {
+    fn count_roce(&mut self, s: &FrameSummary, roce: &RoceFacts, policy: &Policy) {
+        let (frame, qos) = (s.number, s.qos());
         let t = &mut self.totals;
         if let Some(n) = t.opcodes.get_mut(usize::from(roce.opcode)) {
             *n += 1;
@@ -248,7 +249,7 @@ impl CaptureWide {
         if let Some(n) = t.dscp.get_mut(usize::from(dscp)) {
             *n += 1;
         }
-        t.ecn.count(ecn);
+        t.ecn.count_with_outer(ecn, s.outer_ce);
         if let (true, Some(n)) = (cnp, t.cnp_dscp.get_mut(usize::from(dscp))) {
             *n += 1;
         }
