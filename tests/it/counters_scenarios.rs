@@ -112,6 +112,11 @@ fn run(pause_priority: usize, nic_drops: bool) -> Run {
 /// The report of what the mirror `keeps` of `run` (given each frame's index and kind), with the
 /// receiver's counters.
 fn mirrored(run: &Run, keeps: impl Fn(usize, Kind) -> bool) -> Value {
+    mirrored_with_args(run, keeps, &[])
+}
+
+/// [`mirrored`] with `extra` arguments too (`--link`).
+fn mirrored_with_args(run: &Run, keeps: impl Fn(usize, Kind) -> bool, extra: &[&str]) -> Value {
     let mut c = Capture::new();
     for (i, (t, bytes, kind)) in run.frames.iter().enumerate() {
         if keeps(i, *kind) {
@@ -127,7 +132,7 @@ fn mirrored(run: &Run, keeps: impl Fn(usize, Kind) -> bool) -> Value {
     };
     let (before, after) = (write("before.txt", 0), write("after.txt", 1));
     let arg = format!("{HOST}={},{}", before.display(), after.display());
-    c.analyze(&["--counters", &arg])
+    c.analyze(&[&["--counters", arg.as_str()], extra].concat())
 }
 
 fn row<'a>(report: &'a Value, counter: &str) -> (&'a str, Option<u64>, Option<i64>) {
@@ -340,22 +345,9 @@ fn counting(mut run: Run, counts: &[(&'static str, u64)]) -> Run {
     run
 }
 
-/// [`mirrored`] with `extra` arguments too (`--link`).
+/// Every frame of `run` with `extra` arguments too (`--link`).
 fn mirrored_with(run: &Run, extra: &[&str]) -> Value {
-    let mut c = Capture::new();
-    for (t, bytes, _) in &run.frames {
-        c.add_bytes(*t, bytes.clone());
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let write = |name: &str, delta: u64| {
-        let path = dir.path().join(name);
-        let text: String = run.nic.iter().map(|(n, d)| format!("     {n}: {}\n", 1_000 + delta * d)).collect();
-        std::fs::write(&path, format!("NIC statistics:\n{text}")).expect("write a snapshot");
-        path
-    };
-    let (before, after) = (write("before.txt", 0), write("after.txt", 1));
-    let arg = format!("{HOST}={},{}", before.display(), after.display());
-    c.analyze(&[&["--counters", arg.as_str()], extra].concat())
+    mirrored_with_args(run, |_, _| true, extra)
 }
 
 #[test]

@@ -373,7 +373,8 @@ impl Flow {
 }
 
 impl FirstFrames {
-    fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+    /// Every first frame, each once: a field added here is renumbered and grafted.
+    fn each(&mut self) -> [&mut Option<u64>; 10] {
         let FirstFrames {
             gap,
             retransmission,
@@ -386,18 +387,11 @@ impl FirstFrames {
             fecn,
             mirror_duplicate,
         } = self;
-        for first in [
-            gap,
-            retransmission,
-            nak_psn_seq_err,
-            nak_other,
-            rnr_nak,
-            ce,
-            late_arrival,
-            vcrc_bad,
-            fecn,
-            mirror_duplicate,
-        ] {
+        [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn, mirror_duplicate]
+    }
+
+    fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
+        for first in self.each() {
             r.first_frame(first);
         }
     }
@@ -492,46 +486,9 @@ impl Flow {
 
 impl FirstFrames {
     fn graft(&mut self, end: &FirstFrames) {
-        let FirstFrames {
-            gap,
-            retransmission,
-            nak_psn_seq_err,
-            nak_other,
-            rnr_nak,
-            ce,
-            late_arrival,
-            vcrc_bad,
-            fecn,
-            mirror_duplicate,
-        } = self;
-        let theirs = [
-            end.gap,
-            end.retransmission,
-            end.nak_psn_seq_err,
-            end.nak_other,
-            end.rnr_nak,
-            end.ce,
-            end.late_arrival,
-            end.vcrc_bad,
-            end.fecn,
-            end.mirror_duplicate,
-        ];
-        for (mine, theirs) in [
-            gap,
-            retransmission,
-            nak_psn_seq_err,
-            nak_other,
-            rnr_nak,
-            ce,
-            late_arrival,
-            vcrc_bad,
-            fecn,
-            mirror_duplicate,
-        ]
-        .into_iter()
-        .zip(theirs)
-        {
-            *mine = mine.or(theirs);
+        let mut theirs = *end;
+        for (mine, theirs) in self.each().into_iter().zip(theirs.each()) {
+            *mine = mine.or(*theirs);
         }
     }
 }

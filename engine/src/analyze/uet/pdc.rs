@@ -8,7 +8,7 @@ use crate::analyze::flow::trace::{Event, EventKind, FlowTrace};
 use crate::analyze::frame::PdsFacts;
 use crate::analyze::histogram::FineHistogram;
 
-use super::window::{Appearance, Arrival, Arrivals, PsnWindow, WordBudget};
+use super::window::{Appearance, Arrival, PsnWindow, WordBudget};
 use crate::analyze::flow::sequence::SeqClass;
 
 /// What a packet of the initiator's sequence was, for its frame's verdict: first (the PDC's
@@ -178,30 +178,26 @@ impl Pdc {
             (Some(window), Some(psn)) => window.arrival(psn),
             _ => Arrival::Unknown,
         };
-        let mut newly = Arrivals::default();
+        let mut newly = 0;
         if let Some(cack) = pds.cack_psn {
             newly += match &mut self.window {
                 Some(window) => window.acknowledge_to(cack, budget),
-                // no request seen yet: nothing acknowledged is known
-                None => Arrivals::unknown(match self.cumulative {
+                // no request seen yet: nothing acknowledged is known but how many
+                None => match self.cumulative {
                     Some(before) if after(cack, before) => u64::from(cack.wrapping_sub(before)),
                     Some(_) => 0,
                     None => 1,
-                }),
+                },
             };
             if self.cumulative.is_none_or(|before| after(cack, before)) {
                 self.cumulative = Some(cack);
             }
         }
         if let (Some((base, bitmap)), Some(window)) = (pds.sack, &mut self.window) {
-            for b in (0..64).filter(|b| bitmap >> b & 1 == 1) {
-                if let Some(arrival) = window.sack(base.wrapping_add(b)) {
-                    newly.count(arrival);
-                }
-            }
+            newly += (0..64).filter(|b| bitmap >> b & 1 == 1 && window.sack(base.wrapping_add(*b))).count() as u64;
         }
-        self.coverage.record(newly.total());
-        if newly.total() > 0 {
+        self.coverage.record(newly);
+        if newly > 0 {
             self.echo(pds.ecn_marked, acked);
         }
     }

@@ -88,45 +88,6 @@ pub enum Arrival {
     Unknown,
 }
 
-/// What the PSNs an ACK newly acknowledged were as they passed the tap: each seen and every
-/// copy CE-marked, seen and no copy CE-marked, or not known (never seen, copies that differ,
-/// or left the window before the ACK).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Arrivals {
-    pub marked: u64,
-    pub unmarked: u64,
-    pub unknown: u64,
-}
-
-impl Arrivals {
-    /// `n` PSNs whose arrival is not known.
-    pub fn unknown(n: u64) -> Arrivals {
-        Arrivals { unknown: n, ..Arrivals::default() }
-    }
-
-    /// The PSNs newly acknowledged.
-    pub fn total(&self) -> u64 {
-        self.marked + self.unmarked + self.unknown
-    }
-
-    /// Counts one more PSN.
-    pub fn count(&mut self, arrival: Arrival) {
-        match arrival {
-            Arrival::Marked => self.marked += 1,
-            Arrival::Unmarked => self.unmarked += 1,
-            Arrival::Unknown => self.unknown += 1,
-        }
-    }
-}
-
-impl std::ops::AddAssign for Arrivals {
-    fn add_assign(&mut self, other: Arrivals) {
-        self.marked += other.marked;
-        self.unmarked += other.unmarked;
-        self.unknown += other.unknown;
-    }
-}
-
 /// The PSNs of one PDC's sequence.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PsnWindow {
@@ -195,28 +156,19 @@ impl PsnWindow {
         self.marked.get(i).copied().unwrap_or(0) | self.clean.get(i).copied().unwrap_or(0)
     }
 
-    /// Records the cumulative ACK of `psn`: the PSNs it newly acknowledges that no SACK had,
-    /// as they passed the tap (those behind the window not known).
-    pub fn acknowledge_to(&mut self, psn: u32, budget: &mut WordBudget) -> Arrivals {
+    /// Records the cumulative ACK of `psn`: how many PSNs it newly acknowledges that no SACK
+    /// had.
+    pub fn acknowledge_to(&mut self, psn: u32, budget: &mut WordBudget) -> u64 {
         let pos = self.position(psn);
         let from = match self.cumulative {
             Some(before) if pos > before => before + 1,
-            Some(_) => return Arrivals::default(),
+            Some(_) => return 0,
             None => pos.min(0),
         };
         self.cumulative = Some(pos);
-        let held = from.max(self.start);
-        let sacked = ones(&self.sacked, self.start, held, pos, |_, w| w);
-        let unsacked = |i: usize| !self.sacked.get(i).copied().unwrap_or(0);
-        let marked = ones(&self.marked, self.start, held, pos, |i, w| {
-            w & !self.clean.get(i).copied().unwrap_or(0) & unsacked(i)
-        });
-        let unmarked = ones(&self.clean, self.start, held, pos, |i, w| {
-            w & !self.marked.get(i).copied().unwrap_or(0) & unsacked(i)
-        });
+        let sacked = ones(&self.sacked, self.start, from.max(self.start), pos, |_, w| w);
         self.acknowledge_unacked(pos, budget);
-        let newly = (pos - from + 1) as u64 - sacked;
-        Arrivals { marked, unmarked, unknown: newly - marked - unmarked }
+        (pos - from + 1) as u64 - sacked
     }
 
     /// How `psn` passed the tap, as far as the window still holds it.
@@ -232,24 +184,16 @@ impl PsnWindow {
         }
     }
 
-    /// Records a SACK of `psn`: how it passed the tap, if the SACK newly acknowledges it.
-    pub fn sack(&mut self, psn: u32) -> Option<Arrival> {
+    /// Records a SACK of `psn`: whether the SACK newly acknowledges it.
+    pub fn sack(&mut self, psn: u32) -> bool {
         let pos = self.position(psn);
         let beyond = self.cumulative.is_none_or(|c| pos > c);
         let held = pos >= self.start && pos < self.start + 64 * self.granted as i64;
         if !beyond || !held {
-            return None;
+            return false;
         }
-        let word = ((pos - self.start) / 64) as usize;
-        self.resize_to(word);
-        if set(&mut self.sacked, self.start, pos) {
-            return None;
-        }
-        Some(match (bit(&self.marked, self.start, pos), bit(&self.clean, self.start, pos)) {
-            (true, false) => Arrival::Marked,
-            (false, true) => Arrival::Unmarked,
-            _ => Arrival::Unknown,
-        })
+        self.resize_to(((pos - self.start) / 64) as usize);
+        !set(&mut self.sacked, self.start, pos)
     }
 
     /// Makes every queue hold word `word`.
@@ -438,6 +382,7 @@ fn ones(words: &VecDeque<u64>, start: i64, from: i64, to: i64, keep: impl Fn(usi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Arrival::{Marked, Unknown, Unmarked};
 
     /// Sees `psns` in order; the window's largest size in words.
     fn see_all(w: &mut PsnWindow, psns: impl Iterator<Item = u32>, budget: &mut WordBudget) -> usize {
@@ -458,7 +403,7 @@ mod tests {
         let psns = (0..3_000_000u32).filter(|i| i % 1000 != 500).map(|i| first.wrapping_add(i));
         let largest = see_all(&mut w, psns, &mut budget);
         assert!(largest <= MAX_WORDS, "the window holds at most {MAX_WORDS} words, held {largest}");
-        assert_eq!(w.acknowledge_to(first.wrapping_add(1_499_999), &mut budget).total(), 1_500_000);
+        assert_eq!(w.acknowledge_to(first.wrapping_add(1_499_999), &mut budget), 1_500_000);
         assert_eq!(w.never_seen(), (1500, 1500));
         assert_eq!(w.see(first.wrapping_add(7), false, &mut budget), Appearance::Again, "settled, seen before");
         assert_eq!(w.highest_psn(), first.wrapping_add(2_999_999));
@@ -472,7 +417,7 @@ mod tests {
         assert_eq!(w.see(11, false, &mut budget), Appearance::First);
         assert_eq!(w.see(11, false, &mut budget), Appearance::Again);
         assert_eq!(w.never_seen(), (0, 2));
-        assert_eq!(w.acknowledge_to(10, &mut budget).total(), 11, "0 to 10");
+        assert_eq!(w.acknowledge_to(10, &mut budget), 11, "0 to 10");
         assert_eq!(w.never_seen(), (1, 1), "10 acknowledged, 12 not");
     }
 
@@ -490,12 +435,12 @@ mod tests {
     fn sacks_acknowledge_only_beyond_the_cumulative_ack_and_within_the_window() {
         let (mut w, mut budget) = (PsnWindow::new(100, None), WordBudget::default());
         see_all(&mut w, [100, 101, 104].into_iter(), &mut budget);
-        assert_eq!(w.acknowledge_to(101, &mut budget).total(), 2);
-        assert!(w.sack(101).is_none(), "behind the cumulative ACK");
-        assert!(w.sack(103).is_some() && w.sack(103).is_none());
-        assert!(w.sack(100 + 64 * MAX_WORDS as u32).is_none(), "beyond what the window may hold");
+        assert_eq!(w.acknowledge_to(101, &mut budget), 2);
+        assert!(!w.sack(101), "behind the cumulative ACK");
+        assert!(w.sack(103) && !w.sack(103));
+        assert!(!w.sack(100 + 64 * MAX_WORDS as u32), "beyond what the window may hold");
         assert_eq!(w.never_seen(), (1, 1), "103 SACKed, 102 never acknowledged");
-        assert_eq!(w.acknowledge_to(104, &mut budget).total(), 2, "102 and 104: 103 was SACKed");
+        assert_eq!(w.acknowledge_to(104, &mut budget), 2, "102 and 104: 103 was SACKed");
     }
 
     #[test]
@@ -520,7 +465,7 @@ mod tests {
     }
 
     #[test]
-    fn an_ack_s_psns_are_told_marked_unmarked_or_unknown_and_those_behind_the_window_unknown() {
+    fn psns_are_told_marked_unmarked_or_unknown_and_those_behind_the_window_unknown() {
         let mut budget = WordBudget { left: 0, ..WordBudget::default() };
         let mut w = PsnWindow::new(0, None);
         for psn in 0..5000u32 {
@@ -528,17 +473,15 @@ mod tests {
         }
         // the window holds 3,008 to 5,055 (32 words); the PSNs before it have left it
         assert_eq!(w.start, 3008);
-        let acked = w.acknowledge_to(4999, &mut budget);
-        assert_eq!(acked, Arrivals { marked: 199, unmarked: 1992 - 199, unknown: 3008 });
-        // a copy that differs makes a PSN's marking unknown; a SACK beyond the highest, unseen
+        assert_eq!([w.arrival(3010), w.arrival(3011), w.arrival(3000)], [Marked, Unmarked, Unknown]);
+        assert_eq!(w.acknowledge_to(4999, &mut budget), 5000);
+        // a copy that differs makes a PSN's marking unknown; one beyond the highest is unseen
         assert_eq!(w.see(5000, true, &mut budget), Appearance::First);
         assert_eq!(w.see(5000, false, &mut budget), Appearance::Again);
         assert_eq!(w.see(5001, true, &mut budget), Appearance::First);
-        assert_eq!(
-            [w.sack(5000), w.sack(5001), w.sack(5002), w.sack(5001)],
-            [Some(Arrival::Unknown), Some(Arrival::Marked), Some(Arrival::Unknown), None]
-        );
-        assert_eq!(w.acknowledge_to(5003, &mut budget), Arrivals::unknown(1), "5003 alone: the rest SACKed");
+        assert_eq!([w.arrival(5000), w.arrival(5001), w.arrival(5002)], [Unknown, Marked, Unknown]);
+        assert_eq!([w.sack(5000), w.sack(5001), w.sack(5002), w.sack(5001)], [true, true, true, false]);
+        assert_eq!(w.acknowledge_to(5003, &mut budget), 1, "5003 alone: the rest SACKed");
     }
 
     #[test]
