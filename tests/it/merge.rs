@@ -294,3 +294,40 @@ fn states_that_cannot_make_one_analysis_are_refused() {
     assert_eq!(code, Some(3), "{message}");
     assert!(message.contains("refusing to overwrite the input"), "{message}");
 }
+
+#[test]
+fn a_copy_the_parts_before_would_have_waited_for_longer_refuses_the_merge() {
+    // ACKs 40 µs after their WRITEs in the first part make the flow's NAKed copy wait 80 µs
+    // in one run; the second part alone has measured ACKs 5 µs after their WRITEs (every
+    // 100th, as many as both analyses remember) and waits one reorder window, deciding after
+    // its kept frames that the late original was the resend
+    use common::capture::*;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut c = Capture::new();
+    let at = |psn: u32| T0 + i64::from(psn) * US;
+    // past the 10,000 frames the doubled-mirror decision is taken within
+    for psn in (1..=12_000).filter(|&p| p != 11_990) {
+        let round_trip = match psn {
+            2 | 4 => Some(40 * US),
+            _ if psn % 100 == 0 && psn < 10_000 => Some(5 * US),
+            _ => None,
+        };
+        c.add(at(psn), &write_only(A, B, psn, round_trip.is_some()));
+        if let Some(after) = round_trip {
+            c.add(at(psn) + after, &ack(B, A, psn, 0x1F));
+        }
+    }
+    let nak_at = at(11_991) + US / 2;
+    c.add(nak_at, &nak(B, A, 11_990));
+    c.add(nak_at + US, &write_only(A, B, 11_990, false));
+    stream(&mut c, A, B, &(11_990..=12_005).collect::<Vec<_>>(), nak_at + 28 * US);
+    let capture = c.by_time().write();
+    // the cut after the first part's ACKs (44 WRITEs and 2 ACKs)
+    let parts = common::split::split(&capture, dir.path(), |_| vec![46]);
+    let whole = one_run(&parts);
+    assert_eq!(counts(flow(&whole, 1, 0x200)), [0, 0, 11, 1], "one run: 11,990 late, and resent to 12,000");
+    let states = analysed_keeping(&parts, "10100");
+    let (code, message) = refused(&["merge", text(&states[0]), text(&states[1])]);
+    assert_eq!(code, Some(2), "{message}");
+    assert!(message.contains("decided by answer times the parts before change"), "{message}");
+}

@@ -208,6 +208,73 @@ fn a_late_original_and_its_resend_are_two_copies_after_the_nak() {
     assert!(codes(&r).contains(&"REORDER_NAKS".to_string()), "{:?}", codes(&r));
 }
 
+/// A NIC that NAKs a late packet, answered by a busy sender 28 µs later: WRITEs 1 µs apart,
+/// 50 arriving 1.5 µs behind 51, B NAKing 50 when 51 arrives and A going back to 50 28 µs after
+/// the NAK (50..=55 again, then 56..=60). `shown` adds what the flow shows of its round trips
+/// before: `Nothing`, `Acks` (PSNs 4, 8 … 24 ACKed 25 µs after they are sent) or `Resend` (10
+/// seen, lost after the tap, NAKed and resent 28 µs later). `resend_seen`: the capture holds the resend.
+fn late_original_answered_slowly(shown: RoundTrips, resend_seen: bool) -> Capture {
+    let mut c = Capture::new();
+    let at = |psn: u32| T0 + i64::from(psn) * US;
+    for psn in (1..=55).filter(|&p| p != 50) {
+        c.add(at(psn), &write_only(A, B, psn, shown == RoundTrips::Acks && psn % 4 == 0 && psn <= 24));
+        if shown == RoundTrips::Acks && psn % 4 == 0 && psn <= 24 {
+            c.add(at(psn) + 25 * US, &ack(B, A, psn, 0x1F));
+        }
+    }
+    if shown == RoundTrips::Resend {
+        // 10 reached the tap and was lost after it; B NAKs it when 11 arrives, and A resends
+        // 10 alone 28 µs later
+        c.add(at(11) + US / 2, &nak(B, A, 10));
+        c.add(at(11) + US / 2 + 28 * US, &write_only(A, B, 10, false));
+    }
+    let nak_at = at(51) + US / 2;
+    c.add(nak_at, &nak(B, A, 50));
+    c.add(nak_at + US, &write_only(A, B, 50, false));
+    let resend: Vec<u32> = if resend_seen { (50..=60).collect() } else { (56..=60).collect() };
+    stream(&mut c, A, B, &resend, nak_at + 28 * US);
+    c.by_time();
+    c
+}
+
+#[derive(PartialEq, Clone, Copy)]
+enum RoundTrips {
+    Nothing,
+    Acks,
+    Resend,
+}
+
+#[test]
+fn a_late_original_naked_and_resent_slower_than_the_reorder_window_is_late() {
+    for shown in [RoundTrips::Acks, RoundTrips::Resend] {
+        let r = late_original_answered_slowly(shown, true).analyze(&[]);
+        let f = flow(&r, 1, 0x200);
+        let earlier = u64::from(shown == RoundTrips::Resend);
+        assert_eq!(counts(f), [0, 0, 6 + earlier, 1], "50 late, then 50..=55 resent");
+        assert_eq!(f["reorder_naks"], json!(1));
+        let found = codes(&r);
+        assert!(found.contains(&"REORDER_NAKS".to_string()), "{found:?}");
+        assert!(!found.iter().any(|c| c == "PSN_GAP"), "{found:?}");
+        let e = episodes(&r).last().expect("the go-back-N");
+        assert_eq!((&e["first_psn"], &e["pattern"], &e["packets"]), (&json!(50), &json!("go_back_n"), &json!(6)));
+    }
+    // with nothing measured, one reorder window is all a copy waits: the late original is
+    // taken for the resend, unless --reorder-window-us covers the sender's answer
+    let c = late_original_answered_slowly(RoundTrips::Nothing, true);
+    assert_eq!(counts(flow(&c.analyze(&[]), 1, 0x200)), [1, 1, 7, 0]);
+    assert_eq!(counts(flow(&c.analyze(&["--reorder-window-us", "30"]), 1, 0x200)), [0, 0, 6, 1]);
+}
+
+#[test]
+fn a_copy_sooner_after_its_nak_than_the_sender_ever_answered_is_the_late_original() {
+    // the capture misses the resend: no second copy, but 1 µs after the NAK is sooner than
+    // half the 28 µs this sender has shown
+    let r = late_original_answered_slowly(RoundTrips::Resend, false).analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(counts(f), [0, 0, 1, 1], "10 resent; 50 late");
+    assert_eq!(f["reorder_naks"], json!(1));
+}
+
 /// NCCL's connection between A and B striped over `qps` RC QPs that all start at PSN 0 and
 /// advance in lock-step (A's QP 0x100 + i receives the ACKs of B's QP 0x200 + i), 40 WRITEs
 /// each, every one ACKed 1.5 µs later. QP 1 loses PSN 10: B NAKs it when 11 arrives, and A

@@ -123,6 +123,7 @@ impl Flow {
             }
             self.run.outstanding.pop_front();
             self.ack_latency.record(u64::try_from(ts_ns - request_ts).unwrap_or(0));
+            self.requests.seq.acknowledged_after(ts_ns - request_ts);
         }
     }
 

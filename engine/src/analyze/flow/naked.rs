@@ -4,9 +4,12 @@
 //! After a PSN-sequence NAK for PSN h, a responsive sender resends h. Had h's original only
 //! been late, the tap sees two copies of h after the gap (the late original, then the
 //! resend); had it been lost, one. So the first copy of a NAKed hole waits: a second copy
-//! makes it a late arrival; the sender resending a later PSN, or one reorder window passing
-//! after the NAK without a second copy, makes it the resend. Only where the capture ends
-//! before either does the NAK reaction time decide.
+//! makes it a late arrival; the sender resending a later PSN, or its wait ending without a
+//! second copy, makes it the resend. The wait is as long as the flow's own round trips say a
+//! sender may take to answer (a busy sender answers a NAK 25–30 µs later, past a 20 µs reorder
+//! window), and a copy sooner after its NAK than half the fastest resend the flow has shown
+//! could not have been sent in answer to it. Only where the capture ends before the wait does
+//! the NAK reaction time decide.
 
 use std::collections::VecDeque;
 
@@ -14,9 +17,71 @@ use rocescope_parsers::psn::psn_diff;
 
 use crate::analyze::flow::arrival::Arrival;
 
-/// PSN-sequence NAKs a space remembers (those of one reorder window); beyond, the oldest is
+/// PSN-sequence NAKs a space remembers (those of the longest wait); beyond, the oldest is
 /// forgotten.
 pub const NAKS_REMEMBERED: usize = 64;
+
+/// A copy waits at most this many reorder windows after its NAK (160 µs by default): below
+/// the 200 µs a NIC's adaptive retransmission waits at the least, so a second resend after a
+/// timeout is never taken for the resend of a late original.
+pub const COPY_WAIT_WINDOWS: i64 = 8;
+
+/// What a PSN space has measured of how its sender answers (docs/analysis.md, "Reordering").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct AnswerTimes {
+    /// The fastest and slowest NAK-to-resend delays of resends the capture proves (a PSN seen
+    /// before, the second of two copies, or a copy go-back-N resent past).
+    fastest_resend_ns: Option<i64>,
+    slowest_resend_ns: Option<i64>,
+    /// The slowest ACK round trip: a request to the ACK covering it.
+    slowest_ack_ns: Option<i64>,
+}
+
+impl AnswerTimes {
+    /// A resend came `delay_ns` after the NAK it answered.
+    pub fn resend(&mut self, delay_ns: i64) {
+        self.fastest_resend_ns = Some(self.fastest_resend_ns.map_or(delay_ns, |f| f.min(delay_ns)));
+        self.slowest_resend_ns = self.slowest_resend_ns.max(Some(delay_ns));
+    }
+
+    /// A request was acknowledged `rtt_ns` after it was sent.
+    pub fn ack(&mut self, rtt_ns: i64) {
+        self.slowest_ack_ns = self.slowest_ack_ns.max(Some(rtt_ns));
+    }
+
+    /// How long after its NAK a copy of a NAKed hole waits for a second copy: twice the
+    /// slowest round trip measured (a resend or an ACK), at least one reorder window (all
+    /// there is with nothing measured) and at most [`COPY_WAIT_WINDOWS`] windows.
+    pub fn copy_wait_ns(&self, window_ns: i64) -> i64 {
+        let most = window_ns.saturating_mul(COPY_WAIT_WINDOWS).max(window_ns);
+        let round_trip = self.slowest_resend_ns.max(self.slowest_ack_ns).unwrap_or(0);
+        round_trip.saturating_mul(2).clamp(window_ns, most)
+    }
+
+    /// Could a copy `delay_ns` after its NAK have been sent in answer to it? Not when it came
+    /// sooner than half the fastest resend the space has shown.
+    pub fn could_answer(&self, delay_ns: i64) -> bool {
+        self.fastest_resend_ns.is_none_or(|fastest| delay_ns >= fastest / 2)
+    }
+
+    /// The fastest resend measured, if any.
+    pub fn fastest_resend_ns(&self) -> Option<i64> {
+        self.fastest_resend_ns
+    }
+
+    /// What both measured (a merge: the samples of the parts before and of the part).
+    pub fn merged(&self, other: &AnswerTimes) -> AnswerTimes {
+        let fastest = match (self.fastest_resend_ns, other.fastest_resend_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        AnswerTimes {
+            fastest_resend_ns: fastest,
+            slowest_resend_ns: self.slowest_resend_ns.max(other.slowest_resend_ns),
+            slowest_ack_ns: self.slowest_ack_ns.max(other.slowest_ack_ns),
+        }
+    }
+}
 
 /// A PSN-sequence NAK naming a PSN of this space, and whether that PSN came again since.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -32,17 +97,21 @@ pub struct AwaitingCopy {
     pub arrival: Arrival,
     pub depth: u32,
     pub expected_before: Option<u32>,
-    /// When the NAK naming it was seen: the copy waits one reorder window from then.
+    /// When the NAK naming it was seen.
     pub nak_ts_ns: i64,
+    /// When its wait ends ([`AnswerTimes::copy_wait_ns`] after the NAK).
+    pub until_ns: i64,
     /// A later packet of the space was decided while it waited (it is decided out of order).
     pub overtaken: bool,
 }
 
-/// The NAKs of the last reorder window and the copies waiting, of one PSN space.
+/// The NAKs of the longest wait and the copies waiting, of one PSN space.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct NakedHoles {
     naks: VecDeque<NakSeen>,
     awaiting: Vec<AwaitingCopy>,
+    /// Copies that waited so far.
+    pub copies_waited: u64,
 }
 
 impl NakedHoles {
@@ -54,18 +123,21 @@ impl NakedHoles {
     }
 
     /// A packet of PSN `psn` arrived at `ts_ns`: the NAKs naming it were answered, and those
-    /// older than `oldest_ns` can no longer bear on a hole (a hole is late only within one
-    /// reorder window of its gap, and only a NAK sent after the gap bears on it).
-    pub fn saw(&mut self, psn: u32, ts_ns: i64, oldest_ns: i64) {
+    /// older than `oldest_ns` can no longer bear on a hole or a wait. Returns how long after
+    /// the first NAK naming it not answered before it came.
+    pub fn saw(&mut self, psn: u32, ts_ns: i64, oldest_ns: i64) -> Option<i64> {
         if self.naks.is_empty() {
-            return;
+            return None;
         }
         while self.naks.front().is_some_and(|n| n.ts_ns < oldest_ns) {
             self.naks.pop_front();
         }
-        for n in self.naks.iter_mut().filter(|n| n.psn == psn && ts_ns >= n.ts_ns) {
+        let mut delay = None;
+        for n in self.naks.iter_mut().filter(|n| n.psn == psn && ts_ns >= n.ts_ns && !n.resent) {
             n.resent = true;
+            delay = delay.or(Some(ts_ns - n.ts_ns));
         }
+        delay
     }
 
     /// When the latest NAK naming `psn`, sent at or after `since_ns`, was seen.
@@ -80,6 +152,7 @@ impl NakedHoles {
     }
 
     pub fn wait(&mut self, copy: AwaitingCopy) {
+        self.copies_waited += 1;
         self.awaiting.push(copy);
     }
 
@@ -104,9 +177,9 @@ impl NakedHoles {
         self.take_where(|c| psn_diff(c.arrival.psn, psn) < 0)
     }
 
-    /// The waiting copies whose wait of `wait_ns` after their NAK ended before `now_ns`.
-    pub fn take_due(&mut self, now_ns: i64, wait_ns: i64) -> Vec<AwaitingCopy> {
-        self.take_where(|c| now_ns.saturating_sub(c.nak_ts_ns) > wait_ns)
+    /// The waiting copies whose wait ended before `now_ns`.
+    pub fn take_due(&mut self, now_ns: i64) -> Vec<AwaitingCopy> {
+        self.take_where(|c| now_ns > c.until_ns)
     }
 
     /// Every waiting copy, taken out.
@@ -149,7 +222,7 @@ mod tests {
 
     fn copy(psn: u32, nak_ts_ns: i64) -> AwaitingCopy {
         let arrival = Arrival { frame: u64::from(psn), ts_ns: nak_ts_ns + 1, psn };
-        AwaitingCopy { arrival, depth: 1, expected_before: None, nak_ts_ns, overtaken: false }
+        AwaitingCopy { arrival, depth: 1, expected_before: None, nak_ts_ns, until_ns: nak_ts_ns + 5, overtaken: false }
     }
 
     #[test]
@@ -159,8 +232,9 @@ mod tests {
         n.on_nak(20, 200);
         assert_eq!((n.naming(10, 50), n.naming(10, 150), n.naming(20, 150)), (Some(100), None, Some(200)));
         assert!(!n.resend_began_before(30, 0));
-        n.saw(10, 300, 0);
+        assert_eq!(n.saw(10, 300, 0), Some(200), "answered 200 ns after its NAK");
         assert!(n.resend_began_before(30, 0) && !n.resend_began_before(10, 0));
+        assert_eq!(n.saw(10, 350, 0), None, "answered already");
         n.saw(11, 400, 150);
         assert_eq!(n.naming(10, 0), None, "older than the window");
     }
@@ -174,10 +248,27 @@ mod tests {
         assert!(n.waits_in(8, 2) && !n.waits_in(10, 5));
         assert_eq!(n.take_copy_of(9).map(|c| c.arrival.psn), Some(9));
         assert_eq!(n.take_before(15).len(), 1);
-        assert!(n.take_due(25, 5).is_empty());
+        assert!(n.take_due(25).is_empty());
         n.overtake_before(16);
         assert!(n.has_copy_of(15));
-        let due = n.take_due(26, 5);
+        let due = n.take_due(26);
         assert_eq!((due.len(), due[0].overtaken, n.is_waiting()), (1, true, false));
+    }
+
+    #[test]
+    fn a_copy_waits_twice_the_slowest_round_trip_within_bounds() {
+        let window = 20_000;
+        let mut a = AnswerTimes::default();
+        assert_eq!(a.copy_wait_ns(window), window, "nothing measured: one window");
+        assert!(a.could_answer(0), "nothing measured: any delay");
+        a.ack(5_000);
+        assert_eq!(a.copy_wait_ns(window), window, "never below one window");
+        a.resend(28_000);
+        a.resend(26_000);
+        assert_eq!(a.copy_wait_ns(window), 56_000);
+        assert_eq!(a.fastest_resend_ns(), Some(26_000));
+        assert!(!a.could_answer(12_999) && a.could_answer(13_000));
+        a.ack(500_000);
+        assert_eq!(a.copy_wait_ns(window), 160_000, "never above the longest wait");
     }
 }

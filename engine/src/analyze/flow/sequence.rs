@@ -12,7 +12,7 @@ use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forwa
 
 use crate::analyze::flow::arrival::Arrival;
 use crate::analyze::flow::gaps::Gaps;
-use crate::analyze::flow::naked::{AwaitingCopy, NakedHoles};
+use crate::analyze::flow::naked::{AnswerTimes, AwaitingCopy, COPY_WAIT_WINDOWS, NakedHoles};
 
 /// How a sequenced packet relates to its PSN space's expected PSN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -216,6 +216,9 @@ pub struct Sequence {
     run: Vec<RunMember>,
     run_deadline_ns: Option<i64>,
     naked: NakedHoles,
+    /// How the sender answers, as far as measured: decides copies only, and is compared
+    /// apart in a merge ([`Sequence::graft`]).
+    answers: AnswerTimes,
     pub first_psn: Option<u32>,
     pub sequenced: u64,
     pub gaps: u64,
@@ -287,6 +290,7 @@ impl Sequence {
             self.meet_waiting_copies(a, config, out);
         }
         let hole = self.unseen_hole(a.psn);
+        let proven_resend = hole.is_none() && self.is_resend_by_psn(a.psn);
         if hole.is_none() && !self.run.is_empty() {
             // (b): the run ends; its packets were late if this one is new.
             let new = self.expected.is_none_or(|e| psn_forward_distance(a.psn, e) < PSN_HALF);
@@ -301,7 +305,12 @@ impl Sequence {
         };
         if !self.naked.has_copy_of(a.psn) {
             // a copy still waiting is no resend yet
-            self.naked.saw(a.psn, a.ts_ns, a.ts_ns.saturating_sub(config.window_ns));
+            let oldest_ns = a.ts_ns.saturating_sub(config.window_ns.saturating_mul(COPY_WAIT_WINDOWS));
+            if let Some(delay_ns) = self.naked.saw(a.psn, a.ts_ns, oldest_ns)
+                && proven_resend
+            {
+                self.answers.resend(delay_ns);
+            }
         }
         held
     }
@@ -314,6 +323,8 @@ impl Sequence {
             self.decide_copy(copy, SeqClass::LateArrival, Decision::Copies, a.ts_ns, config, out);
         } else if self.is_resend_by_psn(a.psn) {
             for copy in self.naked.take_before(a.psn) {
+                // go-back-N went on past it: it was the resend
+                self.answers.resend(copy.arrival.ts_ns.saturating_sub(copy.nak_ts_ns));
                 self.decide_copy(copy, SeqClass::Retransmission, Decision::Copies, a.ts_ns, config, out);
             }
         }
@@ -534,9 +545,10 @@ impl Sequence {
         let within = !gap.settled && a.ts_ns.saturating_sub(gap_ts) <= config.window_ns;
         let depth = expected_before.map_or(0, |e| psn_forward_distance(e, a.psn));
         if let Some(nak_ts_ns) = self.naked.naming(a.psn, gap_ts).filter(|_| within) {
-            let copy = AwaitingCopy { arrival: a, depth, expected_before, nak_ts_ns, overtaken: false };
+            let until_ns = nak_ts_ns.saturating_add(self.answers.copy_wait_ns(config.window_ns));
+            let copy = AwaitingCopy { arrival: a, depth, expected_before, nak_ts_ns, until_ns, overtaken: false };
             self.naked.wait(copy);
-            out.push(SeqEvent::Wait { until_ns: nak_ts_ns.saturating_add(config.window_ns) });
+            out.push(SeqEvent::Wait { until_ns });
             return true;
         }
         // (c): no resend covering it has begun
@@ -657,9 +669,9 @@ impl Sequence {
     /// Capture time has reached `now_ns`: decides what a reorder window that has passed
     /// decides.
     pub fn expire(&mut self, now_ns: i64, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
-        for copy in self.naked.take_due(now_ns, config.window_ns) {
-            // a reorder window after its NAK with no second copy: the copy was the resend
-            self.decide_copy(copy, SeqClass::Retransmission, Decision::Copies, now_ns, config, out);
+        for copy in self.naked.take_due(now_ns) {
+            let (class, by) = self.copy_without_a_second(&copy);
+            self.decide_copy(copy, class, by, now_ns, config, out);
         }
         // a hole after a waiting copy is a resend if the copy is: it waits for the copy
         let after_copy = self.run.iter().any(|m| self.naked.waits_before(m.arrival.psn));
@@ -669,14 +681,25 @@ impl Sequence {
         self.settle_expired(now_ns, config, out);
     }
 
+    /// A copy whose wait ended with no second copy was the resend, unless it came sooner
+    /// after its NAK than the sender could have answered.
+    fn copy_without_a_second(&self, copy: &AwaitingCopy) -> (SeqClass, Decision) {
+        if self.answers.could_answer(copy.arrival.ts_ns.saturating_sub(copy.nak_ts_ns)) {
+            (SeqClass::Retransmission, Decision::Copies)
+        } else {
+            (SeqClass::LateArrival, Decision::Time)
+        }
+    }
+
     /// The end of the capture (or of the flow), at capture time `now_ns`: every reorder
     /// window has passed. A copy of a NAKed hole whose wait had not ended is decided by the
     /// NAK reaction time: no sender answers a NAK faster, so a copy that soon was late.
     pub fn finish(&mut self, now_ns: i64, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
         for copy in self.naked.take_all() {
-            let (class, by) = if now_ns.saturating_sub(copy.nak_ts_ns) > config.window_ns {
-                (SeqClass::Retransmission, Decision::Copies)
-            } else if copy.arrival.ts_ns.saturating_sub(copy.nak_ts_ns) > config.nak_reaction_ns {
+            let delay_ns = copy.arrival.ts_ns.saturating_sub(copy.nak_ts_ns);
+            let (class, by) = if now_ns > copy.until_ns {
+                self.copy_without_a_second(&copy)
+            } else if delay_ns > config.nak_reaction_ns && self.answers.could_answer(delay_ns) {
                 (SeqClass::Retransmission, Decision::Time)
             } else {
                 (SeqClass::LateArrival, Decision::Time)
@@ -688,6 +711,12 @@ impl Sequence {
         for index in open {
             self.settle(index, out);
         }
+    }
+
+    /// A request was acknowledged `rtt_ns` after it was sent: a round trip the sender's
+    /// answers are measured by.
+    pub fn acknowledged_after(&mut self, rtt_ns: i64) {
+        self.answers.ack(rtt_ns);
     }
 
     /// The peer sent a PSN-sequence NAK naming `psn` (the PSN it expected).
@@ -768,6 +797,10 @@ impl Sequence {
     /// its counts added; an error where a greatest value cannot be told.
     pub fn graft(&mut self, start: &Sequence, end: Sequence) -> Result<(), &'static str> {
         use crate::analyze::later::later_max;
+        if end.naked.copies_waited > start.naked.copies_waited && self.answers != start.answers {
+            return Err("a copy of a NAKed hole was decided by answer times the parts before change");
+        }
+        let answers = self.answers.merged(&end.answers);
         let first_psn = self.first_psn.or(end.first_psn);
         let add = |mine: u64, e: u64, s: u64| mine + e.saturating_sub(s);
         let (mine, s, e) = (&self.reorder, &start.reorder, &end.reorder);
@@ -788,6 +821,7 @@ impl Sequence {
             retransmitted: add(self.retransmitted, end.retransmitted, start.retransmitted),
             retransmit_episodes: add(self.retransmit_episodes, end.retransmit_episodes, start.retransmit_episodes),
             reorder,
+            answers,
             ..end
         };
         Ok(())
