@@ -43,6 +43,14 @@ impl Analyzer {
             _ => (with_hole, PairMethod::Nak),
         };
         if let [forward] = left[..] {
+            if method != PairMethod::Nak && (self.psns_are_shared(forward) || self.is_contested(fid, forward)) {
+                // a sole candidate by range alone may be a stranger: the QP answered may be
+                // one the capture lacks (the other half of an ECMP fabric)
+                if let Some(f) = self.flows.flow_mut(fid) {
+                    f.set_pairing_candidates(left);
+                }
+                return;
+            }
             self.pair_and_eliminate(fid, forward, method);
         } else if let Some(f) = self.flows.flow_mut(fid) {
             f.set_pairing_candidates(if left.len() <= CANDIDATES_KEPT { left } else { Candidates::new() });
@@ -72,12 +80,37 @@ impl Analyzer {
                     .copied()
                     .filter(|&c| c != forward && self.flows.flow(c).is_some_and(|c| c.peer.is_none()))
                     .collect();
-                if let [last] = left[..] {
+                if let [last] = left[..]
+                    && !self.psns_are_shared(last)
+                    && !self.is_contested(sibling, last)
+                {
                     pairs.push((sibling, last, PairMethod::Elimination));
                 }
             }
             self.flows.forget_candidate(key.src, key.dst, forward);
         }
+    }
+
+    /// Does request flow `forward` share its PSNs with another QP between the same hosts, so
+    /// that a response's PSN in its range proves nothing (docs/analysis.md, "Pairing")? Its
+    /// range overlaps another request flow's (QPs that start at the same PSN, as NCCL's all
+    /// start at 0): the QP answered may then be one whose requests the capture lacks.
+    fn psns_are_shared(&self, forward: FlowId) -> bool {
+        let Some(f) = self.flows.flow(forward) else { return false };
+        self.flows
+            .between(f.key.src, f.key.dst)
+            .iter()
+            .any(|&other| other != forward && self.flows.flow(other).is_some_and(|o| f.ranges_overlap(o)))
+    }
+
+    /// Does another unpaired flow of responses between the same hosts as `response` still
+    /// hold `forward` as a candidate (two QPs' responses fit it)?
+    fn is_contested(&self, response: FlowId, forward: FlowId) -> bool {
+        let Some(f) = self.flows.flow(response) else { return false };
+        self.flows.between(f.key.src, f.key.dst).iter().any(|&other| {
+            other != response
+                && self.flows.flow(other).is_some_and(|o| o.peer.is_none() && o.pairing_candidates().contains(&forward))
+        })
     }
 
     /// `requester`'s READs whose responses `responder` carried before the two were paired are

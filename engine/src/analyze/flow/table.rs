@@ -195,6 +195,15 @@ impl Flow {
         self.requested_distance(psn).is_some_and(|(d, span)| d < span)
     }
 
+    /// Do this flow's requested PSNs and `other`'s overlap (QPs in lock-step)?
+    pub fn ranges_overlap(&self, other: &Flow) -> bool {
+        let first = |f: &Flow| f.requests.seq.first_psn;
+        match (first(self), first(other)) {
+            (Some(mine), Some(theirs)) => self.psn_was_requested(theirs) || other.psn_was_requested(mine),
+            _ => false,
+        }
+    }
+
     /// The distance of `psn` from the first requested PSN, and the span requested.
     fn requested_distance(&self, psn: u32) -> Option<(u32, u32)> {
         let seq = &self.requests.seq;

@@ -685,11 +685,7 @@ fn flow_report(a: &Analyzer, id: u32, f: &crate::analyze::flow::table::Flow, con
         pmtu: f.pmtu,
         peer: f.peer.map(|(p, _)| p),
         pairing: f.peer.map(|(_, m)| m.name()),
-        pairing_candidates: if f.peer.is_none() && f.pairing_candidates().len() > 1 {
-            f.pairing_candidates().len()
-        } else {
-            0
-        },
+        pairing_candidates: if f.peer.is_none() { f.pairing_candidates().len() } else { 0 },
         from_peer: peer.map(|p| PeerSummary {
             naks_psn_seq_err: p.counts.naks_psn_seq_err,
             naks_other: p.counts.naks_other,

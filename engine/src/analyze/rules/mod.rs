@@ -333,10 +333,10 @@ fn reordering(r: &mut Rules<'_>) {
     r.flow_rule(
         About {
             kind: kinds::PAIRING_AMBIGUOUS,
-            cause: "Several QPs between the same two hosts use the same PSNs (NCCL connects without RDMA CM, starts every QP at PSN 0 and stripes a connection over QPs in lock-step), and no response told which QP each flow of responses answers.",
+            cause: "Several QPs between the same two hosts use the same PSNs (NCCL connects without RDMA CM, starts every QP at PSN 0 and stripes a connection over QPs in lock-step), and no response told which QP each flow of responses answers. Even one QP left whose PSNs fit is no proof: the QP answered may be one whose requests took a path the capture does not see (the other half of an ECMP fabric).",
             action: "Capture the connection's setup (RDMA CM, or NCCL's bootstrap exchange of QP numbers) to pair the QPs; until then ACK latency, completion times and NAK-to-resend links are not measured on these flows. Losses are still counted on each QP.",
         },
-        |f| u64::from(f.pairing_candidates > 1),
+        |f| u64::from(f.peer.is_none() && f.pairing_candidates > 0),
         |f| Some(f.first_frame),
         |n, _, names| format!("{} of responses could not be paired with the QP they answer ({names})", plural(n as usize, "flow")),
     );
