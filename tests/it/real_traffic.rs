@@ -280,6 +280,73 @@ fn a_qp_number_reused_twice_is_three_flows() {
     assert_eq!(codes(&r), vec!["QP_REUSED"]);
 }
 
+/// WRITEs from A to B, one per PSN of `psns`, 1 µs apart from `t`, every 8th asking for the ACK
+/// B sends 0.5 µs later when `acked`.
+fn acked_writes(c: &mut Capture, psns: impl IntoIterator<Item = u32>, t: i64, acked: bool) {
+    for (i, psn) in psns.into_iter().enumerate() {
+        let at = t + i as i64 * US;
+        let asks = acked && i % 8 == 7;
+        c.add(at, &write_only(A, B, psn, asks));
+        if asks {
+            c.add(at + US / 2, &ack(B, A, psn, 0x1F));
+        }
+    }
+}
+
+#[test]
+fn a_job_restarted_at_psn_0_on_the_same_qp_numbers_is_a_new_connection() {
+    // NCCL connects without CM and starts at PSN 0: the job restarted 60 s later on the same
+    // QP numbers sends PSN 0 again, which two ACKs acknowledged
+    let mut c = Capture::new();
+    acked_writes(&mut c, 0..40, T0, true);
+    acked_writes(&mut c, 0..40, T0 + 60_000 * MS, true);
+    let r = c.analyze(&[]);
+    let data: Vec<&Value> = flows(&r).iter().filter(|f| f["dst_qp"] == json!(0x200)).collect();
+    assert_eq!(data.len(), 2);
+    for (i, f) in data.iter().enumerate() {
+        assert_eq!(counts(f), [0, 0, 0, 0], "connection {i}");
+        assert_eq!((&f["packets"], &f["retransmit_episodes"]), (&json!(40), &json!(0)), "connection {i}");
+        assert!(
+            f["fct_us_max"].as_f64().is_some_and(|us| us < 100.0),
+            "no completion spans the two: {}",
+            f["fct_us_max"]
+        );
+    }
+    assert_eq!(data[1]["previous_flow"], data[0]["id"]);
+    assert_eq!(codes(&r), vec!["QP_REUSED"]);
+}
+
+#[test]
+fn a_new_first_psn_far_ahead_after_everything_was_acknowledged_is_a_new_connection() {
+    let mut c = Capture::new();
+    acked_writes(&mut c, 1_000..1_040, T0, true);
+    acked_writes(&mut c, 5_001_000..5_001_040, T0 + 1_000 * MS, true);
+    let r = c.analyze(&[]);
+    let data: Vec<&Value> = flows(&r).iter().filter(|f| f["dst_qp"] == json!(0x200)).collect();
+    assert_eq!(data.len(), 2);
+    assert!(data.iter().all(|f| counts(f) == [0, 0, 0, 0]));
+    assert_eq!(codes(&r), vec!["QP_REUSED"]);
+}
+
+#[test]
+fn what_a_sender_may_still_resend_after_silence_is_the_same_connection() {
+    // a jump ahead while 33..=39 await their ACK: the capture missed 20 ms of the flow
+    let mut c = Capture::new();
+    acked_writes(&mut c, 0..39, T0, true);
+    acked_writes(&mut c, 5_000..5_040, T0 + 20 * MS, true);
+    let r = c.analyze(&[]);
+    assert_eq!(flows(&r).iter().filter(|f| f["dst_qp"] == json!(0x200)).count(), 1);
+    assert_eq!(flow(&r, 1, 0x200)["gaps"], json!(1));
+    // the last ACK (of 39) lost after the tap: the sender times out and resends 32..=39,
+    // which only that ACK covered
+    let mut c = Capture::new();
+    acked_writes(&mut c, 0..40, T0, true);
+    acked_writes(&mut c, 32..40, T0 + 20 * MS, false);
+    let r = c.analyze(&[]);
+    assert_eq!(flows(&r).iter().filter(|f| f["dst_qp"] == json!(0x200)).count(), 1);
+    assert_eq!(counts(flow(&r, 1, 0x200)), [0, 0, 8, 0]);
+}
+
 /// Every frame of `c` twice, the copy byte for byte `delay(i)` later.
 fn doubled(c: &Capture, delay: impl Fn(usize) -> i64) -> Capture {
     let mut d = Capture::new();

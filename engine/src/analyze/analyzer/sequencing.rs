@@ -365,20 +365,27 @@ impl Analyzer {
         }
     }
 
-    /// Does this packet begin a new connection on a reused QP number? A request after at
-    /// least `qp_reuse_idle` of silence whose PSN is behind the expected one and was never
-    /// requested (so cannot be a retransmission) does.
+    /// Does this packet begin a new connection on a reused QP number (docs/analysis.md,
+    /// "Reused QP numbers")? A request after at least `qp_reuse_idle` of silence does when it
+    /// cannot be a resend: its PSN is behind the expected one and was never requested, or two
+    /// of the peer's ACKs acknowledged it already (a job restarted at PSN 0); or it jumps
+    /// further ahead than holes are tracked after the peer acknowledged everything (a new
+    /// random first PSN).
     pub(crate) fn is_new_connection(&self, fid: FlowId, ts_ns: i64, roce: &RoceFacts) -> bool {
         if opcode::is_unsequenced(roce.opcode) || opcode::is_read_response(roce.opcode) {
             return false;
         }
         let Some(f) = self.flows.flow(fid) else { return false };
         let Some(e) = f.requests.seq.expected() else { return false };
-        let behind = roce.psn != e && psn_forward_distance(roce.psn, e) >= PSN_HALF;
-        f.counts.packets > 0
-            && ts_ns.saturating_sub(f.last_ts_ns) >= self.config.qp_reuse_idle_ns
-            && behind
-            && !f.psn_was_requested(roce.psn)
+        if f.counts.packets == 0 || ts_ns.saturating_sub(f.last_ts_ns) < self.config.qp_reuse_idle_ns {
+            return false;
+        }
+        let ahead = psn_forward_distance(roce.psn, e);
+        if roce.psn != e && ahead >= PSN_HALF {
+            !f.psn_was_requested(roce.psn) || f.psn_was_acknowledged_twice(roce.psn)
+        } else {
+            ahead >= crate::analyze::flow::gaps::TRACKED_SPAN && f.all_acknowledged()
+        }
     }
 
     /// Ends a flow whose QP number a new connection takes over, and its peer when that was

@@ -117,6 +117,10 @@ impl Flow {
 
     /// An ACK of `psn` at `ts_ns` acknowledges every request up to it: their ACK latencies.
     pub fn acknowledged(&mut self, psn: u32, ts_ns: i64) {
+        let further = self.run.acknowledged_through.is_none_or(|t| psn_diff(psn, t) > 0);
+        if further && self.psn_was_requested(psn) {
+            self.run.acknowledged_before = self.run.acknowledged_through.replace(psn);
+        }
         while let Some(&(request_psn, request_ts)) = self.run.outstanding.front() {
             if psn_diff(psn, request_psn) < 0 {
                 break;

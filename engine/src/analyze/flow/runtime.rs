@@ -105,6 +105,10 @@ pub struct FlowRuntime {
     pub(super) naks: NakLog,
     /// Requests awaiting an ACK (PSN, time), in PSN order.
     pub(super) outstanding: VecDeque<(u32, i64)>,
+    /// The furthest PSN the peer's ACKs have acknowledged (every PSN up to it arrived), and
+    /// the one the ACK before acknowledged.
+    pub(super) acknowledged_through: Option<u32>,
+    pub(super) acknowledged_before: Option<u32>,
     pub(super) last_cnp_ts: Option<i64>,
     /// The first CE mark not yet answered by a CNP addressed to the flow's sender.
     pub(super) unanswered_ce_ts: Option<i64>,

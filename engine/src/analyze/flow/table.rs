@@ -195,6 +195,24 @@ impl Flow {
         self.requested_distance(psn).is_some_and(|(d, span)| d < span)
     }
 
+    /// Has the peer acknowledged every PSN the flow requested (IBA §9.7.5.1.1: an ACK of a PSN
+    /// says every PSN up to it arrived)? Nothing is then outstanding, and nothing can be resent.
+    pub fn all_acknowledged(&self) -> bool {
+        let highest = self.requests.seq.highest();
+        highest.is_some() && self.run.acknowledged_through == highest
+    }
+
+    /// Did two of the peer's ACKs acknowledge `psn` (the last and the one before)? Had the
+    /// last been lost on its way, the sender, holding the one before, still resends nothing
+    /// up to it.
+    pub fn psn_was_acknowledged_twice(&self, psn: u32) -> bool {
+        self.psn_was_requested(psn)
+            && self
+                .run
+                .acknowledged_before
+                .is_some_and(|t| self.psn_was_requested(t) && rocescope_parsers::psn::psn_diff(psn, t) <= 0)
+    }
+
     /// Do this flow's requested PSNs and `other`'s overlap (QPs in lock-step)?
     pub fn ranges_overlap(&self, other: &Flow) -> bool {
         let first = |f: &Flow| f.requests.seq.first_psn;
