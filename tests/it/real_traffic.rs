@@ -347,6 +347,50 @@ fn what_a_sender_may_still_resend_after_silence_is_the_same_connection() {
     assert_eq!(counts(flow(&r, 1, 0x200)), [0, 0, 8, 0]);
 }
 
+/// WRITEs 1..=20 from A to B, 1 µs apart, 10 lost before the tap; B NAKs 10 when 11 arrives
+/// and A goes back to 10 once 20 is sent, resending `first_pass`; B NAKs `again` when the
+/// pass shows it lacks it, and A resends from it 5 µs later, going on to 25.
+fn go_back_n_twice(first_pass: &[u32], again: u32) -> Capture {
+    let mut c = Capture::new();
+    // another connection's traffic before, so that resends are not most of the capture's
+    // frames (which a doubled mirror's copies would be)
+    let other = Side { n: 3, qpn: 0x300 };
+    stream(&mut c, other, B, &(1..=100).collect::<Vec<_>>(), T0 - 200 * US);
+    stream(&mut c, A, B, &(1..=20).filter(|&p| p != 10).collect::<Vec<_>>(), T0);
+    let nak_at = T0 + 10 * US + US / 2;
+    c.add(nak_at, &nak(B, A, 10));
+    let pass_at = T0 + 20 * US;
+    stream(&mut c, A, B, first_pass, pass_at);
+    let second_nak = pass_at + first_pass.len() as i64 * US;
+    c.add(second_nak, &nak(B, A, again));
+    let second: Vec<u32> = (again..=25).collect();
+    stream(&mut c, A, B, &second, second_nak + 5 * US);
+    c.by_time();
+    c
+}
+
+#[test]
+fn a_go_back_n_whose_resend_was_lost_again_is_go_back_n() {
+    // 12's resend is lost before the tap: the first pass skips it, B NAKs 12, and the second
+    // pass begins at it
+    let first: Vec<u32> = (10..=20).filter(|&p| p != 12).collect();
+    let r = go_back_n_twice(&first, 12).analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(counts(f), [1, 2, 10 + 9, 0], "10 and 12's resend missing");
+    let e = &r["retransmit_episodes"];
+    assert_eq!(e.as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        (&e[0]["pattern"], &e[0]["trigger"], &e[0]["packets"]),
+        (&json!("go_back_n"), &json!("nak_psn_seq_err"), &json!(19))
+    );
+    // two passes, the second for 15's resend lost after the tap
+    let first: Vec<u32> = (10..=20).collect();
+    let r = go_back_n_twice(&first, 15).analyze(&[]);
+    assert_eq!(counts(flow(&r, 1, 0x200)), [1, 1, 11 + 6, 0]);
+    let e = &r["retransmit_episodes"];
+    assert_eq!((e.as_array().map(Vec::len), &e[0]["pattern"]), (Some(1), &json!("go_back_n")));
+}
+
 /// Every frame of `c` twice, the copy byte for byte `delay(i)` later.
 fn doubled(c: &Capture, delay: impl Fn(usize) -> i64) -> Capture {
     let mut d = Capture::new();

@@ -6,7 +6,9 @@
 //! peer re-issued; else a timeout when the sender was silent for at least the minimum ACK
 //! timeout before it (it resent on its own timer), or `no_nak` when the silence was shorter
 //! (the NAK that caused it is not in the capture). Pattern: `go_back_n` when the resent
-//! PSNs run contiguously from the first resent one to the highest PSN sent before the episode;
+//! PSNs run contiguously from the first resent one to the highest PSN sent before the episode,
+//! or in passes that each go up to it again, a PSN a pass skipped being a resend lost before
+//! the tap (which a later pass begins at or before, the receiver asking for it again);
 //! `selective` when every resent PSN was a hole the tap saw skipped; `partial` otherwise.
 
 use serde::Serialize;
@@ -96,6 +98,54 @@ pub struct OpenEpisode {
     contiguous: bool,
     /// Every resent PSN was a hole the tap saw skipped.
     all_holes: bool,
+    passes: Passes,
+}
+
+/// The resent PSNs as go-back-N passes: each runs up from where it began, a pass beginning
+/// again at or before the last PSN resent (IBA §9.7.5.1.5: a requester answering a NAK resends
+/// from the PSN it names, whatever it was resending). A PSN a pass skipped was resent and lost
+/// before the tap; the receiver, still lacking it, asks for it again, so a later pass begins
+/// at or before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Passes {
+    /// Every pass so far ran up, with fewer PSNs skipped than resent, and began at or before
+    /// the first PSN the pass before skipped.
+    each_runs_up: bool,
+    resent: u32,
+    skipped: u32,
+    first_skipped: Option<u32>,
+    /// PSNs skipped by every pass so far: resends lost before the tap.
+    lost_resends: u32,
+}
+
+impl Passes {
+    fn new() -> Self {
+        Passes { each_runs_up: true, resent: 1, skipped: 0, first_skipped: None, lost_resends: 0 }
+    }
+
+    /// The next resent PSN, after `last`.
+    fn next(&mut self, last: u32, psn: u32) {
+        let ahead = psn_diff(psn, last);
+        if ahead <= 0 {
+            // a new pass: the one before ends
+            self.each_runs_up &= self.skipped < self.resent;
+            self.each_runs_up &= self.first_skipped.is_none_or(|s| psn_diff(psn, s) <= 0);
+            *self = Passes { each_runs_up: self.each_runs_up, lost_resends: self.lost_resends, ..Passes::new() };
+            return;
+        }
+        let skipped = (ahead - 1) as u32;
+        if skipped > 0 {
+            self.first_skipped.get_or_insert(psn_add(last, 1));
+        }
+        self.skipped += skipped;
+        self.lost_resends += skipped;
+        self.resent += 1;
+    }
+
+    /// Were the passes go-back-N, the last one reaching `last` at the highest PSN sent?
+    fn go_back_n(&self, reached_highest: bool) -> bool {
+        self.each_runs_up && self.skipped < self.resent && reached_highest
+    }
 }
 
 /// Why an episode began: its trigger, and the NAK, RNR NAK or re-issued READ that set it off.
@@ -168,29 +218,35 @@ impl Episode {
 impl OpenEpisode {
     /// The episode at `index` of the list, which `first` started.
     pub fn new(index: usize, first: &FirstResend) -> Self {
-        OpenEpisode { index, contiguous: true, all_holes: first.hole_ts.is_some() }
+        OpenEpisode { index, contiguous: true, all_holes: first.hole_ts.is_some(), passes: Passes::new() }
     }
 
     /// Adds the next retransmitted packet to `episode`, this one.
     pub fn extend(&mut self, episode: &mut Episode, frame: u64, ts_ns: i64, psn: u32, in_hole: bool) {
         self.contiguous &= psn == psn_add(episode.last_psn, 1);
         self.all_holes &= in_hole;
+        self.passes.next(episode.last_psn, psn);
         episode.last_psn = psn;
         episode.end_frame = frame;
         episode.end_ts_ns = ts_ns;
         episode.packets += 1;
     }
 
-    /// Decides the pattern of `episode`, this one, now over.
-    pub fn close(self, episode: &mut Episode) {
+    /// Decides the pattern of `episode`, this one, now over; returns the resends its
+    /// go-back-N passes lost before the tap (PSNs a pass skipped), to count as missing.
+    pub fn close(self, episode: &mut Episode) -> u32 {
         let reached_highest = psn_diff(episode.last_psn, episode.highest_sent_psn) >= 0;
-        episode.pattern = if self.contiguous && reached_highest {
-            Pattern::GoBackN
+        let (pattern, lost) = if self.contiguous && reached_highest {
+            (Pattern::GoBackN, 0)
         } else if self.all_holes {
-            Pattern::Selective
+            (Pattern::Selective, 0)
+        } else if self.passes.go_back_n(reached_highest) {
+            (Pattern::GoBackN, self.passes.lost_resends)
         } else {
-            Pattern::Partial
+            (Pattern::Partial, 0)
         };
+        episode.pattern = pattern;
+        lost
     }
 }
 
@@ -235,6 +291,43 @@ mod tests {
         assert_eq!(episode(&[10, 12], 13, &[10, 12]).pattern, Pattern::Selective);
         assert_eq!(episode(&[10, 11], 13, &[]).pattern, Pattern::Partial);
         assert_eq!(episode(&[0xFF_FFFF, 0, 1], 1, &[]).pattern, Pattern::GoBackN);
+    }
+
+    /// The pattern of an episode resending `psns` up to `highest` (no holes), and the resends
+    /// it lost before the tap.
+    fn passes(psns: &[u32], highest: u32) -> (Pattern, u32) {
+        let resend = FirstResend {
+            frame: 1,
+            ts_ns: 0,
+            psn: psns[0],
+            highest_sent_psn: highest,
+            idle_before_ns: None,
+            hole_ts: None,
+        };
+        let mut e = Episode::start(0, resend, Cause::unseen(Trigger::Timeout));
+        let mut open = OpenEpisode::new(0, &resend);
+        for (i, &p) in psns.iter().enumerate().skip(1) {
+            open.extend(&mut e, i as u64 + 1, i as i64, p, false);
+        }
+        let lost = open.close(&mut e);
+        (e.pattern, lost)
+    }
+
+    #[test]
+    fn go_back_n_in_passes_and_with_lost_resends() {
+        // two passes, the second from a later NAK
+        assert_eq!(passes(&[10, 11, 12, 13, 14, 12, 13, 14], 14), (Pattern::GoBackN, 0));
+        // a pass cut short by a NAK for a PSN it had resent
+        assert_eq!(passes(&[10, 11, 12, 11, 12, 13, 14], 14), (Pattern::GoBackN, 0));
+        // 12's resend lost before the tap; the next pass begins at it
+        assert_eq!(passes(&[10, 11, 13, 14, 12, 13, 14], 14), (Pattern::GoBackN, 1));
+        // the last pass loses 13's resend: missing still
+        assert_eq!(passes(&[10, 11, 12, 14], 14), (Pattern::GoBackN, 1));
+        // the next pass begins after the PSN skipped: not go-back-N
+        assert_eq!(passes(&[10, 11, 13, 14, 13, 14], 14), (Pattern::Partial, 0));
+        // more skipped than resent, or short of the highest
+        assert_eq!(passes(&[10, 14], 14), (Pattern::Partial, 0));
+        assert_eq!(passes(&[10, 11, 12], 14), (Pattern::Partial, 0));
     }
 
     #[test]
