@@ -128,7 +128,12 @@ fn a_lost_read_response_and_the_reissued_read() {
     let episodes = r["retransmit_episodes"].as_array().unwrap();
     let reread = episodes.iter().find(|e| e["space"] == json!("responses")).expect("a response episode");
     assert_eq!((&reread["trigger"], &reread["packets"]), (&json!("reread"), &json!(4)));
+    // the re-issued READ's trigger is the gap in its responses, not a missing NAK
+    let reissued = episodes.iter().find(|e| e["space"] == json!("requests")).expect("the re-issued READ");
     let frames = frames_of(&c);
+    let gap = frames.iter().find(|f| f["seq_class"] == json!("gap")).expect("the gap");
+    assert_eq!((&reissued["trigger"], &reissued["trigger_frame"]), (&json!("response_gap"), &gap["frame"]));
+    assert!(!codes(&r).iter().any(|c| c == "RETRANSMIT_NO_NAK"), "{:?}", codes(&r));
     assert_eq!(count_class(&frames, "retransmission"), 5);
     assert_eq!(count_class(&frames, "gap"), 1);
 }
@@ -389,6 +394,34 @@ fn a_go_back_n_whose_resend_was_lost_again_is_go_back_n() {
     assert_eq!(counts(flow(&r, 1, 0x200)), [1, 1, 11 + 6, 0]);
     let e = &r["retransmit_episodes"];
     assert_eq!((e.as_array().map(Vec::len), &e[0]["pattern"]), (Some(1), &json!("go_back_n")));
+}
+
+/// WRITEs 1..=20 from A to B, 1 µs apart, 16 ACKed; 17..=20 lost after the tap, and A resends
+/// them on its own timer `silence` after 20.
+fn resent_on_a_timer(silence: i64) -> Capture {
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &(1..=20).collect::<Vec<_>>(), T0);
+    c.add(T0 + 17 * US, &ack(B, A, 16, 0x1F));
+    stream(&mut c, A, B, &(17..=20).collect::<Vec<_>>(), T0 + 19 * US + silence);
+    c.by_time();
+    c
+}
+
+#[test]
+fn resends_on_the_nics_timer_are_timeouts() {
+    // an adaptive retransmission timer fires after 200–800 µs, not the IB formula's
+    // milliseconds
+    let r = resent_on_a_timer(300 * US).analyze(&[]);
+    let e = &r["retransmit_episodes"][0];
+    assert_eq!((&e["trigger"], &e["idle_before_ns"]), (&json!("timeout"), &json!(300_000)));
+    let found = codes(&r);
+    assert!(
+        found.contains(&"RETRANSMIT_TIMEOUT".to_string()) && !found.contains(&"RETRANSMIT_NO_NAK".to_string()),
+        "{found:?}"
+    );
+    // 50 µs of silence is too short for a timer: the NAK is not in the capture
+    let r = resent_on_a_timer(50 * US).analyze(&[]);
+    assert_eq!(r["retransmit_episodes"][0]["trigger"], json!("no_nak"));
 }
 
 /// Every frame of `c` twice, the copy byte for byte `delay(i)` later.

@@ -42,7 +42,7 @@ impl Default for Config {
             reorder: ReorderConfig::default(),
             span_window_ns: 50_000,
             qp_reuse_idle_ns: 10_000_000,
-            min_ack_timeout_ns: 1_000_000,
+            min_ack_timeout_ns: 200_000,
             congestion: CongestionConfig::default(),
             time_source: TimeSource::Capture,
         }

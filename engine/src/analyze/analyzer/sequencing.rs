@@ -248,6 +248,17 @@ impl Analyzer {
                         rnr_delay_us: n.rnr_delay_us,
                     };
                 }
+                // a READ re-issued from a PSN whose responses, or later ones, the peer's
+                // response sequence skipped (IBA §9.7.5.1.5: the requester reads again from
+                // the first response missing)
+                if let Some((frame, ts_ns)) = p.responses.seq.unseen_hole_in(psn, requested_span(p, psn)) {
+                    return Cause {
+                        trigger: Trigger::ResponseGap,
+                        frame: Some(frame),
+                        ts_ns: Some(ts_ns),
+                        rnr_delay_us: None,
+                    };
+                }
             }
             (Space::Responses, Some(p)) => {
                 if let Some(r) = p.answer_reread() {
@@ -409,6 +420,16 @@ fn mark_gap(f: &mut Flow, frame: u64, ts_ns: i64, first_psn: u32, missing: u32) 
     if let Some(t) = &mut f.trace {
         t.event(Event { ts_ns, psn: first_psn, kind: EventKind::Gap { count: missing } });
     }
+}
+
+/// The PSNs from `psn` up to the end of what the requester of `responder`'s responses has
+/// requested (the PSNs a re-read from `psn` may cover), as far as known.
+fn requested_span(responder: &Flow, psn: u32) -> u32 {
+    responder
+        .responses
+        .seq
+        .expected()
+        .map_or(crate::analyze::flow::gaps::TRACKED_SPAN, |e| psn_forward_distance(e, psn))
 }
 
 /// Keeps the earliest of the frames given (packets can be decided out of order).

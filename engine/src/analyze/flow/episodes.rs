@@ -25,6 +25,8 @@ pub enum Trigger {
     RnrNak,
     /// READ responses sent again for a re-issued READ request.
     Reread,
+    /// A READ request re-issued after a gap in its responses.
+    ResponseGap,
     Timeout,
     /// No NAK in the capture and too short a silence for a timeout.
     NoNak,
@@ -44,6 +46,7 @@ impl Trigger {
             Trigger::NakPsnSeqErr => "nak_psn_seq_err",
             Trigger::RnrNak => "rnr_nak",
             Trigger::Reread => "reread",
+            Trigger::ResponseGap => "response_gap",
             Trigger::Timeout => "timeout",
             Trigger::NoNak => "no_nak",
         }

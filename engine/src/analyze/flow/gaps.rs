@@ -184,6 +184,16 @@ impl Gaps {
         self.prelude.as_deref_mut().into_iter().chain(self.list.iter_mut())
     }
 
+    /// The newest gap (the prelude aside) with a hole not seen yet among the `span` PSNs from
+    /// `psn`.
+    pub fn with_unseen_hole_in(&self, psn: u32, span: u32) -> Option<&Gap> {
+        let in_range = |p: u32| psn_forward_distance(p, psn) < span;
+        self.list
+            .iter()
+            .rev()
+            .find(|g| g.tracked && (0..g.span).any(|o| !g.seen.get(o) && in_range(psn_add(g.first_psn, o))))
+    }
+
     /// The newest gap that holds `psn` ([`PRELUDE`] for the prelude).
     pub fn containing(&self, psn: u32) -> Option<usize> {
         let prelude = || self.prelude.as_ref().filter(|g| g.offset(psn).is_some()).map(|_| PRELUDE);

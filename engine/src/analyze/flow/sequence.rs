@@ -270,6 +270,12 @@ impl Sequence {
         !self.run.is_empty() || self.naked.is_waiting()
     }
 
+    /// The frame and time of the newest remembered gap with a hole not seen yet among the
+    /// `span` PSNs from `psn`.
+    pub fn unseen_hole_in(&self, psn: u32, span: u32) -> Option<(u64, i64)> {
+        self.gap_list.with_unseen_hole_in(psn, span).map(|g| (g.frame, g.ts_ns))
+    }
+
     /// Was `psn` skipped by a remembered gap? Returns the gap's opening time. (PSNs before a
     /// space's first one were skipped by nothing.)
     pub fn hole_of(&self, psn: u32) -> Option<i64> {

@@ -168,6 +168,7 @@ fn loss(r: &mut Rules<'_>) {
             (Trigger::NakPsnSeqErr, "go-back-N after a PSN-sequence NAK"),
             (Trigger::RnrNak, "after an RNR NAK"),
             (Trigger::Reread, "READ responses for a re-issued READ"),
+            (Trigger::ResponseGap, "READs re-issued after a gap in their responses"),
             (Trigger::Timeout, "after a timeout"),
             (Trigger::NoNak, "with no NAK in the capture"),
         ];
