@@ -424,6 +424,34 @@ fn resends_on_the_nics_timer_are_timeouts() {
     assert_eq!(r["retransmit_episodes"][0]["trigger"], json!("no_nak"));
 }
 
+#[test]
+fn a_resend_through_a_bonds_other_port_is_a_retransmission() {
+    // 17..=20 lost when A's first port failed; A resends them 500 µs later through its other
+    // port (another source MAC), within the mirror window of the originals
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &(1..=20).collect::<Vec<_>>(), T0);
+    c.add(T0 + 17 * US, &ack(B, A, 16, 0x1F));
+    for (i, psn) in (17..=20u32).enumerate() {
+        let mut resend = write_only(A, B, psn, false);
+        resend.l2.src = [2, 0, 0, 0, 0, 0x81];
+        c.add(T0 + 519 * US + i as i64 * US, &resend);
+    }
+    let r = c.by_time().analyze(&[]);
+    let f = flow(&r, 1, 0x200);
+    assert_eq!((counts(f), &f["mirror_duplicates"]), ([0, 0, 4, 0], &json!(0)));
+    assert_eq!(r["retransmit_episodes"][0]["trigger"], json!("timeout"));
+    // a second tap's copies (another MAC) 2 µs behind every packet are copies still
+    let mut c = Capture::new();
+    for psn in 1..=20u32 {
+        let mut copy = write_only(A, B, psn, false);
+        copy.l2.src = [2, 0, 0, 0, 0, 0x81];
+        c.add(T0 + i64::from(psn) * US, &write_only(A, B, psn, false));
+        c.add(T0 + i64::from(psn) * US + 2 * US, &copy);
+    }
+    let f = flow(&c.by_time().analyze(&[]), 1, 0x200).clone();
+    assert_eq!((counts(&f), &f["mirror_duplicates"]), ([0, 0, 0, 0], &json!(20)));
+}
+
 /// Every frame of `c` twice, the copy byte for byte `delay(i)` later.
 fn doubled(c: &Capture, delay: impl Fn(usize) -> i64) -> Capture {
     let mut d = Capture::new();

@@ -296,7 +296,13 @@ impl Analyzer {
             self.wide.count_untracked(frame);
             return;
         };
-        if self.wide.is_mirror_duplicate(&key, s, roce) {
+        // a packet after the flow fell silent for a retransmission timer is a resend, whatever
+        // port it left by (a bond's other port, a dual-homed host's other NIC), and so are
+        // those after it through that port: a second tap's copy trails the packet it copies
+        let view = crate::analyze::wide::outside(s, roce).view.key();
+        let timer_ns = self.config.min_ack_timeout_ns;
+        let trailing = self.flows.flow_mut(fid).is_some_and(|f| f.may_be_copy(view, s.ts_ns, timer_ns));
+        if self.wide.is_mirror_duplicate(&key, s, roce, trailing) {
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.counts.mirror_duplicates += 1;
                 f.first_frames.mirror_duplicate.get_or_insert(frame);

@@ -115,6 +115,17 @@ impl Flow {
         outstanding.insert(at, (psn, ts_ns));
     }
 
+    /// Can a packet through `view` at `ts_ns` be a second tap's copy? Not after the flow fell
+    /// silent for `timer_ns` (a resend, whatever port it left by), nor through the view a
+    /// packet after such a silence came by. Remembers the view of a packet after a silence.
+    pub fn may_be_copy(&mut self, view: u32, ts_ns: i64, timer_ns: i64) -> bool {
+        if ts_ns.saturating_sub(self.last_ts_ns) >= timer_ns && self.counts.packets > 0 {
+            self.run.resend_view = Some(view);
+            return false;
+        }
+        self.run.resend_view != Some(view)
+    }
+
     /// An ACK of `psn` at `ts_ns` acknowledges every request up to it: their ACK latencies.
     pub fn acknowledged(&mut self, psn: u32, ts_ns: i64) {
         let further = self.run.acknowledged_through.is_none_or(|t| psn_diff(psn, t) > 0);

@@ -62,6 +62,12 @@ impl Outside {
 }
 
 impl TapView {
+    /// A short key of the view: the port or tap a frame came through, as far as its
+    /// addresses and TTL tell.
+    pub fn key(&self) -> u32 {
+        fold(self.fingerprint(), 32)
+    }
+
     /// A compact fingerprint of the view (collisions only hide a duplicate, never invent one
     /// that has the same content).
     fn fingerprint(&self) -> u64 {
@@ -252,8 +258,9 @@ impl DuplicateWindow {
     }
 
     /// Is the packet with content `signature` of flow `flow` a mirror duplicate? Remembers it
-    /// when it is not.
-    pub fn check(&mut self, flow: &FlowKey, signature: u32, ts_ns: i64, outside: &Outside) -> bool {
+    /// when it is not. A copy from another tap counts only when `trailing` (it may trail the
+    /// frame it copies; a resend after a timer's silence may not).
+    pub fn check(&mut self, flow: &FlowKey, signature: u32, ts_ns: i64, outside: &Outside, trailing: bool) -> bool {
         let (partition, key) = slot_key(flow, signature);
         let full_view = outside.view.fingerprint();
         let view = fold(full_view, 32);
@@ -266,7 +273,7 @@ impl DuplicateWindow {
         let index = table.index(key);
         if let Some(hit) = table.find(index, key) {
             let age = ts_ns.saturating_sub(hit.ts_ns);
-            if (0..=window_ns).contains(&age) && hit.view != view {
+            if trailing && (0..=window_ns).contains(&age) && hit.view != view {
                 return true;
             }
             let identical = hit.view == view && hit.outside == fresh.outside;
@@ -378,13 +385,17 @@ mod tests {
     #[test]
     fn a_copy_from_another_tap_within_the_window_is_a_duplicate() {
         let mut w = DuplicateWindow::new(1_000_000);
-        assert!(!w.check(&qp(1), 0xAB, 0, &A));
-        assert!(w.check(&qp(1), 0xAB, 1_000, &B));
+        assert!(!w.check(&qp(1), 0xAB, 0, &A, true));
+        assert!(w.check(&qp(1), 0xAB, 1_000, &B, true));
         // the same bytes with the same TTL and MACs: a real resend, not a mirror copy
-        assert!(!w.check(&qp(1), 0xAB, 2_000, &A));
+        assert!(!w.check(&qp(1), 0xAB, 2_000, &A, true));
         // another flow, or too late
-        assert!(!w.check(&qp(2), 0xAB, 2_500, &B));
-        assert!(!w.check(&qp(1), 0xAB, 2_000 + 1_000_001, &B));
+        assert!(!w.check(&qp(2), 0xAB, 2_500, &B, true));
+        assert!(!w.check(&qp(1), 0xAB, 2_000 + 1_000_001, &B, true));
+        // a packet through another port after a timer's silence is not a copy
+        assert!(!w.check(&qp(3), 0x11, 0, &A, true));
+        assert!(!w.check(&qp(3), 0x11, 500_000, &B, false));
+        assert!(w.check(&qp(3), 0x11, 501_000, &A, true), "whose own copy is");
     }
 
     #[test]
@@ -392,11 +403,16 @@ mod tests {
         let mut w = DuplicateWindow::new(1_000_000);
         let mut found = 0;
         for i in 0..100_000u32 {
-            w.check(&qp(i % 64), i.wrapping_mul(2_654_435_761), i64::from(i) * 10, &A);
+            w.check(&qp(i % 64), i.wrapping_mul(2_654_435_761), i64::from(i) * 10, &A, true);
             if i >= 1_000 {
                 let earlier = i - 1_000;
-                found +=
-                    u32::from(w.check(&qp(earlier % 64), earlier.wrapping_mul(2_654_435_761), i64::from(i) * 10, &B));
+                found += u32::from(w.check(
+                    &qp(earlier % 64),
+                    earlier.wrapping_mul(2_654_435_761),
+                    i64::from(i) * 10,
+                    &B,
+                    true,
+                ));
             }
         }
         // a copy 1,000 frames later is recognised with near certainty
@@ -409,11 +425,11 @@ mod tests {
         let partition = partition::of_hosts(qp(1).src, qp(1).dst);
         let sets = |w: &DuplicateWindow| w.tables[partition].as_ref().map_or(0, |t| t.sets.len());
         for i in 0..10_000u32 {
-            w.check(&qp(1), i, i64::from(i) * 2_000, &A); // each frame outside the last one's window
+            w.check(&qp(1), i, i64::from(i) * 2_000, &A, true); // each frame outside the last one's window
         }
         assert_eq!(sets(&w), INITIAL_SETS);
         for i in 0..100_000u32 {
-            w.check(&qp(2), i, 100_000_000 + i64::from(i), &A); // a thousand frames per window
+            w.check(&qp(2), i, 100_000_000 + i64::from(i), &A, true); // a thousand frames per window
         }
         assert!(sets(&w) > INITIAL_SETS && sets(&w) <= SETS, "{}", sets(&w));
     }
@@ -422,29 +438,29 @@ mod tests {
     fn frames_of_other_partitions_never_push_a_frame_out() {
         let mut w = DuplicateWindow::new(1_000_000);
         let (flow, partition) = from_host(0);
-        assert!(!w.check(&flow, 0xAB, 0, &A));
+        assert!(!w.check(&flow, 0xAB, 0, &A, true));
         let others: Vec<FlowKey> = (1..1_000).map(from_host).filter(|(_, p)| *p != partition).map(|(k, _)| k).collect();
         for i in 0..100_000u32 {
-            w.check(&others[i as usize % others.len()], i, 1, &A);
+            w.check(&others[i as usize % others.len()], i, 1, &A, true);
         }
-        assert!(w.check(&flow, 0xAB, 2, &B));
+        assert!(w.check(&flow, 0xAB, 2, &B, true));
     }
 
     #[test]
     fn in_a_doubled_mirror_the_first_identical_copy_is_the_duplicate() {
         let mut w = DuplicateWindow::new(1_000_000);
         // not doubled: an identical copy is a resend
-        assert!(!w.check(&qp(1), 0xAB, 0, &A));
-        assert!(!w.check(&qp(1), 0xAB, 1_000, &A));
+        assert!(!w.check(&qp(1), 0xAB, 0, &A, true));
+        assert!(!w.check(&qp(1), 0xAB, 1_000, &A, true));
         w.doubled(50_000);
-        assert!(!w.check(&qp(1), 0xCD, 0, &A));
-        assert!(w.check(&qp(1), 0xCD, 10_000, &A), "the first copy within the span window");
-        assert!(!w.check(&qp(1), 0xCD, 20_000, &A), "a later appearance is a resend");
-        assert!(w.check(&qp(1), 0xCD, 21_000, &A), "whose own copy is its duplicate");
-        assert!(!w.check(&qp(1), 0xEF, 0, &A));
-        assert!(!w.check(&qp(1), 0xEF, 60_000, &A), "outside the span window");
+        assert!(!w.check(&qp(1), 0xCD, 0, &A, true));
+        assert!(w.check(&qp(1), 0xCD, 10_000, &A, true), "the first copy within the span window");
+        assert!(!w.check(&qp(1), 0xCD, 20_000, &A, true), "a later appearance is a resend");
+        assert!(w.check(&qp(1), 0xCD, 21_000, &A, true), "whose own copy is its duplicate");
+        assert!(!w.check(&qp(1), 0xEF, 0, &A, true));
+        assert!(!w.check(&qp(1), 0xEF, 60_000, &A, true), "outside the span window");
         let marked = Outside { tos: Some(0x6B), ..A };
-        assert!(!w.check(&qp(1), 0x12, 0, &A));
+        assert!(!w.check(&qp(1), 0x12, 0, &A, true));
         assert!(!w.check(&qp(1), 0x12, 1_000, &marked), "a copy that differs in a masked byte is no copy");
     }
 
