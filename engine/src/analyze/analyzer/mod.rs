@@ -33,7 +33,7 @@ use crate::analyze::renumber::Renumbering;
 use crate::analyze::uet::UetAnalysis;
 use crate::analyze::wide::CaptureWide;
 use crate::analyze::wide::cm::Connection;
-use crate::analyze::wide::duplicates::{Doubling, DoublingProbe};
+use crate::analyze::wide::duplicates::{Doubling, DoublingProbe, OwnView};
 use crate::analyze::wide::facts::UndecodedLinkFrames;
 use head::Head;
 
@@ -299,10 +299,16 @@ impl Analyzer {
         // a packet after the flow fell silent for a retransmission timer is a resend, whatever
         // port it left by (a bond's other port, a dual-homed host's other NIC), and so are
         // those after it through that port: a second tap's copy trails the packet it copies
-        let view = crate::analyze::wide::outside(s, roce).view.key();
         let timer_ns = self.config.min_ack_timeout_ns;
-        let trailing = self.flows.flow_mut(fid).is_some_and(|f| f.may_be_copy(view, s.ts_ns, timer_ns));
-        if self.wide.is_mirror_duplicate(&key, s, roce, trailing) {
+        let own = match self.flows.flow_mut(fid) {
+            Some(f) if f.silent_before(s.ts_ns, timer_ns) => {
+                f.resends_through(crate::analyze::wide::outside(s, roce).view.key());
+                OwnView::Every
+            }
+            Some(f) => f.resend_view().map_or(OwnView::None, OwnView::This),
+            None => OwnView::None,
+        };
+        if self.wide.is_mirror_duplicate(&key, s, roce, own) {
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.counts.mirror_duplicates += 1;
                 f.first_frames.mirror_duplicate.get_or_insert(frame);

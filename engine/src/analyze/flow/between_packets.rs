@@ -115,15 +115,20 @@ impl Flow {
         outstanding.insert(at, (psn, ts_ns));
     }
 
-    /// Can a packet through `view` at `ts_ns` be a second tap's copy? Not after the flow fell
-    /// silent for `timer_ns` (a resend, whatever port it left by), nor through the view a
-    /// packet after such a silence came by. Remembers the view of a packet after a silence.
-    pub fn may_be_copy(&mut self, view: u32, ts_ns: i64, timer_ns: i64) -> bool {
-        if ts_ns.saturating_sub(self.last_ts_ns) >= timer_ns && self.counts.packets > 0 {
-            self.run.resend_view = Some(view);
-            return false;
-        }
-        self.run.resend_view != Some(view)
+    /// Has the flow been silent for `timer_ns` before `ts_ns` (a packet now is a resend
+    /// whatever port it left by, no second tap's copy)?
+    pub fn silent_before(&self, ts_ns: i64, timer_ns: i64) -> bool {
+        self.counts.packets > 0 && ts_ns.saturating_sub(self.last_ts_ns) >= timer_ns
+    }
+
+    /// The view (port or tap) a packet after a timer's silence came by, through which the
+    /// flow's packets are its own, no copies.
+    pub fn resend_view(&self) -> Option<u32> {
+        self.run.resend_view
+    }
+
+    pub fn resends_through(&mut self, view: u32) {
+        self.run.resend_view = Some(view);
     }
 
     /// An ACK of `psn` at `ts_ns` acknowledges every request up to it: their ACK latencies.

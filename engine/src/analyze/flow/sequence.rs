@@ -296,7 +296,8 @@ impl Sequence {
             self.meet_waiting_copies(a, config, out);
         }
         let hole = self.unseen_hole(a.psn);
-        let proven_resend = hole.is_none() && self.is_resend_by_psn(a.psn);
+        // behind the expected PSN and no hole: a resend whatever comes
+        let proven_resend = hole.is_none() && self.is_behind(a.psn);
         if hole.is_none() && !self.run.is_empty() {
             // (b): the run ends; its packets were late if this one is new.
             let new = self.expected.is_none_or(|e| psn_forward_distance(a.psn, e) < PSN_HALF);
@@ -338,8 +339,11 @@ impl Sequence {
 
     /// Is a packet at `psn` behind the expected PSN and no hole, so a resend whatever comes?
     fn is_resend_by_psn(&self, psn: u32) -> bool {
+        self.is_behind(psn) && self.unseen_hole(psn).is_none()
+    }
+
+    fn is_behind(&self, psn: u32) -> bool {
         self.expected.is_some_and(|e| psn != e && psn_forward_distance(psn, e) >= PSN_HALF)
-            && self.unseen_hole(psn).is_none()
     }
 
     /// Decides a waiting copy; its gap settles once nothing about it is open, at `now_ns`.

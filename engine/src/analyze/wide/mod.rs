@@ -20,6 +20,7 @@ use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
 use crate::decode::{Endpoint, IcrcStatus};
 use cm::{CmEvent, CmTracker, Connection};
+use duplicates::OwnView;
 use duplicates::{Doubling, DuplicateWindow, Outside, TapView};
 use facts::{CaptureFacts, Totals, UndecodedLinkFrames};
 use pfc::PauseTracker;
@@ -289,11 +290,10 @@ impl CaptureWide {
         self.duplicates.prefetch(key, signature);
     }
 
-    /// Is the RoCE frame a mirror duplicate (counted so when it is)? Only when `trailing` does
-    /// a frame seen at another tap count (its flow was not silent for a retransmission timer
-    /// before it).
-    pub fn is_mirror_duplicate(&mut self, key: &FlowKey, s: &FrameSummary, roce: &RoceFacts, trailing: bool) -> bool {
-        self.is_copy(key, roce.signature, s, &outside(s, roce), trailing)
+    /// Is the RoCE frame a mirror duplicate (counted so when it is)? A frame through a view
+    /// its flow sends by (`own`) is no other tap's copy.
+    pub fn is_mirror_duplicate(&mut self, key: &FlowKey, s: &FrameSummary, roce: &RoceFacts, own: OwnView) -> bool {
+        self.is_copy(key, roce.signature, s, &outside(s, roce), own)
     }
 
     /// Is the UET frame a mirror duplicate (counted so when it is)? Its copies are told apart
@@ -301,11 +301,11 @@ impl CaptureWide {
     pub fn is_uet_mirror_duplicate(&mut self, s: &FrameSummary, uet: &UetFacts) -> bool {
         let (src, dst) = s.endpoints();
         let key = FlowKey { src, dst, dst_qp: UET_COPIES };
-        self.is_copy(&key, uet.signature, s, &uet_outside(s, uet), true)
+        self.is_copy(&key, uet.signature, s, &uet_outside(s, uet), OwnView::None)
     }
 
-    fn is_copy(&mut self, key: &FlowKey, signature: u32, s: &FrameSummary, outside: &Outside, trailing: bool) -> bool {
-        let duplicate = self.duplicates.check(key, signature, s.ts_ns, outside, trailing);
+    fn is_copy(&mut self, key: &FlowKey, signature: u32, s: &FrameSummary, outside: &Outside, own: OwnView) -> bool {
+        let duplicate = self.duplicates.check(key, signature, s.ts_ns, outside, own);
         self.totals.frames.mirror_duplicates += u64::from(duplicate);
         duplicate
     }
