@@ -7,8 +7,8 @@
 //! timeout before it (it resent on its own timer), or `no_nak` when the silence was shorter
 //! (the NAK that caused it is not in the capture). Pattern: `go_back_n` when the resent
 //! PSNs run contiguously from the first resent one to the highest PSN sent before the episode,
-//! or in passes that each go up to it again, a PSN a pass skipped being a resend lost before
-//! the tap (which a later pass begins at or before, the receiver asking for it again);
+//! or in passes that each go up to it again, a PSN a pass skipped that a later pass begins at
+//! or before being a resend lost before the tap (the receiver asked for it again);
 //! `selective` when every resent PSN was a hole the tap saw skipped; `partial` otherwise.
 
 use serde::Serialize;
@@ -106,9 +106,10 @@ pub struct OpenEpisode {
 
 /// The resent PSNs as go-back-N passes: each runs up from where it began, a pass beginning
 /// again at or before the last PSN resent (IBA §9.7.5.1.5: a requester answering a NAK resends
-/// from the PSN it names, whatever it was resending). A PSN a pass skipped was resent and lost
-/// before the tap; the receiver, still lacking it, asks for it again, so a later pass begins
-/// at or before it.
+/// from the PSN it names, whatever it was resending). A PSN a pass skipped that the next pass
+/// begins at or before was resent and lost before the tap: the receiver, still lacking it,
+/// asked for it again. One no later pass asked for may have reached the receiver unseen (the
+/// mirror missed it, or a NAK of a later PSN moved the pass on), and is not counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Passes {
     /// Every pass so far ran up, with fewer PSNs skipped than resent, and began at or before
@@ -117,7 +118,7 @@ struct Passes {
     resent: u32,
     skipped: u32,
     first_skipped: Option<u32>,
-    /// PSNs skipped by every pass so far: resends lost before the tap.
+    /// PSNs skipped by the passes before the current one: resends lost before the tap.
     lost_resends: u32,
 }
 
@@ -133,7 +134,8 @@ impl Passes {
             // a new pass: the one before ends
             self.each_runs_up &= self.skipped < self.resent;
             self.each_runs_up &= self.first_skipped.is_none_or(|s| psn_diff(psn, s) <= 0);
-            *self = Passes { each_runs_up: self.each_runs_up, lost_resends: self.lost_resends, ..Passes::new() };
+            let lost_resends = self.lost_resends + self.skipped;
+            *self = Passes { each_runs_up: self.each_runs_up, lost_resends, ..Passes::new() };
             return;
         }
         let skipped = (ahead - 1) as u32;
@@ -141,7 +143,6 @@ impl Passes {
             self.first_skipped.get_or_insert(psn_add(last, 1));
         }
         self.skipped += skipped;
-        self.lost_resends += skipped;
         self.resent += 1;
     }
 
@@ -324,8 +325,9 @@ mod tests {
         assert_eq!(passes(&[10, 11, 12, 11, 12, 13, 14], 14), (Pattern::GoBackN, 0));
         // 12's resend lost before the tap; the next pass begins at it
         assert_eq!(passes(&[10, 11, 13, 14, 12, 13, 14], 14), (Pattern::GoBackN, 1));
-        // the last pass loses 13's resend: missing still
-        assert_eq!(passes(&[10, 11, 12, 14], 14), (Pattern::GoBackN, 1));
+        // the last pass skips 13, which no pass asked for again: the mirror may have missed
+        // it, or a NAK of 14 moved the pass on (13 had arrived late)
+        assert_eq!(passes(&[10, 11, 12, 14], 14), (Pattern::GoBackN, 0));
         // the next pass begins after the PSN skipped: not go-back-N
         assert_eq!(passes(&[10, 11, 13, 14, 13, 14], 14), (Pattern::Partial, 0));
         // more skipped than resent, or short of the highest

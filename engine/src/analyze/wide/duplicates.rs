@@ -427,7 +427,7 @@ mod tests {
                     earlier.wrapping_mul(2_654_435_761),
                     i64::from(i) * 10,
                     &B,
-                    true,
+                    OwnView::None,
                 ));
             }
         }
@@ -477,7 +477,10 @@ mod tests {
         assert!(!w.check(&qp(1), 0xEF, 60_000, &A, OwnView::None), "outside the span window");
         let marked = Outside { tos: Some(0x6B), ..A };
         assert!(!w.check(&qp(1), 0x12, 0, &A, OwnView::None));
-        assert!(!w.check(&qp(1), 0x12, 1_000, &marked), "a copy that differs in a masked byte is no copy");
+        assert!(
+            !w.check(&qp(1), 0x12, 1_000, &marked, OwnView::None),
+            "a copy that differs in a masked byte is no copy"
+        );
     }
 
     #[test]
