@@ -43,6 +43,8 @@ mod resume;
 mod samples;
 mod saved_state;
 mod sharding;
+mod simulator;
+mod simulator_properties;
 #[cfg(feature = "tables")]
 mod spark_example;
 mod terminal;

@@ -1,0 +1,899 @@
+//! A small packet-level fabric simulator whose ground truth is the oracle of the property tests
+//! in `simulator_properties.rs`: the project's executable definition of what the analysis must
+//! say (docs/analysis.md).
+//!
+//! The path of every RC QP is `sender → switch → tap → receiver`, and back the same way:
+//!
+//! - the **switch** (before the tap) drops packets (the tap never sees them), CE-marks ECT
+//!   packets (DCQCN's congestion point) and reorders: a packet overtaken by those after it,
+//!   delivered at most [`Fabric::reorder_max_ns`] late, so that at the tap it appears late;
+//! - the **tap** records a copy of what passes, and may miss a data frame (a mirror that drops
+//!   copies: the packet still reaches the receiver);
+//! - the **link after the tap** drops packets the tap did see (the receiver never gets them);
+//! - responses (ACKs, NAKs, CNPs) are dropped before or after the tap alike.
+//!
+//! Every hop takes [`HOP_NS`], so the receiver sees the packets in the order the tap does.
+//! Senders and receivers follow IBA chapter 9 ([`Sender`], [`Receiver`]). The simulator
+//! returns the tap's frames in time order, each with what really happened to it ([`What`]),
+//! and [`truth`] derives from them, by docs/analysis.md's definitions, what the report must
+//! say of each QP ([`QpTruth`]). Where the analysis must infer what happened (was a copy the
+//! late original or a resend?), the truth takes what happened; where docs/analysis.md's rules
+//! infer it from what follows and may conclude otherwise, [`truth`] says so ([`Doubt`]): those
+//! are the known disagreements, which the properties set apart.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap, VecDeque};
+
+use crate::common::capture::{Side, T0, US, ack, frame, nak, write_only};
+use rocescope::generate::encode::RoceFrame;
+use rocescope_parsers::ext::{Deth, ExtHeaders};
+
+/// One hop's latency: sender → tap, tap → receiver, and back.
+pub const HOP_NS: i64 = US;
+/// How long a receiver takes to answer a packet with a NAK, a duplicate's ACK or a CNP.
+const ANSWER_NS: i64 = 500;
+/// NICs coalesce CNPs: at most one per QP in this window (DCQCN's notification point).
+pub const CNP_WINDOW_NS: i64 = 50 * US;
+/// The analysis's default reorder window (`--reorder-window-us 20`).
+pub const REORDER_WINDOW_NS: i64 = 20 * US;
+/// The simulation gives up this long after it began (a fabric that never recovers).
+const HORIZON_NS: i64 = 50_000 * US;
+
+/// How a QP recovers from loss: IBA's go-back-N (the receiver discards what follows a gap,
+/// NAKs the PSN it expects once, the sender resends from it), or selective repeat (the
+/// receiver keeps what follows a gap and NAKs each missing PSN in turn, the sender resends the
+/// NAKed PSN alone), as NICs with adaptive routing do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    GoBackN,
+    Selective,
+}
+
+/// One RC QP: WRITE ONLY packets from host `from` to host `to`.
+#[derive(Debug, Clone)]
+pub struct Qp {
+    pub from: u8,
+    pub to: u8,
+    /// The first PSN (0 for every QP of an NCCL-style fabric).
+    pub first_psn: u32,
+    pub packets: u32,
+    /// Every `ack_every`-th packet (and the last) asks for an ACK (AckReq).
+    pub ack_every: u32,
+    /// How long the responder waits before sending a coalesced ACK.
+    pub ack_delay_ns: i64,
+}
+
+/// A random fabric: what the simulator is asked to model. Probabilities are in per mille, per
+/// packet.
+#[derive(Debug, Clone)]
+pub struct Fabric {
+    /// Drives every random decision per packet.
+    pub seed: u64,
+    pub qps: Vec<Qp>,
+    pub recovery: Recovery,
+    /// Data packets the switch drops (the tap never sees them).
+    pub drop_before_tap: u16,
+    /// Data packets lost after the tap (the tap sees them, the receiver does not).
+    pub drop_after_tap: u16,
+    /// ACKs, NAKs and CNPs lost, half before and half after the tap.
+    pub drop_responses: u16,
+    /// First transmissions the switch holds back, to be overtaken.
+    pub reorder: u16,
+    pub reorder_max_ns: i64,
+    /// CE marks the switch sets on ECT packets.
+    pub ce_mark: u16,
+    /// Data frames the mirror misses (the receiver still gets them).
+    pub mirror_miss: u16,
+    /// From a NAK at the tap to the resend at the tap, when the sender gets the NAK.
+    pub nak_reaction_ns: i64,
+    /// The sender's retransmission timeout: nothing acknowledged for this long since its last
+    /// progress or resend.
+    pub rto_ns: i64,
+}
+
+/// What really happened to a frame the tap recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum What {
+    /// A WRITE of QP `qp`, PSN offset `off` from its first PSN: a resend or the first
+    /// transmission, held back `held_ns` by the switch, CE-marked, reaching the receiver.
+    Data {
+        qp: usize,
+        off: u32,
+        resend: bool,
+        held_ns: i64,
+        ce: bool,
+        delivered: bool,
+    },
+    /// An ACK naming offset `off` (every offset up to it acknowledged).
+    Ack {
+        qp: usize,
+        off: u32,
+    },
+    /// A PSN-sequence NAK naming offset `off`; `heard`: the sender got it.
+    Nak {
+        qp: usize,
+        off: u32,
+        heard: bool,
+    },
+    Cnp {
+        qp: usize,
+    },
+    /// The datagram that keeps the capture going after the traffic.
+    Tail,
+}
+
+/// The tap's recording, in time order, and what the senders did.
+pub struct Run {
+    pub frames: Vec<(i64, RoceFrame, What)>,
+    /// Per QP: retransmission timeouts that fired.
+    pub timeouts: Vec<u32>,
+    /// Per QP: every PSN acknowledged in the end.
+    pub completed: Vec<bool>,
+    /// Per QP: go-back-N resends the switch dropped (offset, time sent), and those the
+    /// mirror missed.
+    pub lost_resends: Vec<Vec<(u32, i64)>>,
+    pub missed_resends: Vec<Vec<(u32, i64)>>,
+    /// Per QP: go-back-N resends a NAK naming a later PSN called off (the receiver had them).
+    pub skipped_forward: Vec<Vec<u32>>,
+}
+
+/// The requester's side of QP `i` (the QPN its responder sends ACKs to).
+pub fn requester(q: &Qp, i: usize) -> Side {
+    Side { n: q.from, qpn: 0x1000 + i as u32 }
+}
+
+/// The responder's side of QP `i` (the QPN its WRITEs go to).
+pub fn responder(q: &Qp, i: usize) -> Side {
+    Side { n: q.to, qpn: 0x2000 + i as u32 }
+}
+
+pub fn psn(q: &Qp, off: u32) -> u32 {
+    q.first_psn.wrapping_add(off) & 0xFF_FFFF
+}
+
+/// splitmix64: small, and the same on every platform.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn per_mille(&mut self, p: u16) -> bool {
+        self.next() % 1000 < u64::from(p)
+    }
+
+    fn between(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+}
+
+/// The requester of one QP (IBA §9.7.4, §9.7.7).
+#[derive(Default)]
+struct Sender {
+    /// New packets sent so far (the next new offset).
+    sent: u32,
+    /// The lowest offset not acknowledged.
+    una: u32,
+    /// Offsets to resend, in order. A resend is committed when the sender acts on its NAK or
+    /// timeout: an ACK that comes while it is under way does not call it back (NICs queue
+    /// resends in hardware).
+    resend: VecDeque<u32>,
+    /// A send slot is scheduled.
+    busy: bool,
+    /// The retransmission timer counts from here (last progress, resend, or first send).
+    timer_from: i64,
+    timer_gen: u64,
+}
+
+/// The responder of one QP (IBA §9.7.5): the PSN it expects and what it has NAKed.
+#[derive(Default)]
+struct Receiver {
+    expected: u32,
+    /// A NAK names `expected` and is not answered yet (IBA: one NAK per sequence error).
+    naked: bool,
+    /// Selective repeat: packets kept beyond a gap.
+    kept: BTreeSet<u32>,
+    ack_pending: bool,
+    last_cnp: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The sender of QP may send a packet.
+    Slot(usize),
+    /// A data packet reaches the receiver.
+    Arrive {
+        qp: usize,
+        off: u32,
+        ce: bool,
+    },
+    /// The receiver's coalesced ACK is due.
+    AckDue(usize),
+    /// A response reaches the sender.
+    Ack(usize, u32),
+    Nak(usize, u32),
+    /// The sender acts on a NAK, its reaction time after the NAK reached it.
+    React(usize, u32),
+    Timer(usize, u64),
+}
+
+struct Sim<'f> {
+    f: &'f Fabric,
+    rng: Rng,
+    now: i64,
+    queue: BinaryHeap<Reverse<(i64, u64, usize)>>,
+    events: Vec<Event>,
+    senders: Vec<Sender>,
+    receivers: Vec<Receiver>,
+    run: Run,
+}
+
+impl Fabric {
+    /// Runs the fabric until every QP has everything acknowledged, and returns the tap's
+    /// recording.
+    pub fn simulate(&self) -> Run {
+        let n = self.qps.len();
+        let mut sim = Sim {
+            f: self,
+            rng: Rng(self.seed),
+            now: T0,
+            queue: BinaryHeap::new(),
+            events: Vec::new(),
+            senders: (0..n).map(|_| Sender::default()).collect(),
+            receivers: (0..n).map(|_| Receiver::default()).collect(),
+            run: Run {
+                frames: Vec::new(),
+                timeouts: vec![0; n],
+                completed: vec![false; n],
+                lost_resends: vec![Vec::new(); n],
+                missed_resends: vec![Vec::new(); n],
+                skipped_forward: vec![Vec::new(); n],
+            },
+        };
+        for qp in 0..n {
+            // QPs take turns: each sends every µs, QP i at i × 1/n µs
+            sim.senders[qp].busy = true;
+            sim.at(T0 + qp as i64 * US / n as i64, Event::Slot(qp));
+        }
+        while let Some(Reverse((t, _, index))) = sim.queue.pop() {
+            if t > T0 + HORIZON_NS {
+                break;
+            }
+            sim.now = t;
+            sim.handle(sim.events[index]);
+        }
+        sim.finish()
+    }
+}
+
+impl Sim<'_> {
+    fn at(&mut self, t: i64, e: Event) {
+        let seq = self.events.len() as u64;
+        self.events.push(e);
+        self.queue.push(Reverse((t, seq, seq as usize)));
+    }
+
+    fn tap(&mut self, t: i64, frame: RoceFrame, what: What) {
+        self.run.frames.push((t, frame, what));
+    }
+
+    fn handle(&mut self, e: Event) {
+        match e {
+            Event::Slot(qp) => self.slot(qp),
+            Event::Arrive { qp, off, ce } => self.arrive(qp, off, ce),
+            Event::AckDue(qp) => self.ack_due(qp),
+            Event::Ack(qp, off) => self.acknowledged(qp, off + 1),
+            Event::Nak(qp, off) => {
+                let react = (self.f.nak_reaction_ns - 2 * HOP_NS).max(0);
+                self.at(self.now + react, Event::React(qp, off));
+            }
+            Event::React(qp, off) => self.react(qp, off),
+            Event::Timer(qp, generation) => self.timeout(qp, generation),
+        }
+    }
+
+    /// A send slot: resends first, then new packets.
+    fn slot(&mut self, qp: usize) {
+        let q = &self.f.qps[qp];
+        let s = &mut self.senders[qp];
+        let (off, resend) = if let Some(o) = s.resend.pop_front() {
+            (o, true)
+        } else if s.sent < q.packets {
+            if s.una == s.sent {
+                s.timer_from = self.now;
+            }
+            s.sent += 1;
+            (s.sent - 1, false)
+        } else {
+            s.busy = false;
+            return;
+        };
+        if resend {
+            s.timer_from = self.now;
+        }
+        self.transmit(qp, off, resend);
+        self.arm_timer(qp);
+        self.at(self.now + US, Event::Slot(qp));
+    }
+
+    /// A packet leaves the sender: the switch may drop, mark or hold it back, the tap may
+    /// miss it, the link after the tap may lose it.
+    fn transmit(&mut self, qp: usize, off: u32, resend: bool) {
+        let (f, q) = (self.f, &self.f.qps[qp]);
+        // the first packet of a QP passes cleanly: a capture whose first packet of a flow was
+        // overtaken or lost starts mid-stream, where the analysis cannot know what came before
+        // (docs/analysis.md, "Reordering": the prelude)
+        let first = off == 0 && !resend;
+        let go_back_n = resend && f.recovery == Recovery::GoBackN;
+        if !first && self.rng.per_mille(f.drop_before_tap) {
+            if go_back_n {
+                self.run.lost_resends[qp].push((off, self.now));
+            }
+            return;
+        }
+        let ce = self.rng.per_mille(f.ce_mark);
+        // only first transmissions are held back: a resend overtaken by a later resend would
+        // make both copies of a PSN late, which nothing can tell apart
+        let held_ns = if !first && !resend && self.rng.per_mille(f.reorder) {
+            self.rng.between(3 * US / 2, f.reorder_max_ns)
+        } else {
+            0
+        };
+        let at_tap = self.now + HOP_NS + held_ns;
+        let delivered = !self.rng.per_mille(f.drop_after_tap);
+        let mut w = write_only(requester(q, qp), responder(q, qp), psn(q, off), ack_req(q, off));
+        if ce {
+            w.l3 = w.l3.with_qos(26, 3);
+        }
+        if first || !self.rng.per_mille(f.mirror_miss) {
+            self.tap(at_tap, w, What::Data { qp, off, resend, held_ns, ce, delivered });
+        } else if go_back_n {
+            self.run.missed_resends[qp].push((off, self.now));
+        }
+        if delivered {
+            self.at(at_tap + HOP_NS, Event::Arrive { qp, off, ce });
+        }
+    }
+
+    /// A response leaves the receiver at `self.now + ANSWER_NS` (or `delay`): lost before the
+    /// tap, seen there, lost after it, or reaching the sender.
+    fn respond(&mut self, delay: i64, frame: RoceFrame, what: What, then: Option<Event>) {
+        let lost = self.rng.per_mille(self.f.drop_responses);
+        let before = lost && self.rng.per_mille(500);
+        let at_tap = self.now + delay + HOP_NS;
+        if !before {
+            let what = match what {
+                What::Nak { qp, off, .. } => What::Nak { qp, off, heard: !lost },
+                w => w,
+            };
+            self.tap(at_tap, frame, what);
+        }
+        if let (false, Some(e)) = (lost, then) {
+            self.at(at_tap + HOP_NS, e);
+        }
+    }
+
+    /// The receiver gets a packet (IBA §9.7.5.1): in order it is accepted, a duplicate is
+    /// acknowledged again, one ahead is a PSN sequence error. A CE mark is answered by a CNP
+    /// to the sender's QP, at most one per [`CNP_WINDOW_NS`].
+    fn arrive(&mut self, qp: usize, off: u32, ce: bool) {
+        let q = &self.f.qps[qp];
+        if ce && self.receivers[qp].last_cnp.is_none_or(|t| self.now - t >= CNP_WINDOW_NS) {
+            self.receivers[qp].last_cnp = Some(self.now);
+            let mut cnp = frame(responder(q, qp), requester(q, qp), 0x81, 0, ExtHeaders::default(), 0);
+            cnp.l3 = cnp.l3.with_qos(48, 0);
+            self.respond(ANSWER_NS, cnp, What::Cnp { qp }, None);
+        }
+        let expected = self.receivers[qp].expected;
+        if off == expected {
+            self.accept(qp, off);
+        } else if off < expected {
+            // a duplicate: IBA §9.7.5.1.2, acknowledged again (when it asks for an ACK)
+            if ack_req(q, off) {
+                self.send_ack(qp, ANSWER_NS);
+            }
+        } else {
+            self.sequence_error(qp, off);
+        }
+    }
+
+    /// The expected PSN arrived: accept it and whatever selective repeat kept after it.
+    fn accept(&mut self, qp: usize, off: u32) {
+        let q = &self.f.qps[qp];
+        let r = &mut self.receivers[qp];
+        let mut wants_ack = ack_req(q, off);
+        r.expected = off + 1;
+        r.naked = false;
+        while r.kept.remove(&r.expected) {
+            wants_ack |= ack_req(q, r.expected);
+            r.expected += 1;
+        }
+        // selective repeat: the next PSN still missing is NAKed in its turn
+        let still_missing = !r.kept.is_empty();
+        if wants_ack && !r.ack_pending {
+            r.ack_pending = true;
+            self.at(self.now + q.ack_delay_ns, Event::AckDue(qp));
+        }
+        if still_missing {
+            self.send_nak(qp);
+        }
+    }
+
+    /// A PSN ahead of the expected one: one NAK naming the expected PSN until it arrives
+    /// (IBA §9.7.5.1.1); go-back-N discards the packet, selective repeat keeps it.
+    fn sequence_error(&mut self, qp: usize, off: u32) {
+        if self.f.recovery == Recovery::Selective {
+            self.receivers[qp].kept.insert(off);
+        }
+        if !self.receivers[qp].naked {
+            self.send_nak(qp);
+        }
+    }
+
+    fn send_nak(&mut self, qp: usize) {
+        let q = &self.f.qps[qp];
+        let r = &mut self.receivers[qp];
+        r.naked = true;
+        let off = r.expected;
+        let f = nak(responder(q, qp), requester(q, qp), psn(q, off));
+        self.respond(ANSWER_NS, f, What::Nak { qp, off, heard: true }, Some(Event::Nak(qp, off)));
+    }
+
+    fn ack_due(&mut self, qp: usize) {
+        self.receivers[qp].ack_pending = false;
+        self.send_ack(qp, 0);
+    }
+
+    /// An ACK naming the last PSN received in order: it acknowledges every PSN up to it.
+    fn send_ack(&mut self, qp: usize, delay: i64) {
+        let q = &self.f.qps[qp];
+        let Some(off) = self.receivers[qp].expected.checked_sub(1) else { return };
+        let f = ack(responder(q, qp), requester(q, qp), psn(q, off), 0x1F);
+        self.respond(delay, f, What::Ack { qp, off }, Some(Event::Ack(qp, off)));
+    }
+
+    /// Every offset before `upto` is acknowledged (an ACK, or a NAK: IBA §9.7.5.1.1, a NAK
+    /// acknowledges the PSNs before the one it names).
+    fn acknowledged(&mut self, qp: usize, upto: u32) {
+        let s = &mut self.senders[qp];
+        if upto > s.una {
+            s.una = upto;
+            s.timer_from = self.now;
+            self.arm_timer(qp);
+        }
+    }
+
+    /// The sender acts on a NAK naming `off`: go-back-N starts again from it, resending up to
+    /// the highest PSN sent (IBA §9.7.5.2.1), selective repeat resends it alone.
+    fn react(&mut self, qp: usize, off: u32) {
+        self.acknowledged(qp, off);
+        let s = &mut self.senders[qp];
+        if off >= s.sent {
+            return;
+        }
+        match self.f.recovery {
+            Recovery::GoBackN => {
+                // a NAK naming a PSN after those still to resend calls them off
+                let skipped = s.resend.iter().take_while(|&&o| o < off).copied();
+                self.run.skipped_forward[qp].extend(skipped);
+                s.resend = (off..s.sent).collect();
+            }
+            Recovery::Selective if !s.resend.contains(&off) => s.resend.push_back(off),
+            Recovery::Selective => {}
+        }
+        self.wake(qp);
+    }
+
+    /// The timer restarts at every progress and every resend (IBA §9.7.6.1.1, C9-140); when
+    /// it expires the sender resends from the oldest PSN not acknowledged.
+    fn arm_timer(&mut self, qp: usize) {
+        let s = &mut self.senders[qp];
+        s.timer_gen += 1;
+        if s.una < s.sent {
+            let (t, generation) = (s.timer_from + self.f.rto_ns, s.timer_gen);
+            self.at(t, Event::Timer(qp, generation));
+        }
+    }
+
+    fn timeout(&mut self, qp: usize, generation: u64) {
+        let s = &mut self.senders[qp];
+        if generation != s.timer_gen || s.una >= s.sent {
+            return;
+        }
+        self.run.timeouts[qp] += 1;
+        match self.f.recovery {
+            Recovery::GoBackN => s.resend = (s.una..s.sent).collect(),
+            Recovery::Selective => s.resend.push_front(s.una),
+        }
+        s.timer_from = self.now;
+        self.arm_timer(qp);
+        self.wake(qp);
+    }
+
+    fn wake(&mut self, qp: usize) {
+        if !self.senders[qp].busy {
+            self.senders[qp].busy = true;
+            self.at(self.now, Event::Slot(qp));
+        }
+    }
+
+    /// The frames in time order (those at one time in the order they were recorded), and a
+    /// datagram 1 ms after the last: the capture goes on after the traffic, so every reorder
+    /// window and every wait for a second copy ends inside it (where the capture ends first,
+    /// docs/analysis.md lets the NAK reaction time guess).
+    fn finish(mut self) -> Run {
+        for (qp, q) in self.f.qps.iter().enumerate() {
+            self.run.completed[qp] = self.senders[qp].una >= q.packets;
+        }
+        self.run.frames.sort_by_key(|(t, _, _)| *t);
+        let last = self.run.frames.last().map_or(T0, |(t, _, _)| *t);
+        let deth = ExtHeaders { deth: Some(Deth { qkey: 0x1111, src_qp: 0x7FF }), ..ExtHeaders::default() };
+        let tail = frame(Side { n: 9, qpn: 0x7FF }, Side { n: 1, qpn: 0x7FF }, 0x64, 0, deth, 64);
+        self.run.frames.push((last + 1000 * US, tail, What::Tail));
+        self.run
+    }
+}
+
+/// Whether the packet at `off` asks for an ACK: every `ack_every`-th, and the last.
+pub fn ack_req(q: &Qp, off: u32) -> bool {
+    off % q.ack_every.max(1) == q.ack_every.max(1) - 1 || off + 1 == q.packets
+}
+
+/// What the report must say of one QP: its data flow's PSN-sequence counters and what its
+/// responder's flow carried, derived from the tap's frames and what really happened to them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct QpTruth {
+    pub packets: u64,
+    pub gaps: u64,
+    pub missing_psns: u64,
+    pub capture_missed: u64,
+    pub retransmitted: u64,
+    pub late_arrivals: u64,
+    pub retransmit_episodes: u64,
+    pub reorder_events: u64,
+    pub reorder_naks: u64,
+    pub ce: u64,
+    /// On the responder's flow.
+    pub naks: u64,
+    pub cnps: u64,
+}
+
+impl QpTruth {
+    /// What no decision of the analysis moves from one counter to another: the packets and
+    /// what the responder's flow carried, the tap's jumps ahead (each a gap or a reorder
+    /// event) and the PSNs seen again behind the expected one (each a resend or a late
+    /// arrival).
+    pub fn conserved(&self) -> [u64; 6] {
+        [
+            self.packets,
+            self.ce,
+            self.naks,
+            self.cnps,
+            self.gaps + self.reorder_events,
+            self.retransmitted + self.late_arrivals,
+        ]
+    }
+
+    /// The holes the tap's jumps skipped (each missing, missed by the capture or filled late),
+    /// with the go-back-N resends lost before the tap, which count as missing.
+    pub fn holes(&self) -> u64 {
+        self.missing_psns + self.capture_missed + self.late_arrivals
+    }
+}
+
+/// A first appearance of a hole where docs/analysis.md's rules for telling a late original
+/// from a resend ("Reordering": (a), (b), (c), the copies after a NAK) decide from what
+/// follows it, and may say other than what happened. `simulator_properties.rs` compares only
+/// the conserved sums of a QP with a doubt, and shows the doubts apart in an ignored test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doubt {
+    /// Within a µs of the end of its gap's reorder window: either side of (a).
+    WindowEdge(u32),
+    /// A late original followed by a PSN seen before (a go-back-N resend of an earlier PSN,
+    /// begun by a NAK before its gap): (b) makes it a resend.
+    LateThenOldPsn(u32),
+    /// A late original no NAK named, with resends of earlier PSNs within its gap's window
+    /// (before or after it):
+    /// (c) makes it a resend where a NAK after its gap named an earlier PSN that came again
+    /// (docs: "go-back-N has started from n", though a selective resend covers nothing after
+    /// it), and so does a NAKed earlier hole's copy in its run ("the first appearances of later
+    /// holes wait with it").
+    LateAmongResends(u32),
+    /// A late original after a NAK naming it, copied again later than one reorder window after
+    /// the NAK, or never: how long the copy waits depends on the round trips the flow has
+    /// shown, and with no second copy in the wait it is taken for the resend (the docs' "What
+    /// the copies cannot tell").
+    LateCopiedLate(u32),
+    /// A resend no NAK after its gap named (nor one before it followed by its PSN), followed
+    /// by new PSNs or by nothing within the window: (b) holds and it is taken for late.
+    ResendThenNewPsn(u32),
+    /// A resend after a NAK naming it, copied again within eight reorder windows of the NAK
+    /// (another NAK's go-back-N): the second copy may make it the late original.
+    ResendCopiedAgain(u32),
+    /// A go-back-N resend lost before the tap where its pass did not go on past it.
+    LostResendUnseen(u32),
+    /// A go-back-N resend the mirror missed (the receiver got it): a PSN its pass skipped.
+    MissedResend(u32),
+    /// A go-back-N resend called off by a NAK naming a later PSN: a PSN its pass skipped.
+    SkippedForward(u32),
+    /// A copy the copies decide after the retransmissions that follow it: a resend so decided
+    /// is an episode of its own (docs: "a retransmission so decided is a retransmit episode
+    /// of its own"), a late original ends the episode around it late. Only the number of
+    /// episodes is in doubt.
+    DecidedAfterLaterResends(u32),
+    /// A hole the capture missed whose gap a NAK named, that a later ACK covers: missing by
+    /// the docs' rule, though a NAK naming a later PSN acknowledges it (IBA §9.7.5.1.1); the
+    /// analysis keeps it captured when the ACK came before the NAK.
+    NakedGapAcked(u32),
+    /// A packet the switch held back, seen between two resends: a new packet ends the
+    /// retransmit episode (docs: "only a new packet ... ends it"), and the episode after it
+    /// has no NAK left to answer (its NAK was the first part's), so it is `no_nak` though the
+    /// NAK is in the capture. No count is in doubt.
+    HeldSplitsResends(u32),
+}
+
+impl Doubt {
+    /// Whether only the number of retransmit episodes is in doubt.
+    pub fn episodes_only(&self) -> bool {
+        matches!(self, Doubt::DecidedAfterLaterResends(_))
+    }
+
+    /// Whether only `missing_psns` is in doubt, by no more than the go-back-N resends lost
+    /// before the tap.
+    pub fn lost_resend(&self) -> bool {
+        matches!(self, Doubt::LostResendUnseen(_))
+    }
+
+    /// Whether no count is in doubt, only what an episode's trigger is.
+    pub fn trigger_only(&self) -> bool {
+        matches!(self, Doubt::HeldSplitsResends(_))
+    }
+}
+
+/// A gap at the tap (docs/analysis.md, "The request sequence"): the frame that opened it, its
+/// holes, and whether a NAK named one of them.
+struct Gap {
+    index: usize,
+    ts: i64,
+    holes: Vec<u32>,
+    naked: bool,
+}
+
+/// How the tap's first appearance of a PSN, or a later one, is classed.
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    New,
+    Late,
+    Retransmission,
+}
+
+/// One data frame of the QP at the tap.
+struct Seen {
+    index: usize,
+    ts: i64,
+    off: u32,
+    class: Class,
+    /// Its PSN had been seen before.
+    again: bool,
+    /// The switch held it back.
+    held: bool,
+    /// The first appearance of a hole: its gap.
+    hole_of: Option<usize>,
+}
+
+/// Walks the tap's frames of QP `qp` as docs/analysis.md defines the counters, deciding what
+/// the analysis has to infer (was a first appearance of a hole the late original or a resend;
+/// did the responder get a hole) from what really happened. `paired`: the analysis knows the
+/// QP's two flows for a pair; responses of a flow not paired are linked to no request flow
+/// (docs: "Pairing the two directions of a connection"), so its NAKs name no hole and its ACKs
+/// cover none.
+pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
+    let mut t = QpTruth::default();
+    let mut expected: Option<u32> = None;
+    let mut first: HashMap<u32, usize> = HashMap::new();
+    let mut gap_of: HashMap<u32, usize> = HashMap::new();
+    let (mut gaps, mut data, mut acks) = (Vec::<Gap>::new(), Vec::<Seen>::new(), Vec::new());
+    // NAKs the analysis links to the flow, and those of them that name a hole
+    let (mut naks, mut hole_naks) = (Vec::new(), Vec::new());
+    for (index, (ts, _, what)) in run.frames.iter().enumerate() {
+        match *what {
+            What::Data { qp: q, off, resend, held_ns, ce, .. } if q == qp => {
+                t.packets += 1;
+                t.ce += u64::from(ce);
+                let again = first.contains_key(&off);
+                let mut hole_of = None;
+                let class = match expected {
+                    None => Class::New,
+                    Some(e) if off >= e => {
+                        if off > e {
+                            gap_of.extend((e..off).map(|h| (h, gaps.len())));
+                            gaps.push(Gap { index, ts: *ts, holes: (e..off).collect(), naked: false });
+                        }
+                        Class::New
+                    }
+                    // the first appearance of a hole: the late original within the reorder
+                    // window (held back by the switch), else a resend
+                    Some(_) => match gap_of.get(&off) {
+                        Some(&g) if !again => {
+                            hole_of = Some(g);
+                            let late = !resend && held_ns > 0 && ts - gaps[g].ts <= REORDER_WINDOW_NS;
+                            if late { Class::Late } else { Class::Retransmission }
+                        }
+                        _ => Class::Retransmission,
+                    },
+                };
+                expected = Some(expected.map_or(off + 1, |e| e.max(off + 1)));
+                first.entry(off).or_insert(data.len());
+                data.push(Seen { index, ts: *ts, off, class, again, held: held_ns > 0, hole_of });
+            }
+            What::Ack { qp: q, off } if q == qp && paired => acks.push((index, off)),
+            What::Nak { qp: q, off, .. } if q == qp => {
+                t.naks += 1;
+                naks.extend(Some((index, *ts, off)).filter(|_| paired));
+                // a NAK naming a hole of a gap the tap has seen open
+                if let Some(&g) = gap_of.get(&off).filter(|_| paired) {
+                    gaps[g].naked = true;
+                    hole_naks.push(off);
+                }
+            }
+            What::Cnp { qp: q } if q == qp => t.cnps += 1,
+            _ => {}
+        }
+    }
+    let class_of = |off: u32| first.get(&off).map(|&i| data[i].class);
+    // a maximal run of retransmissions is one episode (docs: "Retransmit episodes")
+    let mut in_episode = false;
+    for d in &data {
+        t.late_arrivals += u64::from(d.class == Class::Late);
+        t.retransmitted += u64::from(d.class == Class::Retransmission);
+        t.retransmit_episodes += u64::from(d.class == Class::Retransmission && !in_episode);
+        in_episode = d.class == Class::Retransmission;
+    }
+    t.reorder_naks = hole_naks.iter().filter(|&&off| class_of(off) == Some(Class::Late)).count() as u64;
+    let mut doubts: Vec<Doubt> = Vec::new();
+    for gap in &gaps {
+        let mut lacking = 0;
+        for &h in &gap.holes {
+            let acked = acks.iter().any(|&(i, a)| i > gap.index && a >= h);
+            if gap.naked && acked && class_of(h).is_none() {
+                doubts.push(Doubt::NakedGapAcked(h));
+            }
+            match class_of(h) {
+                Some(Class::Late) => continue,
+                // the responder got it: a later ACK covers it, no NAK named a PSN of its gap,
+                // and it was never resent (docs: "Capture loss or network loss")
+                None if !gap.naked && acked => t.capture_missed += 1,
+                _ => t.missing_psns += 1,
+            }
+            lacking += 1;
+        }
+        // a gap all of whose holes came late is a reorder event
+        t.gaps += u64::from(lacking > 0);
+        t.reorder_events += u64::from(lacking == 0);
+    }
+    // a go-back-N resend lost before the tap is missing too (docs: "Retransmit episodes",
+    // `pattern`: a PSN a pass skipped)
+    t.missing_psns += run.lost_resends[qp].len() as u64;
+    doubts.extend((0..data.len()).filter_map(|k| doubt(&data, k, &gaps, &naks)));
+    let resent = |d: Option<&Seen>| d.is_some_and(|d| d.class == Class::Retransmission);
+    let split = |k: usize| data[k].held && resent(data.get(k - 1)) && resent(data.get(k + 1));
+    doubts.extend((1..data.len()).filter(|&k| split(k)).map(|k| Doubt::HeldSplitsResends(data[k].off)));
+    doubts.extend(passes(run, qp, &data));
+    (t, doubts)
+}
+
+/// Go-back-N resends the analysis cannot see lost, or takes for lost: a lost resend is seen
+/// only as a PSN its pass skipped, so the pass must go on past it; a resend the mirror missed
+/// looks the same.
+fn passes(run: &Run, qp: usize, data: &[Seen]) -> Vec<Doubt> {
+    // the resends the tap saw just before and after it, below and above it
+    let resent = |d: &&Seen| d.class == Class::Retransmission && d.again;
+    let skipped = |&(off, sent): &(u32, i64)| {
+        let before = data.iter().rev().find(|d| d.ts <= sent + HOP_NS).filter(resent);
+        let after = data.iter().find(|d| d.ts > sent + HOP_NS).filter(resent);
+        before.is_some_and(|d| d.off < off) && after.is_some_and(|d| d.off > off)
+    };
+    let unseen = run.lost_resends[qp].iter().filter(|l| !skipped(l)).map(|&(o, _)| Doubt::LostResendUnseen(o));
+    let missed = run.missed_resends[qp].iter().map(|&(o, _)| Doubt::MissedResend(o));
+    unseen.chain(missed).chain(run.skipped_forward[qp].iter().map(|&o| Doubt::SkippedForward(o))).collect()
+}
+
+/// Whether the first appearance of a hole, `data[k]`, is one docs/analysis.md's rules decide
+/// from what follows it, perhaps otherwise than what happened ([`Doubt`]).
+fn doubt(data: &[Seen], k: usize, gaps: &[Gap], naks: &[(usize, i64, u32)]) -> Option<Doubt> {
+    let (d, margin, window) = (&data[k], US, REORDER_WINDOW_NS);
+    let gap = &gaps[d.hole_of?];
+    let since_gap = d.ts - gap.ts;
+    if (since_gap - window).abs() <= margin {
+        return Some(Doubt::WindowEdge(d.off));
+    }
+    if since_gap > window {
+        return None;
+    }
+    // NAKs after the gap opened, before this appearance
+    let mut after_gap = naks.iter().filter(|&&(i, _, _)| gap.index < i && i < d.index);
+    let own_nak = after_gap.clone().filter(|&&(_, _, n)| n == d.off).map(|&(_, t, _)| t).next_back();
+    // a copy of PSN `n` after frame `i`, before this one: go-back-N has begun from `n`
+    let copied = |n: u32, i: usize| data[..k].iter().any(|e| e.off == n && e.index > i);
+    let resend_begun = after_gap.any(|&(i, _, n)| n < d.off && copied(n, i));
+    // resends of earlier PSNs within the gap's window
+    let in_window = |e: &&Seen| e.index != d.index && (0..=window + margin).contains(&(e.ts - gap.ts));
+    let among_resends = data.iter().filter(in_window).any(|e| e.class == Class::Retransmission && e.off < d.off);
+    let second_copy = data[k + 1..].iter().find(|e| e.off == d.off).map(|e| e.ts);
+    // the first packet after the run of first appearances of holes, within the window
+    let next = data[k + 1..].iter().find(|e| e.hole_of.is_none()).filter(|e| e.ts - gap.ts <= window + margin);
+    let old_next = next.is_some_and(|e| e.again);
+    match (d.class, own_nak) {
+        (Class::Late, Some(nak)) if second_copy.is_none_or(|c| c - nak > window - margin) => {
+            Some(Doubt::LateCopiedLate(d.off))
+        }
+        (Class::Late, None) if old_next => Some(Doubt::LateThenOldPsn(d.off)),
+        (Class::Late, None) if among_resends => Some(Doubt::LateAmongResends(d.off)),
+        (Class::Late, Some(nak))
+            if data.get(k + 1).is_some_and(|e| e.class == Class::Retransmission && e.ts - nak <= 8 * window) =>
+        {
+            Some(Doubt::DecidedAfterLaterResends(d.off))
+        }
+        (Class::Late, _) => None,
+        (_, Some(nak)) if second_copy.is_some_and(|c| c - nak <= 8 * window + margin) => {
+            Some(Doubt::ResendCopiedAgain(d.off))
+        }
+        (_, Some(nak))
+            if data.get(k + 1).is_some_and(|e| e.class == Class::Retransmission && e.ts - nak <= 8 * window) =>
+        {
+            Some(Doubt::DecidedAfterLaterResends(d.off))
+        }
+        (_, None) if !resend_begun && !old_next => Some(Doubt::ResendThenNewPsn(d.off)),
+        _ => None,
+    }
+}
+
+impl Run {
+    /// The tap's frames of QP `qp`, for a failure message.
+    pub fn trace_of(&self, qp: usize) -> String {
+        let mine = |w: &What| match *w {
+            What::Data { qp: q, .. } | What::Ack { qp: q, .. } | What::Nak { qp: q, .. } | What::Cnp { qp: q } => {
+                q == qp
+            }
+            What::Tail => true,
+        };
+        let lines = self.frames.iter().enumerate().filter(|(_, (_, _, w))| mine(w));
+        let at = |ts: i64| format!("{:>9.3}", (ts - T0) as f64 / 1000.0);
+        let shown: Vec<String> = lines.map(|(i, (ts, _, w))| format!("#{:<5}{} {w:?}", i + 1, at(*ts))).collect();
+        format!(
+            "lost resends {:?}, missed resends {:?}\n{}",
+            self.lost_resends[qp],
+            self.missed_resends[qp],
+            shown.join("\n")
+        )
+    }
+
+    /// The tap's frames one a line, with what really happened to them: printed when a
+    /// property fails.
+    pub fn trace(&self, fabric: &Fabric) -> String {
+        let at = |ts: i64| format!("{:>9.3}", (ts - T0) as f64 / 1000.0);
+        let line = |(ts, _, what): &(i64, RoceFrame, What)| match *what {
+            What::Data { qp, off, resend, held_ns, ce, delivered } => format!(
+                "{} QP{qp} data off {off} psn {}{}{}{}{}",
+                at(*ts),
+                psn(&fabric.qps[qp], off),
+                if resend { " RESEND" } else { "" },
+                if held_ns > 0 { format!(" held {held_ns} ns") } else { String::new() },
+                if ce { " CE" } else { "" },
+                if delivered { "" } else { " LOST-AFTER-TAP" },
+            ),
+            What::Ack { qp, off } => format!("{}   QP{qp} ACK off {off}", at(*ts)),
+            What::Nak { qp, off, heard } => {
+                format!("{}   QP{qp} NAK off {off}{}", at(*ts), if heard { "" } else { " LOST-AFTER-TAP" })
+            }
+            What::Cnp { qp } => format!("{}   QP{qp} CNP", at(*ts)),
+            What::Tail => format!("{} tail", at(*ts)),
+        };
+        self.frames.iter().enumerate().map(|(i, f)| format!("#{:<5}{}", i + 1, line(f))).collect::<Vec<_>>().join("\n")
+    }
+}
