@@ -424,12 +424,12 @@ proptest! {
         check(&f, Strict::Always)?;
     }
 
-    /// NCCL's lock-step QPs with reordering and loss after the tap: a NAK for a late packet (or
-    /// one lost after the tap) names a PSN its own QP has already filled at the tap; when
-    /// another QP between the hosts has that PSN as a hole, `nak` pairing takes it for that
-    /// QP's.
+    /// NCCL's lock-step QPs with reordering and loss after the tap: a NAK is paired with the
+    /// QP that answers it by resending the PSN it names; when two QPs lose the same PSN and
+    /// the wrong one resends it first (its own NAK lost, or its timer), the NAK is taken for
+    /// that QP's (about one fabric in 600).
     #[test]
-    #[ignore = "finds NCCL QPs paired with another QP's responses by a NAK for a packet the tap saw"]
+    #[ignore = "finds a NAK paired with another lock-step QP that resent the same PSN first"]
     fn nccl_qps_are_paired_with_their_own_responses_whatever_the_fabric_does(f in fabric((15, 15, 15, 100, 100, 20), Starts::Nccl)) {
         check(&f, Strict::ExceptDoubts)?;
     }

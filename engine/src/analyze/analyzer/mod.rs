@@ -21,7 +21,6 @@ use crate::analyze::config::Config;
 use crate::analyze::congestion::analysis::CongestionAnalysis;
 use crate::analyze::flow::counting::ResponseKind;
 use crate::analyze::flow::episodes::Episode;
-use crate::analyze::flow::pairing::Evidence;
 use crate::analyze::flow::sequence::SeqEvent;
 use crate::analyze::flow::table::{Flow, FlowTable, PairMethod};
 use crate::analyze::flow::trace::TRACED_FLOWS;
@@ -327,7 +326,7 @@ impl Analyzer {
             self.observe_response(fid, frame, ts_ns, roce.opcode, roce.psn, aeth.kind());
         } else if opcode::is_read_response(roce.opcode) {
             // a READ response without an AETH (a MIDDLE) pairs as the others do
-            self.pair_by_evidence(fid, roce.psn, Evidence::Psn);
+            self.pair_by_evidence(fid, roce.psn);
         }
         if roce.opcode == CNP {
             self.observe_cnp(fid, ts_ns);
@@ -410,8 +409,7 @@ impl Analyzer {
     fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, aeth: AethKind) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
         let kind = f.count_response(frame, ts_ns, opcode, psn, aeth);
-        let evidence = if kind == ResponseKind::PsnNak { Evidence::Nak } else { Evidence::Psn };
-        self.pair_by_evidence(fid, psn, evidence);
+        self.pair_by_evidence(fid, psn);
         let Some((requests, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
         match kind {
             ResponseKind::PsnNak => {

@@ -2,15 +2,15 @@
 //! ([`crate::analyze::flow::pairing`]), across the flow table.
 
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
-use crate::analyze::flow::pairing::{CANDIDATES_KEPT, Candidates, Evidence};
+use crate::analyze::flow::pairing::{CANDIDATES_KEPT, Candidates};
 use crate::analyze::flow::table::{Flow, PairMethod};
 use crate::analyze::id::FlowId;
 
 impl Analyzer {
-    /// Pairs the unpaired response flow `fid` with the flow it answers once the evidence of
-    /// its responses (this one, naming `psn`, and those before) leaves one candidate; then
-    /// pairs the flows that were left one candidate by that.
-    pub(crate) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32, evidence: Evidence) {
+    /// Pairs the unpaired response flow `fid` with the flow it answers once the PSNs of its
+    /// responses (this one, naming `psn`, and those before) leave one candidate; then pairs
+    /// the flows that were left one candidate by that.
+    pub(crate) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32) {
         let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
         let fresh = f.pairing_candidates().is_empty();
         let pool: &[FlowId] = if fresh {
@@ -24,36 +24,35 @@ impl Analyzer {
         };
         let fits =
             |c: &FlowId| *c != fid && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn));
-        let in_range: Candidates = pool.iter().copied().filter(fits).collect();
-        let with_hole: Candidates = match evidence {
-            Evidence::Nak => in_range
-                .iter()
-                .copied()
-                .filter(|&c| self.flows.flow(c).is_some_and(|c| c.requests.seq.is_hole(psn)))
-                .collect(),
-            Evidence::Psn => Candidates::new(),
-        };
-        let (left, method) = match (with_hole.len(), in_range.len()) {
-            (1, _) => (with_hole, PairMethod::Nak),
-            (_, 1) if fresh => (in_range, PairMethod::Psn),
-            (_, 1) => (in_range, PairMethod::Ack),
+        let left: Candidates = pool.iter().copied().filter(fits).collect();
+        let method = if fresh { PairMethod::Psn } else { PairMethod::Ack };
+        match left[..] {
             // the evidence fits no candidate: a response to a flow the capture lacks
-            (_, 0) => return,
-            (0, _) => (in_range, PairMethod::Psn),
-            _ => (with_hole, PairMethod::Nak),
-        };
-        if let [forward] = left[..] {
-            if method != PairMethod::Nak && (self.psns_are_shared(forward) || self.is_contested(fid, forward)) {
-                // a sole candidate by range alone may be a stranger: the QP answered may be
-                // one the capture lacks (the other half of an ECMP fabric)
-                if let Some(f) = self.flows.flow_mut(fid) {
-                    f.set_pairing_candidates(left);
-                }
-                return;
+            [] => {}
+            [forward] if !self.psns_are_shared(forward) && !self.is_contested(fid, forward) => {
+                self.pair_and_eliminate(fid, forward, method);
             }
-            self.pair_and_eliminate(fid, forward, method);
-        } else if let Some(f) = self.flows.flow_mut(fid) {
-            f.set_pairing_candidates(if left.len() <= CANDIDATES_KEPT { left } else { Candidates::new() });
+            // a sole candidate by range alone may be a stranger: the QP answered may be one
+            // the capture lacks (the other half of an ECMP fabric)
+            _ => {
+                if let Some(f) = self.flows.flow_mut(fid) {
+                    f.set_pairing_candidates(if left.len() <= CANDIDATES_KEPT { left } else { Candidates::new() });
+                }
+            }
+        }
+    }
+
+    /// The unpaired request flow `resender` begins resending from `psn` at `ts_ns`: the one
+    /// unpaired flow of responses the other way that carried a PSN-sequence NAK naming `psn`
+    /// before, and not yet answered, is its peer (IBA §9.7.5.1.5: a requester answers a NAK by
+    /// resending from the PSN it names).
+    pub(crate) fn pair_by_answer(&mut self, resender: FlowId, psn: u32, ts_ns: i64) {
+        let Some(r) = self.flows.flow(resender).filter(|r| r.peer.is_none()) else { return };
+        let naked =
+            |&c: &FlowId| self.flows.flow(c).is_some_and(|c| c.peer.is_none() && c.awaits_resend_of(psn, ts_ns));
+        let answered: Candidates = self.flows.between(r.key.dst, r.key.src).iter().copied().filter(naked).collect();
+        if let [response] = answered[..] {
+            self.pair_and_eliminate(response, resender, PairMethod::Nak);
         }
     }
 

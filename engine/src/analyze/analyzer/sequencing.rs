@@ -203,6 +203,9 @@ impl Analyzer {
             return;
         }
         let highest = o.expected_before.map_or(psn, |e| psn_add(e, 0xFF_FFFF));
+        if space == Space::Requests {
+            self.pair_by_answer(fid, psn, ts_ns);
+        }
         let trigger = self.trigger_of(fid, space, psn, idle_ns);
         let first = FirstResend { frame, ts_ns, psn, highest_sent_psn: highest, idle_before_ns: idle_ns, hole_ts };
         let decided_by = o.decided_by.unwrap_or(Decision::Psn);

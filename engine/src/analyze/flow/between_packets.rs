@@ -83,6 +83,12 @@ impl Flow {
         self.run.naks.answer(psn)
     }
 
+    /// Did the flow carry a PSN-sequence NAK naming `psn`, before `ts_ns`, that no resend has
+    /// answered?
+    pub fn awaits_resend_of(&self, psn: u32, ts_ns: i64) -> bool {
+        self.run.naks.names(psn, ts_ns)
+    }
+
     pub(super) fn remember_nak(&mut self, nak: NakEvent) {
         self.run.naks.push(nak);
     }

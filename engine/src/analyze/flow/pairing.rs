@@ -6,9 +6,11 @@
 //! PSN range holds it. Where several QPs between two hosts share their PSNs (NCCL starts every
 //! QP at PSN 0 and stripes a connection over QPs that advance in lock-step), one response
 //! rarely singles one out, so each response flow keeps its candidates and each later response
-//! narrows them: a PSN-sequence NAK names a hole, which only the flow that lost a packet has;
-//! a PSN outside a candidate's range rules it out; and a flow paired with another response
-//! flow answers no other.
+//! narrows them: a PSN outside a candidate's range rules it out, and a flow paired with
+//! another response flow answers no other. A PSN-sequence NAK is answered by the QP whose
+//! receiver sent it: the one candidate that resends the PSN it names pairs with it (a hole at
+//! the tap proves nothing: the NAKed packet may have been late, or lost after the tap, while
+//! another QP's copy of that PSN was what the mirror missed).
 
 use crate::analyze::id::FlowId;
 
@@ -18,13 +20,3 @@ pub const CANDIDATES_KEPT: usize = 64;
 
 /// The candidates an unpaired response flow still has.
 pub type Candidates = Vec<FlowId>;
-
-/// What a response says of the flow it answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Evidence {
-    /// A PSN-sequence NAK: its PSN is the one the responder expected, a hole of the flow it
-    /// answers when the tap saw the gap.
-    Nak,
-    /// Any other response: its PSN lies in the range the flow it answers has requested.
-    Psn,
-}

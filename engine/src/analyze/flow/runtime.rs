@@ -61,6 +61,11 @@ impl NakLog {
         self.unanswered.remove(before)
     }
 
+    /// Does an unanswered PSN-sequence NAK from before `ts_ns` name `psn`?
+    pub fn names(&self, psn: u32, ts_ns: i64) -> bool {
+        self.unanswered.iter().any(|n| !n.rnr && n.psn == psn && n.ts_ns <= ts_ns)
+    }
+
     fn renumber(&mut self, r: &Renumbering) {
         self.unanswered.iter_mut().for_each(|n| r.frame(&mut n.frame));
     }
