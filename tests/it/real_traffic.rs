@@ -450,6 +450,20 @@ fn a_resend_through_a_bonds_other_port_is_a_retransmission() {
     }
     let f = flow(&c.by_time().analyze(&[]), 1, 0x200).clone();
     assert_eq!((counts(&f), &f["mirror_duplicates"]), ([0, 0, 0, 0], &json!(20)));
+    // and after an idle 2 ms, the first packet seen at the second tap alone (the first tap
+    // missed it) leaves the second tap's later copies copies
+    let mut c = Capture::new();
+    for psn in (1..=10u32).chain(11..=20) {
+        let t = T0 + i64::from(psn) * 5 * US + if psn > 10 { 2 * MS } else { 0 };
+        let mut copy = write_only(A, B, psn, false);
+        copy.l2.src = [2, 0, 0, 0, 0, 0x81];
+        if psn != 11 {
+            c.add(t, &write_only(A, B, psn, false));
+        }
+        c.add(t + 2 * US, &copy);
+    }
+    let f = flow(&c.by_time().analyze(&[]), 1, 0x200).clone();
+    assert_eq!((counts(&f), &f["mirror_duplicates"]), ([0, 0, 0, 0], &json!(19)));
 }
 
 /// Every frame of `c` twice, the copy byte for byte `delay(i)` later.

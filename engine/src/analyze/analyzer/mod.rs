@@ -32,7 +32,7 @@ use crate::analyze::renumber::Renumbering;
 use crate::analyze::uet::UetAnalysis;
 use crate::analyze::wide::CaptureWide;
 use crate::analyze::wide::cm::Connection;
-use crate::analyze::wide::duplicates::{Doubling, DoublingProbe, OwnView};
+use crate::analyze::wide::duplicates::{Doubling, DoublingProbe, Resends};
 use crate::analyze::wide::facts::UndecodedLinkFrames;
 use head::Head;
 
@@ -299,15 +299,17 @@ impl Analyzer {
         // port it left by (a bond's other port, a dual-homed host's other NIC), and so are
         // those after it through that port: a second tap's copy trails the packet it copies
         let timer_ns = self.config.min_ack_timeout_ns;
-        let own = match self.flows.flow_mut(fid) {
-            Some(f) if f.silent_before(s.ts_ns, timer_ns) => {
-                f.resends_through(crate::analyze::wide::outside(s, roce).view.key());
-                OwnView::Every
-            }
-            Some(f) => f.resend_view().map_or(OwnView::None, OwnView::This),
-            None => OwnView::None,
-        };
-        if self.wide.is_mirror_duplicate(&key, s, roce, own) {
+        let flow = self.flows.flow(fid);
+        let silent = flow.is_some_and(|f| f.silent_before(s.ts_ns, timer_ns));
+        let mut resends = Resends { silent, view: flow.and_then(Flow::resend_view), timer_ns };
+        let known = resends.view;
+        let duplicate = self.wide.is_mirror_duplicate(&key, s, roce, &mut resends);
+        if let Some(view) = resends.view.filter(|&v| known != Some(v))
+            && let Some(f) = self.flows.flow_mut(fid)
+        {
+            f.resends_through(view);
+        }
+        if duplicate {
             if let Some(f) = self.flows.flow_mut(fid) {
                 f.counts.mirror_duplicates += 1;
                 f.first_frames.mirror_duplicate.get_or_insert(frame);

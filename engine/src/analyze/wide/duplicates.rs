@@ -26,16 +26,16 @@ pub const SETS: usize = 1 << 12;
 /// Slots per set.
 pub const WAYS: usize = 4;
 
-/// The views ([`TapView::key`]) a flow sends its own packets by, which no other tap's copy
-/// comes through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OwnView {
-    /// None known: a frame through another view than its match's is a copy.
-    None,
-    /// The view a packet after a retransmission timer's silence came by.
-    This(u32),
-    /// This frame came after such a silence: a resend, by whichever view.
-    Every,
+/// What a flow's resends tell the copy check: a frame that matches another view's frame at
+/// least a retransmission timer (`timer_ns`) later is a resend, not a copy, when its flow was
+/// silent that long before it (a bond's other port after a failover) or it comes through the
+/// view such a resend came by (`view`, which the check sets then); a second tap's copy
+/// trails its packet by less.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Resends {
+    pub silent: bool,
+    pub view: Option<u32>,
+    pub timer_ns: i64,
 }
 
 /// What distinguishes two copies of one packet seen at different taps.
@@ -270,8 +270,15 @@ impl DuplicateWindow {
     }
 
     /// Is the packet with content `signature` of flow `flow` a mirror duplicate? Remembers it
-    /// when it is not. A frame through a view its flow sends by (`own`) is no other tap's copy.
-    pub fn check(&mut self, flow: &FlowKey, signature: u32, ts_ns: i64, outside: &Outside, own: OwnView) -> bool {
+    /// when it is not. A resend through another view is no copy ([`Resends`]).
+    pub fn check(
+        &mut self,
+        flow: &FlowKey,
+        signature: u32,
+        ts_ns: i64,
+        outside: &Outside,
+        resends: &mut Resends,
+    ) -> bool {
         let (partition, key) = slot_key(flow, signature);
         let full_view = outside.view.fingerprint();
         let view = fold(full_view, 32);
@@ -284,13 +291,12 @@ impl DuplicateWindow {
         let index = table.index(key);
         if let Some(hit) = table.find(index, key) {
             let age = ts_ns.saturating_sub(hit.ts_ns);
-            let another_tap = match own {
-                OwnView::None => true,
-                OwnView::This(sending) => sending != view,
-                OwnView::Every => false,
-            };
-            if another_tap && (0..=window_ns).contains(&age) && hit.view != view {
-                return true;
+            if (0..=window_ns).contains(&age) && hit.view != view {
+                let resend = age >= resends.timer_ns && (resends.silent || resends.view == Some(view));
+                if !resend {
+                    return true;
+                }
+                resends.view = Some(view);
             }
             let identical = hit.view == view && hit.outside == fresh.outside;
             if identical && span_window_ns.is_some_and(|w| (0..=w).contains(&age)) {
@@ -401,17 +407,26 @@ mod tests {
     #[test]
     fn a_copy_from_another_tap_within_the_window_is_a_duplicate() {
         let mut w = DuplicateWindow::new(1_000_000);
-        assert!(!w.check(&qp(1), 0xAB, 0, &A, OwnView::None));
-        assert!(w.check(&qp(1), 0xAB, 1_000, &B, OwnView::None));
+        assert!(!w.check(&qp(1), 0xAB, 0, &A, &mut Resends::default()));
+        assert!(w.check(&qp(1), 0xAB, 1_000, &B, &mut Resends::default()));
         // the same bytes with the same TTL and MACs: a real resend, not a mirror copy
-        assert!(!w.check(&qp(1), 0xAB, 2_000, &A, OwnView::None));
+        assert!(!w.check(&qp(1), 0xAB, 2_000, &A, &mut Resends::default()));
         // another flow, or too late
-        assert!(!w.check(&qp(2), 0xAB, 2_500, &B, OwnView::None));
-        assert!(!w.check(&qp(1), 0xAB, 2_000 + 1_000_001, &B, OwnView::None));
-        // a packet through another port after a timer's silence is not a copy
-        assert!(!w.check(&qp(3), 0x11, 0, &A, OwnView::None));
-        assert!(!w.check(&qp(3), 0x11, 500_000, &B, OwnView::Every));
-        assert!(w.check(&qp(3), 0x11, 501_000, &A, OwnView::None), "whose own copy is");
+        assert!(!w.check(&qp(2), 0xAB, 2_500, &B, &mut Resends::default()));
+        assert!(!w.check(&qp(1), 0xAB, 2_000 + 1_000_001, &B, &mut Resends::default()));
+        // a packet through another port after a timer's silence is not a copy, nor are those
+        // after it through that port; a copy that trails by less than the timer still is
+        let mut resends = Resends { silent: true, view: None, timer_ns: 200_000 };
+        for signature in [0x11, 0x12, 0x13] {
+            assert!(!w.check(&qp(3), signature, 0, &A, &mut Resends::default()));
+        }
+        assert!(!w.check(&qp(3), 0x11, 500_000, &B, &mut resends));
+        assert_eq!(resends.view, Some(B.view.key()), "the port remembered");
+        resends.silent = false;
+        assert!(!w.check(&qp(3), 0x12, 500_001, &B, &mut resends), "the same port");
+        assert!(w.check(&qp(3), 0x11, 501_000, &A, &mut resends), "another view's copy of the resend");
+        assert!(!w.check(&qp(3), 0x20, 600_000, &A, &mut Resends::default()));
+        assert!(w.check(&qp(3), 0x20, 602_000, &B, &mut resends), "2 µs behind through that port: a copy");
     }
 
     #[test]
@@ -419,7 +434,7 @@ mod tests {
         let mut w = DuplicateWindow::new(1_000_000);
         let mut found = 0;
         for i in 0..100_000u32 {
-            w.check(&qp(i % 64), i.wrapping_mul(2_654_435_761), i64::from(i) * 10, &A, OwnView::None);
+            w.check(&qp(i % 64), i.wrapping_mul(2_654_435_761), i64::from(i) * 10, &A, &mut Resends::default());
             if i >= 1_000 {
                 let earlier = i - 1_000;
                 found += u32::from(w.check(
@@ -427,7 +442,7 @@ mod tests {
                     earlier.wrapping_mul(2_654_435_761),
                     i64::from(i) * 10,
                     &B,
-                    OwnView::None,
+                    &mut Resends::default(),
                 ));
             }
         }
@@ -441,11 +456,11 @@ mod tests {
         let partition = partition::of_hosts(qp(1).src, qp(1).dst);
         let sets = |w: &DuplicateWindow| w.tables[partition].as_ref().map_or(0, |t| t.sets.len());
         for i in 0..10_000u32 {
-            w.check(&qp(1), i, i64::from(i) * 2_000, &A, OwnView::None); // each frame outside the last one's window
+            w.check(&qp(1), i, i64::from(i) * 2_000, &A, &mut Resends::default()); // each frame outside the last one's window
         }
         assert_eq!(sets(&w), INITIAL_SETS);
         for i in 0..100_000u32 {
-            w.check(&qp(2), i, 100_000_000 + i64::from(i), &A, OwnView::None); // a thousand frames per window
+            w.check(&qp(2), i, 100_000_000 + i64::from(i), &A, &mut Resends::default()); // a thousand frames per window
         }
         assert!(sets(&w) > INITIAL_SETS && sets(&w) <= SETS, "{}", sets(&w));
     }
@@ -454,31 +469,31 @@ mod tests {
     fn frames_of_other_partitions_never_push_a_frame_out() {
         let mut w = DuplicateWindow::new(1_000_000);
         let (flow, partition) = from_host(0);
-        assert!(!w.check(&flow, 0xAB, 0, &A, OwnView::None));
+        assert!(!w.check(&flow, 0xAB, 0, &A, &mut Resends::default()));
         let others: Vec<FlowKey> = (1..1_000).map(from_host).filter(|(_, p)| *p != partition).map(|(k, _)| k).collect();
         for i in 0..100_000u32 {
-            w.check(&others[i as usize % others.len()], i, 1, &A, OwnView::None);
+            w.check(&others[i as usize % others.len()], i, 1, &A, &mut Resends::default());
         }
-        assert!(w.check(&flow, 0xAB, 2, &B, OwnView::None));
+        assert!(w.check(&flow, 0xAB, 2, &B, &mut Resends::default()));
     }
 
     #[test]
     fn in_a_doubled_mirror_the_first_identical_copy_is_the_duplicate() {
         let mut w = DuplicateWindow::new(1_000_000);
         // not doubled: an identical copy is a resend
-        assert!(!w.check(&qp(1), 0xAB, 0, &A, OwnView::None));
-        assert!(!w.check(&qp(1), 0xAB, 1_000, &A, OwnView::None));
+        assert!(!w.check(&qp(1), 0xAB, 0, &A, &mut Resends::default()));
+        assert!(!w.check(&qp(1), 0xAB, 1_000, &A, &mut Resends::default()));
         w.doubled(50_000);
-        assert!(!w.check(&qp(1), 0xCD, 0, &A, OwnView::None));
-        assert!(w.check(&qp(1), 0xCD, 10_000, &A, OwnView::None), "the first copy within the span window");
-        assert!(!w.check(&qp(1), 0xCD, 20_000, &A, OwnView::None), "a later appearance is a resend");
-        assert!(w.check(&qp(1), 0xCD, 21_000, &A, OwnView::None), "whose own copy is its duplicate");
-        assert!(!w.check(&qp(1), 0xEF, 0, &A, OwnView::None));
-        assert!(!w.check(&qp(1), 0xEF, 60_000, &A, OwnView::None), "outside the span window");
+        assert!(!w.check(&qp(1), 0xCD, 0, &A, &mut Resends::default()));
+        assert!(w.check(&qp(1), 0xCD, 10_000, &A, &mut Resends::default()), "the first copy within the span window");
+        assert!(!w.check(&qp(1), 0xCD, 20_000, &A, &mut Resends::default()), "a later appearance is a resend");
+        assert!(w.check(&qp(1), 0xCD, 21_000, &A, &mut Resends::default()), "whose own copy is its duplicate");
+        assert!(!w.check(&qp(1), 0xEF, 0, &A, &mut Resends::default()));
+        assert!(!w.check(&qp(1), 0xEF, 60_000, &A, &mut Resends::default()), "outside the span window");
         let marked = Outside { tos: Some(0x6B), ..A };
-        assert!(!w.check(&qp(1), 0x12, 0, &A, OwnView::None));
+        assert!(!w.check(&qp(1), 0x12, 0, &A, &mut Resends::default()));
         assert!(
-            !w.check(&qp(1), 0x12, 1_000, &marked, OwnView::None),
+            !w.check(&qp(1), 0x12, 1_000, &marked, &mut Resends::default()),
             "a copy that differs in a masked byte is no copy"
         );
     }

@@ -20,7 +20,7 @@ use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
 use crate::decode::{Endpoint, IcrcStatus};
 use cm::{CmEvent, CmTracker, Connection};
-use duplicates::OwnView;
+use duplicates::Resends;
 use duplicates::{Doubling, DuplicateWindow, Outside, TapView};
 use facts::{CaptureFacts, Totals, UndecodedLinkFrames};
 use pfc::PauseTracker;
@@ -290,10 +290,16 @@ impl CaptureWide {
         self.duplicates.prefetch(key, signature);
     }
 
-    /// Is the RoCE frame a mirror duplicate (counted so when it is)? A frame through a view
-    /// its flow sends by (`own`) is no other tap's copy.
-    pub fn is_mirror_duplicate(&mut self, key: &FlowKey, s: &FrameSummary, roce: &RoceFacts, own: OwnView) -> bool {
-        self.is_copy(key, roce.signature, s, &outside(s, roce), own)
+    /// Is the RoCE frame a mirror duplicate (counted so when it is)? A resend through another
+    /// port is none ([`Resends`]).
+    pub fn is_mirror_duplicate(
+        &mut self,
+        key: &FlowKey,
+        s: &FrameSummary,
+        roce: &RoceFacts,
+        resends: &mut Resends,
+    ) -> bool {
+        self.is_copy(key, roce.signature, s, &outside(s, roce), resends)
     }
 
     /// Is the UET frame a mirror duplicate (counted so when it is)? Its copies are told apart
@@ -301,11 +307,18 @@ impl CaptureWide {
     pub fn is_uet_mirror_duplicate(&mut self, s: &FrameSummary, uet: &UetFacts) -> bool {
         let (src, dst) = s.endpoints();
         let key = FlowKey { src, dst, dst_qp: UET_COPIES };
-        self.is_copy(&key, uet.signature, s, &uet_outside(s, uet), OwnView::None)
+        self.is_copy(&key, uet.signature, s, &uet_outside(s, uet), &mut Resends::default())
     }
 
-    fn is_copy(&mut self, key: &FlowKey, signature: u32, s: &FrameSummary, outside: &Outside, own: OwnView) -> bool {
-        let duplicate = self.duplicates.check(key, signature, s.ts_ns, outside, own);
+    fn is_copy(
+        &mut self,
+        key: &FlowKey,
+        signature: u32,
+        s: &FrameSummary,
+        outside: &Outside,
+        resends: &mut Resends,
+    ) -> bool {
+        let duplicate = self.duplicates.check(key, signature, s.ts_ns, outside, resends);
         self.totals.frames.mirror_duplicates += u64::from(duplicate);
         duplicate
     }
