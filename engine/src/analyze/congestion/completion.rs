@@ -130,6 +130,13 @@ impl Completions {
         Some(self.complete(m, ts_ns))
     }
 
+    /// The flow was paired after its peer's first responses: the ACKs of the messages awaited
+    /// may have come unlinked before, so they are no longer timed (incomplete).
+    pub fn untrack_awaited(&mut self) {
+        self.not_tracked += self.open.len() as u64;
+        self.open.clear();
+    }
+
     /// Messages not completed: those still awaited, and those not tracked.
     pub fn incomplete(&self) -> u64 {
         self.open.len() as u64 + self.not_tracked

@@ -366,13 +366,18 @@ impl FlowTable {
             (Some(fa), Some(fb)) => (fa.key.dst_qp, fb.key.dst_qp),
             _ => return,
         };
-        if let Some(fa) = self.flow_mut(a) {
-            fa.peer = Some((b, method));
-            fa.src_qp = Some(qb);
-        }
-        if let Some(fb) = self.flow_mut(b) {
-            fb.peer = Some((a, method));
-            fb.src_qp = Some(qa);
+        // paired after a first response, the responses before were linked to nothing: what
+        // awaited an ACK may have had it already, and is no longer timed
+        let late = !matches!(method, PairMethod::Cm | PairMethod::Psn);
+        for (f, peer, src_qp) in [(a, b, qb), (b, a, qa)] {
+            if let Some(f) = self.flow_mut(f) {
+                f.peer = Some((peer, method));
+                f.src_qp = Some(src_qp);
+                if late {
+                    f.completions.untrack_awaited();
+                    f.run.outstanding.clear();
+                }
+            }
         }
     }
 }
