@@ -64,11 +64,6 @@ impl AnswerTimes {
         self.fastest_resend_ns.is_none_or(|fastest| delay_ns >= fastest / 2)
     }
 
-    /// The fastest resend measured, if any.
-    pub fn fastest_resend_ns(&self) -> Option<i64> {
-        self.fastest_resend_ns
-    }
-
     /// What both measured (a merge: the samples of the parts before and of the part).
     pub fn merged(&self, other: &AnswerTimes) -> AnswerTimes {
         let fastest = match (self.fastest_resend_ns, other.fastest_resend_ns) {
@@ -266,7 +261,6 @@ mod tests {
         a.resend(28_000);
         a.resend(26_000);
         assert_eq!(a.copy_wait_ns(window), 56_000);
-        assert_eq!(a.fastest_resend_ns(), Some(26_000));
         assert!(!a.could_answer(12_999) && a.could_answer(13_000));
         a.ack(500_000);
         assert_eq!(a.copy_wait_ns(window), 160_000, "never above the longest wait");

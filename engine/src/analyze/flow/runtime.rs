@@ -114,9 +114,9 @@ pub struct FlowRuntime {
     /// the one the ACK before acknowledged.
     pub(super) acknowledged_through: Option<u32>,
     pub(super) acknowledged_before: Option<u32>,
-    /// The view (port or tap, [`crate::analyze::wide::duplicates::TapView::key`]) a packet
-    /// of the flow came through after a retransmission timer's silence: the flow's resends
-    /// leave by it, and its packets are no second tap's copies.
+    /// The view (addresses and TTL, folded as the copy check folds them) of a resend that came
+    /// after a retransmission timer's silence through another port than its original's
+    /// ([`crate::analyze::wide::duplicates::Resends`]).
     pub(super) resend_view: Option<u32>,
     pub(super) last_cnp_ts: Option<i64>,
     /// The first CE mark not yet answered by a CNP addressed to the flow's sender.
