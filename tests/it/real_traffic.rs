@@ -548,3 +548,54 @@ fn the_samples_of_real_traffic_show_no_false_loss() {
     assert_eq!(counts(flow(&r, 3, 0x644)), [0, 0, 5, 1]);
     assert_eq!(flow(&r, 3, 0x644)["reorder_naks"], json!(1));
 }
+
+/// A READ of two responses, a 16 KiB WRITE, and a READ of two: the first READ's first
+/// response is lost, the requester (seeing the second where the first belonged) sends all
+/// three again (IBA §9.7.5.1.5), and the responder answers them again: a re-read over both
+/// READs' ranges, its PSNs apart by the WRITE's, which the responder answers with an ACK.
+#[test]
+fn a_re_read_over_reads_with_a_write_between_is_go_back_n() {
+    let mut c = Capture::new();
+    let (read1, write, read2) = (1000u32, 1002u32, 1018u32);
+    let requests = |c: &mut Capture, t: i64| {
+        c.add(t, &read_request(A, B, read1, 2048));
+        for k in 0..4 {
+            for (i, w) in write_4k(A, B, write + 4 * k).iter().enumerate() {
+                c.add(t + (1 + 4 * k as i64 + i as i64) * US / 4, w);
+            }
+        }
+        c.add(t + 5 * US, &read_request(A, B, read2, 2048));
+    };
+    let responses = |c: &mut Capture, t: i64, lose_first: bool| {
+        for (i, r) in read_responses(B, A, read1, 2, 1024).iter().enumerate().skip(usize::from(lose_first)) {
+            c.add(t + i as i64 * US / 2, r);
+        }
+        c.add(t + US, &ack(B, A, write + 15, 0x1F));
+        for (i, r) in read_responses(B, A, read2, 2, 1024).iter().enumerate() {
+            c.add(t + (2 + i as i64) * US, r);
+        }
+    };
+    // READs answered in full before: a tenth of the capture is resent
+    for k in 0..200u32 {
+        let t = T0 - i64::from(200 - k) * 2 * US;
+        c.add(t, &read_request(A, B, read1 - 200 + k, 1024));
+        c.add(t + US, &read_responses(B, A, read1 - 200 + k, 1, 1024)[0]);
+    }
+    requests(&mut c, T0);
+    responses(&mut c, T0 + 6 * US, true);
+    requests(&mut c, T0 + 12 * US);
+    responses(&mut c, T0 + 18 * US, false);
+    let r = c.analyze(&[]);
+    let episodes = r["retransmit_episodes"].as_array().unwrap();
+    let reread = episodes.iter().find(|e| e["space"] == json!("responses")).expect("a response episode");
+    assert_eq!(
+        (&reread["trigger"], &reread["pattern"], &reread["first_psn"], &reread["last_psn"]),
+        (&json!("reread"), &json!("go_back_n"), &json!(read1), &json!(read2 + 1))
+    );
+    let responses = flow(&r, 2, 0x100);
+    assert_eq!(
+        (&responses["responses"]["missing_psns"], &responses["responses"]["retransmitted"]),
+        (&json!(1), &json!(4)),
+        "the lost response, none of the WRITE's PSNs; the four responses again"
+    );
+}

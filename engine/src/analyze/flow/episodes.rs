@@ -240,7 +240,12 @@ impl OpenEpisode {
     /// go-back-N passes lost before the tap (PSNs a pass skipped), to count as missing.
     pub fn close(self, episode: &mut Episode) -> u32 {
         let reached_highest = psn_diff(episode.last_psn, episode.highest_sent_psn) >= 0;
-        let (pattern, lost) = if self.contiguous && reached_highest {
+        let (pattern, lost) = if episode.space == Space::Responses {
+            // responses are resent only as the answers to re-issued requests, which go back
+            // from the first response missing (IBA §9.7.5.1.5); the PSNs between a re-read's
+            // READ responses are other requests', answered by ACKs: skipping them is no gap
+            (if reached_highest { Pattern::GoBackN } else { Pattern::Partial }, 0)
+        } else if self.contiguous && reached_highest {
             (Pattern::GoBackN, 0)
         } else if self.all_holes {
             (Pattern::Selective, 0)
@@ -333,6 +338,23 @@ mod tests {
         // more skipped than resent, or short of the highest
         assert_eq!(passes(&[10, 14], 14), (Pattern::Partial, 0));
         assert_eq!(passes(&[10, 11, 12], 14), (Pattern::Partial, 0));
+    }
+
+    #[test]
+    fn a_re_read_runs_up_over_the_psns_other_requests_took() {
+        let resend =
+            FirstResend { frame: 1, ts_ns: 0, psn: 10, highest_sent_psn: 30, idle_before_ns: None, hole_ts: None };
+        let pattern = |psns: &[u32]| {
+            let mut e = Episode::start(0, resend, Cause::unseen(Trigger::Reread)).in_space(Space::Responses);
+            let mut open = OpenEpisode::new(0, &resend);
+            for (i, &p) in psns.iter().enumerate() {
+                open.extend(&mut e, i as u64 + 2, i as i64, p, false);
+            }
+            (open.close(&mut e), e.pattern)
+        };
+        // 12..=28 were a WRITE's, which the responder answered with an ACK
+        assert_eq!(pattern(&[11, 29, 30]), (0, Pattern::GoBackN));
+        assert_eq!(pattern(&[11, 29]), (0, Pattern::Partial));
     }
 
     #[test]
