@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::capture::*;
-use rocescope::generate::encode::RoceFrame;
+use rocescope::generate::encode::{self, RoceFrame};
 use rocescope_parsers::ext::{ExtHeaders, Reth};
 use serde_json::{Value, json};
 
@@ -421,6 +421,49 @@ fn resends_on_the_nics_timer_are_timeouts() {
     );
     // 50 µs of silence is too short for a timer: the NAK is not in the capture
     let r = resent_on_a_timer(50 * US).analyze(&[]);
+    assert_eq!(r["retransmit_episodes"][0]["trigger"], json!("no_nak"));
+}
+
+/// 1..=40 from A at 1 µs, 16 acknowledged; the switch pauses `priority` for 300 µs from 41
+/// µs; A's timer fires while it is paused, and when the pause ends it sends 41..=44, queued
+/// before, then 17..=44 again: 1 µs of silence before the resend.
+fn resent_on_a_timer_during_a_pause(priority: u8) -> Capture {
+    let switch = [2, 0, 0, 0, 0xEE, 1];
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &(1..=40).collect::<Vec<_>>(), T0);
+    c.add(T0 + 17 * US, &ack(B, A, 16, 0x1F));
+    let mut xoff = [0u16; 8];
+    xoff[usize::from(priority)] = 0xFFFF;
+    c.add_bytes(T0 + 41 * US, encode::pfc_frame(switch, 1 << priority, xoff));
+    c.add_bytes(T0 + 341 * US, encode::pfc_frame(switch, 1 << priority, [0; 8]));
+    stream(&mut c, A, B, &(41..=44).collect::<Vec<_>>(), T0 + 342 * US);
+    stream(&mut c, A, B, &(17..=44).collect::<Vec<_>>(), T0 + 347 * US);
+    c.by_time();
+    c
+}
+
+#[test]
+fn a_timeout_while_pfc_paused_the_sender_is_a_timeout() {
+    // untagged data at the plan's DSCP 26 travels on the plan's priority 3
+    let r = resent_on_a_timer_during_a_pause(3).analyze(&[]);
+    let e = &r["retransmit_episodes"][0];
+    assert_eq!(
+        (&e["trigger"], &e["trigger_frame"], &e["idle_before_ns"], &e["pattern"]),
+        (&json!("timeout"), &json!(42), &json!(2_000), &json!("go_back_n"))
+    );
+    let found = codes(&r);
+    assert!(
+        found.contains(&"RETRANSMIT_TIMEOUT".to_string()) && !found.contains(&"RETRANSMIT_NO_NAK".to_string()),
+        "{found:?}"
+    );
+    // a pause of another priority held other traffic: the NAK is not in the capture
+    let r = resent_on_a_timer_during_a_pause(5).analyze(&[]);
+    assert_eq!(
+        (&r["retransmit_episodes"][0]["trigger"], &r["retransmit_episodes"][0]["trigger_frame"]),
+        (&json!("no_nak"), &json!(null))
+    );
+    // data of another DSCP, untagged: its priority is not known
+    let r = resent_on_a_timer_during_a_pause(3).analyze(&["--data-dscp", "24"]);
     assert_eq!(r["retransmit_episodes"][0]["trigger"], json!("no_nak"));
 }
 

@@ -26,12 +26,12 @@ impl<'a> ChartData<'a> {
 
     /// Nanoseconds paused per priority over time ([`crate::analyze::wide::pfc::PAUSE_CHANNEL`] for PAUSE).
     pub fn paused(&self) -> &'a Timeline {
-        &self.0.wide.pauses().paused
+        &self.0.wide.pauses().ended.paused
     }
 
     /// Pause storms: (priority channel, start, end).
     pub fn storms(&self) -> &'a [(usize, i64, i64)] {
-        &self.0.wide.pauses().storms
+        &self.0.wide.pauses().ended.storms
     }
 
     /// The PSN events of flow `id`, for the first traced flows.

@@ -6,6 +6,7 @@ pub mod congestion;
 pub mod counters;
 pub mod finding;
 pub mod path;
+pub mod paused;
 pub mod uet;
 
 use std::collections::BTreeMap;
@@ -237,6 +238,8 @@ pub struct LimitsReport {
     pub connections_not_kept: u64,
     /// PFC / PAUSE frames from sources beyond the first [`crate::analyze::wide::pfc::MAX_SOURCES`].
     pub pause_frames_not_kept: u64,
+    /// Pause periods beyond the first 65,536, which no resend is joined with.
+    pub pause_periods_not_kept: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -512,13 +515,14 @@ impl Report {
             infiniband: t.infiniband,
             flows,
             connections: a.wide.cm().connections.clone(),
-            retransmit_episodes: a.episodes.clone(),
+            retransmit_episodes: paused::episodes(a),
             retransmit_episodes_not_kept: a.episodes_dropped,
             limits: LimitsReport {
                 untracked_packets: a.wide.untracked().packets,
                 first_untracked_frame: a.wide.untracked().first_frame,
                 connections_not_kept: a.wide.cm().not_kept,
                 pause_frames_not_kept: a.wide.pauses().not_kept,
+                pause_periods_not_kept: a.wide.pauses().ended.periods_not_kept,
             },
             pfc,
             pause,

@@ -778,7 +778,8 @@ fn capture_limits(r: &mut Rules<'_>) {
         );
     }
     let limits = &report.limits;
-    if limits.untracked_packets + limits.connections_not_kept + limits.pause_frames_not_kept > 0 {
+    let beyond = limits.untracked_packets + limits.connections_not_kept + limits.pause_frames_not_kept;
+    if beyond + limits.pause_periods_not_kept > 0 {
         r.add(
             About {
                 kind: kinds::LIMITS_REACHED,
@@ -787,11 +788,13 @@ fn capture_limits(r: &mut Rules<'_>) {
             },
             format!(
                 "{} RoCE packets belong to flows beyond the first {} and are in the capture-wide totals only; \
-                 {} CM connections and {} pause frames beyond the tracking limits were counted only",
+                 {} CM connections and {} pause frames beyond the tracking limits were counted only; \
+                 {} pause periods beyond the first 65,536 were not joined with resends",
                 limits.untracked_packets,
                 report.config.max_flows,
                 limits.connections_not_kept,
-                limits.pause_frames_not_kept
+                limits.pause_frames_not_kept,
+                limits.pause_periods_not_kept
             ),
             Evidence {
                 count: limits.untracked_packets,

@@ -43,12 +43,20 @@ struct Period {
     expiry_ns: i64,
 }
 
-/// A pause period that ended: when, and whether it was a storm.
+/// A pause period that ended: when, the XOFF that began it, and whether it was a storm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Closed {
     pub start_ns: i64,
     pub end_ns: i64,
+    pub start_frame: u64,
     pub storm: bool,
+}
+
+/// A pause period of one source on a channel (a PFC priority, or [`PAUSE_CHANNEL`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PausePeriod {
+    pub channel: u8,
+    pub period: Closed,
 }
 
 impl PauseSource {
@@ -87,7 +95,7 @@ impl PauseSource {
             stats.storm_periods += 1;
             stats.first_storm_frame.get_or_insert(p.start_frame);
         }
-        Some(Closed { start_ns: p.start_ns, end_ns: end, storm })
+        Some(Closed { start_ns: p.start_ns, end_ns: end, start_frame: p.start_frame, storm })
     }
 }
 
@@ -101,6 +109,8 @@ pub const TIMELINE_BINS: usize = 256;
 pub const PAUSE_CHANNEL: usize = 8;
 /// Storm periods kept for the charts (the first ones).
 pub const STORMS_KEPT: usize = 64;
+/// Pause periods kept for joining with the flows' resends (the first ones to end).
+pub const PERIODS_KEPT: usize = 1 << 16;
 
 /// Pause state of every source seen, up to [`MAX_SOURCES`].
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -113,10 +123,63 @@ pub struct PauseTracker {
     pub pause: FxHashMap<MacAddr, PauseSource>,
     /// PFC and PAUSE frames (counted once each) from sources beyond [`MAX_SOURCES`].
     pub not_kept: u64,
+    /// The periods that ended.
+    pub ended: Ended,
+}
+
+/// The pause periods that ended, over all sources.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct Ended {
     /// Paused time per priority (and [`PAUSE_CHANNEL`]) over time, summed over sources.
     pub paused: Timeline,
     /// The first storm periods: (priority or [`PAUSE_CHANNEL`], start, end).
     pub storms: Vec<(usize, i64, i64)>,
+    /// The first [`PERIODS_KEPT`] periods, in order of their start once finished.
+    pub periods: Vec<PausePeriod>,
+    /// Periods beyond [`PERIODS_KEPT`].
+    pub periods_not_kept: u64,
+}
+
+impl Ended {
+    /// Records a period of `channel` that ended.
+    fn record(&mut self, channel: usize, closed: Option<Closed>) {
+        let Some(c) = closed else { return };
+        self.paused.add_span(c.start_ns, c.end_ns, channel);
+        if c.storm && self.storms.len() < STORMS_KEPT {
+            self.storms.push((channel, c.start_ns, c.end_ns));
+        }
+        if self.periods.len() < PERIODS_KEPT {
+            self.periods.push(PausePeriod { channel: channel as u8, period: c });
+        } else {
+            self.periods_not_kept += 1;
+        }
+    }
+
+    /// Goes on with the periods of `end` that began after `after_ns`, `end` having gone on
+    /// from `start_not_kept` periods not kept.
+    fn graft(&mut self, end: Ended, start_not_kept: u64, after_ns: i64) {
+        self.paused.graft_after(&end.paused, after_ns);
+        for storm in end.storms.into_iter().filter(|s| s.1 >= after_ns) {
+            if self.storms.len() < STORMS_KEPT {
+                self.storms.push(storm);
+            }
+        }
+        let later = end.periods.into_iter().filter(|p| p.period.start_ns >= after_ns);
+        for p in later {
+            if self.periods.len() < PERIODS_KEPT {
+                self.periods.push(p);
+            } else {
+                self.periods_not_kept += 1;
+            }
+        }
+        self.periods_not_kept += end.periods_not_kept - start_not_kept;
+    }
+
+    /// Puts the periods in order of their start, whatever order their sources closed in.
+    fn sort(&mut self) {
+        self.storms.sort_by_key(|s| (s.1, s.0));
+        self.periods.sort_by_key(|p| (p.period.start_ns, p.channel, p.period.start_frame));
+    }
 }
 
 impl PauseTracker {
@@ -127,8 +190,12 @@ impl PauseTracker {
             pfc: FxHashMap::default(),
             pause: FxHashMap::default(),
             not_kept: 0,
-            paused: Timeline::new(TIMELINE_BINS, PAUSE_CHANNEL + 1),
-            storms: Vec::new(),
+            ended: Ended {
+                paused: Timeline::new(TIMELINE_BINS, PAUSE_CHANNEL + 1),
+                storms: Vec::new(),
+                periods: Vec::new(),
+                periods_not_kept: 0,
+            },
         }
     }
 
@@ -143,15 +210,6 @@ impl PauseTracker {
             source.stats.first_ts_ns = ts_ns;
         }
         if pause_ns > 0 { source.xoff(frame, ts_ns, pause_ns, storm_ns) } else { source.xon(ts_ns, storm_ns) }
-    }
-
-    /// Puts a period that ended on the timeline of `channel`.
-    fn chart(paused: &mut Timeline, storms: &mut Vec<(usize, i64, i64)>, channel: usize, closed: Option<Closed>) {
-        let Some(c) = closed else { return };
-        paused.add_span(c.start_ns, c.end_ns, channel);
-        if c.storm && storms.len() < STORMS_KEPT {
-            storms.push((channel, c.start_ns, c.end_ns));
-        }
     }
 
     fn full(&self) -> bool {
@@ -178,7 +236,7 @@ impl PauseTracker {
                 match Self::source(&mut self.pfc, (src, priority), full) {
                     Some(stats) => {
                         let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
-                        Self::chart(&mut self.paused, &mut self.storms, usize::from(priority), closed);
+                        self.ended.record(usize::from(priority), closed);
                     }
                     None => refused = true,
                 }
@@ -192,7 +250,7 @@ impl PauseTracker {
         match Self::source(&mut self.pause, src, full) {
             Some(stats) => {
                 let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
-                Self::chart(&mut self.paused, &mut self.storms, PAUSE_CHANNEL, closed);
+                self.ended.record(PAUSE_CHANNEL, closed);
             }
             None => self.not_kept += 1,
         }
@@ -205,14 +263,14 @@ impl PauseTracker {
         let mut pfc: Vec<_> = self.pfc.iter_mut().map(|((mac, p), s)| ((mac.0, usize::from(*p)), s)).collect();
         pfc.sort_by_key(|(k, _)| *k);
         for ((_, priority), source) in pfc {
-            Self::chart(&mut self.paused, &mut self.storms, priority, source.close(None, storm_ns));
+            self.ended.record(priority, source.close(None, storm_ns));
         }
         let mut pause: Vec<_> = self.pause.iter_mut().collect();
         pause.sort_by_key(|(mac, _)| mac.0);
         for (_, source) in pause {
-            Self::chart(&mut self.paused, &mut self.storms, PAUSE_CHANNEL, source.close(None, storm_ns));
+            self.ended.record(PAUSE_CHANNEL, source.close(None, storm_ns));
         }
-        self.storms.sort_by_key(|s| (s.1, s.0));
+        self.ended.sort();
     }
 }
 
@@ -225,6 +283,9 @@ impl PauseTracker {
             if let Some(period) = &mut source.period {
                 r.frame(&mut period.start_frame);
             }
+        }
+        for p in &mut self.ended.periods {
+            r.frame(&mut p.period.start_frame);
         }
     }
 }
@@ -287,12 +348,7 @@ impl PauseTracker {
         if self.pfc.len() + self.pause.len() >= MAX_SOURCES {
             return Err("the pause sources' bound");
         }
-        self.paused.graft_after(&end.paused, after_ns);
-        for storm in end.storms.into_iter().filter(|s| s.1 >= after_ns) {
-            if self.storms.len() < STORMS_KEPT {
-                self.storms.push(storm);
-            }
-        }
+        self.ended.graft(end.ended, start.ended.periods_not_kept, after_ns);
         Ok(())
     }
 }
