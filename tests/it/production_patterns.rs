@@ -408,3 +408,30 @@ fn a_go_back_n_resend_slower_than_the_reorder_window_is_one_episode() {
         (&json!("nak_psn_seq_err"), &json!("go_back_n"), &json!(4))
     );
 }
+
+#[test]
+fn a_hole_that_opened_after_a_selective_resend_waits_with_it_and_is_late() {
+    // 11 lost and NAKed; the sender resends 11 alone 9.5 µs after the NAK and goes on with
+    // new PSNs; 33 then comes 0.3 µs after 34, and the wait of 11's copy for a second copy
+    // (one reorder window after the NAK, nothing measured) ends before 35 comes
+    let mut order: Vec<u32> = (1..=40).filter(|&p| p != 11).collect();
+    let at = order.iter().position(|&p| p == 33).unwrap();
+    order.swap(at, at + 1);
+    let mut c = Capture::new();
+    for (i, &psn) in order.iter().enumerate() {
+        let late = if psn == 33 { 700 } else { 0 };
+        c.add(T0 + i as i64 * US - late, &write_only(A, B, psn, false));
+    }
+    c.add(T0 + 11 * US + US / 2, &nak(B, A, 11));
+    c.add(T0 + 21 * US, &write_only(A, B, 11, false));
+    // another QP's packets every 0.5 µs: capture time passes the copy's wait before 35
+    for i in 0..80u32 {
+        c.add(T0 + i64::from(i) * US / 2, &write_only(C, Side { n: 4, qpn: 0x400 }, i, false));
+    }
+    let r = c.by_time().analyze(&[]);
+    // a go-back-N from 11 would have covered 33 (had its gap opened before the resend); a
+    // resend before 33's gap opened covers nothing after it
+    let f = flow(&r, 1, 0x200);
+    assert_eq!(counts(f), [1, 1, 1, 1]);
+    assert_eq!((&f["reorder_events"], &f["retransmit_episodes"]), (&json!(1), &json!(1)));
+}

@@ -361,9 +361,15 @@ impl Sequence {
             (SeqClass::LateArrival, Some(index)) => self.fill(index, copy.arrival, copy.depth),
             _ => {
                 // the NAK was answered: go-back-N has begun from it, and the holes after it
-                // that wait in the run are resent too ((c))
+                // that wait in the run are resent too ((c)); not a hole that opened after
+                // the copy came (a selective resend, new PSNs after it, a later hole)
                 self.naked.saw(copy.arrival.psn, copy.arrival.ts_ns, i64::MIN);
-                for m in self.run.iter_mut().filter(|m| psn_diff(copy.arrival.psn, m.arrival.psn) < 0) {
+                let gaps = &self.gap_list;
+                let covered = |m: &RunMember| {
+                    psn_diff(copy.arrival.psn, m.arrival.psn) < 0
+                        && gaps.get(m.gap).is_none_or(|g| g.ts_ns <= copy.arrival.ts_ns)
+                };
+                for m in self.run.iter_mut().filter(|m| covered(m)) {
                     m.resend.get_or_insert(Decision::Sequence);
                 }
             }
