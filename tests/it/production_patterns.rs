@@ -409,6 +409,41 @@ fn a_go_back_n_resend_slower_than_the_reorder_window_is_one_episode() {
     );
 }
 
+/// Two lock-step NCCL QPs from A to B, 30 WRITEs from PSN 0 each, 2 µs apart: QP 0's 17 and
+/// QP 1's 16 are lost after the tap, and B NAKs each; QP 1's resend of 16 is lost before the
+/// tap, so at the tap QP 1's go-back-N begins at 17, just before QP 0's.
+#[test]
+fn a_resend_another_qps_go_back_n_may_have_reached_the_tap_with_pairs_nothing() {
+    let mut c = Capture::new();
+    for (i, lost) in [(0u32, 17u32), (1, 16)] {
+        let (a, b) = (Side { n: 1, qpn: 0x100 + i }, Side { n: 2, qpn: 0x200 + i });
+        for psn in 0..30u32 {
+            let t = T0 + i64::from(psn) * 2 * US + i64::from(i) * 100;
+            c.add(t, &write_only(a, b, psn, true));
+            if psn < lost {
+                c.add(t + 3 * US / 2, &ack(b, a, psn, 0x1F));
+            } else if psn == lost + 1 {
+                c.add(t + US / 2, &nak(b, a, lost));
+            }
+        }
+        let resent = if i == 1 { 17..30 } else { lost..30 };
+        for (k, psn) in resent.enumerate() {
+            c.add(T0 + 70 * US + k as i64 * 2 * US + 100 - i64::from(i) * 100, &write_only(a, b, psn, true));
+        }
+    }
+    let r = c.by_time().analyze(&[]);
+    // QP 1's resend from 17 came first and fits QP 0's NAK of 17 exactly, but QP 1's NAK of
+    // 16 may be what it answers: neither NAK pairs a QP
+    for i in 0..2u32 {
+        let acks = flow(&r, 2, 0x100 + i);
+        assert_eq!(acks["pairing"], Value::Null, "QP {i}: {}", acks["peer"]);
+        let data = flow(&r, 1, 0x200 + i);
+        assert_eq!(counts(data), [0, 0, 13, 0], "QP {i}");
+    }
+    let triggers: Vec<&Value> = episodes(&r).iter().map(|e| &e["trigger"]).collect();
+    assert_eq!(triggers, vec![&json!("no_nak"), &json!("no_nak")], "the NAKs belong to no flow known");
+}
+
 #[test]
 fn a_hole_that_opened_after_a_selective_resend_waits_with_it_and_is_late() {
     // 11 lost and NAKed; the sender resends 11 alone 9.5 µs after the NAK and goes on with

@@ -2,14 +2,14 @@
 //! each count the report gives for the simulated flows equals the simulator's truth, and no
 //! finding fires that the truth does not justify (docs/analysis.md).
 //!
-//! Four properties run: a healthy fabric (CE marks and CNPs only), loss, reordering, and
-//! everything with a mirror that misses copies. A QP the truth has a [`Doubt`] about (the
-//! analysis's rules decide from what follows, and may say other than what happened) is checked
-//! on what no decision moves (`QpTruth::conserved`); so is a QP whose PSNs another QP between
-//! its hosts shares (NCCL's), whose pairing comes when the evidence singles it out. Two ignored
-//! properties show the known disagreements (every counter of every doubted QP; NCCL QPs paired
-//! with another QP's responses), and `census` prints the smallest fabric of each kind of doubt
-//! where the report differs. `SIMULATOR_PCAP=FILE` keeps the last capture analysed, for
+//! Five properties run, 1,024 fabrics each: a healthy fabric (CE marks and CNPs only), loss,
+//! reordering, everything with a mirror that misses copies, and everything between NCCL's
+//! lock-step QPs. A QP the truth has a [`Doubt`] about (the analysis's rules decide from what
+//! follows, and may say other than what happened) is checked on what no decision moves
+//! (`QpTruth::conserved`); so is a QP whose PSNs another QP between its hosts shares (NCCL's),
+//! whose pairing comes when the evidence singles it out. An ignored property shows the known
+//! disagreements (every counter of every doubted QP), and `census` prints the smallest fabric
+//! of each kind of doubt where the report differs. `SIMULATOR_PCAP=FILE` keeps the last capture analysed, for
 //! `rocescope packets FILE`.
 
 use crate::simulator::{Doubt, Fabric, Qp, QpTruth, Recovery, Run, What, requester, responder, truth};
@@ -385,7 +385,7 @@ fn fabrics_seed() -> RngSeed {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 128,
+        cases: 1024,
         failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
         rng_seed: fabrics_seed(),
         ..ProptestConfig::default()
@@ -414,6 +414,14 @@ proptest! {
     fn a_lossy_reordering_fabric_seen_by_a_lossy_mirror_is_reported_as_it_ran(f in fabric((15, 15, 15, 100, 100, 20), Starts::AnyWhereNakedPsnsAreHoles)) {
         check(&f, Strict::ExceptDoubts)?;
     }
+
+    /// NCCL's lock-step QPs with reordering and loss after the tap: a NAK pairs the QP that
+    /// answers it by resending the PSN it names, and only where no other QP's NAK could be
+    /// answered by the same resend; otherwise the flows stay unpaired.
+    #[test]
+    fn nccl_qps_are_paired_with_their_own_responses_whatever_the_fabric_does(f in fabric((15, 15, 15, 100, 100, 20), Starts::Nccl)) {
+        check(&f, Strict::ExceptDoubts)?;
+    }
 }
 
 proptest! {
@@ -432,15 +440,6 @@ proptest! {
         check(&f, Strict::Always)?;
     }
 
-    /// NCCL's lock-step QPs with reordering and loss after the tap: a NAK is paired with the
-    /// QP that answers it by resending the PSN it names; when two QPs lose the same PSN and
-    /// the wrong one resends it first (its own NAK lost, or its timer), the NAK is taken for
-    /// that QP's (about one fabric in 600).
-    #[test]
-    #[ignore = "finds a NAK paired with another lock-step QP that resent the same PSN first"]
-    fn nccl_qps_are_paired_with_their_own_responses_whatever_the_fabric_does(f in fabric((15, 15, 15, 100, 100, 20), Starts::Nccl)) {
-        check(&f, Strict::ExceptDoubts)?;
-    }
 }
 
 /// The doubts of the QPs whose PSNs no other QP shares and where the report differs from what

@@ -86,7 +86,13 @@ impl Flow {
     /// Did the flow carry a PSN-sequence NAK naming `psn`, before `ts_ns`, that no resend has
     /// answered?
     pub fn awaits_resend_of(&self, psn: u32, ts_ns: i64) -> bool {
-        self.run.naks.names(psn, ts_ns)
+        self.run.naks.names(psn, ts_ns, false)
+    }
+
+    /// Could a resend from `psn` at `ts_ns` answer one of its unanswered PSN-sequence NAKs:
+    /// one naming `psn`, or an earlier PSN whose resends up to `psn` were lost before the tap?
+    pub fn may_await_resend_at(&self, psn: u32, ts_ns: i64) -> bool {
+        self.run.naks.names(psn, ts_ns, true)
     }
 
     pub(super) fn remember_nak(&mut self, nak: NakEvent) {

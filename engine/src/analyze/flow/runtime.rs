@@ -61,9 +61,11 @@ impl NakLog {
         self.unanswered.remove(before)
     }
 
-    /// Does an unanswered PSN-sequence NAK from before `ts_ns` name `psn`?
-    pub fn names(&self, psn: u32, ts_ns: i64) -> bool {
-        self.unanswered.iter().any(|n| !n.rnr && n.psn == psn && n.ts_ns <= ts_ns)
+    /// Does an unanswered PSN-sequence NAK from before `ts_ns` name `psn` (`or_before`: or
+    /// an earlier PSN)?
+    pub fn names(&self, psn: u32, ts_ns: i64, or_before: bool) -> bool {
+        let naming = |n: &NakEvent| n.psn == psn || (or_before && psn_diff(n.psn, psn) < 0);
+        self.unanswered.iter().any(|n| !n.rnr && naming(n) && n.ts_ns <= ts_ns)
     }
 
     fn renumber(&mut self, r: &Renumbering) {
