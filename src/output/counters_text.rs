@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::analyze::report::counters::{HostCounters, Source, Verdict};
+use crate::analyze::report::counters::{Agreement, HostCounters, Source};
 
 /// Unpaired counters that grew, listed at most per host; the JSON report has every row.
 const GROWN_SHOWN: usize = 20;
@@ -23,8 +23,8 @@ pub fn write_counters(out: &mut impl Write, hosts: &[HostCounters]) -> io::Resul
             "  {:<32} {:>14} {:>14} {:>10} {:>10}  verdict",
             "counter", "before", "after", "delta", "capture"
         )?;
-        let compared = host.rows.iter().filter(|r| !matches!(r.verdict, Verdict::NotVisible));
-        let grown = host.rows.iter().filter(|r| r.verdict == Verdict::NotVisible && r.delta.is_some_and(|d| d > 0));
+        let compared = host.rows.iter().filter(|r| !matches!(r.verdict, Agreement::NotVisible));
+        let grown = host.rows.iter().filter(|r| r.verdict == Agreement::NotVisible && r.delta.is_some_and(|d| d > 0));
         for row in compared.chain(grown.take(GROWN_SHOWN)) {
             writeln!(
                 out,

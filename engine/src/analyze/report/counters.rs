@@ -84,14 +84,16 @@ pub struct CounterRow {
     pub delta: Option<u64>,
     /// What the capture saw of the same thing, for a counter it can see.
     pub capture: Option<u64>,
-    pub verdict: Verdict,
+    pub verdict: Agreement,
     /// The delta compared (with `rp_cnp_ignored` added for `rp_cnp_handled`) less `capture`.
     pub difference: Option<i64>,
 }
 
+/// How a counter's delta compares with what the capture saw of the same thing (a frame's
+/// verdict is another matter: `flow::verdicts::Verdict`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum Agreement {
     Agrees,
     CaptureSawFewer,
     CaptureSawMore,
@@ -103,16 +105,16 @@ pub enum Verdict {
     Missing,
 }
 
-impl Verdict {
+impl Agreement {
     /// As the summary and the page say it.
     pub fn label(self) -> &'static str {
         match self {
-            Verdict::Agrees => "agrees",
-            Verdict::CaptureSawFewer => "capture saw fewer",
-            Verdict::CaptureSawMore => "capture saw more",
-            Verdict::NotVisible => "not visible",
-            Verdict::Reset => "reset",
-            Verdict::Missing => "missing",
+            Agreement::Agrees => "agrees",
+            Agreement::CaptureSawFewer => "capture saw fewer",
+            Agreement::CaptureSawMore => "capture saw more",
+            Agreement::NotVisible => "not visible",
+            Agreement::Reset => "reset",
+            Agreement::Missing => "missing",
         }
     }
 }
@@ -260,12 +262,12 @@ impl CounterRow {
             _ => delta(name),
         };
         let (verdict, difference) = match (b, a, compared, capture) {
-            (Some(_), Some(_), None, _) => (Verdict::Reset, None),
-            (None, _, _, _) | (_, None, _, _) => (Verdict::Missing, None),
-            (_, _, Some(d), Some(c)) => (Verdict::of(d, c), Some(difference(d, c))),
-            _ => (Verdict::NotVisible, None),
+            (Some(_), Some(_), None, _) => (Agreement::Reset, None),
+            (None, _, _, _) | (_, None, _, _) => (Agreement::Missing, None),
+            (_, _, Some(d), Some(c)) => (Agreement::of(d, c), Some(difference(d, c))),
+            _ => (Agreement::NotVisible, None),
         };
-        let capture = capture.filter(|_| verdict != Verdict::NotVisible);
+        let capture = capture.filter(|_| verdict != Agreement::NotVisible);
         CounterRow { counter: name.to_string(), before: b, after: a, delta: delta(name), capture, verdict, difference }
     }
 }
@@ -276,15 +278,15 @@ fn difference(compared: u64, capture: u64) -> i64 {
     i64::try_from(d).unwrap_or(if d > 0 { i64::MAX } else { i64::MIN })
 }
 
-impl Verdict {
+impl Agreement {
     /// The verdict on a counter that grew by `compared` where the capture saw `capture`.
-    fn of(compared: u64, capture: u64) -> Verdict {
+    fn of(compared: u64, capture: u64) -> Agreement {
         if agrees(compared, capture) {
-            Verdict::Agrees
+            Agreement::Agrees
         } else if compared > capture {
-            Verdict::CaptureSawFewer
+            Agreement::CaptureSawFewer
         } else {
-            Verdict::CaptureSawMore
+            Agreement::CaptureSawMore
         }
     }
 }
@@ -363,7 +365,7 @@ mod tests {
     fn the_tolerance_is_two_or_half_a_percent() {
         assert!(agrees(0, 0) && agrees(10, 12) && !agrees(10, 13));
         assert!(agrees(10_000, 10_050) && !agrees(10_000, 10_051));
-        assert_eq!(Verdict::of(31, 28), Verdict::CaptureSawFewer);
-        assert_eq!(Verdict::of(25, 28), Verdict::CaptureSawMore);
+        assert_eq!(Agreement::of(31, 28), Agreement::CaptureSawFewer);
+        assert_eq!(Agreement::of(25, 28), Agreement::CaptureSawMore);
     }
 }

@@ -1,7 +1,7 @@
 //! The findings of counter snapshots reconciled with the capture (`analyze --counters`): each
 //! names its host.
 
-use crate::analyze::report::counters::{CounterRow, FAMILIES, HostCounters, Link, Verdict, counts_pauses, family};
+use crate::analyze::report::counters::{Agreement, CounterRow, FAMILIES, HostCounters, Link, counts_pauses, family};
 use crate::analyze::report::finding::{Evidence, kinds};
 
 use super::{About, Rules};
@@ -117,7 +117,7 @@ fn disagreements(r: &mut Rules<'_>, host: &HostCounters) {
             .rows
             .iter()
             .filter(|row| family(&row.counter) == Some(name))
-            .filter(|row| matches!(row.verdict, Verdict::CaptureSawFewer | Verdict::CaptureSawMore))
+            .filter(|row| matches!(row.verdict, Agreement::CaptureSawFewer | Agreement::CaptureSawMore))
             .collect();
         if rows.is_empty() {
             continue;
@@ -167,7 +167,7 @@ enum Reason {
 impl Reason {
     fn of(r: &Rules<'_>, host: &HostCounters, family: &str, rows: &[&CounterRow]) -> Reason {
         let report = r.report;
-        let fewer: Vec<&&CounterRow> = rows.iter().filter(|row| row.verdict == Verdict::CaptureSawFewer).collect();
+        let fewer: Vec<&&CounterRow> = rows.iter().filter(|row| row.verdict == Agreement::CaptureSawFewer).collect();
         let host_flows =
             || report.flows.iter().filter(|f| f.src_ip.to_string() == host.host || f.dst_ip.to_string() == host.host);
         let dropped = |name: &str| RX_DROPS.contains(&name);
