@@ -6,11 +6,10 @@
 //! Names, types, bases and bitmasks are Wireshark's (tshark 4.0, `tshark -G fields`) wherever
 //! Wireshark has the field; what Wireshark cannot show is under `rocescope.*`.
 
-mod defs;
 mod layers;
 pub mod names;
 pub mod position;
-mod uet;
+mod tables;
 mod value;
 
 pub use layers::{Frame, Layer};
@@ -171,7 +170,7 @@ impl Field {
 
 /// Every field, in the order `rocescope fields` lists them: RoCE's and the rest, then UET's.
 pub fn all() -> impl Iterator<Item = &'static Field> + Clone {
-    defs::FIELDS.iter().chain(uet::FIELDS)
+    tables::TABLES.into_iter().flatten()
 }
 
 /// The field named `name`.

@@ -5,36 +5,10 @@
 use rocescope_parsers::uet::ses::{Extension, RequestFormat, ResponseFormat};
 use rocescope_parsers::uet::{Pds, SesRequest, SesResponse, Tss};
 
-use super::FieldType::{Bytes, Protocol, Uint};
-use super::{Base, Field, FieldType, Frame, Shown, Value, named};
+use super::declare::*;
 use crate::decode::UetCrc;
-
-const U8: FieldType = Uint(8);
-const U16: FieldType = Uint(16);
-const U24: FieldType = Uint(24);
-const U32: FieldType = Uint(32);
-const U64: FieldType = Uint(64);
-const BOOL: FieldType = FieldType::Bool(8);
-
-fn uint(v: impl Into<u64>) -> Value<'static> {
-    Value::Uint(v.into())
-}
-
-/// A Wireshark field of UET.
-macro_rules! ws {
-    ($name:literal, $ty:expr, $base:ident, $mask:expr, $label:literal, $get:expr) => {
-        Field {
-            name: $name,
-            ty: $ty,
-            base: Base::$base,
-            mask: $mask,
-            label: $label,
-            blurb: "",
-            shown: Shown::Line,
-            get: $get,
-        }
-    };
-}
+use crate::fields::FieldType::{self, Bytes, Protocol};
+use crate::fields::{Base, Field, Frame, Shown, Value, named};
 
 /// A field of the PDS header: `$get` reads an `Option` of an integer from it.
 macro_rules! pds {
