@@ -470,3 +470,34 @@ fn a_hole_that_opened_after_a_selective_resend_waits_with_it_and_is_late() {
     assert_eq!(counts(f), [1, 1, 1, 1]);
     assert_eq!((&f["reorder_events"], &f["retransmit_episodes"]), (&json!(1), &json!(1)));
 }
+
+#[test]
+fn a_nak_of_psns_the_resender_never_sent_leaves_its_pairing_alone() {
+    // QPs 0 and 1 in lock-step from PSN 0, QPs 2 and 3 from PSN 11,999,990 (before 0 in
+    // serial order): QP 0 loses 17 after the tap and resends from it; QP 2's NAK of
+    // 12,000,000 stays unanswered in the capture, but QP 0 never sent that PSN
+    let mut c = Capture::new();
+    for i in 0..4u32 {
+        let (a, b) = (Side { n: 1, qpn: 0x100 + i }, Side { n: 2, qpn: 0x200 + i });
+        let first = if i >= 2 { 12_000_000 - 10 } else { 0 };
+        for k in 0..30u32 {
+            let t = T0 + i64::from(k) * 2 * US + i64::from(i) * 100;
+            c.add(t, &write_only(a, b, first + k, true));
+            match (i, k) {
+                (0, 18) => c.add(t + US / 2, &nak(b, a, 17)),
+                (0, 17..) => &mut c,
+                (2, 11) => c.add(t + US / 2, &nak(b, a, first + 10)),
+                (2, 10..) => &mut c,
+                _ => c.add(t + 3 * US / 2, &ack(b, a, first + k, 0x1F)),
+            };
+        }
+    }
+    let (a, b) = (Side { n: 1, qpn: 0x100 }, Side { n: 2, qpn: 0x200 });
+    for (k, psn) in (17..30u32).enumerate() {
+        c.add(T0 + 70 * US + k as i64 * 2 * US, &write_only(a, b, psn, true));
+    }
+    let r = c.by_time().analyze(&[]);
+    let acks = flow(&r, 2, 0x100);
+    assert_eq!((&acks["pairing"], &acks["peer"]), (&json!("nak"), &flow(&r, 1, 0x200)["id"]));
+    assert_eq!(episodes(&r)[0]["trigger"], json!("nak_psn_seq_err"));
+}

@@ -46,14 +46,14 @@ impl Analyzer {
     /// unpaired flow of responses the other way that carried a PSN-sequence NAK naming `psn`
     /// before, and not yet answered, is its peer (IBA §9.7.5.1.5: a requester answers a NAK by
     /// resending from the PSN it names), unless another such flow's unanswered NAK names an
-    /// earlier PSN: its go-back-N, the resends before `psn` lost before the tap, would reach
-    /// the tap at `psn` too.
+    /// earlier PSN `resender` sent: its go-back-N, the resends before `psn` lost before the
+    /// tap, would reach the tap at `psn` too.
     pub(crate) fn pair_by_answer(&mut self, resender: FlowId, psn: u32, ts_ns: i64) {
         let Some(r) = self.flows.flow(resender).filter(|r| r.peer.is_none()) else { return };
         let unpaired = |c: FlowId| self.flows.flow(c).filter(|c| c.peer.is_none());
         let between = self.flows.between(r.key.dst, r.key.src);
         let naked = |&c: &FlowId| unpaired(c).is_some_and(|c| c.awaits_resend_of(psn, ts_ns));
-        let answerable = |&c: &FlowId| unpaired(c).is_some_and(|c| c.may_await_resend_at(psn, ts_ns));
+        let answerable = |&c: &FlowId| unpaired(c).is_some_and(|c| c.may_await_resend_at(r, psn, ts_ns));
         let answered: Candidates = between.iter().copied().filter(naked).collect();
         if let [response] = answered[..]
             && between.iter().filter(|c| answerable(c)).count() == 1

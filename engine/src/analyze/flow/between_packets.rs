@@ -86,13 +86,15 @@ impl Flow {
     /// Did the flow carry a PSN-sequence NAK naming `psn`, before `ts_ns`, that no resend has
     /// answered?
     pub fn awaits_resend_of(&self, psn: u32, ts_ns: i64) -> bool {
-        self.run.naks.names(psn, ts_ns, false)
+        self.run.naks.names(ts_ns, |named| named == psn)
     }
 
-    /// Could a resend from `psn` at `ts_ns` answer one of its unanswered PSN-sequence NAKs:
-    /// one naming `psn`, or an earlier PSN whose resends up to `psn` were lost before the tap?
-    pub fn may_await_resend_at(&self, psn: u32, ts_ns: i64) -> bool {
-        self.run.naks.names(psn, ts_ns, true)
+    /// Could `resender`'s resend from `psn` at `ts_ns` answer one of this flow's unanswered
+    /// PSN-sequence NAKs: one naming `psn`, or an earlier PSN `resender` sent, whose resends
+    /// up to `psn` were lost before the tap?
+    pub fn may_await_resend_at(&self, resender: &Flow, psn: u32, ts_ns: i64) -> bool {
+        let earlier = |named: u32| psn_diff(named, psn) < 0 && resender.psn_was_requested(named);
+        self.run.naks.names(ts_ns, |named| named == psn || earlier(named))
     }
 
     pub(super) fn remember_nak(&mut self, nak: NakEvent) {

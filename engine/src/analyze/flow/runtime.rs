@@ -61,11 +61,9 @@ impl NakLog {
         self.unanswered.remove(before)
     }
 
-    /// Does an unanswered PSN-sequence NAK from before `ts_ns` name `psn` (`or_before`: or
-    /// an earlier PSN)?
-    pub fn names(&self, psn: u32, ts_ns: i64, or_before: bool) -> bool {
-        let naming = |n: &NakEvent| n.psn == psn || (or_before && psn_diff(n.psn, psn) < 0);
-        self.unanswered.iter().any(|n| !n.rnr && naming(n) && n.ts_ns <= ts_ns)
+    /// Does an unanswered PSN-sequence NAK from before `ts_ns` name a PSN `naming` accepts?
+    pub fn names(&self, ts_ns: i64, naming: impl Fn(u32) -> bool) -> bool {
+        self.unanswered.iter().any(|n| !n.rnr && naming(n.psn) && n.ts_ns <= ts_ns)
     }
 
     fn renumber(&mut self, r: &Renumbering) {
