@@ -501,3 +501,17 @@ fn a_nak_of_psns_the_resender_never_sent_leaves_its_pairing_alone() {
     assert_eq!((&acks["pairing"], &acks["peer"]), (&json!("nak"), &flow(&r, 1, 0x200)["id"]));
     assert_eq!(episodes(&r)[0]["trigger"], json!("nak_psn_seq_err"));
 }
+
+#[test]
+fn a_nak_its_flow_acknowledged_past_sets_off_no_later_resend() {
+    // 11 lost; B NAKs it and, its resend missed by the mirror, acknowledges through 20; 60 µs
+    // later A resends 30..=32 with no NAK in the capture: the NAK of 11 was answered
+    let mut c = Capture::new();
+    stream(&mut c, A, B, &(1..=10).chain(12..=32).collect::<Vec<_>>(), T0);
+    c.add(T0 + 10 * US + US / 2, &nak(B, A, 11));
+    c.add(T0 + 22 * US, &ack(B, A, 20, 0x1F));
+    stream(&mut c, A, B, &[30, 31, 32], T0 + 92 * US);
+    let r = c.by_time().analyze(&[]);
+    let triggers: Vec<(&Value, &Value)> = episodes(&r).iter().map(|e| (&e["first_psn"], &e["trigger"])).collect();
+    assert_eq!(triggers, vec![(&json!(30), &json!("no_nak"))]);
+}

@@ -206,7 +206,7 @@ impl Analyzer {
         if space == Space::Requests {
             self.pair_by_answer(fid, psn, ts_ns);
         }
-        let trigger = self.trigger_of(fid, space, psn, idle_ns);
+        let trigger = self.trigger_of(fid, space, psn, ts_ns, idle_ns);
         let first = FirstResend { frame, ts_ns, psn, highest_sent_psn: highest, idle_before_ns: idle_ns, hole_ts };
         let decided_by = o.decided_by.unwrap_or(Decision::Psn);
         let episode = Episode::start(fid, first, trigger).in_space(space).decided_by(decided_by);
@@ -237,12 +237,12 @@ impl Analyzer {
     /// What made the sender resend from `psn`: the peer's NAK or RNR NAK naming it (or an
     /// earlier PSN), its re-issued READ, or else its own timer when it was silent long enough
     /// for one.
-    fn trigger_of(&mut self, fid: FlowId, space: Space, psn: u32, idle_ns: Option<i64>) -> Cause {
+    fn trigger_of(&mut self, fid: FlowId, space: Space, psn: u32, ts_ns: i64, idle_ns: Option<i64>) -> Cause {
         let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
         let peer = peer.and_then(|p| self.flows.flow_mut(p));
         match (space, peer) {
             (Space::Requests, Some(p)) => {
-                if let Some(n) = p.answer_nak(psn) {
+                if let Some(n) = p.answer_nak(psn, ts_ns) {
                     let kind = if n.rnr { Trigger::RnrNak } else { Trigger::NakPsnSeqErr };
                     return Cause {
                         trigger: kind,

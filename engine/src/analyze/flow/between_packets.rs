@@ -78,9 +78,9 @@ impl Flow {
         Some(*reread)
     }
 
-    /// The NAK a resend from `psn` by the peer answers ([`NakLog::answer`]).
-    pub fn answer_nak(&mut self, psn: u32) -> Option<NakEvent> {
-        self.run.naks.answer(psn)
+    /// The NAK a resend from `psn` at `ts_ns` by the peer answers ([`NakLog::answer`]).
+    pub fn answer_nak(&mut self, psn: u32, ts_ns: i64) -> Option<NakEvent> {
+        self.run.naks.answer(psn, ts_ns)
     }
 
     /// Did the flow carry a PSN-sequence NAK naming `psn`, before `ts_ns`, that no resend has

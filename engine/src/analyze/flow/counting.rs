@@ -96,10 +96,18 @@ impl Flow {
         if let (AethKind::RnrNak { .. } | AethKind::Nak(_) | AethKind::Reserved, Some(t)) = (aeth, &mut self.trace) {
             t.event(Event { ts_ns, psn, kind: EventKind::Nak { rnr: matches!(aeth, AethKind::RnrNak { .. }) } });
         }
-        let nak = |rnr_delay_us: Option<u32>| NakEvent { rnr: rnr_delay_us.is_some(), psn, ts_ns, frame, rnr_delay_us };
+        let nak = |rnr_delay_us: Option<u32>| NakEvent {
+            rnr: rnr_delay_us.is_some(),
+            psn,
+            ts_ns,
+            frame,
+            rnr_delay_us,
+            acknowledged_ns: None,
+        };
         match aeth {
             AethKind::Ack { .. } => {
                 self.counts.acks += 1;
+                self.run.naks.acknowledged(psn, ts_ns);
                 return ResponseKind::Ack;
             }
             AethKind::RnrNak { delay_us, .. } => {
@@ -204,9 +212,9 @@ mod tests {
         assert_eq!(f.count_response(8, 800, ACKNOWLEDGE, 9, rnr), ResponseKind::Other);
         assert_eq!((f.counts.naks_psn_seq_err, f.counts.rnr_naks), (1, 1));
         assert_eq!((f.first_frames.nak_psn_seq_err, f.first_frames.rnr_nak), (Some(7), Some(8)));
-        assert_eq!(f.answer_nak(5).map(|n| (n.frame, n.rnr)), Some((7, false)));
-        assert_eq!(f.answer_nak(9).map(|n| (n.frame, n.rnr_delay_us)), Some((8, Some(10))));
-        assert_eq!(f.answer_nak(9), None);
+        assert_eq!(f.answer_nak(5, 0).map(|n| (n.frame, n.rnr)), Some((7, false)));
+        assert_eq!(f.answer_nak(9, 0).map(|n| (n.frame, n.rnr_delay_us)), Some((8, Some(10))));
+        assert_eq!(f.answer_nak(9, 0), None);
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub struct NakEvent {
     pub ts_ns: i64,
     pub frame: u64,
     pub rnr_delay_us: Option<u32>,
+    /// When a later ACK of the flow first covered the PSN it names: that PSN had arrived by
+    /// then (IBA §9.7.5.1.1), a resend or the late original, whether or not the capture holds
+    /// it.
+    pub acknowledged_ns: Option<i64>,
 }
 
 /// NAKs a flow remembers that no retransmit episode has answered yet; beyond, the oldest is
@@ -45,25 +49,37 @@ impl NakLog {
         self.unanswered.push_back(nak);
     }
 
-    /// The NAK an episode whose first resent PSN is `psn` answers, taken out: the latest one
-    /// naming `psn` (with every earlier one naming it: one resend answers them all), else the
-    /// latest one naming a PSN before `psn` (the sender went back to it and resent from a
-    /// later PSN, the ones between having arrived). A NAK naming a later PSN asks for a
-    /// resend that has not begun.
-    pub fn answer(&mut self, psn: u32) -> Option<NakEvent> {
+    /// The NAK an episode whose first resent PSN is `psn`, at `ts_ns`, answers, taken out:
+    /// the latest one naming `psn` (with every earlier one naming it: one resend answers them
+    /// all), else the latest one naming a PSN before `psn` that no ACK had covered by then
+    /// (the sender went back to it and resent from a later PSN, the ones between having
+    /// arrived). A NAK naming a later PSN asks for a resend that has not begun.
+    pub fn answer(&mut self, psn: u32, ts_ns: i64) -> Option<NakEvent> {
         let naming = self.unanswered.iter().rposition(|n| n.psn == psn);
         if let Some(i) = naming {
             let nak = self.unanswered[i];
             self.unanswered.retain(|n| n.psn != psn);
             return Some(nak);
         }
-        let before = self.unanswered.iter().rposition(|n| psn_diff(n.psn, psn) < 0)?;
+        let open = |n: &NakEvent| n.ts_ns <= ts_ns && n.acknowledged_ns.is_none_or(|a| a > ts_ns);
+        let before = self.unanswered.iter().rposition(|n| psn_diff(n.psn, psn) < 0 && open(n))?;
         self.unanswered.remove(before)
     }
 
-    /// Does an unanswered PSN-sequence NAK from before `ts_ns` name a PSN `naming` accepts?
+    /// An ACK of `psn` at `ts_ns`: the PSN every NAK naming it or an earlier PSN asked for had
+    /// arrived by then.
+    pub fn acknowledged(&mut self, psn: u32, ts_ns: i64) {
+        let covered = |n: &&mut NakEvent| psn_diff(n.psn, psn) <= 0 && n.acknowledged_ns.is_none();
+        for n in self.unanswered.iter_mut().filter(covered) {
+            n.acknowledged_ns = Some(ts_ns);
+        }
+    }
+
+    /// Does an unanswered PSN-sequence NAK from before `ts_ns` name a PSN `naming` accepts? An
+    /// ACK covering its PSN since does not close it: the late original may have arrived, and
+    /// the sender answers the NAK all the same.
     pub fn names(&self, ts_ns: i64, naming: impl Fn(u32) -> bool) -> bool {
-        self.unanswered.iter().any(|n| !n.rnr && naming(n.psn) && n.ts_ns <= ts_ns)
+        self.unanswered.iter().any(|n| !n.rnr && n.ts_ns <= ts_ns && naming(n.psn))
     }
 
     fn renumber(&mut self, r: &Renumbering) {
