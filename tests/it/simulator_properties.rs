@@ -2,15 +2,16 @@
 //! each count the report gives for the simulated flows equals the simulator's truth, and no
 //! finding fires that the truth does not justify (docs/analysis.md).
 //!
-//! Five properties run, 1,024 fabrics each: a healthy fabric (CE marks and CNPs only), loss,
-//! reordering, everything with a mirror that misses copies, and everything between NCCL's
-//! lock-step QPs. A QP the truth has a [`Doubt`] about (the analysis's rules decide from what
-//! follows, and may say other than what happened) is checked on what no decision moves
-//! (`QpTruth::conserved`); so is a QP whose PSNs another QP between its hosts shares (NCCL's),
-//! whose pairing comes when the evidence singles it out. An ignored property shows the known
-//! disagreements (every counter of every doubted QP), and `census` prints the smallest fabric
-//! of each kind of doubt where the report differs. `SIMULATOR_PCAP=FILE` keeps the last capture analysed, for
-//! `rocescope packets FILE`.
+//! Eight properties run, 1,024 fabrics each: a healthy fabric (CE marks and CNPs only), loss,
+//! reordering, everything with a mirror that misses copies, everything between NCCL's
+//! lock-step QPs, and everything seen by a mirror that doubles, sits on one spine of two, or
+//! cuts frames to a snap length. A QP the truth has a [`Doubt`] about (the analysis's rules
+//! decide from what follows, and may say other than what happened) is checked on what no
+//! decision moves (`QpTruth::conserved`); so is a QP whose PSNs another QP between its hosts
+//! shares (NCCL's), whose pairing comes when the evidence singles it out. An ignored property
+//! shows the known disagreements (every counter of every doubted QP), and `census` prints the
+//! smallest fabric of each kind of doubt where the report differs. `SIMULATOR_PCAP=FILE` keeps
+//! the last capture analysed, for `rocescope packets FILE`.
 
 use crate::simulator::{Doubt, Fabric, Qp, QpTruth, Recovery, Run, What, requester, responder, truth};
 
@@ -23,10 +24,12 @@ use rocescope::decode::Decoder;
 use rocescope::output::capture_file::CaptureWriter;
 use serde_json::{Value, json};
 
-/// The report of the tap's frames, analysed in memory with the default configuration (as
-/// `analyze --json` does: `engine_embedding.rs` shows the two agree).
-fn analyse(run: &Run) -> Value {
-    let mut w = CaptureWriter::pcap(Vec::new(), 1, 65535, true, false).expect("header");
+/// The report of the tap's frames, captured `snaplen` bytes of each (0: all), analysed in
+/// memory with the default configuration (as `analyze --json` does: `engine_embedding.rs`
+/// shows the two agree).
+fn analyse(run: &Run, snaplen: u32) -> Value {
+    let snaplen = if snaplen == 0 { 65535 } else { snaplen };
+    let mut w = CaptureWriter::pcap(Vec::new(), 1, snaplen, true, false).expect("header");
     for (ts, f, _) in &run.frames {
         w.packet(0, *ts, &f.encode()).expect("record");
     }
@@ -123,6 +126,20 @@ fn paired(report: &Value, fabric: &Fabric, i: usize) -> bool {
     flow(report, q.from, responder(q, i).qpn).is_some_and(|f| !f["peer"].is_null())
 }
 
+/// Whether the report may pair QP `i`'s data with QP `j`'s responses: its own; or, where QP
+/// `j`'s data took the other spine, another QP's between the same hosts on the same PSNs whose
+/// responses the tap saw first, a pairing nothing in the capture refutes when it is made
+/// (docs: "Pairing": "What the capture cannot show stays unknown").
+fn may_pair(run: &Run, fabric: &Fabric, i: usize, j: usize) -> bool {
+    let first = |qp: usize| {
+        let response = |w: &What| matches!(w, What::Ack { .. } | What::Nak { .. }) && w.qp() == Some(qp);
+        run.frames.iter().position(|(_, _, w)| response(w))
+    };
+    let (a, b) = (&fabric.qps[i], &fabric.qps[j]);
+    let sooner = first(j).is_some_and(|fj| first(i).is_none_or(|fi| fj < fi));
+    i == j || (!run.tapped[j].0 && same_pair(a, b) && overlap(a, b) && sooner)
+}
+
 /// Whether another QP between the same two hosts, in the same direction, uses PSNs QP `i`
 /// uses (NCCL's QPs all start at 0).
 fn shares_psns(fabric: &Fabric, i: usize) -> bool {
@@ -202,22 +219,35 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
     let run = fabric.simulate();
     prop_assume!(run.completed.iter().all(|&c| c), "a fabric that never recovered");
     prop_assume!(!looks_doubled(&run), "mostly resends: a doubled mirror by docs/analysis.md");
-    let report = analyse(&run);
+    let report = analyse(&run, fabric.snaplen);
     prop_assert_eq!(&report["capture"]["doubled_mirror"]["doubled"], &json!(false));
-    let (mut truths, mut uncertain) = (Vec::new(), Vec::new());
+    let (mut truths, mut uncertain, mut guessed) = (Vec::new(), Vec::new(), false);
     for (i, q) in fabric.qps.iter().enumerate() {
         let (paired, said) = (paired(&report, fabric, i), reported(&report, q, i));
         let (t, doubts) = truth(&run, i, paired);
-        // a flow paired is paired with its own QP's responses, whoever shares its PSNs
-        let (data, back) = (flow(&report, q.from, responder(q, i).qpn), flow(&report, q.to, requester(q, i).qpn));
-        let peer = data.map(|f| &f["peer"]).filter(|p| !p.is_null());
+        // a flow paired is paired with its own QP's responses, whoever shares its PSNs (or
+        // with those the docs let it guess)
+        let data_of = |j: usize| flow(&report, fabric.qps[j].from, responder(&fabric.qps[j], j).qpn);
+        let back_of = |j: usize| flow(&report, fabric.qps[j].to, requester(&fabric.qps[j], j).qpn);
+        let (data, back) = (data_of(i), back_of(i));
+        let peer = |f: Option<&Value>| f.map(|f| f["peer"].clone()).filter(|p| !p.is_null());
+        let id = |f: Option<&Value>| f.map(|f| f["id"].clone());
+        let qps = 0..fabric.qps.len();
+        let data_peer =
+            |p: &Value| qps.clone().any(|j| may_pair(&run, fabric, i, j) && Some(p) == id(back_of(j)).as_ref());
+        let back_peer =
+            |p: &Value| qps.clone().any(|j| may_pair(&run, fabric, j, i) && Some(p) == id(data_of(j)).as_ref());
         prop_assert!(
-            peer.is_none_or(|p| Some(p) == back.map(|b| &b["id"])),
-            "QP {} paired with flow {:?}\n{}",
+            peer(data).is_none_or(|p| data_peer(&p)) && peer(back).is_none_or(|p| back_peer(&p)),
+            "QP {} paired with flow {:?}, its responses with {:?}\n{}",
             i,
-            peer,
+            peer(data),
+            peer(back),
             diagnosis(&report, &run, fabric)
         );
+        guessed |= peer(data).is_some_and(|p| Some(p) != id(back));
+        // data that took the other spine is no flow
+        prop_assert!(run.tapped[i].0 || data.is_none(), "QP {}'s data is not in the capture", i);
         uncertain.push(shares_psns(fabric, i) || !doubts.is_empty());
         let doubts: Vec<Doubt> = doubts.into_iter().filter(|d| !d.trigger_only()).collect();
         // the analysis sees a go-back-N resend lost before the tap only as a PSN a pass of an
@@ -245,8 +275,8 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
             continue;
         }
         // a QP whose PSNs no other QP between its hosts shares is paired by its responses
-        let answered =
-            run.frames.iter().any(|(_, _, w)| matches!(w, What::Ack { qp, .. } | What::Nak { qp, .. } if *qp == i));
+        let answered = run.tapped[i].0
+            && run.frames.iter().any(|(_, _, w)| matches!(w, What::Ack { qp, .. } | What::Nak { qp, .. } if *qp == i));
         prop_assert!(paired || !answered, "QP {} is not paired", i);
         if doubts.iter().all(Doubt::episodes_only) && strict == Strict::ExceptDoubts {
             let episodes = said.retransmit_episodes;
@@ -277,6 +307,16 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
     // with every flow paired, a CNP answers its own QP's marks alone (docs: "Which marks a CNP
     // answers"); an unpaired flow's marks are answered by a CNP to any QP of unknown sender
     let all_paired = qps.clone().all(|i| paired(&report, fabric, i));
+    // a doubled mirror's second copies count as mirror duplicates alone
+    let copies = run.frames.iter().filter(|(_, _, w)| matches!(w, What::Copy { .. })).count();
+    prop_assert_eq!(&report["totals"]["mirror_duplicates"], &json!(copies));
+    // frames the snap length cut: their ICRC unverifiable, their BTH whole
+    let cut = run.frames.iter().filter(|(_, f, _)| fabric.snaplen > 0 && f.encode().len() > fabric.snaplen as usize);
+    let cut = cut.count();
+    prop_assert_eq!(
+        [&report["capture"]["snaplen_cut"], &report["icrc"]["unverifiable"], &report["totals"]["headers_cut"]],
+        [&json!(cut), &json!(cut), &json!(0)]
+    );
     let expected = [
         ("CE_WITHOUT_CNP", unanswered && all_paired),
         ("PSN_GAP", sum(|t| t.missing_psns) > 0),
@@ -285,6 +325,8 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
         ("REORDERING", sum(|t| t.late_arrivals) > 0),
         ("REORDER_NAKS", sum(|t| t.reorder_naks) > 0),
         ("NAK_PSN_SEQUENCE", sum(|t| t.naks) > sum(|t| t.reorder_naks)),
+        ("MIRROR_DUPLICATES", copies > 0),
+        ("TRUNCATED_FRAMES", cut > 0),
     ];
     for (code, truth) in expected {
         let known = code != "CE_WITHOUT_CNP" || all_paired;
@@ -292,14 +334,16 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
     }
     // findings the truth must justify, though it need not raise them
     let justified = [
-        ("CE_WITHOUT_CNP", unanswered),
-        // a resend without a NAK; or after a NAK on a flow not paired yet (a QP sharing its
-        // PSNs: the NAK's QP was not known when the resend began), or one whose copy was
-        // taken for the resend, or an episode a held-back packet split (a doubt: the NAK is
-        // then used up)
-        ("RETRANSMIT_NO_NAK", qps.clone().any(|i| run.timeouts[i] > 0 || uncertain[i])),
+        // (or marks of a flow paired with another QP's responses, whose CNPs go elsewhere)
+        ("CE_WITHOUT_CNP", unanswered || guessed),
+        // a resend without a NAK (lost, or on the other spine); or after a NAK on a flow not
+        // paired yet (a QP sharing its PSNs: the NAK's QP was not known when the resend
+        // began), or one whose copy was taken for the resend, or an episode a held-back packet
+        // split (a doubt: the NAK is then used up)
+        ("RETRANSMIT_NO_NAK", qps.clone().any(|i| run.timeouts[i] > 0 || uncertain[i] || !run.tapped[i].1)),
         ("RETRANSMIT_TIMEOUT", qps.clone().any(|i| resend_after_silence(&run, i, timeout_ns))),
-        ("HIGH_TAIL_LATENCY", qps.clone().any(|i| slow_message(&run, i, slow_ns))),
+        // (or another QP's ACKs completing a flow's messages, where it was paired with them)
+        ("HIGH_TAIL_LATENCY", guessed || qps.clone().any(|i| slow_message(&run, i, slow_ns))),
         // the simulated senders never slow down on CNPs
         ("DCQCN_NO_REACTION", sum(|t| t.cnps) >= 3),
         ("PAIRING_AMBIGUOUS", true),
@@ -371,9 +415,35 @@ fn fabric(max: Knobs, starts: Starts) -> impl Strategy<Value = Fabric> {
                 mirror_miss: if any { k.5 } else { 0 },
                 nak_reaction_ns: reaction_us * 1_000,
                 rto_ns: rto_us * 1_000,
+                double_ns: 0,
+                double_mac: false,
+                one_spine: false,
+                snaplen: 0,
             }
         },
     )
+}
+
+/// What the mirror does besides missing copies.
+#[derive(Clone, Copy)]
+enum Mirror {
+    /// Sees every packet twice, the second copy 1–5 µs later, from the switch's egress.
+    Doubles,
+    /// Sits on one spine of two: sees some QPs' data, some QPs' responses.
+    OneSpine,
+    /// Cuts every frame after 64–128 bytes (the capture's snap length).
+    Cuts,
+}
+
+/// A fabric as [`fabric`] draws it, seen by a mirror that does what `mirror` says.
+fn mirrored(max: Knobs, starts: Starts, mirror: Mirror) -> impl Strategy<Value = Fabric> {
+    (fabric(max, starts), 1..=5i64, any::<bool>(), 64..=128u32).prop_map(move |(f, double_us, mac, snaplen)| {
+        match mirror {
+            Mirror::Doubles => Fabric { double_ns: double_us * 1_000, double_mac: mac, ..f },
+            Mirror::OneSpine => Fabric { one_spine: true, ..f },
+            Mirror::Cuts => Fabric { snaplen, ..f },
+        }
+    })
 }
 
 /// The seed of the fabrics a run draws: the same fabrics on every run, so that a run passes or
@@ -422,6 +492,26 @@ proptest! {
     fn nccl_qps_are_paired_with_their_own_responses_whatever_the_fabric_does(f in fabric((15, 15, 15, 100, 100, 20), Starts::Nccl)) {
         check(&f, Strict::ExceptDoubts)?;
     }
+
+    /// A SPAN that sees every packet twice (the switch's ingress and egress): the second
+    /// copies are mirror duplicates, and nothing else changes.
+    #[test]
+    fn a_doubled_mirror_s_second_copies_are_mirror_duplicates_alone(f in mirrored((15, 15, 15, 100, 100, 20), Starts::AnyWhereNakedPsnsAreHoles, Mirror::Doubles)) {
+        check(&f, Strict::ExceptDoubts)?;
+    }
+
+    /// A mirror on one spine of an ECMP fabric: QPs whose data it never saw have no data flow,
+    /// no flow is paired with another QP's responses, and what it never saw is no loss.
+    #[test]
+    fn a_mirror_on_one_spine_reports_what_it_saw(f in mirrored((15, 15, 15, 100, 100, 20), Starts::AnyWhereNakedPsnsAreHoles, Mirror::OneSpine)) {
+        check(&f, Strict::ExceptDoubts)?;
+    }
+
+    /// A snap length that cuts every frame after its BTH: the PSNs are analysed as before.
+    #[test]
+    fn frames_cut_after_their_bth_are_analysed_as_whole(f in mirrored((15, 15, 15, 100, 100, 20), Starts::AnyWhereNakedPsnsAreHoles, Mirror::Cuts)) {
+        check(&f, Strict::ExceptDoubts)?;
+    }
 }
 
 proptest! {
@@ -449,7 +539,7 @@ fn disagreements(f: &Fabric) -> Vec<(usize, Vec<Doubt>, QpTruth, QpTruth)> {
     if !run.completed.iter().all(|&c| c) || looks_doubled(&run) {
         return Vec::new();
     }
-    let report = analyse(&run);
+    let report = analyse(&run, f.snaplen);
     let qps = f.qps.iter().enumerate().filter(|&(i, _)| !shares_psns(f, i));
     qps.filter_map(|(i, q)| {
         let (t, doubts) = truth(&run, i, paired(&report, f, i));
@@ -476,7 +566,7 @@ fn census() {
         for _ in 0..runner.config().cases {
             let f = proptest::strategy::ValueTree::current(&strategy.new_tree(&mut runner).expect("a fabric"));
             let run = f.simulate();
-            let report = analyse(&run);
+            let report = analyse(&run, f.snaplen);
             for i in 0..f.qps.len() {
                 let (_, doubts) = truth(&run, i, paired(&report, &f, i));
                 qps += 1;

@@ -12,6 +12,10 @@
 //! - the **link after the tap** drops packets the tap did see (the receiver never gets them);
 //! - responses (ACKs, NAKs, CNPs) are dropped before or after the tap alike.
 //!
+//! The mirror may also see every packet twice (a SPAN of the switch's ingress and egress), sit
+//! on one spine of two ECMP paths (seeing some QPs' data, some QPs' responses), or cut every
+//! frame to a snap length (the capture's, applied when it is written).
+//!
 //! Every hop takes [`HOP_NS`], so the receiver sees the packets in the order the tap does.
 //! Senders and receivers follow IBA chapter 9 ([`Sender`], [`Receiver`]). The simulator
 //! returns the tap's frames in time order, each with what really happened to it ([`What`]),
@@ -89,6 +93,16 @@ pub struct Fabric {
     /// The sender's retransmission timeout: nothing acknowledged for this long since its last
     /// progress or resend.
     pub rto_ns: i64,
+    /// A SPAN that sees each packet twice, at the switch's ingress and egress: every frame the
+    /// tap records has a second copy this long after it (0: none), with a TTL one less or,
+    /// where `double_mac`, a routing switch's source MAC.
+    pub double_ns: i64,
+    pub double_mac: bool,
+    /// A mirror on one spine of two ECMP paths: each QP's data, and apart its responses, take
+    /// the tap's spine or the other at random.
+    pub one_spine: bool,
+    /// The capture keeps this many bytes of each frame (0: all of it).
+    pub snaplen: u32,
 }
 
 /// What really happened to a frame the tap recorded.
@@ -118,8 +132,23 @@ pub enum What {
     Cnp {
         qp: usize,
     },
+    /// The second copy of a doubled mirror (a frame of QP `qp`).
+    Copy {
+        qp: usize,
+    },
     /// The datagram that keeps the capture going after the traffic.
     Tail,
+}
+
+impl What {
+    /// The QP whose frame it is.
+    pub fn qp(&self) -> Option<usize> {
+        match *self {
+            What::Data { qp, .. } | What::Ack { qp, .. } | What::Nak { qp, .. } | What::Cnp { qp } => Some(qp),
+            What::Copy { qp } => Some(qp),
+            What::Tail => None,
+        }
+    }
 }
 
 /// The tap's recording, in time order, and what the senders did.
@@ -135,6 +164,8 @@ pub struct Run {
     pub missed_resends: Vec<Vec<(u32, i64)>>,
     /// Per QP: go-back-N resends a NAK naming a later PSN called off (the receiver had them).
     pub skipped_forward: Vec<Vec<u32>>,
+    /// Per QP: whether its data, and its responses, take the tap's spine ([`Fabric::one_spine`]).
+    pub tapped: Vec<(bool, bool)>,
 }
 
 /// The requester's side of QP `i` (the QPN its responder sends ACKs to).
@@ -253,8 +284,14 @@ impl Fabric {
                 lost_resends: vec![Vec::new(); n],
                 missed_resends: vec![Vec::new(); n],
                 skipped_forward: vec![Vec::new(); n],
+                tapped: vec![(true, true); n],
             },
         };
+        if self.one_spine {
+            // drawn apart, so that the fabric's other draws are the same with one spine or two
+            let mut spine = Rng(!self.seed);
+            sim.run.tapped.iter_mut().for_each(|t| *t = (spine.per_mille(500), spine.per_mille(500)));
+        }
         for qp in 0..n {
             // QPs take turns: each sends every µs, QP i at i × 1/n µs
             sim.senders[qp].busy = true;
@@ -278,8 +315,24 @@ impl Sim<'_> {
         self.queue.push(Reverse((t, seq, seq as usize)));
     }
 
+    /// The tap records a frame, and a doubled mirror its copy from the switch's egress.
     fn tap(&mut self, t: i64, frame: RoceFrame, what: What) {
-        self.run.frames.push((t, frame, what));
+        let qp = what.qp().expect("a QP's frame");
+        let (data, responses) = self.run.tapped[qp];
+        let on_the_taps_spine = if matches!(what, What::Data { .. }) { data } else { responses };
+        if !on_the_taps_spine {
+            return;
+        }
+        self.run.frames.push((t, frame.clone(), what));
+        if self.f.double_ns > 0 {
+            let mut copy = frame;
+            if self.f.double_mac {
+                copy.l2.src = [2, 0, 0, 0, 0, 0xEE];
+            } else {
+                copy.l3.ttl -= 1;
+            }
+            self.run.frames.push((t + self.f.double_ns, copy, What::Copy { qp }));
+        }
     }
 
     fn handle(&mut self, e: Event) {
@@ -592,7 +645,8 @@ impl QpTruth {
 /// the conserved sums of a QP with a doubt, and shows the doubts apart in an ignored test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Doubt {
-    /// Within a µs of the end of its gap's reorder window: either side of (a).
+    /// Within a µs of the end of its gap's reorder window, or followed by the packet that
+    /// decides (b) there: either side of (a), or of (b).
     WindowEdge(u32),
     /// A late original followed by a PSN seen before (a go-back-N resend of an earlier PSN,
     /// begun by a NAK before its gap): (b) makes it a resend.
@@ -776,6 +830,10 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
         t.gaps += u64::from(lacking > 0);
         t.reorder_events += u64::from(lacking == 0);
     }
+    if data.is_empty() {
+        // the data took the other spine: the tap has only the responses
+        return (t, Vec::new());
+    }
     // a go-back-N resend lost before the tap is missing too (docs: "Retransmit episodes",
     // `pattern`: a PSN a pass skipped)
     t.missing_psns += run.lost_resends[qp].len() as u64;
@@ -825,9 +883,13 @@ fn doubt(data: &[Seen], k: usize, gaps: &[Gap], naks: &[(usize, i64, u32)]) -> O
     let in_window = |e: &&Seen| e.index != d.index && (0..=window + margin).contains(&(e.ts - gap.ts));
     let among_resends = data.iter().filter(in_window).any(|e| e.class == Class::Retransmission && e.off < d.off);
     let second_copy = data[k + 1..].iter().find(|e| e.off == d.off).map(|e| e.ts);
-    // the first packet after the run of first appearances of holes, within the window
-    let next = data[k + 1..].iter().find(|e| e.hole_of.is_none()).filter(|e| e.ts - gap.ts <= window + margin);
-    let old_next = next.is_some_and(|e| e.again);
+    // the first packet after the run of first appearances of holes, within the window ((b);
+    // one at the window's edge may come either side of it)
+    let next = data[k + 1..].iter().find(|e| e.hole_of.is_none());
+    if next.is_some_and(|e| (e.ts - gap.ts - window).abs() <= margin) {
+        return Some(Doubt::WindowEdge(d.off));
+    }
+    let old_next = next.is_some_and(|e| e.again && e.ts - gap.ts <= window);
     match (d.class, own_nak) {
         (Class::Late, Some(nak)) if second_copy.is_none_or(|c| c - nak > window - margin) => {
             Some(Doubt::LateCopiedLate(d.off))
@@ -856,12 +918,7 @@ fn doubt(data: &[Seen], k: usize, gaps: &[Gap], naks: &[(usize, i64, u32)]) -> O
 impl Run {
     /// The tap's frames of QP `qp`, for a failure message.
     pub fn trace_of(&self, qp: usize) -> String {
-        let mine = |w: &What| match *w {
-            What::Data { qp: q, .. } | What::Ack { qp: q, .. } | What::Nak { qp: q, .. } | What::Cnp { qp: q } => {
-                q == qp
-            }
-            What::Tail => true,
-        };
+        let mine = |w: &What| w.qp().is_none_or(|q| q == qp);
         let lines = self.frames.iter().enumerate().filter(|(_, (_, _, w))| mine(w));
         let at = |ts: i64| format!("{:>9.3}", (ts - T0) as f64 / 1000.0);
         let shown: Vec<String> = lines.map(|(i, (ts, _, w))| format!("#{:<5}{} {w:?}", i + 1, at(*ts))).collect();
@@ -892,6 +949,7 @@ impl Run {
                 format!("{}   QP{qp} NAK off {off}{}", at(*ts), if heard { "" } else { " LOST-AFTER-TAP" })
             }
             What::Cnp { qp } => format!("{}   QP{qp} CNP", at(*ts)),
+            What::Copy { qp } => format!("{}     QP{qp} second copy", at(*ts)),
             What::Tail => format!("{} tail", at(*ts)),
         };
         self.frames.iter().enumerate().map(|(i, f)| format!("#{:<5}{}", i + 1, line(f))).collect::<Vec<_>>().join("\n")
