@@ -306,6 +306,10 @@ class Report:
         """The text report ``rocescope analyze`` prints."""
         return self._native.summary()
 
+    def html(self) -> str:
+        """The HTML page ``rocescope analyze --html FILE`` writes: findings, flows, charts."""
+        return self._native.html()
+
     def __repr__(self) -> str:
         r = self.to_dict()
         totals = r["totals"]

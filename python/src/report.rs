@@ -1,11 +1,11 @@
-//! `rocescope.analyze`'s report: the JSON report, the text summary and the `--out` tables
+//! `rocescope.analyze`'s report: the JSON report, the text summary, the HTML page and the `--out` tables
 //! (flows, retransmit episodes, findings, pauses, CNP bursts, incast periods, and the path's
 //! hops, the counters and the UET PDCs where the report has them).
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use rocescope::analyze::report::Report;
-use rocescope::output::{analysis_text, tables};
+use rocescope::output::{analysis_text, html, tables};
 
 use crate::arrow::ArrowStream;
 
@@ -33,6 +33,11 @@ impl NativeReport {
         analysis_text::write_summary(&mut text, &self.report, false)
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(String::from_utf8_lossy(&text).into_owned())
+    }
+
+    /// The HTML page, as `analyze --html` writes it.
+    fn html(&self) -> String {
+        html::render(&self.report)
     }
 
     /// The tables `--out` writes, by name.

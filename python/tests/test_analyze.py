@@ -24,6 +24,14 @@ def test_the_report_is_the_commands(path):
     assert report.summary() == run("analyze", "--color", "never", str(path))
 
 
+def test_the_page_is_the_one_html_writes(tmp_path):
+    for name in ("loss_go_back_n.pcap", "pfc_storm.pcap", "uet_trimmed.pcap"):
+        path = ROOT / "samples" / name
+        page = tmp_path / f"{path.stem}.html"
+        run("analyze", "-q", "--html", str(page), str(path))
+        assert rocescope.analyze(path).html() == page.read_text(), name
+
+
 def test_the_tables_are_those_out_writes(tmp_path):
     for path in [ROOT / "samples" / name for name in ("reordering.pcap", "pfc_storm.pcap", "incast.pcap", "uet_trimmed.pcap")]:
         out = tmp_path / path.stem

@@ -95,7 +95,7 @@ pub fn report(
             "rocescope: warning: --counters {host}: no RoCE frame is from or to {host}: its counters pair with nothing (HOST is the NIC's address in the capture)"
         );
     }
-    let page = (reporting.out.is_some() || reporting.html.is_some()).then(|| html::render(&report, &analyzer.charts()));
+    let page = (reporting.out.is_some() || reporting.html.is_some()).then(|| html::render(&report));
     if let Some(dir) = reporting.out {
         more_files
             .and_then(|mut files| {

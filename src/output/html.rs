@@ -52,7 +52,8 @@ section.flow { break-before: auto; border-top: 1px solid var(--line); margin-top
 "#;
 
 /// The page.
-pub fn render(report: &Report, charts: &ChartData<'_>) -> String {
+pub fn render(report: &Report) -> String {
+    let charts = &report.charts;
     let t0 = report.capture.first_ts_ns.unwrap_or(0);
     let flows = report.flows_by_trouble();
     let detailed: Vec<&FlowReport> =
@@ -229,7 +230,7 @@ fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Ma
     }
 }
 
-fn fabric(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {
+fn fabric(r: &Report, a: &ChartData, t0: i64) -> Markup {
     let congestion = charts::lines(
         "ms since the capture's start",
         "per second",
@@ -284,7 +285,7 @@ fn top_talkers(r: &Report) -> Vec<(String, f64)> {
     by_host.into_iter().take(TOP_TALKERS).map(|(h, b)| (h.to_string(), b as f64)).collect()
 }
 
-fn psn_graph(a: &ChartData<'_>, f: &FlowReport, trace: &FlowTrace, t0: i64) -> PsnGraph {
+fn psn_graph(a: &ChartData, f: &FlowReport, trace: &FlowTrace, t0: i64) -> PsnGraph {
     let first = f.sequence.first_psn.unwrap_or(0);
     let at = |ts: i64, psn: u32| ((ts - t0) as f64 / 1e6, f64::from(psn_forward_distance(psn, first)));
     // NAKs travel on the peer flow and name this flow's PSNs
@@ -304,7 +305,7 @@ fn latency_bars(h: &LogHistogram) -> Vec<(String, f64)> {
         .collect()
 }
 
-fn flow_detail(r: &Report, a: &ChartData<'_>, f: &FlowReport, t0: i64) -> Markup {
+fn flow_detail(r: &Report, a: &ChartData, f: &FlowReport, t0: i64) -> Markup {
     let (Some(trace), Some(ack_latency)) = (a.trace(f.id), a.ack_latency(f.id)) else { return html! {} };
     let id = f.id;
     let throughput = charts::lines(

@@ -25,7 +25,7 @@ fn ms(ns: i64, t0: i64) -> f64 {
     (ns - t0) as f64 / 1e6
 }
 
-pub fn section(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {
+pub fn section(r: &Report, a: &ChartData, t0: i64) -> Markup {
     let c = &r.congestion;
     let fan_in = c.incast.receivers.iter().any(|x| x.max_fan_in >= 2);
     if c.cnp_bursts.is_empty() && c.completion.all.messages == 0 && !fan_in {
@@ -62,7 +62,7 @@ fn reactions(r: &Report) -> Markup {
     }
 }
 
-fn completion(r: &Report, a: &ChartData<'_>) -> Markup {
+fn completion(r: &Report, a: &ChartData) -> Markup {
     let completion = &r.congestion.completion;
     if completion.all.messages == 0 {
         return html! {};
@@ -87,7 +87,7 @@ fn completion(r: &Report, a: &ChartData<'_>) -> Markup {
 }
 
 /// The completion times in bars of one power of two each, labelled by their upper bound.
-fn distribution(a: &ChartData<'_>) -> Vec<(String, f64)> {
+fn distribution(a: &ChartData) -> Vec<(String, f64)> {
     let mut bars: Vec<(u64, f64)> = Vec::new();
     for (low, width, n) in a.completion_times().buckets() {
         let bound = (low + width).next_power_of_two();
@@ -100,7 +100,7 @@ fn distribution(a: &ChartData<'_>) -> Vec<(String, f64)> {
     bars.into_iter().map(|(bound, n)| (label(bound as f64 / 1e3), n)).collect()
 }
 
-fn incast(r: &Report, a: &ChartData<'_>, t0: i64) -> Markup {
+fn incast(r: &Report, a: &ChartData, t0: i64) -> Markup {
     let incast = &r.congestion.incast;
     let mut receivers: Vec<_> = incast.receivers.iter().filter(|x| x.max_fan_in >= 2).collect();
     receivers.sort_by_key(|x| std::cmp::Reverse(x.max_fan_in));

@@ -23,7 +23,7 @@ fn number(v: Option<impl std::fmt::Display>) -> String {
 
 /// The sequence graph of PDC `p`: first sends as dots, resends as crosses, NACKs as markers,
 /// PSNs from its first.
-fn graph(a: &ChartData<'_>, p: &PdcReport, t0: i64) -> Option<String> {
+fn graph(a: &ChartData, p: &PdcReport, t0: i64) -> Option<String> {
     let key = PdcKey { initiator: p.initiator, target: p.target, pdcid: p.spdcid? };
     let trace = a.uet_trace(&key)?;
     let first = p.psn_first.unwrap_or(0);
@@ -36,7 +36,7 @@ fn graph(a: &ChartData<'_>, p: &PdcReport, t0: i64) -> Option<String> {
     })
 }
 
-pub fn section(uet: Option<&UetReport>, a: &ChartData<'_>, t0: i64) -> Markup {
+pub fn section(uet: Option<&UetReport>, a: &ChartData, t0: i64) -> Markup {
     let Some(uet) = uet else { return html! {} };
     let graphed: Vec<&PdcReport> =
         uet.pdcs.iter().filter(|p| p.requests > 0 && p.spdcid.is_some()).take(GRAPHS_SHOWN).collect();

@@ -199,9 +199,9 @@ impl Incast {
         self.periods.sort_by_key(|p| p.first_frame);
     }
 
-    /// The fan-in over time of `receiver`, when it is charted.
-    pub fn over_time(&self, receiver: Endpoint) -> Option<&Timeline> {
-        self.by_address.get(&receiver).and_then(|&r| self.receivers.get(r)).and_then(|r| r.over_time.as_ref())
+    /// The fan-in over time of every receiver that keeps it (the first ones).
+    pub fn over_time_all(&self) -> Vec<(Endpoint, &Timeline)> {
+        self.receivers.iter().filter_map(|r| Some((r.address, r.over_time.as_ref()?))).collect()
     }
 
     /// Every receiver's maximum fan-in, in order of their first data packet.

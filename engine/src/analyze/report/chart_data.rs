@@ -1,61 +1,87 @@
-//! What the HTML report's charts read from a finished analysis, beyond the report's numbers:
-//! the capture-wide time series, when traffic was paused and the storms, the traced flows'
-//! PSN events and ACK latencies, message completion times and receivers' fan-in over time.
+//! What the HTML report's charts read beyond the report's numbers, taken from the finished
+//! analysis into the report so that the page renders from the report alone: the capture-wide
+//! time series, when traffic was paused and the storms, the traced flows' PSN events and ACK
+//! latencies, message completion times and receivers' fan-in over time.
+
+use rustc_hash::FxHashMap;
 
 use crate::analyze::analyzer::Analyzer;
 use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::histogram::{FineHistogram, LogHistogram};
+use crate::analyze::uet::PdcKey;
 use crate::analyze::wide::timeline::Timeline;
 use crate::decode::Endpoint;
 
-/// A read-only view of an analysis for charts.
-pub struct ChartData<'a>(&'a Analyzer);
-
-impl Analyzer {
-    pub fn charts(&self) -> ChartData<'_> {
-        ChartData(self)
-    }
+/// The charts' series of one analysis.
+#[derive(Debug, Clone)]
+pub struct ChartData {
+    timeline: Timeline,
+    paused: Timeline,
+    storms: Vec<(usize, i64, i64)>,
+    /// Per traced flow: its PSN events and ACK latencies.
+    traced: FxHashMap<u32, (FlowTrace, LogHistogram)>,
+    uet_traces: FxHashMap<PdcKey, FlowTrace>,
+    completion_times: FineHistogram,
+    fan_in: FxHashMap<Endpoint, Timeline>,
 }
 
-impl<'a> ChartData<'a> {
+impl ChartData {
+    /// The series of the finished analysis `a`.
+    pub fn of(a: &Analyzer) -> ChartData {
+        let traced = a.flows.flows.iter().enumerate().filter_map(|(id, f)| {
+            let trace = f.trace.as_deref()?;
+            Some((id as u32, (trace.clone(), f.ack_latency.clone())))
+        });
+        let fan_in = a.congestion.incast().map(|i| i.over_time_all()).unwrap_or_default();
+        ChartData {
+            timeline: a.wide.timeline().clone(),
+            paused: a.wide.pauses().ended.paused.clone(),
+            storms: a.wide.pauses().ended.storms.clone(),
+            traced: traced.collect(),
+            uet_traces: a.uet.traces().map(|(k, t)| (*k, t.clone())).collect(),
+            completion_times: a.congestion.fct().all.clone(),
+            fan_in: fan_in.into_iter().map(|(r, t)| (r, t.clone())).collect(),
+        }
+    }
+
     /// RoCE bytes, CE marks and CNPs over time ([`crate::analyze::ROCE_BYTES`], [`crate::analyze::CE_MARKS`],
     /// [`crate::analyze::CNPS`]).
-    pub fn timeline(&self) -> &'a Timeline {
-        self.0.wide.timeline()
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
     }
 
     /// Nanoseconds paused per priority over time ([`crate::analyze::wide::pfc::PAUSE_CHANNEL`] for PAUSE).
-    pub fn paused(&self) -> &'a Timeline {
-        &self.0.wide.pauses().ended.paused
+    pub fn paused(&self) -> &Timeline {
+        &self.paused
     }
 
     /// Pause storms: (priority channel, start, end).
-    pub fn storms(&self) -> &'a [(usize, i64, i64)] {
-        &self.0.wide.pauses().ended.storms
+    pub fn storms(&self) -> &[(usize, i64, i64)] {
+        &self.storms
     }
 
     /// The PSN events of flow `id`, for the first traced flows.
-    pub fn trace(&self, id: u32) -> Option<&'a FlowTrace> {
-        self.0.flows.flow(id).and_then(|f| f.trace.as_deref())
+    pub fn trace(&self, id: u32) -> Option<&FlowTrace> {
+        self.traced.get(&id).map(|(trace, _)| trace)
     }
 
     /// The sequence graph's points of a UET PDC.
-    pub fn uet_trace(&self, key: &crate::analyze::uet::PdcKey) -> Option<&'a FlowTrace> {
-        self.0.uet.trace(key)
+    pub fn uet_trace(&self, key: &PdcKey) -> Option<&FlowTrace> {
+        self.uet_traces.get(key)
     }
 
-    /// The ACK latencies of flow `id`.
-    pub fn ack_latency(&self, id: u32) -> Option<&'a LogHistogram> {
-        self.0.flows.flow(id).map(|f| &f.ack_latency)
+    /// The ACK latencies of traced flow `id`.
+    pub fn ack_latency(&self, id: u32) -> Option<&LogHistogram> {
+        self.traced.get(&id).map(|(_, latency)| latency)
     }
 
     /// The completion times of every RC message.
-    pub fn completion_times(&self) -> &'a FineHistogram {
-        &self.0.congestion.fct().all
+    pub fn completion_times(&self) -> &FineHistogram {
+        &self.completion_times
     }
 
     /// The largest fan-in of `receiver` over time, for the first receivers.
-    pub fn fan_in(&self, receiver: Endpoint) -> Option<&'a Timeline> {
-        self.0.congestion.incast()?.over_time(receiver)
+    pub fn fan_in(&self, receiver: Endpoint) -> Option<&Timeline> {
+        self.fan_in.get(&receiver)
     }
 }

@@ -73,6 +73,9 @@ pub struct Report {
     /// Ultra Ethernet Transport packets: absent when the capture has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uet: Option<uet::UetReport>,
+    /// The series the HTML page draws beyond the numbers above (not in the JSON).
+    #[serde(skip)]
+    pub charts: chart_data::ChartData,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -532,6 +535,7 @@ impl Report {
             path: None,
             counters: Vec::new(),
             uet: uet::UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
+            charts: chart_data::ChartData::of(a),
         }
     }
 }

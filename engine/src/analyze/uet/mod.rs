@@ -205,9 +205,9 @@ impl UetAnalysis {
         pdcs
     }
 
-    /// The sequence graph's points of a PDC, when it has them.
-    pub fn trace(&self, key: &PdcKey) -> Option<&FlowTrace> {
-        self.pdcs.get(key)?.trace.as_ref()
+    /// The traced PDCs' sequence graphs.
+    pub fn traces(&self) -> impl Iterator<Item = (&PdcKey, &FlowTrace)> {
+        self.pdcs.iter().filter_map(|(key, p)| Some((key, p.trace.as_ref()?)))
     }
 
     /// The RUDI and UUD entries, in the order of their first frames.
