@@ -298,6 +298,7 @@ fn captures_row(report: &Report) -> io::Result<DataFrame> {
         Column::new("frames".into(), [t.frames]),
         Column::new("roce_packets".into(), [t.roce_packets]),
         Column::new("malformed".into(), [t.malformed]),
+        Column::new("headers_cut".into(), [t.headers_cut]),
         Column::new("mirror_duplicates".into(), [t.mirror_duplicates]),
         Column::new("cnps".into(), [report.cnps]),
         Column::new("ce_marks".into(), [report.ecn.ce]),

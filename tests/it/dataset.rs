@@ -409,3 +409,16 @@ fn the_dataset_has_the_uet_pdcs_and_the_uet_fields_asked_for() {
     let types = frames.column("uet_pds_type").expect("the field's column");
     assert_eq!(types.len(), frames.height());
 }
+
+#[test]
+fn the_captures_row_counts_frames_cut_inside_their_headers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let capture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/malformed/cut_at_every_header_boundary.pcap");
+    export(dir.path(), &capture, &[]);
+    let part = dir.path().join("captures/capture=cut_at_every_header_boundary/part-00000.parquet");
+    let row = read(&part);
+    let count =
+        |name: &str| row.column(name).expect(name).get(0).expect("a row").try_extract::<i64>().expect("a count");
+    // as the report counts them (tests/it/malformed.rs): cut by the snap length, not malformed
+    assert_eq!((count("headers_cut"), count("malformed")), (11, 0));
+}
