@@ -8,6 +8,7 @@ use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_forward_distance};
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD};
 use crate::analyze::flow::arrival::Arrival;
 use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
+use crate::analyze::flow::gaps::TRACKED_SPAN;
 use crate::analyze::flow::responses::{Read, ReadQueue};
 use crate::analyze::flow::runtime::Held;
 use crate::analyze::flow::sequence::{Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
@@ -238,7 +239,9 @@ impl Analyzer {
     /// earlier PSN), its re-issued READ, or else its own timer when it was silent long enough
     /// for one.
     fn trigger_of(&mut self, fid: FlowId, space: Space, psn: u32, ts_ns: i64, idle_ns: Option<i64>) -> Cause {
-        let peer = self.flows.flow(fid).and_then(|f| f.peer).map(|(p, _)| p);
+        let requester = self.flows.flow(fid);
+        let span = requester.map_or(TRACKED_SPAN, |r| requested_span(r, psn));
+        let peer = requester.and_then(|f| f.peer).map(|(p, _)| p);
         let peer = peer.and_then(|p| self.flows.flow_mut(p));
         match (space, peer) {
             (Space::Requests, Some(p)) => {
@@ -254,7 +257,7 @@ impl Analyzer {
                 // a READ re-issued from a PSN whose responses, or later ones, the peer's
                 // response sequence skipped (IBA §9.7.5.1.5: the requester reads again from
                 // the first response missing)
-                if let Some((frame, ts_ns)) = p.responses.seq.unseen_hole_in(psn, requested_span(p, psn)) {
+                if let Some((frame, ts_ns)) = p.responses.seq.unseen_hole_in(psn, span) {
                     return Cause {
                         trigger: Trigger::ResponseGap,
                         frame: Some(frame),
@@ -425,14 +428,10 @@ fn mark_gap(f: &mut Flow, frame: u64, ts_ns: i64, first_psn: u32, missing: u32) 
     }
 }
 
-/// The PSNs from `psn` up to the end of what the requester of `responder`'s responses has
-/// requested (the PSNs a re-read from `psn` may cover), as far as known.
-fn requested_span(responder: &Flow, psn: u32) -> u32 {
-    responder
-        .responses
-        .seq
-        .expected()
-        .map_or(crate::analyze::flow::gaps::TRACKED_SPAN, |e| psn_forward_distance(e, psn))
+/// The PSNs from `psn` up to the end of what `requester` has requested (the PSNs a re-read
+/// from `psn` may cover: the READs' responses), as far as known.
+fn requested_span(requester: &Flow, psn: u32) -> u32 {
+    requester.requests.seq.requested_end().map_or(TRACKED_SPAN, |end| psn_forward_distance(end, psn))
 }
 
 /// Keeps the earliest of the frames given (packets can be decided out of order).
