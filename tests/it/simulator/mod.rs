@@ -12,6 +12,11 @@
 //! - the **link after the tap** drops packets the tap did see (the receiver never gets them);
 //! - responses (ACKs, NAKs, CNPs) are dropped before or after the tap alike.
 //!
+//! A QP writes 64-byte WRITE ONLY packets or, at its own PMTU, messages of several packets
+//! (WRITEs or SENDs); or it READs, one READ outstanding, its responses lost like data and read
+//! again from the first missing one (IBA §9.7.5.1.5); or it is UD, sending datagrams nothing
+//! acknowledges.
+//!
 //! The mirror may also see every packet twice (a SPAN of the switch's ingress and egress), sit
 //! on one spine of two ECMP paths (seeing some QPs' data, some QPs' responses), or cut every
 //! frame to a snap length (the capture's, applied when it is written).
@@ -28,9 +33,9 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, VecDeque};
 
-use crate::common::capture::{Side, T0, US, ack, frame, nak, write_only};
+use crate::common::capture::{Side, T0, US, ack, frame, nak, read_request, read_responses, write_only};
 use rocescope::generate::encode::RoceFrame;
-use rocescope_parsers::ext::{Deth, ExtHeaders};
+use rocescope_parsers::ext::{Deth, ExtHeaders, Reth};
 
 /// One hop's latency: sender → tap, tap → receiver, and back.
 pub const HOP_NS: i64 = US;
@@ -53,7 +58,7 @@ pub enum Recovery {
     Selective,
 }
 
-/// One RC QP: WRITE ONLY packets from host `from` to host `to`.
+/// One QP from host `from` to host `to`: RC WRITEs, SENDs or READs, or UD SENDs.
 #[derive(Debug, Clone)]
 pub struct Qp {
     pub from: u8,
@@ -65,6 +70,19 @@ pub struct Qp {
     pub ack_every: u32,
     /// How long the responder waits before sending a coalesced ACK.
     pub ack_delay_ns: i64,
+    /// Its path MTU in bytes (0: every packet a 64-byte WRITE ONLY).
+    pub pmtu: u32,
+    /// Packets per message: a FIRST, MIDDLEs and a LAST of `pmtu` bytes each (the LAST half
+    /// that), or an ONLY; the last message ends with the QP's last packet.
+    pub message: u32,
+    /// Its messages are SENDs, not WRITEs.
+    pub sends: bool,
+    /// Its messages are RDMA READs, one outstanding at a time: a READ request of `message`
+    /// PSNs, answered by as many READ responses on the responder's flow.
+    pub reads: bool,
+    /// A UD QP: SEND ONLY datagrams whose DETH names the sending QP, neither acknowledged nor
+    /// resent (IBA chapter 9), a CE mark answered by a CNP to that QP.
+    pub ud: bool,
 }
 
 /// A random fabric: what the simulator is asked to model. Probabilities are in per mille, per
@@ -103,6 +121,9 @@ pub struct Fabric {
     pub one_spine: bool,
     /// The capture keeps this many bytes of each frame (0: all of it).
     pub snaplen: u32,
+    /// Each QP's first READ, and its responses, pass cleanly: the PMTU its responses show
+    /// tells how many PSNs it took before its requester sends again.
+    pub first_read_clean: bool,
 }
 
 /// What really happened to a frame the tap recorded.
@@ -113,9 +134,18 @@ pub enum What {
     Data {
         qp: usize,
         off: u32,
+        /// The PSNs it consumes: 1, or a READ's responses.
+        span: u32,
         resend: bool,
         held_ns: i64,
         ce: bool,
+        delivered: bool,
+    },
+    /// A READ response at offset `off`: sent again (a re-read), reaching the requester.
+    Response {
+        qp: usize,
+        off: u32,
+        resend: bool,
         delivered: bool,
     },
     /// An ACK naming offset `off` (every offset up to it acknowledged).
@@ -145,6 +175,7 @@ impl What {
     pub fn qp(&self) -> Option<usize> {
         match *self {
             What::Data { qp, .. } | What::Ack { qp, .. } | What::Nak { qp, .. } | What::Cnp { qp } => Some(qp),
+            What::Response { qp, .. } => Some(qp),
             What::Copy { qp } => Some(qp),
             What::Tail => None,
         }
@@ -154,6 +185,8 @@ impl What {
 /// The tap's recording, in time order, and what the senders did.
 pub struct Run {
     pub frames: Vec<(i64, RoceFrame, What)>,
+    /// Per QP: it is UD, its packets not sequenced.
+    pub datagrams: Vec<bool>,
     /// Per QP: retransmission timeouts that fired.
     pub timeouts: Vec<u32>,
     /// Per QP: every PSN acknowledged in the end.
@@ -219,6 +252,8 @@ struct Sender {
     /// The retransmission timer counts from here (last progress, resend, or first send).
     timer_from: i64,
     timer_gen: u64,
+    /// A READ is re-issued for a gap in its responses, once until they progress.
+    reread: bool,
 }
 
 /// The responder of one QP (IBA §9.7.5): the PSN it expects and what it has NAKed.
@@ -231,6 +266,9 @@ struct Receiver {
     kept: BTreeSet<u32>,
     ack_pending: bool,
     last_cnp: Option<i64>,
+    /// READ responses: the next one may leave then; those below `responded` were sent before.
+    free_at: i64,
+    responded: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -245,6 +283,14 @@ enum Event {
     },
     /// The receiver's coalesced ACK is due.
     AckDue(usize),
+    /// The responder sends the READ response at `off` of a READ from `from`.
+    Respond {
+        qp: usize,
+        off: u32,
+        from: u32,
+    },
+    /// A READ response reaches the requester.
+    Response(usize, u32),
     /// A response reaches the sender.
     Ack(usize, u32),
     Nak(usize, u32),
@@ -279,6 +325,7 @@ impl Fabric {
             receivers: (0..n).map(|_| Receiver::default()).collect(),
             run: Run {
                 frames: Vec::new(),
+                datagrams: self.qps.iter().map(|q| q.ud).collect(),
                 timeouts: vec![0; n],
                 completed: vec![false; n],
                 lost_resends: vec![Vec::new(); n],
@@ -340,6 +387,8 @@ impl Sim<'_> {
             Event::Slot(qp) => self.slot(qp),
             Event::Arrive { qp, off, ce } => self.arrive(qp, off, ce),
             Event::AckDue(qp) => self.ack_due(qp),
+            Event::Respond { qp, off, from } => self.read_response(qp, off, from),
+            Event::Response(qp, off) => self.response_arrives(qp, off),
             Event::Ack(qp, off) => self.acknowledged(qp, off + 1),
             Event::Nak(qp, off) => {
                 let react = (self.f.nak_reaction_ns - 2 * HOP_NS).max(0);
@@ -353,6 +402,9 @@ impl Sim<'_> {
     /// A send slot: resends first, then new packets.
     fn slot(&mut self, qp: usize) {
         let q = &self.f.qps[qp];
+        if q.reads {
+            return self.read_slot(qp);
+        }
         let s = &mut self.senders[qp];
         let (off, resend) = if let Some(o) = s.resend.pop_front() {
             (o, true)
@@ -361,6 +413,10 @@ impl Sim<'_> {
                 s.timer_from = self.now;
             }
             s.sent += 1;
+            if q.ud {
+                // nothing to wait for
+                s.una = s.sent;
+            }
             (s.sent - 1, false)
         } else {
             s.busy = false;
@@ -382,7 +438,8 @@ impl Sim<'_> {
         // overtaken or lost starts mid-stream, where the analysis cannot know what came before
         // (docs/analysis.md, "Reordering": the prelude)
         let first = off == 0 && !resend;
-        let go_back_n = resend && f.recovery == Recovery::GoBackN;
+        // a re-issued READ lost or missed is no PSN a pass skipped
+        let go_back_n = resend && f.recovery == Recovery::GoBackN && !q.reads;
         if !first && self.rng.per_mille(f.drop_before_tap) {
             if go_back_n {
                 self.run.lost_resends[qp].push((off, self.now));
@@ -398,13 +455,15 @@ impl Sim<'_> {
             0
         };
         let at_tap = self.now + HOP_NS + held_ns;
-        let delivered = !self.rng.per_mille(f.drop_after_tap);
-        let mut w = write_only(requester(q, qp), responder(q, qp), psn(q, off), ack_req(q, off));
+        let delivered = !self.rng.per_mille(f.drop_after_tap) || first && q.reads && f.first_read_clean;
+        let mut w = request(q, qp, off);
         if ce {
             w.l3 = w.l3.with_qos(26, 3);
         }
-        if first || !self.rng.per_mille(f.mirror_miss) {
-            self.tap(at_tap, w, What::Data { qp, off, resend, held_ns, ce, delivered });
+        // (the mirror misses no READ request)
+        let span = if q.reads { message_end(q, off) - off } else { 1 };
+        if first || q.reads || !self.rng.per_mille(f.mirror_miss) {
+            self.tap(at_tap, w, What::Data { qp, off, span, resend, held_ns, ce, delivered });
         } else if go_back_n {
             self.run.missed_resends[qp].push((off, self.now));
         }
@@ -443,7 +502,18 @@ impl Sim<'_> {
             self.respond(ANSWER_NS, cnp, What::Cnp { qp }, None);
         }
         let expected = self.receivers[qp].expected;
-        if off == expected {
+        if q.ud {
+            // a datagram: no PSN checked, nothing answered
+        } else if q.reads && off <= expected {
+            // a READ, or one re-issued: (re)sent from its PSN on (IBA §9.7.5.1.5)
+            let r = &mut self.receivers[qp];
+            r.expected = expected.max(message_end(q, off));
+            let begin = r.free_at.max(self.now + ANSWER_NS);
+            r.free_at = begin + i64::from(message_end(q, off) - off) * US;
+            for (k, o) in (off..message_end(q, off)).enumerate() {
+                self.at(begin + k as i64 * US, Event::Respond { qp, off: o, from: off });
+            }
+        } else if off == expected {
             self.accept(qp, off);
         } else if off < expected {
             // a duplicate: IBA §9.7.5.1.2, acknowledged again (when it asks for an ACK)
@@ -542,6 +612,72 @@ impl Sim<'_> {
         self.wake(qp);
     }
 
+    /// A send slot of a reading QP: a READ re-issued from its first missing response, or the
+    /// next READ once the last one's responses have all come.
+    fn read_slot(&mut self, qp: usize) {
+        let q = &self.f.qps[qp];
+        let s = &mut self.senders[qp];
+        let again = s.resend.pop_front().map(|o| o.max(s.una)).filter(|&o| o < s.sent);
+        s.resend.clear();
+        let (off, resend) = match again {
+            Some(o) => (o, true),
+            None if s.una == s.sent && s.sent < q.packets => (s.sent, false),
+            None => {
+                s.busy = false;
+                return;
+            }
+        };
+        s.timer_from = self.now;
+        s.sent = s.sent.max(message_end(q, off));
+        self.transmit(qp, off, resend);
+        self.arm_timer(qp);
+        self.at(self.now + US, Event::Slot(qp));
+    }
+
+    /// The responder sends a READ response: lost, seen at the tap or not, as data packets are
+    /// (never held back, CE-marked or missed by the mirror; the first passes cleanly).
+    fn read_response(&mut self, qp: usize, off: u32, from: u32) {
+        let (f, q) = (self.f, &self.f.qps[qp]);
+        let r = &mut self.receivers[qp];
+        let resend = off < r.responded;
+        r.responded = r.responded.max(off + 1);
+        let first = (off == 0 || f.first_read_clean && off < message_end(q, 0)) && !resend;
+        if !first && self.rng.per_mille(f.drop_before_tap) {
+            return;
+        }
+        let delivered = first || !self.rng.per_mille(f.drop_after_tap);
+        let end = message_end(q, off);
+        let mut response =
+            read_responses(responder(q, qp), requester(q, qp), psn(q, from), end - from, q.pmtu as usize)
+                .swap_remove((off - from) as usize);
+        if off + 1 == end {
+            response.payload.truncate(q.pmtu as usize / 2);
+        }
+        let at_tap = self.now + HOP_NS;
+        self.tap(at_tap, response, What::Response { qp, off, resend, delivered });
+        if delivered {
+            self.at(at_tap + HOP_NS, Event::Response(qp, off));
+        }
+    }
+
+    /// A READ response reaches the requester: the next one it awaits completes the READ so
+    /// far; one after it shows a gap, and the requester re-issues the READ from the first
+    /// missing response (IBA §9.7.5.1.5) once it reacts, discarding the rest.
+    fn response_arrives(&mut self, qp: usize, off: u32) {
+        let s = &mut self.senders[qp];
+        if off == s.una {
+            s.reread = false;
+            self.acknowledged(qp, off + 1);
+            if self.senders[qp].una == self.senders[qp].sent {
+                self.wake(qp);
+            }
+        } else if off > s.una && !s.reread {
+            s.reread = true;
+            let (react, una) = ((self.f.nak_reaction_ns - 2 * HOP_NS).max(0), s.una);
+            self.at(self.now + react, Event::React(qp, una));
+        }
+    }
+
     /// The timer restarts at every progress and every resend (IBA §9.7.6.1.1, C9-140); when
     /// it expires the sender resends from the oldest PSN not acknowledged.
     fn arm_timer(&mut self, qp: usize) {
@@ -592,6 +728,45 @@ impl Sim<'_> {
     }
 }
 
+/// The offset after the last packet of the message `off` is in.
+pub fn message_end(q: &Qp, off: u32) -> u32 {
+    let m = q.message.max(1);
+    (off / m * m + m).min(q.packets)
+}
+
+/// The request of QP `i` at offset `off`: a 64-byte WRITE ONLY where the QP has no PMTU, else
+/// the FIRST, a MIDDLE, the LAST or the ONLY packet of one of its messages, or a READ from
+/// `off` to its message's end.
+pub fn request(q: &Qp, i: usize, off: u32) -> RoceFrame {
+    let (from, to, psn, ack_req) = (requester(q, i), responder(q, i), psn(q, off), ack_req(q, off));
+    if q.ud {
+        let deth = Deth { qkey: 0x1111_1111, src_qp: from.qpn };
+        return frame(from, to, 0x64, psn, ExtHeaders { deth: Some(deth), ..ExtHeaders::default() }, 64);
+    }
+    if q.reads {
+        return read_request(from, to, psn, (message_end(q, off) - off - 1) * q.pmtu + q.pmtu / 2);
+    }
+    if q.pmtu == 0 {
+        return write_only(from, to, psn, ack_req);
+    }
+    let (k, pmtu) = (off % q.message, q.pmtu as usize);
+    let packets = q.message.min(q.packets - (off - k));
+    // FIRST, MIDDLE, LAST, ONLY
+    let position = match (k == 0, k + 1 == packets) {
+        (true, false) => 0,
+        (false, false) => 1,
+        (false, true) => 2,
+        (true, true) => 3,
+    };
+    let opcode = if q.sends { [0x00, 0x01, 0x02, 0x04][position] } else { [0x06, 0x07, 0x08, 0x0A][position] };
+    let dma_len = (packets - 1) * q.pmtu + q.pmtu / 2;
+    let reth = (!q.sends && (position == 0 || position == 3)).then_some(Reth { va: 0, rkey: 1, dma_len });
+    let payload = if position < 2 { pmtu } else { pmtu / 2 };
+    let mut f = frame(from, to, opcode, psn, ExtHeaders { reth, ..ExtHeaders::default() }, payload);
+    f.bth.ack_req = ack_req;
+    f
+}
+
 /// Whether the packet at `off` asks for an ACK: every `ack_every`-th, and the last.
 pub fn ack_req(q: &Qp, off: u32) -> bool {
     off % q.ack_every.max(1) == q.ack_every.max(1) - 1 || off + 1 == q.packets
@@ -614,6 +789,24 @@ pub struct QpTruth {
     /// On the responder's flow.
     pub naks: u64,
     pub cnps: u64,
+    pub responses: Responses,
+}
+
+/// A QP's READ responses on its responder's flow (`responses.*` there), and of its request
+/// flow's retransmit episodes, whether each began with a READ re-issued after the tap saw a
+/// gap in its responses (trigger `response_gap`; listed only where the tap saw responses).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Responses {
+    pub packets: u64,
+    pub gaps: u64,
+    pub missing_psns: u64,
+    pub retransmitted: u64,
+    pub late_arrivals: u64,
+    pub reorder_events: u64,
+    pub retransmit_episodes: u64,
+    /// Of those, the episodes whose trigger is `reread`.
+    pub rereads: u64,
+    pub after_gap: Vec<bool>,
 }
 
 impl QpTruth {
@@ -689,6 +882,9 @@ pub enum Doubt {
     /// has no NAK left to answer (its NAK was the first part's), so it is `no_nak` though the
     /// NAK is in the capture. No count is in doubt.
     HeldSplitsResends(u32),
+    /// A READ response, the first appearance of a hole, at its reorder window's end, or
+    /// followed there by the response that decides (b): late or re-read either way.
+    ResponseAtWindowEdge(u32),
 }
 
 impl Doubt {
@@ -738,6 +934,8 @@ struct Seen {
     held: bool,
     /// The first appearance of a hole: its gap.
     hole_of: Option<usize>,
+    /// A READ re-issued from a response the tap saw skipped, and not since.
+    after_gap: bool,
 }
 
 /// Walks the tap's frames of QP `qp` as docs/analysis.md defines the counters, deciding what
@@ -754,9 +952,19 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
     let (mut gaps, mut data, mut acks) = (Vec::<Gap>::new(), Vec::<Seen>::new(), Vec::new());
     // NAKs the analysis links to the flow, and those of them that name a hole
     let (mut naks, mut hole_naks) = (Vec::new(), Vec::new());
+    // READ responses: the next one, and those a gap skipped that have not appeared since
+    let (mut next_response, mut skipped) = (None::<u32>, BTreeSet::new());
+    let doubted;
+    (t.responses, doubted) = responses_truth(run, qp);
     for (index, (ts, _, what)) in run.frames.iter().enumerate() {
         match *what {
-            What::Data { qp: q, off, resend, held_ns, ce, .. } if q == qp => {
+            // a UD datagram: counted and checked for marks, never sequenced (docs: "PSN
+            // sequence")
+            What::Data { qp: q, ce, .. } if q == qp && run.datagrams[qp] => {
+                t.packets += 1;
+                t.ce += u64::from(ce);
+            }
+            What::Data { qp: q, off, span, resend, held_ns, ce, .. } if q == qp => {
                 t.packets += 1;
                 t.ce += u64::from(ce);
                 let again = first.contains_key(&off);
@@ -781,9 +989,21 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
                         _ => Class::Retransmission,
                     },
                 };
-                expected = Some(expected.map_or(off + 1, |e| e.max(off + 1)));
+                // docs: `response_gap`, a response skipped from the resent PSN on, among those
+                // requested so far, that has not appeared since
+                let requested_end = expected.map_or(off + 1, |e| e.max(off + 1));
+                let after_gap = skipped.iter().any(|&h| (off..requested_end).contains(&h));
+                expected = Some(expected.map_or(off + span, |e| e.max(off + span)));
                 first.entry(off).or_insert(data.len());
-                data.push(Seen { index, ts: *ts, off, class, again, held: held_ns > 0, hole_of });
+                data.push(Seen { index, ts: *ts, off, class, again, held: held_ns > 0, hole_of, after_gap });
+            }
+            // the responses' PSNs a gap skipped and that have not appeared since
+            What::Response { qp: q, off, .. } if q == qp => {
+                if let Some(e) = next_response.filter(|&e| off > e) {
+                    skipped.extend(e..off);
+                }
+                skipped.remove(&off);
+                next_response = Some(next_response.map_or(off + 1, |e| e.max(off + 1)));
             }
             What::Ack { qp: q, off } if q == qp && paired => acks.push((index, off)),
             What::Nak { qp: q, off, .. } if q == qp => {
@@ -806,10 +1026,13 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
         t.late_arrivals += u64::from(d.class == Class::Late);
         t.retransmitted += u64::from(d.class == Class::Retransmission);
         t.retransmit_episodes += u64::from(d.class == Class::Retransmission && !in_episode);
+        if d.class == Class::Retransmission && !in_episode && t.responses.packets > 0 {
+            t.responses.after_gap.push(d.after_gap);
+        }
         in_episode = d.class == Class::Retransmission;
     }
     t.reorder_naks = hole_naks.iter().filter(|&&off| class_of(off) == Some(Class::Late)).count() as u64;
-    let mut doubts: Vec<Doubt> = Vec::new();
+    let mut doubts: Vec<Doubt> = doubted.map(Doubt::ResponseAtWindowEdge).into_iter().collect();
     for gap in &gaps {
         let mut lacking = 0;
         for &h in &gap.holes {
@@ -843,6 +1066,65 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
     doubts.extend((1..data.len()).filter(|&k| split(k)).map(|k| Doubt::HeldSplitsResends(data[k].off)));
     doubts.extend(passes(run, qp, &data));
     (t, doubts)
+}
+
+/// The READ responses of QP `qp` at the tap, counted by docs/analysis.md's rules ("READ
+/// responses"): one READ is outstanding at a time and its responses are never held back, so
+/// a response ahead of the next is a gap, one behind it a re-read's; the first appearance of
+/// a hole is nevertheless a late arrival where (a) and (b) say so ("Reordering": within the
+/// reorder window of its gap, and the first response after the run of holes' first
+/// appearances a new PSN or none within the window). With the hole, if any, whose decision
+/// lies within a µs of the window's end.
+fn responses_truth(run: &Run, qp: usize) -> (Responses, Option<u32>) {
+    let seen: Vec<(i64, u32)> = run
+        .frames
+        .iter()
+        .filter_map(|(ts, _, w)| match *w {
+            What::Response { qp: q, off, .. } if q == qp => Some((*ts, off)),
+            _ => None,
+        })
+        .collect();
+    let (mut r, mut doubt) = (Responses { packets: seen.len() as u64, ..Responses::default() }, None);
+    // the gaps: when they opened, their holes, how many came late
+    let (mut gaps, mut gap_of) = (Vec::<(i64, u32, u32)>::new(), HashMap::<u32, usize>::new());
+    let (mut next, mut appeared, mut rereading) = (None::<u32>, BTreeSet::new(), false);
+    for (k, &(ts, off)) in seen.iter().enumerate() {
+        let hole = next.is_some_and(|e| off < e) && !appeared.contains(&off);
+        let late = hole && {
+            let g = gap_of[&off];
+            let since_gap = |t: i64| t - gaps[g].0;
+            let first_of_hole = |&&(_, o): &&(i64, u32)| next.is_some_and(|e| o < e) && !appeared.contains(&o);
+            let after = seen[k + 1..].iter().find(|x| !first_of_hole(x) || x.1 == off);
+            if (since_gap(ts) - REORDER_WINDOW_NS).abs() <= US
+                || after.is_some_and(|&(t, _)| (since_gap(t) - REORDER_WINDOW_NS).abs() <= US)
+            {
+                doubt = Some(off);
+            }
+            let new = |&(t, o): &(i64, u32)| since_gap(t) > REORDER_WINDOW_NS || next.is_none_or(|e| o >= e);
+            since_gap(ts) <= REORDER_WINDOW_NS && after.is_none_or(new)
+        };
+        if let Some(e) = next.filter(|&e| off > e) {
+            gap_of.extend((e..off).map(|h| (h, gaps.len())));
+            gaps.push((ts, off - e, 0));
+        }
+        let behind = next.is_some_and(|e| off < e) && !late;
+        if late {
+            r.late_arrivals += 1;
+            gaps[gap_of[&off]].2 += 1;
+        }
+        r.retransmitted += u64::from(behind);
+        r.retransmit_episodes += u64::from(behind && !rereading);
+        rereading = behind;
+        appeared.insert(off);
+        next = Some(next.map_or(off + 1, |e| e.max(off + 1)));
+    }
+    for (_, holes, late) in gaps {
+        r.gaps += u64::from(late < holes);
+        r.reorder_events += u64::from(late == holes);
+        r.missing_psns += u64::from(holes - late);
+    }
+    r.rereads = r.retransmit_episodes;
+    (r, doubt)
 }
 
 /// Go-back-N resends the analysis cannot see lost, or takes for lost: a lost resend is seen
@@ -935,13 +1217,20 @@ impl Run {
     pub fn trace(&self, fabric: &Fabric) -> String {
         let at = |ts: i64| format!("{:>9.3}", (ts - T0) as f64 / 1000.0);
         let line = |(ts, _, what): &(i64, RoceFrame, What)| match *what {
-            What::Data { qp, off, resend, held_ns, ce, delivered } => format!(
+            What::Data { qp, off, resend, held_ns, ce, delivered, .. } => format!(
                 "{} QP{qp} data off {off} psn {}{}{}{}{}",
                 at(*ts),
                 psn(&fabric.qps[qp], off),
                 if resend { " RESEND" } else { "" },
                 if held_ns > 0 { format!(" held {held_ns} ns") } else { String::new() },
                 if ce { " CE" } else { "" },
+                if delivered { "" } else { " LOST-AFTER-TAP" },
+            ),
+            What::Response { qp, off, resend, delivered } => format!(
+                "{}   QP{qp} READ response off {off} psn {}{}{}",
+                at(*ts),
+                psn(&fabric.qps[qp], off),
+                if resend { " RESEND" } else { "" },
                 if delivered { "" } else { " LOST-AFTER-TAP" },
             ),
             What::Ack { qp, off } => format!("{}   QP{qp} ACK off {off}", at(*ts)),
