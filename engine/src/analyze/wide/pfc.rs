@@ -113,7 +113,7 @@ pub const STORMS_KEPT: usize = 64;
 pub const PERIODS_KEPT: usize = 1 << 16;
 
 /// Pause state of every source seen, up to [`MAX_SOURCES`].
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PauseTracker {
     /// Link speed in Gb/s: one quantum lasts 512 / speed nanoseconds.
     link_gbps: u64,
@@ -128,7 +128,7 @@ pub struct PauseTracker {
 }
 
 /// The pause periods that ended, over all sources.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Ended {
     /// Paused time per priority (and [`PAUSE_CHANNEL`]) over time, summed over sources.
     pub paused: Timeline,
@@ -155,24 +155,29 @@ impl Ended {
         }
     }
 
-    /// Goes on with the periods of `end` that began after `after_ns`, `end` having gone on
-    /// from `start_not_kept` periods not kept.
-    fn graft(&mut self, end: Ended, start_not_kept: u64, after_ns: i64) {
+    /// Goes on as `end` went on from `start`: its periods after those `start` held (a period
+    /// open at the boundary included, whenever it began); an error where `end`'s periods do
+    /// not begin with `start`'s.
+    fn graft(&mut self, start: &Ended, end: Ended, after_ns: i64) -> Result<(), &'static str> {
+        let before = start.periods.len();
+        if end.periods.get(..before) != Some(&start.periods[..]) {
+            return Err("pause periods that do not go on from the part's start");
+        }
         self.paused.graft_after(&end.paused, after_ns);
         for storm in end.storms.into_iter().filter(|s| s.1 >= after_ns) {
             if self.storms.len() < STORMS_KEPT {
                 self.storms.push(storm);
             }
         }
-        let later = end.periods.into_iter().filter(|p| p.period.start_ns >= after_ns);
-        for p in later {
+        for p in end.periods.into_iter().skip(before) {
             if self.periods.len() < PERIODS_KEPT {
                 self.periods.push(p);
             } else {
                 self.periods_not_kept += 1;
             }
         }
-        self.periods_not_kept += end.periods_not_kept - start_not_kept;
+        self.periods_not_kept += end.periods_not_kept.saturating_sub(start.periods_not_kept);
+        Ok(())
     }
 
     /// Puts the periods in order of their start, whatever order their sources closed in.
@@ -348,7 +353,7 @@ impl PauseTracker {
         if self.pfc.len() + self.pause.len() >= MAX_SOURCES {
             return Err("the pause sources' bound");
         }
-        self.ended.graft(end.ended, start.ended.periods_not_kept, after_ns);
+        self.ended.graft(&start.ended, end.ended, after_ns)?;
         Ok(())
     }
 }
@@ -365,6 +370,26 @@ mod tests {
         let mut q = [0u16; 8];
         q[usize::from(priority)] = quanta;
         Pfc { class_enable: 1 << priority, quanta: q }
+    }
+
+    #[test]
+    fn a_period_open_where_a_part_ends_is_kept_when_it_closes_in_the_next() {
+        let mut whole = PauseTracker::new(100, 100 * MS);
+        whole.observe_pfc(1, 0, MAC, &xoff(3, 0xFFFF));
+        whole.observe_pfc(2, MS / 10, MAC, &xoff(3, 0));
+        whole.observe_pfc(3, 2 * MS, MAC, &xoff(3, 0xFFFF));
+        // a part's kept frames end here, the second period open
+        let start = whole.clone();
+        let mut end = whole.clone();
+        end.observe_pfc(4, 2 * MS + MS / 10, MAC, &xoff(3, 0));
+        whole.graft(&start, end, 2 * MS + 1).expect("grafts");
+        let starts: Vec<i64> = whole.ended.periods.iter().map(|p| p.period.start_ns).collect();
+        assert_eq!(starts, [0, 2 * MS], "the period begun before the boundary, closed after it");
+        // periods that do not go on from the start's are refused
+        let mut other = PauseTracker::new(100, 100 * MS);
+        other.observe_pfc(1, 0, MAC, &xoff(3, 0xFFFF));
+        other.observe_pfc(2, 5, MAC, &xoff(3, 0));
+        assert!(whole.clone().graft(&start, other, 2 * MS + 1).is_err());
     }
 
     #[test]
