@@ -52,11 +52,10 @@ impl Analyzer {
         let Some(r) = self.flows.flow(resender).filter(|r| r.peer.is_none()) else { return };
         let unpaired = |c: FlowId| self.flows.flow(c).filter(|c| c.peer.is_none());
         let between = self.flows.between(r.key.dst, r.key.src);
-        let naked = |&c: &FlowId| unpaired(c).is_some_and(|c| c.awaits_resend_of(psn, ts_ns));
         let answerable = |&c: &FlowId| unpaired(c).is_some_and(|c| c.may_await_resend_at(r, psn, ts_ns));
-        let answered: Candidates = between.iter().copied().filter(naked).collect();
-        if let [response] = answered[..]
-            && between.iter().filter(|c| answerable(c)).count() == 1
+        let answerable: Candidates = between.iter().copied().filter(answerable).collect();
+        if let [response] = answerable[..]
+            && unpaired(response).is_some_and(|c| c.awaits_resend_of(psn, ts_ns))
         {
             self.pair_and_eliminate(response, resender, PairMethod::Nak);
         }
