@@ -728,9 +728,10 @@ pub struct AnalysisOptions {
     #[arg(long, value_name = "MS", default_value_t = in_units(defaults().qp_reuse_idle_ns, MS))]
     pub qp_reuse_idle_ms: u64,
 
-    /// A resend with no NAK before it is a timeout only after at least this much silence
-    /// (else `no_nak`); a packet after such a silence, or as late as this after its match, is
-    /// a resend, not another tap's copy
+    /// A resend with no NAK before it is a timeout only after at least this much silence, or
+    /// when a PFC pause on its priority held the sender within this time before it (else
+    /// `no_nak`); a packet after such a silence, or as late as this after its match, is a
+    /// resend, not another tap's copy
     #[arg(long, value_name = "US", default_value_t = in_units(defaults().min_ack_timeout_ns, US))]
     pub min_ack_timeout_us: u64,
 

@@ -10,6 +10,7 @@ mod uet;
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Finding, Kind, Severity, kinds};
 use crate::analyze::report::{FlowReport, Report};
+use crate::analyze::wide::pfc::PERIODS_KEPT;
 use crate::decode::Endpoint;
 use rustc_hash::FxHashSet;
 
@@ -778,23 +779,27 @@ fn capture_limits(r: &mut Rules<'_>) {
         );
     }
     let limits = &report.limits;
-    let beyond = limits.untracked_packets + limits.connections_not_kept + limits.pause_frames_not_kept;
-    if beyond + limits.pause_periods_not_kept > 0 {
+    let beyond = limits.untracked_packets
+        + limits.connections_not_kept
+        + limits.pause_frames_not_kept
+        + limits.pause_periods_not_kept;
+    if beyond > 0 {
         r.add(
             About {
                 kind: kinds::LIMITS_REACHED,
-                cause: "The capture holds more flows (QPs), CM connections or pause sources than the analysis keeps in memory: a very large fabric, random or corrupted QP numbers, or crafted traffic.",
+                cause: "The capture holds more flows (QPs), CM connections, pause sources or pause periods than the analysis keeps in memory: a very large fabric, random or corrupted QP numbers, or crafted traffic.",
                 action: "Re-run with a larger --max-flows (each flow takes about 1 KiB), or filter the capture to the hosts of interest.",
             },
             format!(
                 "{} RoCE packets belong to flows beyond the first {} and are in the capture-wide totals only; \
                  {} CM connections and {} pause frames beyond the tracking limits were counted only; \
-                 {} pause periods beyond the first 65,536 were not joined with resends",
+                 {} pause periods beyond the first {} were not joined with resends",
                 limits.untracked_packets,
                 report.config.max_flows,
                 limits.connections_not_kept,
                 limits.pause_frames_not_kept,
-                limits.pause_periods_not_kept
+                limits.pause_periods_not_kept,
+                PERIODS_KEPT
             ),
             Evidence {
                 count: limits.untracked_packets,
