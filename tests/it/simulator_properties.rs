@@ -9,10 +9,9 @@
 //! PMTU, with READs (and the triggers of READs re-issued), or with UD QPs. A QP the truth has a [`Doubt`] about (the analysis's rules
 //! decide from what follows, and may say other than what happened) is checked on what no
 //! decision moves (`QpTruth::conserved`); so is a QP whose PSNs another QP between its hosts
-//! shares (NCCL's), whose pairing comes when the evidence singles it out. Two ignored
-//! properties show the known disagreements (every counter of every doubted QP; a first READ
-//! re-issued where its responses showed the PMTU), and `census` prints the
-//! smallest fabric of each kind of doubt where the report differs. `SIMULATOR_PCAP=FILE` keeps
+//! shares (NCCL's), whose pairing comes when the evidence singles it out. An ignored
+//! property shows the known disagreements (every counter of every doubted QP), and `census`
+//! prints the smallest fabric of each kind of doubt where the report differs. `SIMULATOR_PCAP=FILE` keeps
 //! the last capture analysed, for `rocescope packets FILE`.
 
 use crate::simulator::{Doubt, Fabric, Qp, QpTruth, Recovery, Responses, Run, What, requester, responder, truth};
@@ -663,7 +662,6 @@ proptest! {
     /// A QP's first READ re-issued from a response whose offset in it another PMTU's count
     /// would give: its responses' PMTU, shown before it, says it is a retransmission.
     #[test]
-    #[ignore = "analyzer: a READ's PSNs are decided by the PMTU alternatives kept when it was seen, though its responses showed the PMTU before the next request (a re-issued READ is taken for a new one)"]
     fn a_first_read_re_issued_is_a_retransmission(f in reading((15, 15, 15, 100, 100, 20), Starts::AnyWhereNakedPsnsAreHoles, false)) {
         check(&f, Strict::ExceptDoubts)?;
     }

@@ -42,7 +42,9 @@ impl Analyzer {
         let config = self.config.reorder;
         let read_request = opcode::is_read_request(roce.opcode);
         // only READs and their responses need the path MTU and the peer's READs
-        let pmtu = if read_request || space == Space::Responses { self.pmtu_of(fid) } else { None };
+        let awaits_pmtu =
+            space == Space::Requests && self.flows.flow(fid).is_some_and(|f| f.requests.seq.awaits_read_pmtu());
+        let pmtu = if read_request || space == Space::Responses || awaits_pmtu { self.pmtu_of(fid) } else { None };
         let mut reads = if space == Space::Responses { self.take_peer_reads(fid) } else { ReadQueue::default() };
         let mut events = std::mem::take(&mut self.events);
         events.clear();
@@ -50,6 +52,9 @@ impl Analyzer {
         let idle_ns = f.sequenced_at(s.ts_ns);
         let held = match space {
             Space::Requests => {
+                if let (true, Some(pmtu)) = (awaits_pmtu, pmtu) {
+                    f.requests.seq.settle_read_pmtu(pmtu);
+                }
                 let next = match (read_request, pmtu) {
                     (false, _) => Next::Consumed(1),
                     (true, Some(pmtu)) => Next::Consumed(read_psns(dma_len(roce), pmtu)),

@@ -250,6 +250,36 @@ impl Sequence {
         self.read_alternatives.map_or(self.expected, |alternatives| Some(alternatives[0]))
     }
 
+    /// Does the expected PSN wait on a READ's path MTU ([`Sequence::settle_read_pmtu`])?
+    pub fn awaits_read_pmtu(&self) -> bool {
+        self.read_alternatives.is_some()
+    }
+
+    /// A READ seen before its path MTU was known: its responses have shown it since, so the
+    /// expected PSN is the one that PMTU gives (a request re-issued from within the READ's
+    /// range is then a retransmission, whatever PSN another PMTU would have ended at).
+    pub fn settle_read_pmtu(&mut self, pmtu: u32) {
+        let Some(alternatives) = self.read_alternatives else { return };
+        if let Some(i) = PMTUS.iter().position(|&m| m == pmtu) {
+            self.expected = Some(alternatives[i]);
+            self.read_alternatives = None;
+        }
+    }
+
+    /// After a READ of unknown PMTU, the next request's PSN tells which PMTU it was: one
+    /// that some PMTU's end explains sets the expected PSN there; one behind the expected
+    /// PSN (the READ re-issued, an earlier resend) tells nothing and keeps the alternatives;
+    /// any other leaves the expected PSN at the largest PMTU's end.
+    fn narrow_read_alternatives(&mut self, psn: u32) {
+        let Some(alternatives) = self.read_alternatives else { return };
+        if alternatives.contains(&psn) {
+            self.expected = Some(psn);
+        } else if self.is_behind(psn) {
+            return;
+        }
+        self.read_alternatives = None;
+    }
+
     /// Does a decision wait for a reorder window to pass?
     pub fn waits(&self) -> bool {
         self.run_deadline_ns.is_some() || self.gap_list.unsettled().next().is_some() || self.naked.is_waiting()
@@ -286,12 +316,7 @@ impl Sequence {
     /// appended to `out` in arrival order; returns true when this packet waits for a decision.
     pub fn observe(&mut self, a: Arrival, rules: &Rules<'_>, config: &ReorderConfig, out: &mut Vec<SeqEvent>) -> bool {
         self.sequenced += 1;
-        if let (Some(alternatives), Some(e)) = (self.read_alternatives.take(), self.expected)
-            && alternatives.contains(&a.psn)
-            && a.psn != e
-        {
-            self.expected = Some(a.psn);
-        }
+        self.narrow_read_alternatives(a.psn);
         if self.naked.is_waiting() {
             self.meet_waiting_copies(a, config, out);
         }
@@ -1050,5 +1075,40 @@ mod tests {
         // a zero-length READ consumes one PSN
         assert_eq!(read_psns(0, 1024), 1);
         assert_eq!(read_psns(1025, 1024), 2);
+    }
+
+    /// A READ of 3,000 bytes at PSN 100, PMTU unknown (1 PSN at 4096, 3 at 1024), then the
+    /// requests `then`, the path MTU `settle` known before the last: the last one's class.
+    fn last_after_read(then: &[u32], settle: Option<u32>) -> SeqClass {
+        let config = ReorderConfig::default();
+        let (mut s, mut out) = (Sequence::default(), Vec::new());
+        let read = Rules { holes: &EveryPsn, ahead_in_order: false, next: Next::ReadOfUnknownPmtu(3000) };
+        s.observe(Arrival { frame: 1, ts_ns: 0, psn: 100 }, &read, &config, &mut out);
+        for (i, &psn) in then.iter().enumerate() {
+            if let Some(pmtu) = settle.filter(|_| i == then.len() - 1) {
+                s.settle_read_pmtu(pmtu);
+            }
+            s.observe(Arrival { frame: 2 + i as u64, ts_ns: US * (1 + i as i64), psn }, &REQUESTS, &config, &mut out);
+        }
+        match out.iter().rev().find(|e| matches!(e, SeqEvent::Packet(o) if o.arrival.frame == 1 + then.len() as u64)) {
+            Some(SeqEvent::Packet(o)) => o.class,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_read_re_issued_before_the_next_request_keeps_its_pmtus_open() {
+        // the READ sent again: the next request at 103 still says PMTU 1024
+        assert_eq!(last_after_read(&[100, 103], None), InOrder);
+        // a request past every PMTU's end: a gap from the largest PMTU's end
+        assert_eq!(last_after_read(&[100, 105], None), Gap { missing: 4 });
+    }
+
+    #[test]
+    fn a_read_s_pmtu_shown_by_its_responses_decides_its_end() {
+        // the responses showed PMTU 1024: a READ re-issued at 101 is within the first one,
+        // though at PMTU 2048 (2 PSNs) it would be the next request
+        assert_eq!(last_after_read(&[101], Some(1024)), Retransmission);
+        assert_eq!(last_after_read(&[101], None), InOrder);
     }
 }
