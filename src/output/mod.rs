@@ -26,6 +26,7 @@ pub mod packet_table;
 #[cfg(not(feature = "tables"))]
 pub mod packet_table_absent;
 pub mod path_text;
+pub mod record;
 pub mod summary;
 #[cfg(feature = "tables")]
 pub mod tables;

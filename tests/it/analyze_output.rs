@@ -278,3 +278,150 @@ fn the_packet_table_is_the_same_for_any_thread_count_and_from_standard_input() {
         assert!(table(threads, stdin) == one, "--threads {threads}, standard input {stdin}");
     }
 }
+
+/// Each report table's record: where its rows are in the JSON report.
+fn json_rows(report: &Value, table: &str) -> Vec<Value> {
+    let array = |v: &Value| v.as_array().cloned().unwrap_or_default();
+    let with = |rows: Vec<Value>, extra: &[(&str, Value)]| -> Vec<Value> {
+        rows.into_iter()
+            .map(|mut r| {
+                for (k, v) in extra {
+                    r[*k] = v.clone();
+                }
+                r
+            })
+            .collect()
+    };
+    match table {
+        "flows" => array(&report["flows"]),
+        "retransmit_episodes" => array(&report["retransmit_episodes"]),
+        "findings" => array(&report["findings"]),
+        "pfc" => {
+            let mut rows = with(array(&report["pfc"]), &[("kind", "pfc".into())]);
+            rows.extend(with(array(&report["pause"]), &[("kind", "pause".into())]));
+            rows
+        }
+        "cnp_bursts" => array(&report["congestion"]["cnp_bursts"]),
+        "incast" => array(&report["congestion"]["incast"]["periods"]),
+        "hops" => array(&report["path"]["hops"]),
+        "counters" => array(&report["counters"])
+            .iter()
+            .flat_map(|h| {
+                let extra =
+                    [("host", h["host"].clone()), ("source", h["source"].clone()), ("window", h["window"].clone())];
+                with(array(&h["rows"]), &extra)
+            })
+            .collect(),
+        "uet_pdcs" => array(&report["uet"]["pdcs"]),
+        other => panic!("no table {other}"),
+    }
+}
+
+/// A JSON record's leaves, its objects' keys joined by `_`; an object that is a table's text
+/// column (a tally) is a leaf.
+fn leaves(value: &Value, path: &str, text_columns: &[String], out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) if !text_columns.iter().any(|c| c == path) => {
+            for (key, v) in map {
+                let path = if path.is_empty() { key.clone() } else { format!("{path}_{key}") };
+                leaves(v, &path, text_columns, out);
+            }
+        }
+        _ => out.push((path.to_string(), value.clone())),
+    }
+}
+
+/// The cell at `row` of `column` as JSON.
+fn cell(column: &Column, row: usize) -> Value {
+    match column.get(row).expect("row") {
+        AnyValue::Null => Value::Null,
+        AnyValue::Boolean(b) => b.into(),
+        AnyValue::String(s) => s.into(),
+        AnyValue::StringOwned(s) => s.as_str().into(),
+        AnyValue::UInt32(v) => v.into(),
+        AnyValue::UInt64(v) => v.into(),
+        AnyValue::Int64(v) => v.into(),
+        AnyValue::Float64(v) => v.into(),
+        other => panic!("a column of {other:?}"),
+    }
+}
+
+/// The record is the schema: every key of every table record in the JSON report is a column
+/// of its table in the Parquet and CSV files, each numeric value the same, and no column is a
+/// key the JSON lacks (a key left out of one output fails here).
+#[test]
+fn every_key_of_a_table_record_is_a_column_of_its_table_with_its_value() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let taps: Vec<String> = ["host_a", "leaf", "spine", "host_b"]
+        .iter()
+        .flat_map(|t| ["--tap".to_string(), format!("{t}={}", sample(&format!("path/{t}.pcapng")))])
+        .collect();
+    let counters = [
+        "--counters".to_string(),
+        format!("10.0.0.3={},{}", sample("counters/10.0.0.3.before.txt"), sample("counters/10.0.0.3.after.txt")),
+        "--switch-counters".to_string(),
+        format!("leaf1={},{}", sample("counters/leaf1.before.txt"), sample("counters/leaf1.after.txt")),
+        sample("congestion_ecn_cnp.pcap"),
+    ];
+    let runs: Vec<Vec<String>> = vec![
+        vec![sample("loss_go_back_n.pcap")],
+        vec![sample("reordering.pcap")],
+        vec![sample("dcqcn_reaction.pcap")],
+        vec![sample("incast.pcap")],
+        vec![sample("pfc_storm.pcap")],
+        vec![sample("bidirectional_read_write.pcap")],
+        vec![sample("uet_trimmed.pcap")],
+        taps,
+        counters.to_vec(),
+    ];
+    let mut tables_seen = std::collections::BTreeSet::new();
+    for (i, inputs) in runs.iter().enumerate() {
+        let out = dir.path().join(i.to_string());
+        let mut args = vec!["analyze", "-q", "--out", out.to_str().unwrap()];
+        args.extend(inputs.iter().map(String::as_str));
+        common::run_ok(&args);
+        let report: Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        for entry in std::fs::read_dir(&out).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(table) = path.file_name().unwrap().to_str().unwrap().strip_suffix(".parquet") else { continue };
+            let df = parquet(&path);
+            let header = csv_rows(&path.with_extension("csv")).into_iter().next().unwrap_or_default();
+            let names: Vec<String> = df.get_column_names().iter().map(|n| n.to_string()).collect();
+            assert_eq!(header, names.join(","), "{table}: the CSV's columns are the Parquet's");
+            let text_columns: Vec<String> =
+                df.columns().iter().filter(|c| c.dtype() == &DataType::String).map(|c| c.name().to_string()).collect();
+            let rows = json_rows(&report, table);
+            assert_eq!(df.height(), rows.len(), "{table}: a row per record");
+            for (r, record) in rows.iter().enumerate() {
+                let mut keys = Vec::new();
+                leaves(record, "", &text_columns, &mut keys);
+                for (key, value) in &keys {
+                    let object = |n: &String| n.starts_with(&format!("{key}_"));
+                    if value.is_null() && names.iter().any(object) {
+                        continue; // an absent object: its columns are empty
+                    }
+                    let column =
+                        df.column(key).unwrap_or_else(|_| panic!("{table}: `{key}` is in the JSON, not the table"));
+                    if value.is_number() || value.is_boolean() {
+                        let cell = cell(column, r);
+                        let same = cell == *value || cell.as_f64().zip(value.as_f64()).is_some_and(|(a, b)| a == b);
+                        assert!(same, "{table} row {r} `{key}`: {cell} in the table, {value} in the JSON");
+                    }
+                }
+                // a column the record lacks is empty: an absent object's, or a key the JSON
+                // leaves out when it has no value (a finding's `hop`)
+                for name in &names {
+                    let present = keys.iter().any(|(k, _)| k == name);
+                    assert!(
+                        present || cell(df.column(name).unwrap(), r).is_null(),
+                        "{table}: `{name}` is no key of the JSON"
+                    );
+                }
+            }
+            tables_seen.insert(table.to_string());
+        }
+    }
+    let all =
+        ["flows", "retransmit_episodes", "findings", "pfc", "cnp_bursts", "incast", "hops", "counters", "uet_pdcs"];
+    assert_eq!(tables_seen, all.iter().map(|t| t.to_string()).collect(), "every table was checked");
+}

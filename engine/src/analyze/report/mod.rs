@@ -4,6 +4,7 @@
 pub mod chart_data;
 pub mod congestion;
 pub mod counters;
+pub mod exemplar;
 pub mod finding;
 pub mod path;
 pub mod paused;

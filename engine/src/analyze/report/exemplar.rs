@@ -1,0 +1,313 @@
+//! Exemplars of the report's table records: the schema of the flows, episodes, findings and
+//! the other tables that `--out`, the dataset and the Python module's DataFrames hold.
+//!
+//! A table's columns are its record's JSON keys, flattened; a row's optional values and lists
+//! vary, so the schema comes from one exemplar row in which every optional value is present
+//! (its type is the column's) and every list and tally is empty (one text column). A record
+//! that gains a field does not build until its exemplar has it.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr};
+
+use crate::analyze::congestion::incast::IncastPeriod;
+use crate::analyze::congestion::reaction::Outcome;
+use crate::analyze::counts::{EcnCounts, FlowCounters};
+use crate::analyze::flow::episodes::{Episode, Pattern, Trigger};
+use crate::analyze::flow::sequence::Decision;
+use crate::analyze::flow::table::FirstFrames;
+use crate::analyze::id::Space;
+use crate::analyze::report::congestion::{BurstReport, FlowCongestion};
+use crate::analyze::report::counters::{Agreement, CounterRow};
+use crate::analyze::report::finding::{Evidence, Finding, Severity};
+use crate::analyze::report::path::{DelayBins, Direction, HopReport};
+use crate::analyze::report::uet::PdcReport;
+use crate::analyze::report::{DurationSummary, FlowReport, PauseReport, PeerSummary, SequenceReport, SizeSummary};
+use crate::analyze::wide::pfc::PauseStats;
+use crate::analyze::wide::policy::{PolicyCounts, Violations};
+use crate::decode::Endpoint;
+
+/// A table record's exemplar: every optional value present, every list and tally empty.
+pub trait Exemplar {
+    fn exemplar() -> Self;
+}
+
+const HOST: Endpoint = Endpoint::Ip(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+
+impl Exemplar for DurationSummary {
+    fn exemplar() -> Self {
+        DurationSummary { count: 0, min: Some(0), p50: Some(0), p99: Some(0), max: Some(0) }
+    }
+}
+
+impl Exemplar for SizeSummary {
+    fn exemplar() -> Self {
+        SizeSummary { min: Some(0), mean: Some(0), max: Some(0) }
+    }
+}
+
+impl Exemplar for SequenceReport {
+    fn exemplar() -> Self {
+        SequenceReport { first_psn: Some(0), highest_psn: Some(0), ..SequenceReport::default() }
+    }
+}
+
+impl Exemplar for Violations {
+    fn exemplar() -> Self {
+        Violations { count: 0, first_frame: Some(0) }
+    }
+}
+
+impl Exemplar for PolicyCounts {
+    fn exemplar() -> Self {
+        let v = Violations::exemplar();
+        PolicyCounts { data_dscp: v, data_pcp: v, not_ect_data: v, cnp_dscp: v, cnp_pcp: v, cm_dscp: v }
+    }
+}
+
+impl Exemplar for FirstFrames {
+    fn exemplar() -> Self {
+        let f = Some(0);
+        FirstFrames {
+            gap: f,
+            retransmission: f,
+            nak_psn_seq_err: f,
+            nak_other: f,
+            rnr_nak: f,
+            ce: f,
+            late_arrival: f,
+            vcrc_bad: f,
+            fecn: f,
+            mirror_duplicate: f,
+        }
+    }
+}
+
+impl Exemplar for FlowCongestion {
+    fn exemplar() -> Self {
+        let f = Some(0.0);
+        FlowCongestion {
+            first_cnp_burst_frame: Some(0),
+            reaction_ratio_p50: f,
+            recovery_us_p50: f,
+            recovery_us_max: f,
+            fct_us_p50: f,
+            fct_us_p99: f,
+            fct_us_max: f,
+            ..FlowCongestion::default()
+        }
+    }
+}
+
+impl Exemplar for FlowReport {
+    fn exemplar() -> Self {
+        FlowReport {
+            id: 0,
+            src_ip: HOST,
+            dst_ip: HOST,
+            dst_qp: 0,
+            src_qp: Some(0),
+            version: 0,
+            transport: "",
+            first_frame: 0,
+            last_frame: 0,
+            first_ts_ns: 0,
+            last_ts_ns: 0,
+            duration_ns: 0,
+            counts: FlowCounters::default(),
+            throughput_bps: 0,
+            opcodes: BTreeMap::new(),
+            dscp: BTreeMap::new(),
+            ecn: EcnCounts::default(),
+            pcp: BTreeMap::new(),
+            udp_sports: Vec::new(),
+            udp_sports_other_packets: 0,
+            src_qps: BTreeMap::new(),
+            src_qps_other_packets: 0,
+            first_icrc_bad_frame: Some(0),
+            sequence: SequenceReport::exemplar(),
+            requests: SequenceReport::exemplar(),
+            responses: SequenceReport::exemplar(),
+            previous_flow: Some(0),
+            ce: 0,
+            cnp_spacing_ns: DurationSummary::exemplar(),
+            message_bytes: SizeSummary::exemplar(),
+            pmtu: Some(0),
+            peer: Some(0),
+            pairing: Some(""),
+            pairing_candidates: 0,
+            from_peer: Some(PeerSummary::default()),
+            ack_latency_ns: DurationSummary::exemplar(),
+            ce_to_cnp_ns: DurationSummary::exemplar(),
+            policy: PolicyCounts::exemplar(),
+            first_frames: FirstFrames::exemplar(),
+            congestion: FlowCongestion::exemplar(),
+        }
+    }
+}
+
+impl Exemplar for Episode {
+    fn exemplar() -> Self {
+        Episode {
+            flow: 0,
+            space: Space::Requests,
+            start_frame: 0,
+            end_frame: 0,
+            start_ts_ns: 0,
+            end_ts_ns: 0,
+            first_psn: 0,
+            last_psn: 0,
+            packets: 0,
+            highest_sent_psn: 0,
+            trigger: Trigger::NakPsnSeqErr,
+            trigger_frame: Some(0),
+            nak_to_resend_ns: Some(0),
+            rnr_delay_us: Some(0),
+            idle_before_ns: Some(0),
+            gap_to_recovery_ns: Some(0),
+            pattern: Pattern::GoBackN,
+            decided_by: Decision::Psn,
+        }
+    }
+}
+
+impl Exemplar for Finding {
+    fn exemplar() -> Self {
+        let some = Some(String::new());
+        Finding {
+            severity: Severity::Info,
+            code: "",
+            message: String::new(),
+            evidence: Evidence {
+                count: 0,
+                flows: Vec::new(),
+                frames: Vec::new(),
+                hop: some.clone(),
+                tap: some.clone(),
+                host: some,
+            },
+            cause: Cow::Borrowed(""),
+            action: Cow::Borrowed(""),
+        }
+    }
+}
+
+impl Exemplar for PauseReport {
+    fn exemplar() -> Self {
+        PauseReport {
+            src_mac: String::new(),
+            priority: Some(0),
+            stats: PauseStats { first_storm_frame: Some(0), ..PauseStats::default() },
+        }
+    }
+}
+
+impl Exemplar for BurstReport {
+    fn exemplar() -> Self {
+        BurstReport {
+            flow: 0,
+            first_frame: 0,
+            start_ns: 0,
+            end_ns: 0,
+            cnps: 0,
+            rate_before_bps: 0,
+            rate_after_bps: 0,
+            reaction_ratio: Some(0.0),
+            outcome: Outcome::NotMeasured,
+            recovered_ns: Some(0),
+            recovery_us: Some(0.0),
+        }
+    }
+}
+
+impl Exemplar for IncastPeriod {
+    fn exemplar() -> Self {
+        IncastPeriod {
+            receiver: HOST,
+            first_frame: 0,
+            start_ns: 0,
+            end_ns: 0,
+            peak_fan_in: 0,
+            senders: Vec::new(),
+            ce_marks: 0,
+            cnps: 0,
+            pauses: 0,
+        }
+    }
+}
+
+impl Exemplar for HopReport {
+    fn exemplar() -> Self {
+        HopReport {
+            from: String::new(),
+            to: String::new(),
+            direction: Direction::Forward,
+            matched: 0,
+            lost: 0,
+            ce_added: 0,
+            dscp_rewritten: BTreeMap::new(),
+            pcp_rewritten: BTreeMap::new(),
+            ttl_decrement: Some(0),
+            reordered: 0,
+            delay_uncertainty_ns: Some(0),
+            delay_p50_ns: Some(0),
+            delay_p99_ns: Some(0),
+            delay_max_ns: Some(0),
+            delay_bins: Some(DelayBins { first_ns: 0, width_ns: 0, counts: Vec::new() }),
+        }
+    }
+}
+
+impl Exemplar for CounterRow {
+    fn exemplar() -> Self {
+        CounterRow {
+            counter: String::new(),
+            before: Some(0),
+            after: Some(0),
+            delta: Some(0),
+            capture: Some(0),
+            verdict: Agreement::Agrees,
+            difference: Some(0),
+        }
+    }
+}
+
+impl Exemplar for PdcReport {
+    fn exemplar() -> Self {
+        PdcReport {
+            initiator: HOST,
+            target: HOST,
+            spdcid: Some(0),
+            dpdcid: Some(0),
+            mode: Some(""),
+            cc: false,
+            syn_seen: false,
+            closed: false,
+            start_psn: Some(0),
+            requests: 0,
+            acks: 0,
+            psn_first: Some(0),
+            psn_last: Some(0),
+            out_of_order: 0,
+            retransmitted: 0,
+            lost_before_tap: 0,
+            capture_missed: 0,
+            missing: 0,
+            untracked: 0,
+            nacks: BTreeMap::new(),
+            trimmed: 0,
+            ecn_ce: 0,
+            ecn_echoed: 0,
+            ecn_acks_checked: 0,
+            ecn_acks_unchecked: 0,
+            ecn_marks_not_echoed: 0,
+            ecn_echoes_without_mark: 0,
+            ecn_echo_agrees: Some(false),
+            ack_psns_p50: Some(0),
+            ack_psns_max: Some(0),
+            unanswered: Some(0),
+            first_frame: 0,
+            last_frame: 0,
+        }
+    }
+}
