@@ -19,6 +19,172 @@ fn us(ns: Option<u64>) -> String {
 /// The most flows listed; the JSON report has them all.
 const FLOWS_SHOWN: usize = 20;
 
+/// Which numeric keys of a report table the summary shows, and which it leaves to the JSON
+/// report and the `--out` tables: each of the table's numeric columns is one or the other
+/// (a name ending in `_` stands for every key it begins, but for those `shown`).
+pub struct TextKeys {
+    pub table: &'static str,
+    pub shown: &'static [&'static str],
+    pub hidden: &'static [&'static str],
+}
+
+impl TextKeys {
+    /// Does the summary show `column`, or leave it to the tables? `None`: it has not said.
+    pub fn shows(&self, column: &str) -> Option<bool> {
+        if self.shown.contains(&column) {
+            return Some(true);
+        }
+        let hidden = |h: &&str| *h == column || (h.ends_with('_') && column.starts_with(*h));
+        self.hidden.iter().any(hidden).then_some(false)
+    }
+}
+
+/// The summary's choice for every report table.
+pub const TEXT_KEYS: [TextKeys; 9] = [
+    FLOW_KEYS,
+    TextKeys {
+        table: "retransmit_episodes",
+        shown: &[],
+        hidden: &[
+            "flow",
+            "start_",
+            "end_",
+            "first_psn",
+            "last_psn",
+            "packets",
+            "highest_sent_psn",
+            "trigger_frame",
+            "nak_to_resend_ns",
+            "rnr_delay_us",
+            "idle_before_ns",
+            "gap_to_recovery_ns",
+        ],
+    },
+    TextKeys { table: "findings", shown: &[], hidden: &["evidence_count"] },
+    TextKeys {
+        table: "pfc",
+        shown: &["priority", "xoff", "xon", "paused_ns", "longest_pause_ns"],
+        hidden: &["storm_periods", "first_frame", "first_ts_ns", "first_storm_frame"],
+    },
+    super::congestion_text::BURST_KEYS,
+    super::congestion_text::INCAST_KEYS,
+    super::path_text::HOP_KEYS,
+    super::counters_text::COUNTER_KEYS,
+    PDC_KEYS,
+];
+
+/// The flows table's keys, and those of the reactions to CNP bursts.
+const FLOW_KEYS: TextKeys = TextKeys {
+    table: "flows",
+    shown: &[
+        "id",
+        "dst_qp",
+        "packets",
+        "gaps",
+        "missing_psns",
+        "retransmitted",
+        "late_arrivals",
+        "naks_psn_seq_err",
+        "naks_other",
+        "rnr_naks",
+        "cnps",
+        "ce",
+        "icrc_bad",
+        "ack_latency_ns_p50",
+        "cnp_bursts",
+        "reactions_measured",
+        "reaction_ratio_p50",
+        "reacted",
+        "recovered",
+        "recovery_us_p50",
+        "recovery_us_max",
+    ],
+    hidden: &[
+        "src_qp",
+        "version",
+        "first_frame",
+        "last_frame",
+        "first_ts_ns",
+        "last_ts_ns",
+        "duration_ns",
+        "bytes",
+        "payload_bytes",
+        "icrc_unverifiable",
+        "vcrc_bad",
+        "mirror_duplicates",
+        "acks",
+        "atomic_acks",
+        "fecn",
+        "becn",
+        "messages",
+        "read_requests",
+        "throughput_bps",
+        "ecn_",
+        "udp_sports_other_packets",
+        "src_qps_other_packets",
+        "first_icrc_bad_frame",
+        "sequenced",
+        "first_psn",
+        "highest_psn",
+        "capture_missed",
+        "capture_only_gaps",
+        "retransmit_episodes",
+        "reorder_",
+        "requests_",
+        "responses_",
+        "previous_flow",
+        "cnp_spacing_ns_",
+        "message_bytes_",
+        "pmtu",
+        "peer",
+        "pairing_candidates",
+        "from_peer_",
+        "ack_latency_ns_",
+        "ce_to_cnp_ns_",
+        "policy_",
+        "first_frames_",
+        "first_cnp_burst_frame",
+        "not_recovered",
+        "messages_completed",
+        "messages_incomplete",
+        "fct_us_",
+    ],
+};
+
+/// The PDC lines' keys.
+const PDC_KEYS: TextKeys = TextKeys {
+    table: "uet_pdcs",
+    shown: &[
+        "spdcid",
+        "dpdcid",
+        "requests",
+        "acks",
+        "out_of_order",
+        "retransmitted",
+        "missing",
+        "capture_missed",
+        "unanswered",
+        "ecn_marks_not_echoed",
+        "ecn_echoes_without_mark",
+    ],
+    hidden: &[
+        "start_psn",
+        "psn_first",
+        "psn_last",
+        "lost_before_tap",
+        "untracked",
+        "trimmed",
+        "ecn_ce",
+        "ecn_echoed",
+        "ecn_acks_checked",
+        "ecn_acks_unchecked",
+        "ack_psns_p50",
+        "ack_psns_max",
+        "first_frame",
+        "last_frame",
+    ],
+};
+
 /// The style of a severity's label when colour is on: errors red, warnings yellow, info blue.
 fn severity_style(severity: Severity, colour: bool) -> Style {
     if !colour {

@@ -4,6 +4,8 @@
 
 use std::io::{self, Write};
 
+use super::analysis_text::TextKeys;
+
 use crate::analyze::report::Report;
 use crate::analyze::report::congestion::FctSummary;
 
@@ -13,6 +15,31 @@ const ROWS_SHOWN: usize = 10;
 fn us(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"))
 }
+
+/// The CNP bursts' keys: the summary shows them per flow (the flows' keys), not per burst.
+pub const BURST_KEYS: TextKeys = TextKeys {
+    table: "cnp_bursts",
+    shown: &[],
+    hidden: &[
+        "flow",
+        "first_frame",
+        "start_ns",
+        "end_ns",
+        "cnps",
+        "rate_before_bps",
+        "rate_after_bps",
+        "reaction_ratio",
+        "recovered_ns",
+        "recovery_us",
+    ],
+};
+
+/// The incast periods' keys.
+pub const INCAST_KEYS: TextKeys = TextKeys {
+    table: "incast",
+    shown: &["start_ns", "end_ns", "peak_fan_in", "ce_marks", "cnps", "pauses"],
+    hidden: &["first_frame"],
+};
 
 pub fn write_congestion_control(out: &mut impl Write, r: &Report) -> io::Result<()> {
     let c = &r.congestion;

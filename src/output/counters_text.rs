@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use super::analysis_text::TextKeys;
 use crate::analyze::report::counters::{Agreement, HostCounters, Source};
 
 /// Unpaired counters that grew, listed at most per host; the JSON report has every row.
@@ -11,6 +12,13 @@ const GROWN_SHOWN: usize = 20;
 fn number(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
 }
+
+/// The counter rows' keys.
+pub const COUNTER_KEYS: TextKeys = TextKeys {
+    table: "counters",
+    shown: &["window_seconds", "before", "after", "delta", "capture"],
+    hidden: &["difference"],
+};
 
 pub fn write_counters(out: &mut impl Write, hosts: &[HostCounters]) -> io::Result<()> {
     for host in hosts {

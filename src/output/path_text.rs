@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use super::analysis_text::TextKeys;
 use crate::analyze::report::path::{Direction, HopReport, LossReport, OffsetMethod, PathReport};
 
 /// The losses listed; the JSON report has them all.
@@ -12,6 +13,22 @@ const LOSSES_SHOWN: usize = 5;
 fn us(ns: Option<i64>) -> String {
     ns.map_or_else(|| "-".to_string(), |v| format!("{:.1}", v as f64 / 1e3))
 }
+
+/// The hops' keys.
+pub const HOP_KEYS: TextKeys = TextKeys {
+    table: "hops",
+    shown: &[
+        "matched",
+        "lost",
+        "ce_added",
+        "ttl_decrement",
+        "reordered",
+        "delay_p50_ns",
+        "delay_p99_ns",
+        "delay_max_ns",
+    ],
+    hidden: &["delay_uncertainty_ns", "delay_bins_"],
+};
 
 pub fn write_path(out: &mut impl Write, path: &PathReport) -> io::Result<()> {
     writeln!(out)?;

@@ -222,3 +222,34 @@ impl ColumnCells {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::analysis_text::TEXT_KEYS;
+
+    /// Every numeric column of every table: the summary shows it or says it leaves it to the
+    /// tables, and every key it names is a column.
+    #[test]
+    fn the_summary_shows_or_leaves_aside_every_numeric_key_of_every_table() {
+        let schemas = table_schemas().unwrap();
+        for keys in &TEXT_KEYS {
+            let (_, schema) = schemas.iter().find(|(t, _)| *t == keys.table).expect(keys.table);
+            let numeric = schema.columns.iter().filter(|(_, c)| !matches!(c, Cell::Text(_) | Cell::Bool(_)));
+            for (column, _) in numeric {
+                assert!(
+                    keys.shows(column).is_some(),
+                    "{}: the summary neither shows nor leaves aside `{column}`",
+                    keys.table
+                );
+            }
+            for name in keys.shown.iter().chain(keys.hidden) {
+                let matches = |(c, _): &(String, Cell)| c == name || (name.ends_with('_') && c.starts_with(name));
+                assert!(schema.columns.iter().any(matches), "{}: `{name}` is no column", keys.table);
+            }
+        }
+        let tables: Vec<&str> = schemas.iter().map(|(t, _)| *t).collect();
+        let declared: Vec<&str> = TEXT_KEYS.iter().map(|k| k.table).collect();
+        assert_eq!(tables.len(), declared.len());
+        assert!(tables.iter().all(|t| declared.contains(t)), "{tables:?} {declared:?}");
+    }
+}
