@@ -10,7 +10,7 @@ use rocescope::capture::{LinkType, Record};
 use rocescope::decode::Decoder;
 use rocescope::display_filter::DisplayFilter;
 use rocescope::fields::Frame;
-use rocescope::output::tree;
+use rocescope::output::packet::tree;
 
 /// Destination and source MAC addresses.
 const MACS: [u8; 12] = [2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4];

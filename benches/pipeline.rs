@@ -11,7 +11,7 @@ use rocescope::analyze::{Analyzer, Config, Verdict};
 use rocescope::capture::{LinkType, Record};
 use rocescope::decode::Decoder;
 use rocescope::generate::bench::{BenchKind, write_benchmark};
-use rocescope::output::jsonl::FrameJson;
+use rocescope::output::packet::jsonl::FrameJson;
 
 fn pipeline(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("rocescope-bench-{}", std::process::id()));

@@ -16,7 +16,7 @@ use crate::analyze::report::finding::Severity;
 use crate::decode::{Decoder, TimeSource, UET_IP_PROTOCOL};
 use crate::filter::{Filter, Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;
-use crate::output::TimeFormat;
+use crate::output::packet::TimeFormat;
 use crate::path::{self, Tap};
 
 /// An enum of the library that the command line takes by name. The library types stay free of

@@ -23,5 +23,5 @@ fuzz_target!(|data: &[u8]| {
     analyzer.finish();
     let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
     let _ = serde_json::to_vec(&report);
-    let _ = rocescope::output::html::render(&report);
+    let _ = rocescope::output::report::html::render(&report);
 });

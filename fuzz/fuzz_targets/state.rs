@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     analyzer.finish();
     let report = assemble::report(&analyzer, saved.inputs, None);
     let _ = serde_json::to_vec(&report);
-    let _ = rocescope::output::html::render(&report);
+    let _ = rocescope::output::report::html::render(&report);
 });
 
 /// A part with no frame that comes before `part`: merged, `part`'s kept frames are analysed

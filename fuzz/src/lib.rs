@@ -8,8 +8,8 @@ use rocescope::analyze::frame::FrameSummary;
 use rocescope::capture::Record;
 use rocescope::decode::{Decoder, IcrcStatus};
 use rocescope::fields::Frame;
-use rocescope::output::jsonl::FrameJson;
-use rocescope::output::{hexdump, summary, tree};
+use rocescope::output::packet::jsonl::FrameJson;
+use rocescope::output::packet::{hexdump, summary, tree};
 
 /// Decodes one record with `decoder`, writes it with every packet writer, and feeds its
 /// summary to `analyzer` (settling a deferred ICRC from the record's bytes, as the analysis

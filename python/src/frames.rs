@@ -14,7 +14,7 @@ use rocescope::commands::time_source;
 use rocescope::display_filter::DisplayFilter;
 use rocescope::fields::Field;
 use rocescope::ordered::{Decided, FrameSink};
-use rocescope::output::columns::{FrameColumns, Style};
+use rocescope::output::packet::columns::{FrameColumns, Style};
 use rocescope::pipeline;
 
 /// Rows per batch: a batch's columns are built, then handed on whole.

@@ -122,6 +122,6 @@ fn _rocescope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeReport>()?;
     m.add("NativeFailure", m.py().get_type::<NativeFailure>())?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
-    m.add("FRAME_COLUMNS", rocescope::output::columns::FRAME_COLUMNS.to_vec())?;
+    m.add("FRAME_COLUMNS", rocescope::output::packet::columns::FRAME_COLUMNS.to_vec())?;
     Ok(())
 }

@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use rocescope::analyze::report::Report;
-use rocescope::output::{analysis_text, html, tables};
+use rocescope::output::report::{html, tables, text};
 
 use crate::arrow::ArrowStream;
 
@@ -30,8 +30,7 @@ impl NativeReport {
     /// The text summary, as `analyze` prints it (without colour).
     fn summary(&self) -> PyResult<String> {
         let mut text = Vec::new();
-        analysis_text::write_summary(&mut text, &self.report, false)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        text::write_summary(&mut text, &self.report, false).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(String::from_utf8_lossy(&text).into_owned())
     }
 

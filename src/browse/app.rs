@@ -11,7 +11,7 @@ use super::index::{Entry, Index};
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::DisplayFilter;
 use crate::fields::{self, Frame};
-use crate::output::tree::{self, LineKind, TreeLine};
+use crate::output::packet::tree::{self, LineKind, TreeLine};
 
 /// The panes, in the order Tab moves through them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -566,7 +566,7 @@ impl App {
     pub fn hex_lines(&self) -> Vec<String> {
         let Some(position) = self.position(self.selected) else { return Vec::new() };
         let mut text = String::new();
-        self.with_frame(position, |_, packet| crate::output::hexdump::write_hexdump(&mut text, packet.data));
+        self.with_frame(position, |_, packet| crate::output::packet::hexdump::write_hexdump(&mut text, packet.data));
         text.lines().map(str::to_string).collect()
     }
 

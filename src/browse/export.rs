@@ -9,7 +9,7 @@ use memmap2::Mmap;
 
 use crate::capture::mapped::Location;
 use crate::output::atomic::AtomicFile;
-use crate::output::capture_file::{
+use crate::output::packet::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
 

@@ -11,8 +11,8 @@ use super::app::{App, Drawn, Pane, Prompt, View};
 use crate::analyze::report::PauseReport;
 use crate::analyze::report::finding::Severity;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
-use crate::output::analysis_text::{flow_header, flow_row};
-use crate::output::{Clock, TimeFormat, hexdump, write_list_line, write_verdict_flag};
+use crate::output::packet::{Clock, TimeFormat, hexdump, write_list_line, write_verdict_flag};
+use crate::output::report::text::flows::{flow_header, flow_row};
 
 /// The packet list's column titles, over the columns of `packets`.
 const HEADER: &str = "    No.        Time          Source → Destination     Protocol  Length Info";
@@ -163,7 +163,7 @@ fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
     for (row, &position) in ladder.frames.iter().enumerate().skip(top).take(shown) {
         let line = app.with_frame(position as usize, |entry, packet| {
             let mut info = String::new();
-            let _ = crate::output::summary::write_info(&mut info, packet);
+            let _ = crate::output::packet::summary::write_info(&mut info, packet);
             let _ = write_verdict_flag(&mut info, &entry.verdict);
             let mut time = String::new();
             let _ = clock.write(&mut time, packet.ts_ns);

@@ -26,9 +26,9 @@ use crate::display_filter::Selection;
 use crate::ordered::InOrder;
 use crate::output::atomic::Written;
 #[cfg(feature = "tables")]
-use crate::output::packet_table::PacketTable;
+use crate::output::packet::table::PacketTable;
 #[cfg(not(feature = "tables"))]
-use crate::output::packet_table_absent::PacketTable;
+use crate::output::packet::table_absent::PacketTable;
 use crate::path;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;

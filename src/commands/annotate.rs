@@ -24,7 +24,7 @@ use crate::cli::{AnnotateArgs, report_damage, report_unreadable};
 use crate::decode::{Body, DecodedFrame, Decoder, IcrcStatus, UetCrc};
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::atomic::AtomicFile;
-use crate::output::capture_file::{
+use crate::output::packet::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
 use crate::pipeline::{self, Stage, Step};

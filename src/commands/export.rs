@@ -13,8 +13,8 @@ use crate::capture::Inputs;
 use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable};
 use crate::display_filter::Selection;
 use crate::fields::{self, Field};
-use crate::output::columns::FRAME_COLUMNS;
 use crate::output::dataset::{self, Dataset, VerdictRows};
+use crate::output::packet::columns::FRAME_COLUMNS;
 use crate::pipeline::{self, Analyse};
 use crate::progress::Progress;
 

@@ -14,9 +14,9 @@ use crate::display_filter::DisplayFilter;
 use crate::fields::Frame;
 use crate::filter::Filter;
 use crate::ordered::{Decided, FrameSink, InOrder};
-use crate::output::fields::FieldExport;
-use crate::output::json::{JsonExport, JsonStyle};
-use crate::output::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line, write_verdict_flag};
+use crate::output::packet::fields::FieldExport;
+use crate::output::packet::json::{JsonExport, JsonStyle};
+use crate::output::packet::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line, write_verdict_flag};
 use crate::pipeline::{self, Stage, Step};
 
 use super::time_source;

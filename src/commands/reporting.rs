@@ -12,8 +12,8 @@ use crate::analyze::report::finding::Severity;
 use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_text, write_whole};
 #[cfg(feature = "tables")]
-use crate::output::tables;
-use crate::output::{analysis_text, html};
+use crate::output::report::tables;
+use crate::output::report::{html, text};
 
 /// Where the report goes.
 pub struct Reporting<'a> {
@@ -113,7 +113,7 @@ pub fn report(
     let result = if reporting.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
     } else {
-        analysis_text::write_summary(&mut out, &report, reporting.color)
+        text::write_summary(&mut out, &report, reporting.color)
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
     fail_on(&report, reporting.fail_on)

@@ -21,7 +21,7 @@ use rocescope_parsers::psn::psn_add;
 
 use super::encode::{self, BthRepr, L2, L3, RoceFrame};
 use super::scenarios::{Rng, T0};
-use crate::output::capture_file::CaptureWriter;
+use crate::output::packet::capture_file::CaptureWriter;
 
 /// Kinds of benchmark capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

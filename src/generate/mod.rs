@@ -14,7 +14,7 @@ use std::fs;
 use std::io::BufWriter;
 use std::path::Path;
 
-use crate::output::capture_file::CaptureWriter;
+use crate::output::packet::capture_file::CaptureWriter;
 use scenarios::{Container, Scenario};
 
 /// Every scenario, in the order they are written.

@@ -10,7 +10,7 @@ use rocescope_parsers::ext::ExtHeaders;
 
 use super::encode::{self, L2};
 use super::scenarios::{Conn, Container, Rng, Scenario, T0, US, endpoint};
-use crate::output::capture_file::Interface;
+use crate::output::packet::capture_file::Interface;
 
 /// What the path does.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@ use rocescope_parsers::opcode::CNP;
 use rocescope_parsers::psn::psn_add;
 
 use super::encode::{self, Addresses, BthRepr, L2, L3, Mac, RoceFrame, u24};
-use crate::output::capture_file::Interface;
+use crate::output::packet::capture_file::Interface;
 
 /// Base time of every scenario: 2023-11-14T22:13:20Z.
 pub const T0: i64 = 1_700_000_000_000_000_000;

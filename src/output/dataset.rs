@@ -2,7 +2,7 @@
 //! already runs (Spark, DuckDB, Trino, ClickHouse) read directly (docs/scale.md):
 //!
 //! - `DIR/frames/capture=NAME/date=YYYY-MM-DD/part-NNNNN.parquet`: one row a frame, a column a
-//!   field of the field registry ([`super::columns`], `Style::Dataset`), the analysis's
+//!   field of the field registry ([`super::packet::columns`], `Style::Dataset`), the analysis's
 //!   fields included; each file one row group of at most [`ROW_GROUP_ROWS`] rows, sorted by
 //!   time, of one UTC day;
 //! - `DIR/TABLE/capture=NAME/part-00000.parquet` for each per-run table (flows, retransmit
@@ -21,8 +21,8 @@ use std::sync::mpsc;
 
 use polars::prelude::*;
 
-use super::columns::{FrameColumns, Style};
-use super::tables::{polars_error, report_tables};
+use super::packet::columns::{FrameColumns, Style};
+use super::report::tables::{polars_error, report_tables};
 use crate::analyze::Verdict;
 use crate::analyze::report::Report;
 use crate::capture::{LinkType, Record};

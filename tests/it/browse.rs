@@ -296,7 +296,7 @@ fn follow_qp_shows_a_flow_and_its_peer_as_a_ladder() {
 
 /// The cells of the bytes pane drawn highlighted, as (frame byte, hex digits or character).
 fn highlighted_cells(app: &mut App) -> Vec<(usize, &'static str)> {
-    use rocescope::output::hexdump::{char_column, hex_column};
+    use rocescope::output::packet::hexdump::{char_column, hex_column};
     let buffer = drawn(app);
     let width = usize::from(buffer.area.width);
     let mut cells = Vec::new();

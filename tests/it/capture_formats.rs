@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use rocescope::generate::scenarios::{self, T0};
-use rocescope::output::capture_file::{CaptureWriter, Interface};
+use rocescope::output::packet::capture_file::{CaptureWriter, Interface};
 use serde_json::{Value, json};
 
 /// The frames of the healthy-connection sample.

@@ -203,7 +203,8 @@ fn vlan_stack(dir: &std::path::Path, tags: u16, other_tpid: Option<u16>) -> Stri
     frame.extend_from_slice(&[0; 19]);
     let path = dir.join(format!("vlan_{tags}.pcap"));
     let file = std::fs::File::create(&path).expect("create");
-    let mut w = rocescope::output::capture_file::CaptureWriter::pcap(file, 1, 262_144, false, false).expect("header");
+    let mut w =
+        rocescope::output::packet::capture_file::CaptureWriter::pcap(file, 1, 262_144, false, false).expect("header");
     w.packet(0, 0, &frame).expect("record");
     w.finish().expect("flush");
     path.to_str().expect("UTF-8").to_string()

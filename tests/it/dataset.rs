@@ -276,7 +276,8 @@ fn long_capture_with_a_gap(dir: &Path) -> (PathBuf, usize) {
     let shift = first.last().expect("frames").0 + 1_000_000 - second.first().expect("frames").0;
     let path = dir.join("long.pcap");
     let file = std::fs::File::create(&path).expect("created");
-    let mut out = rocescope::output::capture_file::CaptureWriter::pcap(file, 1, 65_535, true, false).expect("header");
+    let mut out =
+        rocescope::output::packet::capture_file::CaptureWriter::pcap(file, 1, 65_535, true, false).expect("header");
     let shifted = second.iter().map(|(ts, data)| (ts + shift, data));
     for (ts, data) in first.iter().map(|(ts, data)| (*ts, data)).chain(shifted) {
         out.packet(0, ts, data).expect("written");

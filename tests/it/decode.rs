@@ -236,7 +236,7 @@ fn cut_and_corrupted_frames_never_panic() {
                 }
                 let p = decode(&bytes);
                 let frame = rocescope::fields::Frame { number: 1, packet: &p, first_ts_ns: 0, verdict: None };
-                let _ = rocescope::output::tree::write_tree(&mut String::new(), &frame);
+                let _ = rocescope::output::packet::tree::write_tree(&mut String::new(), &frame);
                 decoded += 1;
             }
         }

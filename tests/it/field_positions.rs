@@ -7,7 +7,7 @@ use crate::common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use rocescope::output::tree::{self, LineKind};
+use rocescope::output::packet::tree::{self, LineKind};
 use rocescope_engine::capture::Inputs;
 use rocescope_engine::decode::Decoder;
 use rocescope_engine::fields::{Frame, Layer, position};

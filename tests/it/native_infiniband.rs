@@ -338,7 +338,7 @@ fn undecoded_link_types_are_said_once_and_found() {
 
 #[test]
 fn pcapng_interfaces_carry_infiniband_as_pcap_does() {
-    use rocescope::output::capture_file::{CaptureWriter, Interface};
+    use rocescope::output::packet::capture_file::{CaptureWriter, Interface};
     let dir = tempfile::tempdir().unwrap();
     for name in ["ib_rc_grh.pcap", "ib_go_back_n.pcap", "ib_crc_errors.pcap"] {
         let path = sample(name);

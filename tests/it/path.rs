@@ -322,7 +322,7 @@ fn out_writes_a_hops_table() {
 #[test]
 fn taps_that_share_a_pcapng_file_are_told_apart_by_interface() {
     use rocescope::generate::scenarios::{Container, Scenario};
-    use rocescope::output::capture_file::Interface;
+    use rocescope::output::packet::capture_file::Interface;
     let plan = Plan::three_taps();
     let dir = tempfile::tempdir().expect("temp dir");
     let (files, _) = write(&plan, dir.path());

@@ -15,7 +15,7 @@ use rocescope::capture::{CaptureReader, Inputs, LinkType, Record};
 use rocescope::decode::{Body, Decoder, EncapKind, IcrcStatus, Network};
 use rocescope::generate::all_scenarios;
 use rocescope::generate::encode::{self, Addresses, BthRepr, L2, L3, RoceFrame};
-use rocescope::output::capture_file::CaptureWriter;
+use rocescope::output::packet::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, AtomicAckEth, AtomicEth, Deth, ExtHeaders, Feth, Ieth, Rdeth, Reth, Xrceth};
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::opcode;

@@ -22,7 +22,7 @@ use rocescope::analyze::Analyzer;
 use rocescope::analyze::frame::FrameSummary;
 use rocescope::capture::{CaptureReader, Inputs};
 use rocescope::decode::Decoder;
-use rocescope::output::capture_file::CaptureWriter;
+use rocescope::output::packet::capture_file::CaptureWriter;
 use serde_json::{Value, json};
 
 /// The report of the tap's frames, captured `snaplen` bytes of each (0: all), analysed in

@@ -23,7 +23,7 @@ use crate::cli::CaptureArgs;
 use crate::counters::Snapshot;
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::Selection;
-use crate::output::analysis_text;
+use crate::output::report::text;
 use crate::pipeline::{self, Stage, Step};
 use interface::{Interface, OpenError};
 use rotation::RotatingWriter;
@@ -216,7 +216,7 @@ fn final_report(out: &mut impl Write, report: &Report, args: &CaptureArgs) -> Ou
     let result = if args.json {
         serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::from).and_then(|()| writeln!(out))
     } else {
-        writeln!(out).and_then(|()| analysis_text::write_summary(&mut *out, report, false))
+        writeln!(out).and_then(|()| text::write_summary(&mut *out, report, false))
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
     fail_on(report, args.fail_on)

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::output::capture_file::{CaptureWriter, Interface};
+use crate::output::packet::capture_file::{CaptureWriter, Interface};
 
 pub struct RotatingWriter {
     base: PathBuf,

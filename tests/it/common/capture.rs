@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rocescope::generate::encode::{self, BthRepr, L2, L3, RoceFrame};
-use rocescope::output::capture_file::CaptureWriter;
+use rocescope::output::packet::capture_file::CaptureWriter;
 use rocescope_parsers::ext::{Aeth, Deth, ExtHeaders, Reth};
 use serde_json::{Value, json};
 

@@ -126,7 +126,7 @@ pub fn pcap_link_type(path: &std::path::Path) -> Option<u32> {
 /// `ibdump` writes them: tshark 4.0 reads ERF but not link type 247.
 pub fn infiniband_as_erf(path: &std::path::Path, dir: &std::path::Path) -> PathBuf {
     use rocescope::generate::encode::erf_record;
-    use rocescope::output::capture_file::CaptureWriter;
+    use rocescope::output::packet::capture_file::CaptureWriter;
     let (mut inputs, errors) = rocescope_engine::capture::Inputs::open(&[path.to_path_buf()], false);
     assert!(errors.is_empty(), "{errors:?}");
     let copy = dir.join(path.file_name().expect("a file name"));

@@ -7,7 +7,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use rocescope::capture::Inputs;
-use rocescope::output::capture_file::{
+use rocescope::output::packet::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
 

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::analysis_text::TextKeys;
+use super::TextKeys;
 use crate::analyze::report::counters::{Agreement, HostCounters, Source};
 
 /// Unpaired counters that grew, listed at most per host; the JSON report has every row.

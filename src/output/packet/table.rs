@@ -8,11 +8,11 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::atomic::{AtomicFile, Written};
 use super::columns::{FRAME_COLUMNS, FrameColumns, Style};
-use super::tables::polars_error;
 use crate::fields::{self, Field};
 use crate::ordered::{Decided, FrameSink};
+use crate::output::atomic::{AtomicFile, Written};
+use crate::output::report::tables::polars_error;
 
 /// Rows per batch.
 const BATCH_ROWS: usize = 16_384;

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::analysis_text::TextKeys;
+use super::TextKeys;
 
 use crate::analyze::report::Report;
 use crate::analyze::report::congestion::FctSummary;

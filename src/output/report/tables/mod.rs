@@ -1,19 +1,20 @@
 //! `analyze --out DIR`: the report as files — `report.json`, and the flows, retransmit
 //! episodes, findings, pause, CNP burst and incast tables as CSV and Parquet (polars); with `--packets` also a
-//! per-packet table ([`super::packet_table`]). Every file is written under a
+//! per-packet table ([`crate::output::packet::table`]). Every file is written under a
 //! temporary name; the files get their names together once all of them are complete, so a
 //! failed run (a full disk, say) leaves neither a half-written file nor a partial set.
+
+pub mod record;
 
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use super::atomic::{AtomicFile, Written};
+use crate::output::atomic::{AtomicFile, Written};
 
 use polars::prelude::*;
 
 use serde::Serialize;
 
-use super::record::{Cell, FlattenError, Schema};
 use crate::analyze::congestion::incast::IncastPeriod;
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::report::congestion::BurstReport;
@@ -23,6 +24,7 @@ use crate::analyze::report::finding::Finding;
 use crate::analyze::report::path::HopReport;
 use crate::analyze::report::uet::PdcReport;
 use crate::analyze::report::{FlowReport, PauseReport, Report};
+use record::{Cell, FlattenError, Schema};
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
@@ -58,7 +60,7 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
 
 /// The report's tables by name: flows, retransmit episodes, findings, pauses (PFC and PAUSE),
 /// CNP bursts and incast periods, and with `--tap` the path's hops. Each table's columns are
-/// its record's JSON keys ([`super::record`]).
+/// its record's JSON keys ([`record`]).
 pub fn report_tables(report: &Report) -> io::Result<Vec<(&'static str, DataFrame)>> {
     let pauses: Vec<PauseRow> = report
         .pfc
@@ -225,7 +227,7 @@ impl ColumnCells {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::analysis_text::TEXT_KEYS;
+    use crate::output::report::text::TEXT_KEYS;
 
     /// Every numeric column of every table: the summary shows it or says it leaves it to the
     /// tables, and every key it names is a column.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use super::analysis_text::TextKeys;
+use super::TextKeys;
 use crate::analyze::report::path::{Direction, HopReport, LossReport, OffsetMethod, PathReport};
 
 /// The losses listed; the JSON report has them all.

@@ -6,7 +6,7 @@
 use maud::{Markup, html};
 
 use super::charts::{self, PALETTE, Series, Shading};
-use super::html_figure::{figure, per_second};
+use super::figure::{figure, per_second};
 use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::report::chart_data::ChartData;
 use crate::analyze::report::congestion::FctSummary;

@@ -3,8 +3,8 @@
 
 use std::io;
 
-use super::atomic::Written;
 use crate::ordered::{Decided, FrameSink};
+use crate::output::atomic::Written;
 
 pub enum PacketTable {}
 

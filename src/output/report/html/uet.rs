@@ -6,7 +6,7 @@ use maud::{Markup, html};
 use rocescope_parsers::psn::psn_forward_distance;
 
 use super::charts::{self, PsnGraph};
-use super::html_figure::figure;
+use super::figure::figure;
 use crate::analyze::report::chart_data::ChartData;
 use crate::analyze::report::uet::{PdcReport, UetReport};
 use crate::analyze::uet::PdcKey;

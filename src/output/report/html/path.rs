@@ -6,7 +6,7 @@
 use maud::{Markup, PreEscaped, html};
 
 use super::charts;
-use super::html_figure::figure;
+use super::figure::figure;
 use crate::analyze::report::path::{DelayBins, Direction, HopReport, PathReport};
 
 const BOX_WIDTH: usize = 120;

@@ -1,0 +1,89 @@
+//! The summary's capture: files, frames by kind, ICRC and ECN totals, UET, native
+//! InfiniBand, encapsulations, a doubled mirror, management packets.
+
+use std::io::{self, Write};
+
+use super::ms;
+use crate::analyze::report::Report;
+
+/// The capture: files, frames by kind, ICRC and ECN totals, encapsulations.
+pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
+    let t = &r.totals;
+    let files: Vec<&str> = r.inputs.iter().map(|i| i.file.as_str()).collect();
+    writeln!(out, "Capture: {}", files.join(", "))?;
+    writeln!(out, "  duration {} ms, {} frames, {} bytes", ms(r.capture.duration_ns as u64), t.frames, t.bytes)?;
+    writeln!(
+        out,
+        "  RoCE {} (v2 {}, v1 {}{}), other {} (PFC {}, PAUSE {}), malformed {}{}, mirror duplicates {}",
+        t.roce_packets,
+        t.roce_v2,
+        t.roce_v1,
+        if t.infiniband > 0 { format!(", native InfiniBand {}", t.infiniband) } else { String::new() },
+        t.non_roce,
+        t.pfc_frames,
+        t.pause_frames,
+        t.malformed,
+        if t.headers_cut > 0 { format!(", cut inside their headers {}", t.headers_cut) } else { String::new() },
+        t.mirror_duplicates
+    )?;
+    writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.icrc.ok, r.icrc.bad, r.icrc.unverifiable)?;
+    if let Some(uet) = &r.uet {
+        let c = &uet.crc;
+        let reading = c.variant.map_or_else(|| "no reading matched".to_string(), |v| format!("reading {v}"));
+        let copies = match uet.mirror_duplicates {
+            0 => String::new(),
+            n => format!(" ({n} mirror duplicates)"),
+        };
+        writeln!(
+            out,
+            "  UET: {} packets{copies}; CRC32C: {} ok, {} bad, {} unchecked ({reading})",
+            uet.packets, c.ok, c.bad, c.unchecked
+        )?;
+        super::uet::write_pdcs(out, uet)?;
+    }
+    if t.infiniband + t.infiniband_link > 0 {
+        let ib = &r.infiniband;
+        writeln!(
+            out,
+            "  InfiniBand: {} packets, {} link packets; VCRC {} ok, {} bad, {} unverifiable; FECN {}, BECN {}; ERF records lost {}",
+            t.infiniband,
+            t.infiniband_link,
+            ib.vcrc_ok,
+            ib.vcrc_bad,
+            ib.vcrc_unverifiable,
+            ib.fecn,
+            ib.becn,
+            ib.erf_records_lost
+        )?;
+    }
+    writeln!(
+        out,
+        "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE{}; CNPs {}",
+        r.ecn.not_ect,
+        r.ecn.ect0,
+        r.ecn.ect1,
+        r.ecn.ce,
+        if r.ecn.outer_ce > 0 {
+            format!(" (and {} CE in a VXLAN overlay's outer header only)", r.ecn.outer_ce)
+        } else {
+            String::new()
+        },
+        r.cnps
+    )?;
+    if !r.capture.encapsulations.is_empty() {
+        let e: Vec<String> = r.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        writeln!(out, "  encapsulations: {}", e.join(", "))?;
+    }
+    if let Some(d) = r.capture.doubled_mirror.filter(|d| d.doubled) {
+        writeln!(
+            out,
+            "  doubled mirror: {} of the first {} RoCE frames have a byte-identical copy; each packet counts once",
+            d.with_identical_copy, d.frames
+        )?;
+    }
+    if r.management.packets > 0 {
+        writeln!(out, "  management (QP 0/1, not policy-checked data): {} packets", r.management.packets)?;
+    }
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! The terminal summary of an analysis, a file per section: the capture (with UET's PDCs),
+//! flows sorted by trouble, pause frames, congestion control, the path, counters, findings.
+
+mod capture;
+pub mod congestion;
+pub mod counters;
+mod findings;
+pub mod flows;
+pub mod path;
+mod pauses;
+mod uet;
+
+use std::io::{self, Write};
+
+use crate::analyze::report::Report;
+
+pub(super) fn ms(ns: u64) -> String {
+    format!("{:.3}", ns as f64 / 1e6)
+}
+
+pub(super) fn us(ns: Option<u64>) -> String {
+    ns.map_or_else(|| "-".to_string(), |v| format!("{:.1}", v as f64 / 1e3))
+}
+
+/// Which numeric keys of a report table the summary shows, and which it leaves to the JSON
+/// report and the `--out` tables: each of the table's numeric columns is one or the other
+/// (a name ending in `_` stands for every key it begins, but for those `shown`).
+pub struct TextKeys {
+    pub table: &'static str,
+    pub shown: &'static [&'static str],
+    pub hidden: &'static [&'static str],
+}
+
+impl TextKeys {
+    /// Does the summary show `column`, or leave it to the tables? `None`: it has not said.
+    pub fn shows(&self, column: &str) -> Option<bool> {
+        if self.shown.contains(&column) {
+            return Some(true);
+        }
+        let hidden = |h: &&str| *h == column || (h.ends_with('_') && column.starts_with(*h));
+        self.hidden.iter().any(hidden).then_some(false)
+    }
+}
+
+/// The summary's choice for every report table.
+pub const TEXT_KEYS: [TextKeys; 9] = [
+    flows::FLOW_KEYS,
+    EPISODE_KEYS,
+    findings::FINDING_KEYS,
+    pauses::PAUSE_KEYS,
+    congestion::BURST_KEYS,
+    congestion::INCAST_KEYS,
+    path::HOP_KEYS,
+    counters::COUNTER_KEYS,
+    uet::PDC_KEYS,
+];
+
+/// The retransmit episodes' keys: the summary shows them per flow (the flows' keys).
+const EPISODE_KEYS: TextKeys = TextKeys {
+    table: "retransmit_episodes",
+    shown: &[],
+    hidden: &[
+        "flow",
+        "start_",
+        "end_",
+        "first_psn",
+        "last_psn",
+        "packets",
+        "highest_sent_psn",
+        "trigger_frame",
+        "nak_to_resend_ns",
+        "rnr_delay_us",
+        "idle_before_ns",
+        "gap_to_recovery_ns",
+    ],
+};
+
+/// Writes the summary; `colour` styles the findings' severities with ANSI escapes.
+pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Result<()> {
+    capture::write_capture(out, r)?;
+    flows::write_flows(out, r)?;
+    pauses::write_pauses(out, r)?;
+    congestion::write_congestion_control(out, r)?;
+    if let Some(path) = &r.path {
+        path::write_path(out, path)?;
+    }
+    counters::write_counters(out, &r.counters)?;
+    writeln!(out)?;
+    findings::write_findings(out, r, colour)
+}
