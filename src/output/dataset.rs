@@ -22,7 +22,7 @@ use std::sync::mpsc;
 use polars::prelude::*;
 
 use super::packet::columns::{FrameColumns, Style};
-use super::report::tables::{polars_error, report_tables};
+use super::report::tables::{KeepsError, polars_error, report_tables};
 use crate::analyze::Verdict;
 use crate::analyze::report::Report;
 use crate::capture::{LinkType, Record};
@@ -74,13 +74,14 @@ fn write_parquet(path: &Path, df: &mut DataFrame) -> io::Result<()> {
         fs::create_dir_all(dir)?;
     }
     let metadata = vec![(SCHEMA_VERSION_KEY.to_string(), SCHEMA_VERSION.to_string())];
-    ParquetWriter::new(BufWriter::new(File::create(path)?))
+    let (file, kept) = KeepsError::new(BufWriter::new(File::create(path)?));
+    ParquetWriter::new(file)
         .with_compression(ParquetCompression::Zstd(None))
         .with_row_group_size(Some(ROW_GROUP_ROWS))
         .with_key_value_metadata(Some(KeyValueMetadata::from_static(metadata)))
         .finish(df)
         .map(|_| ())
-        .map_err(polars_error)
+        .map_err(|e| kept.or(e))
 }
 
 /// Where a capture's frames stand in the dataset when its analysis is saved (`export

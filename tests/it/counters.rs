@@ -230,9 +230,12 @@ fn out_writes_a_counters_table_and_the_page_shows_them() {
         .expect("rocescope runs");
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let csv = std::fs::read_to_string(out.join("counters.csv")).expect("counters.csv");
-    assert!(csv.starts_with("host,source,counter,before,after,delta,capture,verdict,difference"), "{csv}");
-    assert!(csv.lines().any(|l| l == "10.0.0.3,nic,np_cnp_sent,80311,80335,24,24,agrees,0"), "{csv}");
-    assert!(csv.lines().any(|l| l == "leaf1,switch,Ethernet0 UC6 packets,80311,80335,24,,not_visible,"), "{csv}");
+    let header = "host,source,window_before,window_after,window_seconds,counter,before,after,delta,capture,verdict,difference";
+    assert!(csv.starts_with(header), "{csv}");
+    let window = "2026-12-05T10:00:00Z,2026-12-05T10:00:02.5Z,2.5";
+    assert!(csv.lines().any(|l| l == format!("10.0.0.3,nic,{window},np_cnp_sent,80311,80335,24,24,agrees,0")), "{csv}");
+    let switch_row = format!("leaf1,switch,{window},Ethernet0 UC6 packets,80311,80335,24,,not_visible,");
+    assert!(csv.lines().any(|l| l == switch_row), "{csv}");
     let (nic, switch) = (26, 2 * 8 + 2 * 7 + 4 * 4);
     assert_eq!(
         csv.lines().count(),

@@ -12,16 +12,18 @@ use super::columns::{FRAME_COLUMNS, FrameColumns, Style};
 use crate::fields::{self, Field};
 use crate::ordered::{Decided, FrameSink};
 use crate::output::atomic::{AtomicFile, Written};
-use crate::output::report::tables::polars_error;
+use crate::output::report::tables::{KeepsError, KeptError, polars_error};
 
 /// Rows per batch.
 const BATCH_ROWS: usize = 16_384;
 
 pub struct PacketTable {
     columns: FrameColumns,
-    csv: polars::io::csv::write::BatchedWriter<BufWriter<File>>,
-    parquet: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
+    csv: polars::io::csv::write::BatchedWriter<KeepsError<BufWriter<File>>>,
+    parquet: polars::io::parquet::write::BatchedWriter<KeepsError<BufWriter<File>>>,
     files: [AtomicFile; 2],
+    /// The first failed write of each file.
+    kept: [KeptError; 2],
 }
 
 impl PacketTable {
@@ -34,22 +36,26 @@ impl PacketTable {
         let schema = columns.take().map_err(polars_error)?.schema().as_ref().clone();
         let (csv_file, csv) = AtomicFile::create(dir, "packets.csv")?;
         let (parquet_file, parquet) = AtomicFile::create(dir, "packets.parquet")?;
-        let csv = CsvWriter::new(BufWriter::new(csv)).batched(&schema).map_err(polars_error)?;
-        let parquet = ParquetWriter::new(BufWriter::new(parquet)).batched(&schema).map_err(polars_error)?;
-        Ok(PacketTable { columns, csv, parquet, files: [csv_file, parquet_file] })
+        let ((csv, csv_kept), (parquet, parquet_kept)) =
+            (KeepsError::new(BufWriter::new(csv)), KeepsError::new(BufWriter::new(parquet)));
+        let csv = CsvWriter::new(csv).batched(&schema).map_err(|e| csv_kept.or(e))?;
+        let parquet = ParquetWriter::new(parquet).batched(&schema).map_err(|e| parquet_kept.or(e))?;
+        Ok(PacketTable { columns, csv, parquet, files: [csv_file, parquet_file], kept: [csv_kept, parquet_kept] })
     }
 
     fn flush(&mut self) -> io::Result<()> {
         let df = self.columns.take().map_err(polars_error)?;
-        self.csv.write_batch(&df).map_err(polars_error)?;
-        self.parquet.write_batch(&df).map_err(polars_error)
+        let [csv, parquet] = &self.kept;
+        self.csv.write_batch(&df).map_err(|e| csv.or(e))?;
+        self.parquet.write_batch(&df).map_err(|e| parquet.or(e))
     }
 
     /// Writes the last batch; the complete files are still to be committed.
     pub fn finish(mut self) -> io::Result<Written> {
         self.flush()?;
-        self.csv.finish().map_err(polars_error)?;
-        self.parquet.finish().map_err(polars_error)?;
+        let [csv, parquet] = &self.kept;
+        self.csv.finish().map_err(|e| csv.or(e))?;
+        self.parquet.finish().map_err(|e| parquet.or(e))?;
         Ok(Written(self.files.into()))
     }
 }

@@ -7,6 +7,7 @@
 pub mod record;
 
 use std::io::{self, BufWriter, Write};
+use std::sync::{Arc, Mutex};
 use std::path::Path;
 
 use crate::output::atomic::{AtomicFile, Written};
@@ -30,13 +31,59 @@ pub(crate) fn polars_error(e: PolarsError) -> io::Error {
     io::Error::other(e.to_string())
 }
 
+/// A file that keeps the first write that failed: polars reports it as its own error (the
+/// Parquet writer's "Invalid thrift: transport error"), which would hide why ("No space left
+/// on device"). [`KeptError::or`] gives the write's error where there was one.
+pub(crate) struct KeepsError<W> {
+    inner: W,
+    kept: KeptError,
+}
+
+/// The first failed write of a [`KeepsError`] file, shared with whoever reports it.
+#[derive(Clone, Default)]
+pub(crate) struct KeptError(Arc<Mutex<Option<io::Error>>>);
+
+impl KeptError {
+    /// The write error kept, else `e`.
+    pub(crate) fn or(&self, e: PolarsError) -> io::Error {
+        let kept = self.0.lock().ok().and_then(|mut k| k.take());
+        kept.unwrap_or_else(|| polars_error(e))
+    }
+}
+
+impl<W: Write> KeepsError<W> {
+    pub(crate) fn new(inner: W) -> (KeepsError<W>, KeptError) {
+        let kept = KeptError::default();
+        (KeepsError { inner, kept: kept.clone() }, kept)
+    }
+
+    fn keep<T>(&self, result: io::Result<T>) -> io::Result<T> {
+        if let (Err(e), Ok(mut kept)) = (&result, self.kept.0.lock()) {
+            kept.get_or_insert_with(|| io::Error::new(e.kind(), e.to_string()));
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for KeepsError<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf);
+        self.keep(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let flushed = self.inner.flush();
+        self.keep(flushed)
+    }
+}
+
 /// Writes `df` as NAME.csv and NAME.parquet in `dir`, adding both to `written`.
 fn write_table(dir: &Path, name: &str, df: &mut DataFrame, written: &mut Written) -> io::Result<()> {
     for (ext, parquet) in [("csv", false), ("parquet", true)] {
         let (atomic, file) = AtomicFile::create(dir, &format!("{name}.{ext}"))?;
-        let mut out = BufWriter::new(file);
+        let (mut out, kept) = KeepsError::new(BufWriter::new(file));
         if parquet { ParquetWriter::new(&mut out).finish(df).map(|_| ()) } else { CsvWriter::new(&mut out).finish(df) }
-            .map_err(polars_error)?;
+            .map_err(|e| kept.or(e))?;
         out.flush()?;
         written.0.push(atomic);
     }
