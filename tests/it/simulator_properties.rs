@@ -2,11 +2,14 @@
 //! each count the report gives for the simulated flows equals the simulator's truth, and no
 //! finding fires that the truth does not justify (docs/analysis.md).
 //!
-//! Twelve properties run, 1,024 fabrics each: a healthy fabric (CE marks and CNPs only), loss,
+//! Fifteen properties run, 1,024 fabrics each: a healthy fabric (CE marks and CNPs only), loss,
 //! reordering, everything with a mirror that misses copies, everything between NCCL's
 //! lock-step QPs, everything seen by a mirror that doubles, sits on one spine of two, or cuts
 //! frames to a snap length, and everything with messages of several packets at each QP's own
-//! PMTU, with READs (and the triggers of READs re-issued), or with UD QPs. A QP the truth has a [`Doubt`] about (the analysis's rules
+//! PMTU, with READs (and the triggers of READs re-issued), with UD QPs, with SENDs a receiver
+//! not ready answers by RNR NAKs, or with PFC pauses of the senders (and the triggers of the
+//! retransmit episodes: the NAK or RNR NAK each answers, or the XOFF of a pause that held a
+//! resend of the ACK timer). A QP the truth has a [`Doubt`] about (the analysis's rules
 //! decide from what follows, and may say other than what happened) is checked on what no
 //! decision moves (`QpTruth::conserved`); so is a QP whose PSNs another QP between its hosts
 //! shares (NCCL's), whose pairing comes when the evidence singles it out. An ignored
@@ -14,7 +17,9 @@
 //! prints the smallest fabric of each kind of doubt where the report differs. `SIMULATOR_PCAP=FILE` keeps
 //! the last capture analysed, for `rocescope packets FILE`.
 
-use crate::simulator::{Doubt, Fabric, Qp, QpTruth, Recovery, Responses, Run, What, requester, responder, truth};
+use crate::simulator::{
+    Began, Doubt, Fabric, Frame, Qp, QpTruth, Recovery, Responses, Run, What, requester, responder, truth,
+};
 
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, RngSeed};
@@ -71,9 +76,28 @@ fn reported(report: &Value, q: &Qp, i: usize) -> QpTruth {
         reorder_naks: n(data, "reorder_naks"),
         ce: n(data, "ce"),
         naks: n(back, "naks_psn_seq_err"),
+        rnr_naks: n(back, "rnr_naks"),
         cnps: n(back, "cnps"),
         responses: responses(report, back),
+        began: began(report, data),
     }
+}
+
+/// What the report says began each retransmit episode of the requests on `data`.
+fn began(report: &Value, data: Option<&Value>) -> Vec<Began> {
+    let Some(id) = data.map(|f| f["id"].clone()).filter(|i| !i.is_null()) else { return Vec::new() };
+    let episodes = report["retransmit_episodes"].as_array().into_iter().flatten();
+    let mine = episodes.filter(|e| e["flow"] == id && e["space"] == json!("requests"));
+    mine.map(|e| {
+        let frame = e["trigger_frame"].as_u64().map(|f| f as usize);
+        match (e["trigger"].as_str(), frame) {
+            (Some("nak_psn_seq_err"), Some(f)) => Began::Nak(f),
+            (Some("rnr_nak"), Some(f)) => Began::RnrNak(f),
+            (Some("timeout"), Some(f)) => Began::Paused(f),
+            _ => Began::Other,
+        }
+    })
+    .collect()
 }
 
 /// What the report says of the READ responses on `back`, and of the triggers of its peer's
@@ -205,12 +229,14 @@ fn overlap(a: &Qp, b: &Qp) -> bool {
     inside(a, b.first_psn) || inside(b, a.first_psn)
 }
 
-/// Whether more than half of the frames have a byte-identical copy within 50 µs: a capture
-/// the analysis takes for a doubled mirror (docs/analysis.md, "Doubled mirrors": resends are
-/// byte-identical to their originals, and only this proportion tells a SPAN that sees each
-/// packet twice from a capture of resends), whose copies it counts as mirror duplicates.
+/// Whether more than half of the RoCE frames have a byte-identical copy within 50 µs: a
+/// capture the analysis takes for a doubled mirror (docs/analysis.md, "Doubled mirrors":
+/// resends are byte-identical to their originals, and only this proportion tells a SPAN that
+/// sees each packet twice from a capture of resends), whose copies it counts as mirror
+/// duplicates.
 fn looks_doubled(run: &Run) -> bool {
-    let bytes: Vec<(i64, Vec<u8>)> = run.frames.iter().map(|(ts, f, _)| (*ts, f.encode())).collect();
+    let roce = run.frames.iter().filter(|(_, f, _)| matches!(f, Frame::Roce(_)));
+    let bytes: Vec<(i64, Vec<u8>)> = roce.map(|(ts, f, _)| (*ts, f.encode())).collect();
     let copied = bytes
         .iter()
         .enumerate()
@@ -272,8 +298,10 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
     for (i, q) in fabric.qps.iter().enumerate() {
         let (paired, mut said) = (paired(&report, fabric, i), reported(&report, q, i));
         let (mut t, doubts) = truth(&run, i, paired);
-        // the triggers of re-issued READs are checked apart ([`check_read_triggers`])
+        // the triggers of re-issued READs, and of episodes, are checked apart
+        // ([`check_read_triggers`], [`check_triggers`])
         (said.responses.after_gap, t.responses.after_gap) = (Vec::new(), Vec::new());
+        (said.began, t.began) = (Vec::new(), Vec::new());
         // a flow paired is paired with its own QP's responses, whoever shares its PSNs (or
         // with those the docs let it guess)
         let data_of = |j: usize| flow(&report, fabric.qps[j].from, responder(&fabric.qps[j], j).qpn);
@@ -299,7 +327,7 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
         prop_assert!(run.tapped[i].0 || data.is_none(), "QP {}'s data is not in the capture", i);
         // the PMTU is the payload of the flow's first FIRST or MIDDLE packet: its QP's own
         let full = |w: &What, len: usize| matches!(*w, What::Data { qp, .. } if qp == i) && len == q.pmtu as usize;
-        let told = run.frames.iter().any(|(_, f, w)| full(w, f.payload.len()));
+        let told = run.frames.iter().any(|(_, f, w)| full(w, f.payload_len()));
         let pmtu = data.map(|d| d["pmtu"].clone()).filter(|p| !p.is_null());
         prop_assert_eq!(pmtu, told.then(|| json!(q.pmtu)), "QP {}'s PMTU", i);
         uncertain.push(shares_psns(fabric, i) || !doubts.is_empty());
@@ -380,6 +408,7 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
     let all_paired = qps.clone().all(|i| paired(&report, fabric, i) || fabric.qps[i].ud);
     // a doubled mirror's second copies count as mirror duplicates alone
     let copies = run.frames.iter().filter(|(_, _, w)| matches!(w, What::Copy { .. })).count();
+    let pfc = run.frames.iter().filter(|(_, _, w)| matches!(w, What::Pfc { .. })).count();
     prop_assert_eq!(&report["totals"]["mirror_duplicates"], &json!(copies));
     // frames the snap length cut: their ICRC unverifiable, their BTH whole
     let cut = run.frames.iter().filter(|(_, f, _)| fabric.snaplen > 0 && f.encode().len() > fabric.snaplen as usize);
@@ -396,6 +425,7 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
         ("REORDERING", sum(|t| t.late_arrivals + t.responses.late_arrivals) > 0),
         ("REORDER_NAKS", sum(|t| t.reorder_naks) > 0),
         ("NAK_PSN_SEQUENCE", sum(|t| t.naks) > sum(|t| t.reorder_naks)),
+        ("RNR_NAK", sum(|t| t.rnr_naks) > 0),
         ("MIRROR_DUPLICATES", copies > 0),
         ("TRUNCATED_FRAMES", cut > 0),
     ];
@@ -416,11 +446,16 @@ fn check(fabric: &Fabric, strict: Strict) -> Result<(), TestCaseError> {
             "RETRANSMIT_NO_NAK",
             qps.clone().any(|i| run.timeouts[i] > 0 || uncertain[i] || !run.tapped[i].1 || fabric.qps[i].reads),
         ),
-        ("RETRANSMIT_TIMEOUT", qps.clone().any(|i| resend_after_silence(&run, i, timeout_ns))),
+        // (or a resend held by a pause)
+        ("RETRANSMIT_TIMEOUT", pfc > 0 || qps.clone().any(|i| resend_after_silence(&run, i, timeout_ns))),
+        ("PAUSE_WITHOUT_ECN", pfc > 0),
         // (or another QP's ACKs completing a flow's messages, where it was paired with them)
         ("HIGH_TAIL_LATENCY", guessed || qps.clone().any(|i| slow_message(&run, fabric, i, slow_ns))),
         // the simulated senders never slow down on CNPs
         ("DCQCN_NO_REACTION", sum(|t| t.cnps) >= 3),
+        // a sender waiting out an RNR NAK or paused sends nothing: after CNPs, its rate looks
+        // cut and slow to recover
+        ("DCQCN_SLOW_RECOVERY", pfc > 0 || sum(|t| t.rnr_naks) > 0),
         ("PAIRING_AMBIGUOUS", true),
     ];
     for code in &found {
@@ -442,6 +477,34 @@ fn check_read_triggers(fabric: &Fabric) -> Result<(), TestCaseError> {
         let (t, _) = truth(&run, i, paired(&report, fabric, i));
         let said = reported(&report, q, i).responses.after_gap;
         prop_assert_eq!(&said, &t.responses.after_gap, "QP {}\n{}", i, diagnosis(&report, &run, fabric));
+    }
+    Ok(())
+}
+
+/// Whether each retransmit episode of a QP's requests began as the truth says ([`Began`]): the
+/// NAK or RNR NAK it answers (`trigger_frame`), or, where neither, too little silence before it
+/// for the ACK timeout and a pause that held it, the XOFF; checked for the QPs that do not READ,
+/// whose PSNs no other QP shares and that the truth has no doubt about.
+fn check_triggers(fabric: &Fabric) -> Result<(), TestCaseError> {
+    let run = fabric.simulate();
+    prop_assume!(run.completed.iter().all(|&c| c) && !looks_doubled(&run));
+    let report = analyse(&run, fabric.snaplen);
+    for (i, q) in fabric.qps.iter().enumerate().filter(|&(i, q)| !shares_psns(fabric, i) && !q.reads) {
+        let (t, doubts) = truth(&run, i, paired(&report, fabric, i));
+        if !doubts.is_empty() {
+            continue;
+        }
+        let said = reported(&report, q, i).began;
+        let edge = |s: &Began| matches!(s, Began::Paused(_) | Began::Other);
+        let same = |(s, t): (&Began, &Began)| s == t || *t == Began::Edge && edge(s);
+        prop_assert!(
+            said.len() == t.began.len() && said.iter().zip(&t.began).all(same),
+            "QP {}: {:?}, not {:?}\n{}",
+            i,
+            said,
+            t.began,
+            diagnosis(&report, &run, fabric)
+        );
     }
     Ok(())
 }
@@ -515,6 +578,8 @@ fn fabric(max: Knobs, starts: Starts) -> impl Strategy<Value = Fabric> {
                 one_spine: false,
                 snaplen: 0,
                 first_read_clean: false,
+                rnr: 0,
+                pause: 0,
             }
         },
     )
@@ -571,6 +636,21 @@ fn reading(max: Knobs, starts: Starts, clean: bool) -> impl Strategy<Value = Fab
         }
         f
     })
+}
+
+/// A fabric as [`sized`] draws it whose QPs all SEND, their receivers not ready for up to
+/// `rnr` per mille of their messages.
+fn not_ready(max: Knobs, rnr: u16) -> impl Strategy<Value = Fabric> {
+    (sized(max, Starts::AnyWhereNakedPsnsAreHoles), 1..=rnr).prop_map(|(mut f, rnr)| {
+        f.qps.iter_mut().for_each(|q| q.sends = true);
+        Fabric { rnr, ..f }
+    })
+}
+
+/// A fabric as [`fabric`] draws it whose switch pauses the sending hosts at up to `pause` per
+/// mille of their send slots.
+fn paused(max: Knobs, pause: u16) -> impl Strategy<Value = Fabric> {
+    (fabric(max, Starts::AnyWhereNakedPsnsAreHoles), 1..=pause).prop_map(|(f, pause)| Fabric { pause, ..f })
 }
 
 /// A fabric as [`fabric`] draws it where some QPs (each one in two) are UD.
@@ -679,6 +759,25 @@ proptest! {
         check(&f, Strict::ExceptDoubts)?;
     }
 
+    /// SENDs whose receiver is not ready: each RNR NAK the tap saw is counted, the packet it
+    /// names and those after it are sent again after its timer, go-back-N, retransmissions and
+    /// no loss, in an episode triggered by the RNR NAK (`rnr_nak`, `trigger_frame`) when it
+    /// reached the sender.
+    #[test]
+    fn rnr_naks_are_answered_by_resends_from_the_psn_they_name(f in not_ready((15, 15, 15, 100, 100, 20), 100)) {
+        check(&f, Strict::ExceptDoubts)?;
+        check_triggers(&f)?;
+    }
+
+    /// PFC pauses of the senders, with loss: a resend after less silence than an ACK timeout,
+    /// with no NAK to answer, is a `timeout` whose `trigger_frame` is the XOFF where a pause of
+    /// the data's priority lasted into that timeout before it.
+    #[test]
+    fn a_resend_held_by_a_pfc_pause_is_a_timeout_triggered_by_its_xoff(f in paused((30, 15, 500, 100, 100, 20), 100)) {
+        check(&f, Strict::ExceptDoubts)?;
+        check_triggers(&f)?;
+    }
+
     /// A snap length that cuts every frame after its BTH: the PSNs are analysed as before.
     #[test]
     fn frames_cut_after_their_bth_are_analysed_as_whole(f in mirrored((15, 15, 15, 100, 100, 20), Starts::AnyWhereNakedPsnsAreHoles, Mirror::Cuts)) {
@@ -761,6 +860,7 @@ fn census() {
         "DecidedAfterLaterResends",
         "NakedGapAcked",
         "HeldSplitsResends",
+        "ResendSoonerThanShown",
     ];
     for name in kinds {
         let config = ProptestConfig { failure_persistence: None, ..ProptestConfig::default() };

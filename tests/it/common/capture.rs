@@ -218,3 +218,9 @@ pub fn stream(c: &mut Capture, from: Side, to: Side, order: &[u32], t0: i64) {
         c.add(t0 + i as i64 * US, &write_only(from, to, *psn, false));
     }
 }
+
+/// An RNR NAK naming `psn`, the request the responder had no receive WQE for, with the RNR
+/// timer code `timer` (AETH syndrome 001 and the code in its low 5 bits).
+pub fn rnr_nak(from: Side, to: Side, psn: u32, timer: u8) -> RoceFrame {
+    ack(from, to, psn, 0x20 | (timer & 0x1F))
+}

@@ -10,7 +10,12 @@
 //! - the **tap** records a copy of what passes, and may miss a data frame (a mirror that drops
 //!   copies: the packet still reaches the receiver);
 //! - the **link after the tap** drops packets the tap did see (the receiver never gets them);
-//! - responses (ACKs, NAKs, CNPs) are dropped before or after the tap alike.
+//! - responses (ACKs, NAKs, CNPs) are dropped before or after the tap alike;
+//! - the switch may pause a sending host with PFC on the data's priority (802.1Qbb): the tap
+//!   records the XOFF and the XON (or the quanta expire), and the host sends no data between.
+//!
+//! A receiver may not be ready for a SEND: it answers with an RNR NAK, and its sender waits the
+//! NAK's RNR timer before it sends again from that PSN (IBA §9.7.5.2.8).
 //!
 //! A QP writes 64-byte WRITE ONLY packets or, at its own PMTU, messages of several packets
 //! (WRITEs or SENDs); or it READs, one READ outstanding, its responses lost like data and read
@@ -33,8 +38,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, VecDeque};
 
-use crate::common::capture::{Side, T0, US, ack, frame, nak, read_request, read_responses, write_only};
-use rocescope::generate::encode::RoceFrame;
+use crate::common::capture::{Side, T0, US, ack, frame, nak, read_request, read_responses, rnr_nak, write_only};
+use rocescope::generate::encode::{self, RoceFrame};
 use rocescope_parsers::ext::{Deth, ExtHeaders, Reth};
 
 /// One hop's latency: sender → tap, tap → receiver, and back.
@@ -124,6 +129,52 @@ pub struct Fabric {
     /// Each QP's first READ, and its responses, pass cleanly: the PMTU its responses show
     /// tells how many PSNs it took before its requester sends again.
     pub first_read_clean: bool,
+    /// SEND messages (their FIRST or ONLY packet, arriving in sequence) the receiver is not
+    /// ready for: it answers with an RNR NAK (IBA §9.7.5.2.8).
+    pub rnr: u16,
+    /// Send slots at which the switch pauses the sending host's data priority with a PFC
+    /// XOFF (802.1Qbb), for [`PAUSE_MIN_NS`]–[`PAUSE_MAX_NS`].
+    pub pause: u16,
+}
+
+/// The PFC priority of the data: untagged DSCP 26, the QoS plan's data DSCP, is priority 3
+/// (docs/analysis.md's `--data-dscp`, `--data-pcp`).
+pub const DATA_PRIORITY: u8 = 3;
+/// How long a pause lasts: shorter than the analysis's `--min-ack-timeout-us`, so that the
+/// silence it makes alone is no timeout.
+pub const PAUSE_MIN_NS: i64 = 20 * US;
+pub const PAUSE_MAX_NS: i64 = 150 * US;
+/// 802.1Qbb: a quantum is 512 bit times, 5.12 ns at the analysis's default 100 Gb/s.
+pub fn quanta_ns(quanta: u16) -> i64 {
+    i64::from(quanta) * 512 / 100
+}
+
+/// The RNR timer codes the receivers send, and their delays (IBA §9.7.5.2.8; the code table
+/// is in ../shared/protocol-facts.md §4.1).
+const RNR_TIMERS: [(u8, i64); 3] = [(0x09, 240 * US), (0x0A, 320 * US), (0x0B, 480 * US)];
+
+/// A frame the tap recorded: a RoCE packet, or a MAC control frame.
+#[derive(Debug, Clone)]
+pub enum Frame {
+    Roce(Box<RoceFrame>),
+    Control(Vec<u8>),
+}
+
+impl Frame {
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Frame::Roce(f) => f.encode(),
+            Frame::Control(bytes) => bytes.clone(),
+        }
+    }
+
+    /// The RoCE payload's length (0 for a MAC control frame).
+    pub fn payload_len(&self) -> usize {
+        match self {
+            Frame::Roce(f) => f.payload.len(),
+            Frame::Control(_) => 0,
+        }
+    }
 }
 
 /// What really happened to a frame the tap recorded.
@@ -159,6 +210,18 @@ pub enum What {
         off: u32,
         heard: bool,
     },
+    /// An RNR NAK naming offset `off`, the packet the receiver was not ready for.
+    RnrNak {
+        qp: usize,
+        off: u32,
+        heard: bool,
+    },
+    /// A PFC frame from the switch to `host` for [`DATA_PRIORITY`]: an XOFF of `quanta`, or
+    /// (0) the XON that ends its pause.
+    Pfc {
+        host: u8,
+        quanta: u16,
+    },
     Cnp {
         qp: usize,
     },
@@ -175,16 +238,16 @@ impl What {
     pub fn qp(&self) -> Option<usize> {
         match *self {
             What::Data { qp, .. } | What::Ack { qp, .. } | What::Nak { qp, .. } | What::Cnp { qp } => Some(qp),
-            What::Response { qp, .. } => Some(qp),
+            What::Response { qp, .. } | What::RnrNak { qp, .. } => Some(qp),
             What::Copy { qp } => Some(qp),
-            What::Tail => None,
+            What::Tail | What::Pfc { .. } => None,
         }
     }
 }
 
 /// The tap's recording, in time order, and what the senders did.
 pub struct Run {
-    pub frames: Vec<(i64, RoceFrame, What)>,
+    pub frames: Vec<(i64, Frame, What)>,
     /// Per QP: it is UD, its packets not sequenced.
     pub datagrams: Vec<bool>,
     /// Per QP: retransmission timeouts that fired.
@@ -254,6 +317,11 @@ struct Sender {
     timer_gen: u64,
     /// A READ is re-issued for a gap in its responses, once until they progress.
     reread: bool,
+    /// It waits out an RNR NAK's timer until then, its transport timer stopped (IBA
+    /// §9.7.5.2.8).
+    rnr_until: i64,
+    /// The end of the go-back-N pass the last RNR NAK began, until it is resent.
+    rnr_pass: Option<u32>,
 }
 
 /// The responder of one QP (IBA §9.7.5): the PSN it expects and what it has NAKed.
@@ -269,6 +337,9 @@ struct Receiver {
     /// READ responses: the next one may leave then; those below `responded` were sent before.
     free_at: i64,
     responded: u32,
+    /// It sent an RNR NAK naming `expected`: what follows is dropped, unanswered, until the
+    /// requester sends that PSN again.
+    rnr: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -294,6 +365,14 @@ enum Event {
     /// A response reaches the sender.
     Ack(usize, u32),
     Nak(usize, u32),
+    /// An RNR NAK naming `off` reaches the sender, who waits `delay` before resending.
+    RnrNak {
+        qp: usize,
+        off: u32,
+        delay: i64,
+    },
+    /// The switch ends the pause of `host` with an XON.
+    Xon(u8),
     /// The sender acts on a NAK, its reaction time after the NAK reached it.
     React(usize, u32),
     Timer(usize, u64),
@@ -307,6 +386,8 @@ struct Sim<'f> {
     events: Vec<Event>,
     senders: Vec<Sender>,
     receivers: Vec<Receiver>,
+    /// Per host: its data is paused until then.
+    paused_until: [i64; 256],
     run: Run,
 }
 
@@ -323,6 +404,7 @@ impl Fabric {
             events: Vec::new(),
             senders: (0..n).map(|_| Sender::default()).collect(),
             receivers: (0..n).map(|_| Receiver::default()).collect(),
+            paused_until: [T0; 256],
             run: Run {
                 frames: Vec::new(),
                 datagrams: self.qps.iter().map(|q| q.ud).collect(),
@@ -370,7 +452,7 @@ impl Sim<'_> {
         if !on_the_taps_spine {
             return;
         }
-        self.run.frames.push((t, frame.clone(), what));
+        self.run.frames.push((t, Frame::Roce(Box::new(frame.clone())), what));
         if self.f.double_ns > 0 {
             let mut copy = frame;
             if self.f.double_mac {
@@ -378,7 +460,7 @@ impl Sim<'_> {
             } else {
                 copy.l3.ttl -= 1;
             }
-            self.run.frames.push((t + self.f.double_ns, copy, What::Copy { qp }));
+            self.run.frames.push((t + self.f.double_ns, Frame::Roce(Box::new(copy)), What::Copy { qp }));
         }
     }
 
@@ -394,6 +476,8 @@ impl Sim<'_> {
                 let react = (self.f.nak_reaction_ns - 2 * HOP_NS).max(0);
                 self.at(self.now + react, Event::React(qp, off));
             }
+            Event::RnrNak { qp, off, delay } => self.rnr_wait(qp, off, delay),
+            Event::Xon(host) => self.xon(host),
             Event::React(qp, off) => self.react(qp, off),
             Event::Timer(qp, generation) => self.timeout(qp, generation),
         }
@@ -404,6 +488,9 @@ impl Sim<'_> {
         let q = &self.f.qps[qp];
         if q.reads {
             return self.read_slot(qp);
+        }
+        if self.held(qp) {
+            return;
         }
         let s = &mut self.senders[qp];
         let (off, resend) = if let Some(o) = s.resend.pop_front() {
@@ -425,21 +512,69 @@ impl Sim<'_> {
         if resend {
             s.timer_from = self.now;
         }
-        self.transmit(qp, off, resend);
+        // a resend of a pass an RNR NAK began is go-back-N whatever the recovery
+        let rnr_pass = resend && s.rnr_pass.is_some_and(|end| off < end);
+        if rnr_pass && off + 1 >= s.rnr_pass.unwrap_or(0) {
+            s.rnr_pass = None;
+        }
+        self.transmit(qp, off, resend, rnr_pass);
         self.arm_timer(qp);
         self.at(self.now + US, Event::Slot(qp));
     }
 
+    /// Whether the sender may not send now: it waits out an RNR NAK, or the switch paused its
+    /// host (then, at some slots, the switch pauses it now). Its next slot is when it may.
+    fn held(&mut self, qp: usize) -> bool {
+        let host = self.f.qps[qp].from;
+        if self.f.pause > 0 && self.now >= self.paused_until[usize::from(host)] && self.rng.per_mille(self.f.pause) {
+            self.pause(host);
+        }
+        let until = self.senders[qp].rnr_until.max(self.paused_until[usize::from(host)]);
+        if self.now < until {
+            self.at(until, Event::Slot(qp));
+        }
+        self.now < until
+    }
+
+    /// The switch pauses what `host` sends on [`DATA_PRIORITY`] (802.1Qbb PFC, the frame of
+    /// IEEE 802.3 Annex 31D: a time in quanta of 512 bit times per enabled priority, 0 an XON):
+    /// with the longest quanta ended by an XON, or with quanta that expire. The host sends no
+    /// data meanwhile; its transport timers run on (IBA §9.7.6.1.1).
+    fn pause(&mut self, host: u8) {
+        let ns = self.rng.between(PAUSE_MIN_NS, PAUSE_MAX_NS);
+        let by_xon = self.rng.per_mille(500);
+        let quanta = if by_xon { u16::MAX } else { (ns * 100 / 512) as u16 };
+        let until = if by_xon { self.now + ns } else { self.now + quanta_ns(quanta) };
+        self.paused_until[usize::from(host)] = until;
+        self.pfc(self.now, host, quanta);
+        if by_xon {
+            self.at(until, Event::Xon(host));
+        }
+    }
+
+    fn xon(&mut self, host: u8) {
+        self.pfc(self.now, host, 0);
+    }
+
+    /// The tap records a PFC frame from the switch's port to `host`: `quanta` for the data's
+    /// priority alone (0: an XON).
+    fn pfc(&mut self, t: i64, host: u8, quanta: u16) {
+        let mut times = [0; 8];
+        times[usize::from(DATA_PRIORITY)] = quanta;
+        let bytes = encode::pfc_frame([2, 0, 0, 0, 0xEE, host], 1 << DATA_PRIORITY, times);
+        self.run.frames.push((t, Frame::Control(bytes), What::Pfc { host, quanta }));
+    }
+
     /// A packet leaves the sender: the switch may drop, mark or hold it back, the tap may
     /// miss it, the link after the tap may lose it.
-    fn transmit(&mut self, qp: usize, off: u32, resend: bool) {
+    fn transmit(&mut self, qp: usize, off: u32, resend: bool, rnr_pass: bool) {
         let (f, q) = (self.f, &self.f.qps[qp]);
         // the first packet of a QP passes cleanly: a capture whose first packet of a flow was
         // overtaken or lost starts mid-stream, where the analysis cannot know what came before
         // (docs/analysis.md, "Reordering": the prelude)
         let first = off == 0 && !resend;
         // a re-issued READ lost or missed is no PSN a pass skipped
-        let go_back_n = resend && f.recovery == Recovery::GoBackN && !q.reads;
+        let go_back_n = resend && (f.recovery == Recovery::GoBackN || rnr_pass) && !q.reads;
         if !first && self.rng.per_mille(f.drop_before_tap) {
             if go_back_n {
                 self.run.lost_resends[qp].push((off, self.now));
@@ -481,6 +616,7 @@ impl Sim<'_> {
         if !before {
             let what = match what {
                 What::Nak { qp, off, .. } => What::Nak { qp, off, heard: !lost },
+                What::RnrNak { qp, off, .. } => What::RnrNak { qp, off, heard: !lost },
                 w => w,
             };
             self.tap(at_tap, frame, what);
@@ -513,6 +649,8 @@ impl Sim<'_> {
             for (k, o) in (off..message_end(q, off)).enumerate() {
                 self.at(begin + k as i64 * US, Event::Respond { qp, off: o, from: off });
             }
+        } else if off == expected && self.not_ready(qp, off) {
+            self.send_rnr_nak(qp, off);
         } else if off == expected {
             self.accept(qp, off);
         } else if off < expected {
@@ -520,9 +658,33 @@ impl Sim<'_> {
             if ack_req(q, off) {
                 self.send_ack(qp, ANSWER_NS);
             }
+        } else if self.receivers[qp].rnr {
+            // after an RNR NAK: dropped until the PSN it named comes again
         } else {
             self.sequence_error(qp, off);
         }
+    }
+
+    /// Whether the receiver has no receive WQE for the SEND message that begins at `off`
+    /// (its FIRST or ONLY packet, in sequence, with nothing kept beyond a gap). The QP's first
+    /// packet is always received (the capture's prelude, as in [`Sim::transmit`]).
+    fn not_ready(&mut self, qp: usize, off: u32) -> bool {
+        let (q, r) = (&self.f.qps[qp], &self.receivers[qp]);
+        let first_of_message = off.is_multiple_of(q.message.max(1));
+        let in_sequence = r.kept.is_empty() && (!r.naked || r.rnr);
+        self.f.rnr > 0 && q.sends && off > 0 && first_of_message && in_sequence && self.rng.per_mille(self.f.rnr)
+    }
+
+    /// An RNR NAK naming the packet not accepted, with the time the requester must wait
+    /// before it sends it again (IBA §9.7.5.2.8: AETH syndrome 001 and a 5-bit timer code).
+    fn send_rnr_nak(&mut self, qp: usize, off: u32) {
+        let q = &self.f.qps[qp];
+        let (timer, delay) = RNR_TIMERS[self.rng.between(0, RNR_TIMERS.len() as i64 - 1) as usize];
+        let r = &mut self.receivers[qp];
+        (r.rnr, r.naked) = (true, true);
+        let f = rnr_nak(responder(q, qp), requester(q, qp), psn(q, off), timer);
+        let (what, then) = (What::RnrNak { qp, off, heard: true }, Event::RnrNak { qp, off, delay });
+        self.respond(ANSWER_NS, f, what, Some(then));
     }
 
     /// The expected PSN arrived: accept it and whatever selective repeat kept after it.
@@ -531,7 +693,7 @@ impl Sim<'_> {
         let r = &mut self.receivers[qp];
         let mut wants_ack = ack_req(q, off);
         r.expected = off + 1;
-        r.naked = false;
+        (r.naked, r.rnr) = (false, false);
         while r.kept.remove(&r.expected) {
             wants_ack |= ack_req(q, r.expected);
             r.expected += 1;
@@ -612,9 +774,31 @@ impl Sim<'_> {
         self.wake(qp);
     }
 
+    /// An RNR NAK naming `off` reaches the sender: it acknowledges the PSNs before `off`, and
+    /// the sender waits `delay`, its transport timer stopped, then sends again from `off`,
+    /// go-back-N whatever its recovery (IBA §9.7.5.2.8).
+    fn rnr_wait(&mut self, qp: usize, off: u32, delay: i64) {
+        self.acknowledged(qp, off);
+        let s = &mut self.senders[qp];
+        if off >= s.sent {
+            return;
+        }
+        let skipped = s.resend.iter().take_while(|&&o| o < off).copied();
+        self.run.skipped_forward[qp].extend(skipped);
+        s.resend = (off..s.sent).collect();
+        s.rnr_pass = Some(s.sent);
+        s.rnr_until = self.now + delay;
+        s.timer_from = s.rnr_until;
+        self.arm_timer(qp);
+        self.wake(qp);
+    }
+
     /// A send slot of a reading QP: a READ re-issued from its first missing response, or the
     /// next READ once the last one's responses have all come.
     fn read_slot(&mut self, qp: usize) {
+        if self.held(qp) {
+            return;
+        }
         let q = &self.f.qps[qp];
         let s = &mut self.senders[qp];
         let again = s.resend.pop_front().map(|o| o.max(s.una)).filter(|&o| o < s.sent);
@@ -629,7 +813,7 @@ impl Sim<'_> {
         };
         s.timer_from = self.now;
         s.sent = s.sent.max(message_end(q, off));
-        self.transmit(qp, off, resend);
+        self.transmit(qp, off, resend, false);
         self.arm_timer(qp);
         self.at(self.now + US, Event::Slot(qp));
     }
@@ -684,7 +868,7 @@ impl Sim<'_> {
         let s = &mut self.senders[qp];
         s.timer_gen += 1;
         if s.una < s.sent {
-            let (t, generation) = (s.timer_from + self.f.rto_ns, s.timer_gen);
+            let (t, generation) = (s.timer_from.max(s.rnr_until) + self.f.rto_ns, s.timer_gen);
             self.at(t, Event::Timer(qp, generation));
         }
     }
@@ -723,7 +907,7 @@ impl Sim<'_> {
         let last = self.run.frames.last().map_or(T0, |(t, _, _)| *t);
         let deth = ExtHeaders { deth: Some(Deth { qkey: 0x1111, src_qp: 0x7FF }), ..ExtHeaders::default() };
         let tail = frame(Side { n: 9, qpn: 0x7FF }, Side { n: 1, qpn: 0x7FF }, 0x64, 0, deth, 64);
-        self.run.frames.push((last + 1000 * US, tail, What::Tail));
+        self.run.frames.push((last + 1000 * US, Frame::Roce(Box::new(tail)), What::Tail));
         self.run
     }
 }
@@ -788,8 +972,98 @@ pub struct QpTruth {
     pub ce: u64,
     /// On the responder's flow.
     pub naks: u64,
+    pub rnr_naks: u64,
     pub cnps: u64,
     pub responses: Responses,
+    /// What began each retransmit episode of the requests, in order.
+    pub began: Vec<Began>,
+}
+
+/// What began a retransmit episode of the requests (docs/analysis.md, "Retransmit episodes":
+/// `trigger` and `trigger_frame`, the frames numbered from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Began {
+    /// The NAK, or the RNR NAK, the episode answers: the latest one no earlier episode
+    /// answered naming its first resent PSN, else the latest naming an earlier PSN that no ACK
+    /// had covered by then.
+    Nak(usize),
+    RnrNak(usize),
+    /// No NAK, and less silence than the analysis's ACK timeout before it, but a pause of the
+    /// data's priority (any host's) lasted into that timeout before it: a `timeout` whose
+    /// `trigger_frame` is the XOFF that began the pause.
+    Paused(usize),
+    /// Within a µs of the ACK timeout's edge: `timeout` or `no_nak`, paused or not.
+    Edge,
+    /// A `timeout` after the silence, a `no_nak`, a READ re-issued after a gap in its
+    /// responses.
+    Other,
+}
+
+/// The analysis's ACK timeout (`--min-ack-timeout-us 200`).
+pub const MIN_ACK_TIMEOUT_NS: i64 = 200 * US;
+
+/// A NAK or RNR NAK at the tap, and when an ACK first covered the PSN it names.
+struct Logged {
+    index: usize,
+    ts: i64,
+    off: u32,
+    rnr: bool,
+    acked: Option<i64>,
+}
+
+/// The pauses of [`DATA_PRIORITY`] at the tap, every host's joined where they overlap:
+/// (start, end, the index of the first XOFF). A pause ends at its XON or when its quanta
+/// expire.
+fn pauses(run: &Run) -> Vec<(i64, i64, usize)> {
+    let mut periods = Vec::new();
+    for (index, (ts, _, what)) in run.frames.iter().enumerate() {
+        if let What::Pfc { host, quanta } = *what
+            && quanta > 0
+        {
+            let xon = run.frames[index..].iter().find(|(_, _, w)| *w == What::Pfc { host, quanta: 0 });
+            let expiry = ts + quanta_ns(quanta);
+            periods.push((*ts, xon.map_or(expiry, |(t, _, _)| (*t).min(expiry)), index));
+        }
+    }
+    let mut joined: Vec<(i64, i64, usize)> = Vec::new();
+    for p in periods {
+        match joined.last_mut() {
+            Some(last) if p.0 <= last.1 => last.1 = last.1.max(p.1),
+            _ => joined.push(p),
+        }
+    }
+    joined
+}
+
+/// What began an episode whose first resent PSN is `off`, at `ts`, `idle` after the flow's
+/// previous packet: the NAK it answers, taken out of `unanswered`, else the ACK timeout's
+/// silence, else the pause that held it.
+fn began(unanswered: &mut Vec<Logged>, paused: &[(i64, i64, usize)], off: u32, ts: i64, idle: Option<i64>) -> Began {
+    let answer = |n: &Logged| if n.rnr { Began::RnrNak(n.index + 1) } else { Began::Nak(n.index + 1) };
+    if let Some(i) = unanswered.iter().rposition(|n| n.off == off) {
+        let b = answer(&unanswered[i]);
+        unanswered.retain(|n| n.off != off);
+        return b;
+    }
+    let open = |n: &Logged| n.ts <= ts && n.acked.is_none_or(|a| a > ts);
+    if let Some(i) = unanswered.iter().rposition(|n| n.off < off && open(n)) {
+        return answer(&unanswered.remove(i));
+    }
+    let edge = |x: i64| (x - MIN_ACK_TIMEOUT_NS).abs() <= US;
+    if idle.is_some_and(edge) {
+        return Began::Edge;
+    }
+    if idle.is_some_and(|i| i >= MIN_ACK_TIMEOUT_NS) {
+        return Began::Other;
+    }
+    let Some(&(_, end, xoff)) = paused.iter().take_while(|p| p.0 < ts).last() else { return Began::Other };
+    if edge(ts - end) {
+        Began::Edge
+    } else if end > ts - MIN_ACK_TIMEOUT_NS {
+        Began::Paused(xoff + 1)
+    } else {
+        Began::Other
+    }
 }
 
 /// A QP's READ responses on its responder's flow (`responses.*` there), and of its request
@@ -882,6 +1156,10 @@ pub enum Doubt {
     /// has no NAK left to answer (its NAK was the first part's), so it is `no_nak` though the
     /// NAK is in the capture. No count is in doubt.
     HeldSplitsResends(u32),
+    /// A resend after a NAK naming it, within its gap's window, with no second copy, sooner
+    /// after the NAK than half a NAK-to-resend delay the flow showed before (a sender held by
+    /// a pause): the copies rule may take it for the late original.
+    ResendSoonerThanShown(u32),
     /// A READ response, the first appearance of a hole, at its reorder window's end, or
     /// followed there by the response that decides (b): late or re-read either way.
     ResponseAtWindowEdge(u32),
@@ -954,6 +1232,8 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
     let (mut naks, mut hole_naks) = (Vec::new(), Vec::new());
     // READ responses: the next one, and those a gap skipped that have not appeared since
     let (mut next_response, mut skipped) = (None::<u32>, BTreeSet::new());
+    // the NAKs and RNR NAKs of a paired flow that no episode answered yet, and the pauses
+    let (mut unanswered, paused) = (Vec::<Logged>::new(), pauses(run));
     let doubted;
     (t.responses, doubted) = responses_truth(run, qp);
     for (index, (ts, _, what)) in run.frames.iter().enumerate() {
@@ -994,6 +1274,11 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
                 let requested_end = expected.map_or(off + 1, |e| e.max(off + 1));
                 let after_gap = skipped.iter().any(|&h| (off..requested_end).contains(&h));
                 expected = Some(expected.map_or(off + span, |e| e.max(off + span)));
+                if class == Class::Retransmission && data.last().is_none_or(|d: &Seen| d.class != Class::Retransmission)
+                {
+                    let idle = data.last().map(|d: &Seen| ts - d.ts);
+                    t.began.push(began(&mut unanswered, &paused, off, *ts, idle));
+                }
                 first.entry(off).or_insert(data.len());
                 data.push(Seen { index, ts: *ts, off, class, again, held: held_ns > 0, hole_of, after_gap });
             }
@@ -1005,9 +1290,18 @@ pub fn truth(run: &Run, qp: usize, paired: bool) -> (QpTruth, Vec<Doubt>) {
                 skipped.remove(&off);
                 next_response = Some(next_response.map_or(off + 1, |e| e.max(off + 1)));
             }
-            What::Ack { qp: q, off } if q == qp && paired => acks.push((index, off)),
+            What::Ack { qp: q, off } if q == qp && paired => {
+                acks.push((index, off));
+                let covered = unanswered.iter_mut().filter(|n| n.off <= off && n.acked.is_none());
+                covered.for_each(|n| n.acked = Some(*ts));
+            }
+            What::RnrNak { qp: q, off, .. } if q == qp => {
+                t.rnr_naks += 1;
+                unanswered.extend(Some(Logged { index, ts: *ts, off, rnr: true, acked: None }).filter(|_| paired));
+            }
             What::Nak { qp: q, off, .. } if q == qp => {
                 t.naks += 1;
+                unanswered.extend(Some(Logged { index, ts: *ts, off, rnr: false, acked: None }).filter(|_| paired));
                 naks.extend(Some((index, *ts, off)).filter(|_| paired));
                 // a NAK naming a hole of a gap the tap has seen open
                 if let Some(&g) = gap_of.get(&off).filter(|_| paired) {
@@ -1143,6 +1437,16 @@ fn passes(run: &Run, qp: usize, data: &[Seen]) -> Vec<Doubt> {
     unseen.chain(missed).chain(run.skipped_forward[qp].iter().map(|&o| Doubt::SkippedForward(o))).collect()
 }
 
+/// Whether a NAK before `data[k]` was answered (its PSN's next copy at the tap) more than
+/// `slower_than` after it: the flow showed a NAK-to-resend delay that long (a sender a pause
+/// or an RNR wait held).
+fn answered_slower(data: &[Seen], k: usize, naks: &[(usize, i64, u32)], slower_than: i64) -> bool {
+    let copy_after = |i: usize, n: u32| data[..k].iter().find(|e| e.off == n && e.index > i);
+    naks.iter()
+        .filter(|&&(i, _, _)| i < data[k].index)
+        .any(|&(i, t, n)| copy_after(i, n).is_some_and(|e| e.ts - t > slower_than))
+}
+
 /// Whether the first appearance of a hole, `data[k]`, is one docs/analysis.md's rules decide
 /// from what follows it, perhaps otherwise than what happened ([`Doubt`]).
 fn doubt(data: &[Seen], k: usize, gaps: &[Gap], naks: &[(usize, i64, u32)]) -> Option<Doubt> {
@@ -1193,6 +1497,7 @@ fn doubt(data: &[Seen], k: usize, gaps: &[Gap], naks: &[(usize, i64, u32)]) -> O
             Some(Doubt::DecidedAfterLaterResends(d.off))
         }
         (_, None) if !resend_begun && !old_next => Some(Doubt::ResendThenNewPsn(d.off)),
+        (_, Some(nak)) if answered_slower(data, k, naks, 2 * (d.ts - nak)) => Some(Doubt::ResendSoonerThanShown(d.off)),
         _ => None,
     }
 }
@@ -1216,7 +1521,7 @@ impl Run {
     /// property fails.
     pub fn trace(&self, fabric: &Fabric) -> String {
         let at = |ts: i64| format!("{:>9.3}", (ts - T0) as f64 / 1000.0);
-        let line = |(ts, _, what): &(i64, RoceFrame, What)| match *what {
+        let line = |(ts, _, what): &(i64, Frame, What)| match *what {
             What::Data { qp, off, resend, held_ns, ce, delivered, .. } => format!(
                 "{} QP{qp} data off {off} psn {}{}{}{}{}",
                 at(*ts),
@@ -1237,6 +1542,11 @@ impl Run {
             What::Nak { qp, off, heard } => {
                 format!("{}   QP{qp} NAK off {off}{}", at(*ts), if heard { "" } else { " LOST-AFTER-TAP" })
             }
+            What::RnrNak { qp, off, heard } => {
+                format!("{}   QP{qp} RNR NAK off {off}{}", at(*ts), if heard { "" } else { " LOST-AFTER-TAP" })
+            }
+            What::Pfc { host, quanta: 0 } => format!("{} PFC XON to host {host}", at(*ts)),
+            What::Pfc { host, quanta } => format!("{} PFC XOFF {quanta} quanta to host {host}", at(*ts)),
             What::Cnp { qp } => format!("{}   QP{qp} CNP", at(*ts)),
             What::Copy { qp } => format!("{}     QP{qp} second copy", at(*ts)),
             What::Tail => format!("{} tail", at(*ts)),
