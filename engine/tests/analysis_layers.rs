@@ -1,13 +1,18 @@
 //! The analysis's rooms stand on floors (docs/architecture.md, "The analysis's rooms"): a
 //! module names only modules of its own room or of a floor below, so no import runs back up
 //! and no two rooms use each other. `analyze/mod.rs` is the face: it declares the rooms and
-//! hands their names on, and no room imports through it.
+//! hands their names on, and no room imports through it. The analyses beside it, the path
+//! over several taps (`path/`) and the counters beside a capture (`counters/`), are rooms on
+//! the same floors.
 
 use std::fs;
 use std::path::Path;
 
-/// The rooms of `engine/src/analyze/`, each with its floor (1 is the ground).
+/// The rooms of `engine/src/analyze/`, and `path` and `counters`, each with its floor (1 is the
+/// ground). An analysis's room may hold parts on other floors than its state: its report
+/// section (`uet/report`), its rules (`uet/rules`), named `room/part`.
 const FLOORS: &[(&str, u32)] = &[
+    ("counters", 2),
     ("names", 1),
     ("counts", 2),
     ("histogram", 2),
@@ -16,31 +21,62 @@ const FLOORS: &[(&str, u32)] = &[
     ("partition", 2),
     ("renumber", 2),
     ("id", 2),
+    ("exemplar", 2),
     ("wide", 3),
     ("congestion", 4),
-    ("uet", 6),
     ("flow", 5),
+    ("uet", 6),
     ("config", 6),
     ("analyzer", 7),
-    ("report", 8),
-    ("saved", 9),
-    ("rules", 9),
-    ("combine", 10),
-    ("assemble", 10),
+    ("path/report", 7),
+    ("uet/report", 8),
+    ("path", 8),
+    ("counters/report", 8),
+    ("report", 9),
+    ("saved", 10),
+    ("rules", 10),
+    ("counters/reconcile", 10),
+    ("uet/rules", 11),
+    ("path/rules", 11),
+    ("counters/rules", 11),
+    ("combine", 12),
+    ("assemble", 12),
 ];
 
 fn floor(room: &str) -> Option<u32> {
     FLOORS.iter().find(|(name, _)| *name == room).map(|&(_, floor)| floor)
 }
 
-/// Every `crate::analyze::…` path a line of code names: the name after `analyze::`.
+/// The room, or the part of a room, that `room` and the module `part` in it are: `uet/report`
+/// where that part has a floor of its own, else `uet`.
+fn part_of(room: &str, part: Option<&str>) -> String {
+    match part.map(|p| format!("{room}/{p}")) {
+        Some(key) if floor(&key).is_some() => key,
+        _ => room.to_string(),
+    }
+}
+
+/// The rooms that a line of code names by a `crate::analyze::…`, `crate::path::…` or
+/// `crate::counters::…` path: the room, or its part where that has a floor of its own.
 fn rooms_named(line: &str) -> Vec<String> {
-    line.match_indices("crate::analyze::")
-        .map(|(at, prefix)| {
-            let rest = &line[at + prefix.len()..];
-            rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
-        })
-        .collect()
+    let word = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut named = Vec::new();
+    for (at, _) in line.match_indices("crate::") {
+        let rest = &line[at + "crate::".len()..];
+        let first = word(rest);
+        let after = |s: &str| s.strip_prefix("::").map(word);
+        let (room, part) = match first.as_str() {
+            "analyze" => {
+                let Some(room) = after(&rest[first.len()..]) else { continue };
+                let part = after(&rest[first.len() + 2 + room.len()..]);
+                (room, part)
+            }
+            "path" | "counters" => (first.clone(), after(&rest[first.len()..])),
+            _ => continue,
+        };
+        named.push(part_of(&room, part.as_deref()));
+    }
+    named
 }
 
 /// The lines of a source file that are code outside its tests: comments and the
@@ -67,23 +103,30 @@ fn sources(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
 
 #[test]
 fn no_room_of_the_analysis_imports_one_above_it_or_through_its_face() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/analyze");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    sources(&root, &mut files);
+    for root in ["analyze", "path", "counters"] {
+        sources(&src.join(root), &mut files);
+    }
     let mut wrong = Vec::new();
     for file in files {
-        let relative = file.strip_prefix(&root).expect("under analyze/");
-        let room = relative.components().next().and_then(|c| c.as_os_str().to_str()).unwrap_or_default();
-        let room = room.trim_end_matches(".rs");
+        let relative = file.strip_prefix(&src).expect("under src/");
+        let mut names = relative.iter().filter_map(|c| c.to_str()).map(|c| c.trim_end_matches(".rs"));
+        let room = match names.next() {
+            // analyze/ is the face of its rooms; path/ and counters/ are rooms
+            Some("analyze") => names.next().unwrap_or_default(),
+            other => other.unwrap_or_default(),
+        };
         if room == "mod" {
             continue;
         }
+        let room = &part_of(room, names.next());
         let own = floor(room).unwrap_or_else(|| panic!("{room} has no floor in FLOORS: give it one"));
         let text = fs::read_to_string(&file).expect("a source file");
         for (n, line) in code_lines(&text) {
             for named in rooms_named(line) {
                 match floor(&named) {
-                    _ if named == room => {}
+                    _ if named == *room => {}
                     Some(f) if f < own => {}
                     Some(f) => wrong.push(format!(
                         "{}:{}: {room} (floor {own}) names {named} (floor {f})",
@@ -104,6 +147,14 @@ fn no_room_of_the_analysis_imports_one_above_it_or_through_its_face() {
 fn the_rule_sees_an_import_that_runs_back_up() {
     let line = "use crate::analyze::analyzer::Analyzer; // and crate::analyze::Config";
     assert_eq!(rooms_named(line), ["analyzer", "Config"]);
+    assert_eq!(rooms_named("use crate::analyze::uet::report::UetReport;"), ["uet/report"]);
+    assert_eq!(rooms_named("use crate::analyze::uet::pdc::Pdc;"), ["uet"]);
+    assert!(floor("uet/report") > floor("uet") && floor("uet/rules") > floor("rules"));
+    assert_eq!(
+        rooms_named("use crate::path::report::HopReport; crate::counters::{self, X}"),
+        ["path/report", "counters"]
+    );
+    assert_eq!(rooms_named("use crate::capture::Inputs;"), Vec::<String>::new());
     assert!(floor("analyzer") > floor("flow"));
     assert_eq!(floor("Config"), None, "a name handed on by the face is no room");
     let text = "use a;\n// crate::analyze::x\n#[cfg(test)]\nuse crate::analyze::analyzer;";

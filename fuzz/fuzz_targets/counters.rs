@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocescope::analyze::report::counters::HostCounters;
+use rocescope::counters::report::HostCounters;
 use rocescope::counters::{self, Snapshot, SnapshotError, SwitchSnapshots};
 
 /// A refusal quotes at most 200 bytes of a line twice (a name and a value), each character

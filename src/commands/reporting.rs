@@ -90,7 +90,7 @@ pub fn report(
     more_files: io::Result<Written>,
 ) -> Outcome {
     let report = assemble::report_beside(analyzer, inputs, reporting.beside);
-    for host in crate::analyze::report::counters::hosts_not_in_capture(&report) {
+    for host in crate::counters::reconcile::hosts_not_in_capture(&report) {
         eprintln!(
             "rocescope: warning: --counters {host}: no RoCE frame is from or to {host}: its counters pair with nothing (HOST is the NIC's address in the capture)"
         );

@@ -1,19 +1,31 @@
 //! The finished report: what the analysis counted ([`Report::model`]) with the findings its
-//! rules raise over those numbers ([`rules::evaluate`]).
+//! rules raise over those numbers ([`findings`]).
 
 use crate::analyze::analyzer::Analyzer;
-use crate::analyze::report::counters::HostCounters;
-use crate::analyze::report::path::PathReport;
+use crate::analyze::report::finding::Finding;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
-use crate::analyze::rules;
+use crate::analyze::rules::{self, Rules};
+use crate::analyze::uet;
 use crate::capture::{CaptureError, CaptureReader};
-use crate::counters::{HostSnapshots, SwitchSnapshots};
+use crate::counters::report::HostCounters;
+use crate::counters::{self, HostSnapshots, SwitchSnapshots};
+use crate::path::{self, report::PathReport};
 
 /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
 pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
     let mut report = Report::model(a, inputs, live);
-    report.findings = rules::evaluate(&report);
+    report.findings = findings(&report);
     report
+}
+
+/// The findings every analysis's rules raise over `report`.
+pub fn findings(report: &Report) -> Vec<Finding> {
+    let mut r = Rules::new(report);
+    rules::roce(&mut r);
+    path::rules::path(&mut r);
+    counters::rules::counters(&mut r);
+    uet::rules::uet(&mut r);
+    r.finish()
 }
 
 /// What a report has beside the analysis of its frames: the path traced over several taps
@@ -40,7 +52,7 @@ pub fn report_beside(a: &Analyzer, inputs: Vec<InputReport>, beside: &Beside) ->
     }
     report.counters = beside.counters.iter().map(|h| HostCounters::of(&report, h)).collect();
     report.counters.extend(beside.switches.iter().map(HostCounters::of_switch));
-    report.findings = rules::evaluate(&report);
+    report.findings = findings(&report);
     report
 }
 

@@ -11,6 +11,7 @@ pub mod combine;
 pub mod config;
 pub mod congestion;
 pub mod counts;
+pub mod exemplar;
 pub mod flow;
 pub mod frame;
 pub mod histogram;

@@ -3,6 +3,9 @@
 //! The analysis reconciles them with what the capture saw (the report's counters section).
 
 pub mod order;
+pub mod reconcile;
+pub mod report;
+pub mod rules;
 pub mod snapshot;
 pub mod sonic;
 pub mod sysfs;

@@ -6,8 +6,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::analyze::report::path::{Direction, OffsetMethod};
 use crate::capture::Alignment;
+use crate::path::report::{Direction, OffsetMethod};
 
 use super::sightings::Sighting;
 

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use rocescope_parsers::opcode::{is_read_response, is_unsequenced};
 
-use crate::analyze::report::path::{DelayBins, Direction, HopReport, LOSSES_KEPT, LossReport};
+use crate::path::report::{DelayBins, Direction, HopReport, LOSSES_KEPT, LossReport};
 
 use super::journeys::{Journey, Journeys};
 use super::sightings::{Hosts, Sighting};

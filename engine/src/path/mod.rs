@@ -9,17 +9,19 @@
 pub mod clocks;
 pub mod hops;
 pub mod journeys;
+pub mod report;
+pub mod rules;
 pub mod sightings;
 
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
-use crate::analyze::report::path::{Direction, OffsetMethod, PathReport, TapOrder, TapReport};
 use crate::capture::{Alignment, CaptureError};
 use crate::decode::Decoder;
 use clocks::Clock;
 use hops::{Stop, Way};
 use journeys::{Copy, Journeys, Reach};
+use report::{Direction, OffsetMethod, PathReport, TapOrder, TapReport};
 pub use sightings::Tap;
 use sightings::{Hosts, Sighting, TapSightings};
 
@@ -83,7 +85,7 @@ pub fn trace(taps: &[Tap], decoder: &Decoder, options: &Options) -> Result<Trace
         }
         leave_out_later_copies(&way, &journeys, &mut skip);
     }
-    report.losses.truncate(crate::analyze::report::path::LOSSES_KEPT);
+    report.losses.truncate(crate::path::report::LOSSES_KEPT);
     report.taps = tap_reports(taps, &seen, &clocks, &missed);
     report.tap_order = tap_order(taps, &neighbours);
     Ok(Traced {

@@ -1,38 +1,22 @@
-//! Exemplars of the report's table records: the schema of the flows, episodes, findings and
-//! the other tables that `--out`, the dataset and the Python module's DataFrames hold.
-//!
-//! A table's columns are its record's JSON keys, flattened; a row's optional values and lists
-//! vary, so the schema comes from one exemplar row in which every optional value is present
-//! (its type is the column's) and every list and tally is empty (one text column). A record
-//! that gains a field does not build until its exemplar has it.
+//! The exemplars of the RoCE analysis's table records (flows, episodes, findings, pause
+//! sources, CNP bursts, incast periods): [`crate::analyze::exemplar`].
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::net::{IpAddr, Ipv4Addr};
 
 use crate::analyze::congestion::incast::IncastPeriod;
 use crate::analyze::congestion::reaction::Outcome;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
+use crate::analyze::exemplar::{ENDPOINT, Exemplar};
 use crate::analyze::flow::episodes::{Episode, Pattern, Trigger};
 use crate::analyze::flow::sequence::Decision;
 use crate::analyze::flow::table::FirstFrames;
 use crate::analyze::id::Space;
 use crate::analyze::report::congestion::{BurstReport, FlowCongestion};
-use crate::analyze::report::counters::{Agreement, CounterRow};
 use crate::analyze::report::finding::{Evidence, Finding, Severity};
-use crate::analyze::report::path::{DelayBins, Direction, HopReport};
-use crate::analyze::report::uet::PdcReport;
 use crate::analyze::report::{DurationSummary, FlowReport, PauseReport, PeerSummary, SequenceReport, SizeSummary};
 use crate::analyze::wide::pfc::PauseStats;
 use crate::analyze::wide::policy::{PolicyCounts, Violations};
-use crate::decode::Endpoint;
-
-/// A table record's exemplar: every optional value present, every list and tally empty.
-pub trait Exemplar {
-    fn exemplar() -> Self;
-}
-
-const HOST: Endpoint = Endpoint::Ip(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
 
 impl Exemplar for DurationSummary {
     fn exemplar() -> Self {
@@ -103,8 +87,8 @@ impl Exemplar for FlowReport {
     fn exemplar() -> Self {
         FlowReport {
             id: 0,
-            src_ip: HOST,
-            dst_ip: HOST,
+            src_ip: ENDPOINT,
+            dst_ip: ENDPOINT,
             dst_qp: 0,
             src_qp: Some(0),
             version: 0,
@@ -223,7 +207,7 @@ impl Exemplar for BurstReport {
 impl Exemplar for IncastPeriod {
     fn exemplar() -> Self {
         IncastPeriod {
-            receiver: HOST,
+            receiver: ENDPOINT,
             first_frame: 0,
             start_ns: 0,
             end_ns: 0,
@@ -232,82 +216,6 @@ impl Exemplar for IncastPeriod {
             ce_marks: 0,
             cnps: 0,
             pauses: 0,
-        }
-    }
-}
-
-impl Exemplar for HopReport {
-    fn exemplar() -> Self {
-        HopReport {
-            from: String::new(),
-            to: String::new(),
-            direction: Direction::Forward,
-            matched: 0,
-            lost: 0,
-            ce_added: 0,
-            dscp_rewritten: BTreeMap::new(),
-            pcp_rewritten: BTreeMap::new(),
-            ttl_decrement: Some(0),
-            reordered: 0,
-            delay_uncertainty_ns: Some(0),
-            delay_p50_ns: Some(0),
-            delay_p99_ns: Some(0),
-            delay_max_ns: Some(0),
-            delay_bins: Some(DelayBins { first_ns: 0, width_ns: 0, counts: Vec::new() }),
-        }
-    }
-}
-
-impl Exemplar for CounterRow {
-    fn exemplar() -> Self {
-        CounterRow {
-            counter: String::new(),
-            before: Some(0),
-            after: Some(0),
-            delta: Some(0),
-            capture: Some(0),
-            verdict: Agreement::Agrees,
-            difference: Some(0),
-        }
-    }
-}
-
-impl Exemplar for PdcReport {
-    fn exemplar() -> Self {
-        PdcReport {
-            initiator: HOST,
-            target: HOST,
-            spdcid: Some(0),
-            dpdcid: Some(0),
-            mode: Some(""),
-            cc: false,
-            syn_seen: false,
-            closed: false,
-            start_psn: Some(0),
-            requests: 0,
-            acks: 0,
-            psn_first: Some(0),
-            psn_last: Some(0),
-            out_of_order: 0,
-            retransmitted: 0,
-            lost_before_tap: 0,
-            capture_missed: 0,
-            missing: 0,
-            untracked: 0,
-            nacks: BTreeMap::new(),
-            trimmed: 0,
-            ecn_ce: 0,
-            ecn_echoed: 0,
-            ecn_acks_checked: 0,
-            ecn_acks_unchecked: 0,
-            ecn_marks_not_echoed: 0,
-            ecn_echoes_without_mark: 0,
-            ecn_echo_agrees: Some(false),
-            ack_psns_p50: Some(0),
-            ack_psns_max: Some(0),
-            unanswered: Some(0),
-            first_frame: 0,
-            last_frame: 0,
         }
     }
 }

@@ -3,12 +3,9 @@
 
 pub mod chart_data;
 pub mod congestion;
-pub mod counters;
 pub mod exemplar;
 pub mod finding;
-pub mod path;
 pub mod paused;
-pub mod uet;
 
 use std::collections::BTreeMap;
 
@@ -23,12 +20,15 @@ use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::names::Name;
 use crate::analyze::report::finding::Finding;
+use crate::analyze::uet::report::UetReport;
 use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::facts::UndecodedLinkFrames;
 use crate::analyze::wide::pfc::PauseStats;
 use crate::analyze::wide::policy::{Policy, PolicyCounts};
 use crate::capture::CaptureInfo;
+use crate::counters::report::HostCounters;
 use crate::decode::Endpoint;
+use crate::path::report::PathReport;
 use congestion::{CongestionReport, FlowCongestion};
 
 /// Version of the report schema; raised on any incompatible change.
@@ -67,13 +67,13 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Several taps of one path (`analyze --tap`): absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<path::PathReport>,
+    pub path: Option<PathReport>,
     /// Counter snapshots reconciled with the capture (`analyze --counters`): absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub counters: Vec<counters::HostCounters>,
+    pub counters: Vec<HostCounters>,
     /// Ultra Ethernet Transport packets: absent when the capture has none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uet: Option<uet::UetReport>,
+    pub uet: Option<UetReport>,
     /// The series the HTML page draws beyond the numbers above (not in the JSON).
     #[serde(skip)]
     pub charts: chart_data::ChartData,
@@ -535,7 +535,7 @@ impl Report {
             findings: Vec::new(),
             path: None,
             counters: Vec::new(),
-            uet: uet::UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
+            uet: UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
             charts: chart_data::ChartData::of(a),
         }
     }

@@ -2,10 +2,7 @@
 //! explain exactly the numbers it shows.
 
 mod congestion_control;
-mod counters;
-mod path;
 mod troubleshooting;
-mod uet;
 
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Finding, Kind, Severity, kinds};
@@ -15,7 +12,7 @@ use crate::decode::Endpoint;
 use rustc_hash::FxHashSet;
 
 /// "1 flow", "2 flows".
-fn plural(n: usize, noun: &str) -> String {
+pub(crate) fn plural(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
@@ -49,20 +46,26 @@ fn names(report: &Report, e: &Evidence, flows: usize) -> String {
     s.join(", ")
 }
 
-struct Rules<'r> {
-    report: &'r Report,
+/// The findings raised so far over a finished report: each analysis's rules add theirs
+/// ([`roce`] here, the other analyses' in their rooms), then [`Rules::finish`].
+pub(crate) struct Rules<'r> {
+    pub(crate) report: &'r Report,
     out: Vec<Finding>,
 }
 
 /// What a finding is, whatever its numbers: its kind, likely cause and first action.
-struct About {
-    kind: Kind,
-    cause: &'static str,
-    action: &'static str,
+pub(crate) struct About {
+    pub(crate) kind: Kind,
+    pub(crate) cause: &'static str,
+    pub(crate) action: &'static str,
 }
 
-impl Rules<'_> {
-    fn add(&mut self, about: About, message: String, evidence: Evidence) {
+impl<'r> Rules<'r> {
+    pub(crate) fn new(report: &'r Report) -> Rules<'r> {
+        Rules { report, out: Vec::new() }
+    }
+
+    pub(crate) fn add(&mut self, about: About, message: String, evidence: Evidence) {
         let About { kind: Kind { code, severity, .. }, cause, action } = about;
         self.out.push(Finding { severity, code, message, evidence, cause: cause.into(), action: action.into() });
     }
@@ -83,30 +86,35 @@ impl Rules<'_> {
     }
 }
 
-pub fn evaluate(report: &Report) -> Vec<Finding> {
-    let mut r = Rules { report, out: Vec::new() };
-    icrc(&mut r);
-    vcrc(&mut r);
-    loss(&mut r);
-    timeouts(&mut r);
-    naks(&mut r);
-    reordering(&mut r);
-    congestion(&mut r);
-    congestion_control::reactions(&mut r);
-    congestion_control::tail_latency(&mut r);
-    congestion_control::incast(&mut r);
-    marking(&mut r);
-    pauses(&mut r);
-    copies_and_truncation(&mut r);
-    damage(&mut r);
-    capture_limits(&mut r);
-    no_roce(&mut r);
-    path::path(&mut r);
-    counters::counters(&mut r);
-    uet::uet(&mut r);
-    troubleshooting::annotate(report, &mut r.out);
-    r.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    r.out
+/// The RoCE analysis's rules: integrity, loss, retransmission, reordering, congestion and its
+/// control, marking, pauses, copies, damage and the capture's limits.
+pub(crate) fn roce(r: &mut Rules<'_>) {
+    icrc(r);
+    vcrc(r);
+    loss(r);
+    timeouts(r);
+    naks(r);
+    reordering(r);
+    congestion(r);
+    congestion_control::reactions(r);
+    congestion_control::tail_latency(r);
+    congestion_control::incast(r);
+    marking(r);
+    pauses(r);
+    copies_and_truncation(r);
+    damage(r);
+    capture_limits(r);
+    no_roce(r);
+}
+
+impl Rules<'_> {
+    /// The findings, each with the troubleshooting table's causes whose symptoms the report
+    /// shows, errors first.
+    pub(crate) fn finish(mut self) -> Vec<Finding> {
+        troubleshooting::annotate(self.report, &mut self.out);
+        self.out.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        self.out
+    }
 }
 
 fn icrc(r: &mut Rules<'_>) {

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::Report;
-use crate::analyze::report::counters::{HostCounters, switch_pfc_priority};
 use crate::analyze::report::finding::Finding;
+use crate::counters::report::{HostCounters, switch_pfc_priority};
 
 /// One row of the table.
 pub(super) struct Entry {

@@ -4,6 +4,8 @@
 //! encrypted packets counted. The definitions are docs/analysis.md's, "UET".
 
 pub mod pdc;
+pub mod report;
+pub mod rules;
 pub mod window;
 
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -8,8 +8,8 @@ use rocescope_parsers::psn::psn_forward_distance;
 use super::charts::{self, PsnGraph};
 use super::figure::figure;
 use crate::analyze::report::chart_data::ChartData;
-use crate::analyze::report::uet::{PdcReport, UetReport};
 use crate::analyze::uet::PdcKey;
+use crate::analyze::uet::report::{PdcReport, UetReport};
 
 /// PDCs whose sequence graph the page draws, at most.
 const GRAPHS_SHOWN: usize = 16;

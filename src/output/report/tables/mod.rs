@@ -7,8 +7,8 @@
 pub mod record;
 
 use std::io::{self, BufWriter, Write};
-use std::sync::{Arc, Mutex};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use crate::output::atomic::{AtomicFile, Written};
 
@@ -17,14 +17,14 @@ use polars::prelude::*;
 use serde::Serialize;
 
 use crate::analyze::congestion::incast::IncastPeriod;
+use crate::analyze::exemplar::Exemplar;
 use crate::analyze::flow::episodes::Episode;
 use crate::analyze::report::congestion::BurstReport;
-use crate::analyze::report::counters::{CounterRow, CounterWindow, HostCounters, Source};
-use crate::analyze::report::exemplar::Exemplar;
 use crate::analyze::report::finding::Finding;
-use crate::analyze::report::path::HopReport;
-use crate::analyze::report::uet::PdcReport;
 use crate::analyze::report::{FlowReport, PauseReport, Report};
+use crate::analyze::uet::report::PdcReport;
+use crate::counters::report::{CounterRow, CounterWindow, HostCounters, Source};
+use crate::path::report::HopReport;
 use record::{Cell, FlattenError, Schema};
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use super::TextKeys;
-use crate::analyze::report::uet::UetReport;
+use crate::analyze::uet::report::UetReport;
 
 /// The PDC lines' keys.
 pub const PDC_KEYS: TextKeys = TextKeys {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::analyze::exemplar::Exemplar;
 use crate::decode::Endpoint;
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -213,6 +214,28 @@ pub struct LossReport {
     /// later resend of a go-back-N run sent again was discarded behind the run's hole, and is not
     /// listed; docs/analysis.md, "Per hop").
     pub lost_on: String,
+}
+
+impl Exemplar for HopReport {
+    fn exemplar() -> Self {
+        HopReport {
+            from: String::new(),
+            to: String::new(),
+            direction: Direction::Forward,
+            matched: 0,
+            lost: 0,
+            ce_added: 0,
+            dscp_rewritten: BTreeMap::new(),
+            pcp_rewritten: BTreeMap::new(),
+            ttl_decrement: Some(0),
+            reordered: 0,
+            delay_uncertainty_ns: Some(0),
+            delay_p50_ns: Some(0),
+            delay_p99_ns: Some(0),
+            delay_max_ns: Some(0),
+            delay_bins: Some(DelayBins { first_ns: 0, width_ns: 0, counts: Vec::new() }),
+        }
+    }
 }
 
 #[cfg(test)]

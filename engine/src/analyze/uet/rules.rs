@@ -2,9 +2,8 @@
 //! ACKs and NACKs say (docs/analysis.md, "UET").
 
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, kinds};
-use crate::analyze::report::uet::{PdcReport, UetReport};
-
-use super::{About, Rules, plural};
+use crate::analyze::rules::{About, Rules, plural};
+use crate::analyze::uet::report::{PdcReport, UetReport};
 
 /// NACK codes of a PDC that could not be used: INV_DPDCID, INVALID_SYN, NO_PDC_AVAIL,
 /// PDC_MODE_MISMATCH, CLOSING_IN_ERR.
@@ -12,7 +11,8 @@ const PDC_ERRORS: [&str; 5] = ["INV_DPDCID", "INVALID_SYN", "NO_PDC_AVAIL", "PDC
 /// NACK codes of trimming.
 const TRIMMING: [&str; 3] = ["TRIMMED", "TRIMMED_LASTHOP", "TRIMMED_ACK"];
 
-pub(super) fn uet(r: &mut Rules<'_>) {
+/// The UET rules: CRCs, loss, trimming, NACKs, ROD order, ECN echoes, PDC errors.
+pub(crate) fn uet(r: &mut Rules<'_>) {
     let Some(uet) = &r.report.uet else { return };
     crc(r, uet);
     pdc_rule(

@@ -1,10 +1,10 @@
 //! The findings of counter snapshots reconciled with the capture (`analyze --counters`): each
 //! names its host.
 
-use crate::analyze::report::counters::{Agreement, CounterRow, FAMILIES, HostCounters, Link, counts_pauses, family};
 use crate::analyze::report::finding::{Evidence, kinds};
+use crate::counters::report::{Agreement, CounterRow, FAMILIES, HostCounters, Link, counts_pauses, family};
 
-use super::{About, Rules};
+use crate::analyze::rules::{About, Rules};
 
 /// The counters of receive drops in the NIC: packets that reached the host and were dropped
 /// for lack of receive buffers.
@@ -17,7 +17,9 @@ fn is_link_error(name: &str) -> bool {
         || (name.contains("fec") && name.contains("uncorr"))
 }
 
-pub(super) fn counters(r: &mut Rules<'_>) {
+/// The counters' rules: counters that disagree with the capture, NIC drops, pauses the capture
+/// lacks.
+pub(crate) fn counters(r: &mut Rules<'_>) {
     for host in &r.report.counters {
         growth(r, host, RX_DROPS_FINDING, |name| RX_DROPS.contains(&name));
         growth(r, host, LINK_ERRORS_FINDING, is_link_error);

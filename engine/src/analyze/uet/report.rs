@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::analyze::counts::UetCrcCounts;
+use crate::analyze::exemplar::{ENDPOINT, Exemplar};
 use crate::analyze::uet::pdc::TRIM_CODES;
 use crate::analyze::uet::{DatagramMode, Datagrams, Pdc, PdcKey, UetAnalysis};
 use crate::decode::Endpoint;
@@ -253,6 +254,46 @@ impl UetCrcReport {
             },
             // never bad before a reading matched: nothing to check against
             None => UetCrcReport { variant: None, ok: 0, bad: 0, unchecked: r.unchecked + r.no_variant, readings: r },
+        }
+    }
+}
+
+impl Exemplar for PdcReport {
+    fn exemplar() -> Self {
+        PdcReport {
+            initiator: ENDPOINT,
+            target: ENDPOINT,
+            spdcid: Some(0),
+            dpdcid: Some(0),
+            mode: Some(""),
+            cc: false,
+            syn_seen: false,
+            closed: false,
+            start_psn: Some(0),
+            requests: 0,
+            acks: 0,
+            psn_first: Some(0),
+            psn_last: Some(0),
+            out_of_order: 0,
+            retransmitted: 0,
+            lost_before_tap: 0,
+            capture_missed: 0,
+            missing: 0,
+            untracked: 0,
+            nacks: BTreeMap::new(),
+            trimmed: 0,
+            ecn_ce: 0,
+            ecn_echoed: 0,
+            ecn_acks_checked: 0,
+            ecn_acks_unchecked: 0,
+            ecn_marks_not_echoed: 0,
+            ecn_echoes_without_mark: 0,
+            ecn_echo_agrees: Some(false),
+            ack_psns_p50: Some(0),
+            ack_psns_max: Some(0),
+            unanswered: Some(0),
+            first_frame: 0,
+            last_frame: 0,
         }
     }
 }

@@ -2,11 +2,11 @@
 //! its tap in its evidence.
 
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, kinds};
-use crate::analyze::report::path::{HopReport, PathReport};
+use crate::analyze::rules::{About, Rules, plural};
+use crate::path::report::{HopReport, PathReport};
 
-use super::{About, Rules, plural};
-
-pub(super) fn path(r: &mut Rules<'_>) {
+/// The path's rules: packets lost on a hop, CE marks added, DSCP and PCP re-marked, delays.
+pub(crate) fn path(r: &mut Rules<'_>) {
     let Some(path) = &r.report.path else { return };
     for hop in &path.hops {
         loss_on_hop(r, path, hop);
