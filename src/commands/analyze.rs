@@ -2,7 +2,6 @@
 //! summary or the JSON report.
 
 use std::io;
-use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -12,7 +11,7 @@ use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
 use super::time_source;
 use crate::analyze::assemble::Beside;
-use crate::analyze::frame::{Content, FrameSummary};
+use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::InputReport;
 use crate::analyze::wide::facts::UndecodedLinkFrames;
 use crate::analyze::{Analyzer, SavedRun, assemble};
@@ -118,9 +117,9 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    let beside = Beside {
+    let mut beside = Beside {
         path: traced.as_ref().map(|t| t.report.clone()),
-        counters: read_counters(args, files, &decoder)?,
+        counters: read_counters(args)?,
         switches: read_switch_counters(args)?,
     };
     reporting::check_build(&reporting_of(args, &beside))?;
@@ -173,15 +172,19 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
         return Err(Failure::NoInput(String::new()));
     }
     let table_files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
+    for host in &mut beside.counters {
+        let (own, partner) = analyzer.first_macs_from(Endpoint::Ip(host.host));
+        host.macs = HostMacs { own, partner };
+    }
     Ok(Analysed { analyzer, inputs: input_reports, beside, table_files })
 }
 
 /// With `--counters HOST=BEFORE,AFTER`: each host's two snapshots, read (a file that cannot
 /// be read, is too large or holds a line that is no counter is a usage error naming its line,
-/// before the capture is read for the MACs) and put in order (a warning when they look
-/// swapped), and the host's MAC in `files`; `--link HOST` marks HOST's link as the capture's
-/// (a HOST no `--counters` names is a usage error).
-fn read_counters(args: &AnalyzeArgs, files: &[PathBuf], decoder: &Decoder) -> Result<Vec<HostSnapshots>, Failure> {
+/// before the capture is read) and put in order (a warning when they look swapped); its MACs
+/// are those of its first RoCE frame, which the analysis finds. `--link HOST` marks HOST's link
+/// as the capture's (a HOST no `--counters` names is a usage error).
+fn read_counters(args: &AnalyzeArgs) -> Result<Vec<HostSnapshots>, Failure> {
     if let Some(stray) = args.links.iter().find(|l| !args.counters.iter().any(|c| c.host == **l)) {
         return Err(Failure::Usage(format!(
             "--link {stray}: no --counters {stray}=BEFORE,AFTER: --link names a host whose counters are given"
@@ -196,12 +199,7 @@ fn read_counters(args: &AnalyzeArgs, files: &[PathBuf], decoder: &Decoder) -> Re
         let link = args.links.contains(&c.host);
         Ok(HostSnapshots { host: c.host, macs: HostMacs::default(), link, before, after })
     };
-    let mut hosts: Vec<HostSnapshots> = args.counters.iter().map(host).collect::<Result<_, Failure>>()?;
-    let addresses: Vec<IpAddr> = hosts.iter().map(|h| h.host).collect();
-    for (host, macs) in hosts.iter_mut().zip(host_macs(files, decoder, &addresses)) {
-        host.macs = macs;
-    }
-    Ok(hosts)
+    args.counters.iter().map(host).collect()
 }
 
 /// With `--switch-counters NAME=BEFORE,AFTER`: each switch's two snapshots, read from SONiC's
@@ -240,30 +238,6 @@ fn read_snapshot(
     let name = file.display().to_string();
     let text = counters::read_file(file).map_err(|e| Failure::Usage(format!("{option}: {name}: {e}")))?;
     parse(&name, &text).map_err(|e| Failure::Usage(format!("{option}: {e}")))
-}
-
-/// The MACs of each host's first RoCE frame in `files`, read until every host's are found:
-/// what pairs its pause counters with the PFC frames it sent and received. None for a host that
-/// sends no RoCE frame, and where an input cannot be read twice (standard input, a pipe).
-fn host_macs(files: &[PathBuf], decoder: &Decoder, hosts: &[IpAddr]) -> Vec<HostMacs> {
-    let mut found = vec![HostMacs::default(); hosts.len()];
-    if hosts.is_empty() || files.iter().any(|f| read_once_only(f)) {
-        return found;
-    }
-    let (mut inputs, _) = Inputs::open(files, false);
-    while let Some(frame) = inputs.next_frame() {
-        let summary = FrameSummary::of(frame.number, &decoder.decode(&frame.record));
-        if let (Content::Roce(roce), Some(Endpoint::Ip(src))) = (summary.content, summary.src)
-            && let Some(slot) = hosts.iter().position(|h| *h == src).and_then(|i| found.get_mut(i))
-            && slot.own.is_none()
-        {
-            *slot = HostMacs { own: roce.src_mac, partner: roce.dst_mac };
-        }
-        if found.iter().all(|macs| macs.own.is_some()) {
-            break;
-        }
-    }
-    found
 }
 
 /// `--tap`'s taps, checked: two or more, named apart, each file read from its start twice (to

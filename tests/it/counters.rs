@@ -230,7 +230,8 @@ fn out_writes_a_counters_table_and_the_page_shows_them() {
         .expect("rocescope runs");
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let csv = std::fs::read_to_string(out.join("counters.csv")).expect("counters.csv");
-    let header = "host,source,window_before,window_after,window_seconds,counter,before,after,delta,capture,verdict,difference";
+    let header =
+        "host,source,window_before,window_after,window_seconds,counter,before,after,delta,capture,verdict,difference";
     assert!(csv.starts_with(header), "{csv}");
     let window = "2026-12-05T10:00:00Z,2026-12-05T10:00:02.5Z,2.5";
     assert!(csv.lines().any(|l| l == format!("10.0.0.3,nic,{window},np_cnp_sent,80311,80335,24,24,agrees,0")), "{csv}");
@@ -285,6 +286,39 @@ fn pause_counters_pair_with_the_pfc_frames_of_the_hosts_mac() {
         (row(&sender, "tx_prio3_pause")["capture"].as_u64(), row(&sender, "tx_prio3_pause")["verdict"].as_str()),
         (Some(0), Some("agrees"))
     );
+}
+
+/// A host's MACs are found by the analysis's own pass: a capture read once only (standard
+/// input) pairs its pause counters too, and so does one analysed in two parts (`--state`,
+/// `--resume`), whose first part alone holds the host's first frame.
+#[test]
+fn pause_counters_pair_from_standard_input_and_across_a_resumed_analysis() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write_counter =
+        |name: &str, n: u64| write(dir.path(), name, &format!("NIC statistics:\n     tx_prio3_pause: {n}\n"));
+    let arg =
+        format!("10.0.0.20={},{}", write_counter("b.txt", 1000).display(), write_counter("a.txt", 1001).display());
+    let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/incast.pcap");
+    let out = common::rocescope()
+        .args(["analyze", "--json", "--counters", &arg, "-"])
+        .stdin(std::fs::File::open(&sample).expect("the sample"))
+        .output()
+        .expect("rocescope runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the JSON report");
+    let pauses = row(&report, "tx_prio3_pause");
+    assert_eq!((pauses["capture"].as_u64(), pauses["verdict"].as_str()), (Some(1), Some("agrees")), "{pauses}");
+    // cut after the host's first frame (frame 9, an ACK): the second part, resumed, holds its
+    // pause frame
+    let parts = common::split::split(&sample, dir.path(), |_| vec![9]);
+    let state = dir.path().join("part.state");
+    let (state, [first, second]) =
+        (state.to_str().expect("UTF-8"), [&parts[0], &parts[1]].map(|p| p.to_str().expect("UTF-8")));
+    common::run_ok(&["analyze", "-q", "--state", state, first]);
+    let resumed: Value =
+        serde_json::from_str(&common::run_ok(&["analyze", "--json", "--resume", state, "--counters", &arg, second]))
+            .expect("the JSON report");
+    assert_eq!(row(&resumed, "tx_prio3_pause")["verdict"], "agrees", "{resumed}");
 }
 
 #[test]

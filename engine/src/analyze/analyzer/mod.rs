@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
 
@@ -34,6 +35,7 @@ use crate::analyze::wide::CaptureWide;
 use crate::analyze::wide::cm::Connection;
 use crate::analyze::wide::duplicates::{Doubling, DoublingProbe, Resends};
 use crate::analyze::wide::facts::UndecodedLinkFrames;
+use crate::decode::Endpoint;
 use head::Head;
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -369,7 +371,8 @@ impl Analyzer {
             self.end_connection(fid, s.ts_ns);
             fid = self.flows.get_or_insert(key, make)?;
         }
-        if self.flows.flow(fid).is_some_and(|f| f.counts.packets == 0) {
+        if let Some(f) = self.flows.flow_mut(fid).filter(|f| f.counts.packets == 0) {
+            f.first_macs = (roce.src_mac, roce.dst_mac);
             self.on_new_flow(fid, key);
         }
         Some(fid)
@@ -448,6 +451,13 @@ impl Analyzer {
     fn pmtu_of(&self, fid: FlowId) -> Option<u32> {
         let f = self.flows.flow(fid)?;
         f.pmtu.or_else(|| f.peer.and_then(|(p, _)| self.flows.flow(p)).and_then(|p| p.pmtu))
+    }
+
+    /// The source and destination MACs of the first RoCE packet `host` sent among the frames
+    /// analysed: its own and its link partner's.
+    pub fn first_macs_from(&self, host: Endpoint) -> (Option<MacAddr>, Option<MacAddr>) {
+        let sent = self.flows.flows.iter().filter(|f| f.key.src == host);
+        sent.min_by_key(|f| f.first_frame).map_or((None, None), |f| f.first_macs)
     }
 
     pub fn config(&self) -> Config {

@@ -2,6 +2,7 @@
 //! for RoCEv1 the GIDs stand for the IPs. Each flow carries its counters, its PSN sequence and
 //! the state the analysis needs between packets; memory grows with flows, not packets.
 
+use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::opcode::Transport;
 
 use crate::decode::Endpoint;
@@ -136,6 +137,9 @@ pub struct Flow {
     pub ce_to_cnp: LogHistogram,
     pub last_frame: u64,
     pub first_frames: FirstFrames,
+    /// The source and destination MACs of its first packet: a host's own and its link
+    /// partner's, which pair its pause counters with the pause frames of its link.
+    pub first_macs: (Option<MacAddr>, Option<MacAddr>),
     /// What the flow's charts need; the first [`crate::analyze::flow::trace::TRACED_FLOWS`] flows have one.
     pub trace: Option<Box<crate::analyze::flow::trace::FlowTrace>>,
     /// Its data rate around the CNPs addressed to it.
@@ -176,6 +180,7 @@ impl Flow {
             ce_to_cnp: LogHistogram::default(),
             last_frame: frame,
             first_frames: FirstFrames::default(),
+            first_macs: (None, None),
             trace: None,
             reaction: Reaction::default(),
             completions: Completions::default(),
@@ -500,6 +505,7 @@ impl Flow {
         self.policy.graft(&start.policy, &end.policy);
         self.first_frames.graft(&end.first_frames);
         self.first_icrc_bad_frame = self.first_icrc_bad_frame.or(end.first_icrc_bad_frame);
+        self.first_macs = (self.first_macs.0.or(end.first_macs.0), self.first_macs.1.or(end.first_macs.1));
         if let (Some(mine), Some(theirs)) = (&mut self.trace, &end.trace) {
             mine.graft_after(theirs, after_ns);
         }
