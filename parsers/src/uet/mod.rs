@@ -11,19 +11,21 @@
 //! with a TSS header the rest is ciphertext ending in a 16-byte AES-GCM tag; without, a 4-byte
 //! CRC32C trailer follows the payload (docs/decoding.md, "UET integrity").
 //!
-//! Unlike the other headers of this crate, UET's have views only, no writers yet: the sample
-//! generator writes them field by field (`src/generate/uet.rs`), and the layout tests
-//! (`tests/uet_layouts.rs`) byte by byte.
+//! Beside each view, as for the other headers of this crate, a `Repr` writes the header
+//! (`emit`) and reads one whole (`of`): [`EntropyRepr`], [`TssRepr`], [`pds::PdsRepr`],
+//! [`ses::SesRequestRepr`] and [`ses::SesResponseRepr`]; the sample generator composes its
+//! packets from them (`src/generate/uet.rs`).
 
 pub mod crc;
 pub mod names;
 pub mod pds;
 pub mod ses;
 
+use crate::emit::join;
 use crate::error::{Error, Layer, be16, be32_at, be64_at, byte_at, split_array, split_bytes};
 
-pub use pds::{Pds, PdsType};
-pub use ses::{Ses, SesRequest, SesResponse};
+pub use pds::{Pds, PdsRepr, PdsType};
+pub use ses::{Ses, SesRequest, SesRequestRepr, SesResponse, SesResponseRepr};
 
 /// The UDP destination port of UET over UDP (Wireshark and xdp2).
 pub const UDP_PORT: u16 = 4793;
@@ -40,6 +42,11 @@ pub const TAG_LEN: usize = 16;
 
 /// The 5-bit type that starts a TSS header (PDS types are 2..=14).
 const TSS_TYPE: u8 = 1;
+/// The TSS header's first word: secure port (an SSI word follows), association number, and
+/// the secure domain index in the low 24 bits.
+const TSS_SP: u32 = 0x0400_0000;
+const TSS_AN: u32 = 0x0100_0000;
+const TSS_SDI: u32 = 0x00FF_FFFF;
 
 /// The 4-byte entropy header of native-IP encapsulation: over UDP the source port carries the
 /// entropy and no such header is sent.
@@ -81,7 +88,7 @@ impl<'a> Tss<'a> {
         if first[0] >> 3 != TSS_TYPE {
             return Err(Error::invalid(Layer::UetTss, "not a TSS header"));
         }
-        let len = if first[0] & 0x04 != 0 { 16 } else { 12 };
+        let len = if u32::from_be_bytes(*first) & TSS_SP != 0 { 16 } else { 12 };
         let (bytes, rest) = split_bytes(input, len, Layer::UetTss)?;
         Ok((Tss { bytes }, rest))
     }
@@ -100,17 +107,17 @@ impl<'a> Tss<'a> {
 
     /// Secure port: an SSI word follows.
     pub fn sp(&self) -> bool {
-        self.word() & 0x0400_0000 != 0
+        self.word() & TSS_SP != 0
     }
 
     /// Association number (which of two keys).
     pub fn an(&self) -> bool {
-        self.word() & 0x0100_0000 != 0
+        self.word() & TSS_AN != 0
     }
 
     /// Secure domain index (24 bits).
     pub fn sdi(&self) -> u32 {
-        self.word() & 0x00FF_FFFF
+        self.word() & TSS_SDI
     }
 
     pub fn ssi(&self) -> Option<u32> {
@@ -124,6 +131,50 @@ impl<'a> Tss<'a> {
 
     pub fn header_len(&self) -> usize {
         self.bytes.len()
+    }
+}
+
+/// An entropy header's field, to write one ([`EntropyRepr::emit`]); the reserved half is 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntropyRepr {
+    pub entropy: u16,
+}
+
+impl EntropyRepr {
+    pub fn of(header: &Entropy<'_>) -> Self {
+        EntropyRepr { entropy: header.entropy() }
+    }
+
+    pub fn emit(&self) -> [u8; 4] {
+        join(&[&self.entropy.to_be_bytes()])
+    }
+}
+
+/// A TSS header's fields, to write one ([`TssRepr::emit`]) or to read one whole
+/// ([`TssRepr::of`]); an SSI sets the secure-port flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TssRepr {
+    pub an: bool,
+    /// 24 bits.
+    pub sdi: u32,
+    pub ssi: Option<u32>,
+    pub tsc: u64,
+}
+
+impl TssRepr {
+    pub fn of(tss: &Tss<'_>) -> Self {
+        TssRepr { an: tss.an(), sdi: tss.sdi(), ssi: tss.ssi(), tsc: tss.tsc() }
+    }
+
+    /// Writes the header's 12 bytes, 16 with the SSI, through `put`.
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        let sp = if self.ssi.is_some() { TSS_SP } else { 0 };
+        let an = if self.an { TSS_AN } else { 0 };
+        put(&(u32::from(TSS_TYPE) << 27 | sp | an | self.sdi & TSS_SDI).to_be_bytes());
+        if let Some(ssi) = self.ssi {
+            put(&ssi.to_be_bytes());
+        }
+        put(&self.tsc.to_be_bytes());
     }
 }
 
@@ -198,5 +249,20 @@ mod tests {
             let _ = Uet::parse(&bytes, false);
         }
         assert!(Uet::parse(&[], true).is_err());
+    }
+
+    #[test]
+    fn entropy_and_tss_headers_round_trip() {
+        let entropy = EntropyRepr { entropy: 0x1234 };
+        let bytes = entropy.emit();
+        let (e, _) = Entropy::parse(&bytes).unwrap();
+        assert_eq!((EntropyRepr::of(&e), e.reserved()), (entropy, 0));
+        for ssi in [None, Some(9)] {
+            let tss = TssRepr { an: ssi.is_some(), sdi: 0x0102, ssi, tsc: 0x0001_0000_0000_0005 };
+            let mut b = Vec::new();
+            tss.emit(|part| b.extend_from_slice(part));
+            let (t, rest) = Tss::parse(&b).unwrap();
+            assert_eq!((TssRepr::of(&t), t.tss_type(), t.header_len(), rest.len()), (tss, 1, b.len(), 0));
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! 44 bytes, small 20, medium 32; the standard one followed by the rendezvous, atomic or
 //! compare-and-swap extension its opcode calls for) or a response (12, or 20 with data).
 
+use crate::emit::be24_bytes;
 use crate::error::{Error, Layer, be16_at, be24_at, be32_at, be64_at, byte_at, split_bytes};
 
 use super::pds::PdsType;
@@ -14,6 +15,29 @@ pub const NEXT_REQUEST_STANDARD: u8 = 3;
 pub const NEXT_RESPONSE: u8 = 4;
 pub const NEXT_RESPONSE_DATA: u8 = 5;
 pub const NEXT_RESPONSE_DATA_SMALL: u8 = 6;
+
+// A request's flag bits, as masks on its byte 1 (../shared/uet-facts.md §3.1).
+
+/// Delivery complete.
+pub const DC: u8 = 0x20;
+/// Initiator error.
+pub const IE: u8 = 0x10;
+/// Relative addressing.
+pub const REL: u8 = 0x08;
+/// Header data present.
+pub const HD: u8 = 0x04;
+/// End of message.
+pub const EOM: u8 = 0x02;
+/// Start of message.
+pub const SOM: u8 = 0x01;
+
+/// The 6 bits of the opcode in byte 0, and of the flags (a response's return code) in byte 1;
+/// the version and a response's list take the 2 bits above.
+const LOW_6: u8 = 0x3F;
+/// A 14-bit length in 16 bits.
+const LENGTH_14: u16 = 0x3FFF;
+/// A 12-bit PID on FEP or resource index in 16 bits.
+const LOW_12: u16 = 0x0FFF;
 
 /// Request opcodes whose standard header an extension follows.
 const RENDEZVOUS: [u8; 2] = [0x06, 0x0A];
@@ -68,6 +92,15 @@ pub enum RequestFormat {
 }
 
 impl RequestFormat {
+    /// The PDS `next_hdr` that announces it.
+    pub fn next_header(self) -> u8 {
+        match self {
+            RequestFormat::Small => NEXT_REQUEST_SMALL,
+            RequestFormat::Medium => NEXT_REQUEST_MEDIUM,
+            RequestFormat::Standard => NEXT_REQUEST_STANDARD,
+        }
+    }
+
     pub fn header_len(self) -> usize {
         match self {
             RequestFormat::Small => 20,
@@ -97,7 +130,7 @@ impl<'a> Extension<'a> {
     /// reference provider lays them out (Wireshark reads the word otherwise).
     pub fn read_resource(&self) -> Option<(u8, u16, u16)> {
         let word = be32_at(self.rendezvous()?, 4);
-        Some(((word >> 24) as u8, ((word >> 12) & 0x0FFF) as u16, (word & 0x0FFF) as u16))
+        Some(((word >> 24) as u8, (word >> 12) as u16 & LOW_12, word as u16 & LOW_12))
     }
 
     pub fn read_offset(&self) -> Option<u64> {
@@ -157,7 +190,7 @@ pub struct SesRequest<'a> {
 impl<'a> SesRequest<'a> {
     pub fn parse(format: RequestFormat, input: &'a [u8]) -> Result<(Self, &'a [u8]), Error> {
         let (bytes, rest) = split_bytes(input, format.header_len(), Layer::UetSes)?;
-        let opcode = byte_at(bytes, 0) & 0x3F;
+        let opcode = byte_at(bytes, 0) & LOW_6;
         let (extension, rest) = match format {
             RequestFormat::Standard if RENDEZVOUS.contains(&opcode) => {
                 let (ext, rest) = split_bytes(rest, 24, Layer::UetSes)?;
@@ -190,44 +223,44 @@ impl<'a> SesRequest<'a> {
 
     /// The operation ([`super::names::request_opcode`]), 6 bits.
     pub fn opcode(&self) -> u8 {
-        byte_at(self.bytes, 0) & 0x3F
+        byte_at(self.bytes, 0) & LOW_6
     }
 
     pub fn version(&self) -> u8 {
         byte_at(self.bytes, 1) >> 6
     }
 
-    /// The flag bits: DC 0x20, IE 0x10, REL 0x08, HD 0x04, EOM 0x02, SOM 0x01.
+    /// The flag bits: [`DC`], [`IE`], [`REL`], [`HD`], [`EOM`], [`SOM`].
     pub fn flags(&self) -> u8 {
-        byte_at(self.bytes, 1) & 0x3F
+        byte_at(self.bytes, 1) & LOW_6
     }
 
     /// Delivery complete.
     pub fn dc(&self) -> bool {
-        self.flags() & 0x20 != 0
+        self.flags() & DC != 0
     }
 
     /// Initiator error.
     pub fn ie(&self) -> bool {
-        self.flags() & 0x10 != 0
+        self.flags() & IE != 0
     }
 
     /// Relative addressing.
     pub fn rel(&self) -> bool {
-        self.flags() & 0x08 != 0
+        self.flags() & REL != 0
     }
 
     /// Header data present.
     pub fn hd(&self) -> bool {
-        self.flags() & 0x04 != 0
+        self.flags() & HD != 0
     }
 
     pub fn eom(&self) -> bool {
-        self.flags() & 0x02 != 0
+        self.flags() & EOM != 0
     }
 
     pub fn som(&self) -> bool {
-        self.flags() & 0x01 != 0
+        self.flags() & SOM != 0
     }
 
     /// The message id (standard requests).
@@ -240,7 +273,7 @@ impl<'a> SesRequest<'a> {
     pub fn request_length(&self) -> u32 {
         match self.format {
             RequestFormat::Standard => be32_at(self.bytes, 40),
-            _ => u32::from(be16_at(self.bytes, 2) & 0x3FFF),
+            _ => u32::from(be16_at(self.bytes, 2) & LENGTH_14),
         }
     }
 
@@ -255,12 +288,12 @@ impl<'a> SesRequest<'a> {
 
     /// 12 bits.
     pub fn pid_on_fep(&self) -> u16 {
-        be16_at(self.bytes, 8) & 0x0FFF
+        be16_at(self.bytes, 8) & LOW_12
     }
 
     /// 12 bits.
     pub fn resource_index(&self) -> u16 {
-        be16_at(self.bytes, 10) & 0x0FFF
+        be16_at(self.bytes, 10) & LOW_12
     }
 
     /// The offset into the target buffer (small and standard requests, medium ones without
@@ -293,7 +326,7 @@ impl<'a> SesRequest<'a> {
     /// offset in the message.
     pub fn continuation(&self) -> Option<(u16, u32)> {
         (self.format == RequestFormat::Standard && !self.som())
-            .then(|| (be16_at(self.bytes, 34) & 0x3FFF, be32_at(self.bytes, 36)))
+            .then(|| (be16_at(self.bytes, 34) & LENGTH_14, be32_at(self.bytes, 36)))
     }
 }
 
@@ -308,6 +341,15 @@ pub enum ResponseFormat {
 }
 
 impl ResponseFormat {
+    /// The PDS `next_hdr` that announces it.
+    pub fn next_header(self) -> u8 {
+        match self {
+            ResponseFormat::Plain => NEXT_RESPONSE,
+            ResponseFormat::Data => NEXT_RESPONSE_DATA,
+            ResponseFormat::DataSmall => NEXT_RESPONSE_DATA_SMALL,
+        }
+    }
+
     pub fn header_len(self) -> usize {
         match self {
             ResponseFormat::Data => 20,
@@ -340,7 +382,7 @@ impl<'a> SesResponse<'a> {
 
     /// [`super::names::response_opcode`].
     pub fn opcode(&self) -> u8 {
-        byte_at(self.bytes, 0) & 0x3F
+        byte_at(self.bytes, 0) & LOW_6
     }
 
     pub fn version(&self) -> u8 {
@@ -349,7 +391,7 @@ impl<'a> SesResponse<'a> {
 
     /// [`super::names::return_code`].
     pub fn return_code(&self) -> u8 {
-        byte_at(self.bytes, 1) & 0x3F
+        byte_at(self.bytes, 1) & LOW_6
     }
 
     /// The message answered (not in a small data response).
@@ -377,8 +419,8 @@ impl<'a> SesResponse<'a> {
     /// The data's length (14 bits; data responses).
     pub fn payload_length(&self) -> Option<u16> {
         match self.format {
-            ResponseFormat::Data => Some(be16_at(self.bytes, 10) & 0x3FFF),
-            ResponseFormat::DataSmall => Some(be16_at(self.bytes, 2) & 0x3FFF),
+            ResponseFormat::Data => Some(be16_at(self.bytes, 10) & LENGTH_14),
+            ResponseFormat::DataSmall => Some(be16_at(self.bytes, 2) & LENGTH_14),
             ResponseFormat::Plain => None,
         }
     }
@@ -391,6 +433,329 @@ impl<'a> SesResponse<'a> {
     /// The PSN of the request a small data response answers.
     pub fn original_request_psn(&self) -> Option<u32> {
         (self.format == ResponseFormat::DataSmall).then(|| be32_at(self.bytes, 8))
+    }
+}
+
+/// A request header's fields, to write one ([`SesRequestRepr::emit`]) or to read one whole
+/// ([`SesRequestRepr::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SesRequestRepr {
+    /// 6 bits.
+    pub opcode: u8,
+    /// 2 bits.
+    pub version: u8,
+    /// The flag bits ([`DC`] .. [`SOM`]). A medium request's HD and a standard request's SOM
+    /// are written as its fields say, whatever this holds.
+    pub flags: u8,
+    pub ri_generation: u8,
+    /// 24 bits.
+    pub job_id: u32,
+    /// 12 bits.
+    pub pid_on_fep: u16,
+    /// 12 bits.
+    pub resource_index: u16,
+    pub fields: RequestFields,
+}
+
+/// The fields of each format after the 12 bytes all share (../shared/uet-facts.md §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestFields {
+    /// `request_length`: 14 bits.
+    Small {
+        request_length: u16,
+        buffer_offset: u64,
+    },
+    Medium {
+        request_length: u16,
+        placed: Placed,
+        initiator: u32,
+        memory_key: u64,
+    },
+    Standard(StandardFields),
+}
+
+/// What a medium request's bytes 12 to 20 hold; header data sets HD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placed {
+    BufferOffset(u64),
+    HeaderData(u64),
+}
+
+/// A standard request's fields after the common ones, and its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StandardFields {
+    pub message_id: u16,
+    pub buffer_offset: u64,
+    pub initiator: u32,
+    pub memory_key: u64,
+    pub packet: MessagePacket,
+    pub request_length: u32,
+    /// Written after the header; a parser finds it when the opcode calls for it.
+    pub extension: Option<ExtensionRepr>,
+}
+
+/// What a standard request's bytes 32 to 40 hold; the first packet sets SOM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessagePacket {
+    /// The message's first packet: its header data (read back only with HD).
+    First { header_data: u64 },
+    /// A later packet: its payload's length (14 bits) and its offset in the message.
+    Later { payload_length: u16, message_offset: u32 },
+}
+
+/// A standard request's extension ([`Extension`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtensionRepr {
+    /// 24 bytes; the read's resource index generation, PID on FEP (12 bits) and resource index
+    /// (12 bits).
+    Rendezvous { eager_length: u32, read_resource: (u8, u16, u16), read_offset: u64, read_memory_key: u64 },
+    /// 4 bytes, 36 with the compare and swap operands (a compare-and-swap `opcode`'s).
+    Atomic { opcode: u8, datatype: u8, semantic_control: u8, compare_swap: Option<([u8; 16], [u8; 16])> },
+}
+
+impl SesRequestRepr {
+    pub fn format(&self) -> RequestFormat {
+        match self.fields {
+            RequestFields::Small { .. } => RequestFormat::Small,
+            RequestFields::Medium { .. } => RequestFormat::Medium,
+            RequestFields::Standard(_) => RequestFormat::Standard,
+        }
+    }
+
+    /// Reads a header whole; a field the view does not show reads as 0.
+    pub fn of(request: &SesRequest<'_>) -> Self {
+        let fields = match request.format() {
+            RequestFormat::Small => RequestFields::Small {
+                request_length: request.request_length() as u16,
+                buffer_offset: request.buffer_offset().unwrap_or(0),
+            },
+            RequestFormat::Medium => RequestFields::Medium {
+                request_length: request.request_length() as u16,
+                placed: match request.header_data() {
+                    Some(data) => Placed::HeaderData(data),
+                    None => Placed::BufferOffset(request.buffer_offset().unwrap_or(0)),
+                },
+                initiator: request.initiator().unwrap_or(0),
+                memory_key: request.memory_key().unwrap_or(0),
+            },
+            RequestFormat::Standard => RequestFields::Standard(StandardFields::of(request)),
+        };
+        SesRequestRepr {
+            opcode: request.opcode(),
+            version: request.version(),
+            flags: request.flags(),
+            ri_generation: request.ri_generation(),
+            job_id: request.job_id(),
+            pid_on_fep: request.pid_on_fep(),
+            resource_index: request.resource_index(),
+            fields,
+        }
+    }
+
+    /// Writes the header and its extension through `put`; each field keeps its low bits, the
+    /// reserved bits are 0.
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        let second = match self.fields {
+            RequestFields::Small { request_length, .. } | RequestFields::Medium { request_length, .. } => {
+                request_length & LENGTH_14
+            }
+            RequestFields::Standard(s) => s.message_id,
+        };
+        put(&[self.opcode & LOW_6, (self.version << 6) | self.written_flags()]);
+        put(&second.to_be_bytes());
+        put(&[self.ri_generation]);
+        put(&be24_bytes(self.job_id));
+        put(&(self.pid_on_fep & LOW_12).to_be_bytes());
+        put(&(self.resource_index & LOW_12).to_be_bytes());
+        match &self.fields {
+            RequestFields::Small { buffer_offset, .. } => put(&buffer_offset.to_be_bytes()),
+            RequestFields::Medium { placed, initiator, memory_key, .. } => {
+                let (Placed::BufferOffset(value) | Placed::HeaderData(value)) = placed;
+                put(&value.to_be_bytes());
+                put(&initiator.to_be_bytes());
+                put(&memory_key.to_be_bytes());
+            }
+            RequestFields::Standard(s) => s.emit(put),
+        }
+    }
+
+    /// `flags` with the bit that says what a field holds (HD, SOM) set from that field.
+    fn written_flags(&self) -> u8 {
+        let (bit, set) = match &self.fields {
+            RequestFields::Small { .. } => (0, false),
+            RequestFields::Medium { placed, .. } => (HD, matches!(placed, Placed::HeaderData(_))),
+            RequestFields::Standard(s) => (SOM, matches!(s.packet, MessagePacket::First { .. })),
+        };
+        let flags = self.flags & LOW_6 & !bit;
+        if set { flags | bit } else { flags }
+    }
+}
+
+impl StandardFields {
+    fn of(request: &SesRequest<'_>) -> Self {
+        let packet = match request.continuation() {
+            Some((payload_length, message_offset)) => MessagePacket::Later { payload_length, message_offset },
+            None => MessagePacket::First { header_data: request.header_data().unwrap_or(0) },
+        };
+        StandardFields {
+            message_id: request.message_id().unwrap_or(0),
+            buffer_offset: request.buffer_offset().unwrap_or(0),
+            initiator: request.initiator().unwrap_or(0),
+            memory_key: request.memory_key().unwrap_or(0),
+            packet,
+            request_length: request.request_length(),
+            extension: request.extension().map(|e| ExtensionRepr::of(&e)),
+        }
+    }
+
+    fn emit(&self, mut put: impl FnMut(&[u8])) {
+        put(&self.buffer_offset.to_be_bytes());
+        put(&self.initiator.to_be_bytes());
+        put(&self.memory_key.to_be_bytes());
+        match self.packet {
+            MessagePacket::First { header_data } => put(&header_data.to_be_bytes()),
+            MessagePacket::Later { payload_length, message_offset } => {
+                put(&[0, 0]);
+                put(&(payload_length & LENGTH_14).to_be_bytes());
+                put(&message_offset.to_be_bytes());
+            }
+        }
+        put(&self.request_length.to_be_bytes());
+        if let Some(extension) = &self.extension {
+            extension.emit(put);
+        }
+    }
+}
+
+impl ExtensionRepr {
+    pub fn of(extension: &Extension<'_>) -> Self {
+        let operand = |b: &[u8]| <[u8; 16]>::try_from(b).unwrap_or([0; 16]);
+        match extension {
+            Extension::Rendezvous(_) => ExtensionRepr::Rendezvous {
+                eager_length: extension.eager_length().unwrap_or(0),
+                read_resource: extension.read_resource().unwrap_or((0, 0, 0)),
+                read_offset: extension.read_offset().unwrap_or(0),
+                read_memory_key: extension.read_memory_key().unwrap_or(0),
+            },
+            Extension::Atomic(_) => ExtensionRepr::Atomic {
+                opcode: extension.atomic_opcode().unwrap_or(0),
+                datatype: extension.atomic_datatype().unwrap_or(0),
+                semantic_control: extension.semantic_control().unwrap_or(0),
+                compare_swap: extension.compare_swap().map(|(c, s)| (operand(c), operand(s))),
+            },
+        }
+    }
+
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        match self {
+            ExtensionRepr::Rendezvous {
+                eager_length,
+                read_resource: (generation, pid, index),
+                read_offset,
+                read_memory_key,
+            } => {
+                let resource = u32::from(*generation) << 24 | u32::from(pid & LOW_12) << 12 | u32::from(index & LOW_12);
+                put(&eager_length.to_be_bytes());
+                put(&resource.to_be_bytes());
+                put(&read_offset.to_be_bytes());
+                put(&read_memory_key.to_be_bytes());
+            }
+            ExtensionRepr::Atomic { opcode, datatype, semantic_control, compare_swap } => {
+                put(&[*opcode, *datatype, *semantic_control, 0]);
+                if let Some((compare, swap)) = compare_swap {
+                    put(compare);
+                    put(swap);
+                }
+            }
+        }
+    }
+}
+
+/// A response header's fields, to write one ([`SesResponseRepr::emit`]) or to read one whole
+/// ([`SesResponseRepr::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SesResponseRepr {
+    /// 2 bits.
+    pub list: u8,
+    /// 6 bits.
+    pub opcode: u8,
+    /// 2 bits.
+    pub version: u8,
+    /// 6 bits.
+    pub return_code: u8,
+    pub ri_generation: u8,
+    /// 24 bits.
+    pub job_id: u32,
+    pub fields: ResponseFields,
+}
+
+/// The fields of each format (../shared/uet-facts.md §3.4); `payload_length` is 14 bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseFields {
+    Plain { message_id: u16, modified_length: u32 },
+    Data { message_id: u16, read_message_id: u16, payload_length: u16, modified_length: u32, message_offset: u32 },
+    DataSmall { payload_length: u16, original_request_psn: u32 },
+}
+
+impl SesResponseRepr {
+    pub fn format(&self) -> ResponseFormat {
+        match self.fields {
+            ResponseFields::Plain { .. } => ResponseFormat::Plain,
+            ResponseFields::Data { .. } => ResponseFormat::Data,
+            ResponseFields::DataSmall { .. } => ResponseFormat::DataSmall,
+        }
+    }
+
+    pub fn of(response: &SesResponse<'_>) -> Self {
+        let (read_message_id, message_offset) = response.read().unwrap_or((0, 0));
+        let fields = match response.format() {
+            ResponseFormat::Plain => ResponseFields::Plain {
+                message_id: response.message_id().unwrap_or(0),
+                modified_length: response.modified_length().unwrap_or(0),
+            },
+            ResponseFormat::Data => ResponseFields::Data {
+                message_id: response.message_id().unwrap_or(0),
+                read_message_id,
+                payload_length: response.payload_length().unwrap_or(0),
+                modified_length: response.modified_length().unwrap_or(0),
+                message_offset,
+            },
+            ResponseFormat::DataSmall => ResponseFields::DataSmall {
+                payload_length: response.payload_length().unwrap_or(0),
+                original_request_psn: response.original_request_psn().unwrap_or(0),
+            },
+        };
+        SesResponseRepr {
+            list: response.list(),
+            opcode: response.opcode(),
+            version: response.version(),
+            return_code: response.return_code(),
+            ri_generation: response.ri_generation(),
+            job_id: response.job_id(),
+            fields,
+        }
+    }
+
+    /// Writes the header through `put`; each field keeps its low bits, the reserved bits are 0.
+    pub fn emit(&self, mut put: impl FnMut(&[u8])) {
+        let second = match self.fields {
+            ResponseFields::Plain { message_id, .. } | ResponseFields::Data { message_id, .. } => message_id,
+            ResponseFields::DataSmall { payload_length, .. } => payload_length & LENGTH_14,
+        };
+        put(&[(self.list << 6) | (self.opcode & LOW_6), (self.version << 6) | (self.return_code & LOW_6)]);
+        put(&second.to_be_bytes());
+        put(&[self.ri_generation]);
+        put(&be24_bytes(self.job_id));
+        match self.fields {
+            ResponseFields::Plain { modified_length, .. } => put(&modified_length.to_be_bytes()),
+            ResponseFields::Data { read_message_id, payload_length, modified_length, message_offset, .. } => {
+                put(&read_message_id.to_be_bytes());
+                put(&(payload_length & LENGTH_14).to_be_bytes());
+                put(&modified_length.to_be_bytes());
+                put(&message_offset.to_be_bytes());
+            }
+            ResponseFields::DataSmall { original_request_psn, .. } => put(&original_request_psn.to_be_bytes()),
+        }
     }
 }
 
@@ -468,5 +833,131 @@ mod tests {
         assert_eq!((r.payload_length(), r.original_request_psn(), r.message_id()), (Some(0x1234), Some(256), None));
         assert!(Ses::parse(2, PdsType::Control, &response).unwrap().is_none(), "a control packet's slot is its type");
         assert!(Ses::parse(0, PdsType::Ack, &response).unwrap().is_none());
+    }
+
+    /// `repr`'s bytes, checked to read back as `repr` with nothing left.
+    fn emitted_request(repr: SesRequestRepr) -> Vec<u8> {
+        let mut b = Vec::new();
+        repr.emit(|part| b.extend_from_slice(part));
+        let (r, rest) = SesRequest::parse(repr.format(), &b).unwrap();
+        assert_eq!((rest.len(), r.header_len()), (0, b.len()));
+        assert_eq!(SesRequestRepr::of(&r), repr);
+        b
+    }
+
+    fn request(flags: u8, fields: RequestFields) -> SesRequestRepr {
+        SesRequestRepr {
+            opcode: 0x05,
+            version: 1,
+            flags,
+            ri_generation: 7,
+            job_id: 42,
+            pid_on_fep: 5,
+            resource_index: 9,
+            fields,
+        }
+    }
+
+    fn standard_fields(packet: MessagePacket, extension: Option<ExtensionRepr>) -> RequestFields {
+        RequestFields::Standard(StandardFields {
+            message_id: 0x1234,
+            buffer_offset: 0x1000,
+            initiator: 0xAABB,
+            memory_key: 0x55,
+            packet,
+            request_length: 65536,
+            extension,
+        })
+    }
+
+    #[test]
+    fn small_and_medium_requests_round_trip() {
+        let b = emitted_request(request(SOM | EOM, RequestFields::Small { request_length: 128, buffer_offset: 9 }));
+        let (r, _) = SesRequest::parse(RequestFormat::Small, &b).unwrap();
+        assert_eq!(
+            (r.opcode(), r.version(), r.request_length(), r.buffer_offset(), r.job_id()),
+            (5, 1, 128, Some(9), 42)
+        );
+        for (placed, hd) in [(Placed::HeaderData(0xFEED), true), (Placed::BufferOffset(0x2000), false)] {
+            let fields = RequestFields::Medium { request_length: 512, placed, initiator: 0xAB01, memory_key: 0x5500 };
+            let b = emitted_request(request(SOM | EOM | if hd { HD } else { 0 }, fields));
+            let (r, _) = SesRequest::parse(RequestFormat::Medium, &b).unwrap();
+            assert_eq!((r.hd(), r.initiator(), r.memory_key(), r.pid_on_fep()), (hd, Some(0xAB01), Some(0x5500), 5));
+        }
+    }
+
+    #[test]
+    fn standard_requests_round_trip_first_and_later_packets() {
+        let b = emitted_request(request(
+            DC | HD | EOM | SOM,
+            standard_fields(MessagePacket::First { header_data: 0x77 }, None),
+        ));
+        let (r, _) = SesRequest::parse(RequestFormat::Standard, &b).unwrap();
+        assert_eq!(
+            (r.dc(), r.message_id(), r.header_data(), r.request_length()),
+            (true, Some(0x1234), Some(0x77), 65536)
+        );
+        let later = MessagePacket::Later { payload_length: 1024, message_offset: 4096 };
+        let b = emitted_request(request(IE | REL, standard_fields(later, None)));
+        let (r, _) = SesRequest::parse(RequestFormat::Standard, &b).unwrap();
+        assert_eq!((r.som(), r.ie(), r.rel(), r.continuation()), (false, true, true, Some((1024, 4096))));
+    }
+
+    #[test]
+    fn extensions_round_trip() {
+        let cas = ExtensionRepr::Atomic {
+            opcode: 0x0D,
+            datatype: 7,
+            semantic_control: 1,
+            compare_swap: Some(([0x11; 16], [0x22; 16])),
+        };
+        let atomic = ExtensionRepr::Atomic { opcode: 0x02, datatype: 7, semantic_control: 2, compare_swap: None };
+        let rendezvous = ExtensionRepr::Rendezvous {
+            eager_length: 256,
+            read_resource: (3, 5, 7),
+            read_offset: 64,
+            read_memory_key: 9,
+        };
+        for (opcode, extension, len) in [(0x03, cas, 80), (0x04, atomic, 48), (0x06, rendezvous, 68)] {
+            let repr = SesRequestRepr {
+                opcode,
+                ..request(SOM, standard_fields(MessagePacket::First { header_data: 0 }, Some(extension)))
+            };
+            assert_eq!(emitted_request(repr).len(), len);
+        }
+    }
+
+    #[test]
+    fn responses_round_trip() {
+        let fields = [
+            ResponseFields::Plain { message_id: 0x1234, modified_length: 256 },
+            ResponseFields::Data {
+                message_id: 3,
+                read_message_id: 4,
+                payload_length: 1024,
+                modified_length: 8,
+                message_offset: 2048,
+            },
+            ResponseFields::DataSmall { payload_length: 64, original_request_psn: 1000 },
+        ];
+        for fields in fields {
+            let repr = SesResponseRepr {
+                list: 1,
+                opcode: 2,
+                version: 0,
+                return_code: 1,
+                ri_generation: 2,
+                job_id: 42,
+                fields,
+            };
+            let mut b = Vec::new();
+            repr.emit(|part| b.extend_from_slice(part));
+            let Some((Ses::Response(r), rest)) = Ses::parse(repr.format().next_header(), PdsType::Ack, &b).unwrap()
+            else {
+                panic!("response")
+            };
+            assert_eq!((rest.len(), r.list(), r.return_code(), r.job_id()), (0, 1, 1, 42));
+            assert_eq!(SesResponseRepr::of(&r), repr);
+        }
     }
 }
