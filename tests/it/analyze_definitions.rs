@@ -510,6 +510,31 @@ fn a_path_mtu_learned_on_one_qp_is_not_applied_to_another() {
     assert!(!codes(&r).iter().any(|c| c == "RETRANSMISSION"), "{:?}", codes(&r));
 }
 
+/// A LAST or ONLY packet carries at most a path MTU: one of more than 2048 bytes says the QP's
+/// is 4096, and a READ after it consumes its 4096-byte count of PSNs, so a request that only
+/// the 1024-byte count would put in order is a gap. One of 2048 bytes says nothing.
+#[test]
+fn an_only_packet_of_more_than_2048_bytes_says_the_path_mtu_is_4096() {
+    const SEND_ONLY: u8 = 0x04;
+    let mut c = Capture::new();
+    let mut t = T0;
+    let mut at = |c: &mut Capture, f: &encode::RoceFrame| {
+        c.add(t, f);
+        t += 2 * US;
+    };
+    let (requester, responder) = (Side { n: 1, qpn: 0x300 }, Side { n: 2, qpn: 0x400 });
+    at(&mut c, &frame(requester, responder, SEND_ONLY, 9, ExtHeaders::default(), 3000));
+    // 8 KiB: 2 PSNs at 4096, 8 at 1024; the request at 18 skips 12..=17
+    at(&mut c, &read_request(requester, responder, 10, 8192));
+    at(&mut c, &read_request(requester, responder, 18, 64));
+    at(&mut c, &frame(A, B, SEND_ONLY, 7, ExtHeaders::default(), 2048));
+    let r = c.analyze(&[]);
+    let reads = flow(&r, 1, 0x400);
+    assert_eq!(reads["pmtu"], json!(4096));
+    assert_eq!((&reads["gaps"], &reads["missing_psns"]), (&json!(1), &json!(6)), "{reads}");
+    assert_eq!(flow(&r, 1, 0x200)["pmtu"], json!(null), "2048 bytes fit 2048 and 4096");
+}
+
 /// `frame` with its outer IPv4 header (after 14 bytes of Ethernet) CE-marked, its checksum
 /// made again.
 fn outer_ce_marked(mut frame: Vec<u8>) -> Vec<u8> {

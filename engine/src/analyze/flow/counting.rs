@@ -155,11 +155,15 @@ impl Flow {
         if read_request {
             self.counts.read_requests += 1;
         }
-        // a FIRST or MIDDLE packet carries a whole path MTU of payload
-        let inferred = matches!(info.position, Position::First | Position::Middle)
-            .then_some(payload as u32)
-            .filter(|m| PMTUS.contains(m) && self.pmtu.is_none());
-        if inferred.is_some() {
+        // a FIRST or MIDDLE packet carries a whole path MTU of payload, a LAST or ONLY one at
+        // most a path MTU (the responder's length check, IBA chapter 9): more than 2048 bytes
+        // says 4096, the only larger one
+        let inferred = match info.position {
+            Position::First | Position::Middle => Some(payload as u32).filter(|m| PMTUS.contains(m)),
+            Position::Last | Position::Only if payload > 2048 => Some(4096),
+            _ => None,
+        };
+        if self.pmtu.is_none() && inferred.is_some() {
             self.pmtu = inferred;
         }
     }
