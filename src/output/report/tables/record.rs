@@ -36,19 +36,20 @@ pub struct Schema {
 impl Schema {
     /// The schema of the records `exemplar` stands for.
     pub fn of(exemplar: &impl Serialize) -> Result<Schema, FlattenError> {
-        let mut leaves = Leaves::Discover(Vec::new());
-        exemplar.serialize(Flattener { path: String::new(), leaves: &mut leaves })?;
-        let Leaves::Discover(columns) = leaves else { unreachable!("discovery collects columns") };
+        let columns = discover(exemplar)?;
         let index = columns.iter().enumerate().map(|(i, (path, _))| (path.clone(), i)).collect();
         Ok(Schema { columns, index })
     }
 
     /// `record`'s cells in the schema's order; a path the record lacks is [`Cell::Null`].
     pub fn row(&self, record: &impl Serialize) -> Result<Vec<Cell>, FlattenError> {
-        let mut leaves = Leaves::Fill { schema: self, cells: vec![Cell::Null; self.columns.len()] };
-        record.serialize(Flattener { path: String::new(), leaves: &mut leaves })?;
-        let Leaves::Fill { cells, .. } = leaves else { unreachable!("filling keeps cells") };
-        Ok(cells)
+        let cells = vec![Cell::Null; self.columns.len()];
+        let mut at = At::new(Leaves::Fill { schema: self, cells, next: 0 });
+        record.serialize(Flattener { at: &mut at })?;
+        match at.leaves {
+            Leaves::Fill { cells, .. } => Ok(cells),
+            Leaves::Discover(_) => Err(FlattenError("a row was read as an exemplar".to_string())),
+        }
     }
 
     fn is_text(&self, path: &str) -> bool {
@@ -75,22 +76,66 @@ impl ser::Error for FlattenError {
     }
 }
 
+/// The leaves of `exemplar`, in order.
+fn discover(exemplar: &(impl Serialize + ?Sized)) -> Result<Vec<(String, Cell)>, FlattenError> {
+    let mut at = At::new(Leaves::Discover(Vec::new()));
+    exemplar.serialize(Flattener { at: &mut at })?;
+    match at.leaves {
+        Leaves::Discover(columns) => Ok(columns),
+        Leaves::Fill { .. } => Err(FlattenError("an exemplar was read as a row".to_string())),
+    }
+}
+
 /// Where the leaves go: the exemplar's discovered in order, or a row's into the schema's
-/// places.
+/// places (`next`: where the leaf after the last one put is, as the record's order is the
+/// exemplar's but where it lacks a key).
 enum Leaves<'s> {
     Discover(Vec<(String, Cell)>),
-    Fill { schema: &'s Schema, cells: Vec<Cell> },
+    Fill { schema: &'s Schema, cells: Vec<Cell>, next: usize },
+}
+
+/// The serializer's place: the leaves so far, and the path of the value at hand (one buffer,
+/// each object's key pushed on it and taken off again).
+struct At<'s> {
+    leaves: Leaves<'s>,
+    path: String,
+}
+
+impl<'s> At<'s> {
+    fn new(leaves: Leaves<'s>) -> At<'s> {
+        At { leaves, path: String::new() }
+    }
+
+    /// Serializes `value` under `key` of the path at hand.
+    fn under<T: ?Sized + Serialize>(&mut self, key: &str, value: &T) -> Result<(), FlattenError> {
+        let base = self.path.len();
+        if base > 0 {
+            self.path.push('_');
+        }
+        self.path.push_str(key);
+        let serialized = value.serialize(Flattener { at: self });
+        self.path.truncate(base);
+        serialized
+    }
 }
 
 impl Leaves<'_> {
     fn put(&mut self, path: &str, cell: Cell) -> Result<(), FlattenError> {
         match self {
             Leaves::Discover(columns) => columns.push((path.to_string(), cell)),
-            Leaves::Fill { schema, cells } => {
-                let Some(&i) = schema.index.get(path) else {
-                    return Err(FlattenError(format!("`{path}` is not a column of the table")));
+            Leaves::Fill { schema, cells, next } => {
+                let in_order = schema.columns.get(*next).is_some_and(|(p, _)| p == path);
+                let i = match in_order {
+                    true => *next,
+                    false => *schema
+                        .index
+                        .get(path)
+                        .ok_or_else(|| FlattenError(format!("`{path}` is not a column of the table")))?,
                 };
-                cells[i] = cell;
+                if let Some(c) = cells.get_mut(i) {
+                    *c = cell;
+                }
+                *next = i + 1;
             }
         }
         Ok(())
@@ -106,21 +151,15 @@ impl Leaves<'_> {
     }
 }
 
-fn join_path(parent: &str, key: &str) -> String {
-    if parent.is_empty() { key.to_string() } else { format!("{parent}_{key}") }
-}
-
-/// Serializes one value at `path`.
+/// Serializes one value at its place's path.
 struct Flattener<'a, 's> {
-    path: String,
-    leaves: &'a mut Leaves<'s>,
+    at: &'a mut At<'s>,
 }
 
 /// A nested object or a map: each entry a leaf or a further object under its key; or, where
 /// the schema makes the path one text column, its entries joined.
 struct Object<'a, 's> {
-    path: String,
-    leaves: &'a mut Leaves<'s>,
+    at: &'a mut At<'s>,
     joined: Option<Vec<String>>,
     key: Option<String>,
     entries: usize,
@@ -131,17 +170,18 @@ impl Object<'_, '_> {
         self.entries += 1;
         match &mut self.joined {
             Some(joined) => joined.push(format!("{key}={}", text_of(value)?)),
-            None => value.serialize(Flattener { path: join_path(&self.path, key), leaves: self.leaves })?,
+            None => self.at.under(key, value)?,
         }
         Ok(())
     }
 
     fn end(self) -> Result<(), FlattenError> {
+        let At { leaves, path } = self.at;
         match self.joined {
-            Some(joined) => self.leaves.put(&self.path, Cell::Text(joined.join(";"))),
+            Some(joined) => leaves.put(path, Cell::Text(joined.join(";"))),
             // the exemplar's empty object is a tally: one text column
-            None if self.entries == 0 && matches!(self.leaves, Leaves::Discover(_)) => {
-                self.leaves.put(&self.path, Cell::Text(String::new()))
+            None if self.entries == 0 && matches!(leaves, Leaves::Discover(_)) => {
+                leaves.put(path, Cell::Text(String::new()))
             }
             None => Ok(()),
         }
@@ -150,8 +190,7 @@ impl Object<'_, '_> {
 
 /// A list: one text column of its items joined by `;`.
 struct List<'a, 's> {
-    path: String,
-    leaves: &'a mut Leaves<'s>,
+    at: &'a mut At<'s>,
     items: Vec<String>,
 }
 
@@ -162,15 +201,14 @@ impl List<'_, '_> {
     }
 
     fn end(self) -> Result<(), FlattenError> {
-        self.leaves.put(&self.path, Cell::Text(self.items.join(";")))
+        let At { leaves, path } = self.at;
+        leaves.put(path, Cell::Text(self.items.join(";")))
     }
 }
 
 /// A scalar as text (a list's item, a tally's key or count).
 fn text_of<T: ?Sized + Serialize>(value: &T) -> Result<String, FlattenError> {
-    let mut leaves = Leaves::Discover(Vec::new());
-    value.serialize(Flattener { path: String::new(), leaves: &mut leaves })?;
-    let Leaves::Discover(mut cells) = leaves else { unreachable!("discovery collects columns") };
+    let mut cells = discover(value)?;
     match cells.pop() {
         Some((_, cell)) if cells.is_empty() => Ok(match cell {
             Cell::Null => String::new(),
@@ -187,12 +225,13 @@ fn text_of<T: ?Sized + Serialize>(value: &T) -> Result<String, FlattenError> {
 
 impl<'a, 's> Flattener<'a, 's> {
     fn leaf(self, cell: Cell) -> Result<(), FlattenError> {
-        self.leaves.put(&self.path, cell)
+        let At { leaves, path } = self.at;
+        leaves.put(path, cell)
     }
 
     fn object(self) -> Object<'a, 's> {
-        let joined = self.leaves.joins(&self.path).then(Vec::new);
-        Object { path: self.path, leaves: self.leaves, joined, key: None, entries: 0 }
+        let joined = self.at.leaves.joins(&self.at.path).then(Vec::new);
+        Object { at: self.at, joined, key: None, entries: 0 }
     }
 }
 
@@ -247,12 +286,12 @@ impl<'a, 's> ser::Serializer for Flattener<'a, 's> {
         self.leaf(Cell::Text(v.to_string()))
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<(), FlattenError> {
-        Err(FlattenError(format!("`{}` holds bytes, which no table column holds", self.path)))
+        Err(FlattenError(format!("`{}` holds bytes, which no table column holds", self.at.path)))
     }
     fn serialize_none(self) -> Result<(), FlattenError> {
         // the cells under an absent object stay empty too
-        match self.leaves {
-            Leaves::Discover(_) => Err(FlattenError(format!("the exemplar lacks `{}`", self.path))),
+        match self.at.leaves {
+            Leaves::Discover(_) => Err(FlattenError(format!("the exemplar lacks `{}`", self.at.path))),
             Leaves::Fill { .. } => Ok(()),
         }
     }
@@ -278,11 +317,10 @@ impl<'a, 's> ser::Serializer for Flattener<'a, 's> {
         variant: &'static str,
         value: &T,
     ) -> Result<(), FlattenError> {
-        let path = join_path(&self.path, variant);
-        value.serialize(Flattener { path, leaves: self.leaves })
+        self.at.under(variant, value)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<List<'a, 's>, FlattenError> {
-        Ok(List { path: self.path, leaves: self.leaves, items: Vec::new() })
+        Ok(List { at: self.at, items: Vec::new() })
     }
     fn serialize_tuple(self, len: usize) -> Result<List<'a, 's>, FlattenError> {
         self.serialize_seq(Some(len))
@@ -297,7 +335,7 @@ impl<'a, 's> ser::Serializer for Flattener<'a, 's> {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleVariant, FlattenError> {
-        Err(FlattenError(format!("`{}` is a tuple variant, which no table column holds", self.path)))
+        Err(FlattenError(format!("`{}` is a tuple variant, which no table column holds", self.at.path)))
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Object<'a, 's>, FlattenError> {
         Ok(self.object())
@@ -312,7 +350,7 @@ impl<'a, 's> ser::Serializer for Flattener<'a, 's> {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStructVariant, FlattenError> {
-        Err(FlattenError(format!("`{}` is a struct variant, which no table column holds", self.path)))
+        Err(FlattenError(format!("`{}` is a struct variant, which no table column holds", self.at.path)))
     }
 }
 
