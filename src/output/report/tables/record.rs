@@ -354,38 +354,23 @@ impl<'a, 's> ser::Serializer for Flattener<'a, 's> {
     }
 }
 
-impl ser::SerializeSeq for List<'_, '_> {
-    type Ok = ();
-    type Error = FlattenError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), FlattenError> {
-        self.item(value)
-    }
-    fn end(self) -> Result<(), FlattenError> {
-        List::end(self)
-    }
+/// A list's serde parts: each element or field one more item.
+macro_rules! list_parts {
+    ($($part:ident :: $add:ident),*) => {$(
+        impl ser::$part for List<'_, '_> {
+            type Ok = ();
+            type Error = FlattenError;
+            fn $add<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), FlattenError> {
+                self.item(value)
+            }
+            fn end(self) -> Result<(), FlattenError> {
+                List::end(self)
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for List<'_, '_> {
-    type Ok = ();
-    type Error = FlattenError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), FlattenError> {
-        self.item(value)
-    }
-    fn end(self) -> Result<(), FlattenError> {
-        List::end(self)
-    }
-}
-
-impl ser::SerializeTupleStruct for List<'_, '_> {
-    type Ok = ();
-    type Error = FlattenError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), FlattenError> {
-        self.item(value)
-    }
-    fn end(self) -> Result<(), FlattenError> {
-        List::end(self)
-    }
-}
+list_parts!(SerializeSeq::serialize_element, SerializeTuple::serialize_element, SerializeTupleStruct::serialize_field);
 
 impl ser::SerializeMap for Object<'_, '_> {
     type Ok = ();
