@@ -1,5 +1,7 @@
 //! The exemplars of the RoCE analysis's table records (flows, episodes, findings, pause
-//! sources, CNP bursts, incast periods): [`crate::analyze::exemplar`].
+//! sources, CNP bursts, incast periods): [`crate::analyze::exemplar`]. Each names every field,
+//! so that a record that gains one does not build until its exemplar has it; the counters'
+//! structs, whose fields are all counts, are their defaults.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -32,7 +34,22 @@ impl Exemplar for SizeSummary {
 
 impl Exemplar for SequenceReport {
     fn exemplar() -> Self {
-        SequenceReport { first_psn: Some(0), highest_psn: Some(0), ..SequenceReport::default() }
+        SequenceReport {
+            sequenced: 0,
+            first_psn: Some(0),
+            highest_psn: Some(0),
+            gaps: 0,
+            missing_psns: 0,
+            capture_missed: 0,
+            capture_only_gaps: 0,
+            retransmitted: 0,
+            retransmit_episodes: 0,
+            late_arrivals: 0,
+            reorder_events: 0,
+            reorder_depth_max: 0,
+            reorder_delay_us_max: 0.0,
+            reorder_naks: 0,
+        }
     }
 }
 
@@ -71,14 +88,20 @@ impl Exemplar for FlowCongestion {
     fn exemplar() -> Self {
         let f = Some(0.0);
         FlowCongestion {
+            cnp_bursts: 0,
             first_cnp_burst_frame: Some(0),
+            reactions_measured: 0,
             reaction_ratio_p50: f,
+            reacted: 0,
+            recovered: 0,
+            not_recovered: 0,
             recovery_us_p50: f,
             recovery_us_max: f,
+            messages_completed: 0,
+            messages_incomplete: 0,
             fct_us_p50: f,
             fct_us_p99: f,
             fct_us_max: f,
-            ..FlowCongestion::default()
         }
     }
 }
@@ -181,7 +204,17 @@ impl Exemplar for PauseReport {
         PauseReport {
             src_mac: String::new(),
             priority: Some(0),
-            stats: PauseStats { first_storm_frame: Some(0), ..PauseStats::default() },
+            stats: PauseStats {
+                xoff: 0,
+                xon: 0,
+                paused_ns: 0,
+                longest_pause_ns: 0,
+                storm: false,
+                storm_periods: 0,
+                first_frame: 0,
+                first_ts_ns: 0,
+                first_storm_frame: Some(0),
+            },
         }
     }
 }
