@@ -172,8 +172,9 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
         return Err(Failure::NoInput(String::new()));
     }
     let table_files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
+    let first_macs = if beside.counters.is_empty() { Default::default() } else { analyzer.first_macs_by_source() };
     for host in &mut beside.counters {
-        let (own, partner) = analyzer.first_macs_from(Endpoint::Ip(host.host));
+        let (own, partner) = first_macs.get(&Endpoint::Ip(host.host)).copied().unwrap_or_default();
         host.macs = HostMacs { own, partner };
     }
     Ok(Analysed { analyzer, inputs: input_reports, beside, table_files })

@@ -453,11 +453,17 @@ impl Analyzer {
         f.pmtu.or_else(|| f.peer.and_then(|(p, _)| self.flows.flow(p)).and_then(|p| p.pmtu))
     }
 
-    /// The source and destination MACs of the first RoCE packet `host` sent among the frames
-    /// analysed: its own and its link partner's.
-    pub fn first_macs_from(&self, host: Endpoint) -> (Option<MacAddr>, Option<MacAddr>) {
-        let sent = self.flows.flows.iter().filter(|f| f.key.src == host);
-        sent.min_by_key(|f| f.first_frame).map_or((None, None), |f| f.first_macs)
+    /// For each source, the source and destination MACs of the first RoCE packet it sent among
+    /// the frames analysed: its own and its link partner's.
+    pub fn first_macs_by_source(&self) -> FxHashMap<Endpoint, (Option<MacAddr>, Option<MacAddr>)> {
+        let mut first: FxHashMap<Endpoint, &Flow> = FxHashMap::default();
+        for f in &self.flows.flows {
+            let earliest = first.entry(f.key.src).or_insert(f);
+            if f.first_frame < earliest.first_frame {
+                *earliest = f;
+            }
+        }
+        first.into_iter().map(|(host, f)| (host, f.first_macs)).collect()
     }
 
     pub fn config(&self) -> Config {
