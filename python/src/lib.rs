@@ -16,6 +16,7 @@ use rocescope::analyze::assemble;
 use rocescope::cli::{Cli, Command};
 use rocescope::commands::analyze::{Analysed, analyse};
 use rocescope::commands::exit::Failure;
+use rocescope::commands::reporting::absent_host_warnings;
 use rocescope::fields;
 
 use arrow::ArrowStream;
@@ -99,7 +100,9 @@ fn analyze(py: Python<'_>, args: Vec<String>, progress: Option<Py<PyAny>>) -> Py
     let watch = PythonWatch::new(progress);
     let report = py.detach(|| {
         let Analysed { analyzer, inputs, beside, .. } = analyse(&args, &watch)?;
-        Ok(assemble::report_beside(&analyzer, inputs, &beside))
+        let report = assemble::report_beside(&analyzer, inputs, &beside);
+        absent_host_warnings(&report).into_iter().for_each(|w| watch.warn(w));
+        Ok(report)
     });
     finished(watch, report).map(|(report, warnings)| (NativeReport::new(report), warnings))
 }

@@ -36,7 +36,7 @@ impl PythonWatch {
         }
     }
 
-    fn warn(&self, message: String) {
+    pub fn warn(&self, message: String) {
         if let Ok(mut warnings) = self.warnings.lock() {
             warnings.push(message);
         }

@@ -109,3 +109,14 @@ def test_a_damaged_capture_warns_and_is_analysed_up_to_the_damage(tmp_path):
         report = rocescope.analyze(cut)
     assert report.to_dict() == run_json("analyze", "--json", str(cut))
     assert 0 < report.to_dict()["totals"]["frames"] < rocescope.analyze(whole).to_dict()["totals"]["frames"]
+
+
+def test_counters_of_a_host_the_capture_lacks_warn_as_the_command_does(tmp_path):
+    before, after = tmp_path / "b.txt", tmp_path / "a.txt"
+    before.write_text("NIC statistics:\n     np_cnp_sent: 10\n")
+    after.write_text("NIC statistics:\n     np_cnp_sent: 12\n")
+    counters = f"10.9.9.9={before},{after}"
+    path = ROOT / "samples" / "incast.pcap"
+    with pytest.warns(rocescope.RocescopeWarning, match="--counters 10.9.9.9: no RoCE frame is from or to 10.9.9.9"):
+        report = rocescope.analyze(path, counters=counters)
+    assert report.to_dict() == run_json("analyze", "--json", "--counters", counters, str(path))

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use super::exit::{Failure, Outcome, fail_on, written};
 use super::refuse_input;
 use crate::analyze::assemble::Beside;
-use crate::analyze::report::InputReport;
 use crate::analyze::report::finding::Severity;
+use crate::analyze::report::{InputReport, Report};
 use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_text, write_whole};
 #[cfg(feature = "tables")]
@@ -81,6 +81,18 @@ pub fn prepare(reporting: &Reporting<'_>, inputs: &[PathBuf]) -> Result<(), Stri
     reporting.html.map_or(Ok(()), |page| refuse_input(page, inputs, "a report file"))
 }
 
+/// A warning for each host whose counters `--counters` reconciles but that no RoCE frame of
+/// the report is from or to (the command prints them; the Python module raises them).
+pub fn absent_host_warnings(report: &Report) -> Vec<String> {
+    let hosts = crate::counters::reconcile::hosts_not_in_capture(report);
+    let warning = |host: &str| {
+        format!(
+            "--counters {host}: no RoCE frame is from or to {host}: its counters pair with nothing (HOST is the NIC's address in the capture)"
+        )
+    };
+    hosts.into_iter().map(warning).collect()
+}
+
 /// Reports on the finished `analyzer` of the files `inputs`; `--out`'s directory also gets
 /// `more_files` (the per-packet table), all its files named together once all are complete.
 pub fn report(
@@ -90,10 +102,8 @@ pub fn report(
     more_files: io::Result<Written>,
 ) -> Outcome {
     let report = assemble::report_beside(analyzer, inputs, reporting.beside);
-    for host in crate::counters::reconcile::hosts_not_in_capture(&report) {
-        eprintln!(
-            "rocescope: warning: --counters {host}: no RoCE frame is from or to {host}: its counters pair with nothing (HOST is the NIC's address in the capture)"
-        );
+    for warning in absent_host_warnings(&report) {
+        eprintln!("rocescope: warning: {warning}");
     }
     let page = (reporting.out.is_some() || reporting.html.is_some()).then(|| html::render(&report));
     if let Some(dir) = reporting.out {
