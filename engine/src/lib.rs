@@ -2,12 +2,14 @@
 //! so that a program can embed it. Data flows one way, down this list:
 //!
 //! - [`capture`]: capture files (pcap, pcapng, compressed, several merged by time) as records;
-//! - [`counters`]: counter snapshots taken beside a capture (`ethtool -S`, `hw_counters`);
+//! - [`mod@counters`]: counter snapshots taken beside a capture (`ethtool -S`, `hw_counters`),
+//!   their report section, reconciled with the report, and their rules;
 //! - [`decode`]: each record as a [`decode::DecodedFrame`] view, link layer to RoCE;
 //! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
 //! - [`display_filter`] and [`filter`]: which frames to keep;
 //! - [`analyze`]: the streaming analysis, its report model and findings;
-//! - [`path`]: several taps of one path: where each packet was lost, marked or delayed;
+//! - [`path`]: several taps of one path: where each packet was lost, marked or delayed, its
+//!   report section and rules;
 //! - [`ordered`]: frames handed on in order with their final verdicts;
 //! - [`pipeline`]: the reading loop and the thread layout every command runs;
 //! - [`prefetch`]: cache hints, for any of them.

@@ -78,7 +78,7 @@ impl Flow {
         Some(*reread)
     }
 
-    /// The NAK a resend from `psn` at `ts_ns` by the peer answers ([`NakLog::answer`]).
+    /// The NAK a resend from `psn` at `ts_ns` by the peer answers ([`crate::analyze::flow::runtime::NakLog::answer`]).
     pub fn answer_nak(&mut self, psn: u32, ts_ns: i64) -> Option<NakEvent> {
         self.run.naks.answer(psn, ts_ns)
     }

@@ -3,7 +3,7 @@
 //! A table's rows are serde records, the same that the JSON report holds. Flattened, a nested
 //! object's keys join its own with `_` (`requests.gaps` → `requests_gaps`); a `null` is an
 //! empty cell. Which paths are columns, and of which type, comes from the table's exemplar
-//! ([`rocescope_engine::analyze::report::table::Exemplar`]): a row in which every optional
+//! ([`crate::analyze::exemplar::Exemplar`]): a row in which every optional
 //! value is present and every list and tally empty. A list or tally (`udp_sports`,
 //! `opcodes`) is one text column (`4791;4792`, `0x0a=3;0x11=2`), for its keys vary from row
 //! to row while a table's columns may not.
