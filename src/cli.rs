@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use crate::analyze::Config;
 use crate::analyze::analyzer::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
-use crate::analyze::congestion::CongestionConfig;
-use crate::analyze::flow::sequence::ReorderConfig;
-use crate::analyze::wide::policy::Policy;
+use crate::analyze::roce::congestion::CongestionConfig;
+use crate::analyze::roce::flow::sequence::ReorderConfig;
+use crate::analyze::roce::wide::policy::Policy;
 use crate::commands::exit::help_section;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -1060,15 +1060,15 @@ pub fn damage_warning(e: &crate::capture::CaptureError) -> String {
 }
 
 /// Tells the user, once per link layer, about frames that were not decoded.
-pub fn report_undecoded(links: &[crate::analyze::wide::facts::UndecodedLinkFrames]) {
+pub fn report_undecoded(links: &[crate::analyze::roce::wide::facts::UndecodedLinkFrames]) {
     for link in links {
         eprintln!("rocescope: warning: {}", undecoded_warning(link));
     }
 }
 
 /// What a warning says of the frames of a link layer not decoded.
-pub fn undecoded_warning(link: &crate::analyze::wide::facts::UndecodedLinkFrames) -> String {
-    let crate::analyze::wide::facts::UndecodedLinkFrames { link, frames, first_frame } = *link;
+pub fn undecoded_warning(link: &crate::analyze::roce::wide::facts::UndecodedLinkFrames) -> String {
+    let crate::analyze::roce::wide::facts::UndecodedLinkFrames { link, frames, first_frame } = *link;
     let plural = if frames == 1 { "" } else { "s" };
     format!("{frames} frame{plural} of {link} not decoded (the first is frame {first_frame})")
 }

@@ -22,14 +22,15 @@ const FLOORS: &[(&str, u32)] = &[
     ("renumber", 2),
     ("id", 2),
     ("exemplar", 2),
-    ("wide", 3),
-    ("congestion", 4),
-    ("flow", 5),
+    ("roce/wide", 3),
+    ("roce/congestion", 4),
+    ("roce/flow", 5),
     ("uet", 6),
     ("config", 6),
     ("analyzer", 7),
     ("path/report", 7),
     ("uet/report", 8),
+    ("roce/report", 8),
     ("path", 8),
     ("counters/report", 8),
     ("report", 9),
@@ -37,6 +38,8 @@ const FLOORS: &[(&str, u32)] = &[
     ("rules", 10),
     ("counters/reconcile", 10),
     ("uet/rules", 11),
+    ("roce/rules", 11),
+    ("roce", 11),
     ("path/rules", 11),
     ("counters/rules", 11),
     ("combine", 12),
@@ -155,7 +158,8 @@ fn the_rule_sees_an_import_that_runs_back_up() {
         ["path/report", "counters"]
     );
     assert_eq!(rooms_named("use crate::capture::Inputs;"), Vec::<String>::new());
-    assert!(floor("analyzer") > floor("flow"));
+    assert!(floor("analyzer") > floor("roce/flow"));
+    assert_eq!(rooms_named("use crate::analyze::roce::flow::table::Flow;"), ["roce/flow"]);
     assert_eq!(floor("Config"), None, "a name handed on by the face is no room");
     let text = "use a;\n// crate::analyze::x\n#[cfg(test)]\nuse crate::analyze::analyzer;";
     assert_eq!(code_lines(text).collect::<Vec<_>>(), [(1, "use a;")]);

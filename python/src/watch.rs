@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
-use rocescope::analyze::wide::facts::UndecodedLinkFrames;
+use rocescope::analyze::roce::wide::facts::UndecodedLinkFrames;
 use rocescope::capture::CaptureError;
 use rocescope::cli::{damage_warning, undecoded_warning};
 use rocescope::commands::analyze::Watch;

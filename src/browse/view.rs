@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::app::{App, Drawn, Pane, Prompt, View};
-use crate::analyze::report::PauseReport;
 use crate::analyze::report::finding::Severity;
+use crate::analyze::roce::report::PauseReport;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
 use crate::output::packet::{Clock, TimeFormat, hexdump, write_list_line, write_verdict_flag};
 use crate::output::report::text::flows::{flow_header, flow_row};
@@ -210,7 +210,7 @@ fn severity_style(severity: Severity) -> Style {
 /// The colouring rules, in Wireshark's spirit: errors, then the analysis's flags, then
 /// congestion and pause frames.
 fn colour(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> Style {
-    use crate::analyze::flow::sequence::SeqClass;
+    use crate::analyze::roce::flow::sequence::SeqClass;
     let roce = packet.roce();
     let ecn_ce = packet.net.and_then(|n| n.ecn()) == Some(3);
     if packet.kind() == FrameKind::Malformed || roce.is_some_and(|r| r.icrc == IcrcStatus::Bad) {

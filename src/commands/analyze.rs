@@ -13,7 +13,7 @@ use super::time_source;
 use crate::analyze::assemble::Beside;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::InputReport;
-use crate::analyze::wide::facts::UndecodedLinkFrames;
+use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::CaptureError;
 use crate::capture::interfaces::{InterfaceLookup, look_up_interface, read_once_only};

@@ -293,7 +293,7 @@ fn signed(df: DataFrame) -> io::Result<DataFrame> {
 fn captures_row(report: &Report) -> io::Result<DataFrame> {
     let t = &report.totals;
     let flows = &report.flows;
-    let sum = |f: fn(&crate::analyze::report::FlowReport) -> u64| flows.iter().map(f).sum::<u64>();
+    let sum = |f: fn(&crate::analyze::roce::report::FlowReport) -> u64| flows.iter().map(f).sum::<u64>();
     let columns = vec![
         Column::new("schema_version".into(), [i64::from(SCHEMA_VERSION)]),
         Column::new("tool_version".into(), [report.tool.version]),

@@ -4,7 +4,8 @@
 use crate::analyze::analyzer::Analyzer;
 use crate::analyze::report::finding::Finding;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
-use crate::analyze::rules::{self, Rules};
+use crate::analyze::roce;
+use crate::analyze::rules::Rules;
 use crate::analyze::uet;
 use crate::capture::{CaptureError, CaptureReader};
 use crate::counters::report::HostCounters;
@@ -21,7 +22,7 @@ pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) 
 /// The findings every analysis's rules raise over `report`.
 pub fn findings(report: &Report) -> Vec<Finding> {
     let mut r = Rules::new(report);
-    rules::roce(&mut r);
+    roce::rules::roce(&mut r);
     path::rules::path(&mut r);
     counters::rules::counters(&mut r);
     uet::rules::uet(&mut r);

@@ -1,9 +1,9 @@
 //! The analysis's settings, each default declared once: the command line's options are filled
 //! from [`Config::default`].
 
-use crate::analyze::congestion::CongestionConfig;
-use crate::analyze::flow::sequence::ReorderConfig;
-use crate::analyze::wide::policy::Policy;
+use crate::analyze::roce::congestion::CongestionConfig;
+use crate::analyze::roce::flow::sequence::ReorderConfig;
+use crate::analyze::roce::wide::policy::Policy;
 use crate::decode::TimeSource;
 
 /// Analysis settings.
@@ -14,7 +14,7 @@ pub struct Config {
     pub pfc_storm_ns: i64,
     pub mirror_window_ns: i64,
     pub policy: Policy,
-    /// Flows tracked at most (see [`crate::analyze::flow::table::FlowTable`]).
+    /// Flows tracked at most (see [`crate::analyze::roce::flow::table::FlowTable`]).
     pub max_flows: usize,
     pub reorder: ReorderConfig,
     /// In a doubled mirror: how far apart a frame and its byte-identical copy may be.

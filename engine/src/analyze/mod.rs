@@ -9,10 +9,8 @@ pub mod analyzer;
 pub mod assemble;
 pub mod combine;
 pub mod config;
-pub mod congestion;
 pub mod counts;
 pub mod exemplar;
-pub mod flow;
 pub mod frame;
 pub mod histogram;
 pub mod id;
@@ -21,17 +19,17 @@ pub(crate) mod names;
 pub mod partition;
 pub mod renumber;
 pub mod report;
+pub mod roce;
 pub mod rules;
 pub mod saved;
 pub mod uet;
-pub mod wide;
 pub use analyzer::{
     Analyzer, MAX_EPISODES_KEPT, MAX_PAIRING_CANDIDATES, PACKETS_HELD, PROBE_HELD, PROBE_HELD_BYTES, ShardStart,
     VERDICTS_HELD,
 };
 pub use config::{Config, DEFAULT_MAX_FLOWS};
 pub use counts::FrameCounts;
-pub use flow::verdicts::Verdict;
+pub use roce::flow::verdicts::Verdict;
+pub use roce::wide::facts::{CaptureFacts, MalformedLayer, Totals};
+pub use roce::wide::{CE_MARKS, CNPS, ROCE_BYTES, TIMELINE_BINS};
 pub use saved::state::{STATE_MAGIC, STATE_VERSION, SavedRun, decompressed_limit};
-pub use wide::facts::{CaptureFacts, MalformedLayer, Totals};
-pub use wide::{CE_MARKS, CNPS, ROCE_BYTES, TIMELINE_BINS};

@@ -6,8 +6,9 @@ use std::net::IpAddr;
 
 use rustc_hash::FxHashSet;
 
-use crate::analyze::flow::episodes::Trigger;
-use crate::analyze::report::{FlowReport, Report};
+use crate::analyze::report::Report;
+use crate::analyze::roce::flow::episodes::Trigger;
+use crate::analyze::roce::report::FlowReport;
 use crate::counters::report::{Agreement, CounterRow, CounterWindow, HostCounters, Link, Pauses, Source, agrees};
 use crate::counters::{HostMacs, HostSnapshots, Snapshot, SwitchSnapshots};
 use crate::decode::Endpoint;

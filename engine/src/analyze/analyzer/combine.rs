@@ -3,8 +3,8 @@
 //! the CM links and path MTUs a new flow takes, and each part's combining, delegated.
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT};
-use crate::analyze::congestion::analysis::MAX_BURSTS_KEPT;
 use crate::analyze::id::FlowKey;
+use crate::analyze::roce::congestion::analysis::MAX_BURSTS_KEPT;
 
 impl Analyzer {
     /// Has the doubled-mirror decision been taken (no frame held for it)?

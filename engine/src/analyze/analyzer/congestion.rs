@@ -1,4 +1,4 @@
-//! What the analysis hands the congestion-control state ([`crate::analyze::congestion`]): data
+//! What the analysis hands the congestion-control state ([`crate::analyze::roce::congestion`]): data
 //! packets and CNPs to the reaction of each data flow, request packets, ACKs and READ responses
 //! to the message completions of each RC flow, and every frame incast looks at to the
 //! capture-wide congestion analysis; and each congestion notification to the flow whose CE
@@ -7,11 +7,11 @@
 use rocescope_parsers::opcode::{self, CNP, Transport};
 
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
-use crate::analyze::congestion::completion::RequestPacket;
-use crate::analyze::congestion::incast::IncastEvent;
-use crate::analyze::flow::table::Flow;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
 use crate::analyze::id::FlowId;
+use crate::analyze::roce::congestion::completion::RequestPacket;
+use crate::analyze::roce::congestion::incast::IncastEvent;
+use crate::analyze::roce::flow::table::Flow;
 
 /// A data packet: a sequenced RC or UC packet with payload (READ responses included).
 fn is_data(roce: &RoceFacts) -> bool {

@@ -19,22 +19,22 @@ use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
 
 use crate::analyze::config::Config;
-use crate::analyze::congestion::analysis::CongestionAnalysis;
-use crate::analyze::flow::counting::ResponseKind;
-use crate::analyze::flow::episodes::Episode;
-use crate::analyze::flow::sequence::SeqEvent;
-use crate::analyze::flow::table::{Flow, FlowTable, PairMethod};
-use crate::analyze::flow::trace::TRACED_FLOWS;
-use crate::analyze::flow::verdicts::{Verdict, VerdictLedger};
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts, UetFacts};
 use crate::analyze::id::FlowId;
 use crate::analyze::id::FlowKey;
 use crate::analyze::renumber::Renumbering;
+use crate::analyze::roce::congestion::analysis::CongestionAnalysis;
+use crate::analyze::roce::flow::counting::ResponseKind;
+use crate::analyze::roce::flow::episodes::Episode;
+use crate::analyze::roce::flow::sequence::SeqEvent;
+use crate::analyze::roce::flow::table::{Flow, FlowTable, PairMethod};
+use crate::analyze::roce::flow::trace::TRACED_FLOWS;
+use crate::analyze::roce::flow::verdicts::{Verdict, VerdictLedger};
+use crate::analyze::roce::wide::CaptureWide;
+use crate::analyze::roce::wide::cm::Connection;
+use crate::analyze::roce::wide::duplicates::{Doubling, DoublingProbe, Resends};
+use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::uet::UetAnalysis;
-use crate::analyze::wide::CaptureWide;
-use crate::analyze::wide::cm::Connection;
-use crate::analyze::wide::duplicates::{Doubling, DoublingProbe, Resends};
-use crate::analyze::wide::facts::UndecodedLinkFrames;
 use crate::decode::Endpoint;
 use head::Head;
 
@@ -197,7 +197,7 @@ impl Analyzer {
             self.mark_head_end();
         }
         let Some(probe) = &mut self.probe else { return self.process(s) };
-        if let Some(identity) = crate::analyze::wide::copy_identity(s) {
+        if let Some(identity) = crate::analyze::roce::wide::copy_identity(s) {
             probe.detector.add(identity, s.ts_ns);
         }
         probe.frames.push(*s);

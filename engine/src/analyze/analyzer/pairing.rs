@@ -1,10 +1,10 @@
 //! Pairing a response flow with the flow it answers from the evidence of its responses
-//! ([`crate::analyze::flow::pairing`]), across the flow table.
+//! ([`crate::analyze::roce::flow::pairing`]), across the flow table.
 
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
-use crate::analyze::flow::pairing::{CANDIDATES_KEPT, Candidates};
-use crate::analyze::flow::table::{Flow, PairMethod};
 use crate::analyze::id::FlowId;
+use crate::analyze::roce::flow::pairing::{CANDIDATES_KEPT, Candidates};
+use crate::analyze::roce::flow::table::{Flow, PairMethod};
 
 impl Analyzer {
     /// Pairs the unpaired response flow `fid` with the flow it answers once the PSNs of its

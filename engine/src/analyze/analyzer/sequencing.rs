@@ -6,16 +6,18 @@ use rocescope_parsers::opcode::{self, Position};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_forward_distance};
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD};
-use crate::analyze::flow::arrival::Arrival;
-use crate::analyze::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
-use crate::analyze::flow::gaps::TRACKED_SPAN;
-use crate::analyze::flow::responses::{Read, ReadQueue};
-use crate::analyze::flow::runtime::Held;
-use crate::analyze::flow::sequence::{Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns};
-use crate::analyze::flow::table::Flow;
-use crate::analyze::flow::trace::{Event, EventKind};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
 use crate::analyze::id::{FlowId, Space};
+use crate::analyze::roce::flow::arrival::Arrival;
+use crate::analyze::roce::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
+use crate::analyze::roce::flow::gaps::TRACKED_SPAN;
+use crate::analyze::roce::flow::responses::{Read, ReadQueue};
+use crate::analyze::roce::flow::runtime::Held;
+use crate::analyze::roce::flow::sequence::{
+    Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns,
+};
+use crate::analyze::roce::flow::table::Flow;
+use crate::analyze::roce::flow::trace::{Event, EventKind};
 
 /// The packet at hand when a PSN space decides: its facts and the silence before it.
 #[derive(Clone, Copy)]
@@ -346,7 +348,7 @@ impl Analyzer {
     fn decide_spaces(
         &mut self,
         fid: FlowId,
-        decide: impl Fn(&mut crate::analyze::flow::sequence::Sequence, &mut Vec<SeqEvent>),
+        decide: impl Fn(&mut crate::analyze::roce::flow::sequence::Sequence, &mut Vec<SeqEvent>),
     ) {
         for space in [Space::Requests, Space::Responses] {
             let mut events = std::mem::take(&mut self.events);
@@ -406,7 +408,7 @@ impl Analyzer {
         if roce.psn != e && ahead >= PSN_HALF {
             !f.psn_was_requested(roce.psn) || f.psn_was_acknowledged_twice(roce.psn)
         } else {
-            ahead >= crate::analyze::flow::gaps::TRACKED_SPAN && f.all_acknowledged()
+            ahead >= crate::analyze::roce::flow::gaps::TRACKED_SPAN && f.all_acknowledged()
         }
     }
 

@@ -9,10 +9,10 @@
 //! reached, the merge is refused with the reason: it is exact or not made.
 
 use crate::analyze::analyzer::Analyzer;
-use crate::analyze::flow::table::Flow;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::id::FlowId;
 use crate::analyze::renumber::Renumbering;
+use crate::analyze::roce::flow::table::Flow;
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and
 /// `part`, its own analysis of all its frames; `frames_before`: the frames of the parts

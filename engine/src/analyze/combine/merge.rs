@@ -24,11 +24,11 @@
 //!   its own go back makes [`shards`] decline too).
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
-use crate::analyze::congestion::analysis::MAX_BURSTS_KEPT;
-use crate::analyze::flow::table::FlowTable;
-use crate::analyze::flow::trace::TRACED_FLOWS;
 use crate::analyze::id::FlowId;
-use crate::analyze::wide::cm::MAX_CONNECTIONS;
+use crate::analyze::roce::congestion::analysis::MAX_BURSTS_KEPT;
+use crate::analyze::roce::flow::table::FlowTable;
+use crate::analyze::roce::flow::trace::TRACED_FLOWS;
+use crate::analyze::roce::wide::cm::MAX_CONNECTIONS;
 
 /// The analysis of the whole capture from its shards, each finished, of frames whose
 /// timestamps never go back; `None` when joining them might not give what one thread gives.
@@ -90,9 +90,9 @@ fn flow_numbers(shards: &[Analyzer]) -> Vec<Vec<FlowId>> {
 /// What the shards' flows and the lists that name them come to, numbered as in the whole.
 #[derive(Default)]
 struct Lists {
-    flows: Vec<(FlowId, crate::analyze::flow::table::Flow)>,
-    episodes: Vec<crate::analyze::flow::episodes::Episode>,
-    bursts: Vec<crate::analyze::congestion::reaction::CnpBurst>,
+    flows: Vec<(FlowId, crate::analyze::roce::flow::table::Flow)>,
+    episodes: Vec<crate::analyze::roce::flow::episodes::Episode>,
+    bursts: Vec<crate::analyze::roce::congestion::reaction::CnpBurst>,
 }
 
 /// Moves a shard's flows, episodes and CNP bursts out, numbered as in the whole analysis;

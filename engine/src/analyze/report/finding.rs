@@ -6,6 +6,8 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+use crate::analyze::exemplar::Exemplar;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -156,6 +158,27 @@ pub struct Finding {
     /// and the counters show (docs/analysis.md, "Troubleshooting table").
     pub cause: Cow<'static, str>,
     pub action: Cow<'static, str>,
+}
+
+impl Exemplar for Finding {
+    fn exemplar() -> Self {
+        let some = Some(String::new());
+        Finding {
+            severity: Severity::Info,
+            code: "",
+            message: String::new(),
+            evidence: Evidence {
+                count: 0,
+                flows: Vec::new(),
+                frames: Vec::new(),
+                hop: some.clone(),
+                tap: some.clone(),
+                host: some,
+            },
+            cause: Cow::Borrowed(""),
+            action: Cow::Borrowed(""),
+        }
+    }
 }
 
 #[cfg(test)]

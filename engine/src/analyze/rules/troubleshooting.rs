@@ -4,9 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::analyze::flow::episodes::Trigger;
 use crate::analyze::report::Report;
 use crate::analyze::report::finding::Finding;
+use crate::analyze::roce::flow::episodes::Trigger;
 use crate::counters::report::{HostCounters, switch_pfc_priority};
 
 /// One row of the table.

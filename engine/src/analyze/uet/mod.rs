@@ -10,8 +10,8 @@ pub mod window;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::analyze::flow::trace::{FlowTrace, TRACED_FLOWS};
 use crate::analyze::frame::{FrameSummary, PdsFacts, UetFacts};
+use crate::analyze::roce::flow::trace::{FlowTrace, TRACED_FLOWS};
 use crate::decode::Endpoint;
 
 pub use pdc::{Mode, Pdc, PsnVerdict};

@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::analyze::flow::trace::{Event, EventKind, FlowTrace};
 use crate::analyze::frame::PdsFacts;
 use crate::analyze::histogram::FineHistogram;
+use crate::analyze::roce::flow::trace::{Event, EventKind, FlowTrace};
 
 use super::window::{Appearance, Arrival, PsnWindow, WordBudget};
-use crate::analyze::flow::sequence::SeqClass;
+use crate::analyze::roce::flow::sequence::SeqClass;
 
 /// What a packet of the initiator's sequence was, for its frame's verdict: first (the PDC's
 /// first PSN seen), in order, late (a first appearance below the highest PSN seen) or a

@@ -32,8 +32,8 @@ use std::sync::{Arc, mpsc};
 use memmap2::Mmap;
 
 use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
-use crate::analyze::congestion::incast::{Incast, Timed};
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::roce::congestion::incast::{Incast, Timed};
 use crate::analyze::{Analyzer, Config, ShardStart, combine::merge, partition};
 use crate::capture::mapped::{self, Location};
 use crate::capture::{Inputs, Record};
@@ -492,7 +492,7 @@ impl IncastMerge {
     }
 
     /// Hands the incast analysis every event no shard can still precede.
-    fn drain(&mut self, config: &crate::analyze::congestion::CongestionConfig) {
+    fn drain(&mut self, config: &crate::analyze::roce::congestion::CongestionConfig) {
         let bound = self.through.iter().copied().min().unwrap_or(0);
         while let Some(&Reverse((frame, shard))) = self.fronts.peek().filter(|Reverse((frame, _))| *frame <= bound) {
             self.fronts.pop();
@@ -508,7 +508,7 @@ impl IncastMerge {
     }
 
     /// The incast analysis of every event, once every shard has given all of them.
-    fn finish(mut self, config: &crate::analyze::congestion::CongestionConfig) -> Incast {
+    fn finish(mut self, config: &crate::analyze::roce::congestion::CongestionConfig) -> Incast {
         self.through.iter_mut().for_each(|t| *t = u64::MAX);
         self.drain(config);
         self.incast.finish();

@@ -6,8 +6,8 @@ use maud::{Markup, html};
 use super::charts::{self, Series};
 use super::figure::{figure, per_second};
 use crate::analyze::report::Report;
-use crate::analyze::report::chart_data::ChartData;
-use crate::analyze::wide::pfc::PAUSE_CHANNEL;
+use crate::analyze::roce::report::chart_data::ChartData;
+use crate::analyze::roce::wide::pfc::PAUSE_CHANNEL;
 use crate::analyze::{CE_MARKS, CNPS};
 use crate::decode::Endpoint;
 

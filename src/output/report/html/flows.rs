@@ -7,10 +7,11 @@ use super::charts::{self, PsnGraph, Series};
 use super::figure::{figure, per_second};
 use super::findings::flow_link;
 use super::us;
-use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::histogram::LogHistogram;
-use crate::analyze::report::chart_data::ChartData;
-use crate::analyze::report::{FlowReport, Report};
+use crate::analyze::report::Report;
+use crate::analyze::roce::flow::trace::FlowTrace;
+use crate::analyze::roce::report::FlowReport;
+use crate::analyze::roce::report::chart_data::ChartData;
 use rocescope_parsers::psn::psn_forward_distance;
 
 pub(super) fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Markup {

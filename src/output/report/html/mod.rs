@@ -18,7 +18,8 @@ mod uet;
 
 use maud::{DOCTYPE, PreEscaped, html};
 
-use crate::analyze::report::{FlowReport, Report};
+use crate::analyze::report::Report;
+use crate::analyze::roce::report::FlowReport;
 
 /// Flows given a detail section (the most troubled ones); the table lists every flow.
 pub const DETAILED_FLOWS: usize = 64;

@@ -7,7 +7,7 @@ use rocescope_parsers::psn::psn_forward_distance;
 
 use super::charts::{self, PsnGraph};
 use super::figure::figure;
-use crate::analyze::report::chart_data::ChartData;
+use crate::analyze::roce::report::chart_data::ChartData;
 use crate::analyze::uet::PdcKey;
 use crate::analyze::uet::report::{PdcReport, UetReport};
 

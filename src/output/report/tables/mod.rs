@@ -16,12 +16,13 @@ use polars::prelude::*;
 
 use serde::Serialize;
 
-use crate::analyze::congestion::incast::IncastPeriod;
 use crate::analyze::exemplar::Exemplar;
-use crate::analyze::flow::episodes::Episode;
-use crate::analyze::report::congestion::BurstReport;
+use crate::analyze::report::Report;
 use crate::analyze::report::finding::Finding;
-use crate::analyze::report::{FlowReport, PauseReport, Report};
+use crate::analyze::roce::congestion::incast::IncastPeriod;
+use crate::analyze::roce::flow::episodes::Episode;
+use crate::analyze::roce::report::congestion::BurstReport;
+use crate::analyze::roce::report::{FlowReport, PauseReport};
 use crate::analyze::uet::report::PdcReport;
 use crate::counters::report::{CounterRow, CounterWindow, HostCounters, Source};
 use crate::path::report::HopReport;

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use super::TextKeys;
 
 use crate::analyze::report::Report;
-use crate::analyze::report::congestion::FctSummary;
+use crate::analyze::roce::report::congestion::FctSummary;
 
 /// The most flows and incast periods listed; the JSON report has them all.
 const ROWS_SHOWN: usize = 10;

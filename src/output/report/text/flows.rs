@@ -4,7 +4,8 @@
 use std::io::{self, Write};
 
 use super::{TextKeys, us};
-use crate::analyze::report::{FlowReport, Report};
+use crate::analyze::report::Report;
+use crate::analyze::roce::report::FlowReport;
 
 /// The flows table's keys, and those of the reactions to CNP bursts.
 pub const FLOW_KEYS: TextKeys = TextKeys {

@@ -6,12 +6,12 @@
 use serde::Serialize;
 
 use crate::analyze::analyzer::Analyzer;
-use crate::analyze::congestion::CongestionConfig;
-use crate::analyze::congestion::analysis::SIZE_CLASSES;
-use crate::analyze::congestion::incast::{IncastPeriod, ReceiverFanIn};
-use crate::analyze::congestion::reaction::{CnpBurst, Outcome};
-use crate::analyze::flow::table::Flow;
 use crate::analyze::histogram::FineHistogram;
+use crate::analyze::roce::congestion::CongestionConfig;
+use crate::analyze::roce::congestion::analysis::SIZE_CLASSES;
+use crate::analyze::roce::congestion::incast::{IncastPeriod, ReceiverFanIn};
+use crate::analyze::roce::congestion::reaction::{CnpBurst, Outcome};
+use crate::analyze::roce::flow::table::Flow;
 
 /// A flow's congestion-control keys.
 #[derive(Debug, Clone, Copy, Default, Serialize)]

@@ -6,10 +6,10 @@
 use rustc_hash::FxHashMap;
 
 use crate::analyze::analyzer::Analyzer;
-use crate::analyze::flow::trace::FlowTrace;
 use crate::analyze::histogram::{FineHistogram, LogHistogram};
+use crate::analyze::roce::flow::trace::FlowTrace;
+use crate::analyze::roce::wide::timeline::Timeline;
 use crate::analyze::uet::PdcKey;
-use crate::analyze::wide::timeline::Timeline;
 use crate::decode::Endpoint;
 
 /// The charts' series of one analysis.
@@ -50,7 +50,7 @@ impl ChartData {
         &self.timeline
     }
 
-    /// Nanoseconds paused per priority over time ([`crate::analyze::wide::pfc::PAUSE_CHANNEL`] for PAUSE).
+    /// Nanoseconds paused per priority over time ([`crate::analyze::roce::wide::pfc::PAUSE_CHANNEL`] for PAUSE).
     pub fn paused(&self) -> &Timeline {
         &self.paused
     }

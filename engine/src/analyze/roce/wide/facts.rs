@@ -5,7 +5,7 @@
 use crate::analyze::counts::{EcnCounts, FrameCounts, IcrcCounts, InfinibandCounts, UetCrcCounts};
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::names::{self, Name};
-use crate::analyze::wide::duplicates::Doubling;
+use crate::analyze::roce::wide::duplicates::Doubling;
 
 crate::combined! {
     /// Capture-wide counters.

@@ -2,11 +2,11 @@
 //! pause frames are analysed apart from the flows (docs/analysis.md, "Retransmit episodes").
 
 use crate::analyze::analyzer::Analyzer;
-use crate::analyze::flow::episodes::{Episode, Trigger};
-use crate::analyze::flow::table::Flow;
 use crate::analyze::id::Space;
-use crate::analyze::wide::pfc::{PAUSE_CHANNEL, PausePeriod};
-use crate::analyze::wide::policy::Policy;
+use crate::analyze::roce::flow::episodes::{Episode, Trigger};
+use crate::analyze::roce::flow::table::Flow;
+use crate::analyze::roce::wide::pfc::{PAUSE_CHANNEL, PausePeriod};
+use crate::analyze::roce::wide::policy::Policy;
 
 /// The analysis's retransmit episodes, a request flow's `no_nak` resend that a pause on the
 /// flow's priority held in the `--min-ack-timeout-us` before it made a `timeout`: the
@@ -81,7 +81,7 @@ fn priority_of(flow: &Flow, policy: &Policy) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::wide::pfc::Closed;
+    use crate::analyze::roce::wide::pfc::Closed;
 
     fn period(channel: u8, start_ns: i64, end_ns: i64, start_frame: u64) -> PausePeriod {
         PausePeriod { channel, period: Closed { start_ns, end_ns, start_frame, storm: false } }

@@ -10,9 +10,9 @@
 
 use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forward_distance};
 
-use crate::analyze::flow::arrival::Arrival;
-use crate::analyze::flow::gaps::Gaps;
-use crate::analyze::flow::naked::{AnswerTimes, AwaitingCopy, COPY_WAIT_WINDOWS, NakedHoles};
+use crate::analyze::roce::flow::arrival::Arrival;
+use crate::analyze::roce::flow::gaps::Gaps;
+use crate::analyze::roce::flow::naked::{AnswerTimes, AwaitingCopy, COPY_WAIT_WINDOWS, NakedHoles};
 
 /// How a sequenced packet relates to its PSN space's expected PSN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -473,7 +473,7 @@ impl Sequence {
     /// arrivals as a gap's holes may; the PSNs that never come are no loss (nothing says they
     /// were sent since the capture began).
     fn open_prelude(&mut self, a: Arrival, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
-        let span = crate::analyze::flow::gaps::TRACKED_SPAN;
+        let span = crate::analyze::roce::flow::gaps::TRACKED_SPAN;
         self.gap_list.open_prelude(a.frame, a.ts_ns, psn_add(a.psn, PSN_MODULUS - span), span);
         out.push(SeqEvent::Wait { until_ns: a.ts_ns.saturating_add(config.window_ns) });
     }
@@ -562,7 +562,7 @@ impl Sequence {
 
     /// The first appearance of a hole of gap `index`: decided now when it cannot be late and
     /// nothing waits before it, else held in the run; a copy of a NAKed hole waits for the
-    /// copies to tell ([`crate::analyze::flow::naked`]).
+    /// copies to tell ([`crate::analyze::roce::flow::naked`]).
     fn hole_appears(&mut self, a: Arrival, index: usize, config: &ReorderConfig, out: &mut Vec<SeqEvent>) -> bool {
         let expected_before = self.expected;
         let Some(gap) = self.gap_list.get_mut(index) else { return false };
@@ -661,7 +661,7 @@ impl Sequence {
     }
 
     /// Does a copy of one of the gap's holes wait (the gap cannot settle before it is decided)?
-    fn copy_waits_in(&self, gap: &crate::analyze::flow::gaps::Gap) -> bool {
+    fn copy_waits_in(&self, gap: &crate::analyze::roce::flow::gaps::Gap) -> bool {
         self.naked.waits_in(gap.first_psn, gap.span)
     }
 
@@ -779,7 +779,7 @@ impl Sequence {
     /// §9.7.5.1.1: a responder ACKs a PSN only when it holds every PSN before it). Holes of a
     /// remembered gap at or before `psn` that no NAK of the gap named and that were not resent
     /// reached the responder: only the capture missed them. They leave `missing_psns` for
-    /// `capture_missed` (a gap too wide to track holes of, over [`crate::analyze::flow::gaps::TRACKED_SPAN`],
+    /// `capture_missed` (a gap too wide to track holes of, over [`crate::analyze::roce::flow::gaps::TRACKED_SPAN`],
     /// stays missing).
     pub fn on_ack(&mut self, psn: u32) {
         let mut found = 0u64;

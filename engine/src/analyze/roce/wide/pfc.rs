@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use rocescope_parsers::ethernet::MacAddr;
 
-use crate::analyze::wide::timeline::Timeline;
+use crate::analyze::roce::wide::timeline::Timeline;
 
 /// Pause accounting of one (source MAC, priority).
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]

@@ -3,7 +3,7 @@
 //! gaps and NAKs to mark on it, and its bytes over time. Only the first [`TRACED_FLOWS`] flows
 //! carry one.
 
-use crate::analyze::wide::timeline::Timeline;
+use crate::analyze::roce::wide::timeline::Timeline;
 
 /// Flows that get a trace, in order of appearance.
 pub const TRACED_FLOWS: usize = 1024;

@@ -6,12 +6,12 @@
 use rocescope_parsers::ext::{AethKind, NakCode};
 use rocescope_parsers::opcode::{self, CNP, Position, Transport};
 
-use crate::analyze::flow::runtime::NakEvent;
-use crate::analyze::flow::sequence::PMTUS;
-use crate::analyze::flow::table::Flow;
-use crate::analyze::flow::trace::{Event, EventKind};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
-use crate::analyze::wide::policy::{Class, Policy};
+use crate::analyze::roce::flow::runtime::NakEvent;
+use crate::analyze::roce::flow::sequence::PMTUS;
+use crate::analyze::roce::flow::table::Flow;
+use crate::analyze::roce::flow::trace::{Event, EventKind};
+use crate::analyze::roce::wide::policy::{Class, Policy};
 use crate::decode::IcrcStatus;
 
 /// What a response said, as far as the flow it answers is concerned.

@@ -1,5 +1,5 @@
 //! A sequenced packet as a PSN space sees it: the one fact the sequencing
-//! ([`crate::analyze::flow::sequence`]) and the holes a NAK named ([`crate::analyze::flow::naked`]) share.
+//! ([`crate::analyze::roce::flow::sequence`]) and the holes a NAK named ([`crate::analyze::roce::flow::naked`]) share.
 
 /// A sequenced packet as the PSN space sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

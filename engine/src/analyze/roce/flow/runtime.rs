@@ -3,16 +3,16 @@
 //! that explain the peer's resends, requests awaiting an ACK, the message being reassembled,
 //! the last CNP and the CE mark awaiting one, the pairing candidates left. Its fields are
 //! private to the flow module: the analysis changes them through the methods of
-//! [`crate::analyze::flow::table::Flow`] in `between_packets.rs`.
+//! [`crate::analyze::roce::flow::table::Flow`] in `between_packets.rs`.
 
 use std::collections::VecDeque;
 
 use rocescope_parsers::psn::psn_diff;
 
-use crate::analyze::flow::pairing::Candidates;
-use crate::analyze::flow::responses::{ReadQueue, ResponseCursor};
 use crate::analyze::frame::RoceFacts;
 use crate::analyze::renumber::Renumbering;
+use crate::analyze::roce::flow::pairing::Candidates;
+use crate::analyze::roce::flow::responses::{ReadQueue, ResponseCursor};
 
 /// A NAK or RNR NAK a flow carried, to explain the peer's next retransmissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -120,7 +120,7 @@ pub struct FlowRuntime {
     pub(super) reread: Option<RereadEvent>,
     pub(super) current_message_bytes: u64,
     /// Unpaired, with responses: the flows in the opposite direction it may answer, narrowed
-    /// by each response (empty until a response leaves several; [`crate::analyze::flow::pairing`]).
+    /// by each response (empty until a response leaves several; [`crate::analyze::roce::flow::pairing`]).
     pub(super) pairing_candidates: Candidates,
     /// The NAKs it carried that no episode of the peer has answered yet.
     pub(super) naks: NakLog,
@@ -132,7 +132,7 @@ pub struct FlowRuntime {
     pub(super) acknowledged_before: Option<u32>,
     /// The view (addresses and TTL, folded as the copy check folds them) of a resend that came
     /// after a retransmission timer's silence through another port than its original's
-    /// ([`crate::analyze::wide::duplicates::Resends`]).
+    /// ([`crate::analyze::roce::wide::duplicates::Resends`]).
     pub(super) resend_view: Option<u32>,
     pub(super) last_cnp_ts: Option<i64>,
     /// The first CE mark not yet answered by a CNP addressed to the flow's sender.

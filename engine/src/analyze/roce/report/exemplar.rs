@@ -1,24 +1,24 @@
-//! The exemplars of the RoCE analysis's table records (flows, episodes, findings, pause
+//! The exemplars of the RoCE analysis's table records (flows, episodes, pause
 //! sources, CNP bursts, incast periods): [`crate::analyze::exemplar`]. Each names every field,
 //! so that a record that gains one does not build until its exemplar has it; the counters'
 //! structs, whose fields are all counts, are their defaults.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::analyze::congestion::incast::IncastPeriod;
-use crate::analyze::congestion::reaction::Outcome;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::exemplar::{ENDPOINT, Exemplar};
-use crate::analyze::flow::episodes::{Episode, Pattern, Trigger};
-use crate::analyze::flow::sequence::Decision;
-use crate::analyze::flow::table::FirstFrames;
 use crate::analyze::id::Space;
-use crate::analyze::report::congestion::{BurstReport, FlowCongestion};
-use crate::analyze::report::finding::{Evidence, Finding, Severity};
-use crate::analyze::report::{DurationSummary, FlowReport, PauseReport, PeerSummary, SequenceReport, SizeSummary};
-use crate::analyze::wide::pfc::PauseStats;
-use crate::analyze::wide::policy::{PolicyCounts, Violations};
+use crate::analyze::roce::congestion::incast::IncastPeriod;
+use crate::analyze::roce::congestion::reaction::Outcome;
+use crate::analyze::roce::flow::episodes::{Episode, Pattern, Trigger};
+use crate::analyze::roce::flow::sequence::Decision;
+use crate::analyze::roce::flow::table::FirstFrames;
+use crate::analyze::roce::report::congestion::{BurstReport, FlowCongestion};
+use crate::analyze::roce::report::{
+    DurationSummary, FlowReport, PauseReport, PeerSummary, SequenceReport, SizeSummary,
+};
+use crate::analyze::roce::wide::pfc::PauseStats;
+use crate::analyze::roce::wide::policy::{PolicyCounts, Violations};
 
 impl Exemplar for DurationSummary {
     fn exemplar() -> Self {
@@ -174,27 +174,6 @@ impl Exemplar for Episode {
             gap_to_recovery_ns: Some(0),
             pattern: Pattern::GoBackN,
             decided_by: Decision::Psn,
-        }
-    }
-}
-
-impl Exemplar for Finding {
-    fn exemplar() -> Self {
-        let some = Some(String::new());
-        Finding {
-            severity: Severity::Info,
-            code: "",
-            message: String::new(),
-            evidence: Evidence {
-                count: 0,
-                flows: Vec::new(),
-                frames: Vec::new(),
-                hop: some.clone(),
-                tap: some.clone(),
-                host: some,
-            },
-            cause: Cow::Borrowed(""),
-            action: Cow::Borrowed(""),
         }
     }
 }

@@ -15,8 +15,8 @@ use serde::Serialize;
 
 use rocescope_parsers::psn::{psn_add, psn_diff};
 
-use crate::analyze::flow::sequence::Decision;
 use crate::analyze::id::{FlowId, Space};
+use crate::analyze::roce::flow::sequence::Decision;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,8 +5,8 @@
 
 use std::collections::VecDeque;
 
-use crate::analyze::flow::sequence::SeqClass;
 use crate::analyze::id::FlowId;
+use crate::analyze::roce::flow::sequence::SeqClass;
 
 /// What the analysis concluded about one frame (for per-packet output).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -5,12 +5,12 @@
 
 use rocescope_parsers::ethernet::MacAddr;
 
-use crate::analyze::congestion::CongestionConfig;
-use crate::analyze::congestion::completion::Completed;
-use crate::analyze::congestion::incast::{Incast, IncastEvent, Timed};
-use crate::analyze::congestion::reaction::CnpBurst;
 use crate::analyze::histogram::FineHistogram;
 use crate::analyze::renumber::Renumbering;
+use crate::analyze::roce::congestion::CongestionConfig;
+use crate::analyze::roce::congestion::completion::Completed;
+use crate::analyze::roce::congestion::incast::{Incast, IncastEvent, Timed};
+use crate::analyze::roce::congestion::reaction::CnpBurst;
 
 /// CNP bursts whose details are kept; more are counted per flow only.
 pub const MAX_BURSTS_KEPT: usize = 100_000;

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use rocescope_parsers::psn::psn_diff;
 
-use crate::analyze::flow::arrival::Arrival;
+use crate::analyze::roce::flow::arrival::Arrival;
 
 /// PSN-sequence NAKs a space remembers (those of the longest wait); beyond, the oldest is
 /// forgotten.

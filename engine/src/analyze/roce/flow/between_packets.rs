@@ -6,11 +6,11 @@
 use rocescope_parsers::opcode::Position;
 use rocescope_parsers::psn::psn_diff;
 
-use crate::analyze::flow::pairing::Candidates;
-use crate::analyze::flow::responses::{Read, ReadQueue, ResponseCursor, ResponseRules};
-use crate::analyze::flow::runtime::{Held, NakEvent, OUTSTANDING_KEPT, RereadEvent};
-use crate::analyze::flow::table::Flow;
 use crate::analyze::id::FlowId;
+use crate::analyze::roce::flow::pairing::Candidates;
+use crate::analyze::roce::flow::responses::{Read, ReadQueue, ResponseCursor, ResponseRules};
+use crate::analyze::roce::flow::runtime::{Held, NakEvent, OUTSTANDING_KEPT, RereadEvent};
+use crate::analyze::roce::flow::table::Flow;
 
 /// Sequencing: packets held for a decision, the silence before each, READs and responses.
 impl Flow {
@@ -78,7 +78,7 @@ impl Flow {
         Some(*reread)
     }
 
-    /// The NAK a resend from `psn` at `ts_ns` by the peer answers ([`crate::analyze::flow::runtime::NakLog::answer`]).
+    /// The NAK a resend from `psn` at `ts_ns` by the peer answers ([`crate::analyze::roce::flow::runtime::NakLog::answer`]).
     pub fn answer_nak(&mut self, psn: u32, ts_ns: i64) -> Option<NakEvent> {
         self.run.naks.answer(psn, ts_ns)
     }

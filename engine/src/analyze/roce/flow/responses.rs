@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use rocescope_parsers::opcode::Position;
 use rocescope_parsers::psn::{psn_add, psn_diff, psn_forward_distance};
 
-use crate::analyze::flow::sequence::{EveryPsn, Holes, read_psns};
+use crate::analyze::roce::flow::sequence::{EveryPsn, Holes, read_psns};
 
 /// READ requests a flow remembers while their responses are awaited; the oldest is forgotten.
 pub const READS_KEPT: usize = 1024;

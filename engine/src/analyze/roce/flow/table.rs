@@ -8,16 +8,16 @@ use rocescope_parsers::opcode::Transport;
 use crate::decode::Endpoint;
 use rustc_hash::FxHashMap;
 
-use crate::analyze::congestion::completion::Completions;
-use crate::analyze::congestion::reaction::Reaction;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
-use crate::analyze::flow::episodes::OpenEpisode;
-use crate::analyze::flow::runtime::FlowRuntime;
-use crate::analyze::flow::sequence::Sequence;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::id::{FlowId, FlowKey, Space};
 use crate::analyze::partition::canonical;
-use crate::analyze::wide::policy::PolicyCounts;
+use crate::analyze::roce::congestion::completion::Completions;
+use crate::analyze::roce::congestion::reaction::Reaction;
+use crate::analyze::roce::flow::episodes::OpenEpisode;
+use crate::analyze::roce::flow::runtime::FlowRuntime;
+use crate::analyze::roce::flow::sequence::Sequence;
+use crate::analyze::roce::wide::policy::PolicyCounts;
 
 /// How the two directions of a connection were matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -140,8 +140,8 @@ pub struct Flow {
     /// The source and destination MACs of its first packet: a host's own and its link
     /// partner's, which pair its pause counters with the pause frames of its link.
     pub first_macs: (Option<MacAddr>, Option<MacAddr>),
-    /// What the flow's charts need; the first [`crate::analyze::flow::trace::TRACED_FLOWS`] flows have one.
-    pub trace: Option<Box<crate::analyze::flow::trace::FlowTrace>>,
+    /// What the flow's charts need; the first [`crate::analyze::roce::flow::trace::TRACED_FLOWS`] flows have one.
+    pub trace: Option<Box<crate::analyze::roce::flow::trace::FlowTrace>>,
     /// Its data rate around the CNPs addressed to it.
     pub reaction: Reaction,
     /// Its RC messages awaiting completion, and their completion times.
