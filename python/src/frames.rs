@@ -10,7 +10,7 @@ use rocescope::cli::PacketsArgs;
 use rocescope::commands::analyze::Watch;
 use rocescope::commands::exit::Failure;
 use rocescope::commands::packets::Listing;
-use rocescope::commands::time_source;
+use rocescope::commands::passes;
 use rocescope::display_filter::DisplayFilter;
 use rocescope::fields::Field;
 use rocescope::ordered::{Decided, FrameSink};
@@ -28,7 +28,7 @@ pub fn packet_batches(
     watch: &dyn Watch,
 ) -> Result<Vec<DataFrame>, Failure> {
     let decoder = args.ports.decoder();
-    let decoder = decoder.clone().with_time_source(time_source::choose(&args.files, args.times.time_source, &decoder)?);
+    let decoder = decoder.clone().with_time_source(passes::choose(&args.files, args.times.time_source, &decoder)?);
     let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     watch.unreadable(&unreadable);

@@ -99,8 +99,8 @@ fn analyze(py: Python<'_>, args: Vec<String>, progress: Option<Py<PyAny>>) -> Py
     };
     let watch = PythonWatch::new(progress);
     let report = py.detach(|| {
-        let Analysed { analyzer, inputs, beside, .. } = analyse(&args, &watch)?;
-        let report = assemble::report_beside(&analyzer, inputs, &beside);
+        let Analysed { analyzer, inputs, joined, .. } = analyse(&args, &watch)?;
+        let report = assemble::report_joined(&analyzer, inputs, &joined);
         absent_host_warnings(&report).into_iter().for_each(|w| watch.warn(w));
         Ok(report)
     });

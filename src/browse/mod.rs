@@ -34,7 +34,7 @@ pub fn run(args: &BrowseArgs) -> Outcome {
     }
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = args.analysis.ports.decoder();
-    config.time_source = crate::commands::time_source::choose(&args.files, args.times.time_source, &decoder)?;
+    config.time_source = crate::commands::passes::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let (mut app, indexing) = open(&args.files, decoder, config)?;
     if let Some(filter) = &args.display_filter {

@@ -6,17 +6,17 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use super::exit::{Failure, Outcome};
+use super::passes;
 use super::refuse_input;
 use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
-use super::time_source;
-use crate::analyze::assemble::Beside;
+use crate::analyze::assemble::Joined;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::InputReport;
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::CaptureError;
-use crate::capture::interfaces::{InterfaceLookup, look_up_interface, read_once_only};
+use crate::capture::interfaces::{InterfaceLookup, look_up_interface};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, SwitchCounterFiles, report_damage, report_undecoded, report_unreadable};
 use crate::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
@@ -29,6 +29,7 @@ use crate::output::packet::table::PacketTable;
 #[cfg(not(feature = "tables"))]
 use crate::output::packet::table_absent::PacketTable;
 use crate::path;
+use crate::pipeline::plan::Plan;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
 
@@ -78,17 +79,17 @@ impl Watch for Terminal {
 }
 
 pub fn run(args: &AnalyzeArgs) -> Outcome {
-    let Analysed { analyzer, inputs, beside, table_files } =
+    let Analysed { analyzer, inputs, joined, table_files } =
         analyse(args, &Terminal { quiet: args.quiet, bar: OnceLock::new() })?;
-    reporting::report(&analyzer, inputs, &reporting_of(args, &beside), table_files)
+    reporting::report(&analyzer, inputs, &reporting_of(args, &joined), table_files)
 }
 
 /// An analysis done, its report still to be written.
 pub struct Analysed {
     pub analyzer: Analyzer,
     pub inputs: Vec<InputReport>,
-    /// What the report has beside the analysis (the path, the counters).
-    pub beside: Beside,
+    /// What the report joins with the analysis (the path, the counters).
+    pub joined: Joined,
     /// The per-packet table's files (`--out DIR --packets`), still to be committed.
     pub table_files: io::Result<Written>,
 }
@@ -104,11 +105,15 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = args.analysis.ports.decoder();
     let taps = checked_taps(args)?;
+    // the files read beside the capture are checked before any pass reads it
+    let (counters, switches) = (read_counters(args)?, read_switch_counters(args)?);
     let tap_files: Vec<PathBuf> = taps.iter().flat_map(|t| t.files.iter().cloned()).collect();
     let files = if taps.is_empty() { &args.files } else { &tap_files };
-    config.time_source = time_source::choose(files, args.times.time_source, &decoder)?;
+    let plan = Plan::new(files, args.times.time_source, &taps);
+    let before = passes::read_before_main(&plan, &taps, &decoder, &path_options(args))?;
+    config.time_source = before.time_source;
     let decoder = decoder.with_time_source(config.time_source);
-    let traced = trace_path(args, &taps, &decoder)?;
+    let traced = before.traced;
     if let Some(warning) = traced.as_ref().and_then(|t| t.report.order_warning()) {
         eprintln!("rocescope: warning: {warning}");
     }
@@ -117,12 +122,8 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    let mut beside = Beside {
-        path: traced.as_ref().map(|t| t.report.clone()),
-        counters: read_counters(args)?,
-        switches: read_switch_counters(args)?,
-    };
-    reporting::check_build(&reporting_of(args, &beside))?;
+    let mut joined = Joined { path: traced.as_ref().map(|t| t.report.clone()), counters, switches };
+    reporting::check_build(&reporting_of(args, &joined))?;
     let (mut inputs, unreadable) = Inputs::open(files, args.threads > 2);
     if let Some(traced) = &traced {
         inputs = inputs.aligned(traced.union.clone());
@@ -131,7 +132,7 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
     if let Some(frames) = args.count {
         inputs.stop_after(frames);
     }
-    reporting::prepare(&reporting_of(args, &beside), files)
+    reporting::prepare(&reporting_of(args, &joined), files)
         .and_then(|()| args.state.as_deref().map_or(Ok(()), |state| refuse_input(state, files, "the saved analysis")))
         .map_err(Failure::Output)?;
     let packet_table = packet_table(args)?;
@@ -172,12 +173,12 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
         return Err(Failure::NoInput(String::new()));
     }
     let table_files = table.map_or(Ok(Written::default()), |t| t.ordered.sink.finish());
-    let first_macs = if beside.counters.is_empty() { Default::default() } else { analyzer.first_macs_by_source() };
-    for host in &mut beside.counters {
+    let first_macs = if joined.counters.is_empty() { Default::default() } else { analyzer.first_macs_by_source() };
+    for host in &mut joined.counters {
         let (own, partner) = first_macs.get(&Endpoint::Ip(host.host)).copied().unwrap_or_default();
         host.macs = HostMacs { own, partner };
     }
-    Ok(Analysed { analyzer, inputs: input_reports, beside, table_files })
+    Ok(Analysed { analyzer, inputs: input_reports, joined, table_files })
 }
 
 /// With `--counters HOST=BEFORE,AFTER`: each host's two snapshots, read (a file that cannot
@@ -272,14 +273,6 @@ fn checked_tap(tap: &path::Tap) -> Result<path::Tap, Failure> {
             eprintln!("rocescope: warning: --tap {}: {} is named twice; it is read once", tap.name, file.display());
             continue;
         }
-        if read_once_only(file) {
-            return Err(Failure::Usage(format!(
-                "--tap {}={}: a tap is read twice (to follow its packets from tap to tap, then to analyse them), \
-                 and standard input, a pipe or a device can be read once only: save it to a file first",
-                tap.name,
-                file.display()
-            )));
-        }
         if let Some(wanted) = &tap.interface {
             check_interface(tap, file, wanted)?;
         }
@@ -318,17 +311,13 @@ fn check_interface(tap: &path::Tap, file: &std::path::Path, wanted: &str) -> Res
     Err(Failure::Usage(format!("--tap {}={}#{wanted}: {problem}{hint}", tap.name, file.display())))
 }
 
-/// With `--tap`: the path traced over the taps (see [`crate::path`]).
-fn trace_path(args: &AnalyzeArgs, taps: &[path::Tap], decoder: &Decoder) -> Result<Option<path::Traced>, Failure> {
-    if taps.is_empty() {
-        return Ok(None);
-    }
-    let options = path::Options {
+/// The options of the path traced over `--tap`'s taps (see [`crate::path`]).
+fn path_options(args: &AnalyzeArgs) -> path::Options {
+    path::Options {
         window_ns: args.path_window_us.saturating_mul(1_000),
         offsets: args.tap_offsets.clone(),
         threads: args.threads as usize,
-    };
-    path::trace(taps, decoder, &options).map(Some).map_err(|e| Failure::NoInput(e.to_string()))
+    }
 }
 
 /// The per-packet table `--out DIR --packets` writes.
@@ -347,10 +336,10 @@ fn packet_table(_: &AnalyzeArgs) -> Result<Option<PacketTable>, Failure> {
     Ok(None)
 }
 
-/// Where `analyze` reports, with what the report has beside the analysis.
-fn reporting_of<'a>(args: &'a AnalyzeArgs, beside: &'a Beside) -> Reporting<'a> {
+/// Where `analyze` reports, with what the report joins with the analysis.
+fn reporting_of<'a>(args: &'a AnalyzeArgs, joined: &'a Joined) -> Reporting<'a> {
     Reporting {
-        beside,
+        joined,
         json: args.json,
         color: args.color.enabled(),
         out: args.out.as_deref(),

@@ -153,7 +153,7 @@ fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) ->
 pub fn run(args: &AnnotateArgs) -> Outcome {
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = args.analysis.ports.decoder();
-    config.time_source = super::time_source::choose(&args.files, args.times.time_source, &decoder)?;
+    config.time_source = super::passes::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let output = std::fs::canonicalize(&args.output).ok();
     if output.is_some() && args.files.iter().any(|f| std::fs::canonicalize(f).ok() == output) {

@@ -5,9 +5,9 @@ use std::io;
 use std::path::Path;
 
 use super::exit::{Failure, Outcome};
+use super::passes;
 use super::refuse_input;
 use super::saved_run::{encode_state, resume, run_so_far, write_state};
-use super::time_source;
 use crate::analyze::{Analyzer, Config, SavedRun, assemble};
 use crate::capture::Inputs;
 use crate::cli::{ExportArgs, report_damage, report_undecoded, report_unreadable};
@@ -21,7 +21,7 @@ use crate::progress::Progress;
 pub fn run(args: &ExportArgs) -> Outcome {
     let mut config = args.analysis.config().map_err(Failure::Usage)?;
     let decoder = args.analysis.ports.decoder();
-    config.time_source = time_source::choose(&args.files, args.times.time_source, &decoder)?;
+    config.time_source = passes::choose(&args.files, args.times.time_source, &decoder)?;
     let decoder = decoder.with_time_source(config.time_source);
     let resumed = args.resume.as_deref().map(|path| going_on(path, config, args)).transpose()?;
     let columns = match &resumed {

@@ -4,14 +4,14 @@
 use super::exit::{Failure, Outcome};
 use super::reporting::{self, Reporting};
 use super::saved_run::{load_state, save_state};
-use crate::analyze::assemble::Beside;
+use crate::analyze::assemble::Joined;
 use crate::analyze::combine::parts::{self, MergeError};
 use crate::cli::MergeArgs;
 
 pub fn run(args: &MergeArgs) -> Outcome {
-    let nothing_beside = Beside::default();
+    let nothing_joined = Joined::default();
     let reporting = Reporting {
-        beside: &nothing_beside,
+        joined: &nothing_joined,
         json: args.json,
         color: args.color.enabled(),
         out: args.out.as_deref(),

@@ -11,9 +11,9 @@ pub mod export;
 pub mod generate;
 pub mod merge;
 pub mod packets;
+pub mod passes;
 pub mod reporting;
 pub mod saved_run;
-pub mod time_source;
 
 /// An error when `target` is one of the input `files`, which `what` would overwrite.
 fn refuse_input(target: &std::path::Path, files: &[std::path::PathBuf], what: &str) -> Result<(), String> {

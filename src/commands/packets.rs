@@ -19,11 +19,11 @@ use crate::output::packet::json::{JsonExport, JsonStyle};
 use crate::output::packet::{Clock, hexdump, jsonl::FrameJson, tree, write_list_line, write_verdict_flag};
 use crate::pipeline::{self, Stage, Step};
 
-use super::time_source;
+use super::passes;
 
 pub fn run(args: &PacketsArgs) -> Outcome {
     let decoder = args.ports.decoder();
-    let decoder = decoder.clone().with_time_source(time_source::choose(&args.files, args.times.time_source, &decoder)?);
+    let decoder = decoder.clone().with_time_source(passes::choose(&args.files, args.times.time_source, &decoder)?);
     let (mut inputs, unreadable) = Inputs::open(&args.files, args.threads > 1);
     report_unreadable(&unreadable);
     let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;

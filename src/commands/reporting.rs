@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::exit::{Failure, Outcome, fail_on, written};
 use super::refuse_input;
-use crate::analyze::assemble::Beside;
+use crate::analyze::assemble::Joined;
 use crate::analyze::report::finding::Severity;
 use crate::analyze::report::{InputReport, Report};
 use crate::analyze::{Analyzer, assemble};
@@ -17,9 +17,9 @@ use crate::output::report::{html, text};
 
 /// Where the report goes.
 pub struct Reporting<'a> {
-    /// What the report has beside the analysis: the path traced over `analyze --tap`'s taps,
+    /// What the report joins with the analysis: the path traced over `analyze --tap`'s taps,
     /// the counter snapshots of `--counters`.
-    pub beside: &'a Beside,
+    pub joined: &'a Joined,
     /// The JSON report on standard output rather than the summary.
     pub json: bool,
     pub color: bool,
@@ -101,7 +101,7 @@ pub fn report(
     reporting: &Reporting<'_>,
     more_files: io::Result<Written>,
 ) -> Outcome {
-    let report = assemble::report_beside(analyzer, inputs, reporting.beside);
+    let report = assemble::report_joined(analyzer, inputs, reporting.joined);
     for warning in absent_host_warnings(&report) {
         eprintln!("rocescope: warning: {warning}");
     }

@@ -29,32 +29,37 @@ pub fn findings(report: &Report) -> Vec<Finding> {
     r.finish()
 }
 
-/// What a report has beside the analysis of its frames: the path traced over several taps
-/// (`analyze --tap`) and counter snapshots to reconcile (`analyze --counters`,
-/// `--switch-counters`).
+/// What the report joins with the analysis of the frames, each read apart from the main pass:
+/// the path traced over several taps (`analyze --tap`, a pass of its own before the main one)
+/// and counter snapshots to reconcile (`analyze --counters`, `--switch-counters`, files read
+/// before the capture).
 #[derive(Debug, Clone, Default)]
-pub struct Beside {
+pub struct Joined {
     pub path: Option<PathReport>,
     pub counters: Vec<HostSnapshots>,
     pub switches: Vec<SwitchSnapshots>,
 }
 
-/// The report with what it has `beside` the analysis: each loss of the path names the report's
-/// flow it belongs to, each host's counters are reconciled with its flows.
-pub fn report_beside(a: &Analyzer, inputs: Vec<InputReport>, beside: &Beside) -> Report {
+/// The report with what it `joined`: each room's section of it (the path's losses naming the
+/// report's flows they belong to, each host's counters reconciled with its flows), then the
+/// findings over them all.
+pub fn report_joined(a: &Analyzer, inputs: Vec<InputReport>, joined: &Joined) -> Report {
     let mut report = Report::model(a, inputs, None);
-    if let Some(mut path) = beside.path.clone() {
-        for loss in &mut path.losses {
-            let flow =
-                report.flows.iter().find(|f| (f.src_ip, f.dst_ip, f.dst_qp) == (loss.src, loss.dst, loss.dest_qp));
-            loss.flow = flow.map(|f| f.id);
-        }
-        report.path = Some(path);
-    }
-    report.counters = beside.counters.iter().map(|h| HostCounters::of(&report, h)).collect();
-    report.counters.extend(beside.switches.iter().map(HostCounters::of_switch));
+    report.path = joined.path.as_ref().map(|path| path_of_flows(path, &report));
+    report.counters = joined.counters.iter().map(|h| HostCounters::of(&report, h)).collect();
+    report.counters.extend(joined.switches.iter().map(HostCounters::of_switch));
     report.findings = findings(&report);
     report
+}
+
+/// The path's report, each loss naming the report's flow it belongs to.
+fn path_of_flows(path: &PathReport, report: &Report) -> PathReport {
+    let mut path = path.clone();
+    for loss in &mut path.losses {
+        let flow = report.flows.iter().find(|f| (f.src_ip, f.dst_ip, f.dst_qp) == (loss.src, loss.dst, loss.dest_qp));
+        loss.flow = flow.map(|f| f.id);
+    }
+    path
 }
 
 /// The report of an analysis of the files `readers` read; `damage` lists where they were cut short.

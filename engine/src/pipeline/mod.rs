@@ -10,8 +10,11 @@
 //!   inputs, computing the ICRCs ([`parallel`]).
 //!
 //! A source is capture files ([`Inputs`]) or, in the command line's live capture, an interface.
+//! What a command must know before its main pass (the time source, the path over several
+//! taps) is read in passes of their own, which a [`plan`] declares.
 
 mod parallel;
+pub mod plan;
 pub mod sharded;
 
 use std::io;
@@ -25,20 +28,6 @@ use crate::display_filter::Selection;
 /// Frames between two progress reports (a report reads an atomic clock; this keeps it off the
 /// per-frame path).
 pub const PROGRESS_EVERY: u64 = 1 << 14;
-
-/// The number of the first frame of `inputs` without a hardware timestamp
-/// ([`DecodedFrame::hardware_time_ns`]), or `None` when every frame has one: whether
-/// [`crate::decode::TimeSource::Hardware`] can give every frame its time.
-pub fn first_without_hardware_time(inputs: &mut Inputs, decoder: &Decoder) -> Option<u64> {
-    // the times are all this pass needs: no ICRC is computed
-    let decoder = decoder.clone().deferring_icrc();
-    while let Some(frame) = inputs.next_frame() {
-        if decoder.decode(&frame.record).hardware_time_ns(frame.record.ts_ns).is_none() {
-            return Some(frame.number);
-        }
-    }
-    None
-}
 
 /// What a source has next.
 pub enum Next<'a> {
