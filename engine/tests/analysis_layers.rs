@@ -14,12 +14,12 @@ use std::path::Path;
 const FLOORS: &[(&str, u32)] = &[
     ("counters", 2),
     ("names", 1),
+    ("renumber", 1),
     ("counts", 2),
     ("histogram", 2),
     ("later", 2),
     ("frame", 2),
     ("partition", 2),
-    ("renumber", 2),
     ("id", 2),
     ("exemplar", 2),
     ("roce/wide", 3),

@@ -8,6 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, Mo
 use ratatui::layout::{Position, Rect};
 
 use super::index::{Entry, Index};
+use crate::analyze::id::FlowId;
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::DisplayFilter;
 use crate::fields::{self, Frame};
@@ -326,12 +327,12 @@ impl App {
             }
             View::Findings => {
                 if let Some(&frame) = report.findings.get(self.view_row).and_then(|f| f.evidence.frames.first()) {
-                    self.go_to(frame as usize);
+                    self.go_to(frame.get() as usize);
                 }
             }
             View::Pauses => {
                 if let Some(p) = report.pfc.iter().chain(&report.pause).nth(self.view_row) {
-                    self.go_to(p.stats.first_storm_frame.unwrap_or(p.stats.first_frame) as usize);
+                    self.go_to(p.stats.first_storm_frame.unwrap_or(p.stats.first_frame).get() as usize);
                 }
             }
             View::Ladder => {
@@ -455,12 +456,12 @@ impl App {
     }
 
     /// Opens the Follow-QP view of `flow` and its peer.
-    fn follow(&mut self, flow: u32) {
+    fn follow(&mut self, flow: FlowId) {
         let Some(report) = self.index.report() else {
             self.note = Some("the analysis is not finished: the views open once every frame is indexed".into());
             return;
         };
-        let peer = report.flows.get(flow as usize).and_then(|f| f.peer);
+        let peer = report.flows.get(flow.index()).and_then(|f| f.peer);
         let frames = self.index.positions_where(|e| e.verdict.flow.is_some_and(|f| f == flow || Some(f) == peer));
         self.ladder = Some(Ladder { flow, peer, frames });
         (self.view, self.view_row, self.pane) = (View::Ladder, 0, Pane::List);
@@ -596,8 +597,8 @@ impl App {
 
 /// The Follow-QP view: a flow, its peer, and their frames in capture order.
 pub struct Ladder {
-    pub flow: u32,
-    pub peer: Option<u32>,
+    pub flow: FlowId,
+    pub peer: Option<FlowId>,
     pub frames: Vec<u32>,
 }
 

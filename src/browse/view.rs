@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::app::{App, Drawn, Pane, Prompt, View};
+use crate::analyze::id::FlowId;
 use crate::analyze::report::finding::Severity;
 use crate::analyze::roce::report::PauseReport;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
@@ -146,7 +147,8 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
 /// the first row shown.
 fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
     let (Some(ladder), Some(report)) = (&app.ladder, app.index.report()) else { return 0 };
-    let label = |id: Option<u32>| id.and_then(|i| report.flows.get(i as usize)).map_or("-".to_string(), |f| f.label());
+    let label =
+        |id: Option<FlowId>| id.and_then(|i| report.flows.get(i.index())).map_or("-".to_string(), |f| f.label());
     let title = format!(
         " Follow QP: {} ⇄ {} (Enter: the frame in the list; Esc: back) ",
         label(Some(ladder.flow)),

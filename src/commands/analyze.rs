@@ -380,7 +380,7 @@ impl Analyse for Analysis {
     fn bytes(&mut self, frame: &FrameSummary, raw: Raw<'_>) -> io::Result<()> {
         let Some(t) = &mut self.table else { return Ok(()) };
         let packet = t.decoder.decode(&raw.record);
-        let input = InputFrame { number: frame.number, file: raw.file, record: raw.record };
+        let input = InputFrame { number: frame.number.get(), file: raw.file, record: raw.record };
         t.ordered.take(&mut self.analyzer, &input, &packet, true, &t.decoder)
     }
 }

@@ -48,3 +48,6 @@ impl Default for Config {
         }
     }
 }
+
+// the analysis options
+crate::holds_no_numbers!(Config);

@@ -32,6 +32,9 @@ macro_rules! counters {
             }
         }
 
+        // counts of frames, never frames by number
+        $crate::holds_no_numbers!($name);
+
         impl $crate::analyze::counts::Combine for $name {
             fn add(&mut self, other: &Self) {
                 $name::add(self, other)

@@ -9,11 +9,12 @@ use rocescope_parsers::mac_control::{MacControl, Pfc};
 use rocescope_parsers::opcode::{CNP, OpcodeInfo};
 use rocescope_parsers::uet::Uet;
 
+use crate::analyze::renumber::{FrameNumber, Renumber};
 use crate::decode::MAX_ENCAP_DEPTH;
 use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Marks, Other, Roce};
 
 /// The CM message fields connection tracking uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum CmFacts {
     Req {
         local_comm_id: u32,
@@ -70,7 +71,7 @@ impl From<&CmMad<'_>> for CmFacts {
 }
 
 /// A RoCE packet as the analysis sees it.
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct RoceFacts {
     /// 1, 2, or [`crate::decode::NATIVE_INFINIBAND`].
     pub version: u8,
@@ -104,7 +105,7 @@ pub struct RoceFacts {
 }
 
 /// What a frame carries, as the analysis counts it.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum Content {
     Roce(RoceFacts),
     Pfc {
@@ -127,7 +128,7 @@ pub enum Content {
 
 /// A UET packet as the analysis sees it: its trailer's check and the PDS header's fields
 /// (`pds` none for an encrypted packet).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct UetFacts {
     pub check: UetCheck,
     pub pds: Option<PdsFacts>,
@@ -142,7 +143,7 @@ pub struct UetFacts {
 }
 
 /// The PDS header's fields the analysis per PDC reads (docs/analysis.md, "UET").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct PdsFacts {
     /// The PDS type (2..=14).
     pub kind: u8,
@@ -222,7 +223,7 @@ fn uet_signature(packet: &Uet<'_>, check: crate::decode::UetCrc) -> u32 {
 }
 
 /// What a UET packet's CRC32C trailer matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum UetCheck {
     Matched(rocescope_parsers::uet::crc::Variant),
     NoVariant,
@@ -240,9 +241,9 @@ impl UetCheck {
 }
 
 /// One frame, summarised for the analysis.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct FrameSummary {
-    pub number: u64,
+    pub number: FrameNumber,
     pub ts_ns: i64,
     pub orig_len: u32,
     pub caplen: u32,
@@ -274,7 +275,7 @@ pub struct FrameSummary {
 }
 
 /// The link-layer facts the capture counts apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum LinkKind {
     #[default]
     Decoded,
@@ -285,7 +286,7 @@ pub enum LinkKind {
 }
 
 /// A link layer rocescope does not decode, as the report names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum UndecodedLink {
     LinkType(u32),
     ErfType(u8),
@@ -381,7 +382,7 @@ impl FrameSummary {
             Body::Malformed(m) => Content::Malformed(m.error),
         };
         FrameSummary {
-            number,
+            number: FrameNumber::new(number),
             ts_ns: p.ts_ns,
             orig_len: p.orig_len,
             caplen: p.data.len() as u32,

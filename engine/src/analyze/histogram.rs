@@ -330,6 +330,13 @@ impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
     }
 }
 
+/// A histogram counts values (sizes, times), never frames or flows by number.
+impl<const SUB_BITS: u32, const EXACT: usize> crate::analyze::renumber::HoldsNoNumbers for Histogram<SUB_BITS, EXACT> {}
+
+impl<const SUB_BITS: u32, const EXACT: usize> crate::analyze::renumber::Renumber for Histogram<SUB_BITS, EXACT> {
+    fn renumber(&mut self, _: &crate::analyze::renumber::Renumbering) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

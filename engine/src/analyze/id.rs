@@ -1,7 +1,11 @@
 //! What names a flow (its key, and its number in the flow table) and each of its two PSN
-//! spaces: the one thing every room of the analysis says of flows.
+//! spaces, and a frame's number in the capture: the one thing every room of the analysis says
+//! of flows and frames. The numbers are declared with how they move when analyses are
+//! combined ([`crate::analyze::renumber`], the floor below) and named here.
 
 use crate::decode::Endpoint;
+
+pub use crate::analyze::renumber::{FlowId, FrameNumber};
 
 /// A flow: one direction of one QP, as the packets to it name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -10,9 +14,6 @@ pub struct FlowKey {
     pub dst: Endpoint,
     pub dst_qp: u32,
 }
-
-/// A flow's number: its place in the flow table, in order of appearance.
-pub type FlowId = u32;
 
 /// The PSN spaces of a flow: its own requests, and its READ responses to the peer's requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -30,3 +31,6 @@ impl Space {
         }
     }
 }
+
+// what names a flow: its endpoints and QP; a PSN space
+crate::holds_no_numbers!(FlowKey, Space);

@@ -6,6 +6,7 @@ use std::net::IpAddr;
 
 use rustc_hash::FxHashSet;
 
+use crate::analyze::id::FlowId;
 use crate::analyze::report::Report;
 use crate::analyze::roce::flow::episodes::Trigger;
 use crate::analyze::roce::report::FlowReport;
@@ -168,7 +169,7 @@ fn capture_of(report: &Report, snapshots: &HostSnapshots, link: Link, name: &str
         "implied_nak_seq_err" => sum(&mut to(), |f| f.responses.gaps),
         "rnr_nak_retry_err" => sum(&mut to(), |f| f.counts.rnr_naks),
         "local_ack_timeout_err" => {
-            let mine: FxHashSet<u32> = from().map(|f| f.id).collect();
+            let mine: FxHashSet<FlowId> = from().map(|f| f.id).collect();
             let timeouts = report.retransmit_episodes.iter().filter(|e| e.trigger == Trigger::Timeout);
             timeouts.filter(|e| mine.contains(&e.flow)).count() as u64
         }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::analyze::exemplar::Exemplar;
+use crate::analyze::id::FlowId;
 use crate::decode::Endpoint;
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -201,7 +202,7 @@ impl DelayBins {
 #[derive(Debug, Clone, Serialize)]
 pub struct LossReport {
     /// The flow's id in the report's `flows` (absent when the analysis has no such flow).
-    pub flow: Option<u32>,
+    pub flow: Option<FlowId>,
     pub src: Endpoint,
     pub dst: Endpoint,
     pub dest_qp: u32,

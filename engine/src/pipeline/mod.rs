@@ -255,7 +255,7 @@ impl OneAhead {
 
     /// The number of the frame held back, if one is.
     fn waiting(&self) -> Option<u64> {
-        self.0.as_ref().map(|s| s.number)
+        self.0.as_ref().map(|s| s.number.get())
     }
 
     /// Analyses the frame held back.

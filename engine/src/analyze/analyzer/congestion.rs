@@ -9,6 +9,7 @@ use rocescope_parsers::opcode::{self, CNP, Transport};
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
 use crate::analyze::id::FlowId;
+use crate::analyze::id::FrameNumber;
 use crate::analyze::roce::congestion::completion::RequestPacket;
 use crate::analyze::roce::congestion::incast::IncastEvent;
 use crate::analyze::roce::flow::table::Flow;
@@ -93,7 +94,7 @@ impl Analyzer {
     }
 
     /// A CNP carried by flow `fid`: one of its peer data flow's.
-    fn cnp_to_peer(&mut self, fid: FlowId, frame: u64, ts_ns: i64) {
+    fn cnp_to_peer(&mut self, fid: FlowId, frame: FrameNumber, ts_ns: i64) {
         let config = self.config.congestion;
         let Some((data, _)) = self.flows.flow(fid).and_then(|f| f.peer) else { return };
         let done = self.flows.flow_mut(data).map(|d| {
@@ -106,7 +107,7 @@ impl Analyzer {
     /// A request decided sent for the first time: an RC SEND, WRITE or READ request starts,
     /// grows or ends a message (atomics, FLUSH and ATOMIC WRITE are answered otherwise and
     /// are not messages here).
-    pub(crate) fn request_for_completion(&mut self, fid: FlowId, frame: u64, ts_ns: i64, roce: &RoceFacts) {
+    pub(crate) fn request_for_completion(&mut self, fid: FlowId, frame: FrameNumber, ts_ns: i64, roce: &RoceFacts) {
         if !matches!(roce.opcode, 0x00..=0x0C | 0x16 | 0x17) {
             return;
         }
@@ -139,7 +140,7 @@ impl Analyzer {
     }
 
     /// An ACK on the peer of the requests flow `requests`: the messages it completes.
-    pub(crate) fn ack_for_completion(&mut self, requests: FlowId, psn: u32, ts_ns: i64, frame: u64) {
+    pub(crate) fn ack_for_completion(&mut self, requests: FlowId, psn: u32, ts_ns: i64, frame: FrameNumber) {
         let Some(r) = self.flows.flow_mut(requests) else { return };
         let congestion = &mut self.congestion;
         r.completions.ack(psn, ts_ns, frame, &mut |done| congestion.completed(done));

@@ -87,7 +87,7 @@ mod tests {
 
     fn frame(number: u64) -> FrameSummary {
         FrameSummary {
-            number,
+            number: crate::analyze::id::FrameNumber::new(number),
             ts_ns: number as i64 * 100,
             orig_len: 60,
             caplen: 60,
@@ -118,7 +118,10 @@ mod tests {
         let frames = head.frames().expect("read back");
         assert_eq!(frames.len(), HEAD_FRAMES);
         let last = frames.last().expect("a frame");
-        assert_eq!((last.number, last.ts_ns, last.dscp), (HEAD_FRAMES as u64, HEAD_FRAMES as i64 * 100, Some(26)));
+        assert_eq!(
+            (last.number.get(), last.ts_ns, last.dscp),
+            (HEAD_FRAMES as u64, HEAD_FRAMES as i64 * 100, Some(26))
+        );
         assert_eq!(last.encaps[0], Some("vxlan"));
         head.record(&frame(HEAD_FRAMES as u64 + 1));
         head.record(&frame(HEAD_FRAMES as u64 + 2));

@@ -22,7 +22,8 @@ use crate::analyze::config::Config;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts, UetFacts};
 use crate::analyze::id::FlowId;
 use crate::analyze::id::FlowKey;
-use crate::analyze::renumber::Renumbering;
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use crate::analyze::roce::congestion::analysis::CongestionAnalysis;
 use crate::analyze::roce::flow::counting::ResponseKind;
 use crate::analyze::roce::flow::episodes::Episode;
@@ -55,14 +56,14 @@ pub const VERDICTS_HELD: usize = 65_536;
 pub const PACKETS_HELD: usize = 65_536;
 
 /// The first frames of a capture, held until it is known whether it is a doubled mirror.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize, Renumber)]
 struct Probe {
     detector: DoublingProbe,
     frames: Vec<FrameSummary>,
     bytes: u64,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Analyzer {
     pub(crate) config: Config,
     pub(crate) wide: CaptureWide,
@@ -77,7 +78,10 @@ pub struct Analyzer {
     probe: Option<Probe>,
     /// Per-frame verdicts, when the caller wants them.
     verdicts: Option<VerdictLedger>,
-    /// The frames observed from the first, for a merge ([`Analyzer::keeping_head`]).
+    /// The frames observed from the first, for a merge ([`Analyzer::keeping_head`]). Not
+    /// renumbered: they keep the part's own numbers, from 1, which a merge moves on as it
+    /// analyses them again after the parts before ([`crate::analyze::combine::parts`]).
+    #[renumber(skip)]
     head: Option<Head>,
     /// When reorder windows end: (deadline, flow), in order of opening.
     deadlines: VecDeque<(i64, FlowId)>,
@@ -395,7 +399,7 @@ impl Analyzer {
     }
 
     fn on_new_flow(&mut self, fid: FlowId, key: FlowKey) {
-        if (fid as usize) < TRACED_FLOWS
+        if fid.index() < TRACED_FLOWS
             && let Some(f) = self.flows.flow_mut(fid)
         {
             f.trace = Some(Box::default());
@@ -411,7 +415,7 @@ impl Analyzer {
 
     /// An AETH-carrying response (ACK, NAK, ATOMIC ACK, READ response) on flow `fid`: counted
     /// on its flow, it pairs the flow and tells the flow it answers what was acknowledged.
-    fn observe_response(&mut self, fid: FlowId, frame: u64, ts_ns: i64, opcode: u8, psn: u32, aeth: AethKind) {
+    fn observe_response(&mut self, fid: FlowId, frame: FrameNumber, ts_ns: i64, opcode: u8, psn: u32, aeth: AethKind) {
         let Some(f) = self.flows.flow_mut(fid) else { return };
         let kind = f.count_response(frame, ts_ns, opcode, psn, aeth);
         self.pair_by_evidence(fid, psn);
@@ -506,28 +510,11 @@ impl Analyzer {
             return;
         }
         self.decide_doubling();
-        for fid in 0..self.flows.flows.len() as FlowId {
-            self.finish_flow(fid);
+        for index in 0..self.flows.flows.len() {
+            self.finish_flow(FlowId::at(index));
         }
         self.wide.finish();
         self.episodes.sort_by_key(|e| e.start_frame);
         self.congestion.finish();
-    }
-}
-
-impl Analyzer {
-    /// Numbers its frames and flows as the analysis a merge puts it in does
-    /// ([`Renumbering`]).
-    pub fn renumber(&mut self, r: &Renumbering) {
-        self.wide.renumber(r);
-        self.flows.renumber(r);
-        self.episodes.iter_mut().for_each(|e| e.renumber(r));
-        self.congestion.renumber(r);
-        self.uet.renumber(r);
-        self.deadlines.iter_mut().for_each(|(_, flow)| r.flow(flow));
-        self.probe.iter_mut().flat_map(|p| p.frames.iter_mut()).for_each(|f| r.frame(&mut f.number));
-        if let Some(verdicts) = &mut self.verdicts {
-            verdicts.renumber(r);
-        }
     }
 }

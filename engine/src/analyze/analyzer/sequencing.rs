@@ -7,6 +7,7 @@ use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_forward_distance};
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
+use crate::analyze::id::FrameNumber;
 use crate::analyze::id::{FlowId, Space};
 use crate::analyze::roce::flow::arrival::Arrival;
 use crate::analyze::roce::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
@@ -22,7 +23,7 @@ use crate::analyze::roce::flow::trace::{Event, EventKind};
 /// The packet at hand when a PSN space decides: its facts and the silence before it.
 #[derive(Clone, Copy)]
 struct Current<'a> {
-    frame: u64,
+    frame: FrameNumber,
     facts: &'a RoceFacts,
     idle_ns: Option<i64>,
 }
@@ -135,7 +136,7 @@ impl Analyzer {
         }
     }
 
-    fn take_held(&mut self, fid: FlowId, frame: u64) -> Option<Held> {
+    fn take_held(&mut self, fid: FlowId, frame: FrameNumber) -> Option<Held> {
         let held = self.flows.flow_mut(fid)?.take_held(frame)?;
         self.packets_held = self.packets_held.saturating_sub(1);
         Some(held)
@@ -290,7 +291,7 @@ impl Analyzer {
     }
 
     /// A gap's holes are decided: its frame's verdict, its chart mark and its evidence.
-    fn gap_settled(&mut self, fid: FlowId, frame: u64, ts_ns: i64, first_psn: u32, missing: u32) {
+    fn gap_settled(&mut self, fid: FlowId, frame: FrameNumber, ts_ns: i64, first_psn: u32, missing: u32) {
         if let Some(f) = self.flows.flow_mut(fid)
             && missing > 0
         {
@@ -428,7 +429,7 @@ impl Analyzer {
 
 /// A gap of `missing` PSNs from `first_psn` found at `frame`: the flow's evidence and its
 /// chart's mark.
-fn mark_gap(f: &mut Flow, frame: u64, ts_ns: i64, first_psn: u32, missing: u32) {
+fn mark_gap(f: &mut Flow, frame: FrameNumber, ts_ns: i64, first_psn: u32, missing: u32) {
     earliest(&mut f.first_frames.gap, frame);
     if let Some(t) = &mut f.trace {
         t.event(Event { ts_ns, psn: first_psn, kind: EventKind::Gap { count: missing } });
@@ -442,7 +443,7 @@ fn requested_span(requester: &Flow, psn: u32) -> u32 {
 }
 
 /// Keeps the earliest of the frames given (packets can be decided out of order).
-fn earliest(first: &mut Option<u64>, frame: u64) {
+fn earliest(first: &mut Option<FrameNumber>, frame: FrameNumber) {
     *first = Some(first.map_or(frame, |f| f.min(frame)));
 }
 

@@ -11,7 +11,7 @@
 use crate::analyze::analyzer::Analyzer;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::id::FlowId;
-use crate::analyze::renumber::Renumbering;
+use crate::analyze::renumber::{Renumber, Renumbering};
 use crate::analyze::roce::flow::table::Flow;
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and
@@ -26,7 +26,7 @@ pub fn after(
     let mut start = Analyzer::new(part.config());
     let lost_before = merged.wide.duplicates_lost();
     for mut frame in head {
-        frame.number = frame.number.saturating_add(frames_before);
+        frame.number = frame.number.after(frames_before);
         start.observe(&frame);
         merged.observe(&frame);
     }
@@ -56,12 +56,12 @@ fn flow_numbers(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> Result<
     let mut numbers = Vec::with_capacity(part.flows.flows.len());
     for (local, f) in part.flows.flows.iter().enumerate() {
         let number = match start.flows.flows.get(local) {
-            Some(s) if start.flows.get(&s.key) == Some(local as FlowId) => merged.flows.get(&s.key),
+            Some(s) if start.flows.get(&s.key) == Some(FlowId::at(local)) => merged.flows.get(&s.key),
             Some(_) => None,
             None if f.previous.is_none() && merged.flows.knows(&f.key) => {
                 return Err(format!("{} went on from the parts before it after its kept frames", described(&f.key)));
             }
-            None => Some((merged.flows.flows.len() + local - start.flows.flows.len()) as FlowId),
+            None => Some(FlowId::at(merged.flows.flows.len() + local - start.flows.flows.len())),
         };
         numbers.push(
             number.ok_or_else(|| format!("{}'s QP number was used again within its kept frames", described(&f.key)))?,

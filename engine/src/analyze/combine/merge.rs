@@ -24,7 +24,8 @@
 //!   its own go back makes [`shards`] decline too).
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
-use crate::analyze::id::FlowId;
+use crate::analyze::id::{FlowId, FrameNumber};
+use crate::analyze::renumber::{Renumber, Renumbering};
 use crate::analyze::roce::congestion::analysis::MAX_BURSTS_KEPT;
 use crate::analyze::roce::flow::table::FlowTable;
 use crate::analyze::roce::flow::trace::TRACED_FLOWS;
@@ -40,9 +41,9 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
     let mut shards = shards.into_iter().zip(ids);
     let (mut whole, whole_ids) = shards.next()?;
     let mut lists = Lists::default();
-    take_flows(&mut whole, &whole_ids, &mut lists);
+    take_flows(&mut whole, whole_ids, &mut lists);
     for (mut shard, ids) in shards {
-        take_flows(&mut shard, &ids, &mut lists);
+        take_flows(&mut shard, ids, &mut lists);
         whole.add_shard(&shard);
     }
     let Lists { mut flows, mut episodes, mut bursts } = lists;
@@ -72,16 +73,16 @@ fn exact(shards: &[Analyzer]) -> bool {
 /// Each shard's flows' numbers in the whole analysis: in the order of their first frames
 /// (no two flows of different shards share one; a shard numbers its own in that order).
 fn flow_numbers(shards: &[Analyzer]) -> Vec<Vec<FlowId>> {
-    let mut all: Vec<(u64, usize, usize)> = shards
+    let mut all: Vec<(FrameNumber, usize, usize)> = shards
         .iter()
         .enumerate()
         .flat_map(|(s, a)| a.flows.flows.iter().enumerate().map(move |(local, f)| (f.first_frame, s, local)))
         .collect();
     all.sort_unstable();
-    let mut ids: Vec<Vec<FlowId>> = shards.iter().map(|a| vec![0; a.flows.flows.len()]).collect();
+    let mut ids: Vec<Vec<FlowId>> = shards.iter().map(|a| vec![FlowId::default(); a.flows.flows.len()]).collect();
     for (id, (_, s, local)) in all.into_iter().enumerate() {
         if let Some(slot) = ids.get_mut(s).and_then(|v| v.get_mut(local)) {
-            *slot = id as FlowId;
+            *slot = FlowId::at(id);
         }
     }
     ids
@@ -97,24 +98,21 @@ struct Lists {
 
 /// Moves a shard's flows, episodes and CNP bursts out, numbered as in the whole analysis;
 /// only the first [`TRACED_FLOWS`] flows of the whole keep their traces.
-fn take_flows(shard: &mut Analyzer, ids: &[FlowId], lists: &mut Lists) {
+fn take_flows(shard: &mut Analyzer, ids: Vec<FlowId>, lists: &mut Lists) {
     let Lists { flows, episodes, bursts } = lists;
-    let number = |local: FlowId| ids.get(local as usize).copied().unwrap_or(local);
+    // a shard saw the whole capture's frame numbers: only its flows are numbered again
+    let whole = Renumbering { frames: 0, flows: ids };
     for (local, mut f) in std::mem::take(&mut shard.flows.flows).into_iter().enumerate() {
-        let id = number(local as FlowId);
-        f.peer = f.peer.map(|(p, method)| (number(p), method));
-        f.previous = f.previous.map(number);
-        if id as usize >= TRACED_FLOWS {
+        let mut id = FlowId::at(local);
+        id.renumber(&whole);
+        f.renumber(&whole);
+        if id.index() >= TRACED_FLOWS {
             f.trace = None;
         }
         flows.push((id, f));
     }
-    episodes.extend(std::mem::take(&mut shard.episodes).into_iter().map(|mut e| {
-        e.flow = number(e.flow);
-        e
-    }));
-    bursts.extend(shard.congestion.take_bursts().into_iter().map(|mut b| {
-        b.flow = number(b.flow);
-        b
-    }));
+    let mut taken = (std::mem::take(&mut shard.episodes), shard.congestion.take_bursts());
+    taken.renumber(&whole);
+    episodes.append(&mut taken.0);
+    bursts.append(&mut taken.1);
 }

@@ -21,6 +21,7 @@ use crate::analyze::analyzer::Analyzer;
 use crate::analyze::analyzer::head;
 use crate::analyze::combine::graft;
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::id::FrameNumber;
 use crate::analyze::saved::state::SavedRun;
 use crate::display_filter::DisplayFilter;
 
@@ -155,7 +156,7 @@ fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
     {
         if let Some(mut frame) = frames.get_mut(next).and_then(Iterator::next) {
             merged.frames_read += 1;
-            frame.number = merged.frames_read;
+            frame.number = FrameNumber::new(merged.frames_read);
             merged.analyzer.observe(&frame);
         }
     }
@@ -236,7 +237,7 @@ fn kept_frames(name: &str, run: &mut SavedRun) -> Result<(Vec<FrameSummary>, u64
 /// Analyses a part's frames after the `frames_before` frames of the parts before it.
 fn replay(analyzer: &mut Analyzer, frames: Vec<FrameSummary>, frames_before: u64) {
     for mut frame in frames {
-        frame.number = frame.number.saturating_add(frames_before);
+        frame.number = frame.number.after(frames_before);
         analyzer.observe(&frame);
     }
 }

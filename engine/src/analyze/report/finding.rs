@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::analyze::exemplar::Exemplar;
+use crate::analyze::id::{FlowId, FrameNumber};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -33,8 +34,8 @@ impl Severity {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Evidence {
     pub count: u64,
-    pub flows: Vec<u32>,
-    pub frames: Vec<u64>,
+    pub flows: Vec<FlowId>,
+    pub frames: Vec<FrameNumber>,
     /// The hop a finding of the path is about: its two taps and its direction
     /// ("leaf->spine forward").
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -11,6 +11,7 @@ use crate::analyze::analyzer::Analyzer;
 use crate::analyze::config::Config;
 use crate::analyze::counts::FrameCounts;
 use crate::analyze::counts::{EcnCounts, IcrcCounts, InfinibandCounts};
+use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::names::Name;
 use crate::analyze::report::finding::Finding;
 use crate::analyze::roce::flow::episodes::Episode;
@@ -173,7 +174,7 @@ pub struct ConfigReport {
 pub struct LimitsReport {
     /// RoCE packets of flows beyond `config.max_flows`, and the first of them.
     pub untracked_packets: u64,
-    pub first_untracked_frame: Option<u64>,
+    pub first_untracked_frame: Option<FrameNumber>,
     /// CM connections beyond the first [`crate::analyze::roce::wide::cm::MAX_CONNECTIONS`].
     pub connections_not_kept: u64,
     /// PFC / PAUSE frames from sources beyond the first [`crate::analyze::roce::wide::pfc::MAX_SOURCES`].
@@ -204,7 +205,7 @@ impl Report {
             .iter()
             .zip(congestion)
             .enumerate()
-            .map(|(id, (f, congestion))| flow_report(a, id as u32, f, congestion))
+            .map(|(id, (f, congestion))| flow_report(a, FlowId::at(id), f, congestion))
             .collect();
         let (pfc, pause) = pause_reports(a);
         let policy = a.config.policy;

@@ -8,6 +8,8 @@ pub mod report;
 pub mod rules;
 pub mod window;
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analyze::frame::{FrameSummary, PdsFacts, UetFacts};
@@ -37,7 +39,7 @@ pub enum DatagramMode {
 }
 
 /// The RUDI or UUD packets from an initiator to a target.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Datagrams {
     pub requests: u64,
     /// RUDI responses from the target.
@@ -46,12 +48,12 @@ pub struct Datagrams {
     pub not_held: u64,
     /// NACKs of RUDI packets from the target, by code.
     pub nacks: std::collections::BTreeMap<u8, u64>,
-    pub first_frame: u64,
-    pub last_frame: u64,
+    pub first_frame: FrameNumber,
+    pub last_frame: FrameNumber,
 }
 
 /// The UET packets of a capture.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct UetAnalysis {
     pdcs: FxHashMap<PdcKey, Pdc>,
     /// What the PDCs' PSN windows may still grow by.
@@ -251,18 +253,6 @@ impl UetAnalysis {
         self.mirror_duplicates += other.mirror_duplicates;
     }
 
-    /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        for pdc in self.pdcs.values_mut() {
-            r.frame(&mut pdc.first_frame);
-            r.frame(&mut pdc.last_frame);
-        }
-        for d in self.datagrams.values_mut() {
-            r.frame(&mut d.first_frame);
-            r.frame(&mut d.last_frame);
-        }
-    }
-
     /// Goes on as `part` went on from `start` (its kept frames analysed on their own, which
     /// this analysis has just analysed too): a PDC that began within the kept frames and stands
     /// here as there, or that began after them, is taken from the part; what the part counted
@@ -373,3 +363,6 @@ impl Datagrams {
         self.last_frame = self.last_frame.max(other.last_frame);
     }
 }
+
+// what names a PDC or a datagram stream: endpoints, ids and modes
+crate::holds_no_numbers!(PdcKey, DatagramMode);

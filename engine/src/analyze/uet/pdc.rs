@@ -2,6 +2,8 @@
 //! appearances, resends, order), what its ACKs acknowledged (cumulatively and by SACK), its
 //! NACKs and ECN marks. The definitions are docs/analysis.md's, "UET".
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use std::collections::BTreeMap;
 
 use crate::analyze::frame::PdsFacts;
@@ -27,7 +29,7 @@ pub fn after(a: u32, b: u32) -> bool {
 }
 
 /// The PDC's delivery mode, from its requests' PDS type (with or without CC state).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum Mode {
     Rud,
     Rod,
@@ -57,7 +59,7 @@ const CC_TYPES: [u8; 4] = [13, 14, 8, 9];
 pub const TRIM_CODES: [u8; 3] = [0x01, 0x02, 0x03];
 
 /// One PDC's accounting.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Pdc {
     pub mode: Option<Mode>,
     /// Requests of a CC type, or ACKs with CC state.
@@ -101,13 +103,13 @@ pub struct Pdc {
     pub coverage: FineHistogram,
     /// The sequence graph's points (first sends, resends, NACKs), for the first PDCs only.
     pub trace: Option<FlowTrace>,
-    pub first_frame: u64,
-    pub last_frame: u64,
+    pub first_frame: FrameNumber,
+    pub last_frame: FrameNumber,
 }
 
 impl Pdc {
     /// A PDC first seen in frame `frame`, traced for its sequence graph or not.
-    pub fn new(frame: u64, traced: bool) -> Pdc {
+    pub fn new(frame: FrameNumber, traced: bool) -> Pdc {
         Pdc { first_frame: frame, trace: traced.then(FlowTrace::default), ..Pdc::default() }
     }
 
@@ -302,7 +304,7 @@ mod tests {
 
     #[test]
     fn psns_are_told_first_resent_late_lost_before_the_tap_missed_or_missing() {
-        let (mut p, mut budget) = (Pdc::new(1, true), WordBudget::default());
+        let (mut p, mut budget) = (Pdc::new(FrameNumber::new(1), true), WordBudget::default());
         for (psn, retx) in
             [(100, false), (101, false), (103, false), (102, false), (101, false), (104, true), (107, false)]
         {
@@ -323,7 +325,7 @@ mod tests {
 
     #[test]
     fn each_ack_s_echo_is_compared_with_the_packet_it_names() {
-        let (mut p, mut budget) = (Pdc::new(1, false), WordBudget::default());
+        let (mut p, mut budget) = (Pdc::new(FrameNumber::new(1), false), WordBudget::default());
         // 100, 102 and 105 CE-marked; 102 resent unmarked; 104 never seen
         for (psn, retx, ce) in [
             (100, false, true),
@@ -356,7 +358,7 @@ mod tests {
 
     #[test]
     fn psns_compare_across_the_wrap() {
-        let (mut p, mut budget) = (Pdc::new(1, true), WordBudget::default());
+        let (mut p, mut budget) = (Pdc::new(FrameNumber::new(1), true), WordBudget::default());
         for psn in [u32::MAX - 1, u32::MAX, 1, 0] {
             p.request(&request(psn, false), false, 0, &mut budget);
         }

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::analyze::counts::UetCrcCounts;
 use crate::analyze::exemplar::{ENDPOINT, Exemplar};
+use crate::analyze::id::FrameNumber;
 use crate::analyze::uet::pdc::TRIM_CODES;
 use crate::analyze::uet::{DatagramMode, Datagrams, Pdc, PdcKey, UetAnalysis};
 use crate::decode::Endpoint;
@@ -81,8 +82,8 @@ pub struct PdcReport {
     pub ack_psns_max: Option<u64>,
     /// RUDI requests no response answered; null for a PDC and UUD.
     pub unanswered: Option<u64>,
-    pub first_frame: u64,
-    pub last_frame: u64,
+    pub first_frame: FrameNumber,
+    pub last_frame: FrameNumber,
 }
 
 /// NACK counts by code name (`unassigned` for a code not assigned).
@@ -292,8 +293,8 @@ impl Exemplar for PdcReport {
             ack_psns_p50: Some(0),
             ack_psns_max: Some(0),
             unanswered: Some(0),
-            first_frame: 0,
-            last_frame: 0,
+            first_frame: FrameNumber::default(),
+            last_frame: FrameNumber::default(),
         }
     }
 }

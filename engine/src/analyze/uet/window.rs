@@ -11,6 +11,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::analyze::renumber::Renumber;
+
 /// Words of bits (each of [`QUEUES`]) a PDC's window holds at most: 2^16 PSNs.
 pub const MAX_WORDS: usize = 1 << 10;
 /// The window's queues of bits: seen CE-marked, seen not CE-marked, SACKed.
@@ -25,7 +27,7 @@ pub const BUDGET_WORDS: u64 = 1 << 21;
 const RANGE_WORDS: u64 = 2;
 
 /// Words left to grant across an analysis's PDCs.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct WordBudget {
     left: u64,
     /// Words granted in all (given back or not).
@@ -89,7 +91,7 @@ pub enum Arrival {
 }
 
 /// The PSNs of one PDC's sequence.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct PsnWindow {
     /// The PSN at position 0 (the first seen).
     anchor: u32,

@@ -35,7 +35,7 @@ pub static FIELDS: &[Field] = &[
     own!("rocescope.analysis.flow", U32, Dec, "Flow", "the flow id of the analysis report", |f, out| if let Some(id) =
         f.verdict.and_then(|v| v.flow)
     {
-        out(uint(id))
+        out(uint(id.get()))
     }),
     own!(
         "rocescope.analysis.seq_class",

@@ -478,7 +478,7 @@ impl IncastMerge {
     fn add(&mut self, shard: usize, events: Vec<Timed>, through: u64) {
         let (Some(waiting), Some(t)) = (self.waiting.get_mut(shard), self.through.get_mut(shard)) else { return };
         if let (true, Some(first)) = (waiting.is_empty(), events.first()) {
-            self.fronts.push(Reverse((first.frame, shard)));
+            self.fronts.push(Reverse((first.frame.get(), shard)));
         }
         waiting.extend(events);
         *t = (*t).max(through);
@@ -498,11 +498,11 @@ impl IncastMerge {
             self.fronts.pop();
             let Some(waiting) = self.waiting.get_mut(shard) else { continue };
             if let Some(event) = waiting.pop_front() {
-                debug_assert_eq!(event.frame, frame);
+                debug_assert_eq!(event.frame.get(), frame);
                 self.incast.observe(event, config);
             }
             if let Some(next) = waiting.front() {
-                self.fronts.push(Reverse((next.frame, shard)));
+                self.fronts.push(Reverse((next.frame.get(), shard)));
             }
         }
     }

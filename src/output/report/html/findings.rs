@@ -3,11 +3,12 @@
 
 use maud::{Markup, html};
 
+use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::report::Report;
 use crate::analyze::report::finding::{self, Finding};
 
-pub(super) fn flow_link(report: &Report, id: u32) -> Markup {
-    let label = report.flows.get(id as usize).map_or_else(|| format!("flow {id}"), |f| f.label());
+pub(super) fn flow_link(report: &Report, id: FlowId) -> Markup {
+    let label = report.flows.get(id.index()).map_or_else(|| format!("flow {id}"), |f| f.label());
     html! { a href={ "#flow-" (id) } { (label) } }
 }
 
@@ -19,7 +20,7 @@ fn finding(report: &Report, f: &Finding) -> Markup {
                 p { "Flows: " @for (i, id) in f.evidence.flows.iter().enumerate() { @if i > 0 { ", " } (flow_link(report, *id)) } }
             }
             @if !f.evidence.frames.is_empty() {
-                p { "First frames: " (f.evidence.frames.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")) }
+                p { "First frames: " (f.evidence.frames.iter().map(FrameNumber::to_string).collect::<Vec<_>>().join(", ")) }
             }
             p { strong { "Likely cause: " } (f.cause) }
             p { strong { "First action: " } (f.action) }

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 
 use super::TextKeys;
+use crate::analyze::id::FrameNumber;
 use crate::analyze::report::Report;
 use crate::analyze::report::finding::Severity;
 
@@ -34,7 +35,7 @@ pub(super) fn write_findings(out: &mut impl Write, r: &Report, colour: bool) -> 
             let label = format!("{:<7}", f.severity.name().to_uppercase());
             writeln!(out, "  {style}{label}{style:#} {:<20} {}", f.code, f.message)?;
             if !f.evidence.frames.is_empty() {
-                let frames: Vec<String> = f.evidence.frames.iter().map(u64::to_string).collect();
+                let frames: Vec<String> = f.evidence.frames.iter().map(FrameNumber::to_string).collect();
                 writeln!(out, "          frames: {}", frames.join(", "))?;
             }
             writeln!(out, "          cause:  {}", f.cause)?;

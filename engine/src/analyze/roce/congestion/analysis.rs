@@ -3,10 +3,11 @@
 //! looks at (or, in a shard of a split analysis, a list of them that the split merges in frame
 //! order).
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rocescope_parsers::ethernet::MacAddr;
 
 use crate::analyze::histogram::FineHistogram;
-use crate::analyze::renumber::Renumbering;
 use crate::analyze::roce::congestion::CongestionConfig;
 use crate::analyze::roce::congestion::completion::Completed;
 use crate::analyze::roce::congestion::incast::{Incast, IncastEvent, Timed};
@@ -25,7 +26,7 @@ pub const SIZE_CLASSES: [(&str, &str, u64); 4] = [
 ];
 
 /// Completion times of every RC message of the capture, and by size class.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct FctTotals {
     pub all: FineHistogram,
     pub by_size: [FineHistogram; 4],
@@ -47,7 +48,7 @@ impl FctTotals {
 }
 
 /// Where the frames incast looks at go.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum IncastSink {
     /// To the incast state itself.
     Track(Incast),
@@ -63,7 +64,7 @@ impl Default for IncastSink {
 }
 
 /// The congestion analysis across the capture.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct CongestionAnalysis {
     /// CNP bursts ended so far (the first [`MAX_BURSTS_KEPT`]), and those not kept.
     bursts: Vec<CnpBurst>,
@@ -122,7 +123,7 @@ impl CongestionAnalysis {
     }
 
     /// A frame incast looks at.
-    pub fn to_incast(&mut self, frame: u64, ts_ns: i64, event: IncastEvent, config: &CongestionConfig) {
+    pub fn to_incast(&mut self, frame: FrameNumber, ts_ns: i64, event: IncastEvent, config: &CongestionConfig) {
         let timed = Timed { frame, ts_ns, event };
         match &mut self.incast {
             IncastSink::Track(incast) => incast.observe(timed, config),
@@ -156,15 +157,6 @@ impl CongestionAnalysis {
 
 /// Combining two analyses' congestion parts ([`crate::analyze::combine`]).
 impl CongestionAnalysis {
-    /// Frame and flow numbers moved as a merge numbers them.
-    pub fn renumber(&mut self, r: &Renumbering) {
-        self.bursts.iter_mut().for_each(|b| b.renumber(r));
-        match &mut self.incast {
-            IncastSink::Track(incast) => incast.renumber(r),
-            IncastSink::Record(events) => events.iter_mut().for_each(|e| r.frame(&mut e.frame)),
-        }
-    }
-
     /// The bursts kept, taken out (a shard's, to be numbered as in the whole).
     pub fn take_bursts(&mut self) -> Vec<CnpBurst> {
         std::mem::take(&mut self.bursts)

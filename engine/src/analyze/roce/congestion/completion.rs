@@ -9,6 +9,8 @@
 //! it has come (it waited for a reorder window): the flow remembers the peer's last ACKs for
 //! that.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
 
 use rocescope_parsers::opcode::Position;
@@ -21,11 +23,11 @@ pub const OPEN_KEPT: usize = 4096;
 /// The peer's ACKs a flow remembers for messages whose last packet is decided late.
 const ACKS_KEPT: usize = 64;
 
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 struct Message {
     first_psn: u32,
     /// Set once its LAST (or ONLY) is seen, with that packet's frame.
-    last: Option<(u32, u64)>,
+    last: Option<(u32, FrameNumber)>,
     start_ns: i64,
     bytes: u64,
     read: bool,
@@ -41,7 +43,7 @@ pub struct Completed {
 /// A request packet sent for the first time, as messages see it.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct RequestPacket {
-    pub frame: u64,
+    pub frame: FrameNumber,
     pub ts_ns: i64,
     pub psn: u32,
     pub position: Position,
@@ -51,12 +53,12 @@ pub struct RequestPacket {
 }
 
 /// The messages of an RC request flow.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Completions {
     /// Messages awaiting completion, by first PSN.
     open: VecDeque<Message>,
     /// The peer's last ACKs: PSN, time, frame.
-    acks: VecDeque<(u32, i64, u64)>,
+    acks: VecDeque<(u32, i64, FrameNumber)>,
     pub fct_ns: FineHistogram,
     /// Messages beyond [`OPEN_KEPT`] awaiting completion, not tracked.
     pub not_tracked: u64,
@@ -109,7 +111,7 @@ impl Completions {
     }
 
     /// An ACK on the peer flow: the SEND and WRITE messages it completes.
-    pub fn ack(&mut self, psn: u32, ts_ns: i64, frame: u64, done: &mut dyn FnMut(Completed)) {
+    pub fn ack(&mut self, psn: u32, ts_ns: i64, frame: FrameNumber, done: &mut dyn FnMut(Completed)) {
         if self.acks.len() == ACKS_KEPT {
             self.acks.pop_front();
         }
@@ -144,14 +146,6 @@ impl Completions {
 }
 
 impl Completions {
-    /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.open.iter_mut().filter_map(|m| m.last.as_mut()).for_each(|(_, frame)| r.frame(frame));
-        self.acks.iter_mut().for_each(|(_, _, frame)| r.frame(frame));
-    }
-}
-
-impl Completions {
     /// What decides how its later packets and ACKs are taken.
     pub fn context(&self) -> impl PartialEq + '_ {
         (&self.open, &self.acks)
@@ -172,18 +166,18 @@ impl Completions {
 mod tests {
     use super::*;
 
-    fn packet(frame: u64, psn: u32, position: Position) -> RequestPacket {
-        RequestPacket { frame, ts_ns: frame as i64 * 1_000, psn, position, payload: 1_000, read: None }
+    fn packet(frame: FrameNumber, psn: u32, position: Position) -> RequestPacket {
+        RequestPacket { frame, ts_ns: frame.get() as i64 * 1_000, psn, position, payload: 1_000, read: None }
     }
 
     #[test]
     fn a_coalesced_ack_completes_every_message_it_covers() {
         let mut c = Completions::default();
         for (frame, psn, position) in [(1, 10, Position::First), (2, 11, Position::Last), (3, 12, Position::Only)] {
-            assert_eq!(c.request(packet(frame, psn, position)), None);
+            assert_eq!(c.request(packet(FrameNumber::new(frame), psn, position)), None);
         }
         let mut done = Vec::new();
-        c.ack(12, 9_000, 4, &mut |m| done.push(m));
+        c.ack(12, 9_000, FrameNumber::new(4), &mut |m| done.push(m));
         assert_eq!(done, [Completed { fct_ns: 8_000, bytes: 2_000 }, Completed { fct_ns: 6_000, bytes: 1_000 }]);
         assert_eq!((c.incomplete(), c.fct_ns.count()), (0, 2));
     }
@@ -191,24 +185,27 @@ mod tests {
     #[test]
     fn an_ack_before_the_last_psn_completes_nothing_and_a_late_last_finds_its_ack() {
         let mut c = Completions::default();
-        c.request(packet(1, 10, Position::First));
-        c.request(packet(2, 11, Position::Middle));
+        c.request(packet(FrameNumber::new(1), 10, Position::First));
+        c.request(packet(FrameNumber::new(2), 11, Position::Middle));
         let mut done = Vec::new();
-        c.ack(11, 3_000, 3, &mut |m| done.push(m));
+        c.ack(11, 3_000, FrameNumber::new(3), &mut |m| done.push(m));
         assert!(done.is_empty());
         // the LAST came at frame 4, the ACK covering it at frame 5, the LAST decided after
-        c.ack(12, 6_000, 5, &mut |m| done.push(m));
+        c.ack(12, 6_000, FrameNumber::new(5), &mut |m| done.push(m));
         assert!(done.is_empty());
-        assert_eq!(c.request(packet(4, 12, Position::Last)), Some(Completed { fct_ns: 5_000, bytes: 3_000 }));
+        assert_eq!(
+            c.request(packet(FrameNumber::new(4), 12, Position::Last)),
+            Some(Completed { fct_ns: 5_000, bytes: 3_000 })
+        );
     }
 
     #[test]
     fn a_read_completes_at_its_last_response_not_at_an_ack() {
         let mut c = Completions::default();
-        c.request(RequestPacket { read: Some(8_192), ..packet(1, 100, Position::Only) });
-        c.request(packet(2, 102, Position::Only));
+        c.request(RequestPacket { read: Some(8_192), ..packet(FrameNumber::new(1), 100, Position::Only) });
+        c.request(packet(FrameNumber::new(2), 102, Position::Only));
         let mut done = Vec::new();
-        c.ack(102, 5_000, 3, &mut |m| done.push(m));
+        c.ack(102, 5_000, FrameNumber::new(3), &mut |m| done.push(m));
         assert_eq!(done, [Completed { fct_ns: 3_000, bytes: 1_000 }]);
         assert_eq!(c.incomplete(), 1);
         // its two responses are PSNs 100 and 101; the LAST at 101

@@ -9,6 +9,8 @@
 //! capture order, from the analysis itself or, when the analysis is split by host pair, from
 //! every shard merged in frame order.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
@@ -31,7 +33,7 @@ pub const FAN_IN_CHARTED: usize = 256;
 const FAN_IN_BINS: usize = 128;
 
 /// What the incast analysis takes from one frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum IncastEvent {
     /// A data packet from `source` to `receiver`, CE-marked or not, with its Ethernet
     /// addresses: the destination is the receiver's NIC, the source the switch port that
@@ -44,18 +46,18 @@ pub enum IncastEvent {
 }
 
 /// An event with the frame it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Timed {
-    pub frame: u64,
+    pub frame: FrameNumber,
     pub ts_ns: i64,
     pub event: IncastEvent,
 }
 
 /// An incast period of one receiver.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, Renumber)]
 pub struct IncastPeriod {
     pub receiver: Endpoint,
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
     pub start_ns: i64,
     pub end_ns: i64,
     pub peak_fan_in: usize,
@@ -70,7 +72,7 @@ pub struct IncastPeriod {
 
 /// Events counted towards a period: while it lasts, and those since its last packet, which
 /// count only if it goes on.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize, Renumber)]
 struct Signs {
     ce_marks: u64,
     cnps: u64,
@@ -88,7 +90,7 @@ impl Signs {
 /// Link MACs remembered per receiver.
 const MACS_KEPT: usize = 4;
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, Renumber)]
 struct Receiver {
     address: Endpoint,
     /// Runs of data packets of one sender in the last W_i, oldest first: (time of the run's
@@ -101,7 +103,7 @@ struct Receiver {
     /// Its largest fan-in over time, for the first [`FAN_IN_CHARTED`] receivers.
     over_time: Option<Timeline>,
     max_fan_in: usize,
-    max_fan_in_at: (i64, u64),
+    max_fan_in_at: (i64, FrameNumber),
     open: Option<IncastPeriod>,
     pending: Signs,
 }
@@ -113,10 +115,10 @@ pub struct ReceiverFanIn {
     pub max_fan_in: usize,
     /// When and at which frame the maximum was first reached.
     pub max_fan_in_ns: i64,
-    pub max_fan_in_frame: u64,
+    pub max_fan_in_frame: FrameNumber,
 }
 
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Incast {
     receivers: Vec<Receiver>,
     by_address: FxHashMap<Endpoint, usize>,
@@ -225,7 +227,7 @@ impl Receiver {
             senders: FxHashMap::default(),
             macs: [None; MACS_KEPT],
             max_fan_in: 0,
-            max_fan_in_at: (0, 0),
+            max_fan_in_at: (0, FrameNumber::default()),
             open: None,
             pending: Signs::default(),
         }
@@ -337,19 +339,6 @@ impl IncastPeriod {
     }
 }
 
-impl Incast {
-    /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        for receiver in &mut self.receivers {
-            r.frame(&mut receiver.max_fan_in_at.1);
-            if let Some(open) = &mut receiver.open {
-                r.frame(&mut open.first_frame);
-            }
-        }
-        self.periods.iter_mut().for_each(|p| r.frame(&mut p.first_frame));
-    }
-}
-
 impl Receiver {
     /// What decides how its later packets, CNPs and pauses are taken, at `now_ns`: the runs
     /// still inside the window, its link MACs, whether a period is open and what waits for
@@ -427,8 +416,9 @@ impl Incast {
             if !agree {
                 return Err("a receiver's fan-in");
             }
-            let (start_max, start_at) = s.map_or((0, (0, 0)), |s| (s.max_fan_in, s.max_fan_in_at));
-            (mine.max_fan_in, mine.max_fan_in_at) = match e.max_fan_in > start_max || start_at == (0, 0) {
+            let never = (0, FrameNumber::default());
+            let (start_max, start_at) = s.map_or((0, never), |s| (s.max_fan_in, s.max_fan_in_at));
+            (mine.max_fan_in, mine.max_fan_in_at) = match e.max_fan_in > start_max || start_at == never {
                 true if e.max_fan_in > mine.max_fan_in => (e.max_fan_in, e.max_fan_in_at),
                 true => (mine.max_fan_in, mine.max_fan_in_at),
                 false if mine.max_fan_in >= start_max => (mine.max_fan_in, mine.max_fan_in_at),
@@ -470,7 +460,7 @@ mod tests {
         Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, n]))
     }
 
-    fn data(frame: u64, us: i64, source: u8) -> Timed {
+    fn data(frame: FrameNumber, us: i64, source: u8) -> Timed {
         let event =
             IncastEvent::Data { receiver: ip(100), source: ip(source), ce: false, dst_mac: None, src_mac: None };
         Timed { frame, ts_ns: us * 1_000, event }
@@ -482,16 +472,16 @@ mod tests {
         let mut incast = Incast::default();
         // four senders within 100 µs, two packets of sender 1 (from two QPs: one address)
         for (frame, us, source) in [(1, 0, 1), (2, 10, 1), (3, 20, 2), (4, 30, 3), (5, 40, 4), (6, 50, 4)] {
-            incast.observe(data(frame, us, source), &c);
+            incast.observe(data(FrameNumber::new(frame), us, source), &c);
         }
         // at 130 µs sender 1's packets (0, 10) are out of (30, 130]
-        incast.observe(data(7, 130, 2), &c);
+        incast.observe(data(FrameNumber::new(7), 130, 2), &c);
         incast.finish();
         let fan_in = incast.fan_in();
-        assert_eq!((fan_in[0].max_fan_in, fan_in[0].max_fan_in_frame), (4, 5));
+        assert_eq!((fan_in[0].max_fan_in, fan_in[0].max_fan_in_frame.get()), (4, 5));
         assert_eq!(incast.periods.len(), 1);
         let p = &incast.periods[0];
-        assert_eq!((p.first_frame, p.start_ns, p.end_ns, p.peak_fan_in), (5, 40_000, 50_000, 4));
+        assert_eq!((p.first_frame.get(), p.start_ns, p.end_ns, p.peak_fan_in), (5, 40_000, 50_000, 4));
         assert_eq!(p.senders.len(), 4);
     }
 
@@ -499,14 +489,14 @@ mod tests {
     fn signs_after_the_last_packet_of_a_period_count_only_if_it_goes_on() {
         let c = CongestionConfig { incast_senders: 2, ..CongestionConfig::default() };
         let mut incast = Incast::default();
-        incast.observe(data(1, 0, 1), &c);
-        incast.observe(data(2, 10, 2), &c);
+        incast.observe(data(FrameNumber::new(1), 0, 1), &c);
+        incast.observe(data(FrameNumber::new(2), 10, 2), &c);
         let cnp = |frame, us: i64| Timed { frame, ts_ns: us * 1_000, event: IncastEvent::Cnp { from: ip(100) } };
-        incast.observe(cnp(3, 10), &c); // at the period's last packet: counted
-        incast.observe(cnp(4, 15), &c); // after it: pending
-        incast.observe(data(5, 20, 1), &c); // the period goes on: counted
-        incast.observe(cnp(6, 25), &c); // pending, and the period ends at 200 µs
-        incast.observe(data(7, 200, 1), &c);
+        incast.observe(cnp(FrameNumber::new(3), 10), &c); // at the period's last packet: counted
+        incast.observe(cnp(FrameNumber::new(4), 15), &c); // after it: pending
+        incast.observe(data(FrameNumber::new(5), 20, 1), &c); // the period goes on: counted
+        incast.observe(cnp(FrameNumber::new(6), 25), &c); // pending, and the period ends at 200 µs
+        incast.observe(data(FrameNumber::new(7), 200, 1), &c);
         incast.finish();
         assert_eq!(incast.periods.len(), 1);
         assert_eq!((incast.periods[0].end_ns, incast.periods[0].cnps), (20_000, 2));

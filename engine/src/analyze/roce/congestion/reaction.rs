@@ -6,6 +6,8 @@
 //! a burst reacted when the bytes after it are at most 0.9 of those before, and recovered at
 //! the first data packet whose last W holds at least 0.9 of the bytes before.
 
+use crate::analyze::id::{FlowId, FrameNumber};
+use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -14,12 +16,12 @@ use super::CongestionConfig;
 
 /// A CNP burst of a data flow: what the stream gave, before the capture's bounds decide
 /// whether it was measured ([`CnpBurst::outcome`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Renumber)]
 pub struct CnpBurst {
     /// The data flow the CNPs were addressed to (its number in the analysis).
-    pub flow: u32,
+    pub flow: FlowId,
     /// The frame of its first CNP.
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
     /// t₀ and t₁: its first and last CNP.
     pub start_ns: i64,
     pub end_ns: i64,
@@ -92,7 +94,7 @@ impl CnpBurst {
 }
 
 /// A data flow's reaction state: its recent data packets and its last bursts.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Reaction {
     /// The flow's data packets of the last W, and those exactly W old: (time, payload bytes).
     recent: VecDeque<(i64, u32)>,
@@ -144,7 +146,7 @@ impl Reaction {
 
     /// A CNP addressed to the flow: it grows the open burst or starts the next (which ends
     /// the open one's search for a recovery).
-    pub fn cnp(&mut self, frame: u64, ts_ns: i64, flow: u32, c: &CongestionConfig) {
+    pub fn cnp(&mut self, frame: FrameNumber, ts_ns: i64, flow: FlowId, c: &CongestionConfig) {
         if let Some(burst) = self.open.as_mut().filter(|b| ts_ns - b.end_ns < c.window_ns) {
             burst.end_ns = ts_ns;
             burst.cnps += 1;
@@ -177,21 +179,6 @@ impl Reaction {
     pub fn finish(&mut self) {
         self.done.extend(self.closing.take());
         self.done.extend(self.open.take());
-    }
-}
-
-impl Reaction {
-    /// Numbers its frames and flows as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.open.iter_mut().chain(self.closing.iter_mut()).chain(self.done.iter_mut()).for_each(|b| b.renumber(r));
-    }
-}
-
-impl CnpBurst {
-    /// Numbers its frame and flow as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        r.frame(&mut self.first_frame);
-        r.flow(&mut self.flow);
     }
 }
 
@@ -229,14 +216,14 @@ mod tests {
         let c = CongestionConfig::default();
         let mut r = Reaction::default();
         send(&mut r, 0, 1_000, 1, 1_000);
-        r.cnp(7, 1_000 * US, 3, &c);
-        r.cnp(8, 1_050 * US, 3, &c); // 50 µs later: the same burst
+        r.cnp(FrameNumber::new(7), 1_000 * US, FlowId::new(3), &c);
+        r.cnp(FrameNumber::new(8), 1_050 * US, FlowId::new(3), &c); // 50 µs later: the same burst
         send(&mut r, 1_000, 1_400, 2, 1_000);
         send(&mut r, 1_400, 2_000, 1, 1_000);
         assert!(r.take_done().is_empty());
         r.finish();
         let [burst] = r.take_done()[..] else { panic!("one burst") };
-        assert_eq!((burst.flow, burst.first_frame, burst.cnps, burst.end_ns), (3, 7, 2, 1_050 * US));
+        assert_eq!((burst.flow.get(), burst.first_frame.get(), burst.cnps, burst.end_ns), (3, 7, 2, 1_050 * US));
         // [900, 1000) µs: 100 packets; [1010, 1110): 50
         assert_eq!((burst.bytes_before, burst.bytes_after), (100_000, 50_000));
         assert_eq!(burst.outcome(0, 2_000 * US, &c), Outcome::Recovered);
@@ -251,9 +238,9 @@ mod tests {
         let c = CongestionConfig::default();
         let mut r = Reaction::default();
         send(&mut r, 0, 1_000, 1, 1_000);
-        r.cnp(1, 1_000 * US, 0, &c);
+        r.cnp(FrameNumber::new(1), 1_000 * US, FlowId::new(0), &c);
         send(&mut r, 1_000, 1_100, 4, 1_000);
-        r.cnp(2, 1_100 * US, 0, &c);
+        r.cnp(FrameNumber::new(2), 1_100 * US, FlowId::new(0), &c);
         // the first burst's window after, [1010, 1110), goes on past the second's start
         send(&mut r, 1_100, 1_200, 4, 1_000);
         let [first] = r.take_done()[..] else { panic!("the first burst, done") };
@@ -268,7 +255,7 @@ mod tests {
         let c = CongestionConfig::default();
         let mut r = Reaction::default();
         send(&mut r, 0, 50, 1, 1_000);
-        r.cnp(1, 50 * US, 0, &c);
+        r.cnp(FrameNumber::new(1), 50 * US, FlowId::new(0), &c);
         send(&mut r, 50, 500, 1, 1_000);
         r.finish();
         let [burst] = r.take_done()[..] else { panic!("one burst") };

@@ -7,6 +7,7 @@ use rocescope_parsers::opcode::Position;
 use rocescope_parsers::psn::psn_diff;
 
 use crate::analyze::id::FlowId;
+use crate::analyze::id::FrameNumber;
 use crate::analyze::roce::flow::pairing::Candidates;
 use crate::analyze::roce::flow::responses::{Read, ReadQueue, ResponseCursor, ResponseRules};
 use crate::analyze::roce::flow::runtime::{Held, NakEvent, OUTSTANDING_KEPT, RereadEvent};
@@ -24,7 +25,7 @@ impl Flow {
     }
 
     /// The held packet of `frame`, taken out.
-    pub fn take_held(&mut self, frame: u64) -> Option<Held> {
+    pub fn take_held(&mut self, frame: FrameNumber) -> Option<Held> {
         let i = self.run.held.iter().position(|h| h.frame == frame)?;
         self.run.held.remove(i)
     }
@@ -67,7 +68,7 @@ impl Flow {
     }
 
     /// It re-issued a READ request: the peer's next resent responses answer it.
-    pub fn reissued_read(&mut self, frame: u64, ts_ns: i64) {
+    pub fn reissued_read(&mut self, frame: FrameNumber, ts_ns: i64) {
         self.run.reread = Some(RereadEvent { frame, ts_ns, used: false });
     }
 

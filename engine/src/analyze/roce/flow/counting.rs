@@ -7,6 +7,7 @@ use rocescope_parsers::ext::{AethKind, NakCode};
 use rocescope_parsers::opcode::{self, CNP, Position, Transport};
 
 use crate::analyze::frame::{FrameSummary, RoceFacts};
+use crate::analyze::id::FrameNumber;
 use crate::analyze::roce::flow::runtime::NakEvent;
 use crate::analyze::roce::flow::sequence::PMTUS;
 use crate::analyze::roce::flow::table::Flow;
@@ -74,7 +75,7 @@ impl Flow {
     }
 
     /// A native InfiniBand packet's FECN and BECN bits and its VCRC.
-    fn count_native_marks(&mut self, frame: u64, roce: &RoceFacts, vcrc: IcrcStatus) {
+    fn count_native_marks(&mut self, frame: FrameNumber, roce: &RoceFacts, vcrc: IcrcStatus) {
         self.counts.fecn += u64::from(roce.fecn);
         self.counts.becn += u64::from(roce.becn);
         if vcrc == IcrcStatus::Bad {
@@ -86,7 +87,14 @@ impl Flow {
     /// Counts an AETH-carrying response (ACK, NAK, ATOMIC ACK, READ response) of `opcode`
     /// naming `psn`, remembering its NAK for the peer's resends; what it says of the flow it
     /// answers.
-    pub fn count_response(&mut self, frame: u64, ts_ns: i64, opcode: u8, psn: u32, aeth: AethKind) -> ResponseKind {
+    pub fn count_response(
+        &mut self,
+        frame: FrameNumber,
+        ts_ns: i64,
+        opcode: u8,
+        psn: u32,
+        aeth: AethKind,
+    ) -> ResponseKind {
         if opcode::is_atomic_acknowledge(opcode) {
             self.counts.atomic_acks += 1;
         }
@@ -137,7 +145,7 @@ impl Flow {
 
     /// A CE-marked (RoCE) or FECN-marked (native) packet: its first frame, and the mark
     /// awaiting the peer's notification.
-    pub fn count_congestion_mark(&mut self, frame: u64, ts_ns: i64, native: bool) {
+    pub fn count_congestion_mark(&mut self, frame: FrameNumber, ts_ns: i64, native: bool) {
         self.congestion_mark_at(ts_ns);
         let first = if native { &mut self.first_frames.fecn } else { &mut self.first_frames.ce };
         first.get_or_insert(frame);
@@ -177,7 +185,7 @@ mod tests {
 
     fn flow() -> Flow {
         let host = |last| Endpoint::Ip(std::net::IpAddr::from([10, 0, 0, last]));
-        Flow::new(FlowKey { src: host(1), dst: host(2), dst_qp: 0x11 }, 2, Transport::Rc, 1, 0)
+        Flow::new(FlowKey { src: host(1), dst: host(2), dst_qp: 0x11 }, 2, Transport::Rc, FrameNumber::new(1), 0)
     }
 
     const ACKNOWLEDGE: u8 = 0x11;
@@ -211,13 +219,16 @@ mod tests {
     fn a_nak_is_counted_and_kept_for_the_resend_that_answers_it() {
         let mut f = flow();
         let psn_nak = AethKind::Nak(NakCode::PsnSequenceError);
-        assert_eq!(f.count_response(7, 700, ACKNOWLEDGE, 5, psn_nak), ResponseKind::PsnNak);
+        assert_eq!(f.count_response(FrameNumber::new(7), 700, ACKNOWLEDGE, 5, psn_nak), ResponseKind::PsnNak);
         let rnr = AethKind::RnrNak { timer_code: 1, delay_us: 10 };
-        assert_eq!(f.count_response(8, 800, ACKNOWLEDGE, 9, rnr), ResponseKind::Other);
+        assert_eq!(f.count_response(FrameNumber::new(8), 800, ACKNOWLEDGE, 9, rnr), ResponseKind::Other);
         assert_eq!((f.counts.naks_psn_seq_err, f.counts.rnr_naks), (1, 1));
-        assert_eq!((f.first_frames.nak_psn_seq_err, f.first_frames.rnr_nak), (Some(7), Some(8)));
-        assert_eq!(f.answer_nak(5, 0).map(|n| (n.frame, n.rnr)), Some((7, false)));
-        assert_eq!(f.answer_nak(9, 0).map(|n| (n.frame, n.rnr_delay_us)), Some((8, Some(10))));
+        assert_eq!(
+            (f.first_frames.nak_psn_seq_err.map(FrameNumber::get), f.first_frames.rnr_nak.map(FrameNumber::get)),
+            (Some(7), Some(8))
+        );
+        assert_eq!(f.answer_nak(5, 0).map(|n| (n.frame.get(), n.rnr)), Some((7, false)));
+        assert_eq!(f.answer_nak(9, 0).map(|n| (n.frame.get(), n.rnr_delay_us)), Some((8, Some(10))));
         assert_eq!(f.answer_nak(9, 0), None);
     }
 
@@ -225,19 +236,22 @@ mod tests {
     fn a_read_responses_aeth_acknowledges_without_counting_an_ack() {
         let mut f = flow();
         let ack = AethKind::Ack { credit_code: 0x1F, credits: None };
-        assert_eq!(f.count_response(3, 300, READ_RESPONSE_ONLY, 2, ack), ResponseKind::AethAck);
-        assert_eq!(f.count_response(4, 400, ACKNOWLEDGE, 2, ack), ResponseKind::Ack);
+        assert_eq!(f.count_response(FrameNumber::new(3), 300, READ_RESPONSE_ONLY, 2, ack), ResponseKind::AethAck);
+        assert_eq!(f.count_response(FrameNumber::new(4), 400, ACKNOWLEDGE, 2, ack), ResponseKind::Ack);
         assert_eq!(f.counts.acks, 1);
     }
 
     #[test]
     fn a_notification_answers_the_first_mark_waiting_for_one() {
         let mut f = flow();
-        f.count_congestion_mark(5, 1_000, false);
-        f.count_congestion_mark(6, 1_500, false);
+        f.count_congestion_mark(FrameNumber::new(5), 1_000, false);
+        f.count_congestion_mark(FrameNumber::new(6), 1_500, false);
         f.notified_at(4_000);
         f.notified_at(5_000); // nothing waits
-        assert_eq!((f.ce_to_cnp.count(), f.ce_to_cnp.max(), f.first_frames.ce), (1, Some(3_000), Some(5)));
+        assert_eq!(
+            (f.ce_to_cnp.count(), f.ce_to_cnp.max(), f.first_frames.ce.map(FrameNumber::get)),
+            (1, Some(3_000), Some(5))
+        );
         f.count_cnp(10_000);
         f.count_cnp(12_500);
         assert_eq!((f.counts.cnps, f.cnp_spacing.max()), (2, Some(2_500)));

@@ -11,6 +11,8 @@
 //! or before being a resend lost before the tap (the receiver asked for it again);
 //! `selective` when every resent PSN was a hole the tap saw skipped; `partial` otherwise.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use serde::Serialize;
 
 use rocescope_parsers::psn::{psn_add, psn_diff};
@@ -18,7 +20,7 @@ use rocescope_parsers::psn::{psn_add, psn_diff};
 use crate::analyze::id::{FlowId, Space};
 use crate::analyze::roce::flow::sequence::Decision;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Renumber)]
 #[serde(rename_all = "snake_case")]
 pub enum Trigger {
     NakPsnSeqErr,
@@ -32,7 +34,7 @@ pub enum Trigger {
     NoNak,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Renumber)]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
     GoBackN,
@@ -63,12 +65,12 @@ impl Pattern {
     }
 }
 
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, Renumber)]
 pub struct Episode {
     pub flow: FlowId,
     pub space: Space,
-    pub start_frame: u64,
-    pub end_frame: u64,
+    pub start_frame: FrameNumber,
+    pub end_frame: FrameNumber,
     pub start_ts_ns: i64,
     pub end_ts_ns: i64,
     pub first_psn: u32,
@@ -78,7 +80,7 @@ pub struct Episode {
     pub highest_sent_psn: u32,
     pub trigger: Trigger,
     /// The NAK, RNR NAK or re-issued READ that triggered the episode.
-    pub trigger_frame: Option<u64>,
+    pub trigger_frame: Option<FrameNumber>,
     /// Time from the triggering NAK (or re-issued READ) to the first resent packet.
     pub nak_to_resend_ns: Option<i64>,
     /// The RNR NAK's timer.
@@ -94,7 +96,7 @@ pub struct Episode {
 
 /// The retransmit episode a PSN space is in: its place in the analysis's list of episodes, and
 /// what its resent packets so far say of its pattern, decided when it closes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct OpenEpisode {
     pub index: usize,
     /// Every resent PSN followed the one before.
@@ -110,7 +112,7 @@ pub struct OpenEpisode {
 /// begins at or before was resent and lost before the tap: the receiver, still lacking it,
 /// asked for it again. One no later pass asked for may have reached the receiver unseen (the
 /// mirror missed it, or a NAK of a later PSN moved the pass on), and is not counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 struct Passes {
     /// Every pass so far ran up, with fewer PSNs skipped than resent, and began at or before
     /// the first PSN the pass before skipped.
@@ -156,7 +158,7 @@ impl Passes {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cause {
     pub trigger: Trigger,
-    pub frame: Option<u64>,
+    pub frame: Option<FrameNumber>,
     pub ts_ns: Option<i64>,
     /// An RNR NAK's timer.
     pub rnr_delay_us: Option<u32>,
@@ -172,7 +174,7 @@ impl Cause {
 /// The first resent packet of an episode.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct FirstResend {
-    pub frame: u64,
+    pub frame: FrameNumber,
     pub ts_ns: i64,
     pub psn: u32,
     /// The highest PSN the flow had sent before.
@@ -226,7 +228,7 @@ impl OpenEpisode {
     }
 
     /// Adds the next retransmitted packet to `episode`, this one.
-    pub fn extend(&mut self, episode: &mut Episode, frame: u64, ts_ns: i64, psn: u32, in_hole: bool) {
+    pub fn extend(&mut self, episode: &mut Episode, frame: FrameNumber, ts_ns: i64, psn: u32, in_hole: bool) {
         self.contiguous &= psn == psn_add(episode.last_psn, 1);
         self.all_holes &= in_hole;
         self.passes.next(episode.last_psn, psn);
@@ -259,16 +261,6 @@ impl OpenEpisode {
     }
 }
 
-impl Episode {
-    /// Numbers its frames and flow as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        r.flow(&mut self.flow);
-        r.frame(&mut self.start_frame);
-        r.frame(&mut self.end_frame);
-        r.first_frame(&mut self.trigger_frame);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,17 +269,17 @@ mod tests {
         let in_hole = |p: u32| holes.contains(&p);
         let first = psns[0];
         let resend = FirstResend {
-            frame: 1,
+            frame: FrameNumber::new(1),
             ts_ns: 0,
             psn: first,
             highest_sent_psn: highest,
             idle_before_ns: Some(5),
             hole_ts: in_hole(first).then_some(0),
         };
-        let mut e = Episode::start(0, resend, Cause::unseen(Trigger::Timeout));
+        let mut e = Episode::start(FlowId::new(0), resend, Cause::unseen(Trigger::Timeout));
         let mut open = OpenEpisode::new(0, &resend);
         for (i, &p) in psns.iter().enumerate().skip(1) {
-            open.extend(&mut e, i as u64 + 1, i as i64, p, in_hole(p));
+            open.extend(&mut e, FrameNumber::new(i as u64 + 1), i as i64, p, in_hole(p));
         }
         open.close(&mut e);
         e
@@ -306,17 +298,17 @@ mod tests {
     /// it lost before the tap.
     fn passes(psns: &[u32], highest: u32) -> (Pattern, u32) {
         let resend = FirstResend {
-            frame: 1,
+            frame: FrameNumber::new(1),
             ts_ns: 0,
             psn: psns[0],
             highest_sent_psn: highest,
             idle_before_ns: None,
             hole_ts: None,
         };
-        let mut e = Episode::start(0, resend, Cause::unseen(Trigger::Timeout));
+        let mut e = Episode::start(FlowId::new(0), resend, Cause::unseen(Trigger::Timeout));
         let mut open = OpenEpisode::new(0, &resend);
         for (i, &p) in psns.iter().enumerate().skip(1) {
-            open.extend(&mut e, i as u64 + 1, i as i64, p, false);
+            open.extend(&mut e, FrameNumber::new(i as u64 + 1), i as i64, p, false);
         }
         let lost = open.close(&mut e);
         (e.pattern, lost)
@@ -342,13 +334,20 @@ mod tests {
 
     #[test]
     fn a_re_read_runs_up_over_the_psns_other_requests_took() {
-        let resend =
-            FirstResend { frame: 1, ts_ns: 0, psn: 10, highest_sent_psn: 30, idle_before_ns: None, hole_ts: None };
+        let resend = FirstResend {
+            frame: FrameNumber::new(1),
+            ts_ns: 0,
+            psn: 10,
+            highest_sent_psn: 30,
+            idle_before_ns: None,
+            hole_ts: None,
+        };
         let pattern = |psns: &[u32]| {
-            let mut e = Episode::start(0, resend, Cause::unseen(Trigger::Reread)).in_space(Space::Responses);
+            let mut e =
+                Episode::start(FlowId::new(0), resend, Cause::unseen(Trigger::Reread)).in_space(Space::Responses);
             let mut open = OpenEpisode::new(0, &resend);
             for (i, &p) in psns.iter().enumerate() {
-                open.extend(&mut e, i as u64 + 2, i as i64, p, false);
+                open.extend(&mut e, FrameNumber::new(i as u64 + 2), i as i64, p, false);
             }
             (open.close(&mut e), e.pattern)
         };
@@ -360,17 +359,23 @@ mod tests {
     #[test]
     fn timing_fields() {
         let resend = FirstResend {
-            frame: 7,
+            frame: FrameNumber::new(7),
             ts_ns: 1_000,
             psn: 5,
             highest_sent_psn: 9,
             idle_before_ns: Some(900),
             hole_ts: Some(100),
         };
-        let nak = Cause { trigger: Trigger::NakPsnSeqErr, frame: Some(4), ts_ns: Some(400), rnr_delay_us: None };
-        let e = Episode::start(3, resend, nak);
+        let nak = Cause {
+            trigger: Trigger::NakPsnSeqErr,
+            frame: Some(FrameNumber::new(4)),
+            ts_ns: Some(400),
+            rnr_delay_us: None,
+        };
+        let e = Episode::start(FlowId::new(3), resend, nak);
         assert_eq!((e.nak_to_resend_ns, e.idle_before_ns, e.gap_to_recovery_ns), (Some(600), None, Some(900)));
-        let e = Episode::start(3, FirstResend { hole_ts: None, ..resend }, Cause::unseen(Trigger::Timeout));
+        let e =
+            Episode::start(FlowId::new(3), FirstResend { hole_ts: None, ..resend }, Cause::unseen(Trigger::Timeout));
         assert_eq!((e.idle_before_ns, e.gap_to_recovery_ns), (Some(900), None));
     }
 }

@@ -3,6 +3,8 @@
 //! of their holes so that late arrivals can fill them; larger ones are remembered as ranges
 //! only, for the retransmit episodes' patterns (docs/analysis.md, "Reordering").
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rocescope_parsers::psn::{psn_add, psn_forward_distance};
 
 /// The widest gap whose holes are tracked one by one (a reordering this deep inside one
@@ -14,7 +16,7 @@ pub const GAPS_KEPT: usize = 16;
 const WORDS: usize = (TRACKED_SPAN / 64) as usize;
 
 /// A set of PSN offsets within a tracked gap.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Bits([u64; WORDS]);
 
 impl Bits {
@@ -40,10 +42,10 @@ impl Bits {
 }
 
 /// One gap: the PSNs from `first_psn` up to the packet that skipped them.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Gap {
     /// The frame that opened the gap (the first packet after the skipped PSNs).
-    pub frame: u64,
+    pub frame: FrameNumber,
     pub ts_ns: i64,
     pub first_psn: u32,
     /// PSNs from `first_psn` to the frame's PSN (some may not be holes in a response space).
@@ -94,7 +96,7 @@ impl Gap {
 pub const PRELUDE: usize = usize::MAX;
 
 /// The remembered gaps of one PSN space, oldest first, and its prelude while it lasts.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Gaps {
     list: Vec<Gap>,
     /// The PSNs before the space's first ([`Gaps::open_prelude`]), until settled.
@@ -108,7 +110,7 @@ impl Gaps {
     /// by an unsettled gap (not remembered).
     pub fn open(
         &mut self,
-        frame: u64,
+        frame: FrameNumber,
         ts_ns: i64,
         first_psn: u32,
         span: u32,
@@ -152,7 +154,7 @@ impl Gaps {
     /// Remembers the `span` PSNs from `first_psn` before a space's first packet (opened by
     /// `frame` at `ts_ns`) as a prelude: holes that may come late, none of them missing.
     /// Returns false when every slot is taken by an unsettled gap.
-    pub fn open_prelude(&mut self, frame: u64, ts_ns: i64, first_psn: u32, span: u32) {
+    pub fn open_prelude(&mut self, frame: FrameNumber, ts_ns: i64, first_psn: u32, span: u32) {
         let span = span.min(TRACKED_SPAN);
         let (seen, late, naked, captured) = (Bits::default(), Bits::default(), Bits::default(), Bits::default());
         let (missing, settled, tracked, nak, acked_to, prelude) = (0, false, true, false, 0, true);
@@ -224,13 +226,6 @@ impl Gaps {
     }
 }
 
-impl Gaps {
-    /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.iter_mut().for_each(|g| r.frame(&mut g.frame));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,7 +233,7 @@ mod tests {
     #[test]
     fn holes_are_tracked_one_by_one_in_small_gaps() {
         let mut gaps = Gaps::default();
-        assert!(gaps.open(5, 100, 0xFF_FFFE, 4, 4, &|_| true));
+        assert!(gaps.open(FrameNumber::new(5), 100, 0xFF_FFFE, 4, 4, &|_| true));
         let i = gaps.containing(1).unwrap();
         let g = gaps.get_mut(i).unwrap();
         assert_eq!((g.offset(0xFF_FFFE), g.offset(1), g.offset(2)), (Some(0), Some(3), None));
@@ -246,7 +241,7 @@ mod tests {
         g.seen.set(2);
         assert!(!g.is_unseen_hole(0) && !g.all_seen());
         // a response gap whose middle PSNs belong to no READ: they are not holes
-        assert!(gaps.open(6, 100, 10, 4, 2, &|p| p == 10 || p == 13));
+        assert!(gaps.open(FrameNumber::new(6), 100, 10, 4, 2, &|p| p == 10 || p == 13));
         let g = gaps.get(gaps.containing(11).unwrap()).unwrap();
         assert!(!g.is_unseen_hole(11) && g.is_unseen_hole(13));
     }
@@ -254,7 +249,7 @@ mod tests {
     #[test]
     fn a_wide_gap_is_remembered_as_a_range_and_settled_at_once() {
         let mut gaps = Gaps::default();
-        assert!(!gaps.open(1, 0, 0, TRACKED_SPAN + 1, TRACKED_SPAN + 1, &|_| true));
+        assert!(!gaps.open(FrameNumber::new(1), 0, 0, TRACKED_SPAN + 1, TRACKED_SPAN + 1, &|_| true));
         let g = gaps.get(0).unwrap();
         assert!(g.settled && !g.is_unseen_hole(3) && g.offset(3).is_some());
     }
@@ -263,13 +258,13 @@ mod tests {
     fn unsettled_gaps_are_never_replaced() {
         let mut gaps = Gaps::default();
         for i in 0..GAPS_KEPT as u32 {
-            assert!(gaps.open(u64::from(i), 0, i * 10, 2, 2, &|_| true));
+            assert!(gaps.open(FrameNumber::new(u64::from(i)), 0, i * 10, 2, 2, &|_| true));
         }
-        assert!(!gaps.open(99, 0, 500, 2, 2, &|_| true));
+        assert!(!gaps.open(FrameNumber::new(99), 0, 500, 2, 2, &|_| true));
         if let Some(g) = gaps.get_mut(3) {
             g.settled = true;
         }
-        assert!(gaps.open(99, 0, 500, 2, 2, &|_| true));
+        assert!(gaps.open(FrameNumber::new(99), 0, 500, 2, 2, &|_| true));
         assert_eq!(gaps.containing(30), None);
         assert_eq!(gaps.expired(10, 5).count(), GAPS_KEPT);
     }

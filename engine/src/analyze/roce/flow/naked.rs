@@ -11,6 +11,8 @@
 //! could not have been sent in answer to it. Only where the capture ends before the wait does
 //! the NAK reaction time decide.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
 
 use rocescope_parsers::psn::psn_diff;
@@ -27,7 +29,7 @@ pub const NAKS_REMEMBERED: usize = 64;
 pub const COPY_WAIT_WINDOWS: i64 = 8;
 
 /// What a PSN space has measured of how its sender answers (docs/analysis.md, "Reordering").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct AnswerTimes {
     /// The fastest and slowest NAK-to-resend delays of resends the capture proves (a PSN seen
     /// before, the second of two copies, or a copy go-back-N resent past).
@@ -79,7 +81,7 @@ impl AnswerTimes {
 }
 
 /// A PSN-sequence NAK naming a PSN of this space, and whether that PSN came again since.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct NakSeen {
     pub psn: u32,
     pub ts_ns: i64,
@@ -87,7 +89,7 @@ pub struct NakSeen {
 }
 
 /// The first copy of a NAKed hole, waiting for a second copy or for its wait to end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct AwaitingCopy {
     pub arrival: Arrival,
     pub depth: u32,
@@ -101,7 +103,7 @@ pub struct AwaitingCopy {
 }
 
 /// The NAKs of the longest wait and the copies waiting, of one PSN space.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct NakedHoles {
     naks: VecDeque<NakSeen>,
     awaiting: Vec<AwaitingCopy>,
@@ -193,7 +195,7 @@ impl NakedHoles {
 
     /// Frame `frame` was decided: every copy waiting from an earlier frame is decided out of
     /// order.
-    pub fn overtake_before(&mut self, frame: u64) {
+    pub fn overtake_before(&mut self, frame: FrameNumber) {
         self.awaiting.iter_mut().filter(|c| c.arrival.frame < frame).for_each(|c| c.overtaken = true);
     }
 
@@ -205,10 +207,6 @@ impl NakedHoles {
     pub fn has_copy_of(&self, psn: u32) -> bool {
         self.awaiting.iter().any(|c| c.arrival.psn == psn)
     }
-
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.awaiting.iter_mut().for_each(|c| r.frame(&mut c.arrival.frame));
-    }
 }
 
 #[cfg(test)]
@@ -216,7 +214,7 @@ mod tests {
     use super::*;
 
     fn copy(psn: u32, nak_ts_ns: i64) -> AwaitingCopy {
-        let arrival = Arrival { frame: u64::from(psn), ts_ns: nak_ts_ns + 1, psn };
+        let arrival = Arrival { frame: FrameNumber::new(u64::from(psn)), ts_ns: nak_ts_ns + 1, psn };
         AwaitingCopy { arrival, depth: 1, expected_before: None, nak_ts_ns, until_ns: nak_ts_ns + 5, overtaken: false }
     }
 
@@ -244,7 +242,7 @@ mod tests {
         assert_eq!(n.take_copy_of(9).map(|c| c.arrival.psn), Some(9));
         assert_eq!(n.take_before(15).len(), 1);
         assert!(n.take_due(25).is_empty());
-        n.overtake_before(16);
+        n.overtake_before(FrameNumber::new(16));
         assert!(n.has_copy_of(15));
         let due = n.take_due(26);
         assert_eq!((due.len(), due[0].overtaken, n.is_waiting()), (1, true, false));

@@ -11,20 +11,21 @@ use std::collections::VecDeque;
 use rocescope_parsers::opcode::Position;
 use rocescope_parsers::psn::{psn_add, psn_diff, psn_forward_distance};
 
+use crate::analyze::renumber::Renumber;
 use crate::analyze::roce::flow::sequence::{EveryPsn, Holes, read_psns};
 
 /// READ requests a flow remembers while their responses are awaited; the oldest is forgotten.
 pub const READS_KEPT: usize = 1024;
 
 /// A READ request whose responses have not all been seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Read {
     pub first_psn: u32,
     pub dma_len: u32,
 }
 
 /// The READ requests of a request flow awaiting responses, in PSN order.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct ReadQueue {
     reads: VecDeque<Read>,
 }
@@ -62,7 +63,7 @@ impl ReadQueue {
 }
 
 /// Where a response space stands between two packets.
-#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct ResponseCursor {
     /// Inside a multi-packet response: the next PSN and the end of the READ (exclusive), if
     /// known.

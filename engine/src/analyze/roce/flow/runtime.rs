@@ -5,22 +5,23 @@
 //! private to the flow module: the analysis changes them through the methods of
 //! [`crate::analyze::roce::flow::table::Flow`] in `between_packets.rs`.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
 
 use rocescope_parsers::psn::psn_diff;
 
 use crate::analyze::frame::RoceFacts;
-use crate::analyze::renumber::Renumbering;
 use crate::analyze::roce::flow::pairing::Candidates;
 use crate::analyze::roce::flow::responses::{ReadQueue, ResponseCursor};
 
 /// A NAK or RNR NAK a flow carried, to explain the peer's next retransmissions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct NakEvent {
     pub rnr: bool,
     pub psn: u32,
     pub ts_ns: i64,
-    pub frame: u64,
+    pub frame: FrameNumber,
     pub rnr_delay_us: Option<u32>,
     /// When a later ACK of the flow first covered the PSN it names: that PSN had arrived by
     /// then (IBA §9.7.5.1.1), a resend or the late original, whether or not the capture holds
@@ -36,7 +37,7 @@ pub const NAKS_KEPT: usize = 64;
 /// arrival order. Several recoveries can be under way at once (selective repeat NAKs each
 /// lost PSN and resends it alone), so an episode takes the NAK that names the PSN it resends
 /// first, never simply the latest (docs/analysis.md, "Retransmit episodes").
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct NakLog {
     unanswered: VecDeque<NakEvent>,
 }
@@ -81,24 +82,20 @@ impl NakLog {
     pub fn names(&self, ts_ns: i64, naming: impl Fn(u32) -> bool) -> bool {
         self.unanswered.iter().any(|n| !n.rnr && n.ts_ns <= ts_ns && naming(n.psn))
     }
-
-    fn renumber(&mut self, r: &Renumbering) {
-        self.unanswered.iter_mut().for_each(|n| r.frame(&mut n.frame));
-    }
 }
 
 /// A READ request the flow sent again, to explain the peer's next resent READ responses.
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct RereadEvent {
-    pub frame: u64,
+    pub frame: FrameNumber,
     pub ts_ns: i64,
     pub(super) used: bool,
 }
 
 /// A sequenced packet waiting for the analysis to decide whether it came late.
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Held {
-    pub frame: u64,
+    pub frame: FrameNumber,
     pub ts_ns: i64,
     pub facts: RoceFacts,
     /// Time since the flow's previous sequenced packet when it arrived.
@@ -109,7 +106,7 @@ pub struct Held {
 pub const OUTSTANDING_KEPT: usize = 1024;
 
 /// A flow's state between packets that no report reads (see the module's comment).
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct FlowRuntime {
     /// Where the response space stands among the peer's READs.
     pub(super) cursor: ResponseCursor,
@@ -142,15 +139,6 @@ pub struct FlowRuntime {
 }
 
 impl FlowRuntime {
-    pub(super) fn renumber(&mut self, r: &Renumbering) {
-        self.held.iter_mut().for_each(|h| r.frame(&mut h.frame));
-        if let Some(reread) = &mut self.reread {
-            r.frame(&mut reread.frame);
-        }
-        self.pairing_candidates.iter_mut().for_each(|c| r.flow(c));
-        self.naks.renumber(r);
-    }
-
     /// Takes on what comes next from `end`, a later state of the same flow.
     pub(super) fn graft(&mut self, end: FlowRuntime) {
         *self = end;

@@ -8,6 +8,8 @@
 //! are its holes no late arrival filled, and are counted once the gap is settled (its holes'
 //! fate decided); a gap all of whose holes came late is a reorder event instead.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forward_distance};
 
 use crate::analyze::roce::flow::arrival::Arrival;
@@ -15,7 +17,7 @@ use crate::analyze::roce::flow::gaps::Gaps;
 use crate::analyze::roce::flow::naked::{AnswerTimes, AwaitingCopy, COPY_WAIT_WINDOWS, NakedHoles};
 
 /// How a sequenced packet relates to its PSN space's expected PSN.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum SeqClass {
     First,
     InOrder,
@@ -49,7 +51,7 @@ impl SeqClass {
 }
 
 /// What told a retransmission from a late arrival (docs/analysis.md, "Reordering").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// The PSN had come before: only a resend repeats it.
@@ -140,7 +142,7 @@ pub struct Rules<'a> {
 }
 
 /// A packet's class, once decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Observation {
     pub arrival: Arrival,
     pub class: SeqClass,
@@ -160,13 +162,13 @@ pub struct Observation {
 }
 
 /// What a PSN space decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum SeqEvent {
     Packet(Observation),
     /// The gap opened by `frame` is settled with `missing` holes never filled (0: a reorder
     /// event), of which `capture_missed` were acknowledged by the responder by then.
     GapSettled {
-        frame: u64,
+        frame: FrameNumber,
         ts_ns: i64,
         first_psn: u32,
         missing: u32,
@@ -179,7 +181,7 @@ pub enum SeqEvent {
 }
 
 /// Reordering counters of a PSN space.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct ReorderCounts {
     pub late_arrivals: u64,
     pub reorder_events: u64,
@@ -192,7 +194,7 @@ pub struct ReorderCounts {
 }
 
 /// A first appearance of a hole waiting for its run to end.
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 struct RunMember {
     arrival: Arrival,
     gap: usize,
@@ -206,7 +208,7 @@ struct RunMember {
 pub const RUN_KEPT: usize = 1024;
 
 /// Sequence state of one PSN space.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Sequence {
     expected: Option<u32>,
     /// After a READ with an unknown PMTU: the expected PSNs each PMTU would give.
@@ -302,7 +304,7 @@ impl Sequence {
 
     /// The frame and time of the newest remembered gap with a hole not seen yet among the
     /// `span` PSNs from `psn`.
-    pub fn unseen_hole_in(&self, psn: u32, span: u32) -> Option<(u64, i64)> {
+    pub fn unseen_hole_in(&self, psn: u32, span: u32) -> Option<(FrameNumber, i64)> {
         self.gap_list.with_unseen_hole_in(psn, span).map(|g| (g.frame, g.ts_ns))
     }
 
@@ -811,15 +813,6 @@ impl Sequence {
 }
 
 impl Sequence {
-    /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.gap_list.renumber(r);
-        self.run.iter_mut().for_each(|m| r.frame(&mut m.arrival.frame));
-        self.naked.renumber(r);
-    }
-}
-
-impl Sequence {
     /// What decides how its later packets are taken: equal in two analyses, they take them
     /// alike.
     pub fn context(&self) -> impl PartialEq + '_ {
@@ -885,7 +878,7 @@ mod tests {
         for (i, &psn) in psns.iter().enumerate() {
             let ts_ns = i as i64 * US;
             s.expire(ts_ns, &config, &mut out);
-            s.observe(Arrival { frame: i as u64 + 1, ts_ns, psn }, &REQUESTS, &config, &mut out);
+            s.observe(Arrival { frame: FrameNumber::new(i as u64 + 1), ts_ns, psn }, &REQUESTS, &config, &mut out);
         }
         s.finish(psns.len() as i64 * US, &config, &mut out);
         (out, s)
@@ -897,9 +890,10 @@ mod tests {
         let mut by_frame = vec![SeqClass::First; psns.len()];
         for e in events {
             match e {
-                SeqEvent::Packet(o) => by_frame[o.arrival.frame as usize - 1] = o.class,
+                SeqEvent::Packet(o) => by_frame[o.arrival.frame.get() as usize - 1] = o.class,
                 SeqEvent::GapSettled { frame, missing, .. } => {
-                    by_frame[frame as usize - 1] = if missing > 0 { SeqClass::Gap { missing } } else { SeqClass::Ahead }
+                    by_frame[frame.get() as usize - 1] =
+                        if missing > 0 { SeqClass::Gap { missing } } else { SeqClass::Ahead }
                 }
                 SeqEvent::Wait { .. } => {}
             }
@@ -949,7 +943,12 @@ mod tests {
         let mut s = Sequence::default();
         let mut out = Vec::new();
         for (i, psn) in [1u32, 3, 2].iter().enumerate() {
-            s.observe(Arrival { frame: i as u64, ts_ns: i as i64 * US, psn: *psn }, &REQUESTS, &config, &mut out);
+            s.observe(
+                Arrival { frame: FrameNumber::new(i as u64), ts_ns: i as i64 * US, psn: *psn },
+                &REQUESTS,
+                &config,
+                &mut out,
+            );
         }
         assert!(s.holds_packets());
         out.clear();
@@ -966,20 +965,20 @@ mod tests {
         let config = ReorderConfig::default();
         let mut s = Sequence::default();
         let mut out = Vec::new();
-        let at = |frame: u64, ts_ns: i64, psn: u32| Arrival { frame, ts_ns, psn };
-        s.observe(at(1, 0, 1), &REQUESTS, &config, &mut out);
-        s.observe(at(2, US, 3), &REQUESTS, &config, &mut out);
+        let at = |frame: FrameNumber, ts_ns: i64, psn: u32| Arrival { frame, ts_ns, psn };
+        s.observe(at(FrameNumber::new(1), 0, 1), &REQUESTS, &config, &mut out);
+        s.observe(at(FrameNumber::new(2), US, 3), &REQUESTS, &config, &mut out);
         s.on_nak(2, 2 * US);
-        s.observe(at(3, 2 * US + after_nak, 2), &REQUESTS, &config, &mut out);
-        s.observe(at(4, 3 * US + after_nak, 4), &REQUESTS, &config, &mut out);
+        s.observe(at(FrameNumber::new(3), 2 * US + after_nak, 2), &REQUESTS, &config, &mut out);
+        s.observe(at(FrameNumber::new(4), 3 * US + after_nak, 4), &REQUESTS, &config, &mut out);
         if let Some((psn, us)) = then {
             s.expire(2 * US + us * US, &config, &mut out);
-            s.observe(at(5, 2 * US + us * US, psn), &REQUESTS, &config, &mut out);
+            s.observe(at(FrameNumber::new(5), 2 * US + us * US, psn), &REQUESTS, &config, &mut out);
         }
         s.expire(2 * US + end_us * US, &config, &mut out);
         s.finish(2 * US + end_us * US, &config, &mut out);
         let decided = out.iter().find_map(|e| match e {
-            SeqEvent::Packet(o) if o.arrival.frame == 3 => Some((o.class, o.decided_by)),
+            SeqEvent::Packet(o) if o.arrival.frame == FrameNumber::new(3) => Some((o.class, o.decided_by)),
             _ => None,
         });
         let (class, by) = decided.expect("the copy is decided");
@@ -1060,8 +1059,8 @@ mod tests {
             let mut s = Sequence::default();
             let mut out = Vec::new();
             let first = Rules { holes: &EveryPsn, ahead_in_order: false, next };
-            s.observe(Arrival { frame: 1, ts_ns: 0, psn: 100 }, &first, &config, &mut out);
-            s.observe(Arrival { frame: 2, ts_ns: US, psn: second }, &REQUESTS, &config, &mut out);
+            s.observe(Arrival { frame: FrameNumber::new(1), ts_ns: 0, psn: 100 }, &first, &config, &mut out);
+            s.observe(Arrival { frame: FrameNumber::new(2), ts_ns: US, psn: second }, &REQUESTS, &config, &mut out);
             match out.iter().filter(|e| matches!(e, SeqEvent::Packet(_))).nth(1) {
                 Some(SeqEvent::Packet(o)) => o.class,
                 other => panic!("{other:?}"),
@@ -1083,14 +1082,23 @@ mod tests {
         let config = ReorderConfig::default();
         let (mut s, mut out) = (Sequence::default(), Vec::new());
         let read = Rules { holes: &EveryPsn, ahead_in_order: false, next: Next::ReadOfUnknownPmtu(3000) };
-        s.observe(Arrival { frame: 1, ts_ns: 0, psn: 100 }, &read, &config, &mut out);
+        s.observe(Arrival { frame: FrameNumber::new(1), ts_ns: 0, psn: 100 }, &read, &config, &mut out);
         for (i, &psn) in then.iter().enumerate() {
             if let Some(pmtu) = settle.filter(|_| i == then.len() - 1) {
                 s.settle_read_pmtu(pmtu);
             }
-            s.observe(Arrival { frame: 2 + i as u64, ts_ns: US * (1 + i as i64), psn }, &REQUESTS, &config, &mut out);
+            s.observe(
+                Arrival { frame: FrameNumber::new(2 + i as u64), ts_ns: US * (1 + i as i64), psn },
+                &REQUESTS,
+                &config,
+                &mut out,
+            );
         }
-        match out.iter().rev().find(|e| matches!(e, SeqEvent::Packet(o) if o.arrival.frame == 1 + then.len() as u64)) {
+        match out
+            .iter()
+            .rev()
+            .find(|e| matches!(e, SeqEvent::Packet(o) if o.arrival.frame == FrameNumber::new(1 + then.len() as u64)))
+        {
             Some(SeqEvent::Packet(o)) => o.class,
             other => panic!("{other:?}"),
         }

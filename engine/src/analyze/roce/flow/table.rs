@@ -2,6 +2,8 @@
 //! for RoCEv1 the GIDs stand for the IPs. Each flow carries its counters, its PSN sequence and
 //! the state the analysis needs between packets; memory grows with flows, not packets.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::opcode::Transport;
 
@@ -20,7 +22,7 @@ use crate::analyze::roce::flow::sequence::Sequence;
 use crate::analyze::roce::wide::policy::PolicyCounts;
 
 /// How the two directions of a connection were matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum PairMethod {
     /// From an RDMA CM ConnectRequest / ConnectReply exchange.
     Cm,
@@ -56,7 +58,7 @@ impl PairMethod {
 /// [`TALLY_KEPT`] distinct values are counted; occurrences of further values count in
 /// `others` (only UDP source ports can have more: DSCP has 64 values, a QP's transport fewer
 /// than 64 opcodes).
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Tally<T: Copy + PartialEq> {
     pub entries: Vec<(T, u64)>,
     pub others: u64,
@@ -77,7 +79,7 @@ impl<T: Copy + PartialEq> Tally<T> {
 
 /// One PSN space of a flow (its requests, or its responses to the peer's requests) and the
 /// retransmit episode running in it.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct PsnSpace {
     pub seq: Sequence,
     /// The retransmit episode in progress.
@@ -85,29 +87,29 @@ pub struct PsnSpace {
 }
 
 /// The first frame of each kind of event on a flow, for findings' evidence.
-#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct FirstFrames {
-    pub gap: Option<u64>,
-    pub retransmission: Option<u64>,
-    pub nak_psn_seq_err: Option<u64>,
-    pub nak_other: Option<u64>,
-    pub rnr_nak: Option<u64>,
-    pub ce: Option<u64>,
-    pub late_arrival: Option<u64>,
-    pub vcrc_bad: Option<u64>,
+    pub gap: Option<FrameNumber>,
+    pub retransmission: Option<FrameNumber>,
+    pub nak_psn_seq_err: Option<FrameNumber>,
+    pub nak_other: Option<FrameNumber>,
+    pub rnr_nak: Option<FrameNumber>,
+    pub ce: Option<FrameNumber>,
+    pub late_arrival: Option<FrameNumber>,
+    pub vcrc_bad: Option<FrameNumber>,
     /// The first FECN-marked packet of a native InfiniBand flow.
-    pub fecn: Option<u64>,
+    pub fecn: Option<FrameNumber>,
     /// The first second copy of a packet (a mirror duplicate).
-    pub mirror_duplicate: Option<u64>,
+    pub mirror_duplicate: Option<FrameNumber>,
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Flow {
     pub key: FlowKey,
     pub version: u8,
     /// Transport of the first packet (RC, UC, UD, RD, XRC, CNP).
     pub transport: Transport,
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
     pub first_ts_ns: i64,
     pub last_ts_ns: i64,
     pub counts: FlowCounters,
@@ -118,7 +120,7 @@ pub struct Flow {
     pub udp_sports: Tally<u16>,
     /// Packets per sending QP, from the DETH (UD, RD): the QPs sending into a datagram QP.
     pub src_qps: Tally<u32>,
-    pub first_icrc_bad_frame: Option<u64>,
+    pub first_icrc_bad_frame: Option<FrameNumber>,
     /// The flow's own requests, in its PSN space.
     pub requests: PsnSpace,
     /// READ responses to the peer's requests, in the peer's PSN space.
@@ -135,7 +137,7 @@ pub struct Flow {
     pub ack_latency: LogHistogram,
     pub cnp_spacing: LogHistogram,
     pub ce_to_cnp: LogHistogram,
-    pub last_frame: u64,
+    pub last_frame: FrameNumber,
     pub first_frames: FirstFrames,
     /// The source and destination MACs of its first packet: a host's own and its link
     /// partner's, which pair its pause counters with the pause frames of its link.
@@ -151,7 +153,7 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub fn new(key: FlowKey, version: u8, transport: Transport, frame: u64, ts_ns: i64) -> Self {
+    pub fn new(key: FlowKey, version: u8, transport: Transport, frame: FrameNumber, ts_ns: i64) -> Self {
         Flow {
             key,
             version,
@@ -257,7 +259,7 @@ impl From<&FlowKey> for PackedKey {
 /// Every flow, in order of first appearance, with lookups by key and by host pair. At most
 /// `limit` flows are tracked: a packet of a new flow beyond it gets no flow (see
 /// [`FlowTable::get_or_insert`]), so memory stays bounded whatever the capture holds.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct FlowTable {
     pub flows: Vec<Flow>,
     limit: usize,
@@ -285,13 +287,13 @@ impl FlowTable {
         let mut table = FlowTable::with_limit(limit);
         for (id, f) in flows.iter().enumerate() {
             let packed = PackedKey::from(&f.key);
-            if let Some(replaced) = table.by_key.insert(packed, id as FlowId) {
+            if let Some(replaced) = table.by_key.insert(packed, FlowId::at(id)) {
                 table.retired.insert(packed, replaced);
                 if let Some(ids) = table.by_hosts.get_mut(&(f.key.src, f.key.dst)) {
                     ids.retain(|i| *i != replaced);
                 }
             }
-            table.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(id as FlowId);
+            table.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(FlowId::at(id));
         }
         table.flows = flows;
         table
@@ -316,7 +318,7 @@ impl FlowTable {
             Some(&id) => id,
             None if self.flows.len() >= self.limit => return None,
             None => {
-                let id = self.flows.len() as FlowId;
+                let id = FlowId::at(self.flows.len());
                 let mut flow = make();
                 flow.previous = self.retired.remove(&packed);
                 self.flows.push(flow);
@@ -351,18 +353,18 @@ impl FlowTable {
     pub fn forget_candidate(&mut self, src: Endpoint, dst: Endpoint, paired: FlowId) {
         let Some(ids) = self.by_hosts.get(&(src, dst)) else { return };
         for &id in ids {
-            if let Some(f) = self.flows.get_mut(id as usize) {
+            if let Some(f) = self.flows.get_mut(id.index()) {
                 f.forget_candidate(paired);
             }
         }
     }
 
     pub fn flow(&self, id: FlowId) -> Option<&Flow> {
-        self.flows.get(id as usize)
+        self.flows.get(id.index())
     }
 
     pub fn flow_mut(&mut self, id: FlowId) -> Option<&mut Flow> {
-        self.flows.get_mut(id as usize)
+        self.flows.get_mut(id.index())
     }
 
     /// Pairs two flows as the directions of one connection.
@@ -387,31 +389,9 @@ impl FlowTable {
     }
 }
 
-impl Flow {
-    /// Numbers its frames and flows as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        r.frame(&mut self.first_frame);
-        r.frame(&mut self.last_frame);
-        r.first_frame(&mut self.first_icrc_bad_frame);
-        if let Some(previous) = &mut self.previous {
-            r.flow(previous);
-        }
-        if let Some((peer, _)) = &mut self.peer {
-            r.flow(peer);
-        }
-        self.run.renumber(r);
-        self.first_frames.renumber(r);
-        self.policy.renumber(r);
-        self.requests.seq.renumber(r);
-        self.responses.seq.renumber(r);
-        self.reaction.renumber(r);
-        self.completions.renumber(r);
-    }
-}
-
 impl FirstFrames {
-    /// Every first frame, each once: a field added here is renumbered and grafted.
-    fn each(&mut self) -> [&mut Option<u64>; 10] {
+    /// Every first frame, each once: a field added here is grafted.
+    fn each(&mut self) -> [&mut Option<FrameNumber>; 10] {
         let FirstFrames {
             gap,
             retransmission,
@@ -425,24 +405,6 @@ impl FirstFrames {
             mirror_duplicate,
         } = self;
         [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn, mirror_duplicate]
-    }
-
-    fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        for first in self.each() {
-            r.first_frame(first);
-        }
-    }
-}
-
-impl FlowTable {
-    /// Numbers its flows' frames and flows as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.flows.iter_mut().for_each(|f| f.renumber(r));
-        self.by_key.values_mut().chain(self.retired.values_mut()).for_each(|id| r.flow(id));
-        self.by_hosts.values_mut().flatten().for_each(|id| r.flow(id));
-        if let Some((_, id)) = &mut self.last {
-            r.flow(id);
-        }
     }
 }
 
@@ -549,7 +511,7 @@ impl FlowTable {
         current.sort_unstable();
         self.by_hosts.clear();
         for id in current {
-            if let Some(f) = self.flows.get(id as usize) {
+            if let Some(f) = self.flows.get(id.index()) {
                 self.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(id);
             }
         }
@@ -568,6 +530,9 @@ impl FlowTable {
     }
 }
 
+// a flow's key, packed: its endpoints and QP
+crate::holds_no_numbers!(PackedKey);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -583,12 +548,12 @@ mod tests {
     #[test]
     fn the_table_refuses_new_flows_beyond_its_limit_and_keeps_the_old_ones() {
         let mut t = FlowTable::with_limit(2);
-        let make = |qp| move || Flow::new(key(qp), 2, Transport::Rc, 1, 0);
-        assert_eq!(t.get_or_insert(key(1), make(1)), Some(0));
-        assert_eq!(t.get_or_insert(key(2), make(2)), Some(1));
+        let make = |qp| move || Flow::new(key(qp), 2, Transport::Rc, FrameNumber::new(1), 0);
+        assert_eq!(t.get_or_insert(key(1), make(1)), Some(FlowId::new(0)));
+        assert_eq!(t.get_or_insert(key(2), make(2)), Some(FlowId::new(1)));
         assert_eq!(t.get_or_insert(key(3), make(3)), None);
-        assert_eq!(t.get_or_insert(key(1), make(1)), Some(0));
-        assert_eq!(t.get_or_insert(key(2), make(2)), Some(1));
+        assert_eq!(t.get_or_insert(key(1), make(1)), Some(FlowId::new(0)));
+        assert_eq!(t.get_or_insert(key(2), make(2)), Some(FlowId::new(1)));
         assert_eq!((t.flows.len(), t.between(key(1).src, key(1).dst).len()), (2, 2));
     }
 

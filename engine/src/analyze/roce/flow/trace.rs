@@ -3,6 +3,7 @@
 //! gaps and NAKs to mark on it, and its bytes over time. Only the first [`TRACED_FLOWS`] flows
 //! carry one.
 
+use crate::analyze::renumber::Renumber;
 use crate::analyze::roce::wide::timeline::Timeline;
 
 /// Flows that get a trace, in order of appearance.
@@ -15,7 +16,7 @@ pub const EVENTS_KEPT: usize = 128;
 /// Bins of a flow's throughput timeline.
 pub const THROUGHPUT_BINS: usize = 64;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub enum EventKind {
     /// PSNs this flow skipped: `psn` is the first missing one, `count` how many.
     Gap { count: u32 },
@@ -23,7 +24,7 @@ pub enum EventKind {
     Nak { rnr: bool },
 }
 
-#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Event {
     pub ts_ns: i64,
     pub psn: u32,
@@ -31,7 +32,7 @@ pub struct Event {
 }
 
 /// A packet on the PSN graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Point {
     pub ts_ns: i64,
     pub psn: u32,
@@ -39,7 +40,7 @@ pub struct Point {
     n: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct FlowTrace {
     /// First transmissions whose position is a multiple of `stride`.
     pub sent: Vec<Point>,

@@ -3,13 +3,15 @@
 //! holes' fate (at most one reorder window of capture time), so verdicts leave in frame order
 //! only up to the oldest one still open.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
 
 use crate::analyze::id::FlowId;
 use crate::analyze::roce::flow::sequence::SeqClass;
 
 /// What the analysis concluded about one frame (for per-packet output).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Verdict {
     pub flow: Option<FlowId>,
     pub seq: Option<SeqClass>,
@@ -21,29 +23,29 @@ pub struct Verdict {
     pub lost_before_tap: bool,
 }
 
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 struct Slot {
-    frame: u64,
+    frame: FrameNumber,
     verdict: Verdict,
     open: bool,
 }
 
 /// The verdicts not yet handed out.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct VerdictLedger {
     slots: VecDeque<Slot>,
 }
 
 impl VerdictLedger {
     /// A new frame's verdict, open until [`VerdictLedger::decide`] when `open`.
-    pub fn push(&mut self, frame: u64, verdict: Verdict, open: bool) {
+    pub fn push(&mut self, frame: FrameNumber, verdict: Verdict, open: bool) {
         self.slots.push_back(Slot { frame, verdict, open });
     }
 
-    fn slot_mut(&mut self, frame: u64) -> Option<&mut Slot> {
+    fn slot_mut(&mut self, frame: FrameNumber) -> Option<&mut Slot> {
         // Frames are numbered consecutively, so the slot is found by its distance from the
         // front; a search covers anything else.
-        let index = frame.checked_sub(self.slots.front()?.frame).and_then(|d| usize::try_from(d).ok());
+        let index = frame.get().checked_sub(self.slots.front()?.frame.get()).and_then(|d| usize::try_from(d).ok());
         match index {
             Some(i) if self.slots.get(i).is_some_and(|s| s.frame == frame) => self.slots.get_mut(i),
             _ => self.slots.iter_mut().find(|s| s.frame == frame),
@@ -51,7 +53,7 @@ impl VerdictLedger {
     }
 
     /// Sets a frame's sequence class; `open` keeps the verdict waiting (a gap not settled).
-    pub fn decide(&mut self, frame: u64, class: SeqClass, open: bool) {
+    pub fn decide(&mut self, frame: FrameNumber, class: SeqClass, open: bool) {
         if let Some(slot) = self.slot_mut(frame) {
             slot.verdict.seq = Some(class);
             slot.open = open;
@@ -59,14 +61,14 @@ impl VerdictLedger {
     }
 
     /// Updates a frame's verdict, if it is still held.
-    pub fn amend(&mut self, frame: u64, update: impl FnOnce(&mut Verdict)) {
+    pub fn amend(&mut self, frame: FrameNumber, update: impl FnOnce(&mut Verdict)) {
         if let Some(slot) = self.slot_mut(frame) {
             update(&mut slot.verdict);
         }
     }
 
     /// Marks a frame's verdict as waiting for a decision.
-    pub fn hold(&mut self, frame: u64) {
+    pub fn hold(&mut self, frame: FrameNumber) {
         if let Some(slot) = self.slot_mut(frame) {
             slot.open = true;
         }
@@ -82,7 +84,7 @@ impl VerdictLedger {
     /// The oldest verdict, when it is final.
     pub fn pop_final(&mut self) -> Option<(u64, Verdict)> {
         match self.slots.front() {
-            Some(s) if !s.open => self.slots.pop_front().map(|s| (s.frame, s.verdict)),
+            Some(s) if !s.open => self.slots.pop_front().map(|s| (s.frame.get(), s.verdict)),
             _ => None,
         }
     }
@@ -96,18 +98,6 @@ impl VerdictLedger {
     }
 }
 
-impl VerdictLedger {
-    /// Numbers its frames and flows as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        for slot in &mut self.slots {
-            r.frame(&mut slot.frame);
-            if let Some(flow) = &mut slot.verdict.flow {
-                r.flow(flow);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,12 +105,12 @@ mod tests {
     #[test]
     fn verdicts_leave_in_frame_order_once_final() {
         let mut l = VerdictLedger::default();
-        l.push(1, Verdict::default(), false);
-        l.push(2, Verdict::default(), true);
-        l.push(3, Verdict::default(), false);
+        l.push(FrameNumber::new(1), Verdict::default(), false);
+        l.push(FrameNumber::new(2), Verdict::default(), true);
+        l.push(FrameNumber::new(3), Verdict::default(), false);
         assert_eq!(l.pop_final().map(|(f, _)| f), Some(1));
         assert!(l.pop_final().is_none(), "frame 2 is still open");
-        l.decide(2, SeqClass::LateArrival, false);
+        l.decide(FrameNumber::new(2), SeqClass::LateArrival, false);
         let (frame, v) = l.pop_final().unwrap();
         assert_eq!((frame, v.seq), (2, Some(SeqClass::LateArrival)));
         assert_eq!(l.pop_final().map(|(f, _)| f), Some(3));

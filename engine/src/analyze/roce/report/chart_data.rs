@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 
 use crate::analyze::analyzer::Analyzer;
 use crate::analyze::histogram::{FineHistogram, LogHistogram};
+use crate::analyze::id::FlowId;
 use crate::analyze::roce::flow::trace::FlowTrace;
 use crate::analyze::roce::wide::timeline::Timeline;
 use crate::analyze::uet::PdcKey;
@@ -61,8 +62,8 @@ impl ChartData {
     }
 
     /// The PSN events of flow `id`, for the first traced flows.
-    pub fn trace(&self, id: u32) -> Option<&FlowTrace> {
-        self.traced.get(&id).map(|(trace, _)| trace)
+    pub fn trace(&self, id: FlowId) -> Option<&FlowTrace> {
+        self.traced.get(&id.get()).map(|(trace, _)| trace)
     }
 
     /// The sequence graph's points of a UET PDC.
@@ -71,8 +72,8 @@ impl ChartData {
     }
 
     /// The ACK latencies of traced flow `id`.
-    pub fn ack_latency(&self, id: u32) -> Option<&LogHistogram> {
-        self.traced.get(&id).map(|(_, latency)| latency)
+    pub fn ack_latency(&self, id: FlowId) -> Option<&LogHistogram> {
+        self.traced.get(&id.get()).map(|(_, latency)| latency)
     }
 
     /// The completion times of every RC message.

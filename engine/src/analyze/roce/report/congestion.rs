@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::analyze::analyzer::Analyzer;
 use crate::analyze::histogram::FineHistogram;
+use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::roce::congestion::CongestionConfig;
 use crate::analyze::roce::congestion::analysis::SIZE_CLASSES;
 use crate::analyze::roce::congestion::incast::{IncastPeriod, ReceiverFanIn};
@@ -19,7 +20,7 @@ pub struct FlowCongestion {
     /// CNP bursts addressed to the flow, kept or not, and the frame of the first CNP of the
     /// first kept.
     pub cnp_bursts: u64,
-    pub first_cnp_burst_frame: Option<u64>,
+    pub first_cnp_burst_frame: Option<FrameNumber>,
     pub reactions_measured: u64,
     /// The median reaction ratio r of the measured bursts (nearest rank).
     pub reaction_ratio_p50: Option<f64>,
@@ -39,8 +40,8 @@ pub struct FlowCongestion {
 /// One CNP burst, as measured within the capture.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct BurstReport {
-    pub flow: u32,
-    pub first_frame: u64,
+    pub flow: FlowId,
+    pub first_frame: FrameNumber,
     pub start_ns: i64,
     pub end_ns: i64,
     pub cnps: u32,
@@ -162,7 +163,7 @@ pub fn flow_keys(a: &Analyzer) -> Vec<FlowCongestion> {
     let bounds = Bounds::of(a);
     let mut by_flow: Vec<Vec<&CnpBurst>> = vec![Vec::new(); a.flows.flows.len()];
     for b in a.congestion.bursts() {
-        if let Some(list) = by_flow.get_mut(b.flow as usize) {
+        if let Some(list) = by_flow.get_mut(b.flow.index()) {
             list.push(b);
         }
     }

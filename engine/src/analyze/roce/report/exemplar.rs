@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::exemplar::{ENDPOINT, Exemplar};
-use crate::analyze::id::Space;
+use crate::analyze::id::{FlowId, FrameNumber, Space};
 use crate::analyze::roce::congestion::incast::IncastPeriod;
 use crate::analyze::roce::congestion::reaction::Outcome;
 use crate::analyze::roce::flow::episodes::{Episode, Pattern, Trigger};
@@ -19,6 +19,10 @@ use crate::analyze::roce::report::{
 };
 use crate::analyze::roce::wide::pfc::PauseStats;
 use crate::analyze::roce::wide::policy::{PolicyCounts, Violations};
+
+/// The frame and flow the exemplars name.
+const FRAME: FrameNumber = FrameNumber::new(0);
+const FLOW: FlowId = FlowId::new(0);
 
 impl Exemplar for DurationSummary {
     fn exemplar() -> Self {
@@ -55,7 +59,7 @@ impl Exemplar for SequenceReport {
 
 impl Exemplar for Violations {
     fn exemplar() -> Self {
-        Violations { count: 0, first_frame: Some(0) }
+        Violations { count: 0, first_frame: Some(FRAME) }
     }
 }
 
@@ -68,7 +72,7 @@ impl Exemplar for PolicyCounts {
 
 impl Exemplar for FirstFrames {
     fn exemplar() -> Self {
-        let f = Some(0);
+        let f = Some(FRAME);
         FirstFrames {
             gap: f,
             retransmission: f,
@@ -89,7 +93,7 @@ impl Exemplar for FlowCongestion {
         let f = Some(0.0);
         FlowCongestion {
             cnp_bursts: 0,
-            first_cnp_burst_frame: Some(0),
+            first_cnp_burst_frame: Some(FRAME),
             reactions_measured: 0,
             reaction_ratio_p50: f,
             reacted: 0,
@@ -109,15 +113,15 @@ impl Exemplar for FlowCongestion {
 impl Exemplar for FlowReport {
     fn exemplar() -> Self {
         FlowReport {
-            id: 0,
+            id: FLOW,
             src_ip: ENDPOINT,
             dst_ip: ENDPOINT,
             dst_qp: 0,
             src_qp: Some(0),
             version: 0,
             transport: "",
-            first_frame: 0,
-            last_frame: 0,
+            first_frame: FRAME,
+            last_frame: FRAME,
             first_ts_ns: 0,
             last_ts_ns: 0,
             duration_ns: 0,
@@ -131,16 +135,16 @@ impl Exemplar for FlowReport {
             udp_sports_other_packets: 0,
             src_qps: BTreeMap::new(),
             src_qps_other_packets: 0,
-            first_icrc_bad_frame: Some(0),
+            first_icrc_bad_frame: Some(FRAME),
             sequence: SequenceReport::exemplar(),
             requests: SequenceReport::exemplar(),
             responses: SequenceReport::exemplar(),
-            previous_flow: Some(0),
+            previous_flow: Some(FLOW),
             ce: 0,
             cnp_spacing_ns: DurationSummary::exemplar(),
             message_bytes: SizeSummary::exemplar(),
             pmtu: Some(0),
-            peer: Some(0),
+            peer: Some(FLOW),
             pairing: Some(""),
             pairing_candidates: 0,
             from_peer: Some(PeerSummary::default()),
@@ -156,10 +160,10 @@ impl Exemplar for FlowReport {
 impl Exemplar for Episode {
     fn exemplar() -> Self {
         Episode {
-            flow: 0,
+            flow: FLOW,
             space: Space::Requests,
-            start_frame: 0,
-            end_frame: 0,
+            start_frame: FRAME,
+            end_frame: FRAME,
             start_ts_ns: 0,
             end_ts_ns: 0,
             first_psn: 0,
@@ -167,7 +171,7 @@ impl Exemplar for Episode {
             packets: 0,
             highest_sent_psn: 0,
             trigger: Trigger::NakPsnSeqErr,
-            trigger_frame: Some(0),
+            trigger_frame: Some(FRAME),
             nak_to_resend_ns: Some(0),
             rnr_delay_us: Some(0),
             idle_before_ns: Some(0),
@@ -190,9 +194,9 @@ impl Exemplar for PauseReport {
                 longest_pause_ns: 0,
                 storm: false,
                 storm_periods: 0,
-                first_frame: 0,
+                first_frame: FRAME,
                 first_ts_ns: 0,
-                first_storm_frame: Some(0),
+                first_storm_frame: Some(FRAME),
             },
         }
     }
@@ -201,8 +205,8 @@ impl Exemplar for PauseReport {
 impl Exemplar for BurstReport {
     fn exemplar() -> Self {
         BurstReport {
-            flow: 0,
-            first_frame: 0,
+            flow: FLOW,
+            first_frame: FRAME,
             start_ns: 0,
             end_ns: 0,
             cnps: 0,
@@ -220,7 +224,7 @@ impl Exemplar for IncastPeriod {
     fn exemplar() -> Self {
         IncastPeriod {
             receiver: ENDPOINT,
-            first_frame: 0,
+            first_frame: FRAME,
             start_ns: 0,
             end_ns: 0,
             peak_fan_in: 0,

@@ -16,6 +16,7 @@ use crate::analyze::analyzer::Analyzer;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
+use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::roce::wide::pfc::PauseStats;
 use crate::analyze::roce::wide::policy::PolicyCounts;
@@ -67,7 +68,7 @@ pub struct UndecodedLinkReport {
     /// The ERF record type, for ERF records of a type not decoded.
     pub erf_type: Option<u8>,
     pub frames: u64,
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
 }
 
 impl UndecodedLinkReport {
@@ -85,7 +86,7 @@ impl UndecodedLinkReport {
 pub struct MalformedReport {
     pub layer: &'static str,
     pub count: u64,
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
     pub first_reason: String,
 }
 
@@ -188,15 +189,15 @@ pub struct PeerSummary {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowReport {
-    pub id: u32,
+    pub id: FlowId,
     pub src_ip: Endpoint,
     pub dst_ip: Endpoint,
     pub dst_qp: u32,
     pub src_qp: Option<u32>,
     pub version: u8,
     pub transport: &'static str,
-    pub first_frame: u64,
-    pub last_frame: u64,
+    pub first_frame: FrameNumber,
+    pub last_frame: FrameNumber,
     pub first_ts_ns: i64,
     pub last_ts_ns: i64,
     pub duration_ns: i64,
@@ -216,7 +217,7 @@ pub struct FlowReport {
     pub src_qps: BTreeMap<String, u64>,
     /// Packets whose DETH source QP is not in `src_qps`.
     pub src_qps_other_packets: u64,
-    pub first_icrc_bad_frame: Option<u64>,
+    pub first_icrc_bad_frame: Option<FrameNumber>,
     /// Both PSN spaces added up.
     #[serde(flatten)]
     pub sequence: SequenceReport,
@@ -225,12 +226,12 @@ pub struct FlowReport {
     /// Its READ responses to the peer's requests.
     pub responses: SequenceReport,
     /// The flow this one replaced on the same key: its QP number was reused.
-    pub previous_flow: Option<u32>,
+    pub previous_flow: Option<FlowId>,
     pub ce: u64,
     pub cnp_spacing_ns: DurationSummary,
     pub message_bytes: SizeSummary,
     pub pmtu: Option<u32>,
-    pub peer: Option<u32>,
+    pub peer: Option<FlowId>,
     pub pairing: Option<&'static str>,
     /// Unpaired: how many flows its responses could still answer (0 where none or one).
     pub pairing_candidates: usize,
@@ -390,7 +391,7 @@ pub(crate) fn policy_report(a: &Analyzer, pfc_other_priority_xoff: u64) -> Polic
 
 pub(crate) fn flow_report(
     a: &Analyzer,
-    id: u32,
+    id: FlowId,
     f: &crate::analyze::roce::flow::table::Flow,
     congestion: FlowCongestion,
 ) -> FlowReport {

@@ -2,7 +2,7 @@
 //! pause frames are analysed apart from the flows (docs/analysis.md, "Retransmit episodes").
 
 use crate::analyze::analyzer::Analyzer;
-use crate::analyze::id::Space;
+use crate::analyze::id::{FrameNumber, Space};
 use crate::analyze::roce::flow::episodes::{Episode, Trigger};
 use crate::analyze::roce::flow::table::Flow;
 use crate::analyze::roce::wide::pfc::{PAUSE_CHANNEL, PausePeriod};
@@ -18,7 +18,7 @@ pub fn episodes(a: &Analyzer) -> Vec<Episode> {
     let window_ns = a.config.min_ack_timeout_ns;
     let mut episodes = a.episodes.clone();
     for e in episodes.iter_mut().filter(|e| e.trigger == Trigger::NoNak && e.space == Space::Requests) {
-        let Some(flow) = a.flows.flows.get(e.flow as usize) else { continue };
+        let Some(flow) = a.flows.flows.get(e.flow.index()) else { continue };
         let priority = priority_of(flow, &a.config.policy);
         if let Some(xoff) = paused.holding(priority, e.start_ts_ns, window_ns) {
             e.trigger = Trigger::Timeout;
@@ -31,7 +31,7 @@ pub fn episodes(a: &Analyzer) -> Vec<Episode> {
 /// When each channel (a PFC priority, or [`PAUSE_CHANNEL`]) was paused by any source: the
 /// union of its periods, as disjoint intervals `(start_ns, end_ns, first XOFF frame)` in time
 /// order.
-struct Paused([Vec<(i64, i64, u64)>; PAUSE_CHANNEL + 1]);
+struct Paused([Vec<(i64, i64, FrameNumber)>; PAUSE_CHANNEL + 1]);
 
 impl Paused {
     fn of(periods: &[PausePeriod]) -> Paused {
@@ -51,7 +51,7 @@ impl Paused {
 
     /// The first XOFF of the latest pause of `priority` (or of every priority) that began
     /// before `resend_ns` and lasted into the `window_ns` before it.
-    fn holding(&self, priority: Option<u8>, resend_ns: i64, window_ns: i64) -> Option<u64> {
+    fn holding(&self, priority: Option<u8>, resend_ns: i64, window_ns: i64) -> Option<FrameNumber> {
         let channels = priority.map(usize::from).into_iter().chain([PAUSE_CHANNEL]);
         let held = channels.filter_map(|c| {
             let intervals = self.0.get(c)?;
@@ -84,24 +84,27 @@ mod tests {
     use crate::analyze::roce::wide::pfc::Closed;
 
     fn period(channel: u8, start_ns: i64, end_ns: i64, start_frame: u64) -> PausePeriod {
-        PausePeriod { channel, period: Closed { start_ns, end_ns, start_frame, storm: false } }
+        PausePeriod {
+            channel,
+            period: Closed { start_ns, end_ns, start_frame: FrameNumber::new(start_frame), storm: false },
+        }
     }
 
     #[test]
     fn overlapping_periods_of_two_sources_are_one_pause_from_the_first_xoff() {
         let paused = Paused::of(&[period(3, 500, 900, 7), period(3, 100, 600, 2), period(3, 2_000, 2_100, 9)]);
-        assert_eq!(paused.0[3], vec![(100, 900, 2), (2_000, 2_100, 9)]);
+        assert_eq!(paused.0[3], vec![(100, 900, FrameNumber::new(2)), (2_000, 2_100, FrameNumber::new(9))]);
         // held in the 200 ns before 1,000: the pause from 100 to 900
-        assert_eq!(paused.holding(Some(3), 1_000, 200), Some(2));
+        assert_eq!(paused.holding(Some(3), 1_000, 200).map(FrameNumber::get), Some(2));
         // not in the 50 ns before it, nor on another priority, nor when unknown
         assert_eq!(paused.holding(Some(3), 1_000, 50), None);
         assert_eq!(paused.holding(Some(4), 1_000, 200), None);
         assert_eq!(paused.holding(None, 1_000, 200), None);
         // a pause that began after the resend did not hold it
-        assert_eq!(paused.holding(Some(3), 1_950, 2_000), Some(2));
+        assert_eq!(paused.holding(Some(3), 1_950, 2_000).map(FrameNumber::get), Some(2));
         // 802.3x PAUSE holds every priority, and the latest pause is the one
         let paused = Paused::of(&[period(3, 100, 900, 2), period(PAUSE_CHANNEL as u8, 800, 950, 5)]);
-        assert_eq!(paused.holding(None, 1_000, 200), Some(5));
-        assert_eq!(paused.holding(Some(3), 1_000, 200), Some(5));
+        assert_eq!(paused.holding(None, 1_000, 200).map(FrameNumber::get), Some(5));
+        assert_eq!(paused.holding(Some(3), 1_000, 200).map(FrameNumber::get), Some(5));
     }
 }

@@ -4,6 +4,7 @@
 
 mod congestion_control;
 
+use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::report::Report;
 use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Kind, Severity, kinds};
 use crate::analyze::roce::flow::episodes::Trigger;
@@ -18,7 +19,7 @@ use rustc_hash::FxHashSet;
 fn from_flows(
     report: &Report,
     count: impl Fn(&FlowReport) -> u64,
-    first: impl Fn(&FlowReport) -> Option<u64>,
+    first: impl Fn(&FlowReport) -> Option<FrameNumber>,
 ) -> (Evidence, usize) {
     let mut e = Evidence::default();
     let mut flows = 0;
@@ -36,7 +37,7 @@ fn from_flows(
 /// The first three flows of the evidence by name, and how many more there are.
 fn names(report: &Report, e: &Evidence, flows: usize) -> String {
     let mut s: Vec<String> =
-        e.flows.iter().take(3).filter_map(|&id| report.flows.get(id as usize)).map(FlowReport::label).collect();
+        e.flows.iter().take(3).filter_map(|&id| report.flows.get(id.index())).map(FlowReport::label).collect();
     if flows > 3 {
         s.push(format!("{} more", flows - 3));
     }
@@ -49,7 +50,7 @@ impl Rules<'_> {
         &mut self,
         about: About,
         count: impl Fn(&FlowReport) -> u64,
-        first: impl Fn(&FlowReport) -> Option<u64>,
+        first: impl Fn(&FlowReport) -> Option<FrameNumber>,
         message: impl Fn(u64, usize, &str) -> String,
     ) {
         let (e, flows) = from_flows(self.report, count, first);
@@ -202,7 +203,7 @@ fn naks(r: &mut Rules<'_>) {
     // NAKs of packets that were only late are REORDER_NAKS, not loss
     let report = r.report;
     let lost = |f: &FlowReport| {
-        let reordered = f.peer.and_then(|p| report.flows.get(p as usize)).map_or(0, |p| p.sequence.reorder_naks);
+        let reordered = f.peer.and_then(|p| report.flows.get(p.index())).map_or(0, |p| p.sequence.reorder_naks);
         f.counts.naks_psn_seq_err.saturating_sub(reordered)
     };
     r.flow_rule(
@@ -250,7 +251,7 @@ fn episode_rule(r: &mut Rules<'_>, trigger: Trigger, about: About, message: impl
     if chosen.is_empty() {
         return;
     }
-    let mut flows: Vec<u32> = Vec::new();
+    let mut flows: Vec<FlowId> = Vec::new();
     for flow in chosen.iter().map(|e| e.flow) {
         if !flows.contains(&flow) && flows.len() < EVIDENCE_KEPT {
             flows.push(flow);
@@ -395,7 +396,7 @@ impl CnpsSent {
 fn fecn_without_becn(r: &mut Rules<'_>) {
     let report = r.report;
     let notified = |f: &FlowReport| {
-        f.peer.and_then(|p| report.flows.get(p as usize)).is_some_and(|p| p.counts.becn + p.counts.cnps > 0)
+        f.peer.and_then(|p| report.flows.get(p.index())).is_some_and(|p| p.counts.becn + p.counts.cnps > 0)
     };
     r.flow_rule(
         About {

@@ -4,6 +4,8 @@
 //! of the connection are then known exactly: active → passive packets carry the passive QPN,
 //! passive → active packets the active QPN.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -11,7 +13,7 @@ use crate::analyze::frame::CmFacts;
 use crate::decode::Endpoint;
 
 /// A connection set up by CM in the capture.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, Renumber)]
 pub struct Connection {
     pub active_ip: Endpoint,
     pub passive_ip: Endpoint,
@@ -24,11 +26,11 @@ pub struct Connection {
     pub rnr_retry_count: u8,
     /// Local ACK timeout exponent: 4.096 µs × 2^value.
     pub local_ack_timeout: u8,
-    pub request_frame: u64,
-    pub reply_frame: Option<u64>,
-    pub ready_frame: Option<u64>,
+    pub request_frame: FrameNumber,
+    pub reply_frame: Option<FrameNumber>,
+    pub ready_frame: Option<FrameNumber>,
     pub reject_reason: Option<u16>,
-    pub disconnect_frame: Option<u64>,
+    pub disconnect_frame: Option<FrameNumber>,
 }
 
 /// What a CM message changed.
@@ -42,7 +44,7 @@ pub enum CmEvent {
 /// CM connections remembered at most; later ConnectRequests are counted in `not_kept` only.
 pub const MAX_CONNECTIONS: usize = 100_000;
 
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct CmTracker {
     pub connections: Vec<Connection>,
     /// ConnectRequests beyond [`MAX_CONNECTIONS`].
@@ -57,7 +59,7 @@ pub struct CmTracker {
 }
 
 impl CmTracker {
-    pub fn observe(&mut self, frame: u64, src: Endpoint, dst: Endpoint, message: &CmFacts) -> CmEvent {
+    pub fn observe(&mut self, frame: FrameNumber, src: Endpoint, dst: Endpoint, message: &CmFacts) -> CmEvent {
         match *message {
             CmFacts::Req { .. } => {
                 self.request(frame, src, dst, message);
@@ -101,7 +103,7 @@ impl CmTracker {
 
     /// A ConnectRequest from `src` to `dst` opens a connection (beyond [`MAX_CONNECTIONS`],
     /// it is counted only).
-    fn request(&mut self, frame: u64, src: Endpoint, dst: Endpoint, message: &CmFacts) {
+    fn request(&mut self, frame: FrameNumber, src: Endpoint, dst: Endpoint, message: &CmFacts) {
         let CmFacts::Req {
             local_comm_id,
             local_qpn,
@@ -155,15 +157,6 @@ impl CmTracker {
         self.connections.extend(shard.connections.iter().cloned());
         self.not_kept += shard.not_kept;
     }
-
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        for c in &mut self.connections {
-            r.frame(&mut c.request_frame);
-            for frame in [&mut c.reply_frame, &mut c.ready_frame, &mut c.disconnect_frame] {
-                r.first_frame(frame);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -185,7 +178,7 @@ mod tests {
                 rnr_retry_count: 7,
                 local_ack_timeout: 14,
             };
-            t.observe(u64::from(i), a, b, &req);
+            t.observe(FrameNumber::new(u64::from(i)), a, b, &req);
         }
         assert_eq!((t.connections.len(), t.not_kept), (MAX_CONNECTIONS, 2));
     }
@@ -204,9 +197,9 @@ mod tests {
             local_ack_timeout: 14,
         };
         let rep = CmFacts::Rep { local_comm_id: 9, remote_comm_id: 7, local_qpn: 0x22, starting_psn: 0 };
-        t.observe(1, a, b, &req);
-        assert!(matches!(t.observe(2, c, a, &rep), CmEvent::Other), "a third host's reply");
-        assert!(matches!(t.observe(3, b, a, &rep), CmEvent::Established(0)));
-        assert_eq!(t.connections[0].reply_frame, Some(3));
+        t.observe(FrameNumber::new(1), a, b, &req);
+        assert!(matches!(t.observe(FrameNumber::new(2), c, a, &rep), CmEvent::Other), "a third host's reply");
+        assert!(matches!(t.observe(FrameNumber::new(3), b, a, &rep), CmEvent::Established(0)));
+        assert_eq!(t.connections[0].reply_frame.map(FrameNumber::get), Some(3));
     }
 }

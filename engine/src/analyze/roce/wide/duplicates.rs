@@ -20,6 +20,7 @@ use rocescope_parsers::ethernet::MacAddr;
 
 use crate::analyze::id::FlowKey;
 use crate::analyze::partition::{self, PARTITIONS, canonical};
+use crate::analyze::renumber::Renumber;
 
 /// Sets in a partition's table (a power of two), of [`WAYS`] slots each.
 pub const SETS: usize = 1 << 12;
@@ -88,7 +89,7 @@ impl TapView {
 /// and the fingerprint of its other uncovered bytes with [`COPIED`] set once its
 /// byte-identical copy was seen; `ts_ns` is `i64::MIN` in an empty slot. 24 bytes: a set of
 /// four takes a cache line and a half.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, Renumber)]
 struct Slot {
     key: u64,
     ts_ns: i64,
@@ -128,7 +129,7 @@ type Set = [Slot; WAYS];
 /// does not depend on how large its tables have grown (a merge of analyses made apart relies
 /// on that). A partition with few frames in a window keeps a small, cache-resident table and
 /// a busy one gets the room it needs.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize, Renumber)]
 struct Table {
     sets: Vec<Set>,
     /// log2 of the number of sets.
@@ -232,7 +233,7 @@ impl Table {
     }
 }
 
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct DuplicateWindow {
     window_ns: i64,
     /// In a doubled mirror: how far apart a frame and its byte-identical copy may be.
@@ -311,7 +312,7 @@ pub const PROBE_FRAMES: usize = 10_000;
 
 /// The doubled-mirror decision: the RoCE frames looked at, those with a byte-identical copy
 /// (another tap's, or the same session's second), and the verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Doubling {
     pub frames: usize,
     pub with_identical_copy: usize,
@@ -321,7 +322,7 @@ pub struct Doubling {
 /// Decides whether a capture is a doubled mirror: more than half of its first
 /// [`PROBE_FRAMES`] RoCE frames have a byte-identical copy within the span window (either
 /// before or after them, among those frames).
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct DoublingProbe {
     span_window_ns: i64,
     /// The last frame seen with each identity: its time and index.

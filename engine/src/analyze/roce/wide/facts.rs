@@ -4,12 +4,14 @@
 
 use crate::analyze::counts::{EcnCounts, FrameCounts, IcrcCounts, InfinibandCounts, UetCrcCounts};
 use crate::analyze::frame::UndecodedLink;
+use crate::analyze::id::FrameNumber;
 use crate::analyze::names::{self, Name};
+use crate::analyze::renumber::Renumber;
 use crate::analyze::roce::wide::duplicates::Doubling;
 
 crate::combined! {
     /// Capture-wide counters.
-    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
     pub struct Totals {
         pub frames: FrameCounts,
         pub icrc: IcrcCounts,
@@ -44,7 +46,7 @@ impl Totals {
 }
 
 /// Facts about the capture as a measurement.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct CaptureFacts {
     pub first_ts_ns: Option<i64>,
     pub last_ts_ns: Option<i64>,
@@ -70,7 +72,7 @@ pub struct CaptureFacts {
 }
 
 /// The frames that came through one encapsulation (a mirror format, a VLAN tag, a mark).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Encapsulation {
     #[serde(deserialize_with = "names::name")]
     pub name: Name,
@@ -78,21 +80,21 @@ pub struct Encapsulation {
 }
 
 /// The malformed frames of one layer: how many, and the first with its reason.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct MalformedLayer {
     #[serde(deserialize_with = "names::name")]
     pub layer: Name,
     pub frames: u64,
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
     pub first_reason: String,
 }
 
 /// The frames of one link layer not decoded: how many, and the first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct UndecodedLinkFrames {
     pub link: UndecodedLink,
     pub frames: u64,
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
 }
 
 impl CaptureFacts {
@@ -118,7 +120,7 @@ impl CaptureFacts {
     }
 
     /// Frame `frame` is of a link layer not decoded.
-    pub fn count_undecoded(&mut self, link: UndecodedLink, frame: u64) {
+    pub fn count_undecoded(&mut self, link: UndecodedLink, frame: FrameNumber) {
         match self.undecoded_links.iter_mut().find(|u| u.link == link) {
             Some(u) => u.frames += 1,
             None => self.undecoded_links.push(UndecodedLinkFrames { link, frames: 1, first_frame: frame }),
@@ -126,19 +128,13 @@ impl CaptureFacts {
     }
 
     /// Frame `frame` is malformed at `layer`, for `reason`.
-    pub fn count_malformed(&mut self, layer: Name, frame: u64, reason: impl FnOnce() -> String) {
+    pub fn count_malformed(&mut self, layer: Name, frame: FrameNumber, reason: impl FnOnce() -> String) {
         match self.malformed.iter_mut().find(|m| m.layer == layer) {
             Some(m) => m.frames += 1,
             None => {
                 self.malformed.push(MalformedLayer { layer, frames: 1, first_frame: frame, first_reason: reason() })
             }
         }
-    }
-
-    /// Frame numbers moved as a merge numbers them ([`crate::analyze::renumber`]).
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        self.malformed.iter_mut().for_each(|m| r.frame(&mut m.first_frame));
-        self.undecoded_links.iter_mut().for_each(|u| r.frame(&mut u.first_frame));
     }
 
     /// The lists in the order of their first frames (after adding shards).
@@ -283,7 +279,7 @@ mod tests {
                 .map(|&(layer, frames, first_frame)| MalformedLayer {
                     layer,
                     frames,
-                    first_frame,
+                    first_frame: FrameNumber::new(first_frame),
                     first_reason: format!("at {first_frame}"),
                 })
                 .collect(),
@@ -299,7 +295,7 @@ mod tests {
         let encapsulations: Vec<_> = whole.encapsulations.iter().map(|e| (e.name, e.frames)).collect();
         assert_eq!(encapsulations, [("vlan", 5), ("erspan", 5)]);
         let malformed: Vec<_> =
-            whole.malformed.iter().map(|m| (m.layer, m.frames, m.first_frame, m.first_reason.as_str())).collect();
+            whole.malformed.iter().map(|m| (m.layer, m.frames, m.first_frame.get(), m.first_reason.as_str())).collect();
         assert_eq!(malformed, [("ip", 3, 7, "at 7"), ("udp", 1, 9, "at 9")]);
         assert_eq!(whole.snaplen_cut, 5);
     }
@@ -312,7 +308,7 @@ mod tests {
         merged.graft(&start, &end);
         let encapsulations: Vec<_> = merged.encapsulations.iter().map(|e| (e.name, e.frames)).collect();
         assert_eq!(encapsulations, [("vlan", 12), ("erspan", 2)]);
-        let malformed: Vec<_> = merged.malformed.iter().map(|m| (m.layer, m.frames, m.first_frame)).collect();
+        let malformed: Vec<_> = merged.malformed.iter().map(|m| (m.layer, m.frames, m.first_frame.get())).collect();
         assert_eq!(malformed, [("ip", 4, 12), ("udp", 1, 90)]);
         assert_eq!(merged.snaplen_cut, 4);
     }

@@ -10,6 +10,8 @@ pub mod pfc;
 pub mod policy;
 pub mod timeline;
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::mac_control::Pfc;
 use rocescope_parsers::opcode::CNP;
@@ -17,7 +19,6 @@ use rocescope_parsers::opcode::CNP;
 use crate::analyze::counts::Combine;
 use crate::analyze::frame::{Content, FrameSummary, LinkKind, RoceFacts, UetCheck, UetFacts};
 use crate::analyze::id::FlowKey;
-use crate::analyze::renumber::Renumbering;
 use crate::decode::{Endpoint, IcrcStatus};
 use cm::{CmEvent, CmTracker, Connection};
 use duplicates::{Doubling, DuplicateWindow, Outside, Resends, TapView};
@@ -34,7 +35,7 @@ pub const CE_MARKS: usize = 1;
 pub const CNPS: usize = 2;
 
 /// The capture-wide part of an analysis.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize, Renumber)]
 pub struct CaptureWide {
     totals: Totals,
     capture: CaptureFacts,
@@ -50,10 +51,10 @@ pub struct CaptureWide {
 }
 
 /// RoCE packets of flows beyond the flows tracked, and the first of them.
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Untracked {
     pub packets: u64,
-    pub first_frame: Option<u64>,
+    pub first_frame: Option<FrameNumber>,
 }
 
 impl CaptureWide {
@@ -146,13 +147,13 @@ impl CaptureWide {
         }
     }
 
-    pub fn observe_pfc(&mut self, frame: u64, ts_ns: i64, src: MacAddr, pfc: &Pfc) {
+    pub fn observe_pfc(&mut self, frame: FrameNumber, ts_ns: i64, src: MacAddr, pfc: &Pfc) {
         self.totals.frames.non_roce += 1;
         self.totals.frames.pfc_frames += 1;
         self.pauses.observe_pfc(frame, ts_ns, src, pfc);
     }
 
-    pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
+    pub fn observe_pause(&mut self, frame: FrameNumber, ts_ns: i64, src: MacAddr, quanta: u16) {
         self.totals.frames.non_roce += 1;
         self.totals.frames.pause_frames += 1;
         self.pauses.observe_pause(frame, ts_ns, src, quanta);
@@ -163,7 +164,7 @@ impl CaptureWide {
         self.totals.frames.headers_cut += 1;
     }
 
-    pub fn observe_malformed(&mut self, frame: u64, error: &rocescope_parsers::error::Error) {
+    pub fn observe_malformed(&mut self, frame: FrameNumber, error: &rocescope_parsers::error::Error) {
         self.totals.frames.malformed += 1;
         self.capture.count_malformed(error.layer.name(), frame, || error.to_string());
     }
@@ -267,7 +268,7 @@ impl CaptureWide {
     /// A CM message: the connection it completes, if it completes one.
     pub fn observe_cm(
         &mut self,
-        frame: u64,
+        frame: FrameNumber,
         src: Endpoint,
         dst: Endpoint,
         cm: &crate::analyze::frame::CmFacts,
@@ -279,7 +280,7 @@ impl CaptureWide {
     }
 
     /// A RoCE packet of a flow not tracked (beyond the flows tracked).
-    pub fn count_untracked(&mut self, frame: u64) {
+    pub fn count_untracked(&mut self, frame: FrameNumber) {
         self.untracked.packets += 1;
         self.untracked.first_frame.get_or_insert(frame);
     }
@@ -356,15 +357,6 @@ pub fn copy_identity(s: &FrameSummary) -> Option<u64> {
 
 /// Combining two analyses' capture-wide parts ([`crate::analyze::combine`]).
 impl CaptureWide {
-    /// Frame numbers moved as a merge numbers them.
-    pub fn renumber(&mut self, r: &Renumbering) {
-        self.capture.renumber(r);
-        self.cm.renumber(r);
-        self.pauses.renumber(r);
-        self.policy.renumber(r);
-        r.first_frame(&mut self.untracked.first_frame);
-    }
-
     /// Adds what a shard of the same capture counted (its lists put in frame order by
     /// [`CaptureWide::sort`]).
     pub fn add(&mut self, shard: &CaptureWide) {

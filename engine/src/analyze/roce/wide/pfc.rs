@@ -6,6 +6,8 @@
 //! expiry; an XON ends it at its own timestamp. A period lasts from its first XOFF to
 //! min(XON, last expiry); a storm is a period of at least the storm threshold.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -14,7 +16,7 @@ use rocescope_parsers::ethernet::MacAddr;
 use crate::analyze::roce::wide::timeline::Timeline;
 
 /// Pause accounting of one (source MAC, priority).
-#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, Renumber)]
 pub struct PauseStats {
     pub xoff: u64,
     pub xon: u64,
@@ -23,44 +25,44 @@ pub struct PauseStats {
     pub storm: bool,
     /// Periods that reached the storm threshold.
     pub storm_periods: u64,
-    pub first_frame: u64,
+    pub first_frame: FrameNumber,
     pub first_ts_ns: i64,
     /// Start of the first storm period.
-    pub first_storm_frame: Option<u64>,
+    pub first_storm_frame: Option<FrameNumber>,
 }
 
 /// One pause source's accounting, and the period it is in.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct PauseSource {
     pub stats: PauseStats,
     period: Option<Period>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 struct Period {
     start_ns: i64,
-    start_frame: u64,
+    start_frame: FrameNumber,
     expiry_ns: i64,
 }
 
 /// A pause period that ended: when, the XOFF that began it, and whether it was a storm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Closed {
     pub start_ns: i64,
     pub end_ns: i64,
-    pub start_frame: u64,
+    pub start_frame: FrameNumber,
     pub storm: bool,
 }
 
 /// A pause period of one source on a channel (a PFC priority, or [`PAUSE_CHANNEL`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct PausePeriod {
     pub channel: u8,
     pub period: Closed,
 }
 
 impl PauseSource {
-    fn xoff(&mut self, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
+    fn xoff(&mut self, frame: FrameNumber, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
         self.stats.xoff += 1;
         match &mut self.period {
             Some(p) if ts_ns < p.expiry_ns => {
@@ -113,7 +115,7 @@ pub const STORMS_KEPT: usize = 64;
 pub const PERIODS_KEPT: usize = 1 << 16;
 
 /// Pause state of every source seen, up to [`MAX_SOURCES`].
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct PauseTracker {
     /// Link speed in Gb/s: one quantum lasts 512 / speed nanoseconds.
     link_gbps: u64,
@@ -128,7 +130,7 @@ pub struct PauseTracker {
 }
 
 /// The pause periods that ended, over all sources.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Ended {
     /// Paused time per priority (and [`PAUSE_CHANNEL`]) over time, summed over sources.
     pub paused: Timeline,
@@ -209,7 +211,13 @@ impl PauseTracker {
         (u64::from(quanta) * 512 / self.link_gbps) as i64
     }
 
-    fn update(source: &mut PauseSource, frame: u64, ts_ns: i64, pause_ns: i64, storm_ns: i64) -> Option<Closed> {
+    fn update(
+        source: &mut PauseSource,
+        frame: FrameNumber,
+        ts_ns: i64,
+        pause_ns: i64,
+        storm_ns: i64,
+    ) -> Option<Closed> {
         if source.stats.xoff + source.stats.xon == 0 {
             source.stats.first_frame = frame;
             source.stats.first_ts_ns = ts_ns;
@@ -233,7 +241,13 @@ impl PauseTracker {
         Some(map.entry(key).or_default())
     }
 
-    pub fn observe_pfc(&mut self, frame: u64, ts_ns: i64, src: MacAddr, pfc: &rocescope_parsers::mac_control::Pfc) {
+    pub fn observe_pfc(
+        &mut self,
+        frame: FrameNumber,
+        ts_ns: i64,
+        src: MacAddr,
+        pfc: &rocescope_parsers::mac_control::Pfc,
+    ) {
         let mut refused = false;
         for priority in 0..8u8 {
             if let Some(quanta) = pfc.pause_quanta(priority) {
@@ -250,7 +264,7 @@ impl PauseTracker {
         self.not_kept += u64::from(refused);
     }
 
-    pub fn observe_pause(&mut self, frame: u64, ts_ns: i64, src: MacAddr, quanta: u16) {
+    pub fn observe_pause(&mut self, frame: FrameNumber, ts_ns: i64, src: MacAddr, quanta: u16) {
         let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
         match Self::source(&mut self.pause, src, full) {
             Some(stats) => {
@@ -276,22 +290,6 @@ impl PauseTracker {
             self.ended.record(PAUSE_CHANNEL, source.close(None, storm_ns));
         }
         self.ended.sort();
-    }
-}
-
-impl PauseTracker {
-    /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        for source in self.pfc.values_mut().chain(self.pause.values_mut()) {
-            r.frame(&mut source.stats.first_frame);
-            r.first_frame(&mut source.stats.first_storm_frame);
-            if let Some(period) = &mut source.period {
-                r.frame(&mut period.start_frame);
-            }
-        }
-        for p in &mut self.ended.periods {
-            r.frame(&mut p.period.start_frame);
-        }
     }
 }
 
@@ -375,20 +373,20 @@ mod tests {
     #[test]
     fn a_period_open_where_a_part_ends_is_kept_when_it_closes_in_the_next() {
         let mut whole = PauseTracker::new(100, 100 * MS);
-        whole.observe_pfc(1, 0, MAC, &xoff(3, 0xFFFF));
-        whole.observe_pfc(2, MS / 10, MAC, &xoff(3, 0));
-        whole.observe_pfc(3, 2 * MS, MAC, &xoff(3, 0xFFFF));
+        whole.observe_pfc(FrameNumber::new(1), 0, MAC, &xoff(3, 0xFFFF));
+        whole.observe_pfc(FrameNumber::new(2), MS / 10, MAC, &xoff(3, 0));
+        whole.observe_pfc(FrameNumber::new(3), 2 * MS, MAC, &xoff(3, 0xFFFF));
         // a part's kept frames end here, the second period open
         let start = whole.clone();
         let mut end = whole.clone();
-        end.observe_pfc(4, 2 * MS + MS / 10, MAC, &xoff(3, 0));
+        end.observe_pfc(FrameNumber::new(4), 2 * MS + MS / 10, MAC, &xoff(3, 0));
         whole.graft(&start, end, 2 * MS + 1).expect("grafts");
         let starts: Vec<i64> = whole.ended.periods.iter().map(|p| p.period.start_ns).collect();
         assert_eq!(starts, [0, 2 * MS], "the period begun before the boundary, closed after it");
         // periods that do not go on from the start's are refused
         let mut other = PauseTracker::new(100, 100 * MS);
-        other.observe_pfc(1, 0, MAC, &xoff(3, 0xFFFF));
-        other.observe_pfc(2, 5, MAC, &xoff(3, 0));
+        other.observe_pfc(FrameNumber::new(1), 0, MAC, &xoff(3, 0xFFFF));
+        other.observe_pfc(FrameNumber::new(2), 5, MAC, &xoff(3, 0));
         assert!(whole.clone().graft(&start, other, 2 * MS + 1).is_err());
     }
 
@@ -396,8 +394,8 @@ mod tests {
     fn a_pause_at_the_end_of_time_expires_there() {
         // pcapng timestamps past 2262 are read as i64::MAX nanoseconds; found by fuzzing
         let mut t = PauseTracker::new(100, 100 * MS);
-        t.observe_pause(1, i64::MAX - 10, MAC, 0xFFFF);
-        t.observe_pause(2, i64::MAX, MAC, 0xFFFF);
+        t.observe_pause(FrameNumber::new(1), i64::MAX - 10, MAC, 0xFFFF);
+        t.observe_pause(FrameNumber::new(2), i64::MAX, MAC, 0xFFFF);
         t.finish();
         let s = &t.pause.get(&MAC).unwrap().stats;
         assert_eq!((s.xoff, s.paused_ns), (2, 10));
@@ -408,13 +406,13 @@ mod tests {
         let mut t = PauseTracker::new(100, 100 * MS);
         for i in 0..(MAX_SOURCES as u32 + 5) {
             let [_, a, b, c] = i.to_be_bytes();
-            t.observe_pause(u64::from(i), 0, MacAddr([2, 0, 0, a, b, c]), 0xFFFF);
+            t.observe_pause(FrameNumber::new(u64::from(i)), 0, MacAddr([2, 0, 0, a, b, c]), 0xFFFF);
         }
         assert_eq!((t.pause.len(), t.not_kept), (MAX_SOURCES, 5));
         // a known source is still tracked; PFC from a new source is refused once per frame
-        t.observe_pause(1, MS, MacAddr([2, 0, 0, 0, 0, 0]), 0);
+        t.observe_pause(FrameNumber::new(1), MS, MacAddr([2, 0, 0, 0, 0, 0]), 0);
         assert_eq!(t.pause.get(&MacAddr([2, 0, 0, 0, 0, 0])).map(|s| s.stats.xon), Some(1));
-        t.observe_pfc(2, MS, MAC, &Pfc { class_enable: 0b11, quanta: [1, 1, 0, 0, 0, 0, 0, 0] });
+        t.observe_pfc(FrameNumber::new(2), MS, MAC, &Pfc { class_enable: 0b11, quanta: [1, 1, 0, 0, 0, 0, 0, 0] });
         assert_eq!((t.pfc.len(), t.not_kept), (0, 6));
     }
 
@@ -433,21 +431,21 @@ mod tests {
         let mut frame = 0;
         while ts < 150 * MS {
             frame += 1;
-            t.observe_pfc(frame, ts, MAC, &xoff(3, 0xFFFF));
+            t.observe_pfc(FrameNumber::new(frame), ts, MAC, &xoff(3, 0xFFFF));
             ts += 300_000;
         }
-        t.observe_pfc(frame + 1, 150 * MS, MAC, &xoff(3, 0));
+        t.observe_pfc(FrameNumber::new(frame + 1), 150 * MS, MAC, &xoff(3, 0));
         t.finish();
         let s = &t.pfc[&(MAC, 3)].stats;
         assert_eq!((s.xoff, s.xon, s.longest_pause_ns, s.storm, s.storm_periods), (500, 1, 150 * MS as u64, true, 1));
-        assert_eq!(s.first_storm_frame, Some(1));
+        assert_eq!(s.first_storm_frame.map(FrameNumber::get), Some(1));
     }
 
     #[test]
     fn spaced_xoffs_are_separate_short_periods() {
         let mut t = PauseTracker::new(100, 100 * MS);
         for i in 0..5 {
-            t.observe_pfc(i, i as i64 * MS, MAC, &xoff(3, 320));
+            t.observe_pfc(FrameNumber::new(i), i as i64 * MS, MAC, &xoff(3, 320));
         }
         t.finish();
         let s = &t.pfc[&(MAC, 3)].stats;
@@ -457,8 +455,8 @@ mod tests {
     #[test]
     fn a_late_xon_does_not_shorten_an_expired_pause() {
         let mut t = PauseTracker::new(100, 100 * MS);
-        t.observe_pfc(1, 0, MAC, &xoff(5, 1000)); // 5120 ns
-        t.observe_pfc(2, 10_000, MAC, &xoff(5, 0));
+        t.observe_pfc(FrameNumber::new(1), 0, MAC, &xoff(5, 1000)); // 5120 ns
+        t.observe_pfc(FrameNumber::new(2), 10_000, MAC, &xoff(5, 0));
         t.finish();
         let s = &t.pfc[&(MAC, 5)].stats;
         assert_eq!((s.xoff, s.xon, s.longest_pause_ns), (1, 1, 5120));
@@ -467,8 +465,8 @@ mod tests {
     #[test]
     fn an_early_xon_ends_the_period() {
         let mut t = PauseTracker::new(100, 100 * MS);
-        t.observe_pause(1, 0, MAC, 0xFFFF);
-        t.observe_pause(2, 1_000, MAC, 0);
+        t.observe_pause(FrameNumber::new(1), 0, MAC, 0xFFFF);
+        t.observe_pause(FrameNumber::new(2), 1_000, MAC, 0);
         t.finish();
         assert_eq!(t.pause[&MAC].stats.longest_pause_ns, 1_000);
         assert!(t.pfc.is_empty());

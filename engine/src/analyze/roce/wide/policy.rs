@@ -6,6 +6,8 @@
 //! only against `cm_dscp` when one is set. Defaults follow the common RoCE deployment: data
 //! DSCP 26 on priority 3, CNPs DSCP 48 on priority 6, data ECN-capable, priority 3 lossless.
 
+use crate::analyze::id::FrameNumber;
+use crate::analyze::renumber::Renumber;
 use rocescope_parsers::opcode::CNP;
 use serde::{Deserialize, Serialize};
 
@@ -42,14 +44,14 @@ impl Default for Policy {
 }
 
 /// How often a rule was broken, and where first.
-#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize, Renumber)]
 pub struct Violations {
     pub count: u64,
-    pub first_frame: Option<u64>,
+    pub first_frame: Option<FrameNumber>,
 }
 
 impl Violations {
-    pub fn record(&mut self, frame: u64) {
+    pub fn record(&mut self, frame: FrameNumber) {
         self.count += 1;
         self.first_frame.get_or_insert(frame);
     }
@@ -85,7 +87,7 @@ impl Class {
 }
 
 /// Policy breaches of one flow.
-#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize, Renumber)]
 pub struct PolicyCounts {
     pub data_dscp: Violations,
     pub data_pcp: Violations,
@@ -97,7 +99,7 @@ pub struct PolicyCounts {
 
 impl PolicyCounts {
     /// Checks one RoCEv2 packet: `dscp`/`ecn` from IP, `pcp` of the outermost VLAN tag.
-    pub fn check(&mut self, policy: &Policy, frame: u64, class: Class, dscp: u8, ecn: u8, pcp: Option<u8>) {
+    pub fn check(&mut self, policy: &Policy, frame: FrameNumber, class: Class, dscp: u8, ecn: u8, pcp: Option<u8>) {
         if class == Class::Management {
             if policy.cm_dscp.is_some_and(|d| d != dscp) {
                 self.cm_dscp.record(frame);
@@ -142,16 +144,6 @@ impl PolicyCounts {
 }
 
 impl PolicyCounts {
-    /// Numbers its frames as a merged analysis does.
-    pub fn renumber(&mut self, r: &crate::analyze::renumber::Renumbering) {
-        let PolicyCounts { data_dscp, data_pcp, not_ect_data, cnp_dscp, cnp_pcp, cm_dscp } = self;
-        for v in [data_dscp, data_pcp, not_ect_data, cnp_dscp, cnp_pcp, cm_dscp] {
-            r.first_frame(&mut v.first_frame);
-        }
-    }
-}
-
-impl PolicyCounts {
     /// Adds what `end` counted beyond `start`, its counts at an earlier point.
     pub fn graft(&mut self, start: &PolicyCounts, end: &PolicyCounts) {
         let pairs = [
@@ -177,19 +169,22 @@ mod tests {
     fn data_and_cnp_rules() {
         let p = Policy::default();
         let mut c = PolicyCounts::default();
-        c.check(&p, 1, Class::Data, 26, 2, Some(3)); // good data
-        c.check(&p, 2, Class::Data, 0, 0, Some(0)); // wrong DSCP, Not-ECT, wrong PCP
-        c.check(&p, 3, Class::Cnp, 48, 0, Some(6)); // good CNP (ECN not checked)
-        c.check(&p, 4, Class::Cnp, 0, 2, None); // wrong CNP DSCP, untagged
-        c.check(&p, 5, Class::Management, 0, 0, Some(0)); // CM at DSCP 0, Not-ECT: no rule
-        assert_eq!((c.data_dscp.count, c.data_dscp.first_frame), (1, Some(2)));
+        c.check(&p, FrameNumber::new(1), Class::Data, 26, 2, Some(3)); // good data
+        c.check(&p, FrameNumber::new(2), Class::Data, 0, 0, Some(0)); // wrong DSCP, Not-ECT, wrong PCP
+        c.check(&p, FrameNumber::new(3), Class::Cnp, 48, 0, Some(6)); // good CNP (ECN not checked)
+        c.check(&p, FrameNumber::new(4), Class::Cnp, 0, 2, None); // wrong CNP DSCP, untagged
+        c.check(&p, FrameNumber::new(5), Class::Management, 0, 0, Some(0)); // CM at DSCP 0, Not-ECT: no rule
+        assert_eq!((c.data_dscp.count, c.data_dscp.first_frame.map(FrameNumber::get)), (1, Some(2)));
         assert_eq!((c.not_ect_data.count, c.data_pcp.count), (1, 1));
-        assert_eq!((c.cnp_dscp.count, c.cnp_dscp.first_frame, c.cnp_pcp.count), (1, Some(4), 0));
+        assert_eq!((c.cnp_dscp.count, c.cnp_dscp.first_frame.map(FrameNumber::get), c.cnp_pcp.count), (1, Some(4), 0));
         assert_eq!(c.total(), 4);
         let p = Policy { cm_dscp: Some(48), ..p };
-        c.check(&p, 6, Class::Management, 0, 0, None);
-        c.check(&p, 7, Class::Management, 48, 0, None);
-        assert_eq!((c.cm_dscp.count, c.cm_dscp.first_frame, c.not_ect_data.count), (1, Some(6), 1));
+        c.check(&p, FrameNumber::new(6), Class::Management, 0, 0, None);
+        c.check(&p, FrameNumber::new(7), Class::Management, 48, 0, None);
+        assert_eq!(
+            (c.cm_dscp.count, c.cm_dscp.first_frame.map(FrameNumber::get), c.not_ect_data.count),
+            (1, Some(6), 1)
+        );
     }
 
     #[test]

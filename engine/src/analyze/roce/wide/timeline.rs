@@ -4,10 +4,12 @@
 //! merged pairwise and the width doubles, as often as needed. A sample earlier than the first
 //! counts in the first bin.
 
+use crate::analyze::renumber::Renumber;
+
 /// The width of a bin before any merge.
 pub const INITIAL_WIDTH_NS: i64 = 1_000;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Renumber)]
 #[serde(try_from = "Saved")]
 pub struct Timeline {
     start_ns: Option<i64>,
