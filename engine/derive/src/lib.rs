@@ -1,8 +1,12 @@
-//! `#[derive(Renumber)]`: the engine's `analyze::renumber::Renumber` trait, implemented field
-//! by field, so that a type of the analysis state moves every frame and flow number it holds
-//! when analyses are combined, and a field added to it is moved with no other edit.
+//! The engine's derives for its analysis state, each implemented field by field so that a field
+//! added to the state is taken care of with no other edit: `#[derive(Renumber)]` and
+//! `#[derive(Combine)]`.
 //!
-//! For a struct (named or tuple fields) the derive generates
+//! # `#[derive(Renumber)]`
+//!
+//! The engine's `analyze::renumber::Renumber` trait: a type of the analysis state moves every
+//! frame and flow number it holds when analyses are combined. For a struct (named or tuple
+//! fields) the derive generates
 //!
 //! ```text
 //! impl Renumber for Name {
@@ -19,13 +23,65 @@
 //! field whose type holds numbers cannot be forgotten. A field marked `#[renumber(skip)]` is
 //! left alone: only for a field that holds numbers which must not move (say why beside it).
 //!
-//! The generated code names the trait as `crate::analyze::renumber`: the derive is for the
-//! engine's own types.
+//! # `#[derive(Combine)]`
+//!
+//! The engine's `analyze::combining::Combine` trait, for a struct: how two analyses' values
+//! combine, added (a shard's) or grafted (a later part's, at a seam). Every field says how it
+//! combines by an attribute naming a strategy, a module of `analyze::combining::by`:
+//!
+//! - `#[combine(sum)]`: counts, added; grafted, what `end` counted beyond `start`;
+//! - `#[combine(earliest)]`: first frames and times, the earlier; grafted, this one's, or
+//!   `end`'s where this one has none;
+//! - `#[combine(latest)]`: last times, the later;
+//! - `#[combine(max)]`: extremes, the larger; grafted, refused where the part's greatest
+//!   value after the seam cannot be told;
+//! - `#[combine(end)]`: running state, grafted, `end`'s; refused when added;
+//! - `#[combine(same)]`: settings, equal in both or refused;
+//! - `#[combine(decided)]`: a decision of the capture's start, the same in shards; grafted,
+//!   this one's;
+//! - `#[combine(continued)]`: lists in frame order, `other`'s appended; grafted, `end`'s
+//!   beyond `start`'s appended;
+//! - `#[combine(own)]`: this analysis's own, which the other's does not change (say why);
+//! - `#[combine(add = STRATEGY, graft = STRATEGY)]`: one strategy for each;
+//! - `#[combine(with = path)]`: `path::add` and `path::graft`, functions of the same
+//!   signatures as a strategy's, for a field whose combination needs logic of its own;
+//! - no attribute: the field's type's own `Combine` (only types that are combinable whole
+//!   implement it: a plain `u64` or `Option` must say which strategy it takes).
+//!
+//! For `struct Name { a: A, b: B }` with `a` a `sum` and `b` nested, it generates
+//!
+//! ```text
+//! impl Combine for Name {
+//!     fn add(&mut self, other: &Self) -> Result<(), Refused> {
+//!         let Name { a, b } = self;
+//!         by::sum::add(a, &other.a)?;
+//!         by::nested::add(b, &other.b)?;
+//!         Ok(())
+//!     }
+//!
+//!     fn graft(&mut self, start: &Self, end: Self, seam: &Seam) -> Result<(), Refused> {
+//!         let Name { a: end_a, b: end_b } = end;
+//!         let Name { a, b } = self;
+//!         by::sum::graft(a, &start.a, end_a, seam)?;
+//!         by::nested::graft(b, &start.b, end_b, seam)?;
+//!         Ok(())
+//!     }
+//! }
+//! ```
+//!
+//! combining the fields in their order and stopping at the first refusal. A struct attribute
+//! `#[combine(check = path)]` calls `path(self, start, &end, seam)?` before a graft combines any
+//! field: for an agreement at the seam that spans fields.
+//!
+//! The generated code names the traits as `crate::analyze::renumber` and
+//! `crate::analyze::combining`: the derives are for the engine's own types.
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as Tokens;
 use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Fields, parse_macro_input};
+
+mod combine;
 
 /// Implements `Renumber` by renumbering every field not marked `#[renumber(skip)]`.
 #[proc_macro_derive(Renumber, attributes(renumber))]
@@ -116,4 +172,15 @@ fn skipped(field: &syn::Field) -> syn::Result<bool> {
         })?;
     }
     Ok(skip)
+}
+
+/// Implements `Combine` by combining every field as its `#[combine(…)]` attribute says (its
+/// type's own `Combine` where it has none).
+#[proc_macro_derive(Combine, attributes(combine))]
+pub fn derive_combine(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    match combine::combine_impl(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
 }

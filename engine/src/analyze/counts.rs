@@ -35,85 +35,21 @@ macro_rules! counters {
         // counts of frames, never frames by number
         $crate::holds_no_numbers!($name);
 
-        impl $crate::analyze::counts::Combine for $name {
-            fn add(&mut self, other: &Self) {
-                $name::add(self, other)
+        // counts, each added, and grafted as what the part counted after the seam
+        impl $crate::analyze::combining::Combine for $name {
+            fn add(&mut self, other: &Self) -> Result<(), $crate::analyze::combining::Refused> {
+                $name::add(self, other);
+                Ok(())
             }
 
-            fn graft(&mut self, start: &Self, end: &Self) {
-                $name::add(self, &end.since(start))
-            }
-        }
-    };
-}
-
-/// How the counts of two analyses join into those of one: a shard's of other frames added
-/// ([`Combine::add`]), or a part's of later frames, known by its counts at the end (`end`)
-/// and at the point the two analyses met (`start`) ([`Combine::graft`]).
-pub trait Combine {
-    /// Adds what `other` counted of other frames.
-    fn add(&mut self, other: &Self);
-    /// Adds what `end` counted beyond `start`, its counts at an earlier point.
-    fn graft(&mut self, start: &Self, end: &Self);
-}
-
-impl Combine for u64 {
-    fn add(&mut self, other: &Self) {
-        *self += other;
-    }
-
-    fn graft(&mut self, start: &Self, end: &Self) {
-        *self += end.saturating_sub(*start);
-    }
-}
-
-impl Combine for [u64] {
-    fn add(&mut self, other: &Self) {
-        self.iter_mut().zip(other).for_each(|(a, b)| a.add(b));
-    }
-
-    fn graft(&mut self, start: &Self, end: &Self) {
-        self.iter_mut().zip(start.iter().zip(end)).for_each(|(m, (s, e))| m.graft(s, e));
-    }
-}
-
-impl Combine for Vec<u64> {
-    fn add(&mut self, other: &Self) {
-        self.as_mut_slice().add(other);
-    }
-
-    fn graft(&mut self, start: &Self, end: &Self) {
-        self.as_mut_slice().graft(start, end);
-    }
-}
-
-impl<const N: usize> Combine for [u64; N] {
-    fn add(&mut self, other: &Self) {
-        self.as_mut_slice().add(other);
-    }
-
-    fn graft(&mut self, start: &Self, end: &Self) {
-        self.as_mut_slice().graft(start, end);
-    }
-}
-
-/// Declares a struct whose fields all [`Combine`], and combines it field by field: a field
-/// added to the declaration is combined with no other edit.
-#[macro_export]
-macro_rules! combined {
-    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty,)* }) => {
-        $(#[$meta])*
-        $vis struct $name {
-            $($(#[$fmeta])* $fvis $field: $ty,)*
-        }
-
-        impl $crate::analyze::counts::Combine for $name {
-            fn add(&mut self, other: &Self) {
-                $($crate::analyze::counts::Combine::add(&mut self.$field, &other.$field);)*
-            }
-
-            fn graft(&mut self, start: &Self, end: &Self) {
-                $($crate::analyze::counts::Combine::graft(&mut self.$field, &start.$field, &end.$field);)*
+            fn graft(
+                &mut self,
+                start: &Self,
+                end: Self,
+                _: &$crate::analyze::combining::Seam,
+            ) -> Result<(), $crate::analyze::combining::Refused> {
+                $name::add(self, &end.since(start));
+                Ok(())
             }
         }
     };
@@ -270,27 +206,6 @@ mod tests {
         assert!(named.contains(&("acks", 5)) && named.contains(&("messages", 1)) && named.contains(&("cnps", 0)));
         assert_eq!(named.len(), 17);
         assert_eq!(before.since(&now).acks, 0);
-    }
-
-    #[test]
-    fn counts_combine_added_or_grafted() {
-        let (mut total, mut counts, mut lists) = (5u64, [1u64, 2, 3], vec![10u64, 20]);
-        total.add(&7);
-        counts.add(&[1, 1, 1]);
-        lists.add(&vec![1, 2]);
-        assert_eq!((total, counts, lists.clone()), (12, [2, 3, 4], vec![11, 22]));
-        // what the part counted after the point the analyses met: end less start
-        total.graft(&4, &9);
-        counts.graft(&[1, 1, 1], &[3, 1, 2]);
-        lists.graft(&vec![5, 5], &vec![6, 9]);
-        assert_eq!((total, counts, lists), (17, [4, 3, 5], vec![12, 26]));
-        let mut flows = FlowCounters { packets: 3, ..Default::default() };
-        Combine::graft(
-            &mut flows,
-            &FlowCounters { packets: 1, acks: 2, ..Default::default() },
-            &FlowCounters { packets: 4, acks: 5, ..Default::default() },
-        );
-        assert_eq!((flows.packets, flows.acks), (6, 3));
     }
 
     #[test]

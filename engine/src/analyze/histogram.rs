@@ -9,6 +9,8 @@
 //! use to the highest (at most 42 powers of two): most flows' histograms stay well under a
 //! kilobyte.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
+
 /// Values below 2^46 ns (about 19 hours) have their own buckets; larger ones share the last.
 const OCTAVES: usize = 42;
 
@@ -201,7 +203,7 @@ impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
     }
 
     /// Adds another histogram's samples.
-    pub fn merge(&mut self, other: &Self) {
+    pub fn add_samples(&mut self, other: &Self) {
         if other.count == 0 {
             return;
         }
@@ -270,7 +272,7 @@ impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
     /// Adds the samples `end` holds beyond `start`, which holds its first samples; an error
     /// where the least or greatest of those later samples cannot be told from the two and
     /// would decide these.
-    pub fn graft(&mut self, start: &Self, end: &Self) -> Result<(), &'static str> {
+    fn graft_samples(&mut self, start: &Self, end: &Self) -> Result<(), &'static str> {
         let later = end.count.saturating_sub(start.count);
         if later == 0 {
             return Ok(());
@@ -331,6 +333,19 @@ impl<const SUB_BITS: u32, const EXACT: usize> Histogram<SUB_BITS, EXACT> {
 }
 
 /// A histogram counts values (sizes, times), never frames or flows by number.
+/// Samples of other frames added; grafted, the samples `end` holds beyond `start` (refused
+/// where their least or greatest cannot be told).
+impl<const SUB_BITS: u32, const EXACT: usize> Combine for Histogram<SUB_BITS, EXACT> {
+    fn add(&mut self, other: &Self) -> Result<(), Refused> {
+        self.add_samples(other);
+        Ok(())
+    }
+
+    fn graft(&mut self, start: &Self, end: Self, _: &Seam) -> Result<(), Refused> {
+        Ok(self.graft_samples(start, &end)?)
+    }
+}
+
 impl<const SUB_BITS: u32, const EXACT: usize> crate::analyze::renumber::HoldsNoNumbers for Histogram<SUB_BITS, EXACT> {}
 
 impl<const SUB_BITS: u32, const EXACT: usize> crate::analyze::renumber::Renumber for Histogram<SUB_BITS, EXACT> {
@@ -392,7 +407,7 @@ mod tests {
         values.iter().for_each(|&v| array.record(v));
         assert!(matches!(array.counts, Counts::Dense { .. }));
         let mut merged = LogHistogram::default();
-        merged.merge(&list);
+        merged.add_samples(&list);
         values.iter().skip(60).for_each(|&v| merged.record(v));
         for q in [0.0, 0.1, 0.5, 0.9, 0.99, 1.0] {
             assert_eq!(merged.quantile(q), array.quantile(q), "q {q}");
@@ -409,7 +424,7 @@ mod tests {
         let mut b = FineHistogram::default();
         [14_000, 2_000, 9_000].iter().for_each(|&v| a.record(v));
         [13_999, 2_001].iter().for_each(|&v| b.record(v));
-        a.merge(&b);
+        a.add_samples(&b);
         assert_eq!((a.quantile(0.5), a.quantile(0.2), a.quantile(0.99)), (Some(9_000), Some(2_000), Some(14_000)));
         (0..100).for_each(|v| a.record(10_000 + v));
         assert!(a.exact.is_empty());
@@ -442,8 +457,8 @@ mod tests {
         a.record(10);
         let mut b = LogHistogram::default();
         b.record(30);
-        a.merge(&b);
-        a.merge(&empty);
+        a.add_samples(&b);
+        a.add_samples(&empty);
         assert_eq!((a.count(), a.min(), a.max(), a.quantile(1.0)), (2, Some(10), Some(30), Some(30)));
     }
 }

@@ -15,6 +15,16 @@ pub struct FlowKey {
     pub dst_qp: u32,
 }
 
+// a frame number is a moment of the capture: two combine as the earlier or the later
+impl crate::analyze::combining::by::Plain for FrameNumber {}
+
+impl FlowKey {
+    /// The flow as messages name it: `the flow 10.0.0.1 → 10.0.0.2 QP 0x11`.
+    pub fn described(&self) -> String {
+        format!("the flow {} → {} QP {:#x}", self.src, self.dst, self.dst_qp)
+    }
+}
+
 /// The PSN spaces of a flow: its own requests, and its READ responses to the peer's requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -8,13 +8,13 @@
 pub mod analyzer;
 pub mod assemble;
 pub mod combine;
+pub mod combining;
 pub mod config;
 pub mod counts;
 pub mod exemplar;
 pub mod frame;
 pub mod histogram;
 pub mod id;
-pub mod later;
 pub(crate) mod names;
 pub mod partition;
 pub mod renumber;

@@ -1,8 +1,10 @@
-//! What combining two analyses ([`crate::analyze::combine`]) reads and sets of the
-//! analysis's own running state: the doubled-mirror decision taken, the reorder windows open,
-//! the CM links and path MTUs a new flow takes, and each part's combining, delegated.
+//! What combining two analyses ([`crate::analyze::combine`]) reads of the analysis's own
+//! running state: the doubled-mirror decision taken, the reorder windows open, the CM links and
+//! path MTUs a new flow takes; the seam where a part is grafted on; and how the analysis's own
+//! fields that need logic combine (its `Combine` is derived, [`Analyzer`]).
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT};
+use crate::analyze::combining::Seam;
 use crate::analyze::id::FlowKey;
 use crate::analyze::roce::congestion::analysis::MAX_BURSTS_KEPT;
 
@@ -40,35 +42,69 @@ impl Analyzer {
         self.cm_links.get(key) == other.cm_links.get(key)
     }
 
-    /// Adds what a shard of the same capture counted, beyond its flows, episodes and bursts.
-    pub fn add_shard(&mut self, shard: &Analyzer) {
-        self.wide.add(&shard.wide);
-        self.congestion.add(&shard.congestion);
-        self.episodes_dropped += shard.episodes_dropped;
-        self.uet.add(&shard.uet);
+    /// Where a part's analysis is grafted on this one, `start` (the part's kept frames analysed
+    /// on their own, where this one stands too) and `part` its analysis of every frame.
+    pub fn seam(start: &Analyzer, part: &Analyzer) -> Seam {
+        Seam {
+            at_ns: start.now_ns,
+            incast_window_ns: start.config.congestion.incast_window_ns,
+            paused_after: part.wide.pauses().sources_since(start.wide.pauses()),
+        }
     }
 
-    /// Goes on, beyond its flows, as `part` went on from `start` (the part's kept frames
-    /// analysed on their own): what it counted after them added, what it holds taken.
-    pub fn graft_after(&mut self, start: &Analyzer, part: Analyzer) -> Result<(), &'static str> {
-        let after_ns = start.now_ns;
-        self.uet.graft(&start.uet, part.uet)?;
-        let pausing = self.wide.graft(&start.wide, part.wide, after_ns)?;
-        let incast_window = (after_ns, self.config.congestion.incast_window_ns);
-        self.congestion.graft(&start.congestion, part.congestion, incast_window, &pausing)?;
-        self.episodes.extend(part.episodes.into_iter().skip(start.episodes.len()));
-        if self.episodes.len() > MAX_EPISODES_KEPT || self.congestion.bursts().len() > MAX_BURSTS_KEPT {
-            return Err("the retransmit episodes or CNP bursts kept reach their bound");
+    /// Are the retransmit episodes and CNP bursts kept within their bounds (after a graft)?
+    pub fn keeps_within_bounds(&self) -> Result<(), &'static str> {
+        match self.episodes.len() > MAX_EPISODES_KEPT || self.congestion.bursts().len() > MAX_BURSTS_KEPT {
+            true => Err("the retransmit episodes or CNP bursts kept reach their bound"),
+            false => Ok(()),
         }
-        self.flows.graft_routes(&part.flows);
-        for key in start.cm_links.keys() {
-            if !part.cm_links.contains_key(key) {
-                self.cm_links.remove(key);
+    }
+
+    /// The lists in frame order, after adding shards.
+    pub fn in_frame_order(&mut self) {
+        self.episodes.sort_by_key(|e| e.start_frame);
+        self.congestion.sort();
+        self.wide.sort();
+    }
+}
+
+/// The CM links waiting for their flows: added, a shard's (of its own host pairs); grafted,
+/// those the part took up after its kept frames left (a merge refuses a part with CM packets
+/// after them: it made none).
+pub(super) mod cm_links {
+    use crate::analyze::combining::{Refused, Seam};
+    use crate::analyze::id::FlowKey;
+    use rustc_hash::FxHashMap;
+
+    type Links = FxHashMap<FlowKey, (FlowKey, Option<u32>)>;
+
+    pub fn add(mine: &mut Links, other: &Links) -> Result<(), Refused> {
+        mine.extend(other.iter().map(|(key, link)| (*key, *link)));
+        Ok(())
+    }
+
+    pub fn graft(mine: &mut Links, start: &Links, end: Links, _: &Seam) -> Result<(), Refused> {
+        for key in start.keys() {
+            if !end.contains_key(key) {
+                mine.remove(key);
             }
         }
-        self.deadlines = part.deadlines;
-        (self.now_ns, self.packets_held) = (part.now_ns, part.packets_held);
-        self.packets_held_peak = self.packets_held_peak.max(part.packets_held_peak);
+        Ok(())
+    }
+}
+
+/// The most sequenced packets held at once: added, the shards' peaks added up (at most what one
+/// thread held, as the join's bound counts it); grafted, the larger.
+pub(super) mod peak {
+    use crate::analyze::combining::{Refused, Seam};
+
+    pub fn add(mine: &mut usize, other: &usize) -> Result<(), Refused> {
+        *mine += other;
+        Ok(())
+    }
+
+    pub fn graft(mine: &mut usize, _: &usize, end: usize, _: &Seam) -> Result<(), Refused> {
+        *mine = (*mine).max(end);
         Ok(())
     }
 }

@@ -18,6 +18,7 @@ use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
 
+use crate::analyze::combining::Combine;
 use crate::analyze::config::Config;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts, UetFacts};
 use crate::analyze::id::FlowId;
@@ -63,36 +64,57 @@ struct Probe {
     bytes: u64,
 }
 
-#[derive(serde::Serialize, serde::Deserialize, Renumber)]
+/// The analysis. Combined ([`Combine`]) with a shard's, finished, whose flows, episodes and
+/// bursts are numbered as in the whole ([`crate::analyze::combine::merge`]), or with a later
+/// part's, numbered as this one ([`crate::analyze::combine::graft`]).
+#[derive(serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct Analyzer {
+    #[combine(same)]
     pub(crate) config: Config,
     pub(crate) wide: CaptureWide,
     pub(crate) flows: FlowTable,
+    /// In frame order ([`Analyzer::in_frame_order`] after adding shards).
+    #[combine(continued)]
     pub(crate) episodes: Vec<Episode>,
+    #[combine(sum)]
     pub(crate) episodes_dropped: u64,
     pub(crate) congestion: CongestionAnalysis,
     /// Ultra Ethernet Transport, per PDC.
     pub(crate) uet: UetAnalysis,
     /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
+    #[combine(with = combine::cm_links)]
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
+    /// Decided before any combining (a shard starts decided, a merge checks both decided).
+    #[combine(own)]
     probe: Option<Probe>,
-    /// Per-frame verdicts, when the caller wants them.
+    /// Per-frame verdicts, when the caller wants them (on one thread, which combines nothing).
+    #[combine(own)]
     verdicts: Option<VerdictLedger>,
     /// The frames observed from the first, for a merge ([`Analyzer::keeping_head`]). Not
     /// renumbered: they keep the part's own numbers, from 1, which a merge moves on as it
-    /// analyses them again after the parts before ([`crate::analyze::combine::parts`]).
+    /// analyses them again after the parts before ([`crate::analyze::combine::parts`]), and
+    /// not combined: the merge keeps them apart.
     #[renumber(skip)]
+    #[combine(own)]
     head: Option<Head>,
-    /// When reorder windows end: (deadline, flow), in order of opening.
+    /// When reorder windows end: (deadline, flow), in order of opening. Shards are joined
+    /// finished, every window closed: none is added.
+    #[combine(add = own, graft = end)]
     deadlines: VecDeque<(i64, FlowId)>,
     /// The latest capture time analysed.
+    #[combine(add = latest, graft = end)]
     now_ns: i64,
     /// Sequenced packets of every flow waiting for a decision.
+    #[combine(add = sum, graft = end)]
     packets_held: usize,
     /// Scratch list of what a PSN space decided.
+    #[combine(own)]
     events: Vec<SeqEvent>,
     /// The most sequenced packets held at once (see [`crate::analyze::combine::merge`]).
+    #[combine(with = combine::peak)]
     packets_held_peak: usize,
+    /// Shards are joined finished; a merge goes on unfinished.
+    #[combine(own)]
     finished: bool,
 }
 

@@ -2,13 +2,15 @@
 //! docs/scale.md): the part's kept frames are analysed again after the parts before it (the
 //! merged analysis) and on their own (the part's start, as the part itself began); where the
 //! two have come to the same state by the end of those frames, the part's own analysis
-//! went on from there exactly as one run would have, and what it did after is added to the
-//! merged analysis: counters added, the first frames of the merged analysis kept and the last
-//! of the part taken, extremes compared, lists continued, frame and flow numbers moved on
-//! ([`crate::analyze::renumber`]). Where they have not, or an extreme cannot be told, or a bound was
-//! reached, the merge is refused with the reason: it is exact or not made.
+//! went on from there exactly as one run would have, and what it did after is grafted on the
+//! merged analysis (its [`Combine::graft`]: counters added, the first frames of the merged
+//! analysis kept and the last of the part taken, extremes compared, lists continued), its frame
+//! and flow numbers moved on first ([`crate::analyze::renumber`]). Where they have not, or an
+//! extreme cannot be told, or a bound was reached, the merge is refused with the reason: it is
+//! exact or not made.
 
 use crate::analyze::analyzer::Analyzer;
+use crate::analyze::combining::Combine;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::id::FlowId;
 use crate::analyze::renumber::{Renumber, Renumbering};
@@ -40,13 +42,18 @@ pub fn after(
     let flows = flow_numbers(merged, &start, &part)?;
     start.renumber(&Renumbering { frames: 0, flows: flows.clone() });
     part.renumber(&Renumbering { frames: frames_before, flows });
+    // the part's open episodes go on in the merged analysis's list, after its episodes
+    let episodes_before = (merged.episodes.len(), start.episodes.len());
+    part.flows.move_open_episodes(|index| index + episodes_before.0 - episodes_before.1);
     // neither window forgot a frame inside it: both find every copy, whatever their tables
     if merged.wide.duplicates_lost() != lost_before || part.wide.duplicates_lost() > 0 {
         return Err("a mirror-duplicate window forgot frames inside it".into());
     }
     capture_wide_agree(merged, &start, &part)?;
-    graft_flows(merged, &start, &mut part)?;
-    merged.graft_after(&start, part).map_err(String::from)
+    flows_agree(merged, &start, &part)?;
+    let seam = Analyzer::seam(&start, &part);
+    merged.graft(&start, part, &seam).map_err(|refused| refused.to_string())?;
+    merged.keeps_within_bounds().map_err(String::from)
 }
 
 /// The merged number of each of the part's flows: those of its kept frames are the merged
@@ -59,12 +66,12 @@ fn flow_numbers(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> Result<
             Some(s) if start.flows.get(&s.key) == Some(FlowId::at(local)) => merged.flows.get(&s.key),
             Some(_) => None,
             None if f.previous.is_none() && merged.flows.knows(&f.key) => {
-                return Err(format!("{} went on from the parts before it after its kept frames", described(&f.key)));
+                return Err(format!("{} went on from the parts before it after its kept frames", f.key.described()));
             }
             None => Some(FlowId::at(merged.flows.flows.len() + local - start.flows.flows.len())),
         };
         numbers.push(
-            number.ok_or_else(|| format!("{}'s QP number was used again within its kept frames", described(&f.key)))?,
+            number.ok_or_else(|| format!("{}'s QP number was used again within its kept frames", f.key.described()))?,
         );
     }
     if merged.flows.flows.len() + numbers.len() - start.flows.flows.len() > merged.flows.limit() {
@@ -92,42 +99,31 @@ fn capture_wide_agree(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> R
         .map_err(|what| format!("{what}: they differ, or may"))
 }
 
-/// Each flow of the part goes on in the merged analysis: one of the kept frames from the
+/// Each flow of the part can go on in the merged analysis: one of the kept frames from the
 /// merged flow, whose state must be the part's start's; a later one as a new flow.
-fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> Result<(), String> {
-    let after_ns = start.now_ns();
-    let episodes_before = (merged.episodes.len(), start.episodes.len());
-    let moved = |index: usize| index + episodes_before.0 - episodes_before.1;
-    let ends = std::mem::take(&mut part.flows.flows);
-    for (local, mut end) in ends.into_iter().enumerate() {
-        for space in [&mut end.requests, &mut end.responses] {
-            if let Some(open) = &mut space.open_episode {
-                open.index = moved(open.index);
-            }
-        }
+fn flows_agree(merged: &Analyzer, start: &Analyzer, part: &Analyzer) -> Result<(), String> {
+    for (local, end) in part.flows.flows.iter().enumerate() {
         let before = start.flows.flows.get(local);
-        if before != Some(&end) {
-            check_pairing(merged, start, before, &end)?;
-            check_notifications(merged, start, before, &end)?;
+        if before != Some(end) {
+            check_pairing(merged, start, before, end)?;
+            check_notifications(merged, start, before, end)?;
         }
         let Some(s) = before else {
-            check_new_flow(merged, start, &end)?;
-            merged.flows.flows.push(end);
+            check_new_flow(merged, start, end)?;
             continue;
         };
-        if *s == end {
+        if s == end {
             continue;
         }
         let id =
-            merged.flows.get(&s.key).ok_or_else(|| format!("{} is not in the merged analysis", described(&s.key)))?;
-        let Some(mine) = merged.flows.flow_mut(id) else { return Err("a flow number".into()) };
+            merged.flows.get(&s.key).ok_or_else(|| format!("{} is not in the merged analysis", s.key.described()))?;
+        let Some(mine) = merged.flows.flow(id) else { return Err("a flow number".into()) };
         if s.requests.open_episode.is_some() || s.responses.open_episode.is_some() {
-            return Err(format!("{} is in a retransmit episode when its kept frames end", described(&s.key)));
+            return Err(format!("{} is in a retransmit episode when its kept frames end", s.key.described()));
         }
         if mine.context() != s.context() {
-            return Err(format!("{}'s state differs when its kept frames end", described(&s.key)));
+            return Err(format!("{}'s state differs when its kept frames end", s.key.described()));
         }
-        mine.graft(s, end, after_ns).map_err(|what| format!("{}: {what}", described(&s.key)))?;
     }
     Ok(())
 }
@@ -139,7 +135,7 @@ fn graft_flows(merged: &mut Analyzer, start: &Analyzer, part: &mut Analyzer) -> 
 fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end: &Flow) -> Result<(), String> {
     let paired_by_psn = end.peer.is_some_and(|(_, method)| method.reads_psn_ranges());
     if paired_by_psn && before.is_none_or(|s| s.peer.is_none()) {
-        return Err(format!("{} was paired by its PSNs after its kept frames", described(&end.key)));
+        return Err(format!("{} was paired by its PSNs after its kept frames", end.key.described()));
     }
     let responses = |f: &Flow| {
         let c = &f.counts;
@@ -152,7 +148,7 @@ fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end
         .iter()
         .any(|&id| merged.flows.flow(id).is_some_and(|c| c.peer.is_none() && start.flows.get(&c.key).is_none()));
     if end.peer.is_none() && took_responses && unknown_candidate {
-        return Err(format!("{} took responses unpaired after its kept frames", described(&end.key)));
+        return Err(format!("{} took responses unpaired after its kept frames", end.key.described()));
     }
     Ok(())
 }
@@ -178,7 +174,7 @@ fn check_notifications(merged: &Analyzer, start: &Analyzer, before: Option<&Flow
         .iter()
         .any(|&id| merged.flows.flow(id).is_some_and(|f| start.flows.get(&f.key).is_none() && addressed(f)));
     if unknown {
-        return Err(format!("{} took CNPs unpaired after its kept frames", described(&end.key)));
+        return Err(format!("{} took CNPs unpaired after its kept frames", end.key.described()));
     }
     Ok(())
 }
@@ -188,11 +184,6 @@ fn check_notifications(merged: &Analyzer, start: &Analyzer, before: Option<&Flow
 fn check_new_flow(merged: &Analyzer, start: &Analyzer, f: &Flow) -> Result<(), String> {
     match merged.cm_link_agrees(start, &f.key) {
         true => Ok(()),
-        false => Err(format!("{} was set up by a CM exchange before the part", described(&f.key))),
+        false => Err(format!("{} was set up by a CM exchange before the part", f.key.described())),
     }
-}
-
-/// A flow as messages name it.
-fn described(key: &crate::analyze::id::FlowKey) -> String {
-    format!("the flow {} → {} QP {:#x}", key.src, key.dst, key.dst_qp)
 }

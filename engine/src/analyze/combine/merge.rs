@@ -5,8 +5,10 @@
 //! relates crosses host pairs ([`crate::analyze::partition`]), so each flow, connection and episode
 //! comes out of its shard as it comes out of one thread's analysis. What is left to join:
 //! flows are numbered again in the order of their first frame (the order one thread creates
-//! them in), counters are added, first frames and times take the earliest, last times the
-//! latest, lists are put in frame order, and timelines of the same start are added bin by bin.
+//! them in), then each shard is added to the first ([`Combine::add`]: counters added, first
+//! frames and times the earliest, last times the latest, lists appended, timelines of the same
+//! start added bin by bin), and the lists are put in frame order. A part of the state that
+//! cannot be added (running state two shards hold) makes the join decline.
 //!
 //! Incast spans host pairs: the shards list what incast looks at, and the split merges those
 //! lists in frame order into one incast analysis (`pipeline::sharded`), which the joined
@@ -24,11 +26,10 @@
 //!   its own go back makes [`shards`] decline too).
 
 use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
+use crate::analyze::combining::Combine;
 use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::renumber::{Renumber, Renumbering};
 use crate::analyze::roce::congestion::analysis::MAX_BURSTS_KEPT;
-use crate::analyze::roce::flow::table::FlowTable;
-use crate::analyze::roce::flow::trace::TRACED_FLOWS;
 use crate::analyze::roce::wide::cm::MAX_CONNECTIONS;
 
 /// The analysis of the whole capture from its shards, each finished, of frames whose
@@ -38,22 +39,16 @@ pub fn shards(shards: Vec<Analyzer>) -> Option<Analyzer> {
         return None;
     }
     let ids = flow_numbers(&shards);
-    let mut shards = shards.into_iter().zip(ids);
-    let (mut whole, whole_ids) = shards.next()?;
-    let mut lists = Lists::default();
-    take_flows(&mut whole, whole_ids, &mut lists);
-    for (mut shard, ids) in shards {
-        take_flows(&mut shard, ids, &mut lists);
-        whole.add_shard(&shard);
+    let mut numbered = shards.into_iter().zip(ids).map(|(mut shard, flows)| {
+        // a shard saw the whole capture's frame numbers: only its flows are numbered again
+        shard.renumber(&Renumbering { frames: 0, flows });
+        shard
+    });
+    let mut whole = numbered.next()?;
+    for shard in numbered {
+        whole.add(&shard).ok()?;
     }
-    let Lists { mut flows, mut episodes, mut bursts } = lists;
-    flows.sort_by_key(|(id, _)| *id);
-    episodes.sort_by_key(|e| e.start_frame);
-    bursts.sort_by_key(|b| b.first_frame);
-    whole.flows = FlowTable::joined(flows.into_iter().map(|(_, f)| f).collect(), whole.config.max_flows);
-    whole.episodes = episodes;
-    whole.congestion.set_bursts(bursts);
-    whole.wide.sort();
+    whole.in_frame_order();
     Some(whole)
 }
 
@@ -86,33 +81,4 @@ fn flow_numbers(shards: &[Analyzer]) -> Vec<Vec<FlowId>> {
         }
     }
     ids
-}
-
-/// What the shards' flows and the lists that name them come to, numbered as in the whole.
-#[derive(Default)]
-struct Lists {
-    flows: Vec<(FlowId, crate::analyze::roce::flow::table::Flow)>,
-    episodes: Vec<crate::analyze::roce::flow::episodes::Episode>,
-    bursts: Vec<crate::analyze::roce::congestion::reaction::CnpBurst>,
-}
-
-/// Moves a shard's flows, episodes and CNP bursts out, numbered as in the whole analysis;
-/// only the first [`TRACED_FLOWS`] flows of the whole keep their traces.
-fn take_flows(shard: &mut Analyzer, ids: Vec<FlowId>, lists: &mut Lists) {
-    let Lists { flows, episodes, bursts } = lists;
-    // a shard saw the whole capture's frame numbers: only its flows are numbered again
-    let whole = Renumbering { frames: 0, flows: ids };
-    for (local, mut f) in std::mem::take(&mut shard.flows.flows).into_iter().enumerate() {
-        let mut id = FlowId::at(local);
-        id.renumber(&whole);
-        f.renumber(&whole);
-        if id.index() >= TRACED_FLOWS {
-            f.trace = None;
-        }
-        flows.push((id, f));
-    }
-    let mut taken = (std::mem::take(&mut shard.episodes), shard.congestion.take_bursts());
-    taken.renumber(&whole);
-    episodes.append(&mut taken.0);
-    bursts.append(&mut taken.1);
 }

@@ -8,6 +8,7 @@ pub mod report;
 pub mod rules;
 pub mod window;
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -52,21 +53,35 @@ pub struct Datagrams {
     pub last_frame: FrameNumber,
 }
 
-/// The UET packets of a capture.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
+/// The UET packets of a capture. Added, a shard's (an analysis split by host pair gives them
+/// all to one shard; a PDC in both is added up). Grafted, it goes on as the part went on from
+/// its start (its kept frames analysed on their own, which this analysis has just analysed
+/// too): a PDC that began within the kept frames and stands here as there, or that began after
+/// them, is taken from the part; what the part counted after its kept frames is added. Refused
+/// where the part met again a PDC of the parts before it, or answered RUDI requests that this
+/// analysis holds and `start` does not, or a bound was reached.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
+#[combine(check = UetAnalysis::datagrams_agree)]
 pub struct UetAnalysis {
+    #[combine(with = pdcs)]
     pdcs: FxHashMap<PdcKey, Pdc>,
     /// What the PDCs' PSN windows may still grow by.
     budget: window::WordBudget,
     /// Packets of PDCs beyond [`MAX_PDCS`].
+    #[combine(with = untracked)]
     pub untracked_packets: u64,
+    #[combine(with = datagrams)]
     datagrams: FxHashMap<(Endpoint, Endpoint, DatagramMode), Datagrams>,
     /// RUDI requests (initiator, target, packet id) not answered yet.
+    #[combine(with = rudi_pending)]
     rudi_pending: FxHashSet<(Endpoint, Endpoint, u32)>,
+    #[combine(sum)]
     pub encrypted: u64,
     /// Every UET packet observed, mirror duplicates included.
+    #[combine(sum)]
     pub packets: u64,
     /// Second copies of a packet (another tap's, or a doubled mirror's): counted here only.
+    #[combine(sum)]
     pub mirror_duplicates: u64,
 }
 
@@ -228,71 +243,74 @@ impl UetAnalysis {
         pending + not_held
     }
 
-    /// Adds a shard's UET packets (an analysis split by host pair gives them all to one shard;
-    /// a PDC in both is added up).
-    pub fn add(&mut self, other: &UetAnalysis) {
-        for (key, pdc) in &other.pdcs {
-            match self.pdcs.get_mut(key) {
-                Some(mine) => mine.add(pdc),
+    /// Before a graft: the RUDI requests the part answered after its kept frames wait here as
+    /// in `start`, and the part held them all within the bound.
+    fn datagrams_agree(&self, start: &UetAnalysis, part: &UetAnalysis, _: &Seam) -> Result<(), Refused> {
+        for (key, end) in &part.datagrams {
+            let answered_later = end.responses > start.datagrams.get(key).map_or(0, |d| d.responses);
+            let (initiator, target, _) = *key;
+            let waiting = |a: &UetAnalysis| -> FxHashSet<u32> {
+                a.rudi_pending.iter().filter(|(i, t, _)| (*i, *t) == (initiator, target)).map(|k| k.2).collect()
+            };
+            if answered_later && waiting(self) != waiting(start) {
+                return Err("RUDI requests of the parts before answered after the kept frames".into());
+            }
+        }
+        if part.rudi_pending.len() + self.rudi_pending.len() >= MAX_RUDI_PENDING
+            || part.datagrams.values().map(|d| d.not_held).sum::<u64>() > 0
+        {
+            return Err("the RUDI requests' bound".into());
+        }
+        Ok(())
+    }
+}
+
+/// The PDCs: added, a PDC in both added up; grafted, taken from the part where it began within
+/// its kept frames and stands here as there, or began after them (in the order of their first
+/// frames).
+mod pdcs {
+    use super::{FxHashMap, MAX_PDCS, Pdc, PdcKey, Refused, Seam, TRACED_FLOWS};
+
+    type Pdcs = FxHashMap<PdcKey, Pdc>;
+
+    pub fn add(mine: &mut Pdcs, other: &Pdcs) -> Result<(), Refused> {
+        for (key, pdc) in other {
+            match mine.get_mut(key) {
+                Some(m) => m.add(pdc),
                 None => {
-                    self.pdcs.insert(*key, pdc.clone());
+                    mine.insert(*key, pdc.clone());
                 }
             }
         }
-        for (key, d) in &other.datagrams {
-            let mine = self
-                .datagrams
-                .entry(*key)
-                .or_insert_with(|| Datagrams { first_frame: d.first_frame, ..Datagrams::default() });
-            mine.add(d);
-        }
-        self.rudi_pending.extend(other.rudi_pending.iter().copied());
-        self.untracked_packets += other.untracked_packets;
-        self.encrypted += other.encrypted;
-        self.packets += other.packets;
-        self.mirror_duplicates += other.mirror_duplicates;
-    }
-
-    /// Goes on as `part` went on from `start` (its kept frames analysed on their own, which
-    /// this analysis has just analysed too): a PDC that began within the kept frames and stands
-    /// here as there, or that began after them, is taken from the part; what the part counted
-    /// after its kept frames is added. An error where the part met again a PDC of the parts
-    /// before it, or answered RUDI requests that this analysis holds and `start` does not, or a
-    /// bound was reached.
-    pub fn graft(&mut self, start: &UetAnalysis, mut part: UetAnalysis) -> Result<(), &'static str> {
-        if part.untracked_packets > start.untracked_packets {
-            return Err("the UET PDCs' bound");
-        }
-        self.budget.graft(&start.budget, &part.budget)?;
-        let mut later: Vec<(PdcKey, Pdc)> = part.pdcs.drain().collect();
-        later.sort_by_key(|(key, p)| (p.first_frame, *key));
-        for (key, end) in later {
-            self.graft_pdc(start.pdcs.get(&key), key, end)?;
-        }
-        self.graft_datagrams(start, &part)?;
-        self.encrypted += part.encrypted.saturating_sub(start.encrypted);
-        self.packets += part.packets.saturating_sub(start.packets);
-        self.mirror_duplicates += part.mirror_duplicates.saturating_sub(start.mirror_duplicates);
         Ok(())
     }
 
-    fn graft_pdc(&mut self, begun: Option<&Pdc>, key: PdcKey, mut end: Pdc) -> Result<(), &'static str> {
-        let room = self.pdcs.len() < MAX_PDCS;
-        let traced = self.pdcs.len() < TRACED_FLOWS;
-        match (begun, self.pdcs.get_mut(&key)) {
+    pub fn graft(mine: &mut Pdcs, start: &Pdcs, end: Pdcs, _: &Seam) -> Result<(), Refused> {
+        let mut later: Vec<(PdcKey, Pdc)> = end.into_iter().collect();
+        later.sort_by_key(|(key, p)| (p.first_frame, *key));
+        for (key, end) in later {
+            graft_pdc(mine, start.get(&key), key, end)?;
+        }
+        Ok(())
+    }
+
+    fn graft_pdc(mine: &mut Pdcs, begun: Option<&Pdc>, key: PdcKey, mut end: Pdc) -> Result<(), &'static str> {
+        let room = mine.len() < MAX_PDCS;
+        let traced = mine.len() < TRACED_FLOWS;
+        match (begun, mine.get_mut(&key)) {
             (Some(begun), Some(_)) if end == *begun => Ok(()),
-            (Some(begun), Some(mine)) if mine.stands_as(begun) => {
-                if mine.trace.is_none() {
+            (Some(begun), Some(m)) if m.stands_as(begun) => {
+                if m.trace.is_none() {
                     end.trace = None;
                 }
-                *mine = end;
+                *m = end;
                 Ok(())
             }
             (None, None) if room => {
                 if !traced {
                     end.trace = None;
                 }
-                self.pdcs.insert(key, end);
+                mine.insert(key, end);
                 Ok(())
             }
             (None, None) => Err("the UET PDCs' bound"),
@@ -300,33 +318,68 @@ impl UetAnalysis {
             (Some(_), _) => Err("a UET PDC's state differs"),
         }
     }
+}
 
-    /// Adds the RUDI and UUD packets the part counted after its kept frames; the RUDI requests
-    /// it answered or left waiting then.
-    fn graft_datagrams(&mut self, start: &UetAnalysis, part: &UetAnalysis) -> Result<(), &'static str> {
-        for (key, end) in &part.datagrams {
-            let begun = start.datagrams.get(key);
-            let answered_later = end.responses > begun.map_or(0, |d| d.responses);
-            let (initiator, target, _) = *key;
-            let waiting = |a: &UetAnalysis| -> FxHashSet<u32> {
-                a.rudi_pending.iter().filter(|(i, t, _)| (*i, *t) == (initiator, target)).map(|k| k.2).collect()
-            };
-            if answered_later && waiting(self) != waiting(start) {
-                return Err("RUDI requests of the parts before answered after the kept frames");
-            }
-            let mine = self
-                .datagrams
-                .entry(*key)
-                .or_insert_with(|| Datagrams { first_frame: end.first_frame, ..Datagrams::default() });
-            mine.add(&end.since(begun));
+/// Packets of PDCs beyond the bound: added; a part that met any after its kept frames is
+/// refused (the PDCs it could not track might have been tracked here).
+mod untracked {
+    use super::{Refused, Seam};
+
+    pub fn add(mine: &mut u64, other: &u64) -> Result<(), Refused> {
+        *mine += other;
+        Ok(())
+    }
+
+    pub fn graft(_: &mut u64, start: &u64, end: u64, _: &Seam) -> Result<(), Refused> {
+        match end > *start {
+            true => Err("the UET PDCs' bound".into()),
+            false => Ok(()),
         }
-        if part.rudi_pending.len() + self.rudi_pending.len() >= MAX_RUDI_PENDING
-            || part.datagrams.values().map(|d| d.not_held).sum::<u64>() > 0
-        {
-            return Err("the RUDI requests' bound");
+    }
+}
+
+/// The RUDI and UUD packets by (initiator, target, mode): added; grafted, what the part
+/// counted after its kept frames added.
+mod datagrams {
+    use super::{DatagramMode, Datagrams, Endpoint, FxHashMap, Refused, Seam};
+
+    type ByHosts = FxHashMap<(Endpoint, Endpoint, DatagramMode), Datagrams>;
+
+    pub fn add(mine: &mut ByHosts, other: &ByHosts) -> Result<(), Refused> {
+        for (key, d) in other {
+            entry(mine, key, d).add(d);
         }
-        self.rudi_pending.retain(|k| !start.rudi_pending.contains(k) || part.rudi_pending.contains(k));
-        self.rudi_pending.extend(part.rudi_pending.difference(&start.rudi_pending).copied());
+        Ok(())
+    }
+
+    pub fn graft(mine: &mut ByHosts, start: &ByHosts, end: ByHosts, _: &Seam) -> Result<(), Refused> {
+        for (key, d) in &end {
+            entry(mine, key, d).add(&d.since(start.get(key)));
+        }
+        Ok(())
+    }
+
+    /// The entry of `key`, made with `d`'s first frame where new.
+    fn entry<'a>(mine: &'a mut ByHosts, key: &(Endpoint, Endpoint, DatagramMode), d: &Datagrams) -> &'a mut Datagrams {
+        mine.entry(*key).or_insert_with(|| Datagrams { first_frame: d.first_frame, ..Datagrams::default() })
+    }
+}
+
+/// The RUDI requests waiting: added; grafted, those the part answered after its kept frames
+/// left, those it sent after them added.
+mod rudi_pending {
+    use super::{Endpoint, FxHashSet, Refused, Seam};
+
+    type Pending = FxHashSet<(Endpoint, Endpoint, u32)>;
+
+    pub fn add(mine: &mut Pending, other: &Pending) -> Result<(), Refused> {
+        mine.extend(other.iter().copied());
+        Ok(())
+    }
+
+    pub fn graft(mine: &mut Pending, start: &Pending, end: Pending, _: &Seam) -> Result<(), Refused> {
+        mine.retain(|k| !start.contains(k) || end.contains(k));
+        mine.extend(end.difference(start).copied());
         Ok(())
     }
 }

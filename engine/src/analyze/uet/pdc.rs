@@ -267,7 +267,7 @@ impl Pdc {
         for (code, n) in &other.nacks {
             *self.nacks.entry(*code).or_default() += n;
         }
-        self.coverage.merge(&other.coverage);
+        self.coverage.add_samples(&other.coverage);
         self.syn_seen |= other.syn_seen;
         self.closed |= other.closed;
         self.cc |= other.cc;

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::renumber::Renumber;
 
 /// Words of bits (each of [`QUEUES`]) a PDC's window holds at most: 2^16 PSNs.
@@ -42,6 +43,28 @@ impl Default for WordBudget {
     }
 }
 
+/// Added, a shard's budget, which granted nothing (one shard has every UET packet); refused
+/// otherwise. Grafted, it goes on as `end` went on from `start` (the same PDCs' grants, made
+/// from a fuller budget); refused where this budget might have refused a grant `end`'s made.
+impl Combine for WordBudget {
+    fn add(&mut self, other: &WordBudget) -> Result<(), Refused> {
+        match other.granted == 0 && !other.refused {
+            true => Ok(()),
+            false => Err("UET packets in more than one shard".into()),
+        }
+    }
+
+    fn graft(&mut self, start: &WordBudget, end: WordBudget, _: &Seam) -> Result<(), Refused> {
+        let granted_later = end.granted.saturating_sub(start.granted);
+        if end.refused || self.left < granted_later {
+            return Err("the UET PSN windows' memory bound".into());
+        }
+        self.left = self.left.saturating_add(end.left).saturating_sub(start.left);
+        self.granted = self.granted.saturating_add(granted_later);
+        Ok(())
+    }
+}
+
 impl WordBudget {
     /// Takes `n` words if that many are left.
     fn take(&mut self, n: u64) -> bool {
@@ -52,18 +75,6 @@ impl WordBudget {
         }
         self.refused |= !granted;
         granted
-    }
-
-    /// Goes on as `end` went on from `start` (the same PDCs' grants, made from a fuller
-    /// budget): an error where this budget might have refused a grant `end`'s made.
-    pub fn graft(&mut self, start: &WordBudget, end: &WordBudget) -> Result<(), &'static str> {
-        let granted_later = end.granted.saturating_sub(start.granted);
-        if end.refused || self.left < granted_later {
-            return Err("the UET PSN windows' memory bound");
-        }
-        self.left = self.left.saturating_add(end.left).saturating_sub(start.left);
-        self.granted = self.granted.saturating_add(granted_later);
-        Ok(())
     }
 
     fn give(&mut self, n: u64) {

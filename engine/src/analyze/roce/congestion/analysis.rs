@@ -3,9 +3,9 @@
 //! looks at (or, in a shard of a split analysis, a list of them that the split merges in frame
 //! order).
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
-use rocescope_parsers::ethernet::MacAddr;
 
 use crate::analyze::histogram::FineHistogram;
 use crate::analyze::roce::congestion::CongestionConfig;
@@ -26,7 +26,7 @@ pub const SIZE_CLASSES: [(&str, &str, u64); 4] = [
 ];
 
 /// Completion times of every RC message of the capture, and by size class.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct FctTotals {
     pub all: FineHistogram,
     pub by_size: [FineHistogram; 4],
@@ -37,13 +37,6 @@ impl FctTotals {
         self.all.record(m.fct_ns);
         let class = SIZE_CLASSES.iter().position(|&(_, _, most)| m.bytes <= most).unwrap_or(3);
         self.by_size[class].record(m.fct_ns);
-    }
-
-    pub fn merge(&mut self, other: &FctTotals) {
-        self.all.merge(&other.all);
-        for (mine, theirs) in self.by_size.iter_mut().zip(&other.by_size) {
-            mine.merge(theirs);
-        }
     }
 }
 
@@ -57,6 +50,25 @@ pub enum IncastSink {
     Record(Vec<Timed>),
 }
 
+/// Incast is not added: shards list its frames, which the split merges in frame order into
+/// the incast of the whole (`pipeline::sharded`), set after the join; their lists are taken
+/// before it. Grafted, where both analyses track it.
+impl Combine for IncastSink {
+    fn add(&mut self, other: &IncastSink) -> Result<(), Refused> {
+        match other {
+            IncastSink::Record(events) if events.is_empty() => Ok(()),
+            _ => Err("incast, which spans host pairs".into()),
+        }
+    }
+
+    fn graft(&mut self, start: &IncastSink, end: IncastSink, seam: &Seam) -> Result<(), Refused> {
+        match (self, start, end) {
+            (IncastSink::Track(mine), IncastSink::Track(start), IncastSink::Track(end)) => mine.graft(start, end, seam),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl Default for IncastSink {
     fn default() -> Self {
         IncastSink::Track(Incast::default())
@@ -64,10 +76,12 @@ impl Default for IncastSink {
 }
 
 /// The congestion analysis across the capture.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct CongestionAnalysis {
     /// CNP bursts ended so far (the first [`MAX_BURSTS_KEPT`]), and those not kept.
+    #[combine(continued)]
     bursts: Vec<CnpBurst>,
+    #[combine(sum)]
     bursts_not_kept: u64,
     /// Completion times of the RC messages.
     fct: FctTotals,
@@ -139,6 +153,11 @@ impl CongestionAnalysis {
         }
     }
 
+    /// Bursts in the order of their first CNP (after adding shards').
+    pub fn sort(&mut self) {
+        self.bursts.sort_by_key(|b| b.first_frame);
+    }
+
     /// The frames a merge keeps end here: the completion times tell apart the extremes of
     /// what comes after.
     pub fn mark_head_end(&mut self) {
@@ -148,50 +167,9 @@ impl CongestionAnalysis {
 
     /// Bursts in the order of their first CNP; incast's open periods closed.
     pub fn finish(&mut self) {
-        self.bursts.sort_by_key(|b| b.first_frame);
+        self.sort();
         if let IncastSink::Track(incast) = &mut self.incast {
             incast.finish();
         }
-    }
-}
-
-/// Combining two analyses' congestion parts ([`crate::analyze::combine`]).
-impl CongestionAnalysis {
-    /// The bursts kept, taken out (a shard's, to be numbered as in the whole).
-    pub fn take_bursts(&mut self) -> Vec<CnpBurst> {
-        std::mem::take(&mut self.bursts)
-    }
-
-    /// The bursts of every shard, numbered as in the whole and in order.
-    pub fn set_bursts(&mut self, bursts: Vec<CnpBurst>) {
-        self.bursts = bursts;
-    }
-
-    /// Adds what a shard of the same capture counted beyond its bursts.
-    pub fn add(&mut self, shard: &CongestionAnalysis) {
-        self.bursts_not_kept += shard.bursts_not_kept;
-        self.fct.merge(&shard.fct);
-    }
-
-    /// Goes on as `part` went on from `start` after `after_ns` (`pausing`: the sources that
-    /// paused since).
-    pub fn graft(
-        &mut self,
-        start: &CongestionAnalysis,
-        part: CongestionAnalysis,
-        (after_ns, incast_window_ns): (i64, i64),
-        pausing: &rustc_hash::FxHashSet<MacAddr>,
-    ) -> Result<(), &'static str> {
-        self.fct.all.graft(&start.fct.all, &part.fct.all)?;
-        for ((mine, s), e) in self.fct.by_size.iter_mut().zip(&start.fct.by_size).zip(&part.fct.by_size) {
-            mine.graft(s, e)?;
-        }
-        if let (IncastSink::Track(mine), IncastSink::Track(s), IncastSink::Track(e)) =
-            (&mut self.incast, &start.incast, part.incast)
-        {
-            mine.graft(s, e, (after_ns, incast_window_ns), pausing)?;
-        }
-        self.bursts.extend(part.bursts.into_iter().skip(start.bursts.len()));
-        Ok(())
     }
 }

@@ -9,6 +9,7 @@
 //! it has come (it waited for a reorder window): the flow remembers the peer's last ACKs for
 //! that.
 
+use crate::analyze::combining::Combine;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
@@ -53,14 +54,17 @@ pub struct RequestPacket {
 }
 
 /// The messages of an RC request flow.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct Completions {
     /// Messages awaiting completion, by first PSN.
+    #[combine(end)]
     open: VecDeque<Message>,
     /// The peer's last ACKs: PSN, time, frame.
+    #[combine(end)]
     acks: VecDeque<(u32, i64, FrameNumber)>,
     pub fct_ns: FineHistogram,
     /// Messages beyond [`OPEN_KEPT`] awaiting completion, not tracked.
+    #[combine(sum)]
     pub not_tracked: u64,
 }
 
@@ -149,16 +153,6 @@ impl Completions {
     /// What decides how its later packets and ACKs are taken.
     pub fn context(&self) -> impl PartialEq + '_ {
         (&self.open, &self.acks)
-    }
-
-    /// Goes on as `end` went on from `start` (whose context is this one's); an error where the
-    /// completion times' extremes cannot be told.
-    pub fn graft(&mut self, start: &Completions, end: Completions) -> Result<(), &'static str> {
-        self.fct_ns.graft(&start.fct_ns, &end.fct_ns)?;
-        let (fct_ns, not_tracked) = (std::mem::take(&mut self.fct_ns), self.not_tracked);
-        *self =
-            Completions { fct_ns, not_tracked: not_tracked + end.not_tracked.saturating_sub(start.not_tracked), ..end };
-        Ok(())
     }
 }
 

@@ -9,6 +9,7 @@
 //! capture order, from the analysis itself or, when the analysis is split by host pair, from
 //! every shard merged in frame order.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
@@ -315,7 +316,7 @@ impl IncastPeriod {
         }
         let mut period = IncastPeriod {
             end_ns: later.end_ns,
-            peak_fan_in: crate::analyze::later::later_max(self.peak_fan_in, start.peak_fan_in, later.peak_fan_in)?,
+            peak_fan_in: crate::analyze::combining::later_max(self.peak_fan_in, start.peak_fan_in, later.peak_fan_in)?,
             ce_marks: self.ce_marks + later.ce_marks.saturating_sub(start.ce_marks),
             cnps: self.cnps + later.cnps.saturating_sub(start.cnps),
             pauses: self.pauses + later.pauses.saturating_sub(start.pauses),
@@ -368,23 +369,23 @@ impl Receiver {
     }
 }
 
-impl Incast {
-    /// Goes on as `end` went on from `start`, both numbered as this one; an error where a
-    /// receiver's state differs from `start`'s when they end, or a maximum cannot be told.
-    /// `now_ns` and `after_ns`: when `start` was taken.
-    pub fn graft(
-        &mut self,
-        start: &Incast,
-        end: Incast,
-        (now_ns, window_ns): (i64, i64),
-        pausing: &rustc_hash::FxHashSet<MacAddr>,
-    ) -> Result<(), &'static str> {
+/// Incast spans host pairs: never added (a shard lists the frames it looks at, for the split to
+/// merge in frame order). Grafted, it goes on as `end` went on from `start`, both numbered as
+/// this one; refused where a receiver's state differs from `start`'s at the seam, or a maximum
+/// cannot be told.
+impl Combine for Incast {
+    fn add(&mut self, _: &Incast) -> Result<(), Refused> {
+        Err("incast, which spans host pairs".into())
+    }
+
+    fn graft(&mut self, start: &Incast, end: Incast, seam: &Seam) -> Result<(), Refused> {
+        let (now_ns, window_ns, pausing) = (seam.at_ns, seam.incast_window_ns, &seam.paused_after);
         if end.untracked_packets > start.untracked_packets || end.periods_not_kept > start.periods_not_kept {
-            return Err("the incast bounds");
+            return Err("the incast bounds".into());
         }
         let touched: rustc_hash::FxHashSet<Endpoint> = end.receivers.iter().map(|r| r.address).collect();
         if self.receivers.iter().any(|r| !touched.contains(&r.address) && !r.is_quiet()) {
-            return Err("an incast period open at a receiver");
+            return Err("an incast period open at a receiver".into());
         }
         let start_of = |a: &Endpoint| start.by_address.get(a).and_then(|&i| start.receivers.get(i));
         let mut later_periods: Vec<IncastPeriod> = end.periods.into_iter().skip(start.periods.len()).collect();
@@ -395,14 +396,14 @@ impl Incast {
             }
             let Some(&i) = self.by_address.get(&e.address) else {
                 if s.is_some() || self.receivers.len() >= MAX_RECEIVERS {
-                    return Err("the incast receivers");
+                    return Err("the incast receivers".into());
                 }
                 let charted = self.receivers.len() < FAN_IN_CHARTED;
                 self.by_address.insert(e.address, self.receivers.len());
                 self.receivers.push(Receiver { over_time: e.over_time.filter(|_| charted), ..e });
                 continue;
             };
-            let Some(mine) = self.receivers.get_mut(i) else { return Err("the incast receivers") };
+            let Some(mine) = self.receivers.get_mut(i) else { return Err("the incast receivers".into()) };
             let agree = match s {
                 Some(s) => {
                     mine.context(now_ns, window_ns) == s.context(now_ns, window_ns) && mine.same_links(s, pausing)
@@ -414,7 +415,7 @@ impl Incast {
                 }
             };
             if !agree {
-                return Err("a receiver's fan-in");
+                return Err("a receiver's fan-in".into());
             }
             let never = (0, FrameNumber::default());
             let (start_max, start_at) = s.map_or((0, never), |s| (s.max_fan_in, s.max_fan_in_at));
@@ -422,10 +423,10 @@ impl Incast {
                 true if e.max_fan_in > mine.max_fan_in => (e.max_fan_in, e.max_fan_in_at),
                 true => (mine.max_fan_in, mine.max_fan_in_at),
                 false if mine.max_fan_in >= start_max => (mine.max_fan_in, mine.max_fan_in_at),
-                false => return Err("a receiver's greatest fan-in"),
+                false => return Err("a receiver's greatest fan-in".into()),
             };
             if let (Some(mine), Some(theirs)) = (&mut mine.over_time, &e.over_time) {
-                mine.graft_after(theirs, now_ns);
+                mine.add_after(theirs, now_ns);
             }
             // the period open when the kept frames end began earlier here: it goes on from there
             let mut open = e.open;
@@ -434,14 +435,14 @@ impl Incast {
                 let closed = later_periods.iter_mut().find(|p| went_on(p));
                 match (open.as_mut().filter(|p| went_on(p)), closed) {
                     (Some(p), _) | (None, Some(p)) => *p = began.went_on(s_open, p)?,
-                    (None, None) => return Err("an incast period"),
+                    (None, None) => return Err("an incast period".into()),
                 }
             }
             (mine.recent, mine.senders, mine.open, mine.pending) = (e.recent, e.senders, open, e.pending);
         }
         self.periods.extend(later_periods);
         if self.periods.len() > MAX_PERIODS {
-            return Err("the incast periods kept");
+            return Err("the incast periods kept".into());
         }
         self.by_mac.clear();
         for (i, r) in self.receivers.iter().enumerate() {

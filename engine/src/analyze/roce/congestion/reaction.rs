@@ -6,6 +6,7 @@
 //! a burst reacted when the bytes after it are at most 0.9 of those before, and recovered at
 //! the first data packet whose last W holds at least 0.9 of the bytes before.
 
+use crate::analyze::combining::Combine;
 use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
@@ -94,19 +95,25 @@ impl CnpBurst {
 }
 
 /// A data flow's reaction state: its recent data packets and its last bursts.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct Reaction {
     /// The flow's data packets of the last W, and those exactly W old: (time, payload bytes).
+    #[combine(end)]
     recent: VecDeque<(i64, u32)>,
+    #[combine(end)]
     recent_bytes: u64,
     /// The last burst, while it may grow, gather its rate after or recover.
+    #[combine(end)]
     open: Option<CnpBurst>,
     /// The burst before it, while its window after is not over (the next burst may start
     /// before it is).
+    #[combine(end)]
     closing: Option<CnpBurst>,
     /// Bursts whose windows are over, for the analysis to list ([`Reaction::take_done`]).
+    #[combine(end)]
     done: Vec<CnpBurst>,
     /// Bursts seen, kept in the analysis's list or not.
+    #[combine(sum)]
     pub bursts: u64,
 }
 
@@ -186,12 +193,6 @@ impl Reaction {
     /// What decides how its later packets and CNPs are taken.
     pub fn context(&self) -> impl PartialEq + '_ {
         (&self.recent, self.recent_bytes, &self.open, &self.closing, &self.done)
-    }
-
-    /// Goes on as `end` went on from `start` (whose context is this one's).
-    pub fn graft(&mut self, start: &Reaction, end: Reaction) {
-        let bursts = self.bursts + end.bursts.saturating_sub(start.bursts);
-        *self = Reaction { bursts, ..end };
     }
 }
 

@@ -11,6 +11,7 @@
 //! could not have been sent in answer to it. Only where the capture ends before the wait does
 //! the NAK reaction time decide.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
@@ -65,18 +66,26 @@ impl AnswerTimes {
     pub fn could_answer(&self, delay_ns: i64) -> bool {
         self.fastest_resend_ns.is_none_or(|fastest| delay_ns >= fastest / 2)
     }
+}
 
-    /// What both measured (a merge: the samples of the parts before and of the part).
-    pub fn merged(&self, other: &AnswerTimes) -> AnswerTimes {
+/// What both measured, added or grafted (the samples of the parts before and of the part: the
+/// part's measures since its start are among its own, and their extremes are the whole's).
+impl Combine for AnswerTimes {
+    fn add(&mut self, other: &AnswerTimes) -> Result<(), Refused> {
         let fastest = match (self.fastest_resend_ns, other.fastest_resend_ns) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        AnswerTimes {
+        *self = AnswerTimes {
             fastest_resend_ns: fastest,
             slowest_resend_ns: self.slowest_resend_ns.max(other.slowest_resend_ns),
             slowest_ack_ns: self.slowest_ack_ns.max(other.slowest_ack_ns),
-        }
+        };
+        Ok(())
+    }
+
+    fn graft(&mut self, _: &AnswerTimes, end: AnswerTimes, _: &Seam) -> Result<(), Refused> {
+        self.add(&end)
     }
 }
 

@@ -5,6 +5,7 @@
 //! private to the flow module: the analysis changes them through the methods of
 //! [`crate::analyze::roce::flow::table::Flow`] in `between_packets.rs`.
 
+use crate::analyze::combining::Combine;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
@@ -105,42 +106,50 @@ pub struct Held {
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
 pub const OUTSTANDING_KEPT: usize = 1024;
 
-/// A flow's state between packets that no report reads (see the module's comment).
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
+/// A flow's state between packets that no report reads (see the module's comment): running
+/// state, which a later part's analysis took on.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct FlowRuntime {
     /// Where the response space stands among the peer's READs.
+    #[combine(end)]
     pub(super) cursor: ResponseCursor,
     /// This flow's READ requests whose responses are awaited on the peer flow.
+    #[combine(end)]
     pub(super) reads: ReadQueue,
     /// Sequenced packets waiting for a decision, in arrival order.
+    #[combine(end)]
     pub(super) held: VecDeque<Held>,
+    #[combine(end)]
     pub(super) reread: Option<RereadEvent>,
+    #[combine(end)]
     pub(super) current_message_bytes: u64,
     /// Unpaired, with responses: the flows in the opposite direction it may answer, narrowed
     /// by each response (empty until a response leaves several; [`crate::analyze::roce::flow::pairing`]).
+    #[combine(end)]
     pub(super) pairing_candidates: Candidates,
     /// The NAKs it carried that no episode of the peer has answered yet.
+    #[combine(end)]
     pub(super) naks: NakLog,
     /// Requests awaiting an ACK (PSN, time), in PSN order.
+    #[combine(end)]
     pub(super) outstanding: VecDeque<(u32, i64)>,
     /// The furthest PSN the peer's ACKs have acknowledged (every PSN up to it arrived), and
     /// the one the ACK before acknowledged.
+    #[combine(end)]
     pub(super) acknowledged_through: Option<u32>,
+    #[combine(end)]
     pub(super) acknowledged_before: Option<u32>,
     /// The view (addresses and TTL, folded as the copy check folds them) of a resend that came
     /// after a retransmission timer's silence through another port than its original's
     /// ([`crate::analyze::roce::wide::duplicates::Resends`]).
+    #[combine(end)]
     pub(super) resend_view: Option<u32>,
+    #[combine(end)]
     pub(super) last_cnp_ts: Option<i64>,
     /// The first CE mark not yet answered by a CNP addressed to the flow's sender.
+    #[combine(end)]
     pub(super) unanswered_ce_ts: Option<i64>,
     /// Timestamp of the last sequenced packet.
+    #[combine(end)]
     pub(super) last_sequenced_ts: Option<i64>,
-}
-
-impl FlowRuntime {
-    /// Takes on what comes next from `end`, a later state of the same flow.
-    pub(super) fn graft(&mut self, end: FlowRuntime) {
-        *self = end;
-    }
 }

@@ -8,6 +8,7 @@
 //! are its holes no late arrival filled, and are counted once the gap is settled (its holes'
 //! fate decided); a gap all of whose holes came late is a reorder event instead.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forward_distance};
@@ -181,15 +182,20 @@ pub enum SeqEvent {
 }
 
 /// Reordering counters of a PSN space.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct ReorderCounts {
+    #[combine(sum)]
     pub late_arrivals: u64,
+    #[combine(sum)]
     pub reorder_events: u64,
     /// The largest e − h over late arrivals (e the expected PSN when hole h arrived).
+    #[combine(max)]
     pub depth_max: u32,
     /// The longest time from a gap to a late arrival that filled one of its holes.
+    #[combine(max)]
     pub delay_ns_max: i64,
     /// PSN-sequence NAKs naming a hole that a late arrival filled.
+    #[combine(sum)]
     pub reorder_naks: u64,
 }
 
@@ -208,29 +214,45 @@ struct RunMember {
 pub const RUN_KEPT: usize = 1024;
 
 /// Sequence state of one PSN space.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
+#[combine(check = Sequence::copies_agree)]
 pub struct Sequence {
+    #[combine(end)]
     expected: Option<u32>,
     /// After a READ with an unknown PMTU: the expected PSNs each PMTU would give.
+    #[combine(end)]
     read_alternatives: Option<[u32; 5]>,
+    #[combine(end)]
     in_episode: bool,
+    #[combine(end)]
     gap_list: Gaps,
+    #[combine(end)]
     run: Vec<RunMember>,
+    #[combine(end)]
     run_deadline_ns: Option<i64>,
+    #[combine(end)]
     naked: NakedHoles,
     /// How the sender answers, as far as measured: decides copies only, and is compared
-    /// apart in a merge ([`Sequence::graft`]).
+    /// apart in a merge ([`Sequence::copies_agree`]).
     answers: AnswerTimes,
+    #[combine(earliest)]
     pub first_psn: Option<u32>,
+    #[combine(sum)]
     pub sequenced: u64,
+    #[combine(sum)]
     pub gaps: u64,
+    #[combine(sum)]
     pub missing_psns: u64,
     /// Holes the responder got and only the capture missed ([`Sequence::on_ack`]).
+    #[combine(sum)]
     pub capture_missed: u64,
     /// Of `gaps`, those whose every hole only the capture missed: the receiver had no gap.
     #[serde(default)]
+    #[combine(sum)]
     pub capture_only_gaps: u64,
+    #[combine(sum)]
     pub retransmitted: u64,
+    #[combine(sum)]
     pub retransmit_episodes: u64,
     pub reorder: ReorderCounts,
 }
@@ -827,38 +849,13 @@ impl Sequence {
         )
     }
 
-    /// Goes on as `end` went on from `start` (whose context is this one's): its context, and
-    /// its counts added; an error where a greatest value cannot be told.
-    pub fn graft(&mut self, start: &Sequence, end: Sequence) -> Result<(), &'static str> {
-        use crate::analyze::later::later_max;
-        if end.naked.copies_waited > start.naked.copies_waited && self.answers != start.answers {
-            return Err("a copy of a NAKed hole was decided by answer times the parts before change");
+    /// Before a graft: a copy of a NAKed hole the part decided after the seam was decided by
+    /// answer times that the parts before change (this one's differ from `start`'s).
+    fn copies_agree(&self, start: &Sequence, end: &Sequence, _: &Seam) -> Result<(), Refused> {
+        match end.naked.copies_waited > start.naked.copies_waited && self.answers != start.answers {
+            true => Err("a copy of a NAKed hole was decided by answer times the parts before change".into()),
+            false => Ok(()),
         }
-        let answers = self.answers.merged(&end.answers);
-        let first_psn = self.first_psn.or(end.first_psn);
-        let add = |mine: u64, e: u64, s: u64| mine + e.saturating_sub(s);
-        let (mine, s, e) = (&self.reorder, &start.reorder, &end.reorder);
-        let reorder = ReorderCounts {
-            late_arrivals: add(mine.late_arrivals, e.late_arrivals, s.late_arrivals),
-            reorder_events: add(mine.reorder_events, e.reorder_events, s.reorder_events),
-            depth_max: later_max(mine.depth_max, s.depth_max, e.depth_max)?,
-            delay_ns_max: later_max(mine.delay_ns_max, s.delay_ns_max, e.delay_ns_max)?,
-            reorder_naks: add(mine.reorder_naks, e.reorder_naks, s.reorder_naks),
-        };
-        *self = Sequence {
-            first_psn,
-            sequenced: add(self.sequenced, end.sequenced, start.sequenced),
-            gaps: add(self.gaps, end.gaps, start.gaps),
-            missing_psns: add(self.missing_psns, end.missing_psns, start.missing_psns),
-            capture_missed: add(self.capture_missed, end.capture_missed, start.capture_missed),
-            capture_only_gaps: add(self.capture_only_gaps, end.capture_only_gaps, start.capture_only_gaps),
-            retransmitted: add(self.retransmitted, end.retransmitted, start.retransmitted),
-            retransmit_episodes: add(self.retransmit_episodes, end.retransmit_episodes, start.retransmit_episodes),
-            reorder,
-            answers,
-            ..end
-        };
-        Ok(())
     }
 }
 

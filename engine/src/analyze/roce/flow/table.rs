@@ -2,6 +2,7 @@
 //! for RoCEv1 the GIDs stand for the IPs. Each flow carries its counters, its PSN sequence and
 //! the state the analysis needs between packets; memory grows with flows, not packets.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rocescope_parsers::ethernet::MacAddr;
@@ -19,6 +20,7 @@ use crate::analyze::roce::congestion::reaction::Reaction;
 use crate::analyze::roce::flow::episodes::OpenEpisode;
 use crate::analyze::roce::flow::runtime::FlowRuntime;
 use crate::analyze::roce::flow::sequence::Sequence;
+use crate::analyze::roce::flow::trace::TRACED_FLOWS;
 use crate::analyze::roce::wide::policy::PolicyCounts;
 
 /// How the two directions of a connection were matched.
@@ -79,38 +81,59 @@ impl<T: Copy + PartialEq> Tally<T> {
 
 /// One PSN space of a flow (its requests, or its responses to the peer's requests) and the
 /// retransmit episode running in it.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct PsnSpace {
     pub seq: Sequence,
     /// The retransmit episode in progress.
+    #[combine(end)]
     pub open_episode: Option<OpenEpisode>,
 }
 
 /// The first frame of each kind of event on a flow, for findings' evidence.
-#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct FirstFrames {
+    #[combine(earliest)]
     pub gap: Option<FrameNumber>,
+    #[combine(earliest)]
     pub retransmission: Option<FrameNumber>,
+    #[combine(earliest)]
     pub nak_psn_seq_err: Option<FrameNumber>,
+    #[combine(earliest)]
     pub nak_other: Option<FrameNumber>,
+    #[combine(earliest)]
     pub rnr_nak: Option<FrameNumber>,
+    #[combine(earliest)]
     pub ce: Option<FrameNumber>,
+    #[combine(earliest)]
     pub late_arrival: Option<FrameNumber>,
+    #[combine(earliest)]
     pub vcrc_bad: Option<FrameNumber>,
     /// The first FECN-marked packet of a native InfiniBand flow.
+    #[combine(earliest)]
     pub fecn: Option<FrameNumber>,
     /// The first second copy of a packet (a mirror duplicate).
+    #[combine(earliest)]
     pub mirror_duplicate: Option<FrameNumber>,
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Renumber)]
+/// A flow. Its parts combine as a later part's analysis of it goes on from the merged one's
+/// (a flow is never added: each comes whole out of one shard, numbered into the whole's
+/// table by [`FlowTable`]'s `add`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct Flow {
+    #[combine(same)]
     pub key: FlowKey,
+    #[combine(same)]
     pub version: u8,
     /// Transport of the first packet (RC, UC, UD, RD, XRC, CNP).
+    #[combine(same)]
     pub transport: Transport,
+    #[combine(earliest)]
     pub first_frame: FrameNumber,
+    #[combine(earliest)]
     pub first_ts_ns: i64,
+    /// Its last packet's (timestamps may go back: the later part's, not the latest).
+    #[combine(end)]
     pub last_ts_ns: i64,
     pub counts: FlowCounters,
     pub opcodes: Tally<u8>,
@@ -120,29 +143,38 @@ pub struct Flow {
     pub udp_sports: Tally<u16>,
     /// Packets per sending QP, from the DETH (UD, RD): the QPs sending into a datagram QP.
     pub src_qps: Tally<u32>,
+    #[combine(earliest)]
     pub first_icrc_bad_frame: Option<FrameNumber>,
     /// The flow's own requests, in its PSN space.
     pub requests: PsnSpace,
     /// READ responses to the peer's requests, in the peer's PSN space.
     pub responses: PsnSpace,
-    /// The flow this one replaced on the same key (a reused QP number).
+    /// The flow this one replaced on the same key (a reused QP number): set when it is made,
+    /// as its first frame, so the merged analysis's.
+    #[combine(earliest)]
     pub previous: Option<FlowId>,
     pub message_bytes: LogHistogram,
     /// Path MTU inferred from FIRST/MIDDLE payload sizes, or given by the CM exchange.
+    #[combine(end)]
     pub pmtu: Option<u32>,
     pub policy: PolicyCounts,
+    #[combine(end)]
     pub peer: Option<(FlowId, PairMethod)>,
     /// The sender's QP, when known (DETH, or the peer flow's destination QP).
+    #[combine(end)]
     pub src_qp: Option<u32>,
     pub ack_latency: LogHistogram,
     pub cnp_spacing: LogHistogram,
     pub ce_to_cnp: LogHistogram,
+    #[combine(end)]
     pub last_frame: FrameNumber,
     pub first_frames: FirstFrames,
     /// The source and destination MACs of its first packet: a host's own and its link
     /// partner's, which pair its pause counters with the pause frames of its link.
+    #[combine(with = first_macs)]
     pub first_macs: (Option<MacAddr>, Option<MacAddr>),
     /// What the flow's charts need; the first [`crate::analyze::roce::flow::trace::TRACED_FLOWS`] flows have one.
+    #[combine(with = crate::analyze::roce::flow::trace::traced)]
     pub trace: Option<Box<crate::analyze::roce::flow::trace::FlowTrace>>,
     /// Its data rate around the CNPs addressed to it.
     pub reaction: Reaction,
@@ -282,23 +314,6 @@ impl FlowTable {
         }
     }
 
-    /// A table of `flows`, numbered in their order; each key looks up its last flow.
-    pub fn joined(flows: Vec<Flow>, limit: usize) -> Self {
-        let mut table = FlowTable::with_limit(limit);
-        for (id, f) in flows.iter().enumerate() {
-            let packed = PackedKey::from(&f.key);
-            if let Some(replaced) = table.by_key.insert(packed, FlowId::at(id)) {
-                table.retired.insert(packed, replaced);
-                if let Some(ids) = table.by_hosts.get_mut(&(f.key.src, f.key.dst)) {
-                    ids.retain(|i| *i != replaced);
-                }
-            }
-            table.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(FlowId::at(id));
-        }
-        table.flows = flows;
-        table
-    }
-
     pub fn get(&self, key: &FlowKey) -> Option<FlowId> {
         self.by_key.get(&PackedKey::from(key)).copied()
     }
@@ -389,32 +404,24 @@ impl FlowTable {
     }
 }
 
-impl FirstFrames {
-    /// Every first frame, each once: a field added here is grafted.
-    fn each(&mut self) -> [&mut Option<FrameNumber>; 10] {
-        let FirstFrames {
-            gap,
-            retransmission,
-            nak_psn_seq_err,
-            nak_other,
-            rnr_nak,
-            ce,
-            late_arrival,
-            vcrc_bad,
-            fecn,
-            mirror_duplicate,
-        } = self;
-        [gap, retransmission, nak_psn_seq_err, nak_other, rnr_nak, ce, late_arrival, vcrc_bad, fecn, mirror_duplicate]
+/// Values of other frames counted: added, `other`'s counts; grafted, what `end` counted beyond
+/// `start`; each in the order the other tally first met its values. Refused where the other
+/// counted values it had no room to keep and this tally has.
+impl<T: Copy + PartialEq> Combine for Tally<T> {
+    fn add(&mut self, other: &Self) -> Result<(), Refused> {
+        self.count_beyond(&Tally { entries: Vec::new(), others: 0 }, other)
+    }
+
+    fn graft(&mut self, start: &Self, end: Self, _: &Seam) -> Result<(), Refused> {
+        self.count_beyond(start, &end)
     }
 }
 
 impl<T: Copy + PartialEq> Tally<T> {
-    /// Adds what `end` counted beyond `start`, its counts at an earlier point, in the order
-    /// `end` first met its values; an error where `end` counted values it had no room to keep
-    /// and this tally has.
-    pub fn graft(&mut self, start: &Self, end: &Self) -> Result<(), &'static str> {
+    /// Adds what `end` counted beyond `start`, its counts at an earlier point.
+    fn count_beyond(&mut self, start: &Self, end: &Self) -> Result<(), Refused> {
         if end.others > start.others && self.entries.len() < TALLY_KEPT {
-            return Err("values a part could not keep");
+            return Err("values a part could not keep".into());
         }
         for &(value, n) in &end.entries {
             let before = start.entries.iter().find(|(v, _)| *v == value).map_or(0, |e| e.1);
@@ -448,61 +455,85 @@ impl Flow {
             (self.reaction.context(), self.completions.context()),
         )
     }
+}
 
-    /// Goes on as `end` went on from `start`, whose context is this one's (both numbered as
-    /// this one): its context, its counts and samples added; an error where an extreme
-    /// cannot be told or a tally could not keep its values. `after_ns`: when `start` was taken.
-    pub fn graft(&mut self, start: &Flow, end: Flow, after_ns: i64) -> Result<(), &'static str> {
-        self.counts.add(&end.counts.since(&start.counts));
-        self.ecn.add(&end.ecn.since(&start.ecn));
-        self.opcodes.graft(&start.opcodes, &end.opcodes)?;
-        self.dscp.graft(&start.dscp, &end.dscp)?;
-        self.pcp.graft(&start.pcp, &end.pcp)?;
-        self.udp_sports.graft(&start.udp_sports, &end.udp_sports)?;
-        self.src_qps.graft(&start.src_qps, &end.src_qps)?;
-        self.message_bytes.graft(&start.message_bytes, &end.message_bytes)?;
-        self.ack_latency.graft(&start.ack_latency, &end.ack_latency)?;
-        self.cnp_spacing.graft(&start.cnp_spacing, &end.cnp_spacing)?;
-        self.ce_to_cnp.graft(&start.ce_to_cnp, &end.ce_to_cnp)?;
-        self.policy.graft(&start.policy, &end.policy);
-        self.first_frames.graft(&end.first_frames);
-        self.first_icrc_bad_frame = self.first_icrc_bad_frame.or(end.first_icrc_bad_frame);
-        self.first_macs = (self.first_macs.0.or(end.first_macs.0), self.first_macs.1.or(end.first_macs.1));
-        if let (Some(mine), Some(theirs)) = (&mut self.trace, &end.trace) {
-            mine.graft_after(theirs, after_ns);
+/// A flow's first MACs, those of its first packet: this one's where known.
+mod first_macs {
+    use super::{MacAddr, Refused, Seam};
+
+    type Macs = (Option<MacAddr>, Option<MacAddr>);
+
+    pub fn add(mine: &mut Macs, other: &Macs) -> Result<(), Refused> {
+        *mine = (mine.0.or(other.0), mine.1.or(other.1));
+        Ok(())
+    }
+
+    pub fn graft(mine: &mut Macs, _: &Macs, end: Macs, _: &Seam) -> Result<(), Refused> {
+        add(mine, &end)
+    }
+}
+
+/// The flows of two analyses, numbered alike (`analyze::combine`).
+impl Combine for FlowTable {
+    /// A shard's flows join these, in the order of their first frames (one thread's order,
+    /// which their numbers follow); every key routed to its last flow, and only the first
+    /// [`TRACED_FLOWS`] flows keep their traces.
+    fn add(&mut self, other: &FlowTable) -> Result<(), Refused> {
+        let mut flows = std::mem::take(&mut self.flows);
+        flows.extend(other.flows.iter().cloned());
+        flows.sort_by_key(|f| f.first_frame);
+        flows.iter_mut().skip(TRACED_FLOWS).for_each(|f| f.trace = None);
+        *self = FlowTable::routing(flows, self.limit);
+        Ok(())
+    }
+
+    /// Each of `end`'s flows goes on from this table's flow of its key where `start` had it
+    /// (a refusal names the flow), or comes new; keys are then routed as `end` routes them.
+    fn graft(&mut self, start: &FlowTable, end: FlowTable, seam: &Seam) -> Result<(), Refused> {
+        let FlowTable { flows, by_key, retired, .. } = end;
+        for (local, later) in flows.into_iter().enumerate() {
+            match start.flows.get(local) {
+                None => self.flows.push(later),
+                Some(s) if *s == later => {}
+                Some(s) => {
+                    let id = self.get(&s.key).ok_or("a flow number")?;
+                    let mine = self.flow_mut(id).ok_or("a flow number")?;
+                    mine.graft(s, later, seam).map_err(|refused| refused.about(s.key.described()))?;
+                }
+            }
         }
-        self.requests.seq.graft(&start.requests.seq, end.requests.seq)?;
-        self.responses.seq.graft(&start.responses.seq, end.responses.seq)?;
-        (self.requests.open_episode, self.responses.open_episode) =
-            (end.requests.open_episode, end.responses.open_episode);
-        self.reaction.graft(&start.reaction, end.reaction);
-        self.completions.graft(&start.completions, end.completions)?;
-        self.run.graft(end.run);
-        (self.pmtu, self.peer, self.src_qp) = (end.pmtu, end.peer, end.src_qp);
-        (self.last_ts_ns, self.last_frame) = (end.last_ts_ns, end.last_frame);
+        self.route_as(&by_key, &retired);
         Ok(())
     }
 }
 
-impl FirstFrames {
-    fn graft(&mut self, end: &FirstFrames) {
-        let mut theirs = *end;
-        for (mine, theirs) in self.each().into_iter().zip(theirs.each()) {
-            *mine = mine.or(*theirs);
-        }
-    }
-}
-
 impl FlowTable {
-    /// Routes keys as `end` does, where it routes them (it goes on from this table, its flows
-    /// numbered as these); the flows themselves are grafted apart.
-    pub fn graft_routes(&mut self, end: &FlowTable) {
-        for (key, &id) in &end.by_key {
+    /// A table of `flows`, numbered in their order; each key looks up its last flow.
+    fn routing(flows: Vec<Flow>, limit: usize) -> Self {
+        let mut table = FlowTable::with_limit(limit);
+        for (id, f) in flows.iter().enumerate() {
+            let packed = PackedKey::from(&f.key);
+            if let Some(replaced) = table.by_key.insert(packed, FlowId::at(id)) {
+                table.retired.insert(packed, replaced);
+                if let Some(ids) = table.by_hosts.get_mut(&(f.key.src, f.key.dst)) {
+                    ids.retain(|i| *i != replaced);
+                }
+            }
+            table.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(FlowId::at(id));
+        }
+        table.flows = flows;
+        table
+    }
+
+    /// Routes keys as a table that went on from this one does (`by_key`, `retired`: its
+    /// routes), where it routes them.
+    fn route_as(&mut self, by_key: &FxHashMap<PackedKey, FlowId>, retired: &FxHashMap<PackedKey, FlowId>) {
+        for (key, &id) in by_key {
             self.by_key.insert(*key, id);
             self.retired.remove(key);
         }
-        for (key, &id) in &end.retired {
-            if !end.by_key.contains_key(key) {
+        for (key, &id) in retired {
+            if !by_key.contains_key(key) {
                 self.by_key.remove(key);
             }
             self.retired.insert(*key, id);
@@ -516,6 +547,15 @@ impl FlowTable {
             }
         }
         self.last = None;
+    }
+
+    /// Moves each open retransmit episode's place in the analysis's list of episodes as `moved`
+    /// says (a part's, grafted after the episodes of the parts before it).
+    pub fn move_open_episodes(&mut self, moved: impl Fn(usize) -> usize) {
+        let spaces = self.flows.iter_mut().flat_map(|f| [&mut f.requests, &mut f.responses]);
+        for open in spaces.filter_map(|space| space.open_episode.as_mut()) {
+            open.index = moved(open.index);
+        }
     }
 
     /// The flows tracked at most.

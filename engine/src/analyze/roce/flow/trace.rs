@@ -99,13 +99,27 @@ impl FlowTrace {
     }
 }
 
-impl FlowTrace {
-    /// Adds what `end` traced after `after_ns` (a chart: its points thinned again).
-    pub fn graft_after(&mut self, end: &FlowTrace, after_ns: i64) {
-        end.sent.iter().filter(|p| p.ts_ns > after_ns).for_each(|p| self.sent(p.ts_ns, p.psn));
-        end.resent.iter().filter(|p| p.ts_ns > after_ns).for_each(|p| self.resent(p.ts_ns, p.psn));
-        end.gaps.iter().chain(&end.naks).filter(|e| e.ts_ns > after_ns).for_each(|e| self.event(*e));
-        self.bytes.graft_after(&end.bytes, after_ns);
+/// A flow's trace, where both analyses trace it: grafted, what the later part traced after the
+/// seam added (a chart: its points thinned again). Never added: a flow's trace is its own
+/// shard's, whole.
+pub mod traced {
+    use super::FlowTrace;
+    use crate::analyze::combining::{Combine, Refused, Seam};
+
+    type Traced = Option<Box<FlowTrace>>;
+
+    pub fn add(_: &mut Traced, _: &Traced) -> Result<(), Refused> {
+        Err("a flow's trace, which one shard makes whole".into())
+    }
+
+    pub fn graft(mine: &mut Traced, start: &Traced, end: Traced, seam: &Seam) -> Result<(), Refused> {
+        // the part traces a flow of its kept frames where its start does: numbered alike
+        let (Some(mine), Some(start), Some(end)) = (mine, start, end) else { return Ok(()) };
+        let after_ns = seam.at_ns;
+        end.sent.iter().filter(|p| p.ts_ns > after_ns).for_each(|p| mine.sent(p.ts_ns, p.psn));
+        end.resent.iter().filter(|p| p.ts_ns > after_ns).for_each(|p| mine.resent(p.ts_ns, p.psn));
+        end.gaps.iter().chain(&end.naks).filter(|e| e.ts_ns > after_ns).for_each(|e| mine.event(*e));
+        mine.bytes.graft(&start.bytes, end.bytes, seam)
     }
 }
 

@@ -204,7 +204,7 @@ fn flow_congestion(f: &Flow, bursts: &[&CnpBurst], bounds: &Bounds) -> FlowConge
 pub fn congestion_report(a: &Analyzer) -> CongestionReport {
     let bounds = Bounds::of(a);
     let mut small = a.congestion.fct().by_size[0].clone();
-    small.merge(&a.congestion.fct().by_size[1]);
+    small.add_samples(&a.congestion.fct().by_size[1]);
     let by_size = SIZE_CLASSES
         .iter()
         .zip(&a.congestion.fct().by_size)

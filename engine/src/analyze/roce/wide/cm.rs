@@ -4,6 +4,7 @@
 //! of the connection are then known exactly: active → passive packets carry the passive QPN,
 //! passive → active packets the active QPN.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rustc_hash::FxHashMap;
@@ -150,12 +151,20 @@ impl CmTracker {
     }
 }
 
-impl CmTracker {
-    /// Numbers its frames as a merged analysis does.
-    /// Adds a shard's connections (put in order of their requests after) and those not kept.
-    pub fn add(&mut self, shard: &CmTracker) {
+/// Added, a shard's connections (put in order of their requests after) and those not kept (its
+/// exchanges under way are not: shards are joined finished). Grafted, nothing
+/// changes: a merge refuses a part with CM packets after its kept frames
+/// ([`crate::analyze::roce::wide::CaptureWide::agrees`]), so this tracker, which analysed the
+/// same kept frames, stands where the part's does.
+impl Combine for CmTracker {
+    fn add(&mut self, shard: &CmTracker) -> Result<(), Refused> {
         self.connections.extend(shard.connections.iter().cloned());
         self.not_kept += shard.not_kept;
+        Ok(())
+    }
+
+    fn graft(&mut self, _: &CmTracker, _: CmTracker, _: &Seam) -> Result<(), Refused> {
+        Ok(())
     }
 }
 

@@ -2,6 +2,7 @@
 //! analyses' are combined: added (shards of one capture) or grafted (a part going on from the
 //! parts before it).
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::counts::{EcnCounts, FrameCounts, IcrcCounts, InfinibandCounts, UetCrcCounts};
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::id::FrameNumber;
@@ -9,27 +10,27 @@ use crate::analyze::names::{self, Name};
 use crate::analyze::renumber::Renumber;
 use crate::analyze::roce::wide::duplicates::Doubling;
 
-crate::combined! {
-    /// Capture-wide counters.
-    #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
-    pub struct Totals {
-        pub frames: FrameCounts,
-        pub icrc: IcrcCounts,
-        pub opcodes: Vec<u64>,
-        pub ecn: EcnCounts,
-        pub dscp: Vec<u64>,
-        pub cnps: u64,
-        pub cnp_dscp: Vec<u64>,
-        pub cnp_vlan_pcp: [u64; 8],
-        /// RoCEv2 management packets (to QP 0 or 1): their count, DSCP and ECN.
-        pub management: u64,
-        pub management_dscp: Vec<u64>,
-        pub management_ecn: EcnCounts,
-        pub infiniband: InfinibandCounts,
-        /// UET packets by what their CRC32C trailer matched.
-        #[serde(default)]
-        pub uet_crc: UetCrcCounts,
-    }
+/// Capture-wide counters.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
+pub struct Totals {
+    pub frames: FrameCounts,
+    pub icrc: IcrcCounts,
+    pub opcodes: Vec<u64>,
+    pub ecn: EcnCounts,
+    pub dscp: Vec<u64>,
+    #[combine(sum)]
+    pub cnps: u64,
+    pub cnp_dscp: Vec<u64>,
+    pub cnp_vlan_pcp: [u64; 8],
+    /// RoCEv2 management packets (to QP 0 or 1): their count, DSCP and ECN.
+    #[combine(sum)]
+    pub management: u64,
+    pub management_dscp: Vec<u64>,
+    pub management_ecn: EcnCounts,
+    pub infiniband: InfinibandCounts,
+    /// UET packets by what their CRC32C trailer matched.
+    #[serde(default)]
+    pub uet_crc: UetCrcCounts,
 }
 
 impl Totals {
@@ -45,29 +46,43 @@ impl Totals {
     }
 }
 
-/// Facts about the capture as a measurement.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber)]
+/// Facts about the capture as a measurement. Added, they are the facts of frames whose
+/// timestamps are in order with these; grafted, of the frames after the seam.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct CaptureFacts {
+    #[combine(earliest)]
     pub first_ts_ns: Option<i64>,
+    #[combine(latest)]
     pub last_ts_ns: Option<i64>,
+    /// The last frame's: a shard's are among the others', the later part's is the last.
+    #[combine(add = latest, graft = end)]
     pub previous_ts_ns: Option<i64>,
     /// Frames whose timestamp is earlier than the frame before.
+    #[combine(sum)]
     pub non_monotonic_timestamps: u64,
     /// Frames cut by the snap length (captured < on the wire).
+    #[combine(sum)]
     pub snaplen_cut: u64,
     /// RoCE frames an ERSPAN mirror marked truncated.
+    #[combine(sum)]
     pub mirror_truncated: u64,
     /// RoCE frames cut short with nothing saying so (a mirror's truncation).
+    #[combine(sum)]
     pub truncated_copies: u64,
     /// Frames a device on the way stamped with its time (Arista, ERSPAN III, Metamako).
+    #[combine(sum)]
     pub hardware_timestamps: u64,
     /// Frames by encapsulation, in the order each was first seen.
+    #[combine(with = entries)]
     pub encapsulations: Vec<Encapsulation>,
     /// Malformed frames by layer, with the first frame and reason of each.
+    #[combine(with = entries)]
     pub malformed: Vec<MalformedLayer>,
     /// The doubled-mirror decision (None until decided).
+    #[combine(decided)]
     pub doubled_mirror: Option<Doubling>,
     /// Link layers not decoded, in the order each was first seen.
+    #[combine(with = entries)]
     pub undecoded_links: Vec<UndecodedLinkFrames>,
 }
 
@@ -142,91 +157,27 @@ impl CaptureFacts {
         self.malformed.sort_by_key(|m| m.first_frame);
         self.undecoded_links.sort_by_key(|u| u.first_frame);
     }
-
-    /// Adds what other frames, of timestamps in order with these, told.
-    pub fn add(&mut self, other: &CaptureFacts) {
-        let earliest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).min();
-        let latest = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).max();
-        self.first_ts_ns = earliest(self.first_ts_ns, other.first_ts_ns);
-        self.last_ts_ns = latest(self.last_ts_ns, other.last_ts_ns);
-        self.previous_ts_ns = latest(self.previous_ts_ns, other.previous_ts_ns);
-        self.add_counts(other, |_| 0);
-        for layer in &other.malformed {
-            if let Some(mine) = self.malformed.iter_mut().find(|m| m.layer == layer.layer)
-                && layer.first_frame < mine.first_frame
-            {
-                *mine = MalformedLayer { frames: mine.frames, ..layer.clone() };
-            }
-        }
-        for link in &other.undecoded_links {
-            if let Some(mine) = self.undecoded_links.iter_mut().find(|u| u.link == link.link) {
-                mine.first_frame = mine.first_frame.min(link.first_frame);
-            }
-        }
-    }
-
-    /// Goes on as `end` went on from `start`, its facts at an earlier point.
-    pub fn graft(&mut self, start: &CaptureFacts, end: &CaptureFacts) {
-        self.last_ts_ns = self.last_ts_ns.max(end.last_ts_ns);
-        self.previous_ts_ns = end.previous_ts_ns;
-        let before = |name: Count| start.count_of(name);
-        self.add_counts(end, before);
-    }
-
-    /// Adds `other`'s counts beyond `before` of each (a list's entry new to `self` comes in
-    /// with `other`'s first frame and reason).
-    fn add_counts(&mut self, other: &CaptureFacts, before: impl Fn(Count) -> u64) {
-        let later = |count: u64, name: Count| count.saturating_sub(before(name));
-        self.non_monotonic_timestamps += later(other.non_monotonic_timestamps, Count::NonMonotonic);
-        self.snaplen_cut += later(other.snaplen_cut, Count::SnaplenCut);
-        self.mirror_truncated += later(other.mirror_truncated, Count::MirrorTruncated);
-        self.truncated_copies += later(other.truncated_copies, Count::TruncatedCopies);
-        self.hardware_timestamps += later(other.hardware_timestamps, Count::HardwareTimestamps);
-        add_entries(&mut self.encapsulations, &other.encapsulations, |e| later(e.frames, Count::Encapsulation(e.name)));
-        add_entries(&mut self.undecoded_links, &other.undecoded_links, |u| later(u.frames, Count::Undecoded(u.link)));
-        add_entries(&mut self.malformed, &other.malformed, |m| later(m.frames, Count::Malformed(m.layer)));
-    }
-
-    /// One of the counts, as [`CaptureFacts::add_counts`] names them.
-    fn count_of(&self, name: Count) -> u64 {
-        match name {
-            Count::NonMonotonic => self.non_monotonic_timestamps,
-            Count::SnaplenCut => self.snaplen_cut,
-            Count::MirrorTruncated => self.mirror_truncated,
-            Count::TruncatedCopies => self.truncated_copies,
-            Count::HardwareTimestamps => self.hardware_timestamps,
-            Count::Encapsulation(n) => self.encapsulations.iter().find(|e| e.name == n).map_or(0, |e| e.frames),
-            Count::Undecoded(l) => self.undecoded_links.iter().find(|u| u.link == l).map_or(0, |u| u.frames),
-            Count::Malformed(n) => self.malformed.iter().find(|m| m.layer == n).map_or(0, |m| m.frames),
-        }
-    }
-}
-
-/// The counts of [`CaptureFacts`], each named once for adding and grafting.
-#[derive(Clone, Copy)]
-enum Count {
-    NonMonotonic,
-    SnaplenCut,
-    MirrorTruncated,
-    TruncatedCopies,
-    HardwareTimestamps,
-    Encapsulation(Name),
-    Undecoded(UndecodedLink),
-    Malformed(Name),
 }
 
 /// An entry of a list of counts kept by name: an encapsulation's, an undecoded link layer's,
 /// a malformed layer's.
 trait Entry: Clone {
     fn same(&self, other: &Self) -> bool;
-    fn frames(&mut self) -> &mut u64;
+    fn frames(&self) -> u64;
+    fn frames_mut(&mut self) -> &mut u64;
+    /// Takes what `other`, an entry of the same name from other frames, says of its first
+    /// frame where that came earlier.
+    fn first_of(&mut self, _other: &Self) {}
 }
 
 impl Entry for Encapsulation {
     fn same(&self, other: &Self) -> bool {
         self.name == other.name
     }
-    fn frames(&mut self) -> &mut u64 {
+    fn frames(&self) -> u64 {
+        self.frames
+    }
+    fn frames_mut(&mut self) -> &mut u64 {
         &mut self.frames
     }
 }
@@ -235,8 +186,14 @@ impl Entry for UndecodedLinkFrames {
     fn same(&self, other: &Self) -> bool {
         self.link == other.link
     }
-    fn frames(&mut self) -> &mut u64 {
+    fn frames(&self) -> u64 {
+        self.frames
+    }
+    fn frames_mut(&mut self) -> &mut u64 {
         &mut self.frames
+    }
+    fn first_of(&mut self, other: &Self) {
+        self.first_frame = self.first_frame.min(other.first_frame);
     }
 }
 
@@ -244,8 +201,38 @@ impl Entry for MalformedLayer {
     fn same(&self, other: &Self) -> bool {
         self.layer == other.layer
     }
-    fn frames(&mut self) -> &mut u64 {
+    fn frames(&self) -> u64 {
+        self.frames
+    }
+    fn frames_mut(&mut self) -> &mut u64 {
         &mut self.frames
+    }
+    fn first_of(&mut self, other: &Self) {
+        if other.first_frame < self.first_frame {
+            *self = MalformedLayer { frames: self.frames, ..other.clone() };
+        }
+    }
+}
+
+/// How the lists of counts kept by name combine: each entry's frames added (grafted, those
+/// beyond `start`'s of the same name), the earliest first frame kept.
+mod entries {
+    use super::{Entry, Refused, Seam, add_entries};
+
+    pub fn add<E: Entry>(mine: &mut Vec<E>, other: &[E]) -> Result<(), Refused> {
+        add_entries(mine, other, E::frames);
+        for entry in other {
+            if let Some(m) = mine.iter_mut().find(|m| m.same(entry)) {
+                m.first_of(entry);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn graft<E: Entry>(mine: &mut Vec<E>, start: &[E], end: Vec<E>, _: &Seam) -> Result<(), Refused> {
+        let before = |e: &E| start.iter().find(|s| s.same(e)).map_or(0, E::frames);
+        add_entries(mine, &end, |e| e.frames().saturating_sub(before(e)));
+        Ok(())
     }
 }
 
@@ -255,10 +242,10 @@ fn add_entries<E: Entry>(mine: &mut Vec<E>, other: &[E], frames: impl Fn(&E) -> 
     for entry in other {
         let more = frames(entry);
         match mine.iter_mut().find(|m| m.same(entry)) {
-            Some(m) => *m.frames() += more,
+            Some(m) => *m.frames_mut() += more,
             None if more > 0 => {
                 let mut new = entry.clone();
-                *new.frames() = more;
+                *new.frames_mut() = more;
                 mine.push(new);
             }
             None => {}
@@ -291,7 +278,7 @@ mod tests {
     fn a_shard_adds_its_counts_and_the_earliest_first_frame_wins() {
         let mut whole = facts(&[("vlan", 3)], &[("ip", 2, 40)], 1);
         let shard = facts(&[("vlan", 2), ("erspan", 5)], &[("ip", 1, 7), ("udp", 1, 9)], 4);
-        whole.add(&shard);
+        whole.add(&shard).expect("added");
         let encapsulations: Vec<_> = whole.encapsulations.iter().map(|e| (e.name, e.frames)).collect();
         assert_eq!(encapsulations, [("vlan", 5), ("erspan", 5)]);
         let malformed: Vec<_> =
@@ -305,7 +292,7 @@ mod tests {
         let start = facts(&[("vlan", 3)], &[("ip", 2, 40)], 1);
         let end = facts(&[("vlan", 5), ("erspan", 2)], &[("ip", 2, 40), ("udp", 1, 90)], 3);
         let mut merged = facts(&[("vlan", 10)], &[("ip", 4, 12)], 2);
-        merged.graft(&start, &end);
+        merged.graft(&start, end, &Seam::default()).expect("grafted");
         let encapsulations: Vec<_> = merged.encapsulations.iter().map(|e| (e.name, e.frames)).collect();
         assert_eq!(encapsulations, [("vlan", 12), ("erspan", 2)]);
         let malformed: Vec<_> = merged.malformed.iter().map(|m| (m.layer, m.frames, m.first_frame.get())).collect();

@@ -10,13 +10,13 @@ pub mod pfc;
 pub mod policy;
 pub mod timeline;
 
+use crate::analyze::combining::Combine;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::mac_control::Pfc;
 use rocescope_parsers::opcode::CNP;
 
-use crate::analyze::counts::Combine;
 use crate::analyze::frame::{Content, FrameSummary, LinkKind, RoceFacts, UetCheck, UetFacts};
 use crate::analyze::id::FlowKey;
 use crate::decode::{Endpoint, IcrcStatus};
@@ -34,8 +34,9 @@ pub const ROCE_BYTES: usize = 0;
 pub const CE_MARKS: usize = 1;
 pub const CNPS: usize = 2;
 
-/// The capture-wide part of an analysis.
-#[derive(serde::Serialize, serde::Deserialize, Renumber)]
+/// The capture-wide part of an analysis (its lists put in frame order by
+/// [`CaptureWide::sort`] after adding shards).
+#[derive(serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct CaptureWide {
     totals: Totals,
     capture: CaptureFacts,
@@ -46,14 +47,20 @@ pub struct CaptureWide {
     policy: PolicyCounts,
     pauses: PauseTracker,
     cm: CmTracker,
+    /// Running state, each partition's table of recent frames: shards are joined finished, and
+    /// a finished analysis looks at no frame more, so a shard's is not added; grafted, the
+    /// part's.
+    #[combine(add = own, graft = end)]
     duplicates: DuplicateWindow,
     untracked: Untracked,
 }
 
 /// RoCE packets of flows beyond the flows tracked, and the first of them.
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct Untracked {
+    #[combine(sum)]
     pub packets: u64,
+    #[combine(earliest)]
     pub first_frame: Option<FrameNumber>,
 }
 
@@ -355,18 +362,9 @@ pub fn copy_identity(s: &FrameSummary) -> Option<u64> {
     }
 }
 
-/// Combining two analyses' capture-wide parts ([`crate::analyze::combine`]).
+/// What combining two analyses' capture-wide parts ([`crate::analyze::combine`]) reads and
+/// does beyond [`Combine`].
 impl CaptureWide {
-    /// Adds what a shard of the same capture counted (its lists put in frame order by
-    /// [`CaptureWide::sort`]).
-    pub fn add(&mut self, shard: &CaptureWide) {
-        self.totals.add(&shard.totals);
-        self.capture.add(&shard.capture);
-        self.timeline.merge(&shard.timeline);
-        self.policy.merge(&shard.policy);
-        self.cm.add(&shard.cm);
-    }
-
     /// The lists in frame order, after adding shards.
     pub fn sort(&mut self) {
         self.capture.sort();
@@ -384,23 +382,5 @@ impl CaptureWide {
             return Err("flows beyond the bound");
         }
         Ok(())
-    }
-
-    /// Goes on as `part` went on from `start` after `after_ns`: the sources that paused since
-    /// (for incast).
-    pub fn graft(
-        &mut self,
-        start: &CaptureWide,
-        part: CaptureWide,
-        after_ns: i64,
-    ) -> Result<rustc_hash::FxHashSet<MacAddr>, &'static str> {
-        self.totals.graft(&start.totals, &part.totals);
-        self.capture.graft(&start.capture, &part.capture);
-        self.policy.graft(&start.policy, &part.policy);
-        self.timeline.graft_after(&part.timeline, after_ns);
-        let pausing = part.pauses.sources_since(&start.pauses);
-        self.pauses.graft(&start.pauses, part.pauses, after_ns)?;
-        self.duplicates = part.duplicates;
-        Ok(pausing)
     }
 }

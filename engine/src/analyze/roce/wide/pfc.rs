@@ -6,6 +6,7 @@
 //! expiry; an XON ends it at its own timestamp. A period lasts from its first XOFF to
 //! min(XON, last expiry); a storm is a period of at least the storm threshold.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rustc_hash::FxHashMap;
@@ -160,13 +161,13 @@ impl Ended {
     /// Goes on as `end` went on from `start`: its periods after those `start` held (a period
     /// open at the boundary included, whenever it began); an error where `end`'s periods do
     /// not begin with `start`'s.
-    fn graft(&mut self, start: &Ended, end: Ended, after_ns: i64) -> Result<(), &'static str> {
+    fn graft(&mut self, start: &Ended, end: Ended, seam: &Seam) -> Result<(), Refused> {
         let before = start.periods.len();
         if end.periods.get(..before) != Some(&start.periods[..]) {
-            return Err("pause periods that do not go on from the part's start");
+            return Err("pause periods that do not go on from the part's start".into());
         }
-        self.paused.graft_after(&end.paused, after_ns);
-        for storm in end.storms.into_iter().filter(|s| s.1 >= after_ns) {
+        self.paused.graft(&start.paused, end.paused, seam)?;
+        for storm in end.storms.into_iter().filter(|s| s.1 >= seam.at_ns) {
             if self.storms.len() < STORMS_KEPT {
                 self.storms.push(storm);
             }
@@ -303,11 +304,23 @@ impl PauseTracker {
         let pause = self.pause.iter().filter(|(k, s)| frames(s) > before_pause(k)).map(|(mac, _)| *mac);
         pfc.chain(pause).collect()
     }
+}
 
-    /// Goes on as `end` went on from `start`, both numbered as this tracker: each source's
-    /// counts added and its open period taken; an error where a source's pause state differs
-    /// from `start`'s, or an extreme cannot be told. `after_ns`: when `start` was taken.
-    pub fn graft(&mut self, start: &PauseTracker, end: PauseTracker, after_ns: i64) -> Result<(), &'static str> {
+/// Pause frames have no host pair: a split analysis gives them all to one shard, so the others'
+/// trackers are empty, and nothing is added (refused otherwise). Grafted, it goes on as `end`
+/// went on from `start`, both numbered as this tracker: each source's counts added and its open
+/// period taken; refused where a source's pause state differs from `start`'s, or an extreme
+/// cannot be told.
+impl Combine for PauseTracker {
+    fn add(&mut self, other: &PauseTracker) -> Result<(), Refused> {
+        let empty = other.pfc.is_empty() && other.pause.is_empty() && other.not_kept == 0;
+        match empty && other.ended.periods.is_empty() && other.ended.periods_not_kept == 0 {
+            true => Ok(()),
+            false => Err("pause frames in more than one shard".into()),
+        }
+    }
+
+    fn graft(&mut self, start: &PauseTracker, end: PauseTracker, seam: &Seam) -> Result<(), Refused> {
         fn source<K: std::hash::Hash + Eq + Copy>(
             mine: &mut FxHashMap<K, PauseSource>,
             start: &FxHashMap<K, PauseSource>,
@@ -333,7 +346,7 @@ impl PauseTracker {
                 m.period = e.period;
                 let (m, s, e) = (&mut m.stats, &s.stats, e.stats);
                 m.longest_pause_ns =
-                    crate::analyze::later::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
+                    crate::analyze::combining::later_max(m.longest_pause_ns, s.longest_pause_ns, e.longest_pause_ns)?;
                 m.xoff += e.xoff - s.xoff;
                 m.xon += e.xon - s.xon;
                 m.paused_ns += e.paused_ns.saturating_sub(s.paused_ns);
@@ -344,15 +357,14 @@ impl PauseTracker {
             Ok(())
         }
         if end.not_kept > start.not_kept || end.pfc.len() + end.pause.len() >= MAX_SOURCES {
-            return Err("the pause sources' bound");
+            return Err("the pause sources' bound".into());
         }
         source(&mut self.pfc, &start.pfc, end.pfc)?;
         source(&mut self.pause, &start.pause, end.pause)?;
         if self.pfc.len() + self.pause.len() >= MAX_SOURCES {
-            return Err("the pause sources' bound");
+            return Err("the pause sources' bound".into());
         }
-        self.ended.graft(&start.ended, end.ended, after_ns)?;
-        Ok(())
+        self.ended.graft(&start.ended, end.ended, seam)
     }
 }
 
@@ -380,14 +392,15 @@ mod tests {
         let start = whole.clone();
         let mut end = whole.clone();
         end.observe_pfc(FrameNumber::new(4), 2 * MS + MS / 10, MAC, &xoff(3, 0));
-        whole.graft(&start, end, 2 * MS + 1).expect("grafts");
+        let seam = Seam { at_ns: 2 * MS + 1, ..Seam::default() };
+        whole.graft(&start, end, &seam).expect("grafts");
         let starts: Vec<i64> = whole.ended.periods.iter().map(|p| p.period.start_ns).collect();
         assert_eq!(starts, [0, 2 * MS], "the period begun before the boundary, closed after it");
         // periods that do not go on from the start's are refused
         let mut other = PauseTracker::new(100, 100 * MS);
         other.observe_pfc(FrameNumber::new(1), 0, MAC, &xoff(3, 0xFFFF));
         other.observe_pfc(FrameNumber::new(2), 5, MAC, &xoff(3, 0));
-        assert!(whole.clone().graft(&start, other, 2 * MS + 1).is_err());
+        assert!(whole.clone().graft(&start, other, &seam).is_err());
     }
 
     #[test]

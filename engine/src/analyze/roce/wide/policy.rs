@@ -6,6 +6,7 @@
 //! only against `cm_dscp` when one is set. Defaults follow the common RoCE deployment: data
 //! DSCP 26 on priority 3, CNPs DSCP 48 on priority 6, data ECN-capable, priority 3 lossless.
 
+use crate::analyze::combining::Combine;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rocescope_parsers::opcode::CNP;
@@ -44,9 +45,11 @@ impl Default for Policy {
 }
 
 /// How often a rule was broken, and where first.
-#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct Violations {
+    #[combine(sum)]
     pub count: u64,
+    #[combine(earliest)]
     pub first_frame: Option<FrameNumber>,
 }
 
@@ -54,14 +57,6 @@ impl Violations {
     pub fn record(&mut self, frame: FrameNumber) {
         self.count += 1;
         self.first_frame.get_or_insert(frame);
-    }
-
-    pub fn merge(&mut self, other: &Violations) {
-        self.count += other.count;
-        self.first_frame = match (self.first_frame, other.first_frame) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
     }
 }
 
@@ -87,7 +82,7 @@ impl Class {
 }
 
 /// Policy breaches of one flow.
-#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize, Renumber)]
+#[derive(Debug, Clone, PartialEq, Copy, Default, Serialize, serde::Deserialize, Renumber, Combine)]
 pub struct PolicyCounts {
     pub data_dscp: Violations,
     pub data_pcp: Violations,
@@ -124,15 +119,6 @@ impl PolicyCounts {
         }
     }
 
-    pub fn merge(&mut self, other: &PolicyCounts) {
-        self.data_dscp.merge(&other.data_dscp);
-        self.data_pcp.merge(&other.data_pcp);
-        self.not_ect_data.merge(&other.not_ect_data);
-        self.cnp_dscp.merge(&other.cnp_dscp);
-        self.cnp_pcp.merge(&other.cnp_pcp);
-        self.cm_dscp.merge(&other.cm_dscp);
-    }
-
     pub fn total(&self) -> u64 {
         self.data_dscp.count
             + self.data_pcp.count
@@ -140,24 +126,6 @@ impl PolicyCounts {
             + self.cnp_dscp.count
             + self.cnp_pcp.count
             + self.cm_dscp.count
-    }
-}
-
-impl PolicyCounts {
-    /// Adds what `end` counted beyond `start`, its counts at an earlier point.
-    pub fn graft(&mut self, start: &PolicyCounts, end: &PolicyCounts) {
-        let pairs = [
-            (&mut self.data_dscp, &start.data_dscp, &end.data_dscp),
-            (&mut self.data_pcp, &start.data_pcp, &end.data_pcp),
-            (&mut self.not_ect_data, &start.not_ect_data, &end.not_ect_data),
-            (&mut self.cnp_dscp, &start.cnp_dscp, &end.cnp_dscp),
-            (&mut self.cnp_pcp, &start.cnp_pcp, &end.cnp_pcp),
-            (&mut self.cm_dscp, &start.cm_dscp, &end.cm_dscp),
-        ];
-        for (mine, s, e) in pairs {
-            mine.count += e.count.saturating_sub(s.count);
-            mine.first_frame = mine.first_frame.or(e.first_frame);
-        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! merged pairwise and the width doubles, as often as needed. A sample earlier than the first
 //! counts in the first bin.
 
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::renumber::Renumber;
 
 /// The width of a bin before any merge.
@@ -120,26 +121,6 @@ impl Timeline {
         self.start_ns = self.start_ns.or(start_ns);
     }
 
-    /// Adds the sums of `other`, a timeline of the same start, bins and channels (of other
-    /// frames): the result is the timeline of both sets of values.
-    pub fn merge(&mut self, other: &Timeline) {
-        if other.start_ns.is_none() {
-            return;
-        }
-        self.start_ns = self.start_ns.or(other.start_ns);
-        let mut other = other.clone();
-        while other.width_ns < self.width_ns {
-            other.merge_pairs();
-        }
-        while self.width_ns < other.width_ns {
-            self.merge_pairs();
-        }
-        let maxima = self.maxima;
-        for (sum, add) in self.sums.iter_mut().zip(&other.sums) {
-            *sum = if maxima { (*sum).max(*add) } else { *sum + add };
-        }
-    }
-
     pub fn width_ns(&self) -> i64 {
         self.width_ns
     }
@@ -161,10 +142,39 @@ impl Timeline {
     }
 }
 
+/// Timelines of the same start, bins and channels. Added, the sums of the other's bins (of
+/// other frames): the timeline of both sets of values. Grafted, what `end` holds after the
+/// seam, bin by bin at each bin's start (a chart, which may be binned otherwise than one pass
+/// over the same frames would bin it).
+impl Combine for Timeline {
+    fn add(&mut self, other: &Timeline) -> Result<(), Refused> {
+        if other.start_ns.is_none() {
+            return Ok(());
+        }
+        self.start_ns = self.start_ns.or(other.start_ns);
+        let mut other = other.clone();
+        while other.width_ns < self.width_ns {
+            other.merge_pairs();
+        }
+        while self.width_ns < other.width_ns {
+            self.merge_pairs();
+        }
+        let maxima = self.maxima;
+        for (sum, add) in self.sums.iter_mut().zip(&other.sums) {
+            *sum = if maxima { (*sum).max(*add) } else { *sum + add };
+        }
+        Ok(())
+    }
+
+    fn graft(&mut self, _: &Timeline, end: Timeline, seam: &Seam) -> Result<(), Refused> {
+        self.add_after(&end, seam.at_ns);
+        Ok(())
+    }
+}
+
 impl Timeline {
-    /// Adds what `end` holds after `after_ns`, bin by bin at each bin's start (a chart, which
-    /// may be binned otherwise than one pass over the same frames would bin it).
-    pub fn graft_after(&mut self, end: &Timeline, after_ns: i64) {
+    /// Adds what `end` holds after `after_ns`, bin by bin at each bin's start.
+    pub fn add_after(&mut self, end: &Timeline, after_ns: i64) {
         for channel in 0..end.channels.min(self.channels) {
             for (start, value) in end.series(channel) {
                 if start >= after_ns && value > 0 {
@@ -223,7 +233,7 @@ mod tests {
             if i % 2 == 0 { even.add(ts, channel, value) } else { odd.add(ts, channel, value) }
         }
         assert!(odd.width_ns() < even.width_ns(), "the halves were binned differently");
-        odd.merge(&even);
+        Combine::add(&mut odd, &even).expect("added");
         assert_eq!((odd.series(0), odd.series(1)), (whole.series(0), whole.series(1)));
         assert_eq!(odd.width_ns(), whole.width_ns());
     }
