@@ -8,6 +8,7 @@
 //! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
 //! - [`display_filter`] and [`filter`]: which frames to keep;
 //! - [`analyze`]: the streaming analysis, its report model and findings;
+//! - [`identity`]: who owns each QP, as the hosts tell it (`rdma resource show qp`, NCCL logs);
 //! - [`path`]: several taps of one path: where each packet was lost, marked or delayed, its
 //!   report section and rules;
 //! - [`ordered`]: frames handed on in order with their final verdicts;
@@ -21,6 +22,7 @@ pub mod decode;
 pub mod display_filter;
 pub mod fields;
 pub mod filter;
+pub mod identity;
 pub mod ordered;
 pub mod path;
 pub mod pipeline;
