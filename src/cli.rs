@@ -405,6 +405,9 @@ pub struct AnalyzeArgs {
     #[arg(long = "switch-counters", value_name = "NAME=BEFORE,AFTER", value_parser = parse_switch_counters)]
     pub switch_counters: Vec<SwitchCounterFiles>,
 
+    #[command(flatten)]
+    pub accounts: HostAccountFiles,
+
     /// Print the report as one JSON document on stdout instead of the summary
     #[arg(long)]
     pub json: bool,
@@ -516,6 +519,10 @@ pub struct MergeArgs {
     /// Exit with status 4 when a finding of this severity or worse is found
     #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
     pub fail_on: Option<Severity>,
+
+    /// The QP tables the states were saved with (their owners join the report), and NCCL logs
+    #[command(flatten)]
+    pub accounts: HostAccountFiles,
 }
 
 #[derive(Debug, Args)]
@@ -909,6 +916,45 @@ pub fn parse_counters(s: &str) -> Result<CounterFiles, String> {
     let (host, before, after) = snapshot_pair(s, "HOST=BEFORE,AFTER (10.0.0.2=before.txt,after.txt)")?;
     let host = host.parse().map_err(|_| format!("{s:?}: {host:?} is not an IP address"))?;
     Ok(CounterFiles { host, before, after })
+}
+
+/// What the hosts say of their QPs, shared by `analyze` and `merge`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct HostAccountFiles {
+    /// A host's QP table, HOST=FILE (HOST its IP address in the capture; FILE what `rdma
+    /// resource show qp` prints, as text or with -j, with an optional `time: RFC3339` line; at
+    /// most 16 MiB): the two directions of each connection it lists are paired exactly, and
+    /// each flow names its QPs' owners; HOST@DEV=FILE takes the rows of RDMA device DEV alone,
+    /// for a host with an address per device (repeat for more hosts)
+    #[arg(long = "qps", value_name = "HOST[@DEV]=FILE", value_parser = parse_host_file)]
+    pub qp_tables: Vec<HostFile>,
+
+    /// A host's NCCL log, HOST=FILE (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,NET; other lines
+    /// are skipped): the rank of each QP's process, and processes that fell back to sockets
+    /// (repeat for more hosts)
+    #[arg(long = "nccl-log", value_name = "HOST=FILE", value_parser = parse_host_file)]
+    pub nccl_logs: Vec<HostFile>,
+}
+
+/// `--qps HOST[@DEV]=FILE`, `--nccl-log HOST=FILE`: a host (and its RDMA device) and a file it
+/// wrote.
+#[derive(Debug, Clone)]
+pub struct HostFile {
+    pub host: std::net::IpAddr,
+    pub device: Option<String>,
+    pub file: PathBuf,
+}
+
+pub fn parse_host_file(s: &str) -> Result<HostFile, String> {
+    let usage = || format!("{s:?}: say HOST=FILE (10.0.0.2=qps.txt), or HOST@DEV=FILE for one RDMA device");
+    let (who, file) = s.split_once('=').filter(|(h, f)| !h.is_empty() && !f.is_empty()).ok_or_else(usage)?;
+    let (host, device) = match who.split_once('@') {
+        Some((host, device)) if !device.is_empty() => (host, Some(device.to_string())),
+        Some(_) => return Err(usage()),
+        None => (who, None),
+    };
+    let host = host.parse().map_err(|_| format!("{s:?}: {host:?} is not an IP address"))?;
+    Ok(HostFile { host, device, file: PathBuf::from(file) })
 }
 
 /// `WHO=BEFORE,AFTER`'s three parts; `usage` says how, with an example.

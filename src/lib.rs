@@ -4,7 +4,7 @@
 //! view, and [`output`] writes packet lists and decode trees.
 
 pub use rocescope_engine::{
-    analyze, capture, counters, decode, display_filter, fields, filter, ordered, path, pipeline,
+    analyze, capture, counters, decode, display_filter, fields, filter, identity, ordered, path, pipeline,
 };
 
 #[cfg(feature = "browse")]

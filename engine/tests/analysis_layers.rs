@@ -2,13 +2,14 @@
 //! module names only modules of its own room or of a floor below, so no import runs back up
 //! and no two rooms use each other. `analyze/mod.rs` is the face: it declares the rooms and
 //! hands their names on, and no room imports through it. The analyses beside it, the path
-//! over several taps (`path/`) and the counters beside a capture (`counters/`), are rooms on
+//! over several taps (`path/`), the counters beside a capture (`counters/`) and the hosts' QP
+//! tables and NCCL logs (`identity/`), are rooms on
 //! the same floors.
 
 use std::fs;
 use std::path::Path;
 
-/// The rooms of `engine/src/analyze/`, and `path` and `counters`, each with its floor (1 is the
+/// The rooms of `engine/src/analyze/`, and `path`, `counters` and `identity`, each with its floor (1 is the
 /// ground). An analysis's room may hold parts on other floors than its state: its report
 /// section (`uet/report`), its rules (`uet/rules`), named `room/part`.
 const FLOORS: &[(&str, u32)] = &[
@@ -23,6 +24,7 @@ const FLOORS: &[(&str, u32)] = &[
     ("id", 2),
     ("exemplar", 2),
     ("roce/wide", 3),
+    ("identity", 3),
     ("roce/congestion", 4),
     ("roce/flow", 5),
     ("uet", 6),
@@ -33,15 +35,18 @@ const FLOORS: &[(&str, u32)] = &[
     ("roce/report", 8),
     ("path", 8),
     ("counters/report", 8),
+    ("identity/report", 8),
     ("report", 9),
     ("saved", 10),
     ("rules", 10),
     ("counters/reconcile", 10),
+    ("identity/join", 10),
     ("uet/rules", 11),
     ("roce/rules", 11),
     ("roce", 11),
     ("path/rules", 11),
     ("counters/rules", 11),
+    ("identity/rules", 11),
     ("combine", 12),
     ("assemble", 12),
 ];
@@ -74,7 +79,7 @@ fn rooms_named(line: &str) -> Vec<String> {
                 let part = after(&rest[first.len() + 2 + room.len()..]);
                 (room, part)
             }
-            "path" | "counters" => (first.clone(), after(&rest[first.len()..])),
+            "path" | "counters" | "identity" => (first.clone(), after(&rest[first.len()..])),
             _ => continue,
         };
         named.push(part_of(&room, part.as_deref()));
@@ -108,7 +113,7 @@ fn sources(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
 fn no_room_of_the_analysis_imports_one_above_it_or_through_its_face() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    for root in ["analyze", "path", "counters"] {
+    for root in ["analyze", "path", "counters", "identity"] {
         sources(&src.join(root), &mut files);
     }
     let mut wrong = Vec::new();
@@ -116,7 +121,7 @@ fn no_room_of_the_analysis_imports_one_above_it_or_through_its_face() {
         let relative = file.strip_prefix(&src).expect("under src/");
         let mut names = relative.iter().filter_map(|c| c.to_str()).map(|c| c.trim_end_matches(".rs"));
         let room = match names.next() {
-            // analyze/ is the face of its rooms; path/ and counters/ are rooms
+            // analyze/ is the face of its rooms; path/, counters/ and identity/ are rooms
             Some("analyze") => names.next().unwrap_or_default(),
             other => other.unwrap_or_default(),
         };

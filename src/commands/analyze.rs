@@ -5,6 +5,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use super::accounts;
 use super::exit::{Failure, Outcome};
 use super::passes;
 use super::refuse_input;
@@ -22,6 +23,7 @@ use crate::cli::{AnalyzeArgs, SwitchCounterFiles, report_damage, report_undecode
 use crate::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
 use crate::decode::{Decoder, Endpoint};
 use crate::display_filter::Selection;
+use crate::identity::known::KnownQps;
 use crate::ordered::InOrder;
 use crate::output::atomic::Written;
 #[cfg(feature = "tables")]
@@ -107,6 +109,8 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
     let taps = checked_taps(args)?;
     // the files read beside the capture are checked before any pass reads it
     let (counters, switches) = (read_counters(args)?, read_switch_counters(args)?);
+    let accounts = accounts::read(&args.accounts)?;
+    let known_qps = KnownQps::of(&accounts.tables);
     let tap_files: Vec<PathBuf> = taps.iter().flat_map(|t| t.files.iter().cloned()).collect();
     let files = if taps.is_empty() { &args.files } else { &tap_files };
     let plan = Plan::new(files, args.times.time_source, &taps);
@@ -122,7 +126,10 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
         .as_deref()
         .map(|path| resume(path, config, args.display_filter.as_deref(), &args.files))
         .transpose()?;
-    let mut joined = Joined { path: traced.as_ref().map(|t| t.report.clone()), counters, switches };
+    if let Some(saved) = &resumed {
+        accounts::check_saved_with(saved.analyzer.known_qps(), &accounts, "--resume: the saved analysis was")?;
+    }
+    let mut joined = Joined { path: traced.as_ref().map(|t| t.report.clone()), counters, switches, accounts };
     reporting::check_build(&reporting_of(args, &joined))?;
     let (mut inputs, unreadable) = Inputs::open(files, args.threads > 2);
     if let Some(traced) = &traced {
@@ -145,10 +152,12 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
             // an export's analysis gives each frame's verdict, which analyze does not take
             (saved.analyzer.without_verdicts(), saved.inputs)
         }
-        None if packet_table.is_some() => (Analyzer::with_verdicts(config), Vec::new()),
+        None if packet_table.is_some() => (Analyzer::with_verdicts(config).with_known_qps(known_qps), Vec::new()),
         // a part analysed on its own keeps its first frames for a merge (`rocescope merge`)
-        None if args.state.is_some() => (Analyzer::new(config).keeping_head(args.keep_frames), Vec::new()),
-        None => (Analyzer::new(config), Vec::new()),
+        None if args.state.is_some() => {
+            (Analyzer::new(config).with_known_qps(known_qps).keeping_head(args.keep_frames), Vec::new())
+        }
+        None => (Analyzer::new(config).with_known_qps(known_qps), Vec::new()),
     };
     let table = packet_table.map(|t| TableFeed { ordered: InOrder::new(t, None, None), decoder: decoder.clone() });
     let mut analysis = Analysis { analyzer, table, goes_on: args.state.is_some() };

@@ -1,6 +1,7 @@
 //! The `merge` command: the report of a capture whose files were analysed apart, from their
 //! saved states (docs/scale.md).
 
+use super::accounts;
 use super::exit::{Failure, Outcome};
 use super::reporting::{self, Reporting};
 use super::saved_run::{load_state, save_state};
@@ -9,9 +10,9 @@ use crate::analyze::combine::parts::{self, MergeError};
 use crate::cli::MergeArgs;
 
 pub fn run(args: &MergeArgs) -> Outcome {
-    let nothing_joined = Joined::default();
+    let joined = Joined { accounts: accounts::read(&args.accounts)?, ..Joined::default() };
     let reporting = Reporting {
-        joined: &nothing_joined,
+        joined: &joined,
         json: args.json,
         color: args.color.enabled(),
         out: args.out.as_deref(),
@@ -29,6 +30,7 @@ pub fn run(args: &MergeArgs) -> Outcome {
         MergeError::Unreadable(failure) => failure,
         MergeError::Refused(message) => Failure::Usage(message),
     })?;
+    accounts::check_saved_with(merged.analyzer.known_qps(), &joined.accounts, "merge: the states were")?;
     if let Some(path) = &args.state {
         save_state(path, &merged)?;
     }

@@ -1,6 +1,7 @@
 //! The commands: each picks its sources and sinks from the engine and the output writers, and
 //! turns what happened into an exit status.
 
+pub mod accounts;
 pub mod analyze;
 pub mod annotate;
 #[cfg(feature = "live")]

@@ -31,9 +31,10 @@ use crate::fields::{Field, Frame};
 use crate::pipeline::Beside;
 
 /// The version of the dataset's layout and columns, in every file's metadata under
-/// [`SCHEMA_VERSION_KEY`]. 3: the per-run tables' columns are their records' JSON keys; 2:
+/// [`SCHEMA_VERSION_KEY`]. 4: the flows have owner columns and the findings `evidence_lines`;
+/// 3: the per-run tables' columns are their records' JSON keys; 2:
 /// timestamps of microseconds, and `frame_time_epoch_ns`.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 pub const SCHEMA_VERSION_KEY: &str = "rocescope.dataset.schema_version";
 
 /// The frames' column of their exact times, nanoseconds since the epoch (the timestamp columns

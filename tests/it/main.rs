@@ -33,6 +33,7 @@ mod native_infiniband;
 mod path;
 mod production_patterns;
 mod properties;
+mod qp_identity;
 mod real_captures;
 mod real_traffic;
 mod reference_analyze;

@@ -10,6 +10,7 @@ use crate::analyze::uet;
 use crate::capture::{CaptureError, CaptureReader};
 use crate::counters::report::HostCounters;
 use crate::counters::{self, HostSnapshots, SwitchSnapshots};
+use crate::identity::{self, HostAccounts};
 use crate::path::{self, report::PathReport};
 
 /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
@@ -25,29 +26,32 @@ pub fn findings(report: &Report) -> Vec<Finding> {
     roce::rules::roce(&mut r);
     path::rules::path(&mut r);
     counters::rules::counters(&mut r);
+    identity::rules::identity(&mut r);
     uet::rules::uet(&mut r);
     r.finish()
 }
 
 /// What the report joins with the analysis of the frames, each read apart from the main pass:
-/// the path traced over several taps (`analyze --tap`, a pass of its own before the main one)
-/// and counter snapshots to reconcile (`analyze --counters`, `--switch-counters`, files read
-/// before the capture).
+/// the path traced over several taps (`analyze --tap`, a pass of its own before the main one),
+/// counter snapshots to reconcile (`analyze --counters`, `--switch-counters`) and the hosts'
+/// QP tables and NCCL logs (`--qps`, `--nccl-log`), files read before the capture.
 #[derive(Debug, Clone, Default)]
 pub struct Joined {
     pub path: Option<PathReport>,
     pub counters: Vec<HostSnapshots>,
     pub switches: Vec<SwitchSnapshots>,
+    pub accounts: HostAccounts,
 }
 
 /// The report with what it `joined`: each room's section of it (the path's losses naming the
-/// report's flows they belong to, each host's counters reconciled with its flows), then the
-/// findings over them all.
+/// report's flows they belong to, each host's counters reconciled with its flows, the owners
+/// of each flow's QPs), then the findings over them all.
 pub fn report_joined(a: &Analyzer, inputs: Vec<InputReport>, joined: &Joined) -> Report {
     let mut report = Report::model(a, inputs, None);
     report.path = joined.path.as_ref().map(|path| path_of_flows(path, &report));
     report.counters = joined.counters.iter().map(|h| HostCounters::of(&report, h)).collect();
     report.counters.extend(joined.switches.iter().map(HostCounters::of_switch));
+    identity::join::join(&mut report, &joined.accounts);
     report.findings = findings(&report);
     report
 }

@@ -94,7 +94,7 @@ fn not_a_count(name: &str, value: &str) -> String {
 }
 
 /// A `time:` line's time, as written and in ns since the Unix epoch; else what is wrong.
-pub(super) fn time_line(time: &str) -> Result<(String, i64), String> {
+pub(crate) fn time_line(time: &str) -> Result<(String, i64), String> {
     let time = time.trim();
     let parts = rfc3339_parts(time).ok_or_else(|| format!("{} is not an RFC 3339 time", quoted(time)))?;
     let ns = ns_since_epoch(parts)

@@ -59,20 +59,32 @@ impl Analyzer {
 
     /// A congestion notification (a CNP, or a native InfiniBand packet with BECN) on flow
     /// `fid`: it answers the first waiting mark of the flow it is addressed to, whose delay
-    /// it measures (`ce_to_cnp_ns`).
+    /// it measures (`ce_to_cnp_ns`); where that flow is not known, `fid` keeps it until it is
+    /// paired.
     pub(super) fn answer_congestion_mark(&mut self, fid: FlowId, ts_ns: i64) {
-        if let Some(d) = self.addressed_flow(fid).and_then(|data| self.flows.flow_mut(data)) {
-            d.notified_at(ts_ns);
+        match self.addressed_flow(fid) {
+            Some(data) => {
+                if let Some(d) = self.flows.flow_mut(data) {
+                    d.notified_at(ts_ns);
+                }
+            }
+            // the flow it answers is told once `fid` is paired
+            None => {
+                if let Some(carrier) = self.flows.flow_mut(fid).filter(|f| f.peer.is_none()) {
+                    carrier.carried_unaddressed_notification(ts_ns);
+                }
+            }
         }
     }
 
     /// The flow whose mark a notification on flow `fid` (from host D to host S, to QP X: its
     /// key) answers, from its own addressing and what is known of the senders' QPs when it
     /// comes (docs/analysis.md, "Which marks a CNP answers"): the peer of a paired `fid`;
-    /// else, of the flows from S to D whose DETHs name the source QP X, or where none does,
-    /// of those whose source QP is not known (unpaired, no DETH), the one whose waiting mark
-    /// came first (the earlier flow on equal times). Not looked for between two hosts with
-    /// more than [`MAX_PAIRING_CANDIDATES`] flows from S to D.
+    /// else, of the flows from S to D sent by QP X (their DETHs name it, or a host's QP table
+    /// says so), the one whose waiting mark came first (the earlier flow on equal times). None
+    /// where no flow is known to be sent by X: which of the flows from S to D (or a QP the
+    /// capture lacks) X sends is a guess, and no delay is measured from a guess. Not looked for
+    /// between two hosts with more than [`MAX_PAIRING_CANDIDATES`] flows from S to D.
     fn addressed_flow(&self, fid: FlowId) -> Option<FlowId> {
         let notification = self.flows.flow(fid)?;
         if let Some((data, _)) = notification.peer {
@@ -82,12 +94,11 @@ impl Analyzer {
         if senders.len() > MAX_PAIRING_CANDIDATES {
             return None;
         }
-        let flows = || senders.iter().filter_map(|&id| self.flows.flow(id).map(|f| (id, f)));
-        let from_qp = |f: &Flow| f.src_qps.entries.iter().any(|&(q, _)| q == qp);
-        let named = flows().any(|(_, f)| from_qp(f));
-        let addressed = |f: &Flow| if named { from_qp(f) } else { f.src_qp.is_none() };
-        flows()
-            .filter(|(_, f)| addressed(f))
+        let sent_by_qp = |f: &Flow| f.src_qp == Some(qp) || f.src_qps.entries.iter().any(|&(q, _)| q == qp);
+        senders
+            .iter()
+            .filter_map(|&id| self.flows.flow(id).map(|f| (id, f)))
+            .filter(|(_, f)| sent_by_qp(f))
             .filter_map(|(id, f)| f.waiting_mark().map(|ts| (ts, id)))
             .min()
             .map(|(_, id)| id)

@@ -38,6 +38,7 @@ use crate::analyze::roce::wide::duplicates::{Doubling, DoublingProbe, Resends};
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::uet::UetAnalysis;
 use crate::decode::Endpoint;
+use crate::identity::known::KnownQps;
 use head::Head;
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -84,6 +85,10 @@ pub struct Analyzer {
     /// CM-established directions not yet seen as flows: key → (peer key, path MTU).
     #[combine(with = combine::cm_links)]
     cm_links: FxHashMap<FlowKey, (FlowKey, Option<u32>)>,
+    /// The hosts' QP tables (`analyze --qps`): each connection's two directions, exactly. The
+    /// same in every shard and part (a merge refuses parts saved with others).
+    #[combine(same)]
+    known_qps: KnownQps,
     /// Decided before any combining (a shard starts decided, a merge checks both decided).
     #[combine(own)]
     probe: Option<Probe>,
@@ -148,6 +153,7 @@ impl Analyzer {
             congestion: CongestionAnalysis::default(),
             uet: UetAnalysis::default(),
             cm_links: FxHashMap::default(),
+            known_qps: KnownQps::default(),
             probe: Some(Probe { detector: DoublingProbe::new(config.span_window_ns), frames: Vec::new(), bytes: 0 }),
             verdicts: None,
             head: None,
@@ -178,6 +184,17 @@ impl Analyzer {
         let doubled_mirror = self.wide.capture().doubled_mirror?;
         let timeline_start = self.wide.timeline().start_ns();
         (timeline_start.is_some() || ended).then_some(ShardStart { doubled_mirror, timeline_start })
+    }
+
+    /// The analysis, pairing the flows whose QPs the hosts' tables name as those tables say
+    /// (`analyze --qps`; [`crate::identity::known`]).
+    pub fn with_known_qps(self, known_qps: KnownQps) -> Self {
+        Analyzer { known_qps, ..self }
+    }
+
+    /// What the hosts' QP tables say of the flows' QPs.
+    pub fn known_qps(&self) -> &KnownQps {
+        &self.known_qps
     }
 
     /// An analyzer that also gives each frame's verdict ([`Analyzer::next_verdict`]).
@@ -426,12 +443,16 @@ impl Analyzer {
         {
             f.trace = Some(Box::default());
         }
-        let Some(&(peer_key, pmtu)) = self.cm_links.get(&key) else { return };
-        if let Some(f) = self.flows.flow_mut(fid) {
-            f.pmtu = f.pmtu.or(pmtu);
+        if let Some(&(peer_key, pmtu)) = self.cm_links.get(&key) {
+            if let Some(f) = self.flows.flow_mut(fid) {
+                f.pmtu = f.pmtu.or(pmtu);
+            }
+            if let Some(peer) = self.flows.get(&peer_key) {
+                self.flows.pair(fid, peer, PairMethod::Cm);
+            }
         }
-        if let Some(peer) = self.flows.get(&peer_key) {
-            self.flows.pair(fid, peer, PairMethod::Cm);
+        if !self.known_qps.is_empty() {
+            self.pair_by_table(fid, key);
         }
     }
 

@@ -1,17 +1,44 @@
-//! Pairing a response flow with the flow it answers from the evidence of its responses
+//! Pairing a response flow with the flow it answers: as the hosts' QP tables say, where they
+//! name its QPs ([`crate::identity::known`]), else from the evidence of its responses
 //! ([`crate::analyze::roce::flow::pairing`]), across the flow table.
 
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
-use crate::analyze::id::FlowId;
+use crate::analyze::id::{FlowId, FlowKey};
 use crate::analyze::roce::flow::pairing::{CANDIDATES_KEPT, Candidates};
 use crate::analyze::roce::flow::table::{Flow, PairMethod};
 
 impl Analyzer {
+    /// The new flow `fid` of `key`: paired with the other direction its QPs' tables name, when
+    /// the capture holds exactly one such flow unpaired; its sender's QP set from the tables.
+    pub(crate) fn pair_by_table(&mut self, fid: FlowId, key: FlowKey) {
+        let Some(other) = self.known_qps.other_direction(&key) else { return };
+        let unpaired =
+            |k: &FlowKey| self.flows.get(k).filter(|&id| self.flows.flow(id).is_some_and(|f| f.peer.is_none()));
+        let found: Vec<FlowId> = other.iter().filter_map(unpaired).collect();
+        let sender = self.known_qps.sender(&key);
+        if let Some(f) = self.flows.flow_mut(fid).filter(|f| f.peer.is_none()) {
+            f.src_qp = f.src_qp.or(sender);
+            if let [peer] = found[..] {
+                self.flows.pair(fid, peer, PairMethod::HostTable);
+            }
+        }
+    }
+
+    /// Do the hosts' tables name the QPs of flow `id` (so that its pairing is theirs, never the
+    /// evidence's)?
+    fn tabled(&self, id: FlowId) -> bool {
+        !self.known_qps.is_empty()
+            && self.flows.flow(id).is_some_and(|f| self.known_qps.other_direction(&f.key).is_some())
+    }
+
     /// Pairs the unpaired response flow `fid` with the flow it answers once the PSNs of its
     /// responses (this one, naming `psn`, and those before) leave one candidate; then pairs
     /// the flows that were left one candidate by that.
     pub(crate) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32) {
         let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
+        if self.tabled(fid) {
+            return;
+        }
         let fresh = f.pairing_candidates().is_empty();
         let pool: &[FlowId] = if fresh {
             let between = self.flows.between(f.key.dst, f.key.src);
@@ -22,8 +49,11 @@ impl Analyzer {
         } else {
             f.pairing_candidates()
         };
-        let fits =
-            |c: &FlowId| *c != fid && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn));
+        let fits = |c: &FlowId| {
+            *c != fid
+                && !self.tabled(*c)
+                && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn))
+        };
         let left: Candidates = pool.iter().copied().filter(fits).collect();
         let method = if fresh { PairMethod::Psn } else { PairMethod::Ack };
         match left[..] {
@@ -50,7 +80,10 @@ impl Analyzer {
     /// tap, would reach the tap at `psn` too.
     pub(crate) fn pair_by_answer(&mut self, resender: FlowId, psn: u32, ts_ns: i64) {
         let Some(r) = self.flows.flow(resender).filter(|r| r.peer.is_none()) else { return };
-        let unpaired = |c: FlowId| self.flows.flow(c).filter(|c| c.peer.is_none());
+        if self.tabled(resender) {
+            return;
+        }
+        let unpaired = |c: FlowId| self.flows.flow(c).filter(|c| c.peer.is_none()).filter(|_| !self.tabled(c));
         let between = self.flows.between(r.key.dst, r.key.src);
         let answerable = |&c: &FlowId| unpaired(c).is_some_and(|c| c.may_await_resend_at(r, psn, ts_ns));
         let answerable: Candidates = between.iter().copied().filter(answerable).collect();

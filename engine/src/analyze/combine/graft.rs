@@ -25,7 +25,7 @@ pub fn after(
     mut part: Analyzer,
     frames_before: u64,
 ) -> Result<(), String> {
-    let mut start = Analyzer::new(part.config());
+    let mut start = Analyzer::new(part.config()).with_known_qps(part.known_qps().clone());
     let lost_before = merged.wide.duplicates_lost();
     for mut frame in head {
         frame.number = frame.number.after(frames_before);
@@ -154,11 +154,11 @@ fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end
 }
 
 /// A CNP (or BECN) on an unpaired flow answers the earliest waiting mark of the flows from its
-/// destination host to its source host that may be its sender's, or of those whose DETHs name
-/// its QP (docs/analysis.md, "Which marks a CNP answers"): an unpaired flow that took
-/// notifications after its kept frames, while the merged analysis has flows between those
-/// hosts the part did not know whose DETHs name its QP, or of unknown source QP with a
-/// waiting mark, could have answered another mark in one run.
+/// destination host to its source host known to be sent by its QP (a table or their DETHs say
+/// so), or waits for the flow's pairing (docs/analysis.md, "Which marks a CNP answers"): an
+/// unpaired flow that took notifications after its kept frames, while the merged analysis has
+/// flows between those hosts the part did not know that are known to be sent by its QP, or of
+/// unknown source QP with a waiting mark, could have answered another mark in one run.
 fn check_notifications(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end: &Flow) -> Result<(), String> {
     let notifications = |f: &Flow| f.counts.cnps + f.counts.becn;
     let took = notifications(end) > before.map_or(0, notifications);
@@ -166,8 +166,8 @@ fn check_notifications(merged: &Analyzer, start: &Analyzer, before: Option<&Flow
         return Ok(());
     }
     let qp = end.key.dst_qp;
-    let names = |f: &Flow| f.src_qps.entries.iter().any(|&(q, _)| q == qp);
-    let addressed = |f: &Flow| names(f) || (f.src_qp.is_none() && f.waiting_mark().is_some());
+    let sent_by_qp = |f: &Flow| f.src_qp == Some(qp) || f.src_qps.entries.iter().any(|&(q, _)| q == qp);
+    let addressed = |f: &Flow| sent_by_qp(f) || (f.src_qp.is_none() && f.waiting_mark().is_some());
     let unknown = merged
         .flows
         .between(end.key.dst, end.key.src)

@@ -47,6 +47,7 @@ struct Facts {
     first_ts_ns: Option<i64>,
     last_ts_ns: Option<i64>,
     config: crate::analyze::config::Config,
+    known_qps: crate::identity::known::KnownQps,
     display_filter: Option<String>,
     files: Vec<String>,
     exported: bool,
@@ -59,6 +60,7 @@ impl Facts {
             first_ts_ns: run.first_ts_ns,
             last_ts_ns: run.analyzer.last_ts_ns(),
             config: run.analyzer.config(),
+            known_qps: run.analyzer.known_qps().clone(),
             display_filter: run.display_filter.clone(),
             files: run.inputs.iter().map(|i| i.file.clone()).collect(),
             exported: !run.output.is_empty(),
@@ -127,12 +129,13 @@ fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
             "{overlapping} starts before {first} ends, and they were saved with -Y: the frames it left out cannot be put among the others' (analyse the files together, or merge parts that follow one another in time)"
         ));
     }
-    let Some(config) = parts.first().map(|p| p.run.analyzer.config()) else {
+    let Some(first_analyzer) = parts.first().map(|p| &p.run.analyzer) else {
         return Err("no saved analysis to merge".to_string());
     };
+    let (config, known_qps) = (first_analyzer.config(), first_analyzer.known_qps().clone());
     let mut frames = Vec::with_capacity(parts.len());
     let mut merged = SavedRun {
-        analyzer: Analyzer::new(config).keeping_head(head::MAX_HEAD_FRAMES),
+        analyzer: Analyzer::new(config).with_known_qps(known_qps).keeping_head(head::MAX_HEAD_FRAMES),
         frames_read: 0,
         first_ts_ns: None,
         display_filter: None,
@@ -193,6 +196,12 @@ fn check_alike<'a>(mut parts: impl Iterator<Item = &'a Facts>) -> Result<(), Str
                 first.name,
                 part.name,
                 crate::analyze::combine::differences::describe(&first.config, &part.config)
+            ));
+        }
+        if part.known_qps != first.known_qps {
+            return Err(format!(
+                "{} and {} were saved with other QP tables (--qps): the parts of one capture are analysed alike",
+                first.name, part.name
             ));
         }
         if part.display_filter != first.display_filter {

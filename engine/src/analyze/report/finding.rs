@@ -43,9 +43,12 @@ pub struct Evidence {
     /// The tap a finding of the path is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tap: Option<String>,
-    /// The host a finding of its counters is about.
+    /// The host a finding of its counters, QP table or NCCL log is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// The lines of a host's file a finding is about, `FILE:LINE` (from 1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<String>,
 }
 
 pub const EVIDENCE_KEPT: usize = 10;
@@ -140,6 +143,8 @@ kinds! {
     COUNTERS_DISAGREE: Warning, "Counters and capture disagree", "analysis.md#counters-beside-the-capture";
     PAUSE_NOT_IN_CAPTURE: Info, "Pauses the capture cannot see", "analysis.md#counters-beside-the-capture";
     SWITCH_QUEUE_DROPS: Warning, "Drops in a switch queue", "analysis.md#counters-beside-the-capture";
+    NCCL_SOCKET_FALLBACK: Error, "NCCL fell back to sockets", "analysis.md#qp-tables-and-nccl-logs";
+    QP_TABLE_CONFLICT: Warning, "The capture contradicts a QP table", "analysis.md#qp-tables-and-nccl-logs";
     UET_CRC_BAD: Error, "Bad UET CRC", "analysis.md#uet";
     UET_LOSS: Warning, "UET packets lost", "analysis.md#uet";
     UET_TRIMMING: Warning, "UET packets trimmed", "analysis.md#uet";
@@ -175,6 +180,7 @@ impl Exemplar for Finding {
                 hop: some.clone(),
                 tap: some.clone(),
                 host: some,
+                lines: Vec::new(),
             },
             cause: Cow::Borrowed(""),
             action: Cow::Borrowed(""),

@@ -25,10 +25,11 @@ use crate::analyze::roce::wide::policy::Policy;
 use crate::analyze::uet::report::UetReport;
 use crate::capture::CaptureInfo;
 use crate::counters::report::HostCounters;
+use crate::identity::report::{NcclLogReport, QpTableReport};
 use crate::path::report::PathReport;
 
 /// Version of the report schema; raised on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -67,6 +68,12 @@ pub struct Report {
     /// Counter snapshots reconciled with the capture (`analyze --counters`): absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<HostCounters>,
+    /// The hosts' QP tables (`analyze --qps`): absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub qp_tables: Vec<QpTableReport>,
+    /// The hosts' NCCL logs (`analyze --nccl-log`): absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nccl_logs: Vec<NcclLogReport>,
     /// Ultra Ethernet Transport packets: absent when the capture has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uet: Option<UetReport>,
@@ -250,6 +257,8 @@ impl Report {
             findings: Vec::new(),
             path: None,
             counters: Vec::new(),
+            qp_tables: Vec::new(),
+            nccl_logs: Vec::new(),
             uet: UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
             charts: chart_data::ChartData::of(a),
         }

@@ -39,6 +39,7 @@ use crate::capture::mapped::{self, Location};
 use crate::capture::{Inputs, Record};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
+use crate::identity::known::KnownQps;
 use ranges::Split;
 
 /// Frames the first-frames analysis reads at most before giving up on a split (a capture whose
@@ -158,6 +159,8 @@ struct Job<'a> {
     decoder: &'a Decoder,
     selection: &'a Selection,
     config: Config,
+    /// The hosts' QP tables every shard pairs by.
+    known_qps: KnownQps,
     start: Start,
     progress: &'a dyn Fn(u64),
 }
@@ -173,8 +176,14 @@ impl<'a> Job<'a> {
         progress: &'a dyn Fn(u64),
     ) -> Option<Job<'a>> {
         let config = analysis.analyzer().config();
+        let known_qps = analysis.analyzer().known_qps().clone();
         let start = start(inputs.reopen()?, decoder, selection, config)?;
-        Some(Job { decoder, selection, config, start, progress })
+        Some(Job { decoder, selection, config, known_qps, start, progress })
+    }
+
+    /// A shard of the analysis, as every thread starts it.
+    fn shard(&self) -> Analyzer {
+        Analyzer::shard(self.config, self.start.shard).with_known_qps(self.known_qps.clone())
     }
 }
 
@@ -196,7 +205,7 @@ fn read_by_all(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, s
 /// The analysis of inputs read by this thread, which hands each frame to one of `threads`
 /// analysis threads by its partition.
 fn read_by_one(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, threads: usize) -> Option<Ran<()>> {
-    let &Job { decoder, selection, config, start, progress } = job;
+    let &Job { decoder, selection, config, start, progress, .. } = job;
     let mut reading = inputs.reopen()?;
     let mappings: Vec<Arc<Mmap>> = reading.share_mappings().into_iter().collect::<Option<_>>()?;
     let files = mappings.len();
@@ -204,7 +213,7 @@ fn read_by_one(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, t
     let released = (0..files).map(|_| AtomicUsize::new(0)).collect();
     let shared = Shared { mappings, finished, released };
     let mut reader = Reader {
-        shard: Analyzer::shard(config, start.shard),
+        shard: job.shard(),
         router: decoder.clone().deferring_icrc(),
         kept: Kept { selection, first_ts_ns: start.first_ts_ns },
         last_ts_ns: i64::MIN,
@@ -219,7 +228,8 @@ fn read_by_one(inputs: &mut Inputs, analysis: &mut dyn Analyse, job: &Job<'_>, t
                 let (shared, parts) = (&shared, parts.clone());
                 let kept = Kept { selection, first_ts_ns: start.first_ts_ns };
                 let worker = Worker { thread: t, shared, decoder, kept, parts };
-                (send, scope.spawn(move || worker.analyse_batches(receive, config, start.shard)))
+                let shard = job.shard();
+                (send, scope.spawn(move || worker.analyse_batches(receive, shard)))
             })
             .unzip();
         let handed = Handed { senders: &senders, incast_parts: &incast_parts };
@@ -528,8 +538,7 @@ struct Worker<'a> {
 
 impl Worker<'_> {
     /// The frames of its partitions, decoded, verified and analysed in order.
-    fn analyse_batches(self, batches: mpsc::Receiver<Batch>, config: Config, start: ShardStart) -> Analyzer {
-        let mut shard = Analyzer::shard(config, start);
+    fn analyse_batches(self, batches: mpsc::Receiver<Batch>, mut shard: Analyzer) -> Analyzer {
         let mut ahead = OneAhead::default();
         let mappings = &self.shared.mappings;
         for batch in batches {

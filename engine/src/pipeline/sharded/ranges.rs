@@ -29,6 +29,7 @@ use crate::analyze::partition::PARTITIONS;
 use crate::capture::walk::{FileWalk, Walked};
 use crate::capture::{LinkType, Record};
 use crate::decode::{DecodedFrame, Decoder};
+use crate::identity::known::KnownQps;
 use crate::pipeline::OneAhead;
 
 /// Bytes of the file per chunk.
@@ -121,6 +122,7 @@ enum Task {
 /// A run over one file.
 struct Run<'a> {
     walk: &'a FileWalk,
+    known_qps: &'a KnownQps,
     decoder: &'a Decoder,
     router: Decoder,
     kept: Kept<'a>,
@@ -154,7 +156,7 @@ pub(super) struct Read {
 /// Analyses the frames of `walk`'s file that the job's selection keeps as `split` says; `None`
 /// when timestamps go back or the shards do not join.
 pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<Read> {
-    let &Job { decoder, selection, config, start, progress } = job;
+    let &Job { decoder, selection, config, start, progress, .. } = job;
     let threads = split.threads.clamp(1, usize::from(NO_PARTITION));
     let chunk = split.chunk.max(1);
     let chunks = walk.size().saturating_sub(walk.first_record()).div_ceil(chunk);
@@ -182,6 +184,7 @@ pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<Re
         decoder,
         router: decoder.clone().deferring_icrc(),
         kept: Kept { selection, first_ts_ns: start.first_ts_ns },
+        known_qps: &job.known_qps,
         config,
         start,
         chunk,
@@ -194,7 +197,7 @@ pub(super) fn analyse(walk: &FileWalk, job: &Job<'_>, split: Split) -> Option<Re
     let (first, whole, others) = std::thread::scope(|scope| {
         let run = &run;
         let others: Vec<_> = (1..threads).map(|t| scope.spawn(move || run.work(t, None))).collect();
-        let mut whole = Analyzer::shard(config, start.shard);
+        let mut whole = job.shard();
         let first = run.work(0, Some((&mut whole, progress)));
         let others: Option<Vec<Analyzer>> = others.into_iter().map(|t| t.join().ok()).collect();
         (first, whole, others)
@@ -214,7 +217,7 @@ impl Run<'_> {
     /// chunk is analysed; the first thread also analyses the frames no partition holds
     /// (`whole`) and reports progress. Its shard, finished.
     fn work(&self, t: usize, mut whole: Option<(&mut Analyzer, &dyn Fn(u64))>) -> Analyzer {
-        let mut shard = Analyzer::shard(self.config, self.start.shard);
+        let mut shard = Analyzer::shard(self.config, self.start.shard).with_known_qps(self.known_qps.clone());
         let mut ahead = OneAhead::default();
         let mut next = 0;
         while let Some(task) = self.next_task(next) {

@@ -12,9 +12,12 @@ use crate::analyze::report::Report;
 use crate::analyze::roce::flow::trace::FlowTrace;
 use crate::analyze::roce::report::FlowReport;
 use crate::analyze::roce::report::chart_data::ChartData;
+use crate::identity::owners::Owner;
 use rocescope_parsers::psn::psn_forward_distance;
 
 pub(super) fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Markup {
+    let owned = r.flows.iter().any(|f| f.owner.is_some() || f.dst_owner.is_some());
+    let owner = |o: &Option<Owner>| o.as_ref().map_or("–".to_string(), Owner::label);
     html! {
         h2 id="flows" { "Flows" }
         p.muted { "Most troubled first: bad ICRCs, then NAKs, then loss and retransmissions, then marking and congestion. Late arrivals are reordered packets, not loss." }
@@ -22,6 +25,7 @@ pub(super) fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowRep
             thead { tr {
                 th { "id" } th.l { "flow" } th { "type" } th { "packets" } th { "Gb/s" } th { "missing" } th { "resent" }
                 th { "episodes" } th { "late" } th { "NAK" } th { "RNR" } th { "CE" } th { "CNP" } th { "bad ICRC" } th { "ACK p50 µs" } th.l { "peer" }
+                @if owned { th.l { "owner" } th.l { "dst owner" } }
             } }
             tbody {
                 @for f in flows {
@@ -33,6 +37,7 @@ pub(super) fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowRep
                         td { (f.sequence.late_arrivals) } td { (f.counts.naks_psn_seq_err + f.counts.naks_other) } td { (f.counts.rnr_naks) } td { (f.ce) } td { (f.counts.cnps) }
                         td { (f.counts.icrc_bad) } td { (us(f.ack_latency_ns.p50)) }
                         td.l { @match f.peer { Some(p) => { (p) " (" (f.pairing.unwrap_or("")) ")" }, None => "–" } }
+                        @if owned { td.l { (owner(&f.owner)) } td.l { (owner(&f.dst_owner)) } }
                     }
                 }
             }

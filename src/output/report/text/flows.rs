@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use super::{TextKeys, us};
 use crate::analyze::report::Report;
 use crate::analyze::roce::report::FlowReport;
+use crate::identity::owners::Owner;
 
 /// The flows table's keys, and those of the reactions to CNP bursts.
 pub const FLOW_KEYS: TextKeys = TextKeys {
@@ -32,8 +33,22 @@ pub const FLOW_KEYS: TextKeys = TextKeys {
         "recovered",
         "recovery_us_p50",
         "recovery_us_max",
+        "owner_pid",
+        "owner_comm",
+        "owner_rank",
+        "owner_nranks",
+        "dst_owner_pid",
+        "dst_owner_comm",
+        "dst_owner_rank",
+        "dst_owner_nranks",
     ],
     hidden: &[
+        "owner_host",
+        "owner_device",
+        "owner_comm_id",
+        "dst_owner_host",
+        "dst_owner_device",
+        "dst_owner_comm_id",
         "src_qp",
         "version",
         "first_frame",
@@ -114,6 +129,13 @@ pub fn flow_row(f: &FlowReport) -> String {
     flow_columns(counts, rest)
 }
 
+/// Who owns the QPs of `f`: `rank 0/8 python3[4321] → rank 1/8 python3[977]`, `-` where
+/// nothing told.
+fn owners(f: &FlowReport) -> String {
+    let label = |o: &Option<Owner>| o.as_ref().map_or("-".to_string(), Owner::label);
+    format!("{} → {}", label(&f.owner), label(&f.dst_owner))
+}
+
 fn flow_columns(counts: [String; 12], rest: [String; 3]) -> String {
     let [id, flow, kind, packets, gaps, missing, retx, late, nak, rnr, cnp, ce] = counts;
     let [icrc, pair, ack] = rest;
@@ -122,13 +144,15 @@ fn flow_columns(counts: [String; 12], rest: [String; 3]) -> String {
     )
 }
 
-/// The flows, most troubled first.
+/// The flows, most troubled first; with the owners of their QPs where the hosts told them
+/// (`--qps`, `--nccl-log`).
 pub(super) fn write_flows(out: &mut impl Write, r: &Report) -> io::Result<()> {
     let flows = r.flows_by_trouble();
+    let owned = r.flows.iter().any(|f| f.owner.is_some() || f.dst_owner.is_some());
     writeln!(out, "Flows ({}, most troubled first)", r.flows.len())?;
-    writeln!(out, "  {}", flow_header())?;
+    writeln!(out, "  {}{}", flow_header(), if owned { "  owner → dst owner" } else { "" })?;
     for f in flows.iter().take(FLOWS_SHOWN) {
-        writeln!(out, "  {}", flow_row(f))?;
+        writeln!(out, "  {}{}", flow_row(f), if owned { format!("  {}", owners(f)) } else { String::new() })?;
     }
     if flows.len() > FLOWS_SHOWN {
         writeln!(out, "  … {} more flows (see --json)", flows.len() - FLOWS_SHOWN)?;

@@ -6,6 +6,7 @@ pub mod congestion;
 pub mod counters;
 mod findings;
 pub mod flows;
+mod identity;
 pub mod path;
 mod pauses;
 mod uet;
@@ -85,6 +86,7 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
         path::write_path(out, path)?;
     }
     counters::write_counters(out, &r.counters)?;
+    identity::write_accounts(out, r)?;
     writeln!(out)?;
     findings::write_findings(out, r, colour)
 }

@@ -10,7 +10,7 @@ use crate::analyze::id::FlowId;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::roce::flow::pairing::Candidates;
 use crate::analyze::roce::flow::responses::{Read, ReadQueue, ResponseCursor, ResponseRules};
-use crate::analyze::roce::flow::runtime::{Held, NakEvent, OUTSTANDING_KEPT, RereadEvent};
+use crate::analyze::roce::flow::runtime::{Held, NakEvent, OUTSTANDING_KEPT, RereadEvent, UNADDRESSED_KEPT};
 use crate::analyze::roce::flow::table::Flow;
 
 /// Sequencing: packets held for a decision, the silence before each, READs and responses.
@@ -197,6 +197,30 @@ impl Flow {
     /// When the first congestion mark awaiting a notification came, if one awaits.
     pub fn waiting_mark(&self) -> Option<i64> {
         self.run.unanswered_ce_ts
+    }
+
+    /// A notification (CNP or BECN) at `ts_ns` that this flow carried to a QP no flow is known
+    /// to be sent by: kept until the flow is paired ([`Flow::notified_before_pairing`]).
+    pub fn carried_unaddressed_notification(&mut self, ts_ns: i64) {
+        if self.run.unaddressed_notifications.len() < UNADDRESSED_KEPT {
+            self.run.unaddressed_notifications.push(ts_ns);
+        }
+    }
+
+    /// The notifications it carried before it was paired, to a QP no flow was known to be sent
+    /// by then, taken out.
+    pub(super) fn take_unaddressed_notifications(&mut self) -> Vec<i64> {
+        std::mem::take(&mut self.run.unaddressed_notifications)
+    }
+
+    /// Paired with the flow that carried notifications at `times` before, of unknown addressee
+    /// then: they were addressed to this flow's sender, and the first after the waiting mark
+    /// answers it.
+    pub(super) fn notified_before_pairing(&mut self, times: &[i64]) {
+        let mark = self.run.unanswered_ce_ts;
+        if let Some(&first) = times.iter().find(|&&t| mark.is_some_and(|m| t >= m)) {
+            self.notified_at(first);
+        }
     }
 
     /// A notification (CNP or BECN) addressed to this flow's sender at `ts_ns` answers the

@@ -103,6 +103,10 @@ pub struct Held {
     pub idle_ns: Option<i64>,
 }
 
+/// How many notifications of unknown addressee a flow keeps until it is paired: the first after
+/// the peer's waiting mark is all a pairing looks for, and marks come before their CNPs.
+pub const UNADDRESSED_KEPT: usize = 16;
+
 /// How many requests awaiting an ACK a flow remembers for ACK latency.
 pub const OUTSTANDING_KEPT: usize = 1024;
 
@@ -149,6 +153,10 @@ pub struct FlowRuntime {
     /// The first CE mark not yet answered by a CNP addressed to the flow's sender.
     #[combine(end)]
     pub(super) unanswered_ce_ts: Option<i64>,
+    /// Unpaired: the times of the notifications (CNPs, BECNs) it carried whose addressee was not
+    /// known then (the first [`UNADDRESSED_KEPT`]), for its peer's waiting mark once paired.
+    #[combine(end)]
+    pub(super) unaddressed_notifications: Vec<i64>,
     /// Timestamp of the last sequenced packet.
     #[combine(end)]
     pub(super) last_sequenced_ts: Option<i64>,

@@ -36,6 +36,8 @@ pub enum PairMethod {
     Ack,
     /// Every other flow the responses could answer was paired with another.
     Elimination,
+    /// A host's QP table names the two QPs of the connection (`analyze --qps`).
+    HostTable,
 }
 
 impl PairMethod {
@@ -46,13 +48,20 @@ impl PairMethod {
             PairMethod::Nak => "nak",
             PairMethod::Ack => "ack",
             PairMethod::Elimination => "elimination",
+            PairMethod::HostTable => "host_table",
         }
     }
 
     /// Was the pair found from the PSN ranges of the flows between two hosts (any method but
-    /// a CM exchange)?
+    /// a CM exchange or a host's table)?
     pub fn reads_psn_ranges(self) -> bool {
-        self != PairMethod::Cm
+        !matches!(self, PairMethod::Cm | PairMethod::HostTable)
+    }
+
+    /// Was the pair known by the first response (a CM exchange or a table pairs flows as they
+    /// appear, a PSN range at the first response)?
+    fn known_by_first_response(self) -> bool {
+        matches!(self, PairMethod::Cm | PairMethod::Psn | PairMethod::HostTable)
     }
 }
 
@@ -390,7 +399,13 @@ impl FlowTable {
         };
         // paired after a first response, the responses before were linked to nothing: what
         // awaited an ACK may have had it already, and is no longer timed
-        let late = !matches!(method, PairMethod::Cm | PairMethod::Psn);
+        let late = !method.known_by_first_response();
+        for (f, peer) in [(a, b), (b, a)] {
+            let times = self.flow_mut(peer).map(Flow::take_unaddressed_notifications).unwrap_or_default();
+            if let Some(f) = self.flow_mut(f) {
+                f.notified_before_pairing(&times);
+            }
+        }
         for (f, peer, src_qp) in [(a, b, qb), (b, a, qa)] {
             if let Some(f) = self.flow_mut(f) {
                 f.peer = Some((peer, method));

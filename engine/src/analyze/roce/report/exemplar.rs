@@ -19,6 +19,7 @@ use crate::analyze::roce::report::{
 };
 use crate::analyze::roce::wide::pfc::PauseStats;
 use crate::analyze::roce::wide::policy::{PolicyCounts, Violations};
+use crate::identity::owners::Owner;
 
 /// The frame and flow the exemplars name.
 const FRAME: FrameNumber = FrameNumber::new(0);
@@ -147,6 +148,8 @@ impl Exemplar for FlowReport {
             peer: Some(FLOW),
             pairing: Some(""),
             pairing_candidates: 0,
+            owner: Some(Owner::exemplar()),
+            dst_owner: Some(Owner::exemplar()),
             from_peer: Some(PeerSummary::default()),
             ack_latency_ns: DurationSummary::exemplar(),
             ce_to_cnp_ns: DurationSummary::exemplar(),

@@ -21,6 +21,7 @@ use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::roce::wide::pfc::PauseStats;
 use crate::analyze::roce::wide::policy::PolicyCounts;
 use crate::decode::Endpoint;
+use crate::identity::owners::Owner;
 use congestion::FlowCongestion;
 
 /// Management packets (to QP 0 or 1: subnet management and GSI MADs, RDMA CM), which the
@@ -235,6 +236,12 @@ pub struct FlowReport {
     pub pairing: Option<&'static str>,
     /// Unpaired: how many flows its responses could still answer (0 where none or one).
     pub pairing_candidates: usize,
+    /// Who owns the QP that sends it, and the QP it is sent to, as the hosts' QP tables and
+    /// NCCL logs tell (`analyze --qps`, `--nccl-log`): absent where nothing told.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<Owner>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst_owner: Option<Owner>,
     pub from_peer: Option<PeerSummary>,
     pub ack_latency_ns: DurationSummary,
     pub ce_to_cnp_ns: DurationSummary,
@@ -441,6 +448,8 @@ pub(crate) fn flow_report(
         peer: f.peer.map(|(p, _)| p),
         pairing: f.peer.map(|(_, m)| m.name()),
         pairing_candidates: if f.peer.is_none() { f.pairing_candidates().len() } else { 0 },
+        owner: None,
+        dst_owner: None,
         from_peer: peer.map(|p| PeerSummary {
             naks_psn_seq_err: p.counts.naks_psn_seq_err,
             naks_other: p.counts.naks_other,

@@ -305,16 +305,7 @@ fn reordering(r: &mut Rules<'_>) {
         |f| Some(f.first_frame),
         |n, _, names| format!("{} continue a QP number used by an earlier connection ({names})", plural(n as usize, "flow")),
     );
-    r.flow_rule(
-        About {
-            kind: kinds::PAIRING_AMBIGUOUS,
-            cause: "Several QPs between the same two hosts use the same PSNs (NCCL connects without RDMA CM, starts every QP at PSN 0 and stripes a connection over QPs in lock-step), and no response told which QP each flow of responses answers. Even one QP left whose PSNs fit is no proof: the QP answered may be one whose requests took a path the capture does not see (the other half of an ECMP fabric).",
-            action: "Capture the connection's setup (RDMA CM, or NCCL's bootstrap exchange of QP numbers) to pair the QPs; until then ACK latency, completion times and NAK-to-resend links are not measured on these flows. Losses are still counted on each QP.",
-        },
-        |f| u64::from(f.peer.is_none() && f.pairing_candidates > 0),
-        |f| Some(f.first_frame),
-        |n, _, names| format!("{} of responses could not be paired with the QP they answer ({names})", plural(n as usize, "flow")),
-    );
+    ambiguous_pairing(r);
 }
 
 fn congestion(r: &mut Rules<'_>) {
@@ -355,23 +346,25 @@ struct CnpsSent {
     /// (D, S, X) of every flow that carried a CNP.
     to_qp: FxHashSet<(Endpoint, Endpoint, u32)>,
     /// (D, S) of every flow that carried a CNP to a QP no flow is known to send from: an
-    /// unpaired flow whose destination QP no DETH of a flow from S to D names.
+    /// unpaired flow whose destination QP no flow from S to D is known to be sent by.
     to_unknown_qp: FxHashSet<(Endpoint, Endpoint)>,
 }
 
-/// The source QPs a flow's DETHs named (the first 64).
-fn deth_qps(f: &FlowReport) -> impl Iterator<Item = u32> + '_ {
-    f.src_qps.keys().filter_map(|qp| u32::from_str_radix(qp.trim_start_matches("0x"), 16).ok())
+/// The QPs known to send `f`: its source QP (from its pairing or a host's QP table) and the
+/// source QPs its DETHs named (the first 64).
+fn sender_qps(f: &FlowReport) -> impl Iterator<Item = u32> + '_ {
+    let named = f.src_qps.keys().filter_map(|qp| u32::from_str_radix(qp.trim_start_matches("0x"), 16).ok());
+    f.src_qp.into_iter().chain(named)
 }
 
 impl CnpsSent {
     fn of(report: &Report) -> Self {
-        let named: FxHashSet<(Endpoint, Endpoint, u32)> =
-            report.flows.iter().flat_map(|f| deth_qps(f).map(|qp| (f.src_ip, f.dst_ip, qp))).collect();
+        let known: FxHashSet<(Endpoint, Endpoint, u32)> =
+            report.flows.iter().flat_map(|f| sender_qps(f).map(|qp| (f.src_ip, f.dst_ip, qp))).collect();
         let mut sent = CnpsSent { to_qp: FxHashSet::default(), to_unknown_qp: FxHashSet::default() };
         for c in report.flows.iter().filter(|c| c.counts.cnps > 0) {
             sent.to_qp.insert((c.src_ip, c.dst_ip, c.dst_qp));
-            if c.peer.is_none() && !named.contains(&(c.dst_ip, c.src_ip, c.dst_qp)) {
+            if c.peer.is_none() && !known.contains(&(c.dst_ip, c.src_ip, c.dst_qp)) {
                 sent.to_unknown_qp.insert((c.src_ip, c.dst_ip));
             }
         }
@@ -379,16 +372,17 @@ impl CnpsSent {
     }
 
     /// Did the receiver of `f` send a CNP to its sender: to its source QP (its peer's
-    /// destination QP, or one its DETHs named), or, where that is not known, to a QP of its
-    /// source host no flow is known to send from?
+    /// destination QP, one a host's table or its DETHs named), or, where that is not known, to
+    /// a QP of its source host no flow is known to send from?
     fn answer(&self, f: &FlowReport) -> bool {
         if f.peer.is_some() {
             return f.from_peer.is_some_and(|p| p.cnps > 0);
         }
-        if f.src_qps.is_empty() {
+        let mut senders = sender_qps(f).peekable();
+        if senders.peek().is_none() {
             return self.to_unknown_qp.contains(&(f.dst_ip, f.src_ip));
         }
-        deth_qps(f).any(|qp| self.to_qp.contains(&(f.dst_ip, f.src_ip, qp)))
+        senders.any(|qp| self.to_qp.contains(&(f.dst_ip, f.src_ip, qp)))
     }
 }
 
@@ -796,3 +790,27 @@ fn capture_limits(r: &mut Rules<'_>) {
         );
     }
 }
+
+/// Flows of responses no evidence paired with the QP they answer; the message names a host
+/// whose QP table would pair them exactly (`--qps`).
+fn ambiguous_pairing(r: &mut Rules<'_>) {
+    let report = r.report;
+    let (e, flows) =
+        from_flows(report, |f| u64::from(f.peer.is_none() && f.pairing_candidates > 0), |f| Some(f.first_frame));
+    let Some(first) = e.flows.first().and_then(|id| report.flows.get(id.index())) else { return };
+    let message = format!(
+        "{} of responses could not be paired with the QP they answer ({}); the QP table of {} or {} (--qps {}=FILE, from `rdma -j resource show qp`) would pair them",
+        plural(flows, "flow"),
+        names(report, &e, flows),
+        first.src_ip,
+        first.dst_ip,
+        first.src_ip
+    );
+    r.add(PAIRING_AMBIGUOUS, message, e);
+}
+
+const PAIRING_AMBIGUOUS: About = About {
+    kind: kinds::PAIRING_AMBIGUOUS,
+    cause: "Several QPs between the same two hosts use the same PSNs (NCCL connects without RDMA CM, starts every QP at PSN 0 and stripes a connection over QPs in lock-step), and no response told which QP each flow of responses answers. Even one QP left whose PSNs fit is no proof: the QP answered may be one whose requests took a path the capture does not see (the other half of an ECMP fabric).",
+    action: "Give the hosts' QP tables (rdma -j resource show qp on each host while the job runs, then analyze --qps HOST=FILE), or capture the connection's setup (RDMA CM); until then ACK latency, completion times, CE-to-CNP delays and NAK-to-resend links are not measured on these flows. Losses are still counted on each QP.",
+};
