@@ -651,6 +651,16 @@ pub struct CaptureArgs {
     #[arg(long, value_name = "DIR", default_value = "/", requires = "counters")]
     pub sysfs_root: PathBuf,
 
+    /// With -w FILE: take this host's QP table at the start and the end, into
+    /// FILE.qps-before.txt and FILE.qps-after.txt, for analyze --qps
+    #[arg(long = "qps", requires = "write")]
+    pub qps: bool,
+
+    /// With --qps: the command that prints the QP table (its words split at spaces, run
+    /// without a shell)
+    #[arg(long = "qps-cmd", value_name = "CMD", default_value = "rdma -j -d resource show qp", requires = "qps")]
+    pub qps_cmd: String,
+
     #[command(flatten)]
     pub analysis: AnalysisOptions,
 

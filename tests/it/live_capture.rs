@@ -311,3 +311,50 @@ fn counters_are_snapshot_beside_the_capture_for_analyze_to_reconcile() {
     assert_eq!((row["counter"].as_str(), row["delta"].as_u64()), (Some("np_cnp_sent"), Some(0)));
     assert_eq!((row["capture"].as_u64(), row["verdict"].as_str()), (Some(24), Some("capture_saw_more")));
 }
+
+#[test]
+fn the_hosts_qp_table_is_taken_beside_the_capture_for_analyze_to_pair_by() {
+    let Some(ns) = Namespace::for_replay("qps") else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    // what `rdma -j -d resource show qp` prints: host 10.0.0.3's QP, connected to QP 0x100
+    let table = dir.path().join("rdma.json");
+    let rows = r#"[{"ifindex":2,"ifname":"mlx5_0","port":1,"lqpn":512,"rqpn":256,"type":"RC","state":"RTS","sq-psn":0,"pid":77,"comm":"ib_write_bw"}]"#;
+    std::fs::write(&table, rows).expect("a table");
+    let sample = format!("{}/samples/congestion_ecn_cnp.pcap", root());
+    let frames = common::jsonl(std::path::Path::new(&sample), &[]).len().to_string();
+    let written = dir.path().join("cap.pcap");
+    let written = written.to_str().expect("UTF-8");
+    let command = format!("cat {}", table.display());
+    let capture = ns.start_capture(&[
+        "-w",
+        written,
+        "--json",
+        "-c",
+        &frames,
+        "--duration",
+        "30s",
+        "--interval",
+        "1h",
+        "--qps",
+        "--qps-cmd",
+        &command,
+    ]);
+    ns.replay(&sample);
+    let out = capture.wait_with_output().expect("the capture ends");
+    assert!(out.status.success(), "the capture failed");
+    for when in ["before", "after"] {
+        let text = std::fs::read_to_string(format!("{written}.qps-{when}.txt")).expect("a table beside the capture");
+        assert!(text.starts_with("time: ") && text.ends_with(rows), "{text}");
+    }
+    let arg = format!("10.0.0.3={written}.qps-after.txt");
+    let report: Value =
+        serde_json::from_str(&common::run_ok(&["analyze", "--json", "--qps", &arg, written])).expect("JSON");
+    let table = &report["qp_tables"][0];
+    assert_eq!((table["host"].as_str(), table["rows"].as_u64()), (Some("10.0.0.3"), Some(1)));
+    // a command that fails ends the capture before it starts, naming it
+    let bin = env!("CARGO_BIN_EXE_rocescope");
+    let argv = [bin, "capture", "-i", "vb", "-w", written, "-c", "1", "--qps", "--qps-cmd", "false"];
+    let out = ns.command(&argv).output().expect("the capture runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("--qps-cmd \"false\": failed"), "{stderr}");
+}

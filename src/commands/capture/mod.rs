@@ -3,6 +3,7 @@
 //! report at the end. Packets libpcap reports lost are counted in every summary and in the
 //! report's `live` section, since a lost packet looks like a PSN gap.
 
+mod beside;
 mod interface;
 mod metrics;
 mod rotation;
@@ -57,7 +58,8 @@ pub fn run(args: &CaptureArgs) -> Outcome {
     if let Err(e) = ctrlc::set_handler(move || on_interrupt.store(true, Ordering::SeqCst)) {
         eprintln!("rocescope: cannot handle Ctrl-C: {e}");
     }
-    let nic_start = snapshot_counters(args, "before")?;
+    let nic_start = beside::snapshot_counters(args, "before")?;
+    beside::snapshot_qps(args, "before")?;
     // like tcpdump's "listening on": the capture is open from here on
     eprintln!("rocescope: capturing on {} (link type {link_type}), filter: {filter}", args.interface);
     let metrics = args.metrics.as_deref().map(metrics::serve).transpose().map_err(Failure::Usage)?;
@@ -81,7 +83,8 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         return Err(Failure::NoInput(failure));
     }
     let stats = interface.read_stats();
-    snapshot_counters(args, "after")?;
+    beside::snapshot_counters(args, "after")?;
+    beside::snapshot_qps(args, "after")?;
     let Live { mut analyzer, writer, mut out, .. } = live;
     let container =
         if writer.as_ref().is_some_and(RotatingWriter::is_pcapng) { Container::Pcapng } else { Container::Pcap };
@@ -109,24 +112,6 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         files.iter().map(|f| InputReport::of_capture(&f.display().to_string(), &written, None)).collect()
     };
     final_report(&mut out, &assemble::report(&analyzer, inputs, Some(stats)), args)
-}
-
-/// With `--counters DEV`: the device's counters now, into `FILE.counters-{when}.txt` beside
-/// the capture file (`analyze --counters HOST=…before.txt,…after.txt` reconciles them).
-fn snapshot_counters(args: &CaptureArgs, when: &str) -> Result<Option<Snapshot>, Failure> {
-    let (Some(device), Some(file)) = (&args.counters, &args.write) else { return Ok(None) };
-    let text = read_counters(args, device).map_err(|e| Failure::NoInput(format!("--counters {device}: {e}")))?;
-    let mut path = file.clone().into_os_string();
-    path.push(format!(".counters-{when}.txt"));
-    crate::output::atomic::write_whole(std::path::Path::new(&path), &text)
-        .map_err(|e| Failure::Output(format!("cannot write {}: {e}", std::path::Path::new(&path).display())))?;
-    Ok(crate::counters::parse(device, &text).ok())
-}
-
-/// The device's counters now, as a snapshot's text.
-fn read_counters(args: &CaptureArgs, device: &str) -> io::Result<String> {
-    let now = humantime::format_rfc3339_nanos(std::time::SystemTime::now()).to_string();
-    crate::counters::sysfs::read(&args.sysfs_root, device, &now)
 }
 
 /// The live capture as a pipeline stage: each frame into the capture file and the analysis,
@@ -159,7 +144,7 @@ impl Live<'_> {
     /// capture began (none that cannot be read now).
     fn nic_growth(&self) -> Option<metrics::NicGrowth> {
         let (start, device) = (self.nic_start.as_ref()?, self.args.counters.as_deref()?);
-        let now = crate::counters::parse(device, &read_counters(self.args, device).ok()?).ok()?;
+        let now = crate::counters::parse(device, &beside::read_counters(self.args, device).ok()?).ok()?;
         let grown = start
             .counters
             .iter()
