@@ -306,3 +306,22 @@ fn parts_merged_answer_a_mark_of_an_earlier_part_as_one_run_or_are_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("cannot go on exactly") && stderr.contains("took CNPs unpaired"), "{stderr}");
 }
+
+#[test]
+fn marks_whose_receiver_the_capture_never_hears_from_are_not_called_unanswered() {
+    // a mirror of one direction (one spine of an ECMP fabric): host 1's marked WRITEs to host
+    // 2, and nothing host 2 sent; host 3's marked WRITEs to host 2 with host 2's ACKs and no CNP
+    let (s, d) = (Side { n: HOST_S, qpn: 0x100 }, Side { n: HOST_D, qpn: 0x200 });
+    let (e, to_e) = (Side { n: 3, qpn: 0x300 }, Side { n: HOST_D, qpn: 0x2FF });
+    let mut c = Capture::new();
+    for psn in 0..4u32 {
+        let t = T0 + i64::from(psn) * 2 * US;
+        c.add(t, &marked(write_only(s, d, psn, true)));
+        c.add(t + 500, &marked(write_only(e, to_e, psn, true)));
+        c.add(t + 1_500, &ack(to_e, e, psn, 0x1F));
+    }
+    let r = c.analyze(&[]);
+    // whether host 2 sent host 1 CNPs cannot be told; it sent host 3 none
+    let heard = flow(&r, 3, 0x2FF);
+    assert_eq!(unanswered(&r), Some((4, vec![id(heard)])));
+}

@@ -313,7 +313,11 @@ fn congestion(r: &mut Rules<'_>) {
     let ce: u64 = report.ecn.ce;
     if ce > 0 {
         let sent = CnpsSent::of(report);
-        let unanswered = |f: &FlowReport| if f.ce > 0 && !sent.answer(f) { f.ce } else { 0 };
+        // where the capture holds nothing its receiver sent its sender (a mirror of one
+        // direction), whether it sent CNPs is not known
+        let back: FxHashSet<(Endpoint, Endpoint)> = report.flows.iter().map(|f| (f.dst_ip, f.src_ip)).collect();
+        let unanswered =
+            |f: &FlowReport| if f.ce > 0 && back.contains(&(f.src_ip, f.dst_ip)) && !sent.answer(f) { f.ce } else { 0 };
         let (e, flows) = from_flows(report, unanswered, |f| f.first_frames.ce);
         if e.count > 0 {
             let msg = if report.cnps == 0 {
