@@ -120,3 +120,17 @@ def test_counters_of_a_host_the_capture_lacks_warn_as_the_command_does(tmp_path)
     with pytest.warns(rocescope.RocescopeWarning, match="--counters 10.9.9.9: no RoCE frame is from or to 10.9.9.9"):
         report = rocescope.analyze(path, counters=counters)
     assert report.to_dict() == run_json("analyze", "--json", "--counters", counters, str(path))
+
+
+def test_the_hosts_qp_tables_pair_the_flows_and_name_their_owners_in_the_dataframes():
+    table = f"10.0.0.1={ROOT / 'samples' / 'qps' / '10.0.0.1.json'}"
+    log = f"10.0.0.1={ROOT / 'samples' / 'qps' / '10.0.0.1.nccl.log'}"
+    path = ROOT / "samples" / "path" / "host_a.pcapng"
+    report = rocescope.analyze(path, qps=[table], nccl_log=[log])
+    assert report.to_dict() == run_json("analyze", "--json", "--qps", table, "--nccl-log", log, str(path))
+    flows = report.flows
+    assert flows["pairing"].to_list() == ["host_table"] * 4
+    sent_by_a = flows.filter(pl.col("src_ip") == "10.0.0.1")
+    assert sent_by_a["owner_rank"].to_list() == [0, 0]
+    assert sent_by_a["owner_comm"].to_list() == ["python3", "python3"]
+    assert sent_by_a["dst_owner_pid"].to_list() == [None, None]
