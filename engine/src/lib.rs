@@ -7,6 +7,7 @@
 //! - [`decode`]: each record as a [`decode::DecodedFrame`] view, link layer to RoCE;
 //! - [`fields`]: the field registry, every field with its Wireshark name, read from a packet;
 //! - [`display_filter`] and [`filter`]: which frames to keep;
+//! - [`fabric`]: the QoS configuration of the fabric's hosts and switches, read into one model;
 //! - [`analyze`]: the streaming analysis, its report model and findings;
 //! - [`identity`]: who owns each QP, as the hosts tell it (`rdma resource show qp`, NCCL logs);
 //! - [`path`]: several taps of one path: where each packet was lost, marked or delayed, its
@@ -20,6 +21,7 @@ pub mod capture;
 pub mod counters;
 pub mod decode;
 pub mod display_filter;
+pub mod fabric;
 pub mod fields;
 pub mod filter;
 pub mod identity;

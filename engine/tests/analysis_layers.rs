@@ -14,6 +14,7 @@ use std::path::Path;
 /// section (`uet/report`), its rules (`uet/rules`), named `room/part`.
 const FLOORS: &[(&str, u32)] = &[
     ("counters", 2),
+    ("fabric", 2),
     ("names", 1),
     ("renumber", 1),
     ("combining", 1),
@@ -79,7 +80,7 @@ fn rooms_named(line: &str) -> Vec<String> {
                 let part = after(&rest[first.len() + 2 + room.len()..]);
                 (room, part)
             }
-            "path" | "counters" | "identity" => (first.clone(), after(&rest[first.len()..])),
+            "path" | "counters" | "identity" | "fabric" => (first.clone(), after(&rest[first.len()..])),
             _ => continue,
         };
         named.push(part_of(&room, part.as_deref()));
@@ -113,7 +114,7 @@ fn sources(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
 fn no_room_of_the_analysis_imports_one_above_it_or_through_its_face() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    for root in ["analyze", "path", "counters", "identity"] {
+    for root in ["analyze", "path", "counters", "identity", "fabric"] {
         sources(&src.join(root), &mut files);
     }
     let mut wrong = Vec::new();

@@ -1,0 +1,10 @@
+//! The fabric configuration's room: the QoS configuration of hosts and switches, read from what
+//! their tools print, in one model per device ([`model`]): the hosts' readers ([`host`]:
+//! `mlnx_qos`, `show_gids`, NCCL settings, `mlxconfig`, the NIC's ECN sysfs, `ip link`) and the
+//! switches' ([`switch`]: SONiC `config_db.json`, Cumulus NVUE YAML, Arista EOS running-config).
+//! Each recognises its format by the text alone. Checking the devices against each other and
+//! against a capture is not built yet.
+
+pub mod host;
+pub mod model;
+pub mod switch;
