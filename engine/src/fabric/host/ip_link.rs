@@ -76,9 +76,7 @@ mod tests {
     use super::*;
 
     fn read_text(text: &str) -> Result<DeviceConfig, ConfigError> {
-        let mut config = DeviceConfig::default();
-        read("link.txt", text, &mut config)?;
-        Ok(config)
+        super::super::samples::read_with(read, "link.txt", text)
     }
 
     #[test]

@@ -216,9 +216,7 @@ mod tests {
     use crate::fabric::model::At;
 
     fn read_text(text: &str) -> Result<DeviceConfig, ConfigError> {
-        let mut config = DeviceConfig::default();
-        read("qos.txt", text, &mut config)?;
-        Ok(config)
+        super::super::samples::read_with(read, "qos.txt", text)
     }
 
     fn at(line: usize) -> At {

@@ -147,9 +147,7 @@ mod tests {
     use super::*;
 
     fn read_text(text: &str) -> Result<DeviceConfig, ConfigError> {
-        let mut config = DeviceConfig::default();
-        read("mlxconfig.txt", text, &mut config)?;
-        Ok(config)
+        super::super::samples::read_with(read, "mlxconfig.txt", text)
     }
 
     #[test]

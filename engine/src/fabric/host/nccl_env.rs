@@ -143,9 +143,7 @@ mod tests {
     use super::*;
 
     fn read_text(text: &str) -> Result<DeviceConfig, ConfigError> {
-        let mut config = DeviceConfig::default();
-        read("nccl.sh", text, &mut config)?;
-        Ok(config)
+        super::super::samples::read_with(read, "nccl.sh", text)
     }
 
     #[test]

@@ -1,6 +1,19 @@
 //! Outputs written as the tools print them, for the readers' tests: the NVIDIA RoCE profile
 //! (trust dscp, DSCP 26 → priority 3, PFC on 3, CNPs at DSCP 48 priority 6, NCCL_IB_TC=106,
-//! NCCL_IB_GID_INDEX=3, MTU 9000) and variants.
+//! NCCL_IB_GID_INDEX=3, MTU 9000) and variants; and the model one reader makes of a text.
+
+use crate::fabric::model::{ConfigError, DeviceConfig};
+
+/// What `reader` makes of `text`, the contents of `file`, on its own.
+pub(super) fn read_with(
+    reader: fn(&str, &str, &mut DeviceConfig) -> Result<(), ConfigError>,
+    file: &str,
+    text: &str,
+) -> Result<DeviceConfig, ConfigError> {
+    let mut config = DeviceConfig::default();
+    reader(file, text, &mut config)?;
+    Ok(config)
+}
 
 /// `mlnx_qos -i ens1f0np0`, trust dscp, PFC on priority 3 (`python/mlnx_qos`'s layout).
 pub(super) const MLNX_QOS_ROCE: &str = "\

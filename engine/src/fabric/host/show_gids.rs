@@ -130,9 +130,7 @@ mod tests {
     use crate::fabric::model::At;
 
     fn read_text(text: &str) -> Result<DeviceConfig, ConfigError> {
-        let mut config = DeviceConfig::default();
-        read("gids.txt", text, &mut config)?;
-        Ok(config)
+        super::super::samples::read_with(read, "gids.txt", text)
     }
 
     #[test]

@@ -107,9 +107,7 @@ mod tests {
     use super::*;
 
     fn read_text(text: &str) -> Result<DeviceConfig, ConfigError> {
-        let mut config = DeviceConfig::default();
-        read("ecn.txt", text, &mut config)?;
-        Ok(config)
+        super::super::samples::read_with(read, "ecn.txt", text)
     }
 
     #[test]
