@@ -14,7 +14,7 @@
 //!   report section and rules;
 //! - [`ordered`]: frames handed on in order with their final verdicts;
 //! - [`pipeline`]: the reading loop and the thread layout every command runs;
-//! - [`prefetch`]: cache hints, for any of them.
+//! - [`prefetch`]: cache hints, and [`quoting`]: a user's text quoted in a message, for any of them.
 
 pub mod analyze;
 pub mod capture;
@@ -29,3 +29,4 @@ pub mod ordered;
 pub mod path;
 pub mod pipeline;
 pub mod prefetch;
+pub mod quoting;

@@ -46,11 +46,7 @@ pub const QUOTED_BYTES: usize = 200;
 /// `text` quoted for an error message: all of it up to [`QUOTED_BYTES`], else its first
 /// [`QUOTED_BYTES`] at most (cut on a character's boundary), "…" and its length.
 pub(super) fn quoted(text: &str) -> String {
-    if text.len() <= QUOTED_BYTES {
-        return format!("{text:?}");
-    }
-    let cut = (0..=QUOTED_BYTES).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
-    format!("{:?}… ({} bytes)", text.get(..cut).unwrap_or_default(), text.len())
+    crate::quoting::quoted(text, QUOTED_BYTES)
 }
 
 /// A line that is no counter, with the file and its line number (from 1).

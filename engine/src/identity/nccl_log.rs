@@ -228,7 +228,7 @@ fn fallback_reason(process: &NcclProcess, ib_users: &[&NcclProcess]) -> Option<S
 pub fn parse(file: &str, text: &str) -> NcclLog {
     let mut reader =
         Reader { file, log: NcclLog::default(), index: HashMap::new(), processes_capped: false, dropped_warnings: 0 };
-    let readable = cut(text, MAX_TEXT_BYTES);
+    let readable = crate::quoting::prefix(text, MAX_TEXT_BYTES);
     for (index, line) in readable.lines().enumerate() {
         reader.line(index + 1, line);
     }
@@ -348,15 +348,6 @@ impl Reader<'_> {
         }
         self.log
     }
-}
-
-/// `text` cut to at most `limit` bytes, on a character's boundary.
-fn cut(text: &str, limit: usize) -> &str {
-    if text.len() <= limit {
-        return text;
-    }
-    let at = (0..=limit).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
-    text.get(..at).unwrap_or_default()
 }
 
 /// The parts of a NCCL line, if its prefix can be read.
@@ -617,8 +608,7 @@ fn push_capped<T>(list: &mut Vec<T>, item: T, what: &str) -> Result<(), String> 
 
 /// `text` quoted for a warning, cut to [`QUOTED_BYTES`] on a character's boundary.
 fn quoted(text: &str) -> String {
-    let short = cut(text, QUOTED_BYTES);
-    if short.len() == text.len() { format!("{text:?}") } else { format!("{short:?}… ({} bytes)", text.len()) }
+    crate::quoting::quoted(text, QUOTED_BYTES)
 }
 
 #[cfg(test)]

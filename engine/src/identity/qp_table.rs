@@ -372,11 +372,7 @@ fn number(key: &str, value: &str) -> Result<u32, String> {
 
 /// `text` quoted for a message, cut to [`QUOTED_BYTES`] on a character's boundary.
 fn quoted(text: &str) -> String {
-    if text.len() <= QUOTED_BYTES {
-        return format!("{text:?}");
-    }
-    let cut = (0..=QUOTED_BYTES).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
-    format!("{:?}… ({} bytes)", text.get(..cut).unwrap_or_default(), text.len())
+    crate::quoting::quoted(text, QUOTED_BYTES)
 }
 
 /// The JSON forms (`-j`, `-jd`, `-jp`): one or more arrays of QP objects, or lone objects.
