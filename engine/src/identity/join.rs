@@ -2,6 +2,8 @@
 //! it, `owner`, and the QP it is sent to, `dst_owner`), the tables' and logs' sections, and
 //! where the capture contradicts a table (docs/analysis.md, "QP tables and NCCL logs").
 
+use rustc_hash::FxHashMap;
+
 use crate::analyze::id::FlowKey;
 use crate::analyze::report::Report;
 use crate::analyze::roce::report::FlowReport;
@@ -28,11 +30,8 @@ pub fn join(report: &mut Report, accounts: &HostAccounts) {
 }
 
 fn table_report(report: &Report, t: &HostTable, known: &KnownQps) -> QpTableReport {
-    let host = Endpoint::Ip(t.host);
-    let of_row = |row: &QpRow| {
-        let qpn = row.lqpn;
-        report.flows.iter().filter(move |f| involves(f, host, qpn))
-    };
+    let by_qp = flows_by_qp(report, Endpoint::Ip(t.host));
+    let of_row = |row: &QpRow| by_qp.get(&row.lqpn).map(Vec::as_slice).unwrap_or_default();
     let time_ns = t.table.time.as_deref().and_then(|time| time_line(time).ok()).map(|(_, ns)| ns);
     let mut conflicts = Vec::new();
     for row in t.rows() {
@@ -45,14 +44,23 @@ fn table_report(report: &Report, t: &HostTable, known: &KnownQps) -> QpTableRepo
         file: t.file.clone(),
         time: t.table.time.clone(),
         rows: t.rows().count(),
-        rows_seen: t.rows().filter(|row| of_row(row).next().is_some()).count(),
+        rows_seen: t.rows().filter(|row| !of_row(row).is_empty()).count(),
         conflicts,
     }
 }
 
-/// Is flow `f` sent to `host`'s QP `qpn`, or by it?
-fn involves(f: &FlowReport, host: Endpoint, qpn: u32) -> bool {
-    (f.dst_ip == host && f.dst_qp == qpn) || (f.src_ip == host && f.src_qp == Some(qpn))
+/// The report's flows of `host`'s QPs, by QP number: those sent to it and those it sends (a
+/// flow once per QP).
+fn flows_by_qp(report: &Report, host: Endpoint) -> FxHashMap<u32, Vec<&FlowReport>> {
+    let mut by_qp: FxHashMap<u32, Vec<&FlowReport>> = FxHashMap::default();
+    for f in &report.flows {
+        let to = (f.dst_ip == host).then_some(f.dst_qp);
+        let from = f.src_qp.filter(|&qp| f.src_ip == host && to != Some(qp));
+        for qp in to.into_iter().chain(from) {
+            by_qp.entry(qp).or_default().push(f);
+        }
+    }
+    by_qp
 }
 
 /// What flow `f` of the QP of `row` shows against the row, if anything: connected traffic on

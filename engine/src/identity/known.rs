@@ -110,12 +110,12 @@ impl KnownQps {
     /// speaks of its QPs (the packets' evidence then decides), and none when a table says its
     /// QP is connected to nothing (a UD QP, or one not yet connected).
     pub fn other_direction(&self, key: &FlowKey) -> Option<Vec<FlowKey>> {
+        if !self.names(key) {
+            return None;
+        }
         let back = |qp: u32| FlowKey { src: key.dst, dst: key.src, dst_qp: qp };
         let receiver = self.qps.get(&(key.dst, key.dst_qp));
         let senders = self.connected_to.get(&(key.src, key.dst_qp));
-        if (receiver.is_none() && senders.is_none()) || self.shared.contains(&(key.dst, key.dst_qp)) {
-            return None;
-        }
         let mut keys: Vec<FlowKey> = receiver.and_then(|q| q.remote).map(back).into_iter().collect();
         for &local in senders.into_iter().flatten() {
             if !keys.iter().any(|k| k.dst_qp == local) {
@@ -123,6 +123,13 @@ impl KnownQps {
             }
         }
         Some(keys)
+    }
+
+    /// Does a table speak of flow `key`'s QPs ([`KnownQps::other_direction`] is then some)?
+    pub fn names(&self, key: &FlowKey) -> bool {
+        let told =
+            self.qps.contains_key(&(key.dst, key.dst_qp)) || self.connected_to.contains_key(&(key.src, key.dst_qp));
+        told && !self.shared.contains(&(key.dst, key.dst_qp))
     }
 
     /// The QP that sends flow `key`, by the tables: the receiver's row names its remote QP, or

@@ -27,8 +27,7 @@ impl Analyzer {
     /// Do the hosts' tables name the QPs of flow `id` (so that its pairing is theirs, never the
     /// evidence's)?
     fn tabled(&self, id: FlowId) -> bool {
-        !self.known_qps.is_empty()
-            && self.flows.flow(id).is_some_and(|f| self.known_qps.other_direction(&f.key).is_some())
+        !self.known_qps.is_empty() && self.flows.flow(id).is_some_and(|f| self.known_qps.names(&f.key))
     }
 
     /// Pairs the unpaired response flow `fid` with the flow it answers once the PSNs of its
