@@ -12,12 +12,12 @@ use crate::commands::exit::help_section;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::analyze::path::{self, Tap};
 use crate::analyze::report::finding::Severity;
 use crate::decode::{Decoder, TimeSource, UET_IP_PROTOCOL};
 use crate::filter::{Filter, Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;
 use crate::output::packet::TimeFormat;
-use crate::path::{self, Tap};
 
 /// An enum of the library that the command line takes by name. The library types stay free of
 /// clap: this trait and [`choice`] make them arguments.

@@ -3,9 +3,7 @@
 //! Data flows one way: [`capture`] reads records, [`decode`] turns each into a [`decode::DecodedFrame`]
 //! view, and [`output`] writes packet lists and decode trees.
 
-pub use rocescope_engine::{
-    analyze, capture, counters, decode, display_filter, fields, filter, identity, ordered, path, pipeline,
-};
+pub use rocescope_engine::{analyze, capture, decode, display_filter, fields, filter, ordered, pipeline};
 
 #[cfg(feature = "browse")]
 pub mod browse;

@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocescope::counters::report::HostCounters;
-use rocescope::counters::{self, Snapshot, SnapshotError, SwitchSnapshots};
+use rocescope::analyze::counters::report::HostCounters;
+use rocescope::analyze::counters::{self, Snapshot, SnapshotError, SwitchSnapshots};
 
 /// A refusal quotes at most 200 bytes of a line twice (a name and a value), each character
 /// escaped in at most 10 bytes, beside the file's name and the line's number.

@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocescope::identity::known::KnownQps;
-use rocescope::identity::owners::Owners;
-use rocescope::identity::{HostAccounts, HostLog, HostTable, nccl_log, qp_table};
+use rocescope::analyze::identity::known::KnownQps;
+use rocescope::analyze::identity::owners::Owners;
+use rocescope::analyze::identity::{HostAccounts, HostLog, HostTable, nccl_log, qp_table};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -4,10 +4,10 @@
 use std::io::Read;
 
 use super::exit::Failure;
+use crate::analyze::counters;
+use crate::analyze::identity::known::KnownQps;
+use crate::analyze::identity::{self, HostAccounts, HostLog, HostTable, nccl_log, qp_table};
 use crate::cli::{HostAccountFiles, HostFile};
-use crate::counters;
-use crate::identity::known::KnownQps;
-use crate::identity::{self, HostAccounts, HostLog, HostTable, nccl_log, qp_table};
 
 /// With `--qps HOST=FILE` and `--nccl-log HOST=FILE`: the hosts' QP tables and NCCL logs, read
 /// before the capture. A table that cannot be read, holds more than 16 MiB or a line that is no

@@ -12,7 +12,10 @@ use super::refuse_input;
 use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
 use crate::analyze::assemble::Joined;
+use crate::analyze::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::identity::known::KnownQps;
+use crate::analyze::path;
 use crate::analyze::report::InputReport;
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::{Analyzer, SavedRun, assemble};
@@ -20,17 +23,14 @@ use crate::capture::CaptureError;
 use crate::capture::interfaces::{InterfaceLookup, look_up_interface};
 use crate::capture::{Frame as InputFrame, Inputs};
 use crate::cli::{AnalyzeArgs, SwitchCounterFiles, report_damage, report_undecoded, report_unreadable};
-use crate::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
 use crate::decode::{Decoder, Endpoint};
 use crate::display_filter::Selection;
-use crate::identity::known::KnownQps;
 use crate::ordered::InOrder;
 use crate::output::atomic::Written;
 #[cfg(feature = "tables")]
 use crate::output::packet::table::PacketTable;
 #[cfg(not(feature = "tables"))]
 use crate::output::packet::table_absent::PacketTable;
-use crate::path;
 use crate::pipeline::plan::Plan;
 use crate::pipeline::{self, Analyse, Raw};
 use crate::progress::Progress;
@@ -320,7 +320,7 @@ fn check_interface(tap: &path::Tap, file: &std::path::Path, wanted: &str) -> Res
     Err(Failure::Usage(format!("--tap {}={}#{wanted}: {problem}{hint}", tap.name, file.display())))
 }
 
-/// The options of the path traced over `--tap`'s taps (see [`crate::path`]).
+/// The options of the path traced over `--tap`'s taps (see [`crate::analyze::path`]).
 fn path_options(args: &AnalyzeArgs) -> path::Options {
     path::Options {
         window_ns: args.path_window_us.saturating_mul(1_000),

@@ -5,8 +5,8 @@
 //! twice must be a file.
 
 use super::exit::Failure;
+use crate::analyze::path::{self, Tap};
 use crate::decode::{Decoder, TimeSource};
-use crate::path::{self, Tap};
 use crate::pipeline::plan::{Before, Pass, Plan, ReadOnce};
 
 /// The time source `decoder`'s frames of `files` get: `requested`, unless it is `hardware`

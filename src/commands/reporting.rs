@@ -84,7 +84,7 @@ pub fn prepare(reporting: &Reporting<'_>, inputs: &[PathBuf]) -> Result<(), Stri
 /// A warning for each host whose counters `--counters` reconciles but that no RoCE frame of
 /// the report is from or to (the command prints them; the Python module raises them).
 pub fn absent_host_warnings(report: &Report) -> Vec<String> {
-    let hosts = crate::counters::reconcile::hosts_not_in_capture(report);
+    let hosts = crate::analyze::counters::reconcile::hosts_not_in_capture(report);
     let warning = |host: &str| {
         format!(
             "--counters {host}: no RoCE frame is from or to {host}: its counters pair with nothing (HOST is the NIC's address in the capture)"

@@ -203,7 +203,7 @@ pub fn path_set(plan: &Plan, files: &[&'static str]) -> PathSet {
     // nothing is lost within the last 50 packets, nor within the path window of the end: a
     // copy lost so late may still have been on its way when the next tap stopped capturing, and
     // the report does not count it
-    let window_ns = i64::try_from(crate::path::DEFAULT_WINDOW_US * 1_000).unwrap_or(i64::MAX);
+    let window_ns = i64::try_from(crate::analyze::path::DEFAULT_WINDOW_US * 1_000).unwrap_or(i64::MAX);
     let last_drop = T0 + i64::from(plan.packets) * plan.interval_ns - (50 * plan.interval_ns).max(window_ns);
     for i in 0..plan.packets {
         let c = (i % 2) as usize;

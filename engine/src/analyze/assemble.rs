@@ -2,16 +2,16 @@
 //! rules raise over those numbers ([`findings`]).
 
 use crate::analyze::analyzer::Analyzer;
+use crate::analyze::counters::report::HostCounters;
+use crate::analyze::counters::{self, HostSnapshots, SwitchSnapshots};
+use crate::analyze::identity::{self, HostAccounts};
+use crate::analyze::path::{self, report::PathReport};
 use crate::analyze::report::finding::Finding;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
 use crate::analyze::roce;
 use crate::analyze::rules::Rules;
 use crate::analyze::uet;
 use crate::capture::{CaptureError, CaptureReader};
-use crate::counters::report::HostCounters;
-use crate::counters::{self, HostSnapshots, SwitchSnapshots};
-use crate::identity::{self, HostAccounts};
-use crate::path::{self, report::PathReport};
 
 /// The report of an analysis of `inputs`; `live` gives a live capture's statistics.
 pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {

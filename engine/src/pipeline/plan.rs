@@ -10,10 +10,10 @@
 
 use std::path::PathBuf;
 
+use crate::analyze::path::{self, Tap, Traced};
 use crate::capture::interfaces::read_once_only;
 use crate::capture::{CaptureError, Inputs};
 use crate::decode::{Decoder, TimeSource};
-use crate::path::{self, Tap, Traced};
 
 /// A pass over the inputs, in the order a plan makes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub enum Pass {
     /// frame is read in order: a frame on the capture host's clock among frames on a switch's
     /// would be out of place by the clocks' offset.
     HardwareTimes,
-    /// The path over several taps (`analyze --tap`, [`crate::path`]): the main pass reads the
+    /// The path over several taps (`analyze --tap`, [`crate::analyze::path`]): the main pass reads the
     /// union of the taps on the first tap's clock, each packet once, and the clocks' offsets
     /// and the later copies are known only once every tap's packets have been followed.
     Taps,

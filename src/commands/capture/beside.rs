@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::super::exit::Failure;
+use crate::analyze::counters::Snapshot;
+use crate::analyze::identity::qp_table;
 use crate::cli::CaptureArgs;
-use crate::counters::Snapshot;
-use crate::identity::qp_table;
 
 /// With `--counters DEV`: the device's counters now, into `FILE.counters-{when}.txt` beside
 /// the capture file (`analyze --counters HOST=…before.txt,…after.txt` reconciles them).
@@ -17,12 +17,12 @@ pub(super) fn snapshot_counters(args: &CaptureArgs, when: &str) -> Result<Option
     let (Some(device), Some(file)) = (&args.counters, &args.write) else { return Ok(None) };
     let text = read_counters(args, device).map_err(|e| Failure::NoInput(format!("--counters {device}: {e}")))?;
     write(&beside(file, &format!("counters-{when}")), &text)?;
-    Ok(crate::counters::parse(device, &text).ok())
+    Ok(crate::analyze::counters::parse(device, &text).ok())
 }
 
 /// The device's counters now, as a snapshot's text.
 pub(super) fn read_counters(args: &CaptureArgs, device: &str) -> io::Result<String> {
-    crate::counters::sysfs::read(&args.sysfs_root, device, &now())
+    crate::analyze::counters::sysfs::read(&args.sysfs_root, device, &now())
 }
 
 /// With `--qps`: the QP table `--qps-cmd` prints now, after a `time:` line, into

@@ -16,12 +16,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::exit::{Failure, Outcome, fail_on, written};
+use crate::analyze::counters::Snapshot;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::{InputReport, LiveReport, Report};
 use crate::analyze::{Analyzer, assemble};
 use crate::capture::{CaptureInfo, Compression, Container, Frame as InputFrame, PER_INTERFACE};
 use crate::cli::CaptureArgs;
-use crate::counters::Snapshot;
 use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::Selection;
 use crate::output::report::text;
@@ -144,7 +144,7 @@ impl Live<'_> {
     /// capture began (none that cannot be read now).
     fn nic_growth(&self) -> Option<metrics::NicGrowth> {
         let (start, device) = (self.nic_start.as_ref()?, self.args.counters.as_deref()?);
-        let now = crate::counters::parse(device, &beside::read_counters(self.args, device).ok()?).ok()?;
+        let now = crate::analyze::counters::parse(device, &beside::read_counters(self.args, device).ok()?).ok()?;
         let grown = start
             .counters
             .iter()

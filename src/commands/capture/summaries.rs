@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::analyze::report::{LiveReport, Report};
 use crate::analyze::{Analyzer, assemble};
 
-rocescope_engine::counters! {
+rocescope_engine::analyze::counters! {
     /// Counters of the rolling summary, cumulative since the start.
     pub struct Counters {
         frames,

@@ -24,6 +24,7 @@ use crate::analyze::frame::{Content, FrameSummary, RoceFacts, UetFacts};
 use crate::analyze::id::FlowId;
 use crate::analyze::id::FlowKey;
 use crate::analyze::id::FrameNumber;
+use crate::analyze::identity::known::KnownQps;
 use crate::analyze::renumber::Renumber;
 use crate::analyze::roce::congestion::analysis::CongestionAnalysis;
 use crate::analyze::roce::flow::counting::ResponseKind;
@@ -38,7 +39,6 @@ use crate::analyze::roce::wide::duplicates::{Doubling, DoublingProbe, Resends};
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::uet::UetAnalysis;
 use crate::decode::Endpoint;
-use crate::identity::known::KnownQps;
 use head::Head;
 
 /// Pairing by PSN range is not tried between two hosts with more flows than this (a scan per
@@ -187,7 +187,7 @@ impl Analyzer {
     }
 
     /// The analysis, pairing the flows whose QPs the hosts' tables name as those tables say
-    /// (`analyze --qps`; [`crate::identity::known`]).
+    /// (`analyze --qps`; [`crate::analyze::identity::known`]).
     pub fn with_known_qps(self, known_qps: KnownQps) -> Self {
         Analyzer { known_qps, ..self }
     }

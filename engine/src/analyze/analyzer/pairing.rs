@@ -1,5 +1,5 @@
 //! Pairing a response flow with the flow it answers: as the hosts' QP tables say, where they
-//! name its QPs ([`crate::identity::known`]), else from the evidence of its responses
+//! name its QPs ([`crate::analyze::identity::known`]), else from the evidence of its responses
 //! ([`crate::analyze::roce::flow::pairing`]), across the flow table.
 
 use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};

@@ -47,7 +47,7 @@ struct Facts {
     first_ts_ns: Option<i64>,
     last_ts_ns: Option<i64>,
     config: crate::analyze::config::Config,
-    known_qps: crate::identity::known::KnownQps,
+    known_qps: crate::analyze::identity::known::KnownQps,
     display_filter: Option<String>,
     files: Vec<String>,
     exported: bool,

@@ -9,10 +9,13 @@ use serde::Serialize;
 
 use crate::analyze::analyzer::Analyzer;
 use crate::analyze::config::Config;
+use crate::analyze::counters::report::HostCounters;
 use crate::analyze::counts::FrameCounts;
 use crate::analyze::counts::{EcnCounts, IcrcCounts, InfinibandCounts};
 use crate::analyze::id::{FlowId, FrameNumber};
+use crate::analyze::identity::report::{NcclLogReport, QpTableReport};
 use crate::analyze::names::Name;
+use crate::analyze::path::report::PathReport;
 use crate::analyze::report::finding::Finding;
 use crate::analyze::roce::flow::episodes::Episode;
 use crate::analyze::roce::report::congestion::{self, CongestionReport};
@@ -24,9 +27,6 @@ use crate::analyze::roce::wide::cm::Connection;
 use crate::analyze::roce::wide::policy::Policy;
 use crate::analyze::uet::report::UetReport;
 use crate::capture::CaptureInfo;
-use crate::counters::report::HostCounters;
-use crate::identity::report::{NcclLogReport, QpTableReport};
-use crate::path::report::PathReport;
 
 /// Version of the report schema; raised on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 7;

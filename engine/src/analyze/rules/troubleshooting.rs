@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
+use crate::analyze::counters::report::{HostCounters, switch_pfc_priority};
 use crate::analyze::report::Report;
 use crate::analyze::report::finding::Finding;
 use crate::analyze::roce::flow::episodes::Trigger;
-use crate::counters::report::{HostCounters, switch_pfc_priority};
 
 /// One row of the table.
 pub(super) struct Entry {

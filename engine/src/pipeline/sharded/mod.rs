@@ -33,13 +33,13 @@ use memmap2::Mmap;
 
 use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::identity::known::KnownQps;
 use crate::analyze::roce::congestion::incast::{Incast, Timed};
 use crate::analyze::{Analyzer, Config, ShardStart, combine::merge, partition};
 use crate::capture::mapped::{self, Location};
 use crate::capture::{Inputs, Record};
 use crate::decode::Decoder;
 use crate::display_filter::Selection;
-use crate::identity::known::KnownQps;
 use ranges::Split;
 
 /// Frames the first-frames analysis reads at most before giving up on a split (a capture whose

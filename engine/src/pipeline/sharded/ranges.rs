@@ -25,11 +25,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use super::{Config, IncastMerge, Job, Kept, Owners, PREFETCH_AHEAD, Shared, Start, join, partition_of, read_ahead};
 use crate::analyze::Analyzer;
 use crate::analyze::frame::FrameSummary;
+use crate::analyze::identity::known::KnownQps;
 use crate::analyze::partition::PARTITIONS;
 use crate::capture::walk::{FileWalk, Walked};
 use crate::capture::{LinkType, Record};
 use crate::decode::{DecodedFrame, Decoder};
-use crate::identity::known::KnownQps;
 use crate::pipeline::OneAhead;
 
 /// Bytes of the file per chunk.

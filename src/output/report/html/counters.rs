@@ -4,7 +4,7 @@
 
 use maud::{Markup, html};
 
-use crate::counters::report::{CounterRow, HostCounters, Source};
+use crate::analyze::counters::report::{CounterRow, HostCounters, Source};
 
 /// Other counters that grew, listed at most per host; the JSON report has every row.
 const GROWN_SHOWN: usize = 40;

@@ -8,11 +8,11 @@ use super::figure::{figure, per_second};
 use super::findings::flow_link;
 use super::us;
 use crate::analyze::histogram::LogHistogram;
+use crate::analyze::identity::owners::Owner;
 use crate::analyze::report::Report;
 use crate::analyze::roce::flow::trace::FlowTrace;
 use crate::analyze::roce::report::FlowReport;
 use crate::analyze::roce::report::chart_data::ChartData;
-use crate::identity::owners::Owner;
 use rocescope_parsers::psn::psn_forward_distance;
 
 pub(super) fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Markup {

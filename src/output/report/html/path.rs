@@ -7,7 +7,7 @@ use maud::{Markup, PreEscaped, html};
 
 use super::charts;
 use super::figure::figure;
-use crate::path::report::{DelayBins, Direction, HopReport, PathReport};
+use crate::analyze::path::report::{DelayBins, Direction, HopReport, PathReport};
 
 const BOX_WIDTH: usize = 120;
 const GAP: usize = 200;

@@ -16,7 +16,9 @@ use polars::prelude::*;
 
 use serde::Serialize;
 
+use crate::analyze::counters::report::{CounterRow, CounterWindow, HostCounters, Source};
 use crate::analyze::exemplar::Exemplar;
+use crate::analyze::path::report::HopReport;
 use crate::analyze::report::Report;
 use crate::analyze::report::finding::Finding;
 use crate::analyze::roce::congestion::incast::IncastPeriod;
@@ -24,8 +26,6 @@ use crate::analyze::roce::flow::episodes::Episode;
 use crate::analyze::roce::report::congestion::BurstReport;
 use crate::analyze::roce::report::{FlowReport, PauseReport};
 use crate::analyze::uet::report::PdcReport;
-use crate::counters::report::{CounterRow, CounterWindow, HostCounters, Source};
-use crate::path::report::HopReport;
 use record::{Cell, FlattenError, Schema};
 
 pub(crate) fn polars_error(e: PolarsError) -> io::Error {

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::TextKeys;
-use crate::counters::report::{Agreement, HostCounters, Source};
+use crate::analyze::counters::report::{Agreement, HostCounters, Source};
 
 /// Unpaired counters that grew, listed at most per host; the JSON report has every row.
 const GROWN_SHOWN: usize = 20;

@@ -4,9 +4,9 @@
 use std::io::{self, Write};
 
 use super::{TextKeys, us};
+use crate::analyze::identity::owners::Owner;
 use crate::analyze::report::Report;
 use crate::analyze::roce::report::FlowReport;
-use crate::identity::owners::Owner;
 
 /// The flows table's keys, and those of the reactions to CNP bursts.
 pub const FLOW_KEYS: TextKeys = TextKeys {

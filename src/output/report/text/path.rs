@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use super::TextKeys;
-use crate::path::report::{Direction, HopReport, LossReport, OffsetMethod, PathReport};
+use crate::analyze::path::report::{Direction, HopReport, LossReport, OffsetMethod, PathReport};
 
 /// The losses listed; the JSON report has them all.
 const LOSSES_SHOWN: usize = 5;

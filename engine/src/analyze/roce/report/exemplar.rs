@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::exemplar::{ENDPOINT, Exemplar};
 use crate::analyze::id::{FlowId, FrameNumber, Space};
+use crate::analyze::identity::owners::Owner;
 use crate::analyze::roce::congestion::incast::IncastPeriod;
 use crate::analyze::roce::congestion::reaction::Outcome;
 use crate::analyze::roce::flow::episodes::{Episode, Pattern, Trigger};
@@ -19,7 +20,6 @@ use crate::analyze::roce::report::{
 };
 use crate::analyze::roce::wide::pfc::PauseStats;
 use crate::analyze::roce::wide::policy::{PolicyCounts, Violations};
-use crate::identity::owners::Owner;
 
 /// The frame and flow the exemplars name.
 const FRAME: FrameNumber = FrameNumber::new(0);

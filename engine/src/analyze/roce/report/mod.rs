@@ -17,11 +17,11 @@ use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::id::{FlowId, FrameNumber};
+use crate::analyze::identity::owners::Owner;
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::roce::wide::pfc::PauseStats;
 use crate::analyze::roce::wide::policy::PolicyCounts;
 use crate::decode::Endpoint;
-use crate::identity::owners::Owner;
 use congestion::FlowCongestion;
 
 /// Management packets (to QP 0 or 1: subnet management and GSI MADs, RDMA CM), which the
