@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::analyze::Config;
-use crate::analyze::analyzer::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
+use crate::analyze::roce::analyzer::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
 use crate::analyze::roce::congestion::CongestionConfig;
 use crate::analyze::roce::flow::sequence::ReorderConfig;
 use crate::analyze::roce::wide::policy::Policy;

@@ -151,7 +151,7 @@ fn no_room_of_the_analysis_imports_one_above_it_or_through_its_face() {
 
 #[test]
 fn the_rule_sees_an_import_that_runs_back_up() {
-    let line = "use crate::analyze::analyzer::Analyzer; // and crate::analyze::Config";
+    let line = "use crate::analyze::roce::analyzer::Analyzer; // and crate::analyze::Config";
     assert_eq!(rooms_named(line), ["analyzer", "Config"]);
     assert_eq!(rooms_named("use crate::analyze::uet::report::UetReport;"), ["uet/report"]);
     assert_eq!(rooms_named("use crate::analyze::uet::pdc::Pdc;"), ["uet"]);
@@ -164,6 +164,6 @@ fn the_rule_sees_an_import_that_runs_back_up() {
     assert!(floor("analyzer") > floor("roce/flow"));
     assert_eq!(rooms_named("use crate::analyze::roce::flow::table::Flow;"), ["roce/flow"]);
     assert_eq!(floor("Config"), None, "a name handed on by the face is no room");
-    let text = "use a;\n// crate::analyze::x\n#[cfg(test)]\nuse crate::analyze::analyzer;";
+    let text = "use a;\n// crate::analyze::x\n#[cfg(test)]\nuse crate::analyze::roce::analyzer;";
     assert_eq!(code_lines(text).collect::<Vec<_>>(), [(1, "use a;")]);
 }

@@ -212,7 +212,7 @@ fn severity_style(severity: Severity) -> Style {
 /// The colouring rules, in Wireshark's spirit: errors, then the analysis's flags, then
 /// congestion and pause frames.
 fn colour(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> Style {
-    use crate::analyze::roce::flow::sequence::SeqClass;
+    use crate::analyze::seq_class::SeqClass;
     let roce = packet.roce();
     let ecn_ce = packet.net.and_then(|n| n.ecn()) == Some(3);
     if packet.kind() == FrameKind::Malformed || roce.is_some_and(|r| r.icrc == IcrcStatus::Bad) {

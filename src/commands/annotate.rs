@@ -18,7 +18,7 @@ use crate::analyze::Analyzer;
 use crate::analyze::assemble;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
-use crate::analyze::roce::flow::sequence::SeqClass;
+use crate::analyze::seq_class::SeqClass;
 use crate::capture::{Frame as InputFrame, Inputs, LinkType};
 use crate::cli::{AnnotateArgs, report_damage, report_unreadable};
 use crate::decode::{Body, DecodedFrame, Decoder, IcrcStatus, UetCrc};

@@ -8,6 +8,7 @@ use super::saved_run::{load_state, save_state};
 use crate::analyze::assemble::Joined;
 use crate::analyze::combine::parts::{self, MergeError};
 use crate::cli::MergeArgs;
+use crate::display_filter::DisplayFilter;
 
 pub fn run(args: &MergeArgs) -> Outcome {
     let joined = Joined { accounts: accounts::read(&args.accounts)?, ..Joined::default() };
@@ -26,7 +27,7 @@ pub fn run(args: &MergeArgs) -> Outcome {
         })
         .map_err(Failure::Output)?;
     let parts = args.states.iter().map(|path| (path.display().to_string(), path.as_path())).collect();
-    let mut merged = parts::merge(parts, |path| load_state(path)).map_err(|e| match e {
+    let mut merged = parts::merge(parts, |path| load_state(path), positional_filter).map_err(|e| match e {
         MergeError::Unreadable(failure) => failure,
         MergeError::Refused(message) => Failure::Usage(message),
     })?;
@@ -36,4 +37,10 @@ pub fn run(args: &MergeArgs) -> Outcome {
     }
     merged.analyzer.finish();
     reporting::report(&merged.analyzer, merged.inputs, &reporting, Ok(Default::default()))
+}
+
+/// Does display filter `filter` read frame numbers or times relative to the first frame (a
+/// filter that does not compile is taken to)?
+fn positional_filter(filter: &str) -> bool {
+    DisplayFilter::compile(filter).map(|f| f.uses_position()).unwrap_or(true)
 }

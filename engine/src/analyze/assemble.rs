@@ -1,7 +1,6 @@
 //! The finished report: what the analysis counted ([`Report::model`]) with the findings its
 //! rules raise over those numbers ([`findings`]).
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::counters::report::HostCounters;
 use crate::analyze::counters::{self, HostSnapshots, SwitchSnapshots};
 use crate::analyze::identity::{self, HostAccounts};
@@ -9,6 +8,7 @@ use crate::analyze::path::{self, report::PathReport};
 use crate::analyze::report::finding::Finding;
 use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
 use crate::analyze::roce;
+use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::rules::Rules;
 use crate::analyze::uet;
 use crate::capture::{CaptureError, CaptureReader};

@@ -5,7 +5,6 @@
 //! are kept up to [`MAX_EPISODES_KEPT`]); the frames it holds back are bounded too: the first
 //! RoCE frames until the doubled-mirror decision, and those of one reorder window.
 
-pub mod analyzer;
 pub mod assemble;
 pub mod combine;
 pub mod combining;
@@ -26,13 +25,16 @@ pub mod report;
 pub mod roce;
 pub mod rules;
 pub mod saved;
+pub mod seq_class;
+pub mod timeline;
+pub mod trace;
 pub mod uet;
-pub use analyzer::{
+pub use config::{Config, DEFAULT_MAX_FLOWS};
+pub use counts::FrameCounts;
+pub use roce::analyzer::{
     Analyzer, MAX_EPISODES_KEPT, MAX_PAIRING_CANDIDATES, PACKETS_HELD, PROBE_HELD, PROBE_HELD_BYTES, ShardStart,
     VERDICTS_HELD,
 };
-pub use config::{Config, DEFAULT_MAX_FLOWS};
-pub use counts::FrameCounts;
 pub use roce::flow::verdicts::Verdict;
 pub use roce::wide::facts::{CaptureFacts, MalformedLayer, Totals};
 pub use roce::wide::{CE_MARKS, CNPS, ROCE_BYTES, TIMELINE_BINS};

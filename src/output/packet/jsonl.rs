@@ -10,7 +10,7 @@ use rocescope_parsers::cm::CmMessage;
 use rocescope_parsers::mac_control::MacControl;
 
 use crate::analyze::Verdict;
-use crate::analyze::roce::flow::sequence::SeqClass;
+use crate::analyze::seq_class::SeqClass;
 use crate::decode::{Body, DecodedFrame};
 
 /// Version of the per-frame JSON schema; bumped on any incompatible change.

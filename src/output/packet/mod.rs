@@ -128,7 +128,7 @@ pub fn write_list_line(
 
 /// The analysis flag appended to a packet-list line, like Wireshark's TCP analysis flags.
 pub fn write_verdict_flag(line: &mut String, verdict: &crate::analyze::Verdict) -> std::fmt::Result {
-    use crate::analyze::roce::flow::sequence::SeqClass;
+    use crate::analyze::seq_class::SeqClass;
     if verdict.mirror_duplicate {
         return line.write_str(" [mirror duplicate]");
     }

@@ -9,11 +9,11 @@
 //! extreme cannot be told, or a bound was reached, the merge is refused with the reason: it is
 //! exact or not made.
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::combining::Combine;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::id::FlowId;
 use crate::analyze::renumber::{Renumber, Renumbering};
+use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::roce::flow::table::Flow;
 
 /// `merged` goes on with a part: its kept frames `head`, numbered from 1 at its first, and

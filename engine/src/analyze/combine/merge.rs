@@ -25,10 +25,10 @@
 //!   from frames whose timestamps never go back (the caller sees every frame; a shard that saw
 //!   its own go back makes [`shards`] decline too).
 
-use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
 use crate::analyze::combining::Combine;
 use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::renumber::{Renumber, Renumbering};
+use crate::analyze::roce::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD};
 use crate::analyze::roce::congestion::analysis::MAX_BURSTS_KEPT;
 use crate::analyze::roce::wide::cm::MAX_CONNECTIONS;
 

@@ -17,13 +17,12 @@
 //! same time) are analysed again from the first frame, their frames interleaved by time as
 //! one run over their files interleaves them, when each kept every frame.
 
-use crate::analyze::analyzer::Analyzer;
-use crate::analyze::analyzer::head;
 use crate::analyze::combine::graft;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::id::FrameNumber;
+use crate::analyze::roce::analyzer::Analyzer;
+use crate::analyze::roce::analyzer::head;
 use crate::analyze::saved::state::SavedRun;
-use crate::display_filter::DisplayFilter;
 
 /// One part's saved analysis, and the name to give it in messages (its file's).
 pub struct Part {
@@ -76,17 +75,20 @@ impl Facts {
 
 /// The analysis of the parts, in order, as one run would have made it, unfinished. Each
 /// part is a name (for messages) and where its state is; `load` reads a state, twice for
-/// each part: once to learn where the part falls, once when its turn comes.
+/// each part: once to learn where the part falls, once when its turn comes. `positional`
+/// tells whether a display filter reads frame numbers or times relative to the first frame
+/// (or cannot be read), which each part counts from its own.
 pub fn merge<S, E>(
     parts: Vec<(String, S)>,
     mut load: impl FnMut(&S) -> Result<SavedRun, E>,
+    positional: impl Fn(&str) -> bool,
 ) -> Result<SavedRun, MergeError<E>> {
     let mut facts = Vec::with_capacity(parts.len());
     for (name, source) in parts {
         let known = Facts::of(name, &load(&source).map_err(MergeError::Unreadable)?);
         facts.push((source, known));
     }
-    check_alike(facts.iter().map(|(_, f)| f)).map_err(MergeError::Refused)?;
+    check_alike(facts.iter().map(|(_, f)| f), positional).map_err(MergeError::Refused)?;
     facts.sort_by(|(_, a), (_, b)| a.order().cmp(&b.order()));
     let mut turn = |(source, facts): (S, Facts)| load(&source).map(|run| Part { name: facts.name, run });
     if let Some(overlap) = overlapping(facts.iter().map(|(_, f)| f)) {
@@ -168,11 +170,13 @@ fn interleaved(parts: Vec<Part>, overlap: usize) -> Result<SavedRun, String> {
 
 /// Every part was saved by `analyze` with the same options and display filter, one that does
 /// not depend on where a frame falls in the capture, and no file was analysed by two parts.
-fn check_alike<'a>(mut parts: impl Iterator<Item = &'a Facts>) -> Result<(), String> {
+fn check_alike<'a>(
+    mut parts: impl Iterator<Item = &'a Facts>,
+    positional: impl Fn(&str) -> bool,
+) -> Result<(), String> {
     let Some(first) = parts.next() else { return Ok(()) };
     if let Some(filter) = &first.display_filter {
-        let positional = DisplayFilter::compile(filter).map(|f| f.uses_position()).unwrap_or(true);
-        if positional {
+        if positional(filter) {
             return Err(format!(
                 "{} was saved with the display filter \"{filter}\", which reads frame numbers or times relative to the first frame: each part counts them from its own",
                 first.name

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::config::Config;
 use crate::analyze::counters::report::HostCounters;
 use crate::analyze::counts::FrameCounts;
@@ -17,6 +16,7 @@ use crate::analyze::identity::report::{NcclLogReport, QpTableReport};
 use crate::analyze::names::Name;
 use crate::analyze::path::report::PathReport;
 use crate::analyze::report::finding::Finding;
+use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::roce::flow::episodes::Episode;
 use crate::analyze::roce::report::congestion::{self, CongestionReport};
 use crate::analyze::roce::report::{

@@ -3,6 +3,7 @@
 //! mirror copies, the timeline), congestion (`congestion/`), its report sections
 //! (`report/`) and its rules (`rules/`). Definitions are in docs/analysis.md.
 
+pub mod analyzer;
 pub mod congestion;
 pub mod flow;
 pub mod report;

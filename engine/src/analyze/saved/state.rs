@@ -7,12 +7,12 @@
 
 use std::io::{self, Read, Write};
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::report::InputReport;
+use crate::analyze::roce::analyzer::Analyzer;
 
 pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// Raised whenever the saved state's shape changes; a state of another version is refused.
-/// Version 1 held the analyzer alone; version 2 had no head ([`crate::analyze::analyzer::head`]);
+/// Version 1 held the analyzer alone; version 2 had no head ([`crate::analyze::roce::analyzer::head`]);
 /// version 5 kept a flow's runtime state among its reported fields; version 6 had no UET
 /// analysis, no UET counts and no `capture_only_gaps`; version 7 kept a UET PDC's PSNs from a
 /// fixed origin, not in a sliding window; version 8 kept no CE marks of a UET PDC's PSNs and no

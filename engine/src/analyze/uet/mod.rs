@@ -14,7 +14,7 @@ use crate::analyze::renumber::Renumber;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analyze::frame::{FrameSummary, PdsFacts, UetFacts};
-use crate::analyze::roce::flow::trace::{FlowTrace, TRACED_FLOWS};
+use crate::analyze::trace::{FlowTrace, TRACED_FLOWS};
 use crate::decode::Endpoint;
 
 pub use pdc::{Mode, Pdc, PsnVerdict};

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use crate::analyze::frame::PdsFacts;
 use crate::analyze::histogram::FineHistogram;
-use crate::analyze::roce::flow::trace::{Event, EventKind, FlowTrace};
+use crate::analyze::trace::{Event, EventKind, FlowTrace};
 
 use super::window::{Appearance, Arrival, PsnWindow, WordBudget};
-use crate::analyze::roce::flow::sequence::SeqClass;
+use crate::analyze::seq_class::SeqClass;
 
 /// What a packet of the initiator's sequence was, for its frame's verdict: first (the PDC's
 /// first PSN seen), in order, late (a first appearance below the highest PSN seen) or a

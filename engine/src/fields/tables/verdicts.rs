@@ -1,7 +1,7 @@
 //! What decoding and the analysis concluded about a frame: malformed, the flow, the sequence class.
 
 use super::declare::*;
-use crate::analyze::roce::flow::sequence::SeqClass;
+use crate::analyze::seq_class::SeqClass;
 use crate::decode::Body;
 use crate::fields::FieldType::{self};
 use crate::fields::{Field, Frame, Value};

@@ -8,10 +8,10 @@ use maud::{Markup, html};
 use super::charts::{self, PALETTE, Series, Shading};
 use super::figure::{figure, per_second};
 use crate::analyze::report::Report;
-use crate::analyze::roce::flow::trace::FlowTrace;
 use crate::analyze::roce::report::FlowReport;
 use crate::analyze::roce::report::chart_data::ChartData;
 use crate::analyze::roce::report::congestion::FctSummary;
+use crate::analyze::trace::FlowTrace;
 
 /// Flows in the reactions table, receivers charted and bursts shaded per flow, at most.
 const FLOWS_LISTED: usize = 20;

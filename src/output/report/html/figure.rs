@@ -3,7 +3,7 @@
 
 use maud::{Markup, PreEscaped, html};
 
-use crate::analyze::roce::wide::timeline::Timeline;
+use crate::analyze::timeline::Timeline;
 
 /// A chart with its caption; where there was nothing to draw, one line that says so.
 pub fn figure(id: &str, caption: &str, svg: Option<String>, nothing: &str) -> Markup {

@@ -10,9 +10,9 @@ use super::us;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::identity::owners::Owner;
 use crate::analyze::report::Report;
-use crate::analyze::roce::flow::trace::FlowTrace;
 use crate::analyze::roce::report::FlowReport;
 use crate::analyze::roce::report::chart_data::ChartData;
+use crate::analyze::trace::FlowTrace;
 use rocescope_parsers::psn::psn_forward_distance;
 
 pub(super) fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Markup {

@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::CongestionConfig;
-use crate::analyze::roce::wide::timeline::Timeline;
+use crate::analyze::timeline::Timeline;
 use crate::decode::Endpoint;
 use rocescope_parsers::ethernet::MacAddr;
 

@@ -11,8 +11,8 @@ use crate::analyze::id::FrameNumber;
 use crate::analyze::roce::flow::runtime::NakEvent;
 use crate::analyze::roce::flow::sequence::PMTUS;
 use crate::analyze::roce::flow::table::Flow;
-use crate::analyze::roce::flow::trace::{Event, EventKind};
 use crate::analyze::roce::wide::policy::{Class, Policy};
+use crate::analyze::trace::{Event, EventKind};
 use crate::decode::IcrcStatus;
 
 /// What a response said, as far as the flow it answers is concerned.

@@ -13,5 +13,4 @@ pub mod responses;
 pub mod runtime;
 pub mod sequence;
 pub mod table;
-pub mod trace;
 pub mod verdicts;

@@ -11,45 +11,12 @@
 use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
+use crate::analyze::seq_class::SeqClass;
 use rocescope_parsers::psn::{PSN_HALF, PSN_MODULUS, psn_add, psn_diff, psn_forward_distance};
 
 use crate::analyze::roce::flow::arrival::Arrival;
 use crate::analyze::roce::flow::gaps::Gaps;
 use crate::analyze::roce::flow::naked::{AnswerTimes, AwaitingCopy, COPY_WAIT_WINDOWS, NakedHoles};
-
-/// How a sequenced packet relates to its PSN space's expected PSN.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
-pub enum SeqClass {
-    First,
-    InOrder,
-    /// PSNs were skipped and `missing` of them never arrived.
-    Gap {
-        missing: u32,
-    },
-    /// The packet skipped PSNs that all arrived late: a reorder event.
-    Ahead,
-    /// The first appearance of a skipped PSN, late but not resent.
-    LateArrival,
-    Retransmission,
-}
-
-impl SeqClass {
-    pub fn name(self) -> &'static str {
-        match self {
-            SeqClass::First => "first",
-            SeqClass::InOrder => "in_order",
-            SeqClass::Gap { .. } => "gap",
-            SeqClass::Ahead => "ahead",
-            SeqClass::LateArrival => "late_arrival",
-            SeqClass::Retransmission => "retransmission",
-        }
-    }
-
-    /// Sent for the first time (everything but a retransmission).
-    pub fn is_new(self) -> bool {
-        self != SeqClass::Retransmission
-    }
-}
 
 /// What told a retransmission from a late arrival (docs/analysis.md, "Reordering").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]

@@ -20,8 +20,8 @@ use crate::analyze::roce::congestion::reaction::Reaction;
 use crate::analyze::roce::flow::episodes::OpenEpisode;
 use crate::analyze::roce::flow::runtime::FlowRuntime;
 use crate::analyze::roce::flow::sequence::Sequence;
-use crate::analyze::roce::flow::trace::TRACED_FLOWS;
 use crate::analyze::roce::wide::policy::PolicyCounts;
+use crate::analyze::trace::TRACED_FLOWS;
 
 /// How the two directions of a connection were matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
@@ -182,9 +182,9 @@ pub struct Flow {
     /// partner's, which pair its pause counters with the pause frames of its link.
     #[combine(with = first_macs)]
     pub first_macs: (Option<MacAddr>, Option<MacAddr>),
-    /// What the flow's charts need; the first [`crate::analyze::roce::flow::trace::TRACED_FLOWS`] flows have one.
-    #[combine(with = crate::analyze::roce::flow::trace::traced)]
-    pub trace: Option<Box<crate::analyze::roce::flow::trace::FlowTrace>>,
+    /// What the flow's charts need; the first [`crate::analyze::trace::TRACED_FLOWS`] flows have one.
+    #[combine(with = crate::analyze::trace::traced)]
+    pub trace: Option<Box<crate::analyze::trace::FlowTrace>>,
     /// Its data rate around the CNPs addressed to it.
     pub reaction: Reaction,
     /// Its RC messages awaiting completion, and their completion times.

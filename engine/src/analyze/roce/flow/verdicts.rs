@@ -8,7 +8,7 @@ use crate::analyze::renumber::Renumber;
 use std::collections::VecDeque;
 
 use crate::analyze::id::FlowId;
-use crate::analyze::roce::flow::sequence::SeqClass;
+use crate::analyze::seq_class::SeqClass;
 
 /// What the analysis concluded about one frame (for per-packet output).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]

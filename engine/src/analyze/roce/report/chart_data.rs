@@ -5,11 +5,11 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::histogram::{FineHistogram, LogHistogram};
 use crate::analyze::id::FlowId;
-use crate::analyze::roce::flow::trace::FlowTrace;
-use crate::analyze::roce::wide::timeline::Timeline;
+use crate::analyze::roce::analyzer::Analyzer;
+use crate::analyze::timeline::Timeline;
+use crate::analyze::trace::FlowTrace;
 use crate::analyze::uet::PdcKey;
 use crate::decode::Endpoint;
 

@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::histogram::FineHistogram;
 use crate::analyze::id::{FlowId, FrameNumber};
+use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::roce::congestion::CongestionConfig;
 use crate::analyze::roce::congestion::analysis::SIZE_CLASSES;
 use crate::analyze::roce::congestion::incast::{IncastPeriod, ReceiverFanIn};

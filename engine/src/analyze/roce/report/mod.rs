@@ -12,12 +12,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
 use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::identity::owners::Owner;
+use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::roce::wide::pfc::PauseStats;
 use crate::analyze::roce::wide::policy::PolicyCounts;

@@ -1,8 +1,8 @@
 //! Resends the sender's timer set off while PFC held it: joined after the analysis, since the
 //! pause frames are analysed apart from the flows (docs/analysis.md, "Retransmit episodes").
 
-use crate::analyze::analyzer::Analyzer;
 use crate::analyze::id::{FrameNumber, Space};
+use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::roce::flow::episodes::{Episode, Trigger};
 use crate::analyze::roce::flow::table::Flow;
 use crate::analyze::roce::wide::pfc::{PAUSE_CHANNEL, PausePeriod};

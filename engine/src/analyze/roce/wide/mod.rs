@@ -8,7 +8,6 @@ pub mod duplicates;
 pub mod facts;
 pub mod pfc;
 pub mod policy;
-pub mod timeline;
 
 use crate::analyze::combining::Combine;
 use crate::analyze::id::FrameNumber;
@@ -19,13 +18,13 @@ use rocescope_parsers::opcode::CNP;
 
 use crate::analyze::frame::{Content, FrameSummary, LinkKind, RoceFacts, UetCheck, UetFacts};
 use crate::analyze::id::FlowKey;
+use crate::analyze::timeline::Timeline;
 use crate::decode::{Endpoint, IcrcStatus};
 use cm::{CmEvent, CmTracker, Connection};
 use duplicates::{Doubling, DuplicateWindow, Outside, Resends, TapView};
 use facts::{CaptureFacts, Totals, UndecodedLinkFrames};
 use pfc::PauseTracker;
 use policy::{Class, Policy, PolicyCounts};
-use timeline::Timeline;
 
 /// Bins of the capture-wide timeline.
 pub const TIMELINE_BINS: usize = 256;

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use rocescope_parsers::ethernet::MacAddr;
 
-use crate::analyze::roce::wide::timeline::Timeline;
+use crate::analyze::timeline::Timeline;
 
 /// Pause accounting of one (source MAC, priority).
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize, Renumber)]

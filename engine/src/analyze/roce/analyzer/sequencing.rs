@@ -5,20 +5,19 @@
 use rocescope_parsers::opcode::{self, Position};
 use rocescope_parsers::psn::{PSN_HALF, psn_add, psn_forward_distance};
 
-use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD};
 use crate::analyze::frame::{FrameSummary, RoceFacts};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::id::{FlowId, Space};
+use crate::analyze::roce::analyzer::{Analyzer, MAX_EPISODES_KEPT, PACKETS_HELD, VERDICTS_HELD};
 use crate::analyze::roce::flow::arrival::Arrival;
 use crate::analyze::roce::flow::episodes::{Cause, Episode, FirstResend, OpenEpisode, Trigger};
 use crate::analyze::roce::flow::gaps::TRACKED_SPAN;
 use crate::analyze::roce::flow::responses::{Read, ReadQueue};
 use crate::analyze::roce::flow::runtime::Held;
-use crate::analyze::roce::flow::sequence::{
-    Decision, EveryPsn, Next, Observation, Rules, SeqClass, SeqEvent, read_psns,
-};
+use crate::analyze::roce::flow::sequence::{Decision, EveryPsn, Next, Observation, Rules, SeqEvent, read_psns};
 use crate::analyze::roce::flow::table::Flow;
-use crate::analyze::roce::flow::trace::{Event, EventKind};
+use crate::analyze::seq_class::SeqClass;
+use crate::analyze::trace::{Event, EventKind};
 
 /// The packet at hand when a PSN space decides: its facts and the silence before it.
 #[derive(Clone, Copy)]

@@ -6,10 +6,10 @@
 
 use rocescope_parsers::opcode::{self, CNP, Transport};
 
-use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts};
 use crate::analyze::id::FlowId;
 use crate::analyze::id::FrameNumber;
+use crate::analyze::roce::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
 use crate::analyze::roce::congestion::completion::RequestPacket;
 use crate::analyze::roce::congestion::incast::IncastEvent;
 use crate::analyze::roce::flow::table::Flow;

@@ -2,8 +2,8 @@
 //! name its QPs ([`crate::analyze::identity::known`]), else from the evidence of its responses
 //! ([`crate::analyze::roce::flow::pairing`]), across the flow table.
 
-use crate::analyze::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
 use crate::analyze::id::{FlowId, FlowKey};
+use crate::analyze::roce::analyzer::{Analyzer, MAX_PAIRING_CANDIDATES};
 use crate::analyze::roce::flow::pairing::{CANDIDATES_KEPT, Candidates};
 use crate::analyze::roce::flow::table::{Flow, PairMethod};
 

@@ -3,9 +3,9 @@
 //! path MTUs a new flow takes; the seam where a part is grafted on; and how the analysis's own
 //! fields that need logic combine (its `Combine` is derived, [`Analyzer`]).
 
-use crate::analyze::analyzer::{Analyzer, MAX_EPISODES_KEPT};
 use crate::analyze::combining::Seam;
 use crate::analyze::id::FlowKey;
+use crate::analyze::roce::analyzer::{Analyzer, MAX_EPISODES_KEPT};
 use crate::analyze::roce::congestion::analysis::MAX_BURSTS_KEPT;
 
 impl Analyzer {

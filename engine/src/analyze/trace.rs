@@ -4,7 +4,7 @@
 //! carry one.
 
 use crate::analyze::renumber::Renumber;
-use crate::analyze::roce::wide::timeline::Timeline;
+use crate::analyze::timeline::Timeline;
 
 /// Flows that get a trace, in order of appearance.
 pub const TRACED_FLOWS: usize = 1024;
