@@ -12,8 +12,8 @@ use crate::commands::exit::help_section;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::analyze::finding::Severity;
 use crate::analyze::path::{self, Tap};
-use crate::analyze::report::finding::Severity;
 use crate::decode::{Decoder, TimeSource, UET_IP_PROTOCOL};
 use crate::filter::{Filter, Only, OpcodeSelector};
 use crate::generate::bench::BenchKind;

@@ -1,95 +1,72 @@
-//! The analysis's rooms stand on floors (docs/architecture.md, "The analysis's rooms"): a
-//! module names only modules of its own room or of a floor below, so no import runs back up
-//! and no two rooms use each other. `analyze/mod.rs` is the face: it declares the rooms and
-//! hands their names on, and no room imports through it. The analyses beside it, the path
-//! over several taps (`path/`), the counters beside a capture (`counters/`) and the hosts' QP
-//! tables and NCCL logs (`identity/`), are rooms on
-//! the same floors.
+//! The analysis's rooms stand on floors (docs/architecture.md, "The analysis's rooms"): each
+//! entry of `engine/src/analyze/` (a folder or a file) is one room, and a module names only
+//! its own room or rooms on floors below, so no import runs back up and no two rooms use each
+//! other. The RoCE room's parts (`roce/flow`, `roce/report`, …) stand on floors of their own
+//! inside it, by the same rule. `analyze/mod.rs` is the face: it declares the rooms and hands
+//! their names on, and no room imports through it.
 
 use std::fs;
 use std::path::Path;
 
-/// The rooms of `engine/src/analyze/`, and `path`, `counters` and `identity`, each with its floor (1 is the
-/// ground). An analysis's room may hold parts on other floors than its state: its report
-/// section (`uet/report`), its rules (`uet/rules`), named `room/part`.
+/// The rooms of `engine/src/analyze/`, each with its floor (1 is the ground).
 const FLOORS: &[(&str, u32)] = &[
-    ("counters", 2),
-    ("fabric", 2),
     ("names", 1),
     ("renumber", 1),
     ("combining", 1),
+    ("exemplar", 1),
+    ("partition", 1),
+    ("rfc3339", 1),
+    ("id", 2),
     ("counts", 2),
     ("histogram", 2),
     ("frame", 2),
-    ("partition", 2),
-    ("id", 2),
-    ("exemplar", 2),
-    ("roce/wide", 3),
-    ("identity", 3),
-    ("roce/congestion", 4),
-    ("roce/flow", 5),
-    ("uet", 6),
-    ("config", 6),
-    ("analyzer", 7),
-    ("path/report", 7),
-    ("uet/report", 8),
-    ("roce/report", 8),
-    ("path", 8),
-    ("counters/report", 8),
-    ("identity/report", 8),
-    ("report", 9),
-    ("saved", 10),
-    ("rules", 10),
-    ("counters/reconcile", 10),
-    ("identity/join", 10),
-    ("uet/rules", 11),
-    ("roce/rules", 11),
-    ("roce", 11),
-    ("path/rules", 11),
-    ("counters/rules", 11),
-    ("identity/rules", 11),
-    ("combine", 12),
-    ("assemble", 12),
+    ("seq_class", 2),
+    ("timeline", 2),
+    ("trace", 3),
+    ("finding", 3),
+    ("rules", 4),
+    ("fabric", 5),
+    ("uet", 5),
+    ("identity", 5),
+    ("path", 5),
+    ("roce", 6),
+    ("counters", 7),
+    ("report", 8),
+    ("saved", 9),
+    ("assemble", 9),
+    ("combine", 10),
 ];
 
-fn floor(room: &str) -> Option<u32> {
-    FLOORS.iter().find(|(name, _)| *name == room).map(|&(_, floor)| floor)
+/// The parts of the RoCE room, each with its floor inside the room.
+const ROCE_PARTS: &[(&str, u32)] =
+    &[("wide", 1), ("congestion", 2), ("flow", 3), ("config", 4), ("analyzer", 5), ("report", 6), ("rules", 7)];
+
+fn floor(table: &[(&str, u32)], name: &str) -> Option<u32> {
+    table.iter().find(|(n, _)| *n == name).map(|&(_, floor)| floor)
 }
 
-/// The room, or the part of a room, that `room` and the module `part` in it are: `uet/report`
-/// where that part has a floor of its own, else `uet`.
-fn part_of(room: &str, part: Option<&str>) -> String {
-    match part.map(|p| format!("{room}/{p}")) {
-        Some(key) if floor(&key).is_some() => key,
-        _ => room.to_string(),
-    }
+/// Where a module stands: its room, and inside the RoCE room its part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Place {
+    room: String,
+    part: Option<String>,
 }
 
-/// The rooms that a line of code names by a `crate::analyze::…`, `crate::analyze::path::…` or
-/// `crate::analyze::counters::…` path: the room, or its part where that has a floor of its own.
-fn rooms_named(line: &str) -> Vec<String> {
+/// The places that a line of code names by a `crate::analyze::…` path.
+fn places_named(line: &str) -> Vec<Place> {
     let word = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
     let mut named = Vec::new();
-    for (at, _) in line.match_indices("crate::") {
-        let rest = &line[at + "crate::".len()..];
-        let first = word(rest);
-        let after = |s: &str| s.strip_prefix("::").map(word);
-        let (room, part) = match first.as_str() {
-            "analyze" => {
-                let Some(room) = after(&rest[first.len()..]) else { continue };
-                let part = after(&rest[first.len() + 2 + room.len()..]);
-                (room, part)
-            }
-            _ => continue,
-        };
-        named.push(part_of(&room, part.as_deref()));
+    for (at, _) in line.match_indices("crate::analyze::") {
+        let rest = &line[at + "crate::analyze::".len()..];
+        let room = word(rest);
+        let part = (room == "roce").then(|| rest[room.len()..].strip_prefix("::").map(word)).flatten();
+        named.push(Place { room, part });
     }
     named
 }
 
 /// The lines of a source file that are code outside its tests: comments and the
-/// `#[cfg(test)]` module are not imports of the module.
-/// Each with its line number.
+/// `#[cfg(test)]` module are not imports of the module. Each with its line number.
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.lines()
         .enumerate()
@@ -109,61 +86,73 @@ fn sources(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// What is wrong with module `at` naming `named`, if anything.
+fn wrong(at: &Place, named: &Place) -> Option<String> {
+    let Some(theirs) = floor(FLOORS, &named.room) else {
+        return Some(format!("names {} through analyze/mod.rs", named.room));
+    };
+    let mine = floor(FLOORS, &at.room).unwrap_or_else(|| panic!("{} has no floor in FLOORS: give it one", at.room));
+    if named.room != at.room {
+        return (theirs >= mine).then(|| format!("{} (floor {mine}) names {} (floor {theirs})", at.room, named.room));
+    }
+    let (Some(mine), Some(theirs)) = (&at.part, &named.part) else { return None };
+    let floor_of = |part: &str| floor(ROCE_PARTS, part);
+    match (floor_of(mine), floor_of(theirs)) {
+        _ if mine == theirs => None,
+        (Some(m), Some(t)) if t < m => None,
+        (Some(m), Some(t)) => Some(format!("roce/{mine} (floor {m}) names roce/{theirs} (floor {t})")),
+        (None, _) => panic!("roce/{mine} has no floor in ROCE_PARTS: give it one"),
+        (_, None) => Some(format!("roce/{mine} names roce::{theirs} through roce/mod.rs")),
+    }
+}
+
 #[test]
 fn no_room_of_the_analysis_imports_one_above_it_or_through_its_face() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join("analyze");
     let mut files = Vec::new();
-    sources(&src.join("analyze"), &mut files);
-    let mut wrong = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
     for file in files {
-        let relative = file.strip_prefix(&src).expect("under src/");
+        let relative = file.strip_prefix(&src).expect("under analyze/");
         let mut names = relative.iter().filter_map(|c| c.to_str()).map(|c| c.trim_end_matches(".rs"));
-        let room = match names.next() {
-            // analyze/ is the face of its rooms; path/, counters/ and identity/ are rooms
-            Some("analyze") => names.next().unwrap_or_default(),
-            other => other.unwrap_or_default(),
-        };
-        if room == "mod" {
+        let room = names.next().unwrap_or_default().to_string();
+        let part = names.next().filter(|_| room == "roce").map(str::to_string);
+        if room == "mod" || part.as_deref() == Some("mod") {
             continue;
         }
-        let room = &part_of(room, names.next());
-        let own = floor(room).unwrap_or_else(|| panic!("{room} has no floor in FLOORS: give it one"));
+        let at = Place { room, part };
         let text = fs::read_to_string(&file).expect("a source file");
         for (n, line) in code_lines(&text) {
-            for named in rooms_named(line) {
-                match floor(&named) {
-                    _ if named == *room => {}
-                    Some(f) if f < own => {}
-                    Some(f) => wrong.push(format!(
-                        "{}:{}: {room} (floor {own}) names {named} (floor {f})",
-                        relative.display(),
-                        n
-                    )),
-                    None => {
-                        wrong.push(format!("{}:{}: {room} names {named} through analyze/mod.rs", relative.display(), n))
-                    }
+            for named in places_named(line) {
+                if let Some(what) = wrong(&at, &named) {
+                    found.push(format!("analyze/{}:{n}: {what}", relative.display()));
                 }
             }
         }
     }
-    assert!(wrong.is_empty(), "imports against the floors:\n{}", wrong.join("\n"));
+    assert!(found.is_empty(), "imports against the floors:\n{}", found.join("\n"));
 }
 
 #[test]
 fn the_rule_sees_an_import_that_runs_back_up() {
+    let place = |room: &str, part: Option<&str>| Place { room: room.into(), part: part.map(Into::into) };
     let line = "use crate::analyze::roce::analyzer::Analyzer; // and crate::analyze::Config";
-    assert_eq!(rooms_named(line), ["analyzer", "Config"]);
-    assert_eq!(rooms_named("use crate::analyze::uet::report::UetReport;"), ["uet/report"]);
-    assert_eq!(rooms_named("use crate::analyze::uet::pdc::Pdc;"), ["uet"]);
-    assert!(floor("uet/report") > floor("uet") && floor("uet/rules") > floor("rules"));
+    assert_eq!(places_named(line), [place("roce", Some("analyzer")), place("Config", None)]);
+    assert_eq!(places_named("use crate::analyze::uet::report::UetReport;"), [place("uet", None)]);
+    assert_eq!(places_named("use crate::capture::Inputs;"), []);
+    // a room below names one above it; a room names itself
+    assert!(wrong(&place("uet", None), &place("report", None)).is_some());
+    assert!(wrong(&place("report", None), &place("uet", None)).is_none());
+    assert!(wrong(&place("uet", None), &place("uet", None)).is_none());
+    // the RoCE room's parts, by their own floors
+    assert!(wrong(&place("roce", Some("flow")), &place("roce", Some("report"))).is_some());
+    assert!(wrong(&place("roce", Some("report")), &place("roce", Some("flow"))).is_none());
+    assert!(wrong(&place("roce", Some("flow")), &place("roce", None)).is_none());
     assert_eq!(
-        rooms_named("use crate::analyze::path::report::HopReport; crate::analyze::counters::{self, X}"),
-        ["path/report", "counters"]
+        wrong(&place("path", None), &place("Config", None)).as_deref(),
+        Some("names Config through analyze/mod.rs"),
+        "a name handed on by the face is no room"
     );
-    assert_eq!(rooms_named("use crate::capture::Inputs;"), Vec::<String>::new());
-    assert!(floor("analyzer") > floor("roce/flow"));
-    assert_eq!(rooms_named("use crate::analyze::roce::flow::table::Flow;"), ["roce/flow"]);
-    assert_eq!(floor("Config"), None, "a name handed on by the face is no room");
-    let text = "use a;\n// crate::analyze::x\n#[cfg(test)]\nuse crate::analyze::roce::analyzer;";
+    let text = "use a;\n// crate::analyze::x\n#[cfg(test)]\nuse crate::analyze::roce;";
     assert_eq!(code_lines(text).collect::<Vec<_>>(), [(1, "use a;")]);
 }

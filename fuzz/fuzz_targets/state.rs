@@ -10,6 +10,7 @@ use rocescope::analyze::combine::parts;
 use rocescope::analyze::{Analyzer, SavedRun, assemble};
 use rocescope::capture::{CaptureReader, Inputs};
 use rocescope::decode::Decoder;
+use rocescope::display_filter::DisplayFilter;
 
 /// The frames that follow the saved analysis: a go-back-N recovery.
 const FRAMES: &[u8] = include_bytes!("../../samples/loss_go_back_n.pcap");
@@ -24,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         false => SavedRun::load_at_most(data, DECOMPRESSED_AT_MOST).map(|part| before(&part)),
     };
     let parts = vec![("before".to_string(), false), ("fuzzed".to_string(), true)];
-    let Ok(saved) = parts::merge(parts, load) else { return };
+    let Ok(saved) = parts::merge(parts, load, DisplayFilter::is_positional) else { return };
     let sample = Box::new(std::io::Cursor::new(FRAMES.to_vec()));
     let Ok(reader) = CaptureReader::from_reader("sample".into(), sample, false) else { return };
     let mut inputs = Inputs::new(vec![reader]);

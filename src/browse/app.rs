@@ -285,9 +285,9 @@ impl App {
     pub fn view_len(&self) -> usize {
         let Some(report) = self.index.report() else { return 0 };
         match self.view {
-            View::Flows => report.flows.len(),
+            View::Flows => report.roce.flows.len(),
             View::Findings => report.findings.len(),
-            View::Pauses => report.pfc.len() + report.pause.len(),
+            View::Pauses => report.roce.pfc.len() + report.roce.pause.len(),
             View::Ladder => self.ladder.as_ref().map_or(0, |l| l.frames.len()),
             View::Packets => 0,
         }
@@ -317,7 +317,7 @@ impl App {
         let Some(report) = self.index.report() else { return };
         match self.view {
             View::Flows => {
-                if let Some(f) = report.flows_by_trouble().get(self.view_row) {
+                if let Some(f) = report.roce.flows_by_trouble().get(self.view_row) {
                     let filter = match f.peer {
                         Some(peer) => format!("rocescope.analysis.flow in {{{}, {peer}}}", f.id),
                         None => format!("rocescope.analysis.flow == {}", f.id),
@@ -331,7 +331,7 @@ impl App {
                 }
             }
             View::Pauses => {
-                if let Some(p) = report.pfc.iter().chain(&report.pause).nth(self.view_row) {
+                if let Some(p) = report.roce.pfc.iter().chain(&report.roce.pause).nth(self.view_row) {
                     self.go_to(p.stats.first_storm_frame.unwrap_or(p.stats.first_frame).get() as usize);
                 }
             }
@@ -449,7 +449,7 @@ impl App {
 
     /// `l` in the Flows view: follows the selected flow.
     fn follow_selected_flow(&mut self) {
-        let flow = self.index.report().and_then(|r| r.flows_by_trouble().get(self.view_row).map(|f| f.id));
+        let flow = self.index.report().and_then(|r| r.roce.flows_by_trouble().get(self.view_row).map(|f| f.id));
         if let Some(flow) = flow {
             self.follow(flow);
         }
@@ -461,7 +461,7 @@ impl App {
             self.note = Some("the analysis is not finished: the views open once every frame is indexed".into());
             return;
         };
-        let peer = report.flows.get(flow.index()).and_then(|f| f.peer);
+        let peer = report.roce.flows.get(flow.index()).and_then(|f| f.peer);
         let frames = self.index.positions_where(|e| e.verdict.flow.is_some_and(|f| f == flow || Some(f) == peer));
         self.ladder = Some(Ladder { flow, peer, frames });
         (self.view, self.view_row, self.pane) = (View::Ladder, 0, Pane::List);

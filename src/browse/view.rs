@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::app::{App, Drawn, Pane, Prompt, View};
+use crate::analyze::finding::Severity;
 use crate::analyze::id::FlowId;
-use crate::analyze::report::finding::Severity;
 use crate::analyze::roce::report::PauseReport;
 use crate::decode::{DecodedFrame, FrameKind, IcrcStatus};
 use crate::output::packet::{Clock, TimeFormat, hexdump, write_list_line, write_verdict_flag};
@@ -112,7 +112,7 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
         View::Flows => (
             " Flows, most troubled first (Enter: the list of a flow and its peer; Esc: back) ",
             flow_header(),
-            report.flows_by_trouble().into_iter().map(|f| (flow_row(f), Style::new())).collect(),
+            report.roce.flows_by_trouble().into_iter().map(|f| (flow_row(f), Style::new())).collect(),
         ),
         View::Pauses => (
             " PFC and PAUSE, by source and priority (Enter: the first storm frame, or the first frame; Esc: back) ",
@@ -120,7 +120,7 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
                 "{:<17} {:>8} {:>7} {:>6} {:>10} {:>11} {:>6} {:>11}",
                 "source", "priority", "XOFF", "XON", "paused ms", "longest ms", "storms", "first frame"
             ),
-            report.pfc.iter().chain(&report.pause).map(pause_row).collect(),
+            report.roce.pfc.iter().chain(&report.roce.pause).map(pause_row).collect(),
         ),
         View::Findings | View::Packets | View::Ladder => (
             " Findings (Enter: the first evidence frame; Esc: back) ",
@@ -148,7 +148,7 @@ fn draw_view(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
 fn draw_ladder(frame: &mut Frame<'_>, app: &App, area: Rect) -> usize {
     let (Some(ladder), Some(report)) = (&app.ladder, app.index.report()) else { return 0 };
     let label =
-        |id: Option<FlowId>| id.and_then(|i| report.flows.get(i.index())).map_or("-".to_string(), |f| f.label());
+        |id: Option<FlowId>| id.and_then(|i| report.roce.flows.get(i.index())).map_or("-".to_string(), |f| f.label());
     let title = format!(
         " Follow QP: {} ⇄ {} (Enter: the frame in the list; Esc: back) ",
         label(Some(ladder.flow)),

@@ -16,7 +16,7 @@ use crate::analyze::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::identity::known::KnownQps;
 use crate::analyze::path;
-use crate::analyze::report::InputReport;
+use crate::analyze::roce::report::inputs::InputReport;
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
 use crate::analyze::{Analyzer, SavedRun, assemble};
 use crate::capture::CaptureError;

@@ -116,7 +116,7 @@ fn summary(report: &Report, comments: u64) -> String {
     let mut s = format!(
         "rocescope {} analysis: {} frames, {comments} with comments (frame.comment contains \"rocescope.\"); {} findings",
         env!("CARGO_PKG_VERSION"),
-        report.totals.frames,
+        report.roce.totals.frames,
         report.findings.len()
     );
     for f in &report.findings {

@@ -4,8 +4,8 @@
 use std::io;
 use std::process::ExitCode;
 
+use crate::analyze::finding::Severity;
 use crate::analyze::report::Report;
-use crate::analyze::report::finding::Severity;
 
 /// Why a command did not succeed.
 #[derive(Debug)]

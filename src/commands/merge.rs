@@ -27,20 +27,15 @@ pub fn run(args: &MergeArgs) -> Outcome {
         })
         .map_err(Failure::Output)?;
     let parts = args.states.iter().map(|path| (path.display().to_string(), path.as_path())).collect();
-    let mut merged = parts::merge(parts, |path| load_state(path), positional_filter).map_err(|e| match e {
-        MergeError::Unreadable(failure) => failure,
-        MergeError::Refused(message) => Failure::Usage(message),
-    })?;
+    let mut merged =
+        parts::merge(parts, |path| load_state(path), DisplayFilter::is_positional).map_err(|e| match e {
+            MergeError::Unreadable(failure) => failure,
+            MergeError::Refused(message) => Failure::Usage(message),
+        })?;
     accounts::check_saved_with(merged.analyzer.known_qps(), &joined.accounts, "merge: the states were")?;
     if let Some(path) = &args.state {
         save_state(path, &merged)?;
     }
     merged.analyzer.finish();
     reporting::report(&merged.analyzer, merged.inputs, &reporting, Ok(Default::default()))
-}
-
-/// Does display filter `filter` read frame numbers or times relative to the first frame (a
-/// filter that does not compile is taken to)?
-fn positional_filter(filter: &str) -> bool {
-    DisplayFilter::compile(filter).map(|f| f.uses_position()).unwrap_or(true)
 }

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use super::exit::{Failure, Outcome, fail_on, written};
 use super::refuse_input;
 use crate::analyze::assemble::Joined;
-use crate::analyze::report::finding::Severity;
-use crate::analyze::report::{InputReport, Report};
+use crate::analyze::finding::Severity;
+use crate::analyze::report::Report;
+use crate::analyze::roce::report::inputs::InputReport;
 use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_text, write_whole};
 #[cfg(feature = "tables")]
@@ -84,7 +85,7 @@ pub fn prepare(reporting: &Reporting<'_>, inputs: &[PathBuf]) -> Result<(), Stri
 /// A warning for each host whose counters `--counters` reconciles but that no RoCE frame of
 /// the report is from or to (the command prints them; the Python module raises them).
 pub fn absent_host_warnings(report: &Report) -> Vec<String> {
-    let hosts = crate::analyze::counters::reconcile::hosts_not_in_capture(report);
+    let hosts = crate::analyze::counters::reconcile::hosts_not_in_capture(&report.counters, &report.roce);
     let warning = |host: &str| {
         format!(
             "--counters {host}: no RoCE frame is from or to {host}: its counters pair with nothing (HOST is the NIC's address in the capture)"

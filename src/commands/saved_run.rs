@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::exit::Failure;
 use crate::analyze::combine::differences::differences;
-use crate::analyze::report::InputReport;
+use crate::analyze::roce::report::inputs::InputReport;
 use crate::analyze::{Analyzer, Config, SavedRun};
 use crate::capture::Inputs;
 use crate::display_filter::Selection;

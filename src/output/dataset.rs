@@ -181,7 +181,7 @@ impl Dataset {
                 .into_datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))
                 .into_column()
         };
-        let (first, last) = (report.capture.first_ts_ns, report.capture.last_ts_ns);
+        let (first, last) = (report.roce.capture.first_ts_ns, report.roce.capture.last_ts_ns);
         for (table, df) in report_tables(report)?.into_iter().chain([("captures", captures_row(report)?)]) {
             let rows = df.height();
             let mut df = signed(df)?
@@ -292,8 +292,8 @@ fn signed(df: DataFrame) -> io::Result<DataFrame> {
 
 /// The run's headline numbers, one row: what a query over the frames should add up to.
 fn captures_row(report: &Report) -> io::Result<DataFrame> {
-    let t = &report.totals;
-    let flows = &report.flows;
+    let t = &report.roce.totals;
+    let flows = &report.roce.flows;
     let sum = |f: fn(&crate::analyze::roce::report::FlowReport) -> u64| flows.iter().map(f).sum::<u64>();
     let columns = vec![
         Column::new("schema_version".into(), [i64::from(SCHEMA_VERSION)]),
@@ -303,9 +303,9 @@ fn captures_row(report: &Report) -> io::Result<DataFrame> {
         Column::new("malformed".into(), [t.malformed]),
         Column::new("headers_cut".into(), [t.headers_cut]),
         Column::new("mirror_duplicates".into(), [t.mirror_duplicates]),
-        Column::new("cnps".into(), [report.cnps]),
-        Column::new("ce_marks".into(), [report.ecn.ce]),
-        Column::new("icrc_bad".into(), [report.icrc.bad]),
+        Column::new("cnps".into(), [report.roce.cnps]),
+        Column::new("ce_marks".into(), [report.roce.ecn.ce]),
+        Column::new("icrc_bad".into(), [report.roce.icrc.bad]),
         Column::new("flows".into(), [flows.len() as u64]),
         Column::new("gaps".into(), [sum(|f| f.sequence.gaps)]),
         Column::new("missing_psns".into(), [sum(|f| f.sequence.missing_psns)]),

@@ -3,12 +3,15 @@
 
 use crate::analyze::counters::report::HostCounters;
 use crate::analyze::counters::{self, HostSnapshots, SwitchSnapshots};
+use crate::analyze::finding::Finding;
+use crate::analyze::identity::join::FlowSeen;
 use crate::analyze::identity::{self, HostAccounts};
 use crate::analyze::path::{self, report::PathReport};
-use crate::analyze::report::finding::Finding;
-use crate::analyze::report::{DamageReport, InputReport, LiveReport, Report};
+use crate::analyze::report::{Report, troubleshooting};
 use crate::analyze::roce;
 use crate::analyze::roce::analyzer::Analyzer;
+use crate::analyze::roce::report::FlowReport;
+use crate::analyze::roce::report::inputs::{DamageReport, InputReport, LiveReport};
 use crate::analyze::rules::Rules;
 use crate::analyze::uet;
 use crate::capture::{CaptureError, CaptureReader};
@@ -21,14 +24,19 @@ pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) 
 }
 
 /// The findings every analysis's rules raise over `report`.
+/// Each reads its own section; the troubleshooting table then joins its causes to the findings
+/// whose symptoms the report shows, and errors come first.
 pub fn findings(report: &Report) -> Vec<Finding> {
-    let mut r = Rules::new(report);
-    roce::rules::roce(&mut r);
-    path::rules::path(&mut r);
-    counters::rules::counters(&mut r);
-    identity::rules::identity(&mut r);
-    uet::rules::uet(&mut r);
-    r.finish()
+    let mut out = Vec::new();
+    roce::rules::roce(&mut Rules::new(&report.roce, &mut out));
+    path::rules::path(&mut Rules::new(&report.path, &mut out));
+    let counters = counters::rules::Sections { counters: &report.counters, roce: &report.roce };
+    counters::rules::counters(&mut Rules::new(&counters, &mut out));
+    identity::rules::identity(&mut Rules::new(&report.identity, &mut out));
+    uet::rules::uet(&mut Rules::new(&report.uet, &mut out));
+    troubleshooting::annotate(report, &mut out);
+    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    out
 }
 
 /// What the report joins with the analysis of the frames, each read apart from the main pass:
@@ -48,19 +56,24 @@ pub struct Joined {
 /// of each flow's QPs), then the findings over them all.
 pub fn report_joined(a: &Analyzer, inputs: Vec<InputReport>, joined: &Joined) -> Report {
     let mut report = Report::model(a, inputs, None);
-    report.path = joined.path.as_ref().map(|path| path_of_flows(path, &report));
-    report.counters = joined.counters.iter().map(|h| HostCounters::of(&report, h)).collect();
+    report.path = joined.path.as_ref().map(|path| path_of_flows(path, &report.roce.flows));
+    report.counters = joined.counters.iter().map(|h| HostCounters::of(&report.roce, h)).collect();
     report.counters.extend(joined.switches.iter().map(HostCounters::of_switch));
-    identity::join::join(&mut report, &joined.accounts);
+    let seen: Vec<FlowSeen> = report.roce.flows.iter().map(FlowReport::seen).collect();
+    let (owners, sections) = identity::join::join(&seen, &joined.accounts);
+    for (f, owners) in report.roce.flows.iter_mut().zip(owners) {
+        (f.owner, f.dst_owner) = (owners.owner, owners.dst_owner);
+    }
+    report.identity = sections;
     report.findings = findings(&report);
     report
 }
 
 /// The path's report, each loss naming the report's flow it belongs to.
-fn path_of_flows(path: &PathReport, report: &Report) -> PathReport {
+fn path_of_flows(path: &PathReport, flows: &[FlowReport]) -> PathReport {
     let mut path = path.clone();
     for loss in &mut path.losses {
-        let flow = report.flows.iter().find(|f| (f.src_ip, f.dst_ip, f.dst_qp) == (loss.src, loss.dst, loss.dest_qp));
+        let flow = flows.iter().find(|f| (f.src_ip, f.dst_ip, f.dst_qp) == (loss.src, loss.dst, loss.dest_qp));
         loss.flow = flow.map(|f| f.id);
     }
     path

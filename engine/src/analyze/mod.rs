@@ -8,11 +8,11 @@
 pub mod assemble;
 pub mod combine;
 pub mod combining;
-pub mod config;
 pub mod counters;
 pub mod counts;
 pub mod exemplar;
 pub mod fabric;
+pub mod finding;
 pub mod frame;
 pub mod histogram;
 pub mod id;
@@ -22,6 +22,7 @@ pub mod partition;
 pub mod path;
 pub mod renumber;
 pub mod report;
+pub mod rfc3339;
 pub mod roce;
 pub mod rules;
 pub mod saved;
@@ -29,12 +30,12 @@ pub mod seq_class;
 pub mod timeline;
 pub mod trace;
 pub mod uet;
-pub use config::{Config, DEFAULT_MAX_FLOWS};
 pub use counts::FrameCounts;
 pub use roce::analyzer::{
     Analyzer, MAX_EPISODES_KEPT, MAX_PAIRING_CANDIDATES, PACKETS_HELD, PROBE_HELD, PROBE_HELD_BYTES, ShardStart,
     VERDICTS_HELD,
 };
+pub use roce::config::{Config, DEFAULT_MAX_FLOWS};
 pub use roce::flow::verdicts::Verdict;
 pub use roce::wide::facts::{CaptureFacts, MalformedLayer, Totals};
 pub use roce::wide::{CE_MARKS, CNPS, ROCE_BYTES, TIMELINE_BINS};

@@ -238,9 +238,9 @@ tuples!((A)(A, B)(A, B, C)(A, B, C, D));
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::config::Config;
     use crate::analyze::frame::FrameSummary;
     use crate::analyze::roce::analyzer::Analyzer;
+    use crate::analyze::roce::config::Config;
     use crate::capture::Inputs;
     use crate::decode::Decoder;
 

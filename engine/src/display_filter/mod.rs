@@ -107,6 +107,12 @@ impl DisplayFilter {
         self.root.any_field(&|f| matches!(f.name, "frame.number" | "frame.time_relative"))
     }
 
+    /// Does the filter `text` read where a frame falls ([`DisplayFilter::uses_position`])? A
+    /// text that does not compile is taken to.
+    pub fn is_positional(text: &str) -> bool {
+        DisplayFilter::compile(text).map(|f| f.uses_position()).unwrap_or(true)
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use pcap::{Active, Capture, PacketHeader, Precision};
 
-use crate::analyze::report::LiveReport;
+use crate::analyze::roce::report::inputs::LiveReport;
 use crate::capture::{Frame, LinkType, Record};
 use crate::cli::CaptureArgs;
 use crate::pipeline::{FrameSource, Next};

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::analyze::report::{LiveReport, Report};
+use crate::analyze::report::Report;
+use crate::analyze::roce::report::inputs::LiveReport;
 use crate::analyze::{Analyzer, assemble};
 
 rocescope_engine::analyze::counters! {
@@ -33,21 +34,21 @@ rocescope_engine::analyze::counters! {
 impl Counters {
     /// The counters of a report of everything so far, with libpcap's.
     fn of(report: &Report, live: LiveReport) -> Counters {
-        let t = &report.totals;
+        let t = &report.roce.totals;
         let mut c = Counters {
             frames: t.frames,
             bytes: t.bytes,
             roce_packets: t.roce_packets,
-            ce_marks: report.ecn.ce,
-            cnps: report.cnps,
+            ce_marks: report.roce.ecn.ce,
+            cnps: report.roce.cnps,
             pfc_frames: t.pfc_frames,
             pause_frames: t.pause_frames,
-            icrc_bad: report.icrc.bad,
+            icrc_bad: report.roce.icrc.bad,
             kernel_dropped: live.kernel_dropped,
             interface_dropped: live.interface_dropped,
             ..Counters::default()
         };
-        for f in &report.flows {
+        for f in &report.roce.flows {
             c.naks += f.counts.naks_psn_seq_err + f.counts.naks_other;
             c.rnr_naks += f.counts.rnr_naks;
             c.out_of_sequence += f.sequence.gaps;
@@ -137,7 +138,7 @@ impl Rolling {
             elapsed_s: self.started.elapsed().as_secs_f64(),
             delta: now.since(&self.last_counters),
             total: now,
-            flows: report.flows.len(),
+            flows: report.roce.flows.len(),
             new_findings,
         };
         (self.last, self.last_counters) = (Instant::now(), now);

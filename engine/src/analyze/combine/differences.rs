@@ -1,7 +1,7 @@
 //! Where two analyses' settings differ, named as the command line names them, for the
 //! refusals of `merge` and `--resume` (the parts of one capture are analysed alike).
 
-use crate::analyze::config::Config;
+use crate::analyze::roce::config::Config;
 
 /// A setting: its command-line option, and its value in a [`Config`] as that option takes it.
 struct Setting {

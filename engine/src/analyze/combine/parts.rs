@@ -45,7 +45,7 @@ struct Facts {
     /// When its first frame and its last frame analysed were captured.
     first_ts_ns: Option<i64>,
     last_ts_ns: Option<i64>,
-    config: crate::analyze::config::Config,
+    config: crate::analyze::roce::config::Config,
     known_qps: crate::analyze::identity::known::KnownQps,
     display_filter: Option<String>,
     files: Vec<String>,
@@ -175,13 +175,11 @@ fn check_alike<'a>(
     positional: impl Fn(&str) -> bool,
 ) -> Result<(), String> {
     let Some(first) = parts.next() else { return Ok(()) };
-    if let Some(filter) = &first.display_filter {
-        if positional(filter) {
-            return Err(format!(
-                "{} was saved with the display filter \"{filter}\", which reads frame numbers or times relative to the first frame: each part counts them from its own",
-                first.name
-            ));
-        }
+    if let Some(filter) = first.display_filter.as_ref().filter(|f| positional(f)) {
+        return Err(format!(
+            "{} was saved with the display filter \"{filter}\", which reads frame numbers or times relative to the first frame: each part counts them from its own",
+            first.name
+        ));
     }
     let mut files: Vec<(&str, &str)> = Vec::new();
     for part in std::iter::once(first).chain(parts) {

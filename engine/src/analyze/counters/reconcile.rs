@@ -11,14 +11,14 @@ use crate::analyze::counters::report::{
 };
 use crate::analyze::counters::{HostMacs, HostSnapshots, Snapshot, SwitchSnapshots};
 use crate::analyze::id::FlowId;
-use crate::analyze::report::Report;
 use crate::analyze::roce::flow::episodes::Trigger;
 use crate::analyze::roce::report::FlowReport;
+use crate::analyze::roce::report::model::RoceReport;
 use crate::decode::Endpoint;
 
 impl Link {
     /// What shows (or not) the link of the host of `snapshots` in `report`.
-    pub(crate) fn of(report: &Report, snapshots: &HostSnapshots) -> Link {
+    pub(crate) fn of(report: &RoceReport, snapshots: &HostSnapshots) -> Link {
         let own = snapshots.macs.own.map(|mac| mac.to_string());
         let sent = |own: &String| report.pfc.iter().chain(&report.pause).any(|p| p.src_mac == *own);
         match own {
@@ -36,7 +36,7 @@ impl Pauses {
     /// `link`: a pause frame never leaves its link, and the partner's MAC, a router MAC many
     /// ports share or the peer host's on an L2 network, alone does not say which link it was
     /// on). None when that MAC is not known or the link is not shown.
-    pub(crate) fn in_capture(self, report: &Report, macs: HostMacs, link: Link) -> Option<u64> {
+    pub(crate) fn in_capture(self, report: &RoceReport, macs: HostMacs, link: Link) -> Option<u64> {
         let mac = if self.sent { macs.own } else { macs.partner.filter(|_| link.shown()) }?.to_string();
         let sources = match self.priority {
             Some(_) => &report.pfc,
@@ -53,7 +53,7 @@ impl Pauses {
 
 impl HostCounters {
     /// The rows of `snapshots`, paired with what `report` saw where it can.
-    pub fn of(report: &Report, snapshots: &HostSnapshots) -> HostCounters {
+    pub fn of(report: &RoceReport, snapshots: &HostSnapshots) -> HostCounters {
         let (before, after) = (&snapshots.before, &snapshots.after);
         let link = Link::of(report, snapshots);
         let rows = names(before, after)
@@ -140,17 +140,17 @@ impl Agreement {
 /// The hosts whose NIC counters the report reconciles (`--counters`) that no flow has as its
 /// source or destination: the capture (or the frames `-Y` chose) has no RoCE frame of theirs,
 /// so their counters pair with nothing.
-pub fn hosts_not_in_capture(report: &Report) -> Vec<&str> {
+pub fn hosts_not_in_capture<'r>(counters: &'r [HostCounters], report: &RoceReport) -> Vec<&'r str> {
     let absent = |host: &HostCounters| {
         let Ok(ip) = host.host.parse::<IpAddr>() else { return false };
         !report.flows.iter().any(|f| f.src_ip == Endpoint::Ip(ip) || f.dst_ip == Endpoint::Ip(ip))
     };
-    report.counters.iter().filter(|h| h.source == Source::Nic && absent(h)).map(|h| h.host.as_str()).collect()
+    counters.iter().filter(|h| h.source == Source::Nic && absent(h)).map(|h| h.host.as_str()).collect()
 }
 
 /// What the capture saw of what counter `name` counts on the host, for the counters paired
 /// (docs/analysis.md lists them); `None` for every other counter.
-fn capture_of(report: &Report, snapshots: &HostSnapshots, link: Link, name: &str) -> Option<u64> {
+fn capture_of(report: &RoceReport, snapshots: &HostSnapshots, link: Link, name: &str) -> Option<u64> {
     if let Some(pauses) = Pauses::of(name) {
         return pauses.in_capture(report, snapshots.macs, link);
     }

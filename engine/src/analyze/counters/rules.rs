@@ -2,9 +2,17 @@
 //! names its host.
 
 use crate::analyze::counters::report::{Agreement, CounterRow, FAMILIES, HostCounters, Link, counts_pauses, family};
-use crate::analyze::report::finding::{Evidence, kinds};
+use crate::analyze::finding::{Evidence, kinds};
 
+use crate::analyze::roce::report::model::RoceReport;
 use crate::analyze::rules::{About, Rules};
+
+/// What the counters' rules read: the hosts' and switches' counters, and the RoCE analysis's
+/// section they were reconciled with.
+pub(crate) struct Sections<'r> {
+    pub(crate) counters: &'r [HostCounters],
+    pub(crate) roce: &'r RoceReport,
+}
 
 /// The counters of receive drops in the NIC: packets that reached the host and were dropped
 /// for lack of receive buffers.
@@ -19,8 +27,8 @@ fn is_link_error(name: &str) -> bool {
 
 /// The counters' rules: counters that disagree with the capture, NIC drops, pauses the capture
 /// lacks.
-pub(crate) fn counters(r: &mut Rules<'_>) {
-    for host in &r.report.counters {
+pub(crate) fn counters(r: &mut Rules<'_, Sections<'_>>) {
+    for host in r.report.counters {
         growth(r, host, RX_DROPS_FINDING, |name| RX_DROPS.contains(&name));
         growth(r, host, LINK_ERRORS_FINDING, is_link_error);
         growth(r, host, QUEUE_DROPS_FINDING, |name| name.ends_with(" dropped_packets"));
@@ -86,12 +94,12 @@ const PAUSE_NOT_ON_LINK_FINDING: Growth = Growth {
 };
 
 /// Does the capture hold any pause frame at all?
-fn pauses_captured(r: &Rules<'_>) -> bool {
-    !r.report.pfc.is_empty() || !r.report.pause.is_empty()
+fn pauses_captured(r: &Rules<'_, Sections<'_>>) -> bool {
+    !r.report.roce.pfc.is_empty() || !r.report.roce.pause.is_empty()
 }
 
 /// `finding` when some of the host's counters `wanted` picks grew, with their growth.
-fn growth(r: &mut Rules<'_>, host: &HostCounters, finding: Growth, wanted: impl Fn(&str) -> bool) {
+fn growth(r: &mut Rules<'_, Sections<'_>>, host: &HostCounters, finding: Growth, wanted: impl Fn(&str) -> bool) {
     let rows: Vec<&CounterRow> =
         host.rows.iter().filter(|row| wanted(&row.counter) && row.delta.is_some_and(|d| d > 0)).collect();
     if rows.is_empty() {
@@ -108,7 +116,7 @@ fn on_host(host: &HostCounters, count: u64) -> Evidence {
 
 /// One finding per family of paired counters some of whose rows disagree, with the likely
 /// reason.
-fn disagreements(r: &mut Rules<'_>, host: &HostCounters) {
+fn disagreements(r: &mut Rules<'_, Sections<'_>>, host: &HostCounters) {
     for name in FAMILIES {
         // with no pause frame captured, or none of the host's link, PAUSE_NOT_IN_CAPTURE speaks
         // of the pause counters
@@ -167,8 +175,8 @@ enum Reason {
 }
 
 impl Reason {
-    fn of(r: &Rules<'_>, host: &HostCounters, family: &str, rows: &[&CounterRow]) -> Reason {
-        let report = r.report;
+    fn of(r: &Rules<'_, Sections<'_>>, host: &HostCounters, family: &str, rows: &[&CounterRow]) -> Reason {
+        let report = r.report.roce;
         let fewer: Vec<&&CounterRow> = rows.iter().filter(|row| row.verdict == Agreement::CaptureSawFewer).collect();
         let host_flows =
             || report.flows.iter().filter(|f| f.src_ip.to_string() == host.host || f.dst_ip.to_string() == host.host);

@@ -5,7 +5,8 @@
 //! thousands separators; `N/A` is left out. Every other line outside a table is skipped (the
 //! `Last cached time` notes, the namespace headers).
 
-use super::snapshot::{Snapshot, SnapshotError, quoted, time_line};
+use super::snapshot::{Snapshot, SnapshotError, quoted};
+use crate::analyze::rfc3339::time_line;
 
 /// What a table's header says its rows hold.
 #[derive(Debug, Clone)]

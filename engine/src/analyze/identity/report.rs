@@ -6,6 +6,17 @@ use serde::Serialize;
 
 use crate::analyze::id::FlowId;
 
+/// QP identity's sections of the report, each absent when empty.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IdentityReport {
+    /// The hosts' QP tables (`analyze --qps`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub qp_tables: Vec<QpTableReport>,
+    /// The hosts' NCCL logs (`analyze --nccl-log`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nccl_logs: Vec<NcclLogReport>,
+}
+
 /// A host's QP table as the report lists it (`qp_tables`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QpTableReport {

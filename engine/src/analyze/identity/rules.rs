@@ -1,12 +1,13 @@
 //! The findings of the hosts' QP tables and NCCL logs (`analyze --qps`, `--nccl-log`): each
 //! names its host and the lines of its file.
 
-use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, kinds};
+use crate::analyze::finding::{EVIDENCE_KEPT, Evidence, kinds};
+use crate::analyze::identity::report::IdentityReport;
 use crate::analyze::rules::{About, Rules, plural};
 
 /// QP identity's rules: NCCL processes that fell back to sockets, tables the capture
 /// contradicts.
-pub(crate) fn identity(r: &mut Rules<'_>) {
+pub(crate) fn identity(r: &mut Rules<'_, IdentityReport>) {
     socket_fallbacks(r);
     table_conflicts(r);
 }
@@ -17,7 +18,7 @@ const SOCKET_FALLBACK: About = About {
     action: "Pin NCCL_IB_GID_INDEX to the RoCE v2 IPv4 entry (check show_gids after the driver loads), check NCCL_IB_HCA and NCCL_SOCKET_IFNAME, and rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see NET/IB choose its devices.",
 };
 
-fn socket_fallbacks(r: &mut Rules<'_>) {
+fn socket_fallbacks(r: &mut Rules<'_, IdentityReport>) {
     let report = r.report;
     for log in &report.nccl_logs {
         let Some(first) = log.socket_fallbacks.first() else { continue };
@@ -45,7 +46,7 @@ const TABLE_CONFLICT: About = About {
     action: "Take the table on the host whose address HOST names, while the job runs (rdma -j resource show qp, with a time: line), and compare its QPs with the capture's flows; a QP in ERR carrying traffic means the QP failed during the capture: look at the application's completion errors.",
 };
 
-fn table_conflicts(r: &mut Rules<'_>) {
+fn table_conflicts(r: &mut Rules<'_, IdentityReport>) {
     let report = r.report;
     for table in &report.qp_tables {
         let Some(first) = table.conflicts.first() else { continue };

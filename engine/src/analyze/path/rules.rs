@@ -1,13 +1,13 @@
 //! The findings of a path traced over several taps (`analyze --tap`): each names its hop or
 //! its tap in its evidence.
 
+use crate::analyze::finding::{EVIDENCE_KEPT, Evidence, kinds};
 use crate::analyze::path::report::{HopReport, PathReport};
-use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, kinds};
 use crate::analyze::rules::{About, Rules, plural};
 
 /// The path's rules: packets lost on a hop, CE marks added, DSCP and PCP re-marked, delays.
-pub(crate) fn path(r: &mut Rules<'_>) {
-    let Some(path) = &r.report.path else { return };
+pub(crate) fn path(r: &mut Rules<'_, Option<PathReport>>) {
+    let Some(path) = r.report else { return };
     for hop in &path.hops {
         loss_on_hop(r, path, hop);
         marks_on_hop(r, hop);
@@ -27,7 +27,7 @@ fn on_hop(hop: &HopReport, count: u64) -> Evidence {
     Evidence { count, hop: Some(hop_name(hop)), ..Evidence::default() }
 }
 
-fn loss_on_hop(r: &mut Rules<'_>, path: &PathReport, hop: &HopReport) {
+fn loss_on_hop(r: &mut Rules<'_, Option<PathReport>>, path: &PathReport, hop: &HopReport) {
     if hop.lost == 0 {
         return;
     }
@@ -52,7 +52,7 @@ fn loss_on_hop(r: &mut Rules<'_>, path: &PathReport, hop: &HopReport) {
     );
 }
 
-fn marks_on_hop(r: &mut Rules<'_>, hop: &HopReport) {
+fn marks_on_hop(r: &mut Rules<'_, Option<PathReport>>, hop: &HopReport) {
     if hop.ce_added == 0 {
         return;
     }
@@ -67,7 +67,7 @@ fn marks_on_hop(r: &mut Rules<'_>, hop: &HopReport) {
     );
 }
 
-fn rewrites_on_hop(r: &mut Rules<'_>, hop: &HopReport) {
+fn rewrites_on_hop(r: &mut Rules<'_, Option<PathReport>>, hop: &HopReport) {
     let changes: Vec<String> = hop
         .dscp_rewritten
         .iter()
@@ -90,7 +90,7 @@ fn rewrites_on_hop(r: &mut Rules<'_>, hop: &HopReport) {
 }
 
 /// The hop whose p99 delay is the largest, when it is more than 4 × its own median.
-fn latency(r: &mut Rules<'_>, path: &PathReport) {
+fn latency(r: &mut Rules<'_, Option<PathReport>>, path: &PathReport) {
     let worst = path.hops.iter().filter_map(|h| Some((h, h.delay_p50_ns?, h.delay_p99_ns?))).max_by_key(|t| t.2);
     let Some((hop, p50, p99)) = worst.filter(|&(_, p50, p99)| p99 > 4 * p50.max(0)) else { return };
     r.add(
@@ -104,7 +104,7 @@ fn latency(r: &mut Rules<'_>, path: &PathReport) {
     );
 }
 
-fn taps(r: &mut Rules<'_>, path: &PathReport) {
+fn taps(r: &mut Rules<'_, Option<PathReport>>, path: &PathReport) {
     for tap in path.taps.iter().filter(|t| t.missed > 0) {
         r.add(
             About {

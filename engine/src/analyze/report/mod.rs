@@ -1,66 +1,30 @@
-//! The analysis report: the document `analyze --json` prints (schema in
-//! docs/report-schema.md), built from the finished [`Analyzer`] state.
+//! The report shell: the document `analyze --json` prints (schema in docs/report-schema.md),
+//! each analysis's section of it built from the finished [`Analyzer`] state or joined with it.
 
-pub mod finding;
-
-use std::collections::BTreeMap;
+pub mod troubleshooting;
 
 use serde::Serialize;
 
-use crate::analyze::config::Config;
 use crate::analyze::counters::report::HostCounters;
-use crate::analyze::counts::FrameCounts;
-use crate::analyze::counts::{EcnCounts, IcrcCounts, InfinibandCounts};
-use crate::analyze::id::{FlowId, FrameNumber};
-use crate::analyze::identity::report::{NcclLogReport, QpTableReport};
-use crate::analyze::names::Name;
+use crate::analyze::finding::Finding;
+use crate::analyze::identity::report::IdentityReport;
 use crate::analyze::path::report::PathReport;
-use crate::analyze::report::finding::Finding;
 use crate::analyze::roce::analyzer::Analyzer;
-use crate::analyze::roce::flow::episodes::Episode;
-use crate::analyze::roce::report::congestion::{self, CongestionReport};
-use crate::analyze::roce::report::{
-    CaptureReport, FlowReport, ManagementReport, PauseReport, PolicyReport, capture_report, chart_data, flow_report,
-    nonzero_map, opcode_map, pause_reports, paused, policy_report,
-};
-use crate::analyze::roce::wide::cm::Connection;
-use crate::analyze::roce::wide::policy::Policy;
+use crate::analyze::roce::report::inputs::{InputReport, LiveReport};
+use crate::analyze::roce::report::model::RoceReport;
 use crate::analyze::uet::report::UetReport;
-use crate::capture::CaptureInfo;
 
 /// Version of the report schema; raised on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 7;
 
+/// The report: each analysis's section, the findings their rules raise, and what it was made
+/// by. The RoCE analysis's keys stand at the top level, as the schema has always had them.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub schema_version: u32,
     pub tool: ToolReport,
-    pub inputs: Vec<InputReport>,
-    /// A live capture's packet counts from libpcap; `null` for files.
-    pub live: Option<LiveReport>,
-    pub config: ConfigReport,
-    pub capture: CaptureReport,
-    pub totals: FrameCounts,
-    pub icrc: IcrcCounts,
-    pub opcodes: BTreeMap<String, u64>,
-    pub ecn: EcnCounts,
-    pub dscp: BTreeMap<u8, u64>,
-    pub cnps: u64,
-    pub cnp_dscp: BTreeMap<u8, u64>,
-    pub cnp_vlan_pcp: BTreeMap<u8, u64>,
-    pub management: ManagementReport,
-    /// Native InfiniBand packets: VCRC verdicts, FECN and BECN marks, ERF records lost.
-    pub infiniband: InfinibandCounts,
-    pub flows: Vec<FlowReport>,
-    pub connections: Vec<Connection>,
-    pub retransmit_episodes: Vec<Episode>,
-    pub retransmit_episodes_not_kept: u64,
-    pub limits: LimitsReport,
-    pub pfc: Vec<PauseReport>,
-    pub pause: Vec<PauseReport>,
-    pub policy: PolicyReport,
-    /// CNP bursts and the senders' reactions, message completion times, incast.
-    pub congestion: CongestionReport,
+    #[serde(flatten)]
+    pub roce: RoceReport,
     pub findings: Vec<Finding>,
     /// Several taps of one path (`analyze --tap`): absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -68,18 +32,12 @@ pub struct Report {
     /// Counter snapshots reconciled with the capture (`analyze --counters`): absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<HostCounters>,
-    /// The hosts' QP tables (`analyze --qps`): absent otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub qp_tables: Vec<QpTableReport>,
-    /// The hosts' NCCL logs (`analyze --nccl-log`): absent otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub nccl_logs: Vec<NcclLogReport>,
+    /// The hosts' QP tables and NCCL logs (`analyze --qps`, `--nccl-log`): each absent otherwise.
+    #[serde(flatten)]
+    pub identity: IdentityReport,
     /// Ultra Ethernet Transport packets: absent when the capture has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uet: Option<UetReport>,
-    /// The series the HTML page draws beyond the numbers above (not in the JSON).
-    #[serde(skip)]
-    pub charts: chart_data::ChartData,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -88,201 +46,20 @@ pub struct ToolReport {
     pub version: &'static str,
 }
 
-/// An input file as the report describes it (saved with an analysis's state, [`crate::analyze::SavedRun`]).
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct InputReport {
-    pub file: String,
-    #[serde(deserialize_with = "crate::analyze::names::name")]
-    pub container: Name,
-    #[serde(deserialize_with = "crate::analyze::names::name")]
-    pub compression: Name,
-    #[serde(deserialize_with = "crate::analyze::names::name")]
-    pub ts_resolution: Name,
-    #[serde(deserialize_with = "crate::analyze::names::name")]
-    pub byte_order: Name,
-    pub snaplen: u32,
-    /// The devices captured on, as a pcapng file names its interfaces (`if_name`).
-    pub interfaces: Vec<String>,
-    /// Where the file was damaged, if it was: the frames before were analysed.
-    pub damage: Option<DamageReport>,
-}
-
-impl InputReport {
-    /// A capture file as it was read (or written, by a live capture).
-    pub fn of_capture(file: &str, info: &CaptureInfo, damage: Option<DamageReport>) -> InputReport {
-        InputReport {
-            file: file.to_string(),
-            container: info.container.name(),
-            compression: info.compression.name(),
-            ts_resolution: info.ts_resolution,
-            byte_order: if info.big_endian { "big" } else { "little" },
-            snaplen: info.snaplen,
-            // the names given; an interface without one names no device
-            interfaces: info.interfaces.iter().filter(|name| !name.is_empty()).cloned().collect(),
-            damage,
-        }
-    }
-
-    /// A live interface, its frames analysed as they arrived (not written to a file).
-    pub fn live(interface: &str, nanos: bool, snaplen: u32) -> InputReport {
-        InputReport {
-            file: format!("{interface} (live)"),
-            container: "live",
-            compression: "none",
-            ts_resolution: if nanos { "ns" } else { "us" },
-            byte_order: "little",
-            snaplen,
-            interfaces: vec![interface.to_string()],
-            damage: None,
-        }
-    }
-}
-
-/// What libpcap counted during a live capture (`pcap_stats`): packets the filter passed,
-/// packets the kernel dropped for want of buffer space, and packets the interface or its driver
-/// dropped. Dropped packets never reach the analysis and look like PSN gaps.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
-pub struct LiveReport {
-    pub interface_received: u64,
-    pub kernel_dropped: u64,
-    pub interface_dropped: u64,
-}
-
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct DamageReport {
-    pub offset: Option<u64>,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ConfigReport {
-    pub link_speed_gbps: u64,
-    pub pfc_storm_ns: i64,
-    pub mirror_window_ns: i64,
-    pub policy: Policy,
-    pub max_flows: usize,
-    pub reorder_window_ns: i64,
-    pub nak_reaction_ns: i64,
-    pub span_window_ns: i64,
-    pub qp_reuse_idle_ns: i64,
-    pub min_ack_timeout_ns: i64,
-    pub cc_window_ns: i64,
-    pub cc_delay_ns: i64,
-    pub cc_recovery_ns: i64,
-    pub fct_p99_ns: i64,
-    pub incast_window_ns: i64,
-    pub incast_senders: usize,
-    /// `capture` or `hardware`: which times the frames have.
-    pub time_source: &'static str,
-}
-
-/// What the analysis's memory bounds left out (docs/analysis.md, "Memory bounds").
-#[derive(Debug, Clone, Serialize)]
-pub struct LimitsReport {
-    /// RoCE packets of flows beyond `config.max_flows`, and the first of them.
-    pub untracked_packets: u64,
-    pub first_untracked_frame: Option<FrameNumber>,
-    /// CM connections beyond the first [`crate::analyze::roce::wide::cm::MAX_CONNECTIONS`].
-    pub connections_not_kept: u64,
-    /// PFC / PAUSE frames from sources beyond the first [`crate::analyze::roce::wide::pfc::MAX_SOURCES`].
-    pub pause_frames_not_kept: u64,
-    /// Pause periods beyond the first 65,536, which no resend is joined with.
-    pub pause_periods_not_kept: u64,
-}
-
 impl Report {
-    /// The flows, most troubled first (then in order of appearance).
-    pub fn flows_by_trouble(&self) -> Vec<&FlowReport> {
-        let mut flows: Vec<&FlowReport> = self.flows.iter().collect();
-        flows.sort_by_key(|f| (std::cmp::Reverse(f.trouble()), f.id));
-        flows
-    }
-}
-
-impl Report {
-    /// What the analysis of `inputs` counted, without findings ([`crate::analyze::assemble`] adds them);
-    /// `live` gives a live capture's statistics.
+    /// What the analysis of `inputs` counted, without findings ([`crate::analyze::assemble`]
+    /// adds them) or what is joined with it; `live` gives a live capture's statistics.
     pub fn model(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
         let t = a.wide.totals();
-        let c = a.wide.capture();
-        let congestion = congestion::flow_keys(a);
-        let flows: Vec<FlowReport> = a
-            .flows
-            .flows
-            .iter()
-            .zip(congestion)
-            .enumerate()
-            .map(|(id, (f, congestion))| flow_report(a, FlowId::at(id), f, congestion))
-            .collect();
-        let (pfc, pause) = pause_reports(a);
-        let policy = a.config.policy;
-        let pfc_other_priority_xoff =
-            pfc.iter().filter(|p| p.priority != Some(policy.lossless_priority)).map(|p| p.stats.xoff).sum();
         Report {
             schema_version: SCHEMA_VERSION,
             tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
-            inputs,
-            live,
-            config: config_report(&a.config),
-            capture: capture_report(c),
-            totals: t.frames,
-            icrc: t.icrc,
-            opcodes: opcode_map(t.opcodes.iter().enumerate().map(|(op, n)| (op as u8, *n))),
-            ecn: t.ecn,
-            dscp: nonzero_map(&t.dscp),
-            cnps: t.cnps,
-            cnp_dscp: nonzero_map(&t.cnp_dscp),
-            cnp_vlan_pcp: nonzero_map(&t.cnp_vlan_pcp),
-            management: ManagementReport {
-                packets: t.management,
-                dscp: nonzero_map(&t.management_dscp),
-                ecn: t.management_ecn,
-            },
-            infiniband: t.infiniband,
-            flows,
-            connections: a.wide.cm().connections.clone(),
-            retransmit_episodes: paused::episodes(a),
-            retransmit_episodes_not_kept: a.episodes_dropped,
-            limits: LimitsReport {
-                untracked_packets: a.wide.untracked().packets,
-                first_untracked_frame: a.wide.untracked().first_frame,
-                connections_not_kept: a.wide.cm().not_kept,
-                pause_frames_not_kept: a.wide.pauses().not_kept,
-                pause_periods_not_kept: a.wide.pauses().ended.periods_not_kept,
-            },
-            pfc,
-            pause,
-            policy: policy_report(a, pfc_other_priority_xoff),
-            congestion: congestion::congestion_report(a),
+            roce: RoceReport::model(a, inputs, live),
             findings: Vec::new(),
             path: None,
             counters: Vec::new(),
-            qp_tables: Vec::new(),
-            nccl_logs: Vec::new(),
+            identity: IdentityReport::default(),
             uet: UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
-            charts: chart_data::ChartData::of(a),
         }
-    }
-}
-
-fn config_report(c: &Config) -> ConfigReport {
-    ConfigReport {
-        link_speed_gbps: c.link_gbps,
-        pfc_storm_ns: c.pfc_storm_ns,
-        mirror_window_ns: c.mirror_window_ns,
-        policy: c.policy,
-        max_flows: c.max_flows,
-        reorder_window_ns: c.reorder.window_ns,
-        nak_reaction_ns: c.reorder.nak_reaction_ns,
-        span_window_ns: c.span_window_ns,
-        qp_reuse_idle_ns: c.qp_reuse_idle_ns,
-        min_ack_timeout_ns: c.min_ack_timeout_ns,
-        cc_window_ns: c.congestion.window_ns,
-        cc_delay_ns: c.congestion.delay_ns,
-        cc_recovery_ns: c.congestion.recovery_ns,
-        fct_p99_ns: c.congestion.fct_p99_ns,
-        incast_window_ns: c.congestion.incast_window_ns,
-        incast_senders: c.congestion.incast_senders,
-        time_source: c.time_source.name(),
     }
 }

@@ -4,6 +4,7 @@
 //! (`report/`) and its rules (`rules/`). Definitions are in docs/analysis.md.
 
 pub mod analyzer;
+pub mod config;
 pub mod congestion;
 pub mod flow;
 pub mod report;

@@ -7,8 +7,8 @@
 
 use std::io::{self, Read, Write};
 
-use crate::analyze::report::InputReport;
 use crate::analyze::roce::analyzer::Analyzer;
+use crate::analyze::roce::report::inputs::InputReport;
 
 pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// Raised whenever the saved state's shape changes; a state of another version is refused.

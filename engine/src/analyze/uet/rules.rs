@@ -1,7 +1,7 @@
 //! The findings of Ultra Ethernet Transport packets: their CRCs, and what each PDC's PSNs,
 //! ACKs and NACKs say (docs/analysis.md, "UET").
 
-use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, kinds};
+use crate::analyze::finding::{EVIDENCE_KEPT, Evidence, kinds};
 use crate::analyze::rules::{About, Rules, plural};
 use crate::analyze::uet::report::{PdcReport, UetReport};
 
@@ -12,8 +12,8 @@ const PDC_ERRORS: [&str; 5] = ["INV_DPDCID", "INVALID_SYN", "NO_PDC_AVAIL", "PDC
 const TRIMMING: [&str; 3] = ["TRIMMED", "TRIMMED_LASTHOP", "TRIMMED_ACK"];
 
 /// The UET rules: CRCs, loss, trimming, NACKs, ROD order, ECN echoes, PDC errors.
-pub(crate) fn uet(r: &mut Rules<'_>) {
-    let Some(uet) = &r.report.uet else { return };
+pub(crate) fn uet(r: &mut Rules<'_, Option<UetReport>>) {
+    let Some(uet) = r.report else { return };
     crc(r, uet);
     pdc_rule(
         r,
@@ -138,7 +138,7 @@ const PDC_ERRORS_FINDING: PdcFinding = PdcFinding {
 
 /// One finding over the PDCs where `count` is not zero, each named with `detail`.
 fn pdc_rule(
-    r: &mut Rules<'_>,
+    r: &mut Rules<'_, Option<UetReport>>,
     uet: &UetReport,
     finding: PdcFinding,
     count: impl Fn(&PdcReport) -> u64,
@@ -168,7 +168,7 @@ fn pdc_rule(
 }
 
 /// Packets whose CRC32C trailer is not the capture's reading of it.
-fn crc(r: &mut Rules<'_>, uet: &UetReport) {
+fn crc(r: &mut Rules<'_, Option<UetReport>>, uet: &UetReport) {
     let crc = &uet.crc;
     if crc.bad == 0 {
         return;

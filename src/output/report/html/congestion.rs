@@ -27,7 +27,7 @@ fn ms(ns: i64, t0: i64) -> f64 {
 }
 
 pub fn section(r: &Report, a: &ChartData, t0: i64) -> Markup {
-    let c = &r.congestion;
+    let c = &r.roce.congestion;
     let fan_in = c.incast.receivers.iter().any(|x| x.max_fan_in >= 2);
     if c.cnp_bursts.is_empty() && c.completion.all.messages == 0 && !fan_in {
         return html! {};
@@ -41,7 +41,8 @@ pub fn section(r: &Report, a: &ChartData, t0: i64) -> Markup {
 }
 
 fn reactions(r: &Report) -> Markup {
-    let flows: Vec<&FlowReport> = r.flows.iter().filter(|f| f.congestion.cnp_bursts > 0).take(FLOWS_LISTED).collect();
+    let flows: Vec<&FlowReport> =
+        r.roce.flows.iter().filter(|f| f.congestion.cnp_bursts > 0).take(FLOWS_LISTED).collect();
     if flows.is_empty() {
         return html! {};
     }
@@ -64,7 +65,7 @@ fn reactions(r: &Report) -> Markup {
 }
 
 fn completion(r: &Report, a: &ChartData) -> Markup {
-    let completion = &r.congestion.completion;
+    let completion = &r.roce.congestion.completion;
     if completion.all.messages == 0 {
         return html! {};
     }
@@ -102,7 +103,7 @@ fn distribution(a: &ChartData) -> Vec<(String, f64)> {
 }
 
 fn incast(r: &Report, a: &ChartData, t0: i64) -> Markup {
-    let incast = &r.congestion.incast;
+    let incast = &r.roce.congestion.incast;
     let mut receivers: Vec<_> = incast.receivers.iter().filter(|x| x.max_fan_in >= 2).collect();
     receivers.sort_by_key(|x| std::cmp::Reverse(x.max_fan_in));
     receivers.truncate(RECEIVERS_CHARTED);
@@ -110,7 +111,7 @@ fn incast(r: &Report, a: &ChartData, t0: i64) -> Markup {
         return html! {};
     }
     html! {
-        h3 { "Fan-in (senders to a receiver in the last " (r.config.incast_window_ns as f64 / 1e3) " µs; incast at " (r.config.incast_senders) " or more)" }
+        h3 { "Fan-in (senders to a receiver in the last " (r.roce.config.incast_window_ns as f64 / 1e3) " µs; incast at " (r.roce.config.incast_senders) " or more)" }
         div.grid {
             @for x in receivers {
                 @let periods: Vec<(f64, f64)> = incast.periods.iter().filter(|p| p.receiver == x.receiver)
@@ -128,8 +129,8 @@ fn incast(r: &Report, a: &ChartData, t0: i64) -> Markup {
 /// A flow's rate over time with the windows before (blue) and after (orange) each CNP burst
 /// shaded and the bursts' first and last CNPs marked.
 pub fn reaction_chart(r: &Report, trace: &FlowTrace, f: &FlowReport, t0: i64) -> Option<String> {
-    let (w, d) = (r.config.cc_window_ns, r.config.cc_delay_ns);
-    let bursts: Vec<_> = r.congestion.cnp_bursts.iter().filter(|b| b.flow == f.id).take(BURSTS_SHADED).collect();
+    let (w, d) = (r.roce.config.cc_window_ns, r.roce.config.cc_delay_ns);
+    let bursts: Vec<_> = r.roce.congestion.cnp_bursts.iter().filter(|b| b.flow == f.id).take(BURSTS_SHADED).collect();
     let before: Vec<(f64, f64)> = bursts.iter().map(|b| (ms(b.start_ns - w, t0), ms(b.start_ns, t0))).collect();
     let after: Vec<(f64, f64)> = bursts.iter().map(|b| (ms(b.start_ns + d, t0), ms(b.start_ns + d + w, t0))).collect();
     let marks: Vec<f64> = bursts.iter().flat_map(|b| [ms(b.start_ns, t0), ms(b.end_ns, t0)]).collect();

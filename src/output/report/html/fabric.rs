@@ -37,8 +37,8 @@ pub(super) fn fabric(r: &Report, a: &ChartData, t0: i64) -> Markup {
         a.storms().iter().map(|&(_, s, e)| ((s - t0) as f64 / 1e6, (e - t0) as f64 / 1e6)).collect();
     let pause =
         charts::lines("ms since the capture's start (storms shaded)", "% of time paused", &pause_series, &storms);
-    let dscp: Vec<(String, f64)> = r.dscp.iter().map(|(d, n)| (d.to_string(), *n as f64)).collect();
-    let e = &r.ecn;
+    let dscp: Vec<(String, f64)> = r.roce.dscp.iter().map(|(d, n)| (d.to_string(), *n as f64)).collect();
+    let e = &r.roce.ecn;
     let ecn = [("Not-ECT", e.not_ect), ("ECT(0)", e.ect0), ("ECT(1)", e.ect1), ("CE", e.ce)]
         .map(|(k, v)| (k.to_string(), v as f64))
         .to_vec();
@@ -59,7 +59,7 @@ pub(super) fn fabric(r: &Report, a: &ChartData, t0: i64) -> Markup {
 
 fn top_talkers(r: &Report) -> Vec<(String, f64)> {
     let mut by_host: Vec<(Endpoint, u64)> = Vec::new();
-    for f in &r.flows {
+    for f in &r.roce.flows {
         match by_host.iter_mut().find(|(h, _)| *h == f.src_ip) {
             Some((_, b)) => *b += f.counts.bytes,
             None => by_host.push((f.src_ip, f.counts.bytes)),

@@ -3,12 +3,12 @@
 
 use maud::{Markup, html};
 
+use crate::analyze::finding::{self, Finding};
 use crate::analyze::id::{FlowId, FrameNumber};
 use crate::analyze::report::Report;
-use crate::analyze::report::finding::{self, Finding};
 
 pub(super) fn flow_link(report: &Report, id: FlowId) -> Markup {
-    let label = report.flows.get(id.index()).map_or_else(|| format!("flow {id}"), |f| f.label());
+    let label = report.roce.flows.get(id.index()).map_or_else(|| format!("flow {id}"), |f| f.label());
     html! { a href={ "#flow-" (id) } { (label) } }
 }
 

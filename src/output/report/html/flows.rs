@@ -16,7 +16,7 @@ use crate::analyze::trace::FlowTrace;
 use rocescope_parsers::psn::psn_forward_distance;
 
 pub(super) fn flow_table(r: &Report, flows: &[&FlowReport], detailed: &[&FlowReport]) -> Markup {
-    let owned = r.flows.iter().any(|f| f.owner.is_some() || f.dst_owner.is_some());
+    let owned = r.roce.flows.iter().any(|f| f.owner.is_some() || f.dst_owner.is_some());
     let owner = |o: &Option<Owner>| o.as_ref().map_or("–".to_string(), Owner::label);
     html! {
         h2 id="flows" { "Flows" }

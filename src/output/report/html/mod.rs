@@ -52,9 +52,9 @@ section.flow { break-before: auto; border-top: 1px solid var(--line); margin-top
 
 /// The page.
 pub fn render(report: &Report) -> String {
-    let charts = &report.charts;
-    let t0 = report.capture.first_ts_ns.unwrap_or(0);
-    let flows = report.flows_by_trouble();
+    let charts = &report.roce.charts;
+    let t0 = report.roce.capture.first_ts_ns.unwrap_or(0);
+    let flows = report.roce.flows_by_trouble();
     let detailed: Vec<&FlowReport> =
         flows.iter().copied().filter(|f| charts.trace(f.id).is_some()).take(DETAILED_FLOWS).collect();
     let title = format!("rocescope: {}", files(report));
@@ -98,7 +98,7 @@ pub fn render(report: &Report) -> String {
 }
 
 fn files(report: &Report) -> String {
-    report.inputs.iter().map(|i| i.file.as_str()).collect::<Vec<_>>().join(", ")
+    report.roce.inputs.iter().map(|i| i.file.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 pub(super) fn ms(ns: i64) -> String {

@@ -18,9 +18,9 @@ use serde::Serialize;
 
 use crate::analyze::counters::report::{CounterRow, CounterWindow, HostCounters, Source};
 use crate::analyze::exemplar::Exemplar;
+use crate::analyze::finding::Finding;
 use crate::analyze::path::report::HopReport;
 use crate::analyze::report::Report;
-use crate::analyze::report::finding::Finding;
 use crate::analyze::roce::congestion::incast::IncastPeriod;
 use crate::analyze::roce::flow::episodes::Episode;
 use crate::analyze::roce::report::congestion::BurstReport;
@@ -111,15 +111,16 @@ pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
 /// its record's JSON keys ([`record`]).
 pub fn report_tables(report: &Report) -> io::Result<Vec<(&'static str, DataFrame)>> {
     let pauses: Vec<PauseRow> = report
+        .roce
         .pfc
         .iter()
         .map(|p| PauseRow { kind: "pfc", pause: p.clone() })
-        .chain(report.pause.iter().map(|p| PauseRow { kind: "pause", pause: p.clone() }))
+        .chain(report.roce.pause.iter().map(|p| PauseRow { kind: "pause", pause: p.clone() }))
         .collect();
-    let congestion = &report.congestion;
+    let congestion = &report.roce.congestion;
     let mut tables = vec![
-        ("flows", table(&report.flows)?),
-        ("retransmit_episodes", table(&report.retransmit_episodes)?),
+        ("flows", table(&report.roce.flows)?),
+        ("retransmit_episodes", table(&report.roce.retransmit_episodes)?),
         ("findings", table(&report.findings)?),
         ("pfc", table(&pauses)?),
         ("cnp_bursts", table(&congestion.cnp_bursts)?),

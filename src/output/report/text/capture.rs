@@ -8,10 +8,10 @@ use crate::analyze::report::Report;
 
 /// The capture: files, frames by kind, ICRC and ECN totals, encapsulations.
 pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    let t = &r.totals;
-    let files: Vec<&str> = r.inputs.iter().map(|i| i.file.as_str()).collect();
+    let t = &r.roce.totals;
+    let files: Vec<&str> = r.roce.inputs.iter().map(|i| i.file.as_str()).collect();
     writeln!(out, "Capture: {}", files.join(", "))?;
-    writeln!(out, "  duration {} ms, {} frames, {} bytes", ms(r.capture.duration_ns as u64), t.frames, t.bytes)?;
+    writeln!(out, "  duration {} ms, {} frames, {} bytes", ms(r.roce.capture.duration_ns as u64), t.frames, t.bytes)?;
     writeln!(
         out,
         "  RoCE {} (v2 {}, v1 {}{}), other {} (PFC {}, PAUSE {}), malformed {}{}, mirror duplicates {}",
@@ -26,7 +26,7 @@ pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> 
         if t.headers_cut > 0 { format!(", cut inside their headers {}", t.headers_cut) } else { String::new() },
         t.mirror_duplicates
     )?;
-    writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.icrc.ok, r.icrc.bad, r.icrc.unverifiable)?;
+    writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.roce.icrc.ok, r.roce.icrc.bad, r.roce.icrc.unverifiable)?;
     if let Some(uet) = &r.uet {
         let c = &uet.crc;
         let reading = c.variant.map_or_else(|| "no reading matched".to_string(), |v| format!("reading {v}"));
@@ -42,7 +42,7 @@ pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> 
         super::uet::write_pdcs(out, uet)?;
     }
     if t.infiniband + t.infiniband_link > 0 {
-        let ib = &r.infiniband;
+        let ib = &r.roce.infiniband;
         writeln!(
             out,
             "  InfiniBand: {} packets, {} link packets; VCRC {} ok, {} bad, {} unverifiable; FECN {}, BECN {}; ERF records lost {}",
@@ -59,30 +59,30 @@ pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> 
     writeln!(
         out,
         "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE{}; CNPs {}",
-        r.ecn.not_ect,
-        r.ecn.ect0,
-        r.ecn.ect1,
-        r.ecn.ce,
-        if r.ecn.outer_ce > 0 {
-            format!(" (and {} CE in a VXLAN overlay's outer header only)", r.ecn.outer_ce)
+        r.roce.ecn.not_ect,
+        r.roce.ecn.ect0,
+        r.roce.ecn.ect1,
+        r.roce.ecn.ce,
+        if r.roce.ecn.outer_ce > 0 {
+            format!(" (and {} CE in a VXLAN overlay's outer header only)", r.roce.ecn.outer_ce)
         } else {
             String::new()
         },
-        r.cnps
+        r.roce.cnps
     )?;
-    if !r.capture.encapsulations.is_empty() {
-        let e: Vec<String> = r.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    if !r.roce.capture.encapsulations.is_empty() {
+        let e: Vec<String> = r.roce.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         writeln!(out, "  encapsulations: {}", e.join(", "))?;
     }
-    if let Some(d) = r.capture.doubled_mirror.filter(|d| d.doubled) {
+    if let Some(d) = r.roce.capture.doubled_mirror.filter(|d| d.doubled) {
         writeln!(
             out,
             "  doubled mirror: {} of the first {} RoCE frames have a byte-identical copy; each packet counts once",
             d.with_identical_copy, d.frames
         )?;
     }
-    if r.management.packets > 0 {
-        writeln!(out, "  management (QP 0/1, not policy-checked data): {} packets", r.management.packets)?;
+    if r.roce.management.packets > 0 {
+        writeln!(out, "  management (QP 0/1, not policy-checked data): {} packets", r.roce.management.packets)?;
     }
     writeln!(out)?;
     Ok(())

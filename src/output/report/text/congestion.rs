@@ -42,7 +42,7 @@ pub const INCAST_KEYS: TextKeys = TextKeys {
 };
 
 pub fn write_congestion_control(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    let c = &r.congestion;
+    let c = &r.roce.congestion;
     if c.cnp_bursts.is_empty() && c.completion.all.messages == 0 && c.incast.periods.is_empty() {
         return Ok(());
     }
@@ -54,7 +54,7 @@ pub fn write_congestion_control(out: &mut impl Write, r: &Report) -> io::Result<
 }
 
 fn write_reactions(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    let flows: Vec<_> = r.flows.iter().filter(|f| f.congestion.cnp_bursts > 0).collect();
+    let flows: Vec<_> = r.roce.flows.iter().filter(|f| f.congestion.cnp_bursts > 0).collect();
     if flows.is_empty() {
         return Ok(());
     }
@@ -86,7 +86,7 @@ fn write_reactions(out: &mut impl Write, r: &Report) -> io::Result<()> {
 }
 
 fn write_completion(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    let completion = &r.congestion.completion;
+    let completion = &r.roce.congestion.completion;
     if completion.all.messages == 0 {
         return Ok(());
     }
@@ -109,12 +109,12 @@ fn write_completion(out: &mut impl Write, r: &Report) -> io::Result<()> {
 }
 
 fn write_incast(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    let periods = &r.congestion.incast.periods;
+    let periods = &r.roce.congestion.incast.periods;
     if periods.is_empty() {
         return Ok(());
     }
-    let first_ns = r.capture.first_ts_ns.unwrap_or(0);
-    writeln!(out, "  Incast periods (fan-in ≥ {})", r.config.incast_senders)?;
+    let first_ns = r.roce.capture.first_ts_ns.unwrap_or(0);
+    writeln!(out, "  Incast periods (fan-in ≥ {})", r.roce.config.incast_senders)?;
     writeln!(
         out,
         "    {:<16} {:>10} {:>12} {:>7} {:>5} {:>5} {:>6}",

@@ -5,9 +5,9 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 
 use super::TextKeys;
+use crate::analyze::finding::Severity;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::report::Report;
-use crate::analyze::report::finding::Severity;
 
 /// The findings' keys: the summary lists the frames, not how many there were.
 pub const FINDING_KEYS: TextKeys = TextKeys { table: "findings", shown: &[], hidden: &["evidence_count"] };

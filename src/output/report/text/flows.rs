@@ -147,9 +147,9 @@ fn flow_columns(counts: [String; 12], rest: [String; 3]) -> String {
 /// The flows, most troubled first; with the owners of their QPs where the hosts told them
 /// (`--qps`, `--nccl-log`).
 pub(super) fn write_flows(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    let flows = r.flows_by_trouble();
-    let owned = r.flows.iter().any(|f| f.owner.is_some() || f.dst_owner.is_some());
-    writeln!(out, "Flows ({}, most troubled first)", r.flows.len())?;
+    let flows = r.roce.flows_by_trouble();
+    let owned = r.roce.flows.iter().any(|f| f.owner.is_some() || f.dst_owner.is_some());
+    writeln!(out, "Flows ({}, most troubled first)", r.roce.flows.len())?;
     writeln!(out, "  {}{}", flow_header(), if owned { "  owner → dst owner" } else { "" })?;
     for f in flows.iter().take(FLOWS_SHOWN) {
         writeln!(out, "  {}{}", flow_row(f), if owned { format!("  {}", owners(f)) } else { String::new() })?;

@@ -6,12 +6,12 @@ use std::io::{self, Write};
 use crate::analyze::report::Report;
 
 pub fn write_accounts(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    if r.qp_tables.is_empty() && r.nccl_logs.is_empty() {
+    if r.identity.qp_tables.is_empty() && r.identity.nccl_logs.is_empty() {
         return Ok(());
     }
     writeln!(out)?;
     writeln!(out, "Hosts' QP tables and NCCL logs")?;
-    for t in &r.qp_tables {
+    for t in &r.identity.qp_tables {
         writeln!(
             out,
             "  {:<16} QP table {}: {} QPs, {} in the capture, {} contradicted",
@@ -22,7 +22,7 @@ pub fn write_accounts(out: &mut impl Write, r: &Report) -> io::Result<()> {
             t.conflicts.len()
         )?;
     }
-    for l in &r.nccl_logs {
+    for l in &r.identity.nccl_logs {
         writeln!(
             out,
             "  {:<16} NCCL log {}: {} processes, {} communicators, {} QPs, {} on sockets, {} unreadable lines",

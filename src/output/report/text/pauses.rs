@@ -14,7 +14,7 @@ pub const PAUSE_KEYS: TextKeys = TextKeys {
 
 /// PFC and PAUSE per source and priority, when the capture has any.
 pub(super) fn write_pauses(out: &mut impl Write, r: &Report) -> io::Result<()> {
-    if !r.pfc.is_empty() || !r.pause.is_empty() {
+    if !r.roce.pfc.is_empty() || !r.roce.pause.is_empty() {
         writeln!(out)?;
         writeln!(out, "Pause frames")?;
         writeln!(
@@ -22,7 +22,7 @@ pub(super) fn write_pauses(out: &mut impl Write, r: &Report) -> io::Result<()> {
             "  {:<17} {:>8} {:>6} {:>5} {:>12} {:>12} {:>5}",
             "source MAC", "priority", "XOFF", "XON", "paused ms", "longest ms", "storm"
         )?;
-        for p in r.pfc.iter().chain(&r.pause) {
+        for p in r.roce.pfc.iter().chain(&r.roce.pause) {
             writeln!(
                 out,
                 "  {:<17} {:>8} {:>6} {:>5} {:>12} {:>12} {:>5}",

@@ -19,13 +19,13 @@ use rocescope_parsers::ext::AethKind;
 use rocescope_parsers::opcode::{self, CNP};
 
 use crate::analyze::combining::Combine;
-use crate::analyze::config::Config;
 use crate::analyze::frame::{Content, FrameSummary, RoceFacts, UetFacts};
 use crate::analyze::id::FlowId;
 use crate::analyze::id::FlowKey;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::identity::known::KnownQps;
 use crate::analyze::renumber::Renumber;
+use crate::analyze::roce::config::Config;
 use crate::analyze::roce::congestion::analysis::CongestionAnalysis;
 use crate::analyze::roce::flow::counting::ResponseKind;
 use crate::analyze::roce::flow::episodes::Episode;

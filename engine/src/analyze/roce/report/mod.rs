@@ -6,6 +6,8 @@
 pub mod chart_data;
 pub mod congestion;
 pub mod exemplar;
+pub mod inputs;
+pub mod model;
 pub mod paused;
 
 use std::collections::BTreeMap;
@@ -15,7 +17,8 @@ use serde::Serialize;
 use crate::analyze::counts::{EcnCounts, FlowCounters};
 use crate::analyze::frame::UndecodedLink;
 use crate::analyze::histogram::LogHistogram;
-use crate::analyze::id::{FlowId, FrameNumber};
+use crate::analyze::id::{FlowId, FlowKey, FrameNumber};
+use crate::analyze::identity::join::FlowSeen;
 use crate::analyze::identity::owners::Owner;
 use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::roce::wide::facts::UndecodedLinkFrames;
@@ -268,6 +271,18 @@ impl FlowReport {
             + self.policy.total() * 10
             + self.ce
             + self.counts.cnps
+    }
+
+    /// What QP identity's join reads of the flow.
+    pub fn seen(&self) -> FlowSeen {
+        FlowSeen {
+            id: self.id,
+            key: FlowKey { src: self.src_ip, dst: self.dst_ip, dst_qp: self.dst_qp },
+            src_qp: self.src_qp,
+            transport: self.transport,
+            cm_peer: self.peer.filter(|_| self.pairing == Some("cm")),
+            last_ts_ns: self.last_ts_ns,
+        }
     }
 }
 

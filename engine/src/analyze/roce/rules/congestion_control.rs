@@ -2,14 +2,14 @@
 //! (DCQCN's reaction point), a high tail of small messages' completion times, and incast
 //! (docs/analysis.md, "Congestion control").
 
-use super::{About, EVIDENCE_KEPT, Evidence, FlowReport, Kind, Rules, Severity, kinds, names, plural};
+use super::{About, EVIDENCE_KEPT, Evidence, FlowReport, Kind, RoceReport, Rules, Severity, kinds, names, plural};
 use crate::decode::Endpoint;
 
 /// Measured bursts, recoveries or reactions a flow needs before it is judged.
 const JUDGED_AFTER: u64 = 3;
 
 /// DCQCN_NO_REACTION and DCQCN_SLOW_RECOVERY.
-pub(super) fn reactions(r: &mut Rules<'_>) {
+pub(super) fn reactions(r: &mut Rules<'_, RoceReport>) {
     let deaf = |f: &FlowReport| {
         let c = &f.congestion;
         let deaf = c.reactions_measured >= JUDGED_AFTER && c.reaction_ratio_p50.is_some_and(|p| p >= 0.95);
@@ -55,7 +55,7 @@ pub(super) fn reactions(r: &mut Rules<'_>) {
 }
 
 /// HIGH_TAIL_LATENCY: the p99 completion time of messages of at most 64 KiB.
-pub(super) fn tail_latency(r: &mut Rules<'_>) {
+pub(super) fn tail_latency(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     let limit_us = report.config.fct_p99_ns as f64 / 1_000.0;
     let small = &report.congestion.completion.small;
@@ -87,7 +87,7 @@ pub(super) fn tail_latency(r: &mut Rules<'_>) {
 }
 
 /// INCAST: one finding per receiver with incast periods.
-pub(super) fn incast(r: &mut Rules<'_>) {
+pub(super) fn incast(r: &mut Rules<'_, RoceReport>) {
     let incast = &r.report.congestion.incast;
     let mut receivers: Vec<Endpoint> = Vec::new();
     for p in &incast.periods {

@@ -4,11 +4,11 @@
 
 mod congestion_control;
 
+use crate::analyze::finding::{EVIDENCE_KEPT, Evidence, Kind, Severity, kinds};
 use crate::analyze::id::{FlowId, FrameNumber};
-use crate::analyze::report::Report;
-use crate::analyze::report::finding::{EVIDENCE_KEPT, Evidence, Kind, Severity, kinds};
 use crate::analyze::roce::flow::episodes::Trigger;
 use crate::analyze::roce::report::FlowReport;
+use crate::analyze::roce::report::model::RoceReport;
 use crate::analyze::roce::wide::pfc::PERIODS_KEPT;
 use crate::analyze::rules::{About, Rules, plural};
 use crate::decode::Endpoint;
@@ -17,7 +17,7 @@ use rustc_hash::FxHashSet;
 /// Evidence from the flows where `count` is not zero, with the frame `first` gives, and the
 /// number of such flows.
 fn from_flows(
-    report: &Report,
+    report: &RoceReport,
     count: impl Fn(&FlowReport) -> u64,
     first: impl Fn(&FlowReport) -> Option<FrameNumber>,
 ) -> (Evidence, usize) {
@@ -35,7 +35,7 @@ fn from_flows(
 }
 
 /// The first three flows of the evidence by name, and how many more there are.
-fn names(report: &Report, e: &Evidence, flows: usize) -> String {
+fn names(report: &RoceReport, e: &Evidence, flows: usize) -> String {
     let mut s: Vec<String> =
         e.flows.iter().take(3).filter_map(|&id| report.flows.get(id.index())).map(FlowReport::label).collect();
     if flows > 3 {
@@ -44,7 +44,7 @@ fn names(report: &Report, e: &Evidence, flows: usize) -> String {
     s.join(", ")
 }
 
-impl Rules<'_> {
+impl Rules<'_, RoceReport> {
     /// A finding about flows where `count` is not zero; `message` gets the total and the names.
     fn flow_rule(
         &mut self,
@@ -63,7 +63,7 @@ impl Rules<'_> {
 
 /// The RoCE analysis's rules: integrity, loss, retransmission, reordering, congestion and its
 /// control, marking, pauses, copies, damage and the capture's limits.
-pub(crate) fn roce(r: &mut Rules<'_>) {
+pub(crate) fn roce(r: &mut Rules<'_, RoceReport>) {
     icrc(r);
     vcrc(r);
     loss(r);
@@ -82,7 +82,7 @@ pub(crate) fn roce(r: &mut Rules<'_>) {
     no_roce(r);
 }
 
-fn icrc(r: &mut Rules<'_>) {
+fn icrc(r: &mut Rules<'_, RoceReport>) {
     r.flow_rule(
         About {
             kind: kinds::ICRC_BAD,
@@ -96,7 +96,7 @@ fn icrc(r: &mut Rules<'_>) {
 }
 
 /// Native InfiniBand packets whose VCRC is wrong: the VCRC covers the last link only.
-fn vcrc(r: &mut Rules<'_>) {
+fn vcrc(r: &mut Rules<'_, RoceReport>) {
     r.flow_rule(
         About {
             kind: kinds::VCRC_BAD,
@@ -109,7 +109,7 @@ fn vcrc(r: &mut Rules<'_>) {
     );
 }
 
-fn loss(r: &mut Rules<'_>) {
+fn loss(r: &mut Rules<'_, RoceReport>) {
     r.flow_rule(
         About {
             kind: kinds::PSN_GAP,
@@ -167,7 +167,7 @@ fn loss(r: &mut Rules<'_>) {
 }
 
 /// Resends after timeouts, and those whose NAK the capture does not hold.
-fn timeouts(r: &mut Rules<'_>) {
+fn timeouts(r: &mut Rules<'_, RoceReport>) {
     episode_rule(
         r,
         Trigger::Timeout,
@@ -199,7 +199,7 @@ fn timeouts(r: &mut Rules<'_>) {
 }
 
 /// NAKs and RNR NAKs from responders.
-fn naks(r: &mut Rules<'_>) {
+fn naks(r: &mut Rules<'_, RoceReport>) {
     // NAKs of packets that were only late are REORDER_NAKS, not loss
     let report = r.report;
     let lost = |f: &FlowReport| {
@@ -246,7 +246,7 @@ fn naks(r: &mut Rules<'_>) {
 
 /// A finding about the retransmit episodes with `trigger`; `message` gets their count and the
 /// longest silence before one, in ms.
-fn episode_rule(r: &mut Rules<'_>, trigger: Trigger, about: About, message: impl Fn(usize, f64) -> String) {
+fn episode_rule(r: &mut Rules<'_, RoceReport>, trigger: Trigger, about: About, message: impl Fn(usize, f64) -> String) {
     let chosen: Vec<_> = r.report.retransmit_episodes.iter().filter(|e| e.trigger == trigger).collect();
     if chosen.is_empty() {
         return;
@@ -267,7 +267,7 @@ fn episode_rule(r: &mut Rules<'_>, trigger: Trigger, about: About, message: impl
     r.add(about, message(chosen.len(), longest as f64 / 1e6), e);
 }
 
-fn reordering(r: &mut Rules<'_>) {
+fn reordering(r: &mut Rules<'_, RoceReport>) {
     let flows = &r.report.flows;
     let depth = flows.iter().map(|f| f.sequence.reorder_depth_max).max().unwrap_or(0);
     let delay = flows.iter().map(|f| f.sequence.reorder_delay_us_max).fold(0.0, f64::max);
@@ -308,7 +308,7 @@ fn reordering(r: &mut Rules<'_>) {
     ambiguous_pairing(r);
 }
 
-fn congestion(r: &mut Rules<'_>) {
+fn congestion(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     let ce: u64 = report.ecn.ce;
     if ce > 0 {
@@ -362,7 +362,7 @@ fn sender_qps(f: &FlowReport) -> impl Iterator<Item = u32> + '_ {
 }
 
 impl CnpsSent {
-    fn of(report: &Report) -> Self {
+    fn of(report: &RoceReport) -> Self {
         let known: FxHashSet<(Endpoint, Endpoint, u32)> =
             report.flows.iter().flat_map(|f| sender_qps(f).map(|qp| (f.src_ip, f.dst_ip, qp))).collect();
         let mut sent = CnpsSent { to_qp: FxHashSet::default(), to_unknown_qp: FxHashSet::default() };
@@ -391,7 +391,7 @@ impl CnpsSent {
 }
 
 /// InfiniBand's counterpart of CE without CNP: FECN marks the receivers never answered.
-fn fecn_without_becn(r: &mut Rules<'_>) {
+fn fecn_without_becn(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     let notified = |f: &FlowReport| {
         f.peer.and_then(|p| report.flows.get(p.index())).is_some_and(|p| p.counts.becn + p.counts.cnps > 0)
@@ -410,7 +410,7 @@ fn fecn_without_becn(r: &mut Rules<'_>) {
     );
 }
 
-fn marking(r: &mut Rules<'_>) {
+fn marking(r: &mut Rules<'_, RoceReport>) {
     let p = r.report.policy.clone();
     r.flow_rule(
         About {
@@ -476,7 +476,7 @@ fn marking(r: &mut Rules<'_>) {
     }
 }
 
-fn pauses(r: &mut Rules<'_>) {
+fn pauses(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     let lossless = report.policy.lossless_priority;
     let storms: Vec<_> = report.pfc.iter().filter(|p| p.stats.storm).collect();
@@ -549,7 +549,7 @@ fn pauses(r: &mut Rules<'_>) {
 }
 
 /// Second copies of packets, and frames cut short by the snap length or the mirror.
-fn copies_and_truncation(r: &mut Rules<'_>) {
+fn copies_and_truncation(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     if report.totals.mirror_duplicates > 0 {
         let (e, _) = from_flows(report, |f| f.counts.mirror_duplicates, |f| f.first_frames.mirror_duplicate);
@@ -624,7 +624,7 @@ fn is_rdma_device(interface: &str) -> bool {
 
 /// A capture on an RDMA device (libpcap's RDMA sniffer, ibdump) sees what the NIC hands it:
 /// the NIC's own retransmissions may not pass through.
-fn rdma_device(r: &mut Rules<'_>) {
+fn rdma_device(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     let mut devices: Vec<&str> =
         report.inputs.iter().flat_map(|i| &i.interfaces).map(String::as_str).filter(|i| is_rdma_device(i)).collect();
@@ -650,7 +650,7 @@ fn rdma_device(r: &mut Rules<'_>) {
 
 /// A capture with frames and neither RoCE nor flow control in it: most often taken where RoCE
 /// does not pass (the kernel's Ethernet interface), or RoCE on another UDP port.
-fn no_roce(r: &mut Rules<'_>) {
+fn no_roce(r: &mut Rules<'_, RoceReport>) {
     let t = &r.report.totals;
     let seen = t.roce_packets + t.pfc_frames + t.pause_frames + t.uet_packets + t.headers_cut;
     if t.frames == 0 || seen > 0 {
@@ -668,7 +668,7 @@ fn no_roce(r: &mut Rules<'_>) {
 }
 
 /// Files cut short and frames that do not decode.
-fn damage(r: &mut Rules<'_>) {
+fn damage(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     let damaged: Vec<_> = report.inputs.iter().filter(|i| i.damage.is_some()).collect();
     if !damaged.is_empty() {
@@ -709,7 +709,7 @@ fn damage(r: &mut Rules<'_>) {
 }
 
 /// What the capture or the analysis could not keep, and clocks that go back.
-fn capture_limits(r: &mut Rules<'_>) {
+fn capture_limits(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     if let Some(live) = report.live.filter(|l| l.kernel_dropped + l.interface_dropped > 0) {
         r.add(
@@ -797,7 +797,7 @@ fn capture_limits(r: &mut Rules<'_>) {
 
 /// Flows of responses no evidence paired with the QP they answer; the message names a host
 /// whose QP table would pair them exactly (`--qps`).
-fn ambiguous_pairing(r: &mut Rules<'_>) {
+fn ambiguous_pairing(r: &mut Rules<'_, RoceReport>) {
     let report = r.report;
     let (e, flows) =
         from_flows(report, |f| u64::from(f.peer.is_none() && f.pairing_candidates > 0), |f| Some(f.first_frame));

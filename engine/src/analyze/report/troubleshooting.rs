@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 
 use crate::analyze::counters::report::{HostCounters, switch_pfc_priority};
+use crate::analyze::finding::Finding;
 use crate::analyze::report::Report;
-use crate::analyze::report::finding::Finding;
 use crate::analyze::roce::flow::episodes::Trigger;
 
 /// One row of the table.
@@ -71,7 +71,7 @@ pub(super) const TABLE: [Entry; 5] = [
 ];
 
 /// Adds to `findings` the cause and action of every entry whose symptom `report` shows.
-pub(super) fn annotate(report: &Report, findings: &mut [Finding]) {
+pub(crate) fn annotate(report: &Report, findings: &mut [Finding]) {
     for entry in TABLE.iter().filter(|e| (e.shows)(report)) {
         let explained =
             |f: &Finding| entry.joins.iter().any(|&(code, family)| f.code == code && f.message.contains(family));
@@ -88,19 +88,20 @@ fn grew(host: &HostCounters, counter: &str) -> Option<u64> {
 }
 
 fn loss_without_marks(report: &Report) -> bool {
-    let lost = report.flows.iter().any(|f| f.sequence.missing_psns > 0);
+    let lost = report.roce.flows.iter().any(|f| f.sequence.missing_psns > 0);
     let counted = |host: &HostCounters| {
         ["out_of_sequence", "packet_seq_err"].iter().any(|c| grew(host, c).is_some_and(|d| d > 0))
     };
-    let marked = report.ecn.ce + report.ecn.outer_ce > 0
+    let marked = report.roce.ecn.ce + report.roce.ecn.outer_ce > 0
         || report.counters.iter().any(|h| grew(h, "np_ecn_marked_roce_packets").is_some_and(|d| d > 0));
     // ECN-capable data: with Not-ECT data, NOT_ECT_DATA says that ECN is off
-    let capable = report.ecn.ect0 + report.ecn.ect1 > 0;
+    let capable = report.roce.ecn.ect0 + report.roce.ecn.ect1 > 0;
     (lost || report.counters.iter().any(counted)) && !marked && capable
 }
 
 fn pauses_beside_the_data(report: &Report) -> bool {
-    let mut paused: BTreeSet<u8> = report.pfc.iter().filter(|p| p.stats.xoff > 0).filter_map(|p| p.priority).collect();
+    let mut paused: BTreeSet<u8> =
+        report.roce.pfc.iter().filter(|p| p.stats.xoff > 0).filter_map(|p| p.priority).collect();
     for host in &report.counters {
         for row in host.rows.iter().filter(|row| row.delta.is_some_and(|d| d > 0)) {
             let nic = (0..8u8).find(|p| ["tx", "rx"].iter().any(|d| row.counter == format!("{d}_prio{p}_pause")));
@@ -108,13 +109,13 @@ fn pauses_beside_the_data(report: &Report) -> bool {
         }
     }
     let data: BTreeSet<u8> =
-        report.flows.iter().filter(|f| f.counts.cnps == 0).flat_map(|f| f.pcp.keys().copied()).collect();
+        report.roce.flows.iter().filter(|f| f.counts.cnps == 0).flat_map(|f| f.pcp.keys().copied()).collect();
     !paused.is_empty() && !data.is_empty() && paused.is_disjoint(&data)
 }
 
 fn marks_without_notification(report: &Report) -> bool {
     report.counters.iter().any(|host| {
-        let marked_to_host = report.flows.iter().any(|f| f.dst_ip.to_string() == host.host && f.ce > 0);
+        let marked_to_host = report.roce.flows.iter().any(|f| f.dst_ip.to_string() == host.host && f.ce > 0);
         marked_to_host && grew(host, "np_cnp_sent") == Some(0)
     })
 }
@@ -124,9 +125,9 @@ fn notifications_ignored(report: &Report) -> bool {
 }
 
 fn timeouts_without_loss(report: &Report) -> bool {
-    let timed_out = report.retransmit_episodes.iter().any(|e| e.trigger == Trigger::Timeout)
+    let timed_out = report.roce.retransmit_episodes.iter().any(|e| e.trigger == Trigger::Timeout)
         || report.counters.iter().any(|h| grew(h, "local_ack_timeout_err").is_some_and(|d| d > 0));
-    timed_out && report.flows.iter().all(|f| f.sequence.missing_psns == 0)
+    timed_out && report.roce.flows.iter().all(|f| f.sequence.missing_psns == 0)
 }
 
 #[cfg(test)]
