@@ -139,7 +139,7 @@ fn check_pairing(merged: &Analyzer, start: &Analyzer, before: Option<&Flow>, end
     }
     let responses = |f: &Flow| {
         let c = &f.counts;
-        c.acks + c.atomic_acks + c.naks_psn_seq_err + c.naks_other + c.rnr_naks + f.responses.seq.sequenced
+        c.acks + c.atomic_acks + c.naks_psn_seq_err + c.naks_other + c.rnr_naks + f.responses.seq.counts.sequenced
     };
     let took_responses = responses(end) > before.map_or(0, responses);
     let unknown_candidate = merged

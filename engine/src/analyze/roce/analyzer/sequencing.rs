@@ -151,7 +151,7 @@ impl Analyzer {
             && let Some(open) = f.space_mut(space).open_episode.take()
             && let Some(e) = self.episodes.get_mut(open.index)
         {
-            f.space_mut(space).seq.missing_psns += u64::from(open.close(e));
+            f.space_mut(space).seq.counts.missing_psns += u64::from(open.close(e));
         }
         if let Some(t) = &mut f.trace {
             if o.class == SeqClass::Retransmission { t.resent(ts_ns, psn) } else { t.sent(ts_ns, psn) }
@@ -238,7 +238,7 @@ impl Analyzer {
         if let Some(open) = alone
             && let Some(e) = self.episodes.get_mut(open.index)
         {
-            f.space_mut(space).seq.missing_psns += u64::from(open.close(e));
+            f.space_mut(space).seq.counts.missing_psns += u64::from(open.close(e));
         }
     }
 
@@ -375,7 +375,7 @@ impl Analyzer {
             if let Some(open) = f.space_mut(space).open_episode.take()
                 && let Some(e) = self.episodes.get_mut(open.index)
             {
-                f.space_mut(space).seq.missing_psns += u64::from(open.close(e));
+                f.space_mut(space).seq.counts.missing_psns += u64::from(open.close(e));
             }
         }
     }

@@ -180,7 +180,9 @@ struct RunMember {
 /// Run members a space holds at most; beyond, the run is decided early.
 pub const RUN_KEPT: usize = 1024;
 
-/// Sequence state of one PSN space.
+/// One PSN space: its running state (the expected PSN, the gaps whose holes are undecided,
+/// the run of late arrivals, the holes NAKs named, how the sender answers) and what it counted
+/// ([`SequenceCounts`], the record the report reads).
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
 #[combine(check = Sequence::copies_agree)]
 pub struct Sequence {
@@ -202,6 +204,12 @@ pub struct Sequence {
     /// How the sender answers, as far as measured: decides copies only, and is compared
     /// apart in a merge ([`Sequence::copies_agree`]).
     answers: AnswerTimes,
+    pub counts: SequenceCounts,
+}
+
+/// What one PSN space counted (docs/analysis.md, "PSN sequence"): the record the report reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, Renumber, Combine)]
+pub struct SequenceCounts {
     #[combine(earliest)]
     pub first_psn: Option<u32>,
     #[combine(sum)]
@@ -214,7 +222,6 @@ pub struct Sequence {
     #[combine(sum)]
     pub capture_missed: u64,
     /// Of `gaps`, those whose every hole only the capture missed: the receiver had no gap.
-    #[serde(default)]
     #[combine(sum)]
     pub capture_only_gaps: u64,
     #[combine(sum)]
@@ -306,7 +313,7 @@ impl Sequence {
     /// Takes a sequenced packet. Decided packets (this one, and earlier ones it decides) are
     /// appended to `out` in arrival order; returns true when this packet waits for a decision.
     pub fn observe(&mut self, a: Arrival, rules: &Rules<'_>, config: &ReorderConfig, out: &mut Vec<SeqEvent>) -> bool {
-        self.sequenced += 1;
+        self.counts.sequenced += 1;
         self.narrow_read_alternatives(a.psn);
         if self.naked.is_waiting() {
             self.meet_waiting_copies(a, config, out);
@@ -415,13 +422,13 @@ impl Sequence {
     /// A packet that is not the first appearance of a hole.
     fn classify(&mut self, a: Arrival, rules: &Rules<'_>, config: &ReorderConfig, out: &mut Vec<SeqEvent>) {
         let expected_before = self.expected;
-        if self.first_psn.is_none() {
+        if self.counts.first_psn.is_none() {
             if let Some(e) = self.anchor(a.psn, rules) {
                 // a response space starts at its first outstanding READ's PSN, whichever
                 // response comes first
-                self.first_psn = Some(e);
+                self.counts.first_psn = Some(e);
             } else {
-                self.first_psn = Some(a.psn);
+                self.counts.first_psn = Some(a.psn);
                 out.push(SeqEvent::Packet(self.apply(a, SeqClass::First, expected_before, false, None)));
                 self.advance(a.psn, rules.next);
                 self.open_prelude(a, config, out);
@@ -474,8 +481,8 @@ impl Sequence {
     fn open_gap(&mut self, a: Arrival, e: u32, span: u32, missing: u32, holes: &dyn Holes) -> bool {
         let open = self.gap_list.open(a.frame, a.ts_ns, e, span, missing, &|p| holes.is_hole(p));
         if !open {
-            self.gaps += 1;
-            self.missing_psns += u64::from(missing);
+            self.counts.gaps += 1;
+            self.counts.missing_psns += u64::from(missing);
         }
         open
     }
@@ -513,10 +520,10 @@ impl Sequence {
         // a copy waiting from before this packet is now decided after it
         self.naked.overtake_before(a.frame);
         if class == SeqClass::Retransmission {
-            self.retransmitted += 1;
+            self.counts.retransmitted += 1;
             if !self.in_episode {
                 self.in_episode = true;
-                self.retransmit_episodes += 1;
+                self.counts.retransmit_episodes += 1;
                 o.episode_start = true;
             }
         } else {
@@ -536,8 +543,8 @@ impl Sequence {
     ) -> Observation {
         let resend = class == SeqClass::Retransmission;
         if resend {
-            self.retransmitted += 1;
-            self.retransmit_episodes += 1;
+            self.counts.retransmitted += 1;
+            self.counts.retransmit_episodes += 1;
         }
         Observation {
             arrival: a,
@@ -563,11 +570,11 @@ impl Sequence {
             if gap.captured.get(o) {
                 gap.captured.clear(o);
                 gap.missing += 1;
-                self.capture_missed = self.capture_missed.saturating_sub(1);
+                self.counts.capture_missed = self.counts.capture_missed.saturating_sub(1);
                 if gap.settled {
-                    self.missing_psns += 1;
+                    self.counts.missing_psns += 1;
                     if gap.missing == 1 {
-                        self.capture_only_gaps = self.capture_only_gaps.saturating_sub(1);
+                        self.counts.capture_only_gaps = self.counts.capture_only_gaps.saturating_sub(1);
                     }
                 }
             }
@@ -633,7 +640,7 @@ impl Sequence {
         let Some(o) = gap.offset(arrival.psn) else { return };
         gap.late.set(o);
         gap.missing = gap.missing.saturating_sub(1);
-        let r = &mut self.reorder;
+        let r = &mut self.counts.reorder;
         r.late_arrivals += 1;
         r.depth_max = r.depth_max.max(depth);
         r.delay_ns_max = r.delay_ns_max.max(arrival.ts_ns.saturating_sub(gap.ts_ns));
@@ -679,7 +686,7 @@ impl Sequence {
             // PSNs before the first that never came are no loss; those that came late are
             // one reorder event
             if !gap.late.is_empty() {
-                self.reorder.reorder_events += 1;
+                self.counts.reorder.reorder_events += 1;
             }
             self.gap_list.close_prelude();
             return;
@@ -688,11 +695,11 @@ impl Sequence {
         let capture_missed = (0..gap.span).filter(|&o| gap.captured.get(o)).count() as u32;
         let lacking = gap.missing + capture_missed;
         if lacking > 0 {
-            self.gaps += 1;
-            self.missing_psns += u64::from(gap.missing);
-            self.capture_only_gaps += u64::from(gap.missing == 0);
+            self.counts.gaps += 1;
+            self.counts.missing_psns += u64::from(gap.missing);
+            self.counts.capture_only_gaps += u64::from(gap.missing == 0);
         } else {
-            self.reorder.reorder_events += 1;
+            self.counts.reorder.reorder_events += 1;
         }
         let (frame, ts_ns, first_psn) = (gap.frame, gap.ts_ns, gap.first_psn);
         out.push(SeqEvent::GapSettled { frame, ts_ns, first_psn, missing: lacking, capture_missed });
@@ -758,7 +765,7 @@ impl Sequence {
         gap.nak = true;
         let Some(o) = gap.offset(psn) else { return };
         if gap.late.get(o) {
-            self.reorder.reorder_naks += 1;
+            self.counts.reorder.reorder_naks += 1;
         } else if !gap.settled {
             gap.naked.set(o);
         }
@@ -792,12 +799,12 @@ impl Sequence {
             let was_missing = gap.missing;
             gap.missing = gap.missing.saturating_sub(here);
             if gap.settled {
-                self.missing_psns = self.missing_psns.saturating_sub(u64::from(here));
-                self.capture_only_gaps += u64::from(was_missing > 0 && gap.missing == 0);
+                self.counts.missing_psns = self.counts.missing_psns.saturating_sub(u64::from(here));
+                self.counts.capture_only_gaps += u64::from(was_missing > 0 && gap.missing == 0);
             }
             found += u64::from(here);
         }
-        self.capture_missed += found;
+        self.counts.capture_missed += found;
     }
 }
 
@@ -866,7 +873,14 @@ mod tests {
     }
 
     fn totals(s: &Sequence) -> (u64, u64, u64, u64, u64, u64) {
-        (s.sequenced, s.gaps, s.missing_psns, s.retransmitted, s.retransmit_episodes, s.reorder.late_arrivals)
+        (
+            s.counts.sequenced,
+            s.counts.gaps,
+            s.counts.missing_psns,
+            s.counts.retransmitted,
+            s.counts.retransmit_episodes,
+            s.counts.reorder.late_arrivals,
+        )
     }
 
     use SeqClass::*;
@@ -887,7 +901,10 @@ mod tests {
         let (c, s) = classes(&[10, 11, 15, 16, 12, 13, 14, 17]);
         assert_eq!(c, vec![First, InOrder, Ahead, InOrder, LateArrival, LateArrival, LateArrival, InOrder]);
         assert_eq!(totals(&s), (8, 0, 0, 0, 0, 3));
-        assert_eq!((s.reorder.reorder_events, s.reorder.depth_max, s.reorder.delay_ns_max), (1, 5, 4 * US));
+        assert_eq!(
+            (s.counts.reorder.reorder_events, s.counts.reorder.depth_max, s.counts.reorder.delay_ns_max),
+            (1, 5, 4 * US)
+        );
     }
 
     #[test]
@@ -953,11 +970,14 @@ mod tests {
     fn one_copy_of_a_naked_hole_is_its_resend_and_the_first_of_two_was_late() {
         // one copy 3 µs after the NAK, and the capture goes on past a window after the NAK
         let (class, by, s) = naked_copy(3 * US, None, 30);
-        assert_eq!((class, by, s.missing_psns, s.retransmitted), (Retransmission, Some(Decision::Copies), 1, 1));
+        assert_eq!(
+            (class, by, s.counts.missing_psns, s.counts.retransmitted),
+            (Retransmission, Some(Decision::Copies), 1, 1)
+        );
         // a second copy follows: the first was late, the second is the resend
         let (class, by, s) = naked_copy(3 * US, Some((2, 10)), 30);
         assert_eq!((class, by), (LateArrival, Some(Decision::Copies)));
-        assert_eq!((s.missing_psns, s.retransmitted, s.reorder.reorder_naks), (0, 1, 1));
+        assert_eq!((s.counts.missing_psns, s.counts.retransmitted, s.counts.reorder.reorder_naks), (0, 1, 1));
         // the sender resends past it (go-back-N from 2 went on to 3): the copy was the resend
         let (class, by, _) = naked_copy(3 * US, Some((3, 5)), 30);
         assert_eq!((class, by), (Retransmission, Some(Decision::Copies)));
@@ -968,7 +988,7 @@ mod tests {
         for (after_nak, class) in [(4 * US, LateArrival), (6 * US, Retransmission)] {
             let (decided, by, s) = naked_copy(after_nak, None, 10);
             assert_eq!((decided, by), (class, Some(Decision::Time)), "{after_nak} ns after the NAK");
-            assert_eq!(s.reorder.reorder_naks, u64::from(class == LateArrival));
+            assert_eq!(s.counts.reorder.reorder_naks, u64::from(class == LateArrival));
         }
     }
 
@@ -976,11 +996,17 @@ mod tests {
     fn packets_the_first_one_overtook_are_late_and_those_never_seen_are_no_loss() {
         let (c, s) = classes(&[12, 13, 10, 11, 14, 15]);
         assert_eq!(c, vec![First, InOrder, LateArrival, LateArrival, InOrder, InOrder]);
-        assert_eq!((s.gaps, s.missing_psns, s.retransmitted, s.reorder.reorder_events), (0, 0, 0, 1));
+        assert_eq!(
+            (s.counts.gaps, s.counts.missing_psns, s.counts.retransmitted, s.counts.reorder.reorder_events),
+            (0, 0, 0, 1)
+        );
         // a capture that starts inside a go-back-N resend: what repeats is resent
         let (c, s) = classes(&[12, 13, 10, 11, 12, 13, 14]);
         assert_eq!(&c[2..6], &[Retransmission; 4]);
-        assert_eq!((s.gaps, s.missing_psns, s.retransmit_episodes, s.reorder.reorder_events), (0, 0, 1, 0));
+        assert_eq!(
+            (s.counts.gaps, s.counts.missing_psns, s.counts.retransmit_episodes, s.counts.reorder.reorder_events),
+            (0, 0, 1, 0)
+        );
     }
 
     #[test]
@@ -1012,7 +1038,7 @@ mod tests {
         assert!(obs[3].episode_start && !obs[4].episode_start);
         assert!(obs[5].episode_end);
         assert!(obs[6].episode_start);
-        assert_eq!(s.retransmit_episodes, 2);
+        assert_eq!(s.counts.retransmit_episodes, 2);
         assert!(s.in_episode());
     }
 

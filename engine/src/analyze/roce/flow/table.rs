@@ -263,7 +263,7 @@ impl Flow {
 
     /// Do this flow's requested PSNs and `other`'s overlap (QPs in lock-step)?
     pub fn ranges_overlap(&self, other: &Flow) -> bool {
-        let first = |f: &Flow| f.requests.seq.first_psn;
+        let first = |f: &Flow| f.requests.seq.counts.first_psn;
         match (first(self), first(other)) {
             (Some(mine), Some(theirs)) => self.psn_was_requested(theirs) || other.psn_was_requested(mine),
             _ => false,
@@ -273,7 +273,7 @@ impl Flow {
     /// The distance of `psn` from the first requested PSN, and the span requested.
     fn requested_distance(&self, psn: u32) -> Option<(u32, u32)> {
         let seq = &self.requests.seq;
-        let (first, next) = (seq.first_psn?, seq.requested_end()?);
+        let (first, next) = (seq.counts.first_psn?, seq.requested_end()?);
         let distance = rocescope_parsers::psn::psn_forward_distance;
         Some((distance(psn, first), distance(next, first)))
     }

@@ -141,20 +141,20 @@ pub struct SequenceReport {
 impl SequenceReport {
     fn of(s: &crate::analyze::roce::flow::sequence::Sequence) -> SequenceReport {
         SequenceReport {
-            sequenced: s.sequenced,
-            first_psn: s.first_psn,
-            highest_psn: s.first_psn.and(s.highest()),
-            gaps: s.gaps,
-            missing_psns: s.missing_psns,
-            capture_missed: s.capture_missed,
-            capture_only_gaps: s.capture_only_gaps,
-            retransmitted: s.retransmitted,
-            retransmit_episodes: s.retransmit_episodes,
-            late_arrivals: s.reorder.late_arrivals,
-            reorder_events: s.reorder.reorder_events,
-            reorder_depth_max: s.reorder.depth_max,
-            reorder_delay_us_max: s.reorder.delay_ns_max as f64 / 1_000.0,
-            reorder_naks: s.reorder.reorder_naks,
+            sequenced: s.counts.sequenced,
+            first_psn: s.counts.first_psn,
+            highest_psn: s.counts.first_psn.and(s.highest()),
+            gaps: s.counts.gaps,
+            missing_psns: s.counts.missing_psns,
+            capture_missed: s.counts.capture_missed,
+            capture_only_gaps: s.counts.capture_only_gaps,
+            retransmitted: s.counts.retransmitted,
+            retransmit_episodes: s.counts.retransmit_episodes,
+            late_arrivals: s.counts.reorder.late_arrivals,
+            reorder_events: s.counts.reorder.reorder_events,
+            reorder_depth_max: s.counts.reorder.depth_max,
+            reorder_delay_us_max: s.counts.reorder.delay_ns_max as f64 / 1_000.0,
+            reorder_naks: s.counts.reorder.reorder_naks,
         }
     }
 
