@@ -11,6 +11,13 @@ pub struct At {
     pub line: usize,
 }
 
+impl std::fmt::Display for At {
+    /// `FILE:LINE`, as findings cite a configuration line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
 /// A value and where it was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Read<T> {

@@ -36,7 +36,7 @@ pub enum HostFormat {
 
 /// The formats in the order [`recognise`] tries them: the tools' own markers first, NCCL's
 /// loose `KEY=VALUE` lines last.
-const RECOGNITION_ORDER: [HostFormat; 6] = [
+pub const RECOGNITION_ORDER: [HostFormat; 6] = [
     HostFormat::MlnxQos,
     HostFormat::ShowGids,
     HostFormat::Mlxconfig,
@@ -55,6 +55,18 @@ impl HostFormat {
             HostFormat::Mlxconfig => "`mlxconfig -d DEV query`",
             HostFormat::SysfsEcn => "`grep . /sys/class/net/IF/ecn/*/*`",
             HostFormat::IpLink => "`ip link show IF`",
+        }
+    }
+
+    /// A short identifier of the format, as reports name it (`mlnx_qos`, `show_gids`, ...).
+    pub fn id(self) -> &'static str {
+        match self {
+            HostFormat::MlnxQos => "mlnx_qos",
+            HostFormat::ShowGids => "show_gids",
+            HostFormat::NcclEnv => "nccl_env",
+            HostFormat::Mlxconfig => "mlxconfig",
+            HostFormat::SysfsEcn => "sysfs_ecn",
+            HostFormat::IpLink => "ip_link",
         }
     }
 

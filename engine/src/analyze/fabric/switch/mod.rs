@@ -22,6 +22,30 @@ pub enum SwitchFormat {
     AristaEos,
 }
 
+impl SwitchFormat {
+    /// The formats read, in the order [`recognise`] tries them.
+    pub const ALL: [SwitchFormat; 3] =
+        [SwitchFormat::SonicConfigDb, SwitchFormat::CumulusNvue, SwitchFormat::AristaEos];
+
+    /// What the format is, as the switch shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SwitchFormat::SonicConfigDb => "SONiC's config_db.json",
+            SwitchFormat::CumulusNvue => "NVIDIA Cumulus Linux's `nv config show -o yaml`",
+            SwitchFormat::AristaEos => "Arista EOS's `show running-config`",
+        }
+    }
+
+    /// A short identifier of the format, as reports name it.
+    pub fn id(self) -> &'static str {
+        match self {
+            SwitchFormat::SonicConfigDb => "sonic_config_db",
+            SwitchFormat::CumulusNvue => "cumulus_nvue",
+            SwitchFormat::AristaEos => "arista_eos",
+        }
+    }
+}
+
 /// The format `text` looks like, without parsing it (a file with a syntax error is still
 /// recognised, so that reading it names the error).
 pub fn recognise(text: &str) -> Option<SwitchFormat> {
@@ -39,12 +63,13 @@ pub fn recognise(text: &str) -> Option<SwitchFormat> {
 /// Reads a switch's configuration `text` (of `file`, as named in errors and `At`s) into
 /// `config`, in the format it is recognised as; returns that format.
 pub fn read(file: &str, text: &str, config: &mut DeviceConfig) -> Result<SwitchFormat, ConfigError> {
-    let format = recognise(text).ok_or_else(|| ConfigError {
-        file: file.to_string(),
-        line: 1,
-        message: "not a switch configuration read here: expected SONiC's config_db.json, \
-                  NVIDIA Cumulus Linux's `nv config show -o yaml` or Arista EOS's `show running-config`"
-            .to_string(),
+    let format = recognise(text).ok_or_else(|| {
+        let names: Vec<&str> = SwitchFormat::ALL.iter().map(|format| format.name()).collect();
+        ConfigError {
+            file: file.to_string(),
+            line: 1,
+            message: format!("not a switch configuration read here: expected one of {}", names.join(", ")),
+        }
     })?;
     match format {
         SwitchFormat::SonicConfigDb => sonic::read(file, text, config)?,
