@@ -2,9 +2,11 @@
 //! their tools print, in one model per device ([`model`]): the hosts' readers ([`host`]:
 //! `mlnx_qos`, `show_gids`, NCCL settings, `mlxconfig`, the NIC's ECN sysfs, `ip link`) and the
 //! switches' ([`switch`]: SONiC `config_db.json`, Cumulus NVUE YAML, Arista EOS running-config).
-//! Each recognises its format by the text alone. Checking the devices against each other and
-//! against a capture is not built yet.
+//! Each recognises its format by the text alone. [`devices`] groups the files given per device.
 
+pub mod devices;
 pub mod host;
 pub mod model;
+#[cfg(test)]
+mod samples;
 pub mod switch;
