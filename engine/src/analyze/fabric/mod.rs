@@ -2,11 +2,13 @@
 //! their tools print, in one model per device ([`model`]): the hosts' readers ([`host`]:
 //! `mlnx_qos`, `show_gids`, NCCL settings, `mlxconfig`, the NIC's ECN sysfs, `ip link`) and the
 //! switches' ([`switch`]: SONiC `config_db.json`, Cumulus NVUE YAML, Arista EOS running-config).
-//! Each recognises its format by the text alone. [`devices`] groups the files given per device.
+//! Each recognises its format by the text alone. [`devices`] groups the files given per device,
+//! and [`policy`] derives the policy a capture is judged by.
 
 pub mod devices;
 pub mod host;
 pub mod model;
+pub mod policy;
 #[cfg(test)]
 mod samples;
 pub mod switch;
