@@ -3,8 +3,10 @@
 //! `mlnx_qos`, `show_gids`, NCCL settings, `mlxconfig`, the NIC's ECN sysfs, `ip link`) and the
 //! switches' ([`switch`]: SONiC `config_db.json`, Cumulus NVUE YAML, Arista EOS running-config).
 //! Each recognises its format by the text alone. [`devices`] groups the files given per device,
-//! and [`policy`] derives the policy a capture is judged by.
+//! [`policy`] derives the policy a capture is judged by, and [`checks`] checks the devices
+//! against each other and a capture.
 
+pub mod checks;
 pub mod devices;
 pub mod host;
 pub mod model;
