@@ -3,7 +3,7 @@
 //! priorities PFC protects (QOS_PFC_MISMATCH, QOS_PFC_WATCHDOG_OFF).
 
 use super::rules::{DSCP_MAP_MISMATCH, LOSSY_ROCE, NCCL_TC, PFC_MISMATCH, PFC_WATCHDOG_OFF, TRUST_MODE};
-use super::{Fabric, Finding, Mismatch, priorities};
+use super::{Fabric, Finding, Mismatch, blame_each, devices_where, listed};
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, Read, Trust};
 use crate::analyze::fabric::policy::{has_pfc, lossless_dscps, most_given, pfc_of};
@@ -14,24 +14,21 @@ pub(super) fn dscp_map_mismatch(fabric: &Fabric) -> Vec<Mismatch> {
     let mut found = Vec::new();
     for (dscp, first_frame) in fabric.data_dscps() {
         let Some(expected) = fabric.priority_of(dscp) else { continue };
-        let faults: Vec<(&Device, &Read<u8>)> = fabric
-            .devices
-            .iter()
-            .filter_map(|device| Some((device, device.config.dscp_to_priority.get(&dscp)?)))
-            .filter(|(_, priority)| priority.value != expected)
-            .collect();
+        let faults = devices_where(fabric.devices, mapping(dscp), |_, priority| priority.value != expected);
         if faults.is_empty() {
             continue;
         }
         let others: Vec<String> =
             faults.iter().map(|(device, priority)| format!("{} to {}", device.name, priority.value)).collect();
         let message = format!("RoCE DSCP {dscp} maps to priority {expected} on most devices but {}", others.join(", "));
-        let finding = faults.iter().fold(Finding::new(&DSCP_MAP_MISMATCH, message), |finding, (device, priority)| {
-            finding.blame(&device.name, [&priority.at])
-        });
-        found.push(finding.with_frame(first_frame).done());
+        found.push(blame_each(Finding::new(&DSCP_MAP_MISMATCH, message), &faults).with_frame(first_frame).done());
     }
     found
+}
+
+/// A device's priority for `dscp`, where it classifies it.
+fn mapping(dscp: u8) -> impl Fn(&Device) -> Option<&Read<u8>> {
+    move |device| device.config.dscp_to_priority.get(&dscp)
 }
 
 /// The line saying where PFC stands on a device: its PFC setting, else the section that should
@@ -44,12 +41,7 @@ fn pfc_line(device: &Device) -> Option<&At> {
 pub(super) fn lossy_roce(fabric: &Fabric) -> Vec<Mismatch> {
     let mut found = Vec::new();
     for (dscp, first_frame) in fabric.data_dscps() {
-        let faults: Vec<(&Device, &Read<u8>)> = fabric
-            .devices
-            .iter()
-            .filter_map(|device| Some((device, device.config.dscp_to_priority.get(&dscp)?)))
-            .filter(|(device, priority)| !has_pfc(device, priority.value))
-            .collect();
+        let faults = devices_where(fabric.devices, mapping(dscp), |device, priority| !has_pfc(device, priority.value));
         if faults.is_empty() {
             continue;
         }
@@ -71,23 +63,14 @@ pub(super) fn pfc_mismatch(fabric: &Fabric) -> Vec<Mismatch> {
     let switches: Vec<&Read<Vec<u8>>> = fabric.switches().filter_map(pfc_of).collect();
     let hosts: Vec<&Read<Vec<u8>>> = fabric.hosts().filter_map(pfc_of).collect();
     let Some(expected) = most_given(switches).or_else(|| most_given(hosts)) else { return Vec::new() };
-    let faults: Vec<(&Device, &Read<Vec<u8>>)> = fabric
-        .devices
-        .iter()
-        .filter_map(|device| Some((device, pfc_of(device)?)))
-        .filter(|(_, read)| read.value != expected.value)
-        .collect();
+    let faults = devices_where(fabric.devices, pfc_of, |_, read| read.value != expected.value);
     if faults.is_empty() {
         return Vec::new();
     }
     let others: Vec<String> =
-        faults.iter().map(|(device, read)| format!("{} on {}", device.name, priorities(&read.value))).collect();
-    let message =
-        format!("PFC is on priorities {} on most devices but {}", priorities(&expected.value), others.join("; "));
-    let finding = faults
-        .iter()
-        .fold(Finding::new(&PFC_MISMATCH, message), |finding, (device, read)| finding.blame(&device.name, [&read.at]));
-    vec![finding.done()]
+        faults.iter().map(|(device, read)| format!("{} on {}", device.name, listed(&read.value))).collect();
+    let message = format!("PFC is on priorities {} on most devices but {}", listed(&expected.value), others.join("; "));
+    vec![blame_each(Finding::new(&PFC_MISMATCH, message), &faults).done()]
 }
 
 /// QOS_NCCL_TC: each host whose `NCCL_IB_TC` ÷ 4 is not a lossless DSCP of the switches (not
@@ -106,12 +89,11 @@ pub(super) fn nccl_tc(fabric: &Fabric) -> Vec<Mismatch> {
             if lossless.contains(&dscp) {
                 return None;
             }
-            let listed: Vec<String> = lossless.iter().map(u8::to_string).collect();
             let message = format!(
                 "{}: NCCL_IB_TC={} marks DSCP {dscp}, which the switches do not make lossless (lossless DSCPs: {})",
                 host.name,
                 tc.value,
-                if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
+                listed(&lossless)
             );
             let first_frame = data.get(&dscp).copied().flatten();
             Some(Finding::new(&NCCL_TC, message).blame(&host.name, [&tc.at]).with_frame(first_frame).done())
@@ -133,26 +115,14 @@ fn trust(device: &Device) -> Option<&Read<Trust>> {
 /// QOS_TRUST_MODE: the devices that classify by another field than most switches.
 pub(super) fn trust_mode(fabric: &Fabric) -> Vec<Mismatch> {
     let Some(expected) = most_given(fabric.switches().filter_map(trust)) else { return Vec::new() };
-    let faults: Vec<(&Device, &Read<Trust>)> = fabric
-        .devices
-        .iter()
-        .filter_map(|device| Some((device, trust(device)?)))
-        .filter(|(_, read)| read.value != expected.value)
-        .collect();
+    let faults = devices_where(fabric.devices, trust, |_, read| read.value != expected.value);
     if faults.is_empty() {
         return Vec::new();
     }
-    let names: Vec<&str> = faults.iter().map(|(device, _)| device.name.as_str()).collect();
-    let message = format!(
-        "the switches classify by {} but {} trust {}",
-        trust_name(expected.value),
-        names.join(", "),
-        trust_name(faults[0].1.value)
-    );
-    let finding = faults
-        .iter()
-        .fold(Finding::new(&TRUST_MODE, message), |finding, (device, read)| finding.blame(&device.name, [&read.at]));
-    vec![finding.done()]
+    let names: Vec<String> =
+        faults.iter().map(|(device, read)| format!("{} trusts {}", device.name, trust_name(read.value))).collect();
+    let message = format!("most switches classify by {}, but {}", trust_name(expected.value), names.join(", "));
+    vec![blame_each(Finding::new(&TRUST_MODE, message), &faults).done()]
 }
 
 /// QOS_PFC_WATCHDOG_OFF: each switch with PFC on some priority and no watchdog on.
@@ -160,7 +130,7 @@ pub(super) fn pfc_watchdog_off(fabric: &Fabric) -> Vec<Mismatch> {
     fabric
         .switches()
         .filter_map(|switch| {
-            let pfc = switch.config.pfc_priorities.as_ref().filter(|pfc| !pfc.value.is_empty())?;
+            let pfc = pfc_of(switch).filter(|pfc| !pfc.value.is_empty())?;
             let watchdog = switch.config.pfc_watchdog.as_ref();
             if watchdog.is_some_and(|on| on.value) {
                 return None;
@@ -169,7 +139,7 @@ pub(super) fn pfc_watchdog_off(fabric: &Fabric) -> Vec<Mismatch> {
             let message = format!(
                 "{} has PFC on priorities {} and no PFC watchdog {}",
                 switch.name,
-                priorities(&pfc.value),
+                listed(&pfc.value),
                 if watchdog.is_some() { "(turned off)" } else { "configured" }
             );
             Some(Finding::new(&PFC_WATCHDOG_OFF, message).blame(&switch.name, line).done())

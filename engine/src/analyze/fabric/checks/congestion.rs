@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::rules::{CNP_CLASS, ECN_OFF, ECN_THRESHOLDS};
-use super::{Fabric, Finding, Mismatch, priorities};
+use super::{Fabric, Finding, Mismatch, listed};
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, EcnMarking, Read};
 use crate::analyze::fabric::policy::has_pfc;
@@ -124,7 +124,7 @@ pub(super) fn ecn_thresholds(fabric: &Fabric) -> Vec<Mismatch> {
             }
             let listed: Vec<String> = problems
                 .iter()
-                .map(|(problem, (found_on, _))| format!("{problem} (priorities {})", priorities(found_on)))
+                .map(|(problem, (found_on, _))| format!("{problem} (priorities {})", listed(found_on)))
                 .collect();
             let message = format!("{}: ECN thresholds: {}", switch.name, listed.join("; "));
             let lines = problems.values().flat_map(|(_, lines)| lines.iter().copied());

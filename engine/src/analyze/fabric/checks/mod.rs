@@ -28,7 +28,7 @@ use serde::Serialize;
 pub use rules::{RULES, Rule, Severity, rule};
 
 use crate::analyze::fabric::devices::Device;
-use crate::analyze::fabric::model::At;
+use crate::analyze::fabric::model::{At, Read};
 use crate::analyze::fabric::policy::{FabricPolicy, most_given};
 
 /// What the capture shows of the marking, as these checks take it.
@@ -182,10 +182,26 @@ impl<'a> Fabric<'a> {
     }
 }
 
-/// A list of priorities as a message shows it: `3, 4` (`none` when empty).
-fn priorities(list: &[u8]) -> String {
-    if list.is_empty() {
-        return "none".to_string();
-    }
-    list.iter().map(u8::to_string).collect::<Vec<_>>().join(", ")
+/// Numbers (priorities, DSCPs) as a message lists them: `3, 4` (`none` when empty).
+fn listed<'a>(numbers: impl IntoIterator<Item = &'a u8>) -> String {
+    let numbers: Vec<String> = numbers.into_iter().map(u8::to_string).collect();
+    if numbers.is_empty() { "none".to_string() } else { numbers.join(", ") }
+}
+
+/// The devices that have a value (`value_of`) which `differs`, each with that value.
+fn devices_where<'a, T>(
+    devices: &'a [Device],
+    value_of: impl Fn(&'a Device) -> Option<&'a Read<T>>,
+    differs: impl Fn(&Device, &Read<T>) -> bool,
+) -> Vec<(&'a Device, &'a Read<T>)> {
+    devices
+        .iter()
+        .filter_map(|device| Some((device, value_of(device)?)))
+        .filter(|(device, value)| differs(device, value))
+        .collect()
+}
+
+/// `finding`, blaming each device of `faults` with the line of its value.
+fn blame_each<T>(finding: Finding, faults: &[(&Device, &Read<T>)]) -> Finding {
+    faults.iter().fold(finding, |finding, (device, value)| finding.blame(&device.name, [&value.at]))
 }

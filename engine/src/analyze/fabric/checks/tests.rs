@@ -276,3 +276,38 @@ fn every_rule_has_its_texts_and_a_unique_code() {
     }
     assert_eq!(super::rule("QOS_NOPE"), None);
 }
+
+#[test]
+fn pfc_watchdog_missing_from_a_config_db_cites_the_document() {
+    let file = "leaf1-config_db.json";
+    let found = alone(&SONIC_DEFAULT, &[(file, "\"PFC_WD\"", "\"PFC_WD_OFF\"")], None, "QOS_PFC_WATCHDOG_OFF");
+    assert_eq!(found.devices, names(&["leaf1"]));
+    assert_eq!(found.config_lines, [format!("{file}:1")]);
+}
+
+/// Every sample with any one line removed reads, or fails with an error; and what reads is
+/// checked, with a capture of odd values, without panic.
+#[test]
+fn damaged_samples_never_panic() {
+    let capture = Seen {
+        data: vec![seen(0, 0, "10.0.0.1"), seen(63, u64::MAX, "nobody"), seen(255, 1, "leaf1")],
+        cnps: vec![seen(255, 2, "10.0.0.2"), seen(48, 3, "10.1.0.1"), seen(0, 4, "leaf1")],
+    };
+    for samples in [&NVIDIA[..], &SONIC_DEFAULT[..]] {
+        for (_, file, text) in samples {
+            for removed in 0..text.lines().count() {
+                let damaged: String = text
+                    .lines()
+                    .enumerate()
+                    .filter(|(index, _)| *index != removed)
+                    .map(|(_, line)| format!("{line}\n"))
+                    .collect();
+                let files = edit(samples, &[(file, text, &damaged)]);
+                let Ok(devices) = devices_of(&files) else { continue };
+                let policy = fabric_policy(&devices);
+                let _ = check(&devices, &policy, Some(&capture));
+                let _ = crate::analyze::fabric::report::fabric_report(&devices, &policy);
+            }
+        }
+    }
+}
