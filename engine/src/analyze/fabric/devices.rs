@@ -8,8 +8,8 @@
 //! trust, DSCP → priority, PFC, ECN marking, the CNP's class, the notification/reaction points,
 //! the PFC watchdog or `NCCL_IB_TC` is set. Per format that means: SONiC, none of the QoS tables
 //! (`DSCP_TO_TC_MAP`, `DOT1P_TO_TC_MAP`, `PORT_QOS_MAP`, `WRED_PROFILE`, `QUEUE`, `PFC_WD`);
-//! NVUE, no `qos` tree (or `qos roce` off and nothing else); EOS, no `qos`,
-//! `priority-flow-control` or `random-detect ecn` command; a host, only `show_gids`, `ip link`
+//! NVUE, no `qos` tree (or `qos roce` off and nothing else); EOS, no `qos map`, `qos trust`,
+//! `priority-flow-control` or `tx-queue` command; a host, only `show_gids`, `ip link`
 //! or NCCL settings without `NCCL_IB_TC` (an `mlnx_qos` output always names a trust state and
 //! PFC, so a host that gives one is configured). MTU, GIDs and the GID index are not QoS.
 

@@ -3,7 +3,7 @@
 //! priorities PFC protects (QOS_PFC_MISMATCH, QOS_PFC_WATCHDOG_OFF).
 
 use super::rules::{DSCP_MAP_MISMATCH, LOSSY_ROCE, NCCL_TC, PFC_MISMATCH, PFC_WATCHDOG_OFF, TRUST_MODE};
-use super::{Fabric, Finding, Mismatch, blame_each, devices_where, listed};
+use super::{Fabric, Finding, Mismatch, blame_each, devices_where, listed, mapping};
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, Read, Trust};
 use crate::analyze::fabric::policy::{has_pfc, lossless_dscps, most_given, pfc_of};
@@ -24,11 +24,6 @@ pub(super) fn dscp_map_mismatch(fabric: &Fabric) -> Vec<Mismatch> {
         found.push(blame_each(Finding::new(&DSCP_MAP_MISMATCH, message), &faults).with_frame(first_frame).done());
     }
     found
-}
-
-/// A device's priority for `dscp`, where it classifies it.
-fn mapping(dscp: u8) -> impl Fn(&Device) -> Option<&Read<u8>> {
-    move |device| device.config.dscp_to_priority.get(&dscp)
 }
 
 /// The line saying where PFC stands on a device: its PFC setting, else the section that should

@@ -19,53 +19,60 @@ const HIGHEST_MAX_BYTES: u64 = 16 * 1024 * 1024;
 pub(super) fn ecn_off(fabric: &Fabric) -> Vec<Mismatch> {
     let mut found = Vec::new();
     for (dscp, first_frame) in fabric.data_dscps() {
-        let faults: Vec<(&Device, u8, String, Vec<&At>)> = fabric
+        let faults: Vec<(&Device, Unmarked)> = fabric
             .devices
             .iter()
             .filter_map(|device| {
-                let (priority, what, lines) = if device.is_switch() {
-                    switch_without_marking(device, dscp)?
+                let unmarked = if device.is_switch() {
+                    switch_without_marking(device, dscp)
                 } else {
-                    host_without_points(fabric, device, dscp)?
+                    host_without_points(fabric, device, dscp)
                 };
-                Some((device, priority, what, lines))
+                Some((device, unmarked?))
             })
             .collect();
         if faults.is_empty() {
             continue;
         }
-        let listed: Vec<String> = faults
+        let where_off: Vec<String> = faults
             .iter()
-            .map(|(device, priority, what, _)| format!("{} (priority {priority}: {what})", device.name))
+            .map(|(device, off)| format!("{} (priority {}: {})", device.name, off.priority, off.what))
             .collect();
-        let message = format!("RoCE DSCP {dscp} gets no ECN marking on {}", listed.join(", "));
-        let finding = faults.iter().fold(Finding::new(&ECN_OFF, message), |finding, (device, _, _, lines)| {
-            finding.blame(&device.name, lines.iter().copied())
+        let message = format!("RoCE DSCP {dscp} gets no ECN marking on {}", where_off.join(", "));
+        let finding = faults.iter().fold(Finding::new(&ECN_OFF, message), |finding, (device, off)| {
+            finding.blame(&device.name, off.lines.iter().copied())
         });
         found.push(finding.with_frame(first_frame).done());
     }
     found
 }
 
-/// A switch that maps `dscp` to a priority with no ECN marking: the priority, what is wrong and
-/// the lines (the marking turned off; for no marking at all, the section that should hold it,
-/// else the line that maps the DSCP there).
-fn switch_without_marking(switch: &Device, dscp: u8) -> Option<(u8, String, Vec<&At>)> {
+/// A device's priority for a DSCP that gets no ECN marking: what is off, and its lines.
+struct Unmarked<'a> {
+    priority: u8,
+    what: String,
+    lines: Vec<&'a At>,
+}
+
+/// A switch that maps `dscp` to a priority with no ECN marking: the marking turned off, at its
+/// line; or no marking at all, at the section that should hold it, else at the line that maps
+/// the DSCP there.
+fn switch_without_marking(switch: &Device, dscp: u8) -> Option<Unmarked<'_>> {
     let mapped = switch.config.dscp_to_priority.get(&dscp)?;
     let priority = mapped.value;
     match switch.config.ecn.iter().find(|marking| marking.priority == priority) {
         Some(marking) if marking.enabled => None,
-        Some(marking) => Some((priority, "marking off".to_string(), vec![&marking.at])),
+        Some(marking) => Some(Unmarked { priority, what: "marking off".into(), lines: vec![&marking.at] }),
         None => {
             let line = switch.config.sections.get("ecn").unwrap_or(&mapped.at);
-            Some((priority, "no marking configured".to_string(), vec![line]))
+            Some(Unmarked { priority, what: "no marking configured".into(), lines: vec![line] })
         }
     }
 }
 
 /// A host whose notification (`roce_np`) or reaction (`roce_rp`) point is off for the priority
-/// `dscp` maps to (its own map, else the fabric's): the priority, what is off and its lines.
-fn host_without_points<'a>(fabric: &Fabric, host: &'a Device, dscp: u8) -> Option<(u8, String, Vec<&'a At>)> {
+/// `dscp` maps to (its own map, else the fabric's), at the lines that turn them off.
+fn host_without_points<'a>(fabric: &Fabric, host: &'a Device, dscp: u8) -> Option<Unmarked<'a>> {
     let priority =
         host.config.dscp_to_priority.get(&dscp).map(|read| read.value).or_else(|| fabric.priority_of(dscp))?;
     let off = |points: &'a BTreeMap<u8, Read<bool>>, name: &'static str| {
@@ -82,7 +89,7 @@ fn host_without_points<'a>(fabric: &Fabric, host: &'a Device, dscp: u8) -> Optio
         return None;
     }
     let what: Vec<&str> = offs.iter().map(|(name, _)| *name).collect();
-    Some((priority, what.join(", "), offs.into_iter().map(|(_, at)| at).collect()))
+    Some(Unmarked { priority, what: what.join(", "), lines: offs.into_iter().map(|(_, at)| at).collect() })
 }
 
 /// What is wrong with a marking's thresholds, if anything.

@@ -170,9 +170,8 @@ impl<'a> Fabric<'a> {
 
     /// The priority most switches map `dscp` to (ties to the first named), else most hosts'.
     fn priority_of(&self, dscp: u8) -> Option<u8> {
-        let mapped = |device: &'a Device| device.config.dscp_to_priority.get(&dscp);
-        most_given(self.switches().filter_map(mapped))
-            .or_else(|| most_given(self.hosts().filter_map(mapped)))
+        most_given(self.switches().filter_map(mapping(dscp)))
+            .or_else(|| most_given(self.hosts().filter_map(mapping(dscp))))
             .map(|read| read.value)
     }
 
@@ -180,6 +179,11 @@ impl<'a> Fabric<'a> {
     fn device(&self, name: &str) -> Option<&'a Device> {
         self.devices.iter().find(|device| device.name == name)
     }
+}
+
+/// A device's priority for `dscp`, where it classifies it.
+fn mapping(dscp: u8) -> impl Fn(&Device) -> Option<&Read<u8>> {
+    move |device| device.config.dscp_to_priority.get(&dscp)
 }
 
 /// Numbers (priorities, DSCPs) as a message lists them: `3, 4` (`none` when empty).

@@ -39,6 +39,18 @@ fn consistent_fabrics_give_no_mismatch_with_or_without_a_capture() {
 }
 
 #[test]
+fn hosts_alone_are_judged_among_themselves() {
+    assert_eq!(mismatches(&NVIDIA[..4], &[], None), []);
+    // No switch to say what is lossless: NCCL_IB_TC is not judged.
+    let edits = [("10.0.0.2-nccl.env", "NCCL_IB_TC=106", "NCCL_IB_TC=108")];
+    assert_eq!(mismatches(&NVIDIA[..4], &edits, None), []);
+    let edits = [("10.0.0.2-qos.txt", "enabled     0   0   0   1   0", "enabled     0   0   0   1   1")];
+    let found = alone(&NVIDIA[..4], &edits, None, "QOS_PFC_MISMATCH");
+    // A tie between the two hosts: the first named sets the reference.
+    assert_eq!(found.devices, names(&["10.0.0.2"]));
+}
+
+#[test]
 fn dscp_map_mismatch() {
     let file = "leaf2-config_db.json";
     let found = alone(&SONIC_DEFAULT, &[(file, "\"3\" : \"3\"", "\"3\" : \"4\"")], None, "QOS_DSCP_MAP_MISMATCH");
