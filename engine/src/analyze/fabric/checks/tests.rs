@@ -38,6 +38,36 @@ fn consistent_fabrics_give_no_mismatch_with_or_without_a_capture() {
     assert_eq!(mismatches(&SONIC_DEFAULT, &[], Some(&capture)), []);
 }
 
+/// The NVIDIA fabric with leaf1 configured by `nv set qos roce` alone (Cumulus's RoCE defaults).
+fn with_roce_defaults_leaf() -> Vec<(String, String, String)> {
+    let (_, _, leaf1) = NVIDIA[4];
+    let defaults = include_str!("../switch/testdata/nvue_roce_defaults.yaml");
+    edit(&NVIDIA, &[("leaf1-nv.yaml", leaf1, defaults)])
+}
+
+#[test]
+fn cumulus_roce_defaults_fit_the_fabric_but_leave_the_watchdog_off() {
+    let devices = devices_of(&with_roce_defaults_leaf()).unwrap();
+    let found = check(&devices, &fabric_policy(&devices), None);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!((found[0].code, found[0].devices.as_slice()), ("QOS_PFC_WATCHDOG_OFF", &names(&["leaf1"])[..]));
+    // The interfaces' section, where `qos pfc-watchdog` would stand.
+    assert_eq!(found[0].config_lines, ["leaf1-nv.yaml:7"]);
+}
+
+#[test]
+fn among_several_lossless_dscps_the_policy_prefers_26() {
+    // Cumulus's defaults make DSCP 24-31 lossless; without NCCL_IB_TC, 26 is taken, not 24.
+    let files: Vec<(String, String, String)> = with_roce_defaults_leaf()
+        .into_iter()
+        .map(|(name, file, text)| {
+            (name, file, text.replace("export NCCL_IB_TC=106\n", "").replace("NCCL_IB_TC=106\n", ""))
+        })
+        .collect();
+    let policy = fabric_policy(&devices_of(&files).unwrap());
+    assert_eq!((policy.data_dscp, policy.data_dscp_source.as_str()), (26, "leaf1-nv.yaml:24"));
+}
+
 #[test]
 fn hosts_alone_are_judged_among_themselves() {
     assert_eq!(mismatches(&NVIDIA[..4], &[], None), []);
