@@ -11,7 +11,7 @@ use crate::analyze::fabric::model::{At, GidEntry};
 /// The smallest interface MTU with a RoCE MTU of 4096: 4096 bytes of payload and the headers
 /// Linux reserves for them (`iboe_get_mtu`: GRH 40, UDP 8, BTH 12, XRC 4, AtomicETH 28,
 /// ICRC 4: 96 bytes).
-pub const ROCE_4096_MIN_MTU: u32 = 4096 + 96;
+const ROCE_4096_MIN_MTU: u32 = 4096 + 96;
 
 /// QOS_GID_INDEX: per host, `NCCL_IB_GID_INDEX` naming a RoCE v1 entry, an entry with no IPv4
 /// address in an IPv4 fabric, or an index `show_gids` does not list (error; not judged
