@@ -145,6 +145,17 @@ kinds! {
     SWITCH_QUEUE_DROPS: Warning, "Drops in a switch queue", "analysis.md#counters-beside-the-capture";
     NCCL_SOCKET_FALLBACK: Error, "NCCL fell back to sockets", "analysis.md#qp-tables-and-nccl-logs";
     QP_TABLE_CONFLICT: Warning, "The capture contradicts a QP table", "analysis.md#qp-tables-and-nccl-logs";
+    QOS_DSCP_MAP_MISMATCH: Error, "The RoCE DSCP maps to different priorities", "fabric.md#qos_dscp_map_mismatch";
+    QOS_LOSSY_ROCE: Error, "RoCE data on a priority without PFC", "fabric.md#qos_lossy_roce";
+    QOS_PFC_MISMATCH: Warning, "PFC on different priorities", "fabric.md#qos_pfc_mismatch";
+    QOS_ECN_OFF: Error, "No ECN for the RoCE priority", "fabric.md#qos_ecn_off";
+    QOS_ECN_THRESHOLDS: Warning, "ECN thresholds out of range", "fabric.md#qos_ecn_thresholds";
+    QOS_CNP_CLASS: Warning, "CNPs in the wrong class", "fabric.md#qos_cnp_class";
+    QOS_NCCL_TC: Error, "NCCL_IB_TC is not a lossless DSCP", "fabric.md#qos_nccl_tc";
+    QOS_GID_INDEX: Error, "NCCL_IB_GID_INDEX names the wrong GID", "fabric.md#qos_gid_index";
+    QOS_TRUST_MODE: Warning, "Hosts and switches classify by different fields", "fabric.md#qos_trust_mode";
+    QOS_MTU: Warning, "MTU too small for RoCE", "fabric.md#qos_mtu";
+    QOS_PFC_WATCHDOG_OFF: Warning, "PFC without a watchdog", "fabric.md#qos_pfc_watchdog_off";
     UET_CRC_BAD: Error, "Bad UET CRC", "analysis.md#uet";
     UET_LOSS: Warning, "UET packets lost", "analysis.md#uet";
     UET_TRIMMING: Warning, "UET packets trimmed", "analysis.md#uet";

@@ -4,9 +4,10 @@
 use std::net::Ipv4Addr;
 
 use super::rules::{GID_INDEX, MTU};
-use super::{Fabric, Finding, Mismatch, Severity};
+use super::{Fabric, Finding, Mismatch};
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, GidEntry};
+use crate::analyze::finding::Severity;
 
 /// The smallest interface MTU with a RoCE MTU of 4096: 4096 bytes of payload and the headers
 /// Linux reserves for them (`iboe_get_mtu`: GRH 40, UDP 8, BTH 12, XRC 4, AtomicETH 28,

@@ -25,7 +25,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-pub use rules::{RULES, Rule, Severity, rule};
+pub use rules::{RULES, Rule, rule};
+
+use crate::analyze::finding::Severity;
 
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, Read};
@@ -77,8 +79,8 @@ impl Finding {
     /// A finding of `rule`, with the rule's severity, naming no device yet.
     fn new(rule: &Rule, message: String) -> Finding {
         Finding {
-            code: rule.code,
-            severity: rule.severity,
+            code: rule.kind.code,
+            severity: rule.kind.severity,
             message,
             devices: BTreeSet::new(),
             lines: BTreeSet::new(),

@@ -311,10 +311,10 @@ fn pfc_watchdog_off() {
 #[test]
 fn every_rule_has_its_texts_and_a_unique_code() {
     for (index, rule) in RULES.iter().enumerate() {
-        assert!(rule.code.starts_with("QOS_"));
-        assert!(rule.cause.len() > 40 && rule.action.len() > 40, "{}", rule.code);
-        assert!(RULES[..index].iter().all(|other| other.code != rule.code), "{}", rule.code);
-        assert_eq!(super::rule(rule.code), Some(rule));
+        assert!(rule.kind.code.starts_with("QOS_"));
+        assert!(rule.cause.len() > 40 && rule.action.len() > 40, "{}", rule.kind.code);
+        assert!(RULES[..index].iter().all(|other| other.kind.code != rule.kind.code), "{}", rule.kind.code);
+        assert_eq!(super::rule(rule.kind.code), Some(rule));
     }
     assert_eq!(super::rule("QOS_NOPE"), None);
 }
