@@ -19,7 +19,7 @@ pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// counts of its ACKs' ECN echoes compared with them, no count of frames cut inside their
 /// headers, no flow's first mirror duplicate, and a path MTU per host pair; version 11 kept
 /// no flow's first MACs; version 12 no hosts' QP tables.
-pub const STATE_VERSION: u32 = 13;
+pub const STATE_VERSION: u32 = 14;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;

@@ -55,7 +55,9 @@ impl Flow {
             if let Some(pcp) = roce.pcp {
                 self.pcp.add(pcp);
             }
-            self.policy.check(policy, frame, Class::of(roce.opcode, roce.dest_qp), dscp, ecn, roce.pcp);
+            let class = Class::of(roce.opcode, roce.dest_qp);
+            self.policy.check(policy, frame, class, dscp, ecn, roce.pcp);
+            self.dscps_seen.note(class, dscp, frame);
         }
         match roce.icrc {
             IcrcStatus::Bad => {

@@ -20,7 +20,7 @@ use crate::analyze::roce::congestion::reaction::Reaction;
 use crate::analyze::roce::flow::episodes::OpenEpisode;
 use crate::analyze::roce::flow::runtime::FlowRuntime;
 use crate::analyze::roce::flow::sequence::Sequence;
-use crate::analyze::roce::wide::policy::PolicyCounts;
+use crate::analyze::roce::wide::policy::{DscpsSeen, PolicyCounts};
 use crate::analyze::trace::TRACED_FLOWS;
 
 /// How the two directions of a connection were matched.
@@ -167,6 +167,8 @@ pub struct Flow {
     #[combine(end)]
     pub pmtu: Option<u32>,
     pub policy: PolicyCounts,
+    /// The DSCPs its data packets and its CNPs carry, each with its first frame.
+    pub dscps_seen: DscpsSeen,
     #[combine(end)]
     pub peer: Option<(FlowId, PairMethod)>,
     /// The sender's QP, when known (DETH, or the peer flow's destination QP).
@@ -216,6 +218,7 @@ impl Flow {
             message_bytes: LogHistogram::default(),
             pmtu: None,
             policy: PolicyCounts::default(),
+            dscps_seen: DscpsSeen::default(),
             peer: None,
             src_qp: None,
             ack_latency: LogHistogram::default(),

@@ -312,6 +312,35 @@ pub struct PolicyReport {
     /// PFC XOFF frames for a priority other than the lossless one.
     pub pfc_other_priority_xoff: u64,
     pub first_frames: PolicyCounts,
+    /// Each DSCP each host's RoCE data packets and CNPs carry, with the first frame: what a
+    /// fabric's configuration is checked against (`analyze --config`).
+    pub dscps_seen: Vec<DscpSeenReport>,
+}
+
+/// A DSCP the RoCE data packets (`class` `data`, ACKs and NAKs included) or the CNPs (`cnp`)
+/// of one sending host carry, and the first frame that does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DscpSeenReport {
+    pub class: &'static str,
+    pub dscp: u8,
+    pub sender: Endpoint,
+    pub first_frame: FrameNumber,
+}
+
+/// The DSCPs each sender's data packets and CNPs carry, in order of class, DSCP and sender.
+fn dscps_seen(a: &Analyzer) -> Vec<DscpSeenReport> {
+    let mut firsts: BTreeMap<(bool, u8, Endpoint), FrameNumber> = BTreeMap::new();
+    for f in &a.flows.flows {
+        for first in f.dscps_seen.firsts() {
+            let frame = firsts.entry((first.cnp, first.dscp, f.key.src)).or_insert(first.frame);
+            *frame = (*frame).min(first.frame);
+        }
+    }
+    let class = |cnp: bool| if cnp { "cnp" } else { "data" };
+    firsts
+        .into_iter()
+        .map(|((cnp, dscp, sender), first_frame)| DscpSeenReport { class: class(cnp), dscp, sender, first_frame })
+        .collect()
 }
 
 pub(crate) fn tally<T: Copy + Ord>(entries: &[(T, u64)]) -> BTreeMap<T, u64> {
@@ -408,6 +437,7 @@ pub(crate) fn policy_report(a: &Analyzer, pfc_other_priority_xoff: u64) -> Polic
         cm_dscp_violations: a.wide.policy().cm_dscp.count,
         pfc_other_priority_xoff,
         first_frames: *a.wide.policy(),
+        dscps_seen: dscps_seen(a),
     }
 }
 

@@ -6,7 +6,7 @@
 //! only against `cm_dscp` when one is set. Defaults follow the common RoCE deployment: data
 //! DSCP 26 on priority 3, CNPs DSCP 48 on priority 6, data ECN-capable, priority 3 lossless.
 
-use crate::analyze::combining::Combine;
+use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rocescope_parsers::opcode::CNP;
@@ -129,6 +129,70 @@ impl PolicyCounts {
     }
 }
 
+/// The DSCPs a flow's data packets and its CNPs carry, each with the first frame that does:
+/// what the fabric's configuration is checked against (docs/fabric.md). A bit per DSCP and
+/// class tells a new one, so a packet costs one test.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize, Renumber)]
+pub struct DscpsSeen {
+    data: u64,
+    cnps: u64,
+    firsts: Vec<FirstDscp>,
+}
+
+/// A DSCP a flow's data packets (or CNPs) carry, and the first frame that does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Renumber)]
+pub struct FirstDscp {
+    pub cnp: bool,
+    pub dscp: u8,
+    pub frame: FrameNumber,
+}
+
+impl DscpsSeen {
+    /// Notes a packet of `class` (management packets are not noted) carrying `dscp`.
+    pub fn note(&mut self, class: Class, dscp: u8, frame: FrameNumber) {
+        let (bits, cnp) = match class {
+            Class::Data => (&mut self.data, false),
+            Class::Cnp => (&mut self.cnps, true),
+            Class::Management => return,
+        };
+        let bit = 1u64 << (dscp & 63);
+        if *bits & bit == 0 {
+            *bits |= bit;
+            self.firsts.push(FirstDscp { cnp, dscp, frame });
+        }
+    }
+
+    /// Each DSCP seen, by class, in the order first seen.
+    pub fn firsts(&self) -> &[FirstDscp] {
+        &self.firsts
+    }
+
+    /// Takes in `other`'s DSCPs, each at the earlier of the two first frames.
+    fn join(&mut self, other: &DscpsSeen) {
+        for first in &other.firsts {
+            match self.firsts.iter_mut().find(|mine| (mine.cnp, mine.dscp) == (first.cnp, first.dscp)) {
+                Some(mine) => mine.frame = mine.frame.min(first.frame),
+                None => self.firsts.push(*first),
+            }
+        }
+        self.firsts.sort_by_key(|first| first.frame);
+        (self.data, self.cnps) = (self.data | other.data, self.cnps | other.cnps);
+    }
+}
+
+/// A shard's DSCPs and a later part's join the flow's, each at its earliest first frame.
+impl Combine for DscpsSeen {
+    fn add(&mut self, other: &Self) -> Result<(), Refused> {
+        self.join(other);
+        Ok(())
+    }
+
+    fn graft(&mut self, _: &Self, end: Self, _: &Seam) -> Result<(), Refused> {
+        self.join(&end);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +217,27 @@ mod tests {
             (c.cm_dscp.count, c.cm_dscp.first_frame.map(FrameNumber::get), c.not_ect_data.count),
             (1, Some(6), 1)
         );
+    }
+
+    #[test]
+    fn each_dscp_of_data_and_cnps_is_kept_with_its_first_frame() {
+        let mut seen = DscpsSeen::default();
+        for (frame, class, dscp) in [
+            (1, Class::Data, 26),
+            (2, Class::Data, 26),
+            (3, Class::Cnp, 48),
+            (4, Class::Data, 46),
+            (5, Class::Management, 0),
+        ] {
+            seen.note(class, dscp, FrameNumber::new(frame));
+        }
+        let firsts = |s: &DscpsSeen| s.firsts().iter().map(|f| (f.cnp, f.dscp, f.frame.get())).collect::<Vec<_>>();
+        assert_eq!(firsts(&seen), [(false, 26, 1), (true, 48, 3), (false, 46, 4)]);
+        let mut other = DscpsSeen::default();
+        other.note(Class::Cnp, 48, FrameNumber::new(2));
+        other.note(Class::Cnp, 26, FrameNumber::new(7));
+        seen.add(&other).unwrap();
+        assert_eq!(firsts(&seen), [(false, 26, 1), (true, 48, 2), (false, 46, 4), (true, 26, 7)]);
     }
 
     #[test]
