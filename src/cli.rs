@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::analyze::Config;
+use crate::analyze::fabric::policy::FabricPolicy;
 use crate::analyze::roce::analyzer::head::{HEAD_FRAMES, MAX_HEAD_FRAMES};
 use crate::analyze::roce::congestion::CongestionConfig;
 use crate::analyze::roce::flow::sequence::ReorderConfig;
@@ -153,6 +154,27 @@ docs/scale.md says more.",
         )
     )]
     Merge(MergeArgs),
+    /// Check the QoS configuration of a fabric's hosts and switches against each other
+    #[command(
+        long_about = "Read the QoS configuration of the fabric's hosts and switches, NAME=FILE each (NAME a \
+host's IP address as its RoCE packets carry it, or a switch's name; several files per NAME; each file's \
+format recognised by its content: mlnx_qos, show_gids, NCCL settings, mlxconfig, the NIC's ECN sysfs, \
+ip link; SONiC config_db.json, Cumulus `nv config show -o yaml`, Arista EOS running-config), derive the \
+marking policy they give with the file and line of each value, and check them against each other: \
+DSCP maps, PFC priorities, ECN marking and thresholds, the CNPs' class, NCCL_IB_TC, the GID index, \
+trust, MTU and the PFC watchdog. `analyze --config` reads the same files beside a capture and checks the \
+capture's marking too. docs/fabric.md says more.",
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope fabric 10.0.0.1=host1-qos.txt 10.0.0.1=host1-nccl.env leaf1=leaf1.yaml\n",
+                "    rocescope fabric --json --fail-on error 10.0.0.1=host1.txt leaf1=config_db.json\n\n",
+            ),
+            help_section(&[0, 2, 3, 4])
+        )
+    )]
+    Fabric(FabricArgs),
     /// Write the frames into a pcapng file with the analysis as packet comments, for Wireshark
     #[command(
         long_about = "Write every input frame, unchanged, into one pcapng file, with a packet comment on \
@@ -407,6 +429,13 @@ pub struct AnalyzeArgs {
 
     #[command(flatten)]
     pub accounts: HostAccountFiles,
+
+    /// A device's QoS configuration, NAME=FILE (NAME a host's IP address in the capture, or a
+    /// switch's name; repeat for more files and devices; formats in `rocescope fabric --help`):
+    /// the marking policy comes from them, with the file and line of each value, and they are
+    /// checked against each other and the capture
+    #[arg(long = "config", value_name = "NAME=FILE", value_parser = parse_device_file)]
+    pub configs: Vec<DeviceFile>,
 
     /// Print the report as one JSON document on stdout instead of the summary
     #[arg(long)]
@@ -816,8 +845,9 @@ pub struct AnalysisOptions {
 }
 
 impl AnalysisOptions {
-    /// The marking policy: defaults, then the policy file, then the flags.
-    fn policy(&self) -> Result<Policy, String> {
+    /// The marking policy: defaults, then the policy file, then the fabric's configurations'
+    /// policy (`--config`), then the flags.
+    fn policy(&self, fabric: Option<&FabricPolicy>) -> Result<Policy, String> {
         let mut p = match &self.policy {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -825,6 +855,9 @@ impl AnalysisOptions {
             }
             None => Policy::default(),
         };
+        if let Some(fabric) = fabric {
+            fabric.apply_to(&mut p);
+        }
         p.data_dscp = self.data_dscp.unwrap_or(p.data_dscp);
         p.cnp_dscp = self.cnp_dscp.unwrap_or(p.cnp_dscp);
         p.data_pcp = self.data_pcp.unwrap_or(p.data_pcp);
@@ -837,11 +870,17 @@ impl AnalysisOptions {
 
     /// The analysis's configuration; an error names the policy file that cannot be used.
     pub fn config(&self) -> Result<Config, String> {
+        self.config_with(None)
+    }
+
+    /// The analysis's configuration, its marking policy given by the fabric's configurations
+    /// where `fabric` is (`analyze --config`) and no flag says otherwise.
+    pub fn config_with(&self, fabric: Option<&FabricPolicy>) -> Result<Config, String> {
         Ok(Config {
             link_gbps: self.link_speed,
             pfc_storm_ns: ns(self.pfc_storm_ms, MS),
             mirror_window_ns: ns(self.mirror_window_us, US),
-            policy: self.policy().map_err(|e| format!("policy file {e}"))?,
+            policy: self.policy(fabric).map_err(|e| format!("policy file {e}"))?,
             max_flows: self.max_flows,
             reorder: ReorderConfig {
                 window_ns: ns(self.reorder_window_us, US),
@@ -944,6 +983,41 @@ pub struct HostAccountFiles {
     /// (repeat for more hosts)
     #[arg(long = "nccl-log", value_name = "HOST=FILE", value_parser = parse_host_file)]
     pub nccl_logs: Vec<HostFile>,
+}
+
+#[derive(Debug, Args)]
+pub struct FabricArgs {
+    /// The devices' configuration files, NAME=FILE each (several files per NAME)
+    #[arg(required = true, value_name = "NAME=FILE", value_parser = parse_device_file)]
+    pub files: Vec<DeviceFile>,
+
+    /// Print `{"fabric": …, "findings": […]}` as one JSON document instead of the summary
+    #[arg(long)]
+    pub json: bool,
+
+    /// Colour the summary's findings: auto (when standard output is a terminal and NO_COLOR
+    /// is not set), always or never
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColourChoice::Auto)]
+    pub color: ColourChoice,
+
+    /// Exit with status 4 when a finding of this severity or worse is found
+    #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
+    pub fail_on: Option<Severity>,
+}
+
+/// `--config NAME=FILE` (and `fabric NAME=FILE`): a device and a file of its configuration.
+#[derive(Debug, Clone)]
+pub struct DeviceFile {
+    pub name: String,
+    pub file: PathBuf,
+}
+
+pub fn parse_device_file(s: &str) -> Result<DeviceFile, String> {
+    let (name, file) = s
+        .split_once('=')
+        .filter(|(n, f)| !n.is_empty() && !f.is_empty())
+        .ok_or_else(|| format!("{s:?}: say NAME=FILE (10.0.0.1=mlnx_qos.txt, leaf1=config_db.json)"))?;
+    Ok(DeviceFile { name: name.to_string(), file: PathBuf::from(file) })
 }
 
 /// `--qps HOST[@DEV]=FILE`, `--nccl-log HOST=FILE`: a host (and its RDMA device) and a file it

@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use rocescope::cli::{self, Command};
 use rocescope::commands::exit::{self, Outcome, written};
-use rocescope::commands::{analyze, annotate, generate, merge, packets};
+use rocescope::commands::{analyze, annotate, fabric, generate, merge, packets};
 
 fn main() -> ExitCode {
     let cli = cli::parse();
@@ -10,6 +10,7 @@ fn main() -> ExitCode {
         Command::Packets(args) => packets::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Fabric(args) => fabric::run(args),
         Command::Export(args) => export(args),
         Command::Generate(args) => generate::run(args),
         Command::Fields => list_fields(),

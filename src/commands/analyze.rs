@@ -7,12 +7,14 @@ use std::sync::OnceLock;
 
 use super::accounts;
 use super::exit::{Failure, Outcome};
+use super::fabric;
 use super::passes;
 use super::refuse_input;
 use super::reporting::{self, Reporting};
 use super::saved_run::{resume, run_so_far, save_state};
 use crate::analyze::assemble::Joined;
 use crate::analyze::counters::{self, HostMacs, HostSnapshots, SwitchSnapshots};
+use crate::analyze::fabric::policy::fabric_policy;
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::identity::known::KnownQps;
 use crate::analyze::path;
@@ -104,7 +106,10 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
             "--qp, --ip and --opcode cannot choose the frames of a saved analysis, which records -Y only: say it with -Y (infiniband.bth.destqp == 0x12a, ip.addr == 10.0.0.1, infiniband.bth.opcode == 10)".into(),
         ));
     }
-    let mut config = args.analysis.config().map_err(Failure::Usage)?;
+    // the fabric's configurations give the marking policy the capture is judged by
+    let fabric = fabric::read_configs(&args.configs, "--config")?;
+    let fabric_policy = (!fabric.is_empty()).then(|| fabric_policy(&fabric));
+    let mut config = args.analysis.config_with(fabric_policy.as_ref()).map_err(Failure::Usage)?;
     let decoder = args.analysis.ports.decoder();
     let taps = checked_taps(args)?;
     // the files read beside the capture are checked before any pass reads it
@@ -129,7 +134,7 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
     if let Some(saved) = &resumed {
         accounts::check_saved_with(saved.analyzer.known_qps(), &accounts, "--resume: the saved analysis was")?;
     }
-    let mut joined = Joined { path: traced.as_ref().map(|t| t.report.clone()), counters, switches, accounts };
+    let mut joined = Joined { path: traced.as_ref().map(|t| t.report.clone()), counters, switches, accounts, fabric };
     reporting::check_build(&reporting_of(args, &joined))?;
     let (mut inputs, unreadable) = Inputs::open(files, args.threads > 2);
     if let Some(traced) = &traced {

@@ -4,8 +4,8 @@
 use std::io;
 use std::process::ExitCode;
 
+use crate::analyze::finding::Finding;
 use crate::analyze::finding::Severity;
-use crate::analyze::report::Report;
 
 /// Why a command did not succeed.
 #[derive(Debug)]
@@ -74,10 +74,10 @@ pub fn written(result: io::Result<()>, what: impl FnOnce(io::Error) -> String) -
     }
 }
 
-/// `--fail-on`: a finding of severity `level` or worse in `report` fails the command.
-pub fn fail_on(report: &Report, level: Option<Severity>) -> Outcome {
+/// `--fail-on`: a finding of severity `level` or worse among `findings` fails the command.
+pub fn fail_on(findings: &[Finding], level: Option<Severity>) -> Outcome {
     match level {
-        Some(level) if report.findings.iter().any(|f| f.severity >= level) => Err(Failure::Findings),
+        Some(level) if findings.iter().any(|f| f.severity >= level) => Err(Failure::Findings),
         _ => Ok(()),
     }
 }

@@ -9,6 +9,7 @@ pub mod capture;
 pub mod exit;
 #[cfg(feature = "tables")]
 pub mod export;
+pub mod fabric;
 pub mod generate;
 pub mod merge;
 pub mod packets;

@@ -127,5 +127,5 @@ pub fn report(
         text::write_summary(&mut out, &report, reporting.color)
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
-    fail_on(&report, reporting.fail_on)
+    fail_on(&report.findings, reporting.fail_on)
 }

@@ -31,10 +31,11 @@ use crate::fields::{Field, Frame};
 use crate::pipeline::Beside;
 
 /// The version of the dataset's layout and columns, in every file's metadata under
-/// [`SCHEMA_VERSION_KEY`]. 4: the flows have owner columns and the findings `evidence_lines`;
+/// [`SCHEMA_VERSION_KEY`]. 5: the findings have `evidence_devices` and `evidence_config_lines`
+/// (`analyze --config`); 4: the flows have owner columns and the findings `evidence_lines`;
 /// 3: the per-run tables' columns are their records' JSON keys; 2:
 /// timestamps of microseconds, and `frame_time_epoch_ns`.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 pub const SCHEMA_VERSION_KEY: &str = "rocescope.dataset.schema_version";
 
 /// The frames' column of their exact times, nanoseconds since the epoch (the timestamp columns

@@ -21,6 +21,7 @@ mod decode;
 mod display_filters;
 mod engine_embedding;
 mod etherparse_crosscheck;
+mod fabric;
 mod field_positions;
 mod hostile_input;
 mod html_report;

@@ -3,6 +3,7 @@
 
 use crate::analyze::counters::report::HostCounters;
 use crate::analyze::counters::{self, HostSnapshots, SwitchSnapshots};
+use crate::analyze::fabric::{self, devices::Device, report::FabricReport};
 use crate::analyze::finding::Finding;
 use crate::analyze::identity::join::FlowSeen;
 use crate::analyze::identity::{self, HostAccounts};
@@ -33,22 +34,43 @@ pub fn findings(report: &Report) -> Vec<Finding> {
     let counters = counters::rules::Sections { counters: &report.counters, roce: &report.roce };
     counters::rules::counters(&mut Rules::new(&counters, &mut out));
     identity::rules::identity(&mut Rules::new(&report.identity, &mut out));
+    if let Some(configured) = &report.fabric {
+        fabric::rules::fabric(&mut Rules::new(configured, &mut out));
+    }
     uet::rules::uet(&mut Rules::new(&report.uet, &mut out));
     troubleshooting::annotate(report, &mut out);
-    out.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    out
+    if let Some(configured) = &report.fabric {
+        fabric::rules::cite_policy(configured, &report.roce.policy, &mut out);
+    }
+    by_severity(out)
+}
+
+/// The findings of the fabric's configuration read without a capture (`rocescope fabric`).
+pub fn fabric_findings(fabric: &FabricReport) -> Vec<Finding> {
+    let mut out = Vec::new();
+    fabric::rules::fabric(&mut Rules::new(fabric, &mut out));
+    by_severity(out)
+}
+
+/// `findings`, errors first (in the order raised among each severity).
+fn by_severity(mut findings: Vec<Finding>) -> Vec<Finding> {
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    findings
 }
 
 /// What the report joins with the analysis of the frames, each read apart from the main pass:
 /// the path traced over several taps (`analyze --tap`, a pass of its own before the main one),
 /// counter snapshots to reconcile (`analyze --counters`, `--switch-counters`) and the hosts'
-/// QP tables and NCCL logs (`--qps`, `--nccl-log`), files read before the capture.
+/// QP tables and NCCL logs (`--qps`, `--nccl-log`) and the fabric's configurations
+/// (`--config`), files read before the capture.
 #[derive(Debug, Clone, Default)]
 pub struct Joined {
     pub path: Option<PathReport>,
     pub counters: Vec<HostSnapshots>,
     pub switches: Vec<SwitchSnapshots>,
     pub accounts: HostAccounts,
+    /// The devices of the fabric whose configurations were given (`--config`).
+    pub fabric: Vec<Device>,
 }
 
 /// The report with what it `joined`: each room's section of it (the path's losses naming the
@@ -65,6 +87,7 @@ pub fn report_joined(a: &Analyzer, inputs: Vec<InputReport>, joined: &Joined) ->
         (f.owner, f.dst_owner) = (owners.owner, owners.dst_owner);
     }
     report.identity = sections;
+    report.fabric = (!joined.fabric.is_empty()).then(|| fabric::analyse(&joined.fabric, Some(&report.roce)));
     report.findings = findings(&report);
     report
 }

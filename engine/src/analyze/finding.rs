@@ -49,6 +49,13 @@ pub struct Evidence {
     /// The lines of a host's file a finding is about, `FILE:LINE` (from 1).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<String>,
+    /// The devices a finding of the fabric's configuration is about (`analyze --config`), sorted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<String>,
+    /// The configuration lines it read, `FILE:LINE` (from 1): the devices' for a fabric's
+    /// finding, the expected value's source for a marking finding judged by them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub config_lines: Vec<String>,
 }
 
 pub const EVIDENCE_KEPT: usize = 10;
@@ -191,7 +198,9 @@ impl Exemplar for Finding {
                 hop: some.clone(),
                 tap: some.clone(),
                 host: some,
-                lines: Vec::new(),
+                lines: vec![String::new()],
+                devices: vec![String::new()],
+                config_lines: vec![String::new()],
             },
             cause: Cow::Borrowed(""),
             action: Cow::Borrowed(""),

@@ -205,5 +205,5 @@ fn final_report(out: &mut impl Write, report: &Report, args: &CaptureArgs) -> Ou
         writeln!(out).and_then(|()| text::write_summary(&mut *out, report, false))
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
-    fail_on(report, args.fail_on)
+    fail_on(&report.findings, args.fail_on)
 }

@@ -33,7 +33,10 @@ pub fn read_file(path: &Path) -> Result<String, String> {
         .and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("larger than {} MiB, the most a counter snapshot may hold", MAX_FILE_BYTES >> 20));
+        return Err(format!(
+            "larger than {} MiB, the most a file read beside a capture may hold",
+            MAX_FILE_BYTES >> 20
+        ));
     }
     String::from_utf8(bytes)
         .map_err(|e| format!("not UTF-8 text (byte offset {} is not UTF-8)", e.utf8_error().valid_up_to()))

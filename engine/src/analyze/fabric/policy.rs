@@ -4,6 +4,7 @@
 //! - data DSCP: `NCCL_IB_TC` ÷ 4 of the hosts (the value most hosts give, ties to the first host
 //!   named); else a DSCP the switches make lossless ([`lossless_dscps`]): DSCP 26 (the RoCE
 //!   convention) where it is one of them, else the lowest of them;
+//! - data priority: the priority the data DSCP maps to, most switches' map, else most hosts';
 //! - CNP DSCP and priority: the NICs' (`cnp_dscp`, `cnp_802p_prio` / `CNP_DSCP_P1`,
 //!   `CNP_802P_PRIO_P1`), most hosts' value;
 //! - lossless priorities: the switches' PFC priorities, most switches' value; with no switch
@@ -31,6 +32,9 @@ const CONVENTIONAL_DATA_DSCP: u8 = 26;
 pub struct FabricPolicy {
     pub data_dscp: u8,
     pub data_dscp_source: String,
+    /// The priority the data DSCP maps to: most switches' map, else most hosts'.
+    pub data_priority: Option<u8>,
+    pub data_priority_source: String,
     pub cnp_dscp: u8,
     pub cnp_dscp_source: String,
     pub cnp_priority: u8,
@@ -38,6 +42,31 @@ pub struct FabricPolicy {
     /// Sorted.
     pub lossless_priorities: Vec<u8>,
     pub lossless_priorities_source: String,
+}
+
+impl FabricPolicy {
+    /// Sets in `policy` (the marking a capture is judged by) each value the configurations
+    /// gave: the data and CNP DSCPs, the CNPs' priority, and as the lossless priority and the
+    /// data's the priority the data DSCP maps to where it is lossless, else the lowest lossless
+    /// one.
+    pub fn apply_to(&self, policy: &mut Policy) {
+        let given = |source: &String| source != DEFAULT_SOURCE;
+        if given(&self.data_dscp_source) {
+            policy.data_dscp = self.data_dscp;
+        }
+        if given(&self.cnp_dscp_source) {
+            policy.cnp_dscp = self.cnp_dscp;
+        }
+        if given(&self.cnp_priority_source) {
+            policy.cnp_pcp = self.cnp_priority;
+        }
+        if given(&self.lossless_priorities_source) {
+            let of_data = self.data_priority.filter(|p| self.lossless_priorities.contains(p));
+            if let Some(lossless) = of_data.or(self.lossless_priorities.first().copied()) {
+                (policy.lossless_priority, policy.data_pcp) = (lossless, lossless);
+            }
+        }
+    }
 }
 
 /// The policy the devices' configurations give (see the module's documentation).
@@ -54,9 +83,17 @@ pub fn fabric_policy(devices: &[Device]) -> FabricPolicy {
     let (lossless_priorities, lossless_priorities_source) = sourced(most_given(switches().filter_map(pfc_of)))
         .or_else(|| sourced(most_given(hosts().filter_map(pfc_of))))
         .unwrap_or((vec![defaults.lossless_priority], DEFAULT_SOURCE.into()));
+    let data_priority = most_given(switches().filter_map(|switch| switch.config.dscp_to_priority.get(&data_dscp)))
+        .or_else(|| most_given(hosts().filter_map(|host| host.config.dscp_to_priority.get(&data_dscp))));
+    let (data_priority, data_priority_source) = match sourced(data_priority) {
+        Some((priority, source)) => (Some(priority), source),
+        None => (None, DEFAULT_SOURCE.into()),
+    };
     FabricPolicy {
         data_dscp,
         data_dscp_source,
+        data_priority,
+        data_priority_source,
         cnp_dscp,
         cnp_dscp_source,
         cnp_priority,
@@ -156,6 +193,8 @@ mod tests {
                 data_dscp: 26,
                 data_dscp_source: source("10.0.0.1.txt", "NCCL_IB_TC=106"),
                 // The sysfs listing comes after mlxconfig in the pasted file: its line is kept.
+                data_priority: Some(3),
+                data_priority_source: source("leaf1-nv.yaml", "26:"),
                 cnp_dscp: 48,
                 cnp_dscp_source: source("10.0.0.1.txt", "roce_np/cnp_dscp:48"),
                 cnp_priority: 6,
@@ -167,10 +206,22 @@ mod tests {
     }
 
     #[test]
+    fn the_configurations_values_set_the_marking_policy_and_the_defaults_stay() {
+        let mut policy = Policy { data_dscp: 24, cnp_dscp: 46, ..Policy::default() };
+        policy_of(&SONIC_DEFAULT).apply_to(&mut policy);
+        assert_eq!((policy.data_dscp, policy.cnp_dscp, policy.cnp_pcp), (3, 48, 6));
+        assert_eq!((policy.lossless_priority, policy.data_pcp), (3, 3));
+        let mut unchanged = Policy { data_dscp: 24, ..Policy::default() };
+        fabric_policy(&[]).apply_to(&mut unchanged);
+        assert_eq!(unchanged, Policy { data_dscp: 24, ..Policy::default() });
+    }
+
+    #[test]
     fn sonic_default_fabric_policy() {
         let policy = policy_of(&SONIC_DEFAULT);
         assert_eq!((policy.data_dscp, policy.cnp_dscp, policy.cnp_priority), (3, 48, 6));
         assert_eq!(policy.lossless_priorities, [3, 4]);
+        assert_eq!(policy.data_priority, Some(3));
         assert_eq!(policy.data_dscp_source, line_of(&SONIC_DEFAULT, "10.1.0.1.txt", "NCCL_IB_TC=12"));
         let pfc = line_of(&SONIC_DEFAULT, "leaf1-config_db.json", "\"pfc_enable\"");
         assert_eq!(policy.lossless_priorities_source, pfc);

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::analyze::fabric::checks::Mismatch;
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{DeviceKind, Read, Trust};
 use crate::analyze::fabric::policy::FabricPolicy;
@@ -14,6 +15,8 @@ use crate::analyze::fabric::policy::FabricPolicy;
 pub struct FabricReport {
     pub devices: Vec<DeviceReport>,
     pub policy: FabricPolicy,
+    /// What the checks found, in the order of their rules; each is also a finding.
+    pub checks: Vec<Mismatch>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -78,9 +81,15 @@ pub struct EcnReport {
     pub probability: Option<u8>,
 }
 
-/// The report of the devices read and the policy derived from them.
-pub fn fabric_report(devices: &[Device], policy: &FabricPolicy) -> FabricReport {
-    FabricReport { devices: devices.iter().map(device_report).collect(), policy: policy.clone() }
+/// The report of the devices read, the policy derived from them and what the checks found.
+pub fn fabric_report(devices: &[Device], policy: &FabricPolicy, checks: Vec<Mismatch>) -> FabricReport {
+    FabricReport { devices: devices.iter().map(device_report).collect(), policy: policy.clone(), checks }
+}
+
+/// Numbers (priorities, DSCPs) as a message or a table lists them: `3, 4` (`none` when empty).
+pub fn listed<'a>(numbers: impl IntoIterator<Item = &'a u8>) -> String {
+    let numbers: Vec<String> = numbers.into_iter().map(u8::to_string).collect();
+    if numbers.is_empty() { "none".to_string() } else { numbers.join(", ") }
 }
 
 fn value<T: Clone>(read: &Option<Read<T>>) -> Option<T> {
@@ -155,7 +164,7 @@ mod tests {
 
     fn report_json(samples: &[crate::analyze::fabric::samples::Sample]) -> serde_json::Value {
         let devices = read_devices(samples).unwrap();
-        serde_json::to_value(fabric_report(&devices, &fabric_policy(&devices))).unwrap()
+        serde_json::to_value(fabric_report(&devices, &fabric_policy(&devices), Vec::new())).unwrap()
     }
 
     #[test]
@@ -198,7 +207,7 @@ mod tests {
         assert!(policy["data_dscp_source"].as_str().unwrap().starts_with("10.1.0.1.txt:"));
         // Numeric DSCP order, not the strings' order.
         let devices = read_devices(&SONIC_DEFAULT).unwrap();
-        let text = serde_json::to_string(&fabric_report(&devices, &fabric_policy(&devices))).unwrap();
+        let text = serde_json::to_string(&fabric_report(&devices, &fabric_policy(&devices), Vec::new())).unwrap();
         assert!(text.contains(r#""dscp_to_priority":{"0":1,"3":3,"4":4,"8":0,"46":5,"48":6}"#), "{text}");
     }
 }

@@ -6,6 +6,7 @@ pub mod troubleshooting;
 use serde::Serialize;
 
 use crate::analyze::counters::report::HostCounters;
+use crate::analyze::fabric::report::FabricReport;
 use crate::analyze::finding::Finding;
 use crate::analyze::identity::report::IdentityReport;
 use crate::analyze::path::report::PathReport;
@@ -15,7 +16,7 @@ use crate::analyze::roce::report::model::RoceReport;
 use crate::analyze::uet::report::UetReport;
 
 /// Version of the report schema; raised on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// The report: each analysis's section, the findings their rules raise, and what it was made
 /// by. The RoCE analysis's keys stand at the top level, as the schema has always had them.
@@ -35,6 +36,9 @@ pub struct Report {
     /// The hosts' QP tables and NCCL logs (`analyze --qps`, `--nccl-log`): each absent otherwise.
     #[serde(flatten)]
     pub identity: IdentityReport,
+    /// The fabric's QoS configuration (`analyze --config`): absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fabric: Option<FabricReport>,
     /// Ultra Ethernet Transport packets: absent when the capture has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uet: Option<UetReport>,
@@ -59,6 +63,7 @@ impl Report {
             path: None,
             counters: Vec::new(),
             identity: IdentityReport::default(),
+            fabric: None,
             uet: UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
         }
     }

@@ -1,6 +1,7 @@
 //! `analyze --html FILE` (and `DIR/index.html` with `--out DIR`): one self-contained page —
 //! inline CSS and SVG, no script, font or request of any kind — with the capture's facts, the
-//! findings, the path over several taps ([`path`]), the counters ([`counters`]), UET
+//! findings, the path over several taps ([`path`]), the counters ([`counters`]), the fabric's
+//! configuration ([`qos`]), UET
 //! ([`uet`]), the flows most troubled first ([`flows`]), fabric charts ([`fabric`]), congestion
 //! control ([`congestion`]), and a detail section per flow with its PSN graph, throughput, ACK
 //! latency and its rate around CNPs. It prints as it shows.
@@ -14,6 +15,7 @@ mod figure;
 mod findings;
 mod flows;
 mod path;
+mod qos;
 mod uet;
 
 use maud::{DOCTYPE, PreEscaped, html};
@@ -78,6 +80,7 @@ pub fn render(report: &Report) -> String {
                     (path::section(path))
                 }
                 (counters::section(&report.counters))
+                (qos::section(report.fabric.as_ref()))
                 (uet::section(report.uet.as_ref(), charts, t0))
                 (flows::flow_table(report, &flows, &detailed))
                 (fabric::fabric(report, charts, t0))

@@ -1,10 +1,12 @@
 //! The terminal summary of an analysis, a file per section: the capture (with UET's PDCs),
-//! flows sorted by trouble, pause frames, congestion control, the path, counters, findings.
+//! flows sorted by trouble, pause frames, congestion control, the path, counters, the hosts'
+//! accounts, the fabric's configuration, findings.
 
 mod capture;
 pub mod congestion;
 pub mod counters;
-mod findings;
+pub mod fabric;
+pub mod findings;
 pub mod flows;
 mod identity;
 pub mod path;
@@ -87,6 +89,9 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
     }
     counters::write_counters(out, &r.counters)?;
     identity::write_accounts(out, r)?;
+    if let Some(configured) = &r.fabric {
+        fabric::write_fabric(out, configured)?;
+    }
     writeln!(out)?;
-    findings::write_findings(out, r, colour)
+    findings::write_findings(out, &r.findings, colour)
 }

@@ -75,7 +75,6 @@ pub(super) fn nccl_tc(fabric: &Fabric) -> Vec<Mismatch> {
         return Vec::new();
     }
     let lossless = lossless_dscps(fabric.devices);
-    let data = fabric.data_dscps();
     fabric
         .hosts()
         .filter_map(|host| {
@@ -90,7 +89,7 @@ pub(super) fn nccl_tc(fabric: &Fabric) -> Vec<Mismatch> {
                 tc.value,
                 listed(&lossless)
             );
-            let first_frame = data.get(&dscp).copied().flatten();
+            let first_frame = fabric.first_data_from(&host.name, dscp);
             Some(Finding::new(&NCCL_TC, message).blame(&host.name, [&tc.at]).with_frame(first_frame).done())
         })
         .collect()

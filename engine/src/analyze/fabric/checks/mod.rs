@@ -32,6 +32,7 @@ use crate::analyze::finding::Severity;
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, Read};
 use crate::analyze::fabric::policy::{FabricPolicy, most_given};
+use crate::analyze::fabric::report::listed;
 
 /// What the capture shows of the marking, as these checks take it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -170,6 +171,12 @@ impl<'a> Fabric<'a> {
         dscps
     }
 
+    /// The first frame of `sender`'s data packets on `dscp`, where the capture shows one.
+    fn first_data_from(&self, sender: &str, dscp: u8) -> Option<u64> {
+        let data = self.seen.map(|seen| seen.data.as_slice()).unwrap_or_default();
+        data.iter().filter(|seen| seen.sender == sender && seen.dscp == dscp).map(|seen| seen.first_frame).min()
+    }
+
     /// The priority most switches map `dscp` to (ties to the first named), else most hosts'.
     fn priority_of(&self, dscp: u8) -> Option<u8> {
         most_given(self.switches().filter_map(mapping(dscp)))
@@ -186,12 +193,6 @@ impl<'a> Fabric<'a> {
 /// A device's priority for `dscp`, where it classifies it.
 fn mapping(dscp: u8) -> impl Fn(&Device) -> Option<&Read<u8>> {
     move |device| device.config.dscp_to_priority.get(&dscp)
-}
-
-/// Numbers (priorities, DSCPs) as a message lists them: `3, 4` (`none` when empty).
-fn listed<'a>(numbers: impl IntoIterator<Item = &'a u8>) -> String {
-    let numbers: Vec<String> = numbers.into_iter().map(u8::to_string).collect();
-    if numbers.is_empty() { "none".to_string() } else { numbers.join(", ") }
 }
 
 /// The devices that have a value (`value_of`) which `differs`, each with that value.

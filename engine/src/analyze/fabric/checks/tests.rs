@@ -348,7 +348,7 @@ fn damaged_samples_never_panic() {
                 let Ok(devices) = devices_of(&files) else { continue };
                 let policy = fabric_policy(&devices);
                 let _ = check(&devices, &policy, Some(&capture));
-                let _ = crate::analyze::fabric::report::fabric_report(&devices, &policy);
+                let _ = crate::analyze::fabric::report::fabric_report(&devices, &policy, Vec::new());
             }
         }
     }
