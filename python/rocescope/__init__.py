@@ -335,7 +335,8 @@ def analyze(
     ``options`` are ``analyze``'s options by their long names, ``-`` as ``_``:
     ``link_speed="100G"``, ``reorder_window_us=20``, ``display_filter="…"``, ``threads=4``,
     ``tap=["host=a.pcap", "leaf=b.pcap"]`` (a list repeats the option), ``allow_not_ect=True``,
-    ``qps=["10.0.0.1=host1.qps"]`` (the hosts' QP tables), ``nccl_log=["10.0.0.1=rank0.log"]``;
+    ``qps=["10.0.0.1=host1.qps"]`` (the hosts' QP tables), ``nccl_log=["10.0.0.1=rank0.log"]``,
+    ``config=["10.0.0.1=host1-qos.txt", "leaf1=config_db.json"]`` (the fabric's configuration);
     ``policy`` a policy file's path or a dict of its keys (``{"data_dscp": 26, "cnp_dscp":
     48}``). A value rocescope refuses raises :class:`OptionError` with the command's message.
     """

@@ -122,6 +122,17 @@ def test_counters_of_a_host_the_capture_lacks_warn_as_the_command_does(tmp_path)
     assert report.to_dict() == run_json("analyze", "--json", "--counters", counters, str(path))
 
 
+def test_the_fabrics_configuration_is_checked_as_the_command_checks_it():
+    fabric = ROOT / "samples" / "fabric" / "nvidia"
+    configs = [f"10.0.0.1={fabric / '10.0.0.1.txt'}", f"leaf1={fabric / 'leaf1-nv.yaml'}"]
+    path = ROOT / "samples" / "congestion_ecn_cnp.pcap"
+    report = rocescope.analyze(path, config=configs)
+    args = [arg for config in configs for arg in ("--config", config)]
+    assert report.to_dict() == run_json("analyze", "--json", *args, str(path))
+    assert report.to_dict()["fabric"]["policy"]["data_dscp"] == 26
+    assert "QOS_LOSSY_ROCE" in report.findings["code"].to_list()
+
+
 def test_the_hosts_qp_tables_pair_the_flows_and_name_their_owners_in_the_dataframes():
     table = f"10.0.0.1={ROOT / 'samples' / 'qps' / '10.0.0.1.json'}"
     log = f"10.0.0.1={ROOT / 'samples' / 'qps' / '10.0.0.1.nccl.log'}"
