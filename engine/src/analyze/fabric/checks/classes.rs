@@ -2,17 +2,19 @@
 //! QOS_LOSSY_ROCE, QOS_NCCL_TC), what devices classify by (QOS_TRUST_MODE), and which
 //! priorities PFC protects (QOS_PFC_MISMATCH, QOS_PFC_WATCHDOG_OFF).
 
+use std::collections::BTreeSet;
+
 use super::rules::{DSCP_MAP_MISMATCH, LOSSY_ROCE, NCCL_TC, PFC_MISMATCH, PFC_WATCHDOG_OFF, TRUST_MODE};
 use super::{Fabric, Finding, Mismatch, blame_each, devices_where, listed, mapping};
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, Read, Trust};
 use crate::analyze::fabric::policy::{has_pfc, lossless_dscps, most_given, pfc_of};
 
-/// QOS_DSCP_MAP_MISMATCH: per RoCE data DSCP, the devices that map it to another priority than
+/// QOS_DSCP_MAP_MISMATCH: per DSCP the configurations give RoCE data, the devices that map it to another priority than
 /// the fabric's (most switches').
 pub(super) fn dscp_map_mismatch(fabric: &Fabric) -> Vec<Mismatch> {
     let mut found = Vec::new();
-    for (dscp, first_frame) in fabric.data_dscps() {
+    for (dscp, first_frame) in fabric.configured_dscps() {
         let Some(expected) = fabric.priority_of(dscp) else { continue };
         let faults = devices_where(fabric.devices, mapping(dscp), |_, priority| priority.value != expected);
         if faults.is_empty() {
@@ -52,19 +54,30 @@ pub(super) fn lossy_roce(fabric: &Fabric) -> Vec<Mismatch> {
     found
 }
 
-/// QOS_PFC_MISMATCH: the devices whose PFC priorities differ from most switches' (else most
-/// hosts').
+/// QOS_PFC_MISMATCH: the devices whose PFC differs from most switches' (else most hosts') on a
+/// priority RoCE travels on (the priorities of the DSCPs the configurations give RoCE data;
+/// every priority where none is known): SONiC's default PFC on 3 and 4 beside NICs with PFC on 3 alone, RoCE on 3, is no
+/// mismatch.
 pub(super) fn pfc_mismatch(fabric: &Fabric) -> Vec<Mismatch> {
     let switches: Vec<&Read<Vec<u8>>> = fabric.switches().filter_map(pfc_of).collect();
     let hosts: Vec<&Read<Vec<u8>>> = fabric.hosts().filter_map(pfc_of).collect();
     let Some(expected) = most_given(switches).or_else(|| most_given(hosts)) else { return Vec::new() };
-    let faults = devices_where(fabric.devices, pfc_of, |_, read| read.value != expected.value);
+    // PFC matters on the priorities RoCE travels on; without one known, on every priority
+    let roce: BTreeSet<u8> = fabric.configured_dscps().keys().filter_map(|dscp| fabric.priority_of(*dscp)).collect();
+    let on_roce =
+        |pfc: &[u8]| -> Vec<u8> { pfc.iter().copied().filter(|p| roce.is_empty() || roce.contains(p)).collect() };
+    let faults = devices_where(fabric.devices, pfc_of, |_, read| on_roce(&read.value) != on_roce(&expected.value));
     if faults.is_empty() {
         return Vec::new();
     }
     let others: Vec<String> =
         faults.iter().map(|(device, read)| format!("{} on {}", device.name, listed(&read.value))).collect();
-    let message = format!("PFC is on priorities {} on most devices but {}", listed(&expected.value), others.join("; "));
+    let message = format!(
+        "PFC is on priorities {} on most devices but {} (RoCE travels on priorities {})",
+        listed(&expected.value),
+        others.join("; "),
+        listed(&roce)
+    );
     vec![blame_each(Finding::new(&PFC_MISMATCH, message), &faults).done()]
 }
 

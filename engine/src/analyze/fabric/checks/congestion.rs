@@ -14,11 +14,11 @@ const LOWEST_MIN_BYTES: u64 = 32 * 1024;
 /// The highest maximum threshold accepted: 16 MB (16 × 1024 × 1024 bytes).
 const HIGHEST_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
-/// QOS_ECN_OFF: per RoCE data DSCP, the switches with no ECN marking on the priority it maps to,
+/// QOS_ECN_OFF: per DSCP the configurations give RoCE data, the switches with no ECN marking on the priority it maps to,
 /// and the hosts whose notification or reaction point is off for it.
 pub(super) fn ecn_off(fabric: &Fabric) -> Vec<Mismatch> {
     let mut found = Vec::new();
-    for (dscp, first_frame) in fabric.data_dscps() {
+    for (dscp, first_frame) in fabric.configured_dscps() {
         let faults: Vec<(&Device, Unmarked)> = fabric
             .devices
             .iter()

@@ -157,6 +157,20 @@ impl<'a> Fabric<'a> {
     /// The RoCE data DSCPs (the policy's, the hosts' `NCCL_IB_TC` ÷ 4, the capture's), each
     /// with the first frame of data the capture shows carrying it.
     fn data_dscps(&self) -> BTreeMap<u8, Option<u64>> {
+        let mut dscps = self.configured_dscps();
+        for seen in self.seen.map(|seen| seen.data.as_slice()).unwrap_or_default() {
+            let first = dscps.entry(seen.dscp).or_default();
+            *first = Some(first.map_or(seen.first_frame, |frame| frame.min(seen.first_frame)));
+        }
+        dscps
+    }
+
+    /// The DSCPs the configurations mean RoCE data to carry (the policy's and the hosts'
+    /// `NCCL_IB_TC` ÷ 4), each with the first frame of data the capture shows on it. A DSCP
+    /// only the capture shows (a perftest without `--tclass`, an application on the default
+    /// ToS) is judged by QOS_LOSSY_ROCE alone: the map, PFC and ECN checks are about the
+    /// class the fabric gives RoCE.
+    fn configured_dscps(&self) -> BTreeMap<u8, Option<u64>> {
         let mut dscps: BTreeMap<u8, Option<u64>> = BTreeMap::new();
         dscps.insert(self.policy.data_dscp, None);
         for host in self.hosts() {
@@ -165,8 +179,9 @@ impl<'a> Fabric<'a> {
             }
         }
         for seen in self.seen.map(|seen| seen.data.as_slice()).unwrap_or_default() {
-            let first = dscps.entry(seen.dscp).or_default();
-            *first = Some(first.map_or(seen.first_frame, |frame| frame.min(seen.first_frame)));
+            if let Some(first) = dscps.get_mut(&seen.dscp) {
+                *first = Some(first.map_or(seen.first_frame, |frame| frame.min(seen.first_frame)));
+            }
         }
         dscps
     }

@@ -74,10 +74,11 @@ fn hosts_alone_are_judged_among_themselves() {
     // No switch to say what is lossless: NCCL_IB_TC is not judged.
     let edits = [("10.0.0.2-nccl.env", "NCCL_IB_TC=106", "NCCL_IB_TC=108")];
     assert_eq!(mismatches(&NVIDIA[..4], &edits, None), []);
-    let edits = [("10.0.0.2-qos.txt", "enabled     0   0   0   1   0", "enabled     0   0   0   1   1")];
-    let found = alone(&NVIDIA[..4], &edits, None, "QOS_PFC_MISMATCH");
+    let edits = [("10.0.0.2-qos.txt", "enabled     0   0   0   1   0", "enabled     0   0   0   0   0")];
+    let found = mismatches(&NVIDIA[..4], &edits, None);
+    let pfc = found.iter().find(|m| m.code == "QOS_PFC_MISMATCH").expect("a PFC mismatch");
     // A tie between the two hosts: the first named sets the reference.
-    assert_eq!(found.devices, names(&["10.0.0.2"]));
+    assert_eq!(pfc.devices, names(&["10.0.0.2"]));
 }
 
 #[test]
@@ -108,11 +109,12 @@ fn lossy_roce_proven_by_the_capture() {
 
 #[test]
 fn lossy_roce_on_a_switch_proven_by_the_capture() {
-    // SONiC's default map puts DSCP 46 in priority 5: no PFC, and no WRED/ECN either.
+    // SONiC's default map puts DSCP 46 in priority 5: no PFC, and no WRED/ECN either; a DSCP
+    // only the capture shows is judged by QOS_LOSSY_ROCE alone (ECN is the RoCE class's)
     let capture = Seen { data: vec![seen(46, 1200, "10.1.0.1")], cnps: vec![] };
     let found = mismatches(&SONIC_DEFAULT, &[], Some(&capture));
     let codes: Vec<&str> = found.iter().map(|mismatch| mismatch.code).collect();
-    assert_eq!(codes, ["QOS_LOSSY_ROCE", "QOS_ECN_OFF"]);
+    assert_eq!(codes, ["QOS_LOSSY_ROCE"]);
     let lossy = &found[0];
     assert_eq!(lossy.devices, names(&["10.1.0.1", "10.1.0.2", "leaf1", "leaf2"]));
     for file in ["leaf1-config_db.json", "leaf2-config_db.json"] {
@@ -120,18 +122,31 @@ fn lossy_roce_on_a_switch_proven_by_the_capture() {
         assert!(lossy.config_lines.contains(&line_of(&SONIC_DEFAULT, file, "\"pfc_enable\"")), "{lossy:?}");
     }
     assert_eq!(lossy.first_frame, Some(1200));
-    assert_eq!(found[1].devices, names(&["leaf1", "leaf2"]));
-    assert_eq!(found[1].first_frame, Some(1200));
+    // the same DSCP given to RoCE by NCCL_IB_TC is the RoCE class: ECN is judged on it too
+    let edits = [("10.1.0.1.txt", "NCCL_IB_TC=12", "NCCL_IB_TC=184")];
+    let found = mismatches(&SONIC_DEFAULT, &edits, Some(&capture));
+    let ecn = found.iter().find(|m| m.code == "QOS_ECN_OFF").expect("ECN off");
+    assert_eq!((ecn.devices.clone(), ecn.first_frame), (names(&["leaf1", "leaf2"]), Some(1200)));
 }
 
 #[test]
 fn pfc_mismatch() {
     let file = "10.0.0.2-qos.txt";
-    let edits = [(file, "enabled     0   0   0   1   0", "enabled     0   0   0   1   1")];
-    let found = alone(&NVIDIA, &edits, None, "QOS_PFC_MISMATCH");
-    assert_eq!(found.devices, names(&["10.0.0.2"]));
-    assert_eq!(found.config_lines, [line_of(&NVIDIA, file, "enabled ")]);
-    assert_eq!(found.severity, Severity::Warning);
+    let edits = [(file, "enabled     0   0   0   1   0", "enabled     0   0   0   0   0")];
+    let found = mismatches(&NVIDIA, &edits, None);
+    let pfc = found.iter().find(|m| m.code == "QOS_PFC_MISMATCH").expect("a PFC mismatch");
+    assert_eq!(pfc.devices, names(&["10.0.0.2"]));
+    assert_eq!(pfc.config_lines, [line_of(&NVIDIA, file, "enabled ")]);
+    assert_eq!(pfc.severity, Severity::Warning);
+    // the host's data on priority 3 without PFC is lossy there too
+    assert_eq!(found.iter().map(|m| m.code).collect::<Vec<_>>(), ["QOS_LOSSY_ROCE", "QOS_PFC_MISMATCH"]);
+}
+
+#[test]
+fn pfc_on_a_priority_roce_does_not_use_is_no_mismatch() {
+    // SONiC's default PFC on 3 and 4 beside a NIC with PFC on 3 alone, RoCE on 3
+    let edits = [("10.0.0.2-qos.txt", "enabled     0   0   0   1   0", "enabled     0   0   0   1   1")];
+    assert_eq!(mismatches(&NVIDIA, &edits, None), []);
 }
 
 #[test]

@@ -211,10 +211,19 @@ fn ecn_of_profile(
 }
 
 /// The watchdog is on where `PFC_WD` configures a port (its `GLOBAL` entry only sets the poll
-/// interval); a `PFC_WD` with ports none of which has a detection time is off.
+/// interval); a `PFC_WD` with ports none of which has a detection time is off. Without
+/// `PFC_WD`, `DEVICE_METADATA|localhost`'s `default_pfcwd_status: enable` turns it on: the
+/// switch starts the watchdog on every port at boot (`pfcwd start_default`), which a saved
+/// `config_db.json` does not list.
 fn read_watchdog(file: &str, root: &Node, config: &mut DeviceConfig) {
     let Some(table) = root.entry("PFC_WD") else {
-        config.sections.insert("pfc_watchdog".into(), at(file, root.line));
+        let default = root.entry_at(&["DEVICE_METADATA", "localhost", "default_pfcwd_status"]);
+        match default.filter(|status| status.node.scalar() == Some("enable")) {
+            Some(status) => config.pfc_watchdog = Some(Read { value: true, at: at(file, status.key_line) }),
+            None => {
+                config.sections.insert("pfc_watchdog".into(), at(file, root.line));
+            }
+        }
         return;
     };
     let ports: Vec<&Entry> = table.node.entries().iter().filter(|entry| entry.key != "GLOBAL").collect();
@@ -251,6 +260,19 @@ fn read_mtu(file: &str, root: &Node, config: &mut DeviceConfig) -> Result<(), Co
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_watchdog_status_turns_it_on_without_a_pfc_wd_table() {
+        let text = "{\n  \"DEVICE_METADATA\": {\n    \"localhost\": {\n      \"hostname\": \"leaf1\",\n      \"default_pfcwd_status\": \"enable\"\n    }\n  },\n  \"PORT_QOS_MAP\": {\n    \"Ethernet0\": { \"pfc_enable\": \"3,4\" }\n  }\n}\n";
+        let mut config = DeviceConfig::default();
+        read("config_db.json", text, &mut config).expect("read");
+        let watchdog = config.pfc_watchdog.expect("a watchdog");
+        assert_eq!((watchdog.value, watchdog.at.line), (true, 5));
+        let mut disabled = DeviceConfig::default();
+        read("config_db.json", &text.replace("\"enable\"", "\"disable\""), &mut disabled).expect("read");
+        assert_eq!(disabled.pfc_watchdog, None);
+        assert_eq!(disabled.sections.get("pfc_watchdog").map(|at| at.line), Some(1));
+    }
 
     /// An NVIDIA-style RoCE fabric's leaf: DSCP 26 → TC 3 lossless with ECN, CNPs' DSCP 48 → 6,
     /// a PFC watchdog, MTU 9216; one port (Ethernet16) binds another map and more PFC.
