@@ -492,8 +492,8 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub choice: FrameChoice,
 
-    /// Analyse only the first N frames of the inputs (in time order)
-    #[arg(short = 'c', long = "count", value_name = "N", conflicts_with_all = ["state", "resume"])]
+    /// Analyse only the first N frames of the inputs (in time order; at least 1)
+    #[arg(short = 'c', long = "count", value_name = "N", value_parser = frame_count, conflicts_with_all = ["state", "resume"])]
     pub count: Option<u64>,
 
     #[command(flatten)]
@@ -649,8 +649,8 @@ pub struct CaptureArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
 
-    /// Stop after N frames
-    #[arg(short = 'c', long, value_name = "N")]
+    /// Stop after N frames (at least 1)
+    #[arg(short = 'c', long, value_name = "N", value_parser = frame_count)]
     pub count: Option<u64>,
 
     /// Time between two rolling summaries: seconds (2, 0.5) or with a unit (500ms, 1m)
@@ -1203,6 +1203,15 @@ pub fn undecoded_warning(link: &crate::analyze::roce::wide::facts::UndecodedLink
     format!("{frames} frame{plural} of {link} not decoded (the first is frame {first_frame})")
 }
 
+/// `-c N`: a count of frames, at least 1 (tshark refuses 0 too).
+fn frame_count(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("0 frames: give a count of at least 1 (without -c, every frame)".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a count of frames")),
+    }
+}
+
 /// tshark's options that rocescope spells otherwise, and how to say them here.
 const TSHARK_SPELLINGS: &[(&str, &str)] = &[
     ("-r", "rocescope reads the capture files named as arguments: `rocescope packets FILE` (tshark's -r FILE)"),
@@ -1221,7 +1230,35 @@ const TSHARK_SPELLINGS: &[(&str, &str)] = &[
     ("-e", "field export is `rocescope packets -T fields -e FIELD FILE`"),
     ("-E", "-E sets field export's format: `rocescope packets -T fields -e FIELD -E header=y FILE`"),
     ("-t", "the time format is an option of `rocescope packets` (-t relative|delta|epoch|absolute, or r, d, e, ad)"),
+    (
+        "-d",
+        "a UDP port decoded as RoCEv2 is `--roce-port PORT` (tshark's -d udp.port==PORT,infiniband), as UET `--uet-port PORT`",
+    ),
+    ("-q", "the statistics without the packet list are `rocescope analyze FILE` (`-q` there hides its progress bar)"),
+    (
+        "-o",
+        "rocescope has no preferences: RoCEv2's UDP ports are `--roce-port PORT`, the marking policy is `--policy FILE`",
+    ),
 ];
+
+/// tshark's `-d udp.port==PORT,infiniband` (or `-dudp.port==…`) among `arguments`, as
+/// rocescope says it: `--roce-port PORT`.
+fn roce_port_of_decode_as(flag: &str, arguments: &[String]) -> Option<String> {
+    if flag != "-d" {
+        return None;
+    }
+    let at = arguments.iter().position(|a| a.starts_with("-d"))?;
+    let joined = arguments[at].strip_prefix("-d").filter(|rest| !rest.is_empty());
+    let value = joined.or_else(|| arguments.get(at + 1).map(String::as_str))?;
+    let (port, protocol) = value.strip_prefix("udp.port==")?.split_once(',')?;
+    let port: u16 = port.parse().ok()?;
+    let option = match protocol {
+        "infiniband" | "rroce" | "roce" => "--roce-port",
+        "uet" => "--uet-port",
+        _ => return None,
+    };
+    Some(format!("tshark's -d udp.port=={port},{protocol} is `{option} {port}` here"))
+}
 
 /// The command line, parsed; where it is wrong, clap's message (exit status 2), and where the
 /// mistake is a tshark habit, rocescope's spelling of it in place of clap's tip.
@@ -1233,8 +1270,11 @@ pub fn parse() -> Cli {
             _ => e.exit(),
         };
         let flag: String = unknown.chars().take(2).collect();
-        if let Some((_, spelling)) = TSHARK_SPELLINGS.iter().find(|(f, _)| *f == flag) {
-            e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![spelling.to_string().into()]));
+        let arguments: Vec<String> = std::env::args().collect();
+        let spelling = roce_port_of_decode_as(&flag, &arguments)
+            .or_else(|| TSHARK_SPELLINGS.iter().find(|(f, _)| *f == flag).map(|(_, spelling)| spelling.to_string()));
+        if let Some(spelling) = spelling {
+            e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![spelling.into()]));
         }
         e.exit()
     })
@@ -1257,6 +1297,19 @@ mod tests {
         let help = Cli::try_parse_from(["rocescope", "analyze", "--help"]).unwrap_err().to_string();
         assert!(help.contains("Expected DSCP of RoCE data (default 26, or the policy file's)"), "{help}");
         assert!(help.contains("[default: 20]") && help.contains("data_dscp = 26"), "{help}");
+    }
+
+    #[test]
+    fn tsharks_decode_as_names_the_port_option() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let roce =
+            roce_port_of_decode_as("-d", &args(&["rocescope", "packets", "-d", "udp.port==4792,infiniband", "x"]));
+        assert_eq!(roce.as_deref(), Some("tshark's -d udp.port==4792,infiniband is `--roce-port 4792` here"));
+        let joined = roce_port_of_decode_as("-d", &args(&["rocescope", "packets", "-dudp.port==4800,uet"]));
+        assert_eq!(joined.as_deref(), Some("tshark's -d udp.port==4800,uet is `--uet-port 4800` here"));
+        assert_eq!(roce_port_of_decode_as("-d", &args(&["rocescope", "-d", "tcp.port==80,http"])), None);
+        assert_eq!(frame_count("0").unwrap_err(), "0 frames: give a count of at least 1 (without -c, every frame)");
+        assert_eq!(frame_count("12"), Ok(12));
     }
 
     #[test]

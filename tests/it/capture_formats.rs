@@ -292,6 +292,41 @@ fn a_record_claiming_an_absurd_length_is_rejected_without_reading_it() {
     assert_eq!(stderr.lines().count(), 1);
 }
 
+/// Compressions rocescope does not remove and other capture formats are named, with what to
+/// do: the first bytes of each as their tools write them.
+#[test]
+fn an_xz_bzip2_lz4_snoop_or_zip_file_says_what_it_is_and_what_to_do() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases: [(&str, &[u8], &str); 5] = [
+        (
+            "c.pcap.xz",
+            &[0xfd, b'7', b'z', b'X', b'Z', 0, 0, 4],
+            "it is xz-compressed, which rocescope does not read: decompress it (`xz -dk FILE`)",
+        ),
+        ("c.pcap.bz2", b"BZh91AY&SY", "it is bzip2-compressed"),
+        ("c.pcap.lz4", &[0x04, 0x22, 0x4d, 0x18, 0x64, 0x40], "it is lz4-compressed"),
+        (
+            "c.snoop",
+            b"snoop\0\0\0\0\0\0\x02\0\0\0\x04",
+            "it is a snoop capture (Solaris), which rocescope does not read: convert it (`editcap -F pcapng FILE OUT.pcapng`)",
+        ),
+        ("c.zip", b"PK\x03\x04\x14\0", "it is a zip archive"),
+    ];
+    for (name, bytes, advice) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        let out = common::run(&["packets", path.to_str().unwrap()]);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("rocescope: {}: not a pcap or pcapng capture (magic ", path.display())),
+            "{stderr}"
+        );
+        assert!(stderr.contains(advice), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1);
+    }
+}
+
 #[test]
 fn inputs_that_cannot_be_read_get_one_line_each_and_exit_1() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -366,6 +366,18 @@ fn a_misspelled_name_is_refused_with_the_names_and_tshark_habits_get_the_rocesco
             "tip: rocescope reads the capture files named as arguments: `rocescope packets FILE` (tshark's -r FILE)",
         ),
         (&["analyze", "-V", file.as_str()][..], "tip: the decode tree is `rocescope packets -V FILE`"),
+        (
+            &["packets", "-d", "udp.port==4792,infiniband", file.as_str()][..],
+            "tip: tshark's -d udp.port==4792,infiniband is `--roce-port 4792` here",
+        ),
+        (
+            &["packets", "-q", file.as_str()][..],
+            "tip: the statistics without the packet list are `rocescope analyze FILE` (`-q` there hides its progress bar)",
+        ),
+        (
+            &["packets", "-o", "tcp.desegment:FALSE", file.as_str()][..],
+            "tip: rocescope has no preferences: RoCEv2's UDP ports are `--roce-port PORT`, the marking policy is `--policy FILE`",
+        ),
     ] {
         let out = common::run(args);
         assert_eq!(out.status.code(), Some(2));
@@ -373,4 +385,8 @@ fn a_misspelled_name_is_refused_with_the_names_and_tshark_habits_get_the_rocesco
         assert!(stderr.lines().any(|l| l.trim() == tip), "{stderr}");
         assert!(!stderr.contains("use '--"), "clap's own tip is replaced: {stderr}");
     }
+    // tshark refuses a count of zero, and so does rocescope
+    let out = common::run(&["packets", "-c", "0", &file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 frames: give a count of at least 1"));
 }

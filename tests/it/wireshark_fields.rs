@@ -185,6 +185,9 @@ fn export_options_behave_as_tsharks() {
             vec!["occurrence=l", "aggregator=/s"],
             vec!["separator=;", "aggregator=|", "quote=d"],
             vec!["quote=s", "header=y", "separator=,"],
+            // tshark reads these by their first letter
+            vec!["header=yes", "quote=double", "occurrence=last"],
+            vec!["header=nope"],
         ] {
             assert_eq!(
                 rocescope_fields(&file, &fields, &options),

@@ -262,6 +262,7 @@ impl CaptureReader {
                 };
                 (Format::Pcapng { big_endian, interfaces: Vec::new(), names: Vec::new() }, info)
             }
+            bytes if known_other_format(bytes).is_some() => return Err(fail(None, not_a_capture(bytes))),
             bytes => match parse_pcap_header(bytes) {
                 Ok((_, header)) => {
                     let big_endian = header.is_bigendian();
@@ -283,10 +284,7 @@ impl CaptureReader {
                     let cause = stream_failure(compression, &source).map(|f| format!(": {f}")).unwrap_or_default();
                     return Err(fail(None, format!("file ends inside the pcap file header{cause}")));
                 }
-                Err(_) => {
-                    let magic: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
-                    return Err(fail(None, format!("not a pcap or pcapng capture (magic {})", magic.join(" "))));
-                }
+                Err(_) => return Err(fail(None, not_a_capture(bytes))),
             },
         };
         Ok(CaptureReader { name, source, format, info, current: None, finished: false, last_ts_ns: 0 })
@@ -725,4 +723,36 @@ impl From<Linktype> for LinkType {
     fn from(l: Linktype) -> Self {
         LinkType(u32::try_from(l.0).unwrap_or(u32::MAX))
     }
+}
+
+/// Why a file whose first bytes are `bytes` is not read: its magic, and what it is where known.
+fn not_a_capture(bytes: &[u8]) -> String {
+    let magic: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let known = known_other_format(bytes).map(|advice| format!(": {advice}")).unwrap_or_default();
+    format!("not a pcap or pcapng capture (magic {}){known}", magic.join(" "))
+}
+
+/// What a file that is not a capture rocescope reads is, by its first bytes, and what to do
+/// with it: a compression rocescope does not remove, or another capture format.
+fn known_other_format(bytes: &[u8]) -> Option<&'static str> {
+    const FORMATS: [(&[u8], &str); 5] = [
+        (
+            &[0xfd, b'7', b'z', b'X', b'Z', 0],
+            "it is xz-compressed, which rocescope does not read: decompress it (`xz -dk FILE`) or pipe it (`xz -dc FILE | rocescope packets -`)",
+        ),
+        (
+            b"BZh",
+            "it is bzip2-compressed, which rocescope does not read: decompress it (`bzip2 -dk FILE`) or pipe it (`bzip2 -dc FILE | rocescope packets -`)",
+        ),
+        (
+            &[0x04, 0x22, 0x4d, 0x18],
+            "it is lz4-compressed, which rocescope does not read: decompress it (`lz4 -d FILE`) or pipe it (`lz4 -dc FILE | rocescope packets -`)",
+        ),
+        (
+            b"snoop\0\0\0",
+            "it is a snoop capture (Solaris), which rocescope does not read: convert it (`editcap -F pcapng FILE OUT.pcapng`)",
+        ),
+        (b"PK\x03\x04", "it is a zip archive: extract the capture from it (`unzip FILE`)"),
+    ];
+    FORMATS.iter().find(|(magic, _)| bytes.starts_with(magic)).map(|(_, advice)| *advice)
 }

@@ -62,11 +62,12 @@ impl FieldExport {
 
     fn set(&mut self, option: &str) -> Result<(), String> {
         let (key, value) = option.split_once('=').ok_or_else(|| format!("-E {option}: expected OPTION=VALUE"))?;
-        match (key, value) {
+        // as tshark, a choice of letters is read by its first letter (`header=yes`, `quote=double`)
+        match (key, value.get(..1).unwrap_or_default()) {
             ("header", "y") => self.header = true,
             ("header", "n") => self.header = false,
-            ("separator", v) => self.separator = character(key, v)?,
-            ("aggregator", v) => self.aggregator = character(key, v)?,
+            ("separator", _) => self.separator = character(key, value)?,
+            ("aggregator", _) => self.aggregator = character(key, value)?,
             ("occurrence", "f") => self.occurrence = Occurrence::First,
             ("occurrence", "l") => self.occurrence = Occurrence::Last,
             ("occurrence", "a") => self.occurrence = Occurrence::All,
