@@ -314,9 +314,14 @@ pub struct PacketsArgs {
     #[arg(long, value_parser = choice::<Only>())]
     pub only: Option<Only>,
 
-    /// Stop after showing N frames
-    #[arg(short = 'c', long = "count", value_name = "N")]
+    /// Stop after showing N frames (at least 1)
+    #[arg(short = 'c', long = "count", value_name = "N", value_parser = frame_count)]
     pub count: Option<u64>,
+
+    /// Write each frame's output as soon as it is decided, as tshark's -l (always so on a
+    /// terminal): for a capture read from a pipe (`tcpdump -w - | rocescope packets -l -`)
+    #[arg(short = 'l', long = "line-buffered")]
+    pub line_buffered: bool,
 
     /// Time column: since the capture's first frame (whatever the filters hide), since the
     /// previous frame listed, epoch seconds, or UTC

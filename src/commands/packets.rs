@@ -29,9 +29,19 @@ pub fn run(args: &PacketsArgs) -> Outcome {
     let display = args.display_filter.as_deref().map(DisplayFilter::compile).transpose().map_err(Failure::Usage)?;
     let writer = FrameWriter::new(args).map_err(Failure::Usage)?;
     let stdout = io::stdout().lock();
-    let mut sink = ListSink { out: BufWriter::with_capacity(1 << 16, stdout), writer };
+    let on_terminal = io::IsTerminal::is_terminal(&stdout);
+    let mut sink = ListSink {
+        out: BufWriter::with_capacity(1 << 16, stdout),
+        writer,
+        flush_each: args.line_buffered || on_terminal,
+    };
     let header = sink.header();
     let mut listing = Listing::new(sink, display, args);
+    if args.line_buffered || (on_terminal && args.files.iter().any(|f| f.as_os_str() == "-")) {
+        // frames arriving through a pipe are shown as they come: the doubled-mirror decision,
+        // which would hold the first RoCE frames back, is not waited for
+        listing.analyzer.decide_doubling();
+    }
     let ran = pipeline::run(&mut inputs, &decoder, &mut listing, &|_| {});
     report_damage(&ran.damage);
     report_undecoded(listing.analyzer.undecoded_links());
@@ -81,6 +91,8 @@ impl<S: FrameSink> Stage for Listing<S> {
 struct ListSink<W: Write> {
     out: W,
     writer: FrameWriter,
+    /// Flush after each frame (`-l`, or a terminal).
+    flush_each: bool,
 }
 
 impl<W: Write> ListSink<W> {
@@ -108,7 +120,11 @@ impl<W: Write> ListSink<W> {
 impl<W: Write> FrameSink for ListSink<W> {
     fn write(&mut self, frame: Decided<'_, '_>) -> io::Result<()> {
         let Decided { number, packet, verdict, first_ts_ns, .. } = frame;
-        self.writer.write(&mut self.out, Shown { number, packet, verdict, first_ts_ns })
+        self.writer.write(&mut self.out, Shown { number, packet, verdict, first_ts_ns })?;
+        if self.flush_each {
+            self.out.flush()?;
+        }
+        Ok(())
     }
 }
 

@@ -32,6 +32,7 @@ mod merge;
 mod mirror_formats;
 mod native_infiniband;
 mod path;
+mod pipe_streaming;
 mod production_patterns;
 mod properties;
 mod qp_identity;

@@ -189,7 +189,7 @@ impl CaptureReader {
         let name = path.display().to_string();
         let fail = |message: String| CaptureError { file: name.clone(), offset: None, message };
         if path.as_os_str() == "-" {
-            return Self::from_reader(name.clone(), Box::new(io::stdin()), read_ahead);
+            return Self::from_stream(name.clone(), Box::new(io::stdin()), read_ahead, true);
         }
         let mut file = File::open(path).map_err(|e| fail(io_message(&e)))?;
         let metadata = file.metadata().map_err(|e| fail(io_message(&e)))?;
@@ -207,14 +207,26 @@ impl CaptureReader {
             return Self::from_source(name, ByteSource::Mapped(mapped), Compression::None);
         }
         let prefix = io::Cursor::new(magic.get(..sniffed).unwrap_or_default().to_vec());
-        Self::from_reader(name, Box::new(prefix.chain(file)), read_ahead)
+        // a FIFO or a character device gives its bytes as they come
+        let pipe = !metadata.is_file();
+        Self::from_stream(name, Box::new(prefix.chain(file)), read_ahead, pipe)
     }
 
     /// Reads a capture from any byte stream; `name` is used in messages.
     pub fn from_reader(
         name: String,
+        reader: Box<dyn Read + Send>,
+        read_ahead: bool,
+    ) -> Result<CaptureReader, CaptureError> {
+        Self::from_stream(name, reader, read_ahead, false)
+    }
+
+    /// Reads a capture from a byte stream, a `pipe` (each frame parsed as it arrives) or not.
+    fn from_stream(
+        name: String,
         mut reader: Box<dyn Read + Send>,
         read_ahead: bool,
+        pipe: bool,
     ) -> Result<CaptureReader, CaptureError> {
         let fail = |offset: Option<u64>, message: String| CaptureError { file: name.clone(), offset, message };
         let mut magic = [0u8; 4];
@@ -233,7 +245,8 @@ impl CaptureReader {
                 Box::new(zstd::stream::read::Decoder::new(whole).map_err(|e| fail(None, format!("zstd: {e}")))?)
             }
         };
-        Self::from_source(name, ByteSource::Stream(StreamSource::new(stream, read_ahead)), compression)
+        let source = if pipe { StreamSource::pipe(stream, read_ahead) } else { StreamSource::new(stream, read_ahead) };
+        Self::from_source(name, ByteSource::Stream(source), compression)
     }
 
     /// Reads the capture header from `source` and sets up the record parser.

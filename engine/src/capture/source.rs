@@ -50,10 +50,23 @@ pub(super) fn fill(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-/// A block read from `reader` into `buf`.
-fn read_block(reader: &mut dyn Read, mut buf: Vec<u8>) -> Block {
-    let (len, failure) = fill_until_failure(reader, buf.get_mut(HEADROOM..).unwrap_or_default());
+/// A block read from `reader` into `buf`: full, or with `eager` whatever one read gives (a
+/// pipe's bytes as they arrive, so that a slow writer's frames are not held back).
+fn read_block(reader: &mut dyn Read, mut buf: Vec<u8>, eager: bool) -> Block {
+    let space = buf.get_mut(HEADROOM..).unwrap_or_default();
+    let (len, failure) = if eager { read_some(reader, space) } else { fill_until_failure(reader, space) };
     Block { buf, len, failure }
+}
+
+/// One read that gives bytes (or the end, or a failure).
+fn read_some(reader: &mut dyn Read, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    loop {
+        match reader.read(buf) {
+            Ok(n) => return (n, None),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (0, Some(e)),
+        }
+    }
 }
 
 fn new_block_buffer() -> Vec<u8> {
@@ -62,20 +75,20 @@ fn new_block_buffer() -> Vec<u8> {
 
 /// Where blocks come from.
 enum Feed {
-    /// Read on the caller's thread.
-    Direct(Box<dyn Read + Send>),
+    /// Read on the caller's thread (eagerly or not).
+    Direct(Box<dyn Read + Send>, bool),
     /// Read ahead on a thread of their own.
     Ahead { blocks: Receiver<Block>, recycle: SyncSender<Vec<u8>>, _thread: JoinHandle<()> },
 }
 
 impl Feed {
-    fn ahead(mut reader: Box<dyn Read + Send>) -> Feed {
+    fn ahead(mut reader: Box<dyn Read + Send>, eager: bool) -> Feed {
         let (block_tx, blocks) = mpsc::sync_channel::<Block>(BLOCKS_AHEAD);
         let (recycle, recycled) = mpsc::sync_channel::<Vec<u8>>(BLOCKS_AHEAD + 2);
         let thread = std::thread::spawn(move || {
             loop {
                 let buf = recycled.try_recv().unwrap_or_else(|_| new_block_buffer());
-                let block = read_block(reader.as_mut(), buf);
+                let block = read_block(reader.as_mut(), buf, eager);
                 let done = block.len == 0 || block.failure.is_some();
                 if block_tx.send(block).is_err() || done {
                     return;
@@ -88,9 +101,9 @@ impl Feed {
     /// The next block, reusing `spare` where possible; `len` 0 at the end of the stream.
     fn next(&mut self, spare: Vec<u8>) -> Block {
         match self {
-            Feed::Direct(reader) => {
+            Feed::Direct(reader, eager) => {
                 let buf = if spare.len() == HEADROOM + BLOCK { spare } else { new_block_buffer() };
-                read_block(reader.as_mut(), buf)
+                read_block(reader.as_mut(), buf, *eager)
             }
             Feed::Ahead { blocks, recycle, .. } => {
                 if spare.len() == HEADROOM + BLOCK {
@@ -118,7 +131,16 @@ pub struct StreamSource {
 impl StreamSource {
     /// A source over `reader`; with `read_ahead`, reading happens on a thread of its own.
     pub fn new(reader: Box<dyn Read + Send>, read_ahead: bool) -> Self {
-        let feed = if read_ahead { Feed::ahead(reader) } else { Feed::Direct(reader) };
+        Self::with_feed(if read_ahead { Feed::ahead(reader, false) } else { Feed::Direct(reader, false) })
+    }
+
+    /// A source over a pipe (standard input, a FIFO): each block is what one read gives, so
+    /// frames are parsed as they arrive rather than once a block is full.
+    pub fn pipe(reader: Box<dyn Read + Send>, read_ahead: bool) -> Self {
+        Self::with_feed(if read_ahead { Feed::ahead(reader, true) } else { Feed::Direct(reader, true) })
+    }
+
+    fn with_feed(feed: Feed) -> Self {
         StreamSource { feed, buf: Vec::new(), start: 0, end: 0, eof: false, failure: None, offset: 0 }
     }
 
