@@ -95,11 +95,13 @@ impl Timeline {
         self.sums[at] = self.combine(self.sums[at], value);
     }
 
-    /// Adds the length of `[from_ns, to_ns)` to every bin it overlaps, in nanoseconds.
+    /// Adds the length of `[from_ns, to_ns)` to every bin it overlaps, in nanoseconds (a first
+    /// span starts the timeline at its start).
     pub fn add_span(&mut self, from_ns: i64, to_ns: i64, channel: usize) {
         if channel >= self.channels || to_ns <= from_ns {
             return;
         }
+        self.start_ns.get_or_insert(from_ns);
         self.bin_of(to_ns.saturating_sub(1)); // widen first, so that both ends fit
         let mut at = from_ns;
         while at < to_ns {
@@ -219,6 +221,14 @@ mod tests {
         assert_eq!(t.width_ns(), 2_000);
         let total: u64 = t.series(0).iter().map(|(_, v)| v).sum();
         assert_eq!(total, 2_700 + 5_000);
+    }
+
+    #[test]
+    fn a_first_span_starts_the_timeline_at_its_start() {
+        // it once started at the span's end, so that the whole span fell into the first bin
+        let mut t = Timeline::new(8, 1);
+        t.add_span(10_000, 13_500, 0);
+        assert_eq!(t.series(0), [(10_000, 1_000), (11_000, 1_000), (12_000, 1_000), (13_000, 500)]);
     }
 
     #[test]
