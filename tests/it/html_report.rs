@@ -3,9 +3,19 @@
 //! with a screenshot saved under the target directory.
 
 use crate::common;
+use crate::common::capture::Capture;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use rocescope::generate::encode;
+use rocescope_engine::analyze::roce::wide::pfc::PAUSE_CHANNEL;
+use rocescope_engine::analyze::timeline::Timeline;
+use rocescope_engine::analyze::{Analyzer, Config, assemble};
+use rocescope_engine::capture::Inputs;
+use rocescope_engine::decode::Decoder;
+use rocescope_engine::display_filter::Selection;
+use rocescope_engine::pipeline::{self, Analyse, sharded};
 
 fn sample(name: &str) -> String {
     format!("{}/samples/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -64,6 +74,105 @@ fn storms_are_shaded_and_pause_priorities_drawn() {
     assert!(pfc.contains(">\nstorm\n<") || pfc.contains(">storm<"), "the legend names the storm shading");
     let (_, calm) = page(dir.path(), "loss_go_back_n");
     assert!(!calm.contains("opacity=\"0.15\" fill=\"#D55E00\""), "no storm, no shading");
+}
+
+/// The y axis's labels of the chart `id`.
+fn y_labels(text: &str, id: &str) -> Vec<f64> {
+    let chart = text.split(&format!("id=\"{id}\"")).nth(1).and_then(|s| s.split("</figure>").next()).expect(id);
+    let labels = chart.split("text-anchor=\"end\"").skip(1);
+    labels.filter_map(|l| l.split('>').nth(1)?.split('<').next()?.trim().parse().ok()).collect()
+}
+
+struct Whole(Analyzer);
+
+impl Analyse for Whole {
+    fn analyzer(&mut self) -> &mut Analyzer {
+        &mut self.0
+    }
+}
+
+/// The paused time per priority over time of `path`, analysed on one thread, and split over
+/// two by host pair where the shards join.
+fn paused_time(path: &Path) -> (Timeline, Option<Timeline>) {
+    let chart = |a: &Analyzer, inputs: &Inputs| {
+        assemble::report_of_files(a, inputs.readers(), &[]).roce.charts.paused().clone()
+    };
+    let (mut inputs, errors) = Inputs::open(&[path.to_path_buf()], false);
+    assert!(errors.is_empty());
+    let mut whole = Whole(Analyzer::new(Config::default()));
+    let ran =
+        pipeline::analyse(&mut inputs, &Decoder::default(), &mut Selection::new(None).unwrap(), &mut whole, 1, &|_| {});
+    ran.result.unwrap();
+    whole.0.finish();
+    let one = chart(&whole.0, &inputs);
+    let (mut inputs, _) = Inputs::open(&[path.to_path_buf()], false);
+    let mut split = Whole(Analyzer::new(Config::default()));
+    let joined =
+        sharded::analyse(&mut inputs, &Decoder::default(), &Selection::new(None).unwrap(), &mut split, 2, &|_| {});
+    (one, joined.map(|_| chart(&split.0, &inputs)))
+}
+
+#[test]
+fn a_priority_paused_by_overlapping_sources_and_refreshes_is_charted_as_their_union() {
+    // at 100 Gb/s a quantum lasts 5.12 ns: 3,125 quanta 16 µs, 6,250 32 µs, 1,250 6.4 µs
+    const T: i64 = 1_700_000_000_000_000_000;
+    let (a, b) = ([2, 0, 0, 0, 0, 0xa], [2, 0, 0, 0, 0, 0xb]);
+    let mut c = Capture::new();
+    for (at, src, quanta) in [
+        (0, a, 3_125),      // a pauses priority 3 until 16 µs,
+        (10_000, a, 3_125), // refreshes it until 26 µs,
+        (20_000, b, 6_250), // b pauses it until 52 µs,
+        (24_000, a, 3_125), // a refreshes until 40 µs,
+        (30_000, a, 0),     // and resumes at 30 µs
+        (70_000, a, 1_250), // a pause until 76.4 µs
+    ] {
+        c.add_bytes(T + at, encode::pfc_frame(src, 1 << 3, [0, 0, 0, quanta, 0, 0, 0, 0]));
+    }
+    let path = c.write();
+    let report = common::capture::analyze_file(&path, &[]);
+    let paused_ns: Vec<u64> =
+        report["pfc"].as_array().unwrap().iter().map(|s| s["paused_ns"].as_u64().unwrap()).collect();
+    assert_eq!(paused_ns, [36_400, 32_000], "each source's own periods");
+    // paused from 0 to 52 µs and from 70 to 76.4 µs: the union, in 1 µs bins, never more
+    let mut union = vec![1_000; 52];
+    union.extend([0; 18].into_iter().chain([1_000; 6]).chain([400]));
+    let (one, joined) = paused_time(&path);
+    assert_eq!((one.start_ns(), one.width_ns()), (Some(T), 1_000));
+    assert_eq!(one.series(3).into_iter().map(|(_, ns)| ns).collect::<Vec<_>>(), union);
+    if let Some(joined) = joined {
+        assert_eq!(joined, one, "split over two threads");
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html = dir.path().join("page.html");
+    common::run_ok(&["analyze", "--html", html.to_str().unwrap(), path.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&html).expect("the page");
+    assert_eq!(y_labels(&text, "chart-pfc").last(), Some(&100.0), "at most 100 %");
+}
+
+#[test]
+fn the_pfc_storms_chart_is_paused_at_most_all_of_the_time() {
+    // it said 600 %: the time paused before the chart's first bin was counted in it
+    let (one, joined) = paused_time(Path::new(&sample("pfc_storm.pcap")));
+    for channel in 0..=PAUSE_CHANNEL {
+        for (start, ns) in one.series(channel) {
+            assert!(ns <= one.width_ns() as u64, "channel {channel} paused {ns} ns in the bin at {start}");
+        }
+    }
+    // the storm: priority 3 paused from the capture's start for 120 ms
+    let storm: u64 = one
+        .series(3)
+        .iter()
+        .take_while(|(start, _)| *start < one.start_ns().unwrap() + 120_000_000)
+        .map(|(_, ns)| ns)
+        .sum();
+    assert!(storm >= 120_000_000, "{storm} ns");
+    if let Some(joined) = joined {
+        assert_eq!(joined, one, "split over two threads");
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, text) = page(dir.path(), "pfc_storm");
+    let most = y_labels(&text, "chart-pfc").into_iter().fold(0.0, f64::max);
+    assert_eq!(most, 100.0, "the storm is paused all of the time, and no more");
 }
 
 fn chromium() -> Option<PathBuf> {

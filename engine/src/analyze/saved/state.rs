@@ -18,8 +18,9 @@ pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// fixed origin, not in a sliding window; version 8 kept no CE marks of a UET PDC's PSNs and no
 /// counts of its ACKs' ECN echoes compared with them, no count of frames cut inside their
 /// headers, no flow's first mirror duplicate, and a path MTU per host pair; version 11 kept
-/// no flow's first MACs; version 12 no hosts' QP tables.
-pub const STATE_VERSION: u32 = 14;
+/// no flow's first MACs; version 12 no hosts' QP tables; version 14 no union of the pauses in
+/// force per priority.
+pub const STATE_VERSION: u32 = 15;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;

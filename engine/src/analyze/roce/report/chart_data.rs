@@ -51,7 +51,8 @@ impl ChartData {
         &self.timeline
     }
 
-    /// Nanoseconds paused per priority over time ([`crate::analyze::roce::wide::pfc::PAUSE_CHANNEL`] for PAUSE).
+    /// Nanoseconds paused per priority over time ([`crate::analyze::roce::wide::pfc::PAUSE_CHANNEL`]
+    /// for PAUSE): the union of the sources' pauses in force, at most each bin's width.
     pub fn paused(&self) -> &Timeline {
         &self.paused
     }

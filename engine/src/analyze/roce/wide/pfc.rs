@@ -5,12 +5,17 @@
 //! paused; each XOFF arriving strictly before the current expiry extends it to the new XOFF's
 //! expiry; an XON ends it at its own timestamp. A period lasts from its first XOFF to
 //! min(XON, last expiry); a storm is a period of at least the storm threshold.
+//!
+//! The paused-time timeline is per channel (a priority, or PAUSE), not per source: a channel
+//! is paused at an instant when at least one source's period is in force then, so it holds
+//! the union of the sources' periods ([`InForce`]), at most the time a bin spans.
 
 use crate::analyze::combining::{Combine, Refused, Seam};
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 use rocescope_parsers::ethernet::MacAddr;
 
@@ -79,6 +84,11 @@ impl PauseSource {
         }
     }
 
+    /// The expiry of the open period.
+    fn expiry(&self) -> Option<i64> {
+        self.period.map(|p| p.expiry_ns)
+    }
+
     fn xon(&mut self, ts_ns: i64, storm_ns: i64) -> Option<Closed> {
         self.stats.xon += 1;
         if self.period.is_some_and(|p| ts_ns < p.expiry_ns) { self.close(Some(ts_ns), storm_ns) } else { None }
@@ -99,6 +109,80 @@ impl PauseSource {
             stats.first_storm_frame.get_or_insert(p.start_frame);
         }
         Some(Closed { start_ns: p.start_ns, end_ns: end, start_frame: p.start_frame, storm })
+    }
+}
+
+/// The union of one channel's pauses over its sources, added to the paused-time timeline in
+/// time order as the channel's pause frames come: between two of them no source's period
+/// changes, so the channel is paused from the first until the second or until the latest
+/// expiry of the periods open, whichever is earlier. An XOFF refresh moves its source's expiry,
+/// an XON removes it: a pause in force is counted once, whatever refreshes it and however many
+/// sources pause the channel at once. A frame earlier than the channel's latest one (a capture
+/// out of time order) counts from that latest one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
+pub struct InForce {
+    /// The union is in the timeline up to here, the channel's latest pause frame.
+    until_ns: Option<i64>,
+    /// The expiry of each source's open period, with the number of sources of that expiry
+    /// (at most one entry per source: bounded by [`MAX_SOURCES`]).
+    expiries: BTreeMap<i64, u32>,
+}
+
+impl InForce {
+    /// Adds the union up to `ts_ns`, the time of a pause frame of `channel`, to `paused`.
+    fn advance(&mut self, ts_ns: i64, paused: &mut Timeline, channel: usize) {
+        if let (Some(from), Some((&expiry, _))) = (self.until_ns, self.expiries.last_key_value()) {
+            paused.add_span(from, ts_ns.min(expiry), channel);
+        }
+        self.until_ns = Some(self.until_ns.map_or(ts_ns, |until| until.max(ts_ns)));
+    }
+
+    /// A pause frame of `source` on `channel` at `ts_ns`, which `apply` applies to the source:
+    /// the union is added up to it first, then the source's expiry moved.
+    fn frame<R>(
+        &mut self,
+        paused: &mut Timeline,
+        channel: usize,
+        ts_ns: i64,
+        source: &mut PauseSource,
+        apply: impl FnOnce(&mut PauseSource) -> R,
+    ) -> R {
+        self.advance(ts_ns, paused, channel);
+        let before = source.expiry();
+        let applied = apply(source);
+        self.moved(before, source.expiry());
+        applied
+    }
+
+    /// A source's open period went from expiring at `before` to `after` (`None`: no period open).
+    fn moved(&mut self, before: Option<i64>, after: Option<i64>) {
+        if before == after {
+            return;
+        }
+        if let Some(b) = before
+            && let std::collections::btree_map::Entry::Occupied(mut e) = self.expiries.entry(b)
+        {
+            match *e.get() > 1 {
+                true => *e.get_mut() -= 1,
+                false => drop(e.remove()),
+            }
+        }
+        if let Some(a) = after {
+            *self.expiries.entry(a).or_default() += 1;
+        }
+    }
+
+    /// Adds the pauses still in force until they expire, no frame coming to end them.
+    fn finish(&mut self, paused: &mut Timeline, channel: usize) {
+        if let Some((&expiry, _)) = self.expiries.last_key_value() {
+            self.advance(expiry, paused, channel);
+        }
+        self.expiries.clear();
+    }
+
+    /// The expiries after `at_ns`: the pauses in force after that instant.
+    fn after(&self, at_ns: i64) -> impl Iterator<Item = (&i64, &u32)> {
+        self.expiries.range(at_ns.saturating_add(1)..)
     }
 }
 
@@ -128,12 +212,15 @@ pub struct PauseTracker {
     pub not_kept: u64,
     /// The periods that ended.
     pub ended: Ended,
+    /// Per priority (and [`PAUSE_CHANNEL`]), the union of the sources' pauses in force.
+    in_force: [InForce; PAUSE_CHANNEL + 1],
 }
 
 /// The pause periods that ended, over all sources.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct Ended {
-    /// Paused time per priority (and [`PAUSE_CHANNEL`]) over time, summed over sources.
+    /// Paused time per priority (and [`PAUSE_CHANNEL`]) over time: the union of the sources'
+    /// pauses ([`InForce`]), at most each bin's width.
     pub paused: Timeline,
     /// The first storm periods: (priority or [`PAUSE_CHANNEL`], start, end).
     pub storms: Vec<(usize, i64, i64)>,
@@ -147,7 +234,6 @@ impl Ended {
     /// Records a period of `channel` that ended.
     fn record(&mut self, channel: usize, closed: Option<Closed>) {
         let Some(c) = closed else { return };
-        self.paused.add_span(c.start_ns, c.end_ns, channel);
         if c.storm && self.storms.len() < STORMS_KEPT {
             self.storms.push((channel, c.start_ns, c.end_ns));
         }
@@ -204,6 +290,7 @@ impl PauseTracker {
                 periods: Vec::new(),
                 periods_not_kept: 0,
             },
+            in_force: Default::default(),
         }
     }
 
@@ -254,9 +341,13 @@ impl PauseTracker {
             if let Some(quanta) = pfc.pause_quanta(priority) {
                 let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
                 match Self::source(&mut self.pfc, (src, priority), full) {
-                    Some(stats) => {
-                        let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
-                        self.ended.record(usize::from(priority), closed);
+                    Some(source) => {
+                        let (channel, storm_ns) = (usize::from(priority), self.storm_ns);
+                        let closed =
+                            self.in_force[channel].frame(&mut self.ended.paused, channel, ts_ns, source, |s| {
+                                Self::update(s, frame, ts_ns, pause_ns, storm_ns)
+                            });
+                        self.ended.record(channel, closed);
                     }
                     None => refused = true,
                 }
@@ -268,8 +359,12 @@ impl PauseTracker {
     pub fn observe_pause(&mut self, frame: FrameNumber, ts_ns: i64, src: MacAddr, quanta: u16) {
         let (pause_ns, full) = (self.quanta_ns(quanta), self.full());
         match Self::source(&mut self.pause, src, full) {
-            Some(stats) => {
-                let closed = Self::update(stats, frame, ts_ns, pause_ns, self.storm_ns);
+            Some(source) => {
+                let storm_ns = self.storm_ns;
+                let closed =
+                    self.in_force[PAUSE_CHANNEL].frame(&mut self.ended.paused, PAUSE_CHANNEL, ts_ns, source, |s| {
+                        Self::update(s, frame, ts_ns, pause_ns, storm_ns)
+                    });
                 self.ended.record(PAUSE_CHANNEL, closed);
             }
             None => self.not_kept += 1,
@@ -278,8 +373,11 @@ impl PauseTracker {
 
     /// Closes every open period at its expiry.
     pub fn finish(&mut self) {
+        for (channel, in_force) in self.in_force.iter_mut().enumerate() {
+            in_force.finish(&mut self.ended.paused, channel);
+        }
         let storm_ns = self.storm_ns;
-        // by source, so that the timeline does not depend on the hash maps' order
+        // by source, so that the periods' order does not depend on the hash maps'
         let mut pfc: Vec<_> = self.pfc.iter_mut().map(|((mac, p), s)| ((mac.0, usize::from(*p)), s)).collect();
         pfc.sort_by_key(|(k, _)| *k);
         for ((_, priority), source) in pfc {
@@ -295,6 +393,17 @@ impl PauseTracker {
 }
 
 impl PauseTracker {
+    /// Each channel's union added up to `until`, its sources' open periods in force.
+    fn in_force_of_sources(&mut self, until: [Option<i64>; PAUSE_CHANNEL + 1]) {
+        self.in_force = until.map(|until_ns| InForce { until_ns, expiries: BTreeMap::new() });
+        for ((_, priority), source) in &self.pfc {
+            self.in_force[usize::from(*priority)].moved(None, source.expiry());
+        }
+        for source in self.pause.values() {
+            self.in_force[PAUSE_CHANNEL].moved(None, source.expiry());
+        }
+    }
+
     /// The MACs that sent pause frames since `start`, this tracker at an earlier point.
     pub fn sources_since(&self, start: &PauseTracker) -> rustc_hash::FxHashSet<MacAddr> {
         let frames = |s: &PauseSource| s.stats.xoff + s.stats.xon;
@@ -309,8 +418,10 @@ impl PauseTracker {
 /// Pause frames have no host pair: a split analysis gives them all to one shard, so the others'
 /// trackers are empty, and nothing is added (refused otherwise). Grafted, it goes on as `end`
 /// went on from `start`, both numbered as this tracker: each source's counts added and its open
-/// period taken; refused where a source's pause state differs from `start`'s, or an extreme
-/// cannot be told.
+/// period taken, each channel's union going on as the part's where the part paused the channel;
+/// refused where a source's pause state differs from `start`'s, where pauses in force after
+/// the seam on a channel the part paused differ from `start`'s (a pause from before the part,
+/// which the part's own union did not count), or where an extreme cannot be told.
 impl Combine for PauseTracker {
     fn add(&mut self, other: &PauseTracker) -> Result<(), Refused> {
         let empty = other.pfc.is_empty() && other.pause.is_empty() && other.not_kept == 0;
@@ -359,11 +470,26 @@ impl Combine for PauseTracker {
         if end.not_kept > start.not_kept || end.pfc.len() + end.pause.len() >= MAX_SOURCES {
             return Err("the pause sources' bound".into());
         }
+        // a channel's union goes on as the part's where the part paused it after the seam:
+        // the pauses in force after the seam must be the same here as at the part's start;
+        // this one's union is added up to the seam, the part's after it
+        let mut until = self.in_force.each_ref().map(|f| f.until_ns);
+        for (channel, (s, e)) in start.in_force.iter().zip(&end.in_force).enumerate() {
+            if e != s {
+                let mine = &mut self.in_force[channel];
+                if !mine.after(seam.at_ns).eq(s.after(seam.at_ns)) {
+                    return Err("a pause in force when the part's kept frames end".into());
+                }
+                mine.advance(seam.at_ns, &mut self.ended.paused, channel);
+                until[channel] = e.until_ns;
+            }
+        }
         source(&mut self.pfc, &start.pfc, end.pfc)?;
         source(&mut self.pause, &start.pause, end.pause)?;
         if self.pfc.len() + self.pause.len() >= MAX_SOURCES {
             return Err("the pause sources' bound".into());
         }
+        self.in_force_of_sources(until);
         self.ended.graft(&start.ended, end.ended, seam)
     }
 }
@@ -401,6 +527,74 @@ mod tests {
         other.observe_pfc(FrameNumber::new(1), 0, MAC, &xoff(3, 0xFFFF));
         other.observe_pfc(FrameNumber::new(2), 5, MAC, &xoff(3, 0));
         assert!(whole.clone().graft(&start, other, &seam).is_err());
+    }
+
+    /// At 512 Gb/s a quantum lasts 1 ns.
+    const QUANTUM_NS: u64 = 512;
+
+    /// The paused nanoseconds of each 1 µs bin of `channel` from 0.
+    fn paused_per_us(t: &PauseTracker, channel: usize) -> Vec<u64> {
+        assert_eq!((t.ended.paused.start_ns(), t.ended.paused.width_ns()), (Some(0), 1_000));
+        t.ended.paused.series(channel).into_iter().map(|(_, v)| v).collect()
+    }
+
+    #[test]
+    fn a_priority_is_paused_while_any_source_pauses_it_counted_once() {
+        const OTHER: MacAddr = MacAddr([2, 0, 0, 0, 0, 2]);
+        let mut t = PauseTracker::new(QUANTUM_NS, 100 * MS);
+        let frames = [
+            (0, MAC, 10_000),       // MAC paused until 10 µs,
+            (4_000, MAC, 10_000),   // refreshed until 14 µs
+            (8_000, OTHER, 20_000), // OTHER paused until 28 µs
+            (12_000, MAC, 10_000),  // MAC refreshed until 22 µs,
+            (16_000, MAC, 0),       // and ended at 16 µs
+            (40_000, MAC, 5_000),   // a new pause, until 45 µs
+        ];
+        for (i, &(ts, src, quanta)) in frames.iter().enumerate() {
+            t.observe_pfc(FrameNumber::new(i as u64 + 1), ts, src, &xoff(3, quanta));
+        }
+        t.finish();
+        let paused_ns = |src| t.pfc[&(src, 3)].stats.paused_ns;
+        assert_eq!((paused_ns(MAC), paused_ns(OTHER)), (16_000 + 5_000, 20_000), "each source's own");
+        // the union: [0, 28 µs) and [40 µs, 45 µs), each bin at most its width
+        let mut union = vec![1_000; 28];
+        union.extend([0; 12].into_iter().chain([1_000; 5]));
+        assert_eq!(paused_per_us(&t, 3), union);
+    }
+
+    #[test]
+    fn a_pause_in_force_when_the_timeline_ends_counts_until_it_expires_and_xon_ends_it() {
+        let mut t = PauseTracker::new(QUANTUM_NS, 100 * MS);
+        t.observe_pause(FrameNumber::new(1), 0, MAC, 1_500);
+        t.observe_pause(FrameNumber::new(2), 1_000, MAC, 2_500); // until 3.5 µs
+        t.observe_pfc(FrameNumber::new(3), 500, MAC, &xoff(1, 5_000)); // until 5.5 µs
+        t.observe_pfc(FrameNumber::new(4), 4_200, MAC, &xoff(1, 0));
+        t.finish();
+        assert_eq!(paused_per_us(&t, PAUSE_CHANNEL), [1_000, 1_000, 1_000, 500, 0]);
+        assert_eq!(paused_per_us(&t, 1), [500, 1_000, 1_000, 1_000, 200]);
+    }
+
+    #[test]
+    fn a_part_goes_on_with_the_union_unless_a_pause_before_it_is_in_force_after_its_kept_frames() {
+        const OTHER: MacAddr = MacAddr([2, 0, 0, 0, 0, 2]);
+        let mut whole = PauseTracker::new(QUANTUM_NS, 100 * MS);
+        whole.observe_pfc(FrameNumber::new(1), 0, MAC, &xoff(3, 10_000)); // until 10 µs
+        // a part whose kept frames (none of them pauses) end at `at_ns`, then OTHER pauses
+        let part = |at_ns: i64| {
+            let start = PauseTracker::new(QUANTUM_NS, 100 * MS);
+            let mut end = start.clone();
+            end.observe_pfc(FrameNumber::new(2), at_ns + 1_000, OTHER, &xoff(3, 3_000));
+            (start, end, Seam { at_ns, ..Seam::default() })
+        };
+        let (start, end, seam) = part(4_000);
+        let refused = whole.clone().graft(&start, end, &seam).expect_err("MAC's pause goes on after the seam");
+        assert_eq!(refused.reason(), "a pause in force when the part's kept frames end");
+        let (start, end, seam) = part(12_000);
+        whole.graft(&start, end, &seam).expect("grafts");
+        whole.finish();
+        let mut union = vec![1_000; 10];
+        union.extend([0; 3].into_iter().chain([1_000; 3]));
+        assert_eq!(paused_per_us(&whole, 3), union);
     }
 
     #[test]
