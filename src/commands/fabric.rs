@@ -36,7 +36,7 @@ pub fn run(args: &FabricArgs) -> Outcome {
     } else {
         write_fabric(&mut out, &report)
             .and_then(|()| writeln!(out))
-            .and_then(|()| write_findings(&mut out, &findings, args.color.enabled()))
+            .and_then(|()| write_findings(&mut out, &findings, &[], args.color.enabled()))
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
     fail_on(&findings, args.fail_on)

@@ -231,6 +231,13 @@ fn pfc_that_never_reaches_the_capture_is_pause_not_in_capture() {
     assert!(findings(&report, "COUNTERS_DISAGREE").is_empty(), "the pauses are PAUSE_NOT_IN_CAPTURE's");
 }
 
+/// The troubleshooting table's entries of `report` by symptom (its first words), each with the
+/// codes of the findings it explains.
+fn troubleshooting<'a>(report: &'a Value, symptom: &str) -> Vec<&'a Value> {
+    let rows = report["troubleshooting"].as_array().map(Vec::as_slice).unwrap_or_default();
+    rows.iter().filter(|r| r["symptom"].as_str().is_some_and(|s| s.starts_with(symptom))).collect()
+}
+
 #[test]
 fn pauses_on_a_priority_the_data_does_not_use_join_the_troubleshooting_table() {
     let run = run(4, false);
@@ -238,38 +245,49 @@ fn pauses_on_a_priority_the_data_does_not_use_join_the_troubleshooting_table() {
     assert_eq!(row(&report, "tx_prio4_pause").0, "agrees");
     let other = findings(&report, "PFC_OTHER_PRIORITY");
     assert_eq!(other.len(), 1);
-    let cause = other[0]["cause"].as_str().expect("a cause");
-    assert!(
-        cause.contains(
-            "Troubleshooting, pauses on one priority while the RoCE data travels on another: PFC on the wrong priority"
-        ),
-        "{cause}"
-    );
-    assert!(
-        other[0]["action"].as_str().is_some_and(|a| a.contains("Troubleshooting: Align the DSCP-to-priority maps"))
-    );
+    let rows = troubleshooting(&report, "pauses on one priority while the RoCE data travels on another");
+    assert_eq!(rows.len(), 1, "{:?}", report["troubleshooting"]);
+    assert!(rows[0]["cause"].as_str().is_some_and(|c| c.starts_with("PFC on the wrong priority")));
+    assert!(rows[0]["action"].as_str().is_some_and(|a| a.starts_with("Align the DSCP-to-priority maps")));
+    assert!(rows[0]["codes"].as_array().expect("codes").contains(&Value::from("PFC_OTHER_PRIORITY")));
+    let index = rows[0]["findings"][0].as_u64().expect("an index") as usize;
+    assert_eq!(report["findings"][index]["code"], "PFC_OTHER_PRIORITY");
+    // the finding keeps its own cause
+    assert!(other[0]["cause"].as_str().is_some_and(|c| !c.contains("Troubleshooting")));
     // where the data's priority pauses, the entry joins nothing
     let healthy = mirrored(&self::run(3, false), |_, _| true);
-    let causes: Vec<&str> =
-        healthy["findings"].as_array().expect("findings").iter().filter_map(|f| f["cause"].as_str()).collect();
-    assert!(causes.iter().all(|c| !c.contains("Troubleshooting, pauses")), "{causes:?}");
+    assert!(troubleshooting(&healthy, "pauses").is_empty(), "{:?}", healthy["troubleshooting"]);
 }
 
 #[test]
 fn loss_of_ecn_capable_data_without_marks_joins_ecn_under_tuning() {
     let sample = |name: &str| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples").join(name);
-    let under_tuned = |report: &Value, code: &str| {
-        findings(report, code).iter().any(|f| f["cause"].as_str().is_some_and(|c| c.contains("ECN under-tuning")))
-    };
     // ECT(0) data, 3 PSNs lost, no CE mark anywhere
     let lossy = crate::common::capture::analyze_file(&sample("loss_go_back_n.pcap"), &[]);
-    for code in ["PSN_GAP", "RETRANSMISSION", "NAK_PSN_SEQUENCE"] {
-        assert!(under_tuned(&lossy, code), "{code}");
-    }
+    let rows = troubleshooting(&lossy, "loss or out-of-sequence growth with no ECN marks");
+    assert_eq!(rows.len(), 1, "one entry, once");
+    assert!(rows[0]["cause"].as_str().is_some_and(|c| c.starts_with("ECN under-tuning")));
+    assert_eq!(rows[0]["codes"], serde_json::json!(["PSN_GAP", "RETRANSMISSION", "NAK_PSN_SEQUENCE"]));
+    let explained = rows[0]["findings"].as_array().expect("findings");
+    let codes: Vec<&Value> =
+        explained.iter().map(|i| &lossy["findings"][i.as_u64().expect("an index") as usize]["code"]).collect();
+    assert_eq!(codes, ["PSN_GAP", "RETRANSMISSION", "NAK_PSN_SEQUENCE"]);
     // the marking run: CE marks, so no entry
     let marked = crate::common::capture::analyze_file(&sample("congestion_ecn_cnp.pcap"), &[]);
-    let all: Vec<&Value> = marked["findings"].as_array().expect("findings").iter().collect();
-    assert!(all.iter().all(|f| !f["cause"].as_str().unwrap_or("").contains("Troubleshooting")), "{all:?}");
+    assert!(marked.get("troubleshooting").is_none(), "{:?}", marked["troubleshooting"]);
+}
+
+#[test]
+fn a_troubleshooting_entry_is_printed_once_for_the_findings_it_explains() {
+    let sample = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/loss_go_back_n.pcap");
+    let text = crate::common::run_ok(&["analyze", sample.to_str().expect("UTF-8")]);
+    // three findings, one entry: its cause and action once, each finding naming it
+    assert_eq!(text.matches("ECN under-tuning").count(), 1, "{text}");
+    assert_eq!(text.matches("Lower the ECN marking thresholds").count(), 1, "{text}");
+    assert_eq!(text.matches("see:    troubleshooting [1]").count(), 3, "{text}");
+    let section = &text[text.find("Troubleshooting (1)").expect("the entries")..];
+    assert!(section.contains("loss or out-of-sequence growth with no ECN marks"), "{section}");
+    assert!(section.contains("for:    PSN_GAP, RETRANSMISSION, NAK_PSN_SEQUENCE"), "{section}");
 }
 
 #[test]

@@ -21,12 +21,13 @@ use crate::capture::{CaptureError, CaptureReader};
 pub fn report(a: &Analyzer, inputs: Vec<InputReport>, live: Option<LiveReport>) -> Report {
     let mut report = Report::model(a, inputs, live);
     report.findings = findings(&report);
+    report.troubleshooting = troubleshooting::rows(&report, &report.findings);
     report
 }
 
 /// The findings every analysis's rules raise over `report`.
-/// Each reads its own section; the troubleshooting table then joins its causes to the findings
-/// whose symptoms the report shows, and errors come first.
+/// Each reads its own section, and errors come first; the troubleshooting table's entries that
+/// explain them are the report's (`troubleshooting::rows`), listed once beside them.
 pub fn findings(report: &Report) -> Vec<Finding> {
     let mut out = Vec::new();
     roce::rules::roce(&mut Rules::new(&report.roce, &mut out));
@@ -38,7 +39,6 @@ pub fn findings(report: &Report) -> Vec<Finding> {
         fabric::rules::fabric(&mut Rules::new(configured, &mut out));
     }
     uet::rules::uet(&mut Rules::new(&report.uet, &mut out));
-    troubleshooting::annotate(report, &mut out);
     if let Some(configured) = &report.fabric {
         fabric::rules::cite_policy(configured, &report.roce.policy, &mut out);
     }
@@ -89,6 +89,7 @@ pub fn report_joined(a: &Analyzer, inputs: Vec<InputReport>, joined: &Joined) ->
     report.identity = sections;
     report.fabric = (!joined.fabric.is_empty()).then(|| fabric::analyse(&joined.fabric, Some(&report.roce)));
     report.findings = findings(&report);
+    report.troubleshooting = troubleshooting::rows(&report, &report.findings);
     report
 }
 

@@ -178,8 +178,8 @@ pub struct Finding {
     pub code: &'static str,
     pub message: String,
     pub evidence: Evidence,
-    /// The likely cause, with the troubleshooting table's entries whose symptom the capture
-    /// and the counters show (docs/analysis.md, "Troubleshooting table").
+    /// The likely cause; the troubleshooting table's entries that explain the finding are the
+    /// report's `troubleshooting` (docs/analysis.md, "Troubleshooting table").
     pub cause: Cow<'static, str>,
     pub action: Cow<'static, str>,
 }

@@ -27,6 +27,10 @@ pub struct Report {
     #[serde(flatten)]
     pub roce: RoceReport,
     pub findings: Vec<Finding>,
+    /// The troubleshooting table's entries that explain some of the findings, each once:
+    /// absent when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub troubleshooting: Vec<troubleshooting::Row>,
     /// Several taps of one path (`analyze --tap`): absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<PathReport>,
@@ -60,6 +64,7 @@ impl Report {
             tool: ToolReport { name: "rocescope", version: env!("CARGO_PKG_VERSION") },
             roce: RoceReport::model(a, inputs, live),
             findings: Vec::new(),
+            troubleshooting: Vec::new(),
             path: None,
             counters: Vec::new(),
             identity: IdentityReport::default(),

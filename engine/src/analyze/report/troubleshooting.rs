@@ -1,8 +1,11 @@
 //! The troubleshooting table (symptom → most likely cause → first action): where the capture and
-//! the counters show an entry's symptom, its cause and action join the causes and actions of
-//! the findings it explains. docs/analysis.md, "Troubleshooting table", lists the entries.
+//! the counters show an entry's symptom and the report has findings it explains, the report
+//! lists the entry once, naming those findings. docs/analysis.md, "Troubleshooting table",
+//! lists the entries.
 
 use std::collections::BTreeSet;
+
+use serde::Serialize;
 
 use crate::analyze::counters::report::{HostCounters, switch_pfc_priority};
 use crate::analyze::finding::Finding;
@@ -70,16 +73,39 @@ pub(super) const TABLE: [Entry; 5] = [
     },
 ];
 
-/// Adds to `findings` the cause and action of every entry whose symptom `report` shows.
-pub(crate) fn annotate(report: &Report, findings: &mut [Finding]) {
+/// An entry of the table that applies to a report: its symptom shows, and it explains some of
+/// the report's findings (`troubleshooting[]` in the JSON report).
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub symptom: &'static str,
+    pub cause: &'static str,
+    pub action: &'static str,
+    /// The codes of the findings it explains, each once, in the order of the findings.
+    pub codes: Vec<&'static str>,
+    /// The findings it explains: their indexes in the report's `findings[]`.
+    pub findings: Vec<usize>,
+}
+
+/// The entries whose symptom `report` shows and which explain some of `findings` (the
+/// report's, in their final order), each once.
+pub(crate) fn rows(report: &Report, findings: &[Finding]) -> Vec<Row> {
+    let mut rows = Vec::new();
     for entry in TABLE.iter().filter(|e| (e.shows)(report)) {
         let explained =
             |f: &Finding| entry.joins.iter().any(|&(code, family)| f.code == code && f.message.contains(family));
-        for finding in findings.iter_mut().filter(|f| explained(f)) {
-            finding.cause = format!("{} Troubleshooting, {}: {}", finding.cause, entry.symptom, entry.cause).into();
-            finding.action = format!("{} Troubleshooting: {}", finding.action, entry.action).into();
+        let indexes: Vec<usize> = (0..findings.len()).filter(|&i| explained(&findings[i])).collect();
+        if indexes.is_empty() {
+            continue;
         }
+        let mut codes: Vec<&'static str> = Vec::new();
+        for &i in &indexes {
+            if !codes.contains(&findings[i].code) {
+                codes.push(findings[i].code);
+            }
+        }
+        rows.push(Row { symptom: entry.symptom, cause: entry.cause, action: entry.action, codes, findings: indexes });
     }
+    rows
 }
 
 /// The delta of `counter` on `host`, where both snapshots have it.

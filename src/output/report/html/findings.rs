@@ -1,5 +1,6 @@
-//! The page's findings, each with its flows, first frames, likely cause and first action, and
-//! a legend of the codes present.
+//! The page's findings, each with its flows, first frames, likely cause and first action, the
+//! troubleshooting table's entries that explain them, each once, and a legend of the codes
+//! present.
 
 use maud::{Markup, html};
 
@@ -12,7 +13,14 @@ pub(super) fn flow_link(report: &Report, id: FlowId) -> Markup {
     html! { a href={ "#flow-" (id) } { (label) } }
 }
 
-fn finding(report: &Report, f: &Finding) -> Markup {
+fn finding(report: &Report, i: usize, f: &Finding) -> Markup {
+    let rows: Vec<usize> = report
+        .troubleshooting
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.findings.contains(&i))
+        .map(|(n, _)| n + 1)
+        .collect();
     html! {
         div class={ "finding " (f.severity.name()) } {
             p { span.sev { (f.severity.name()) } code { (f.code) } " " (f.message) }
@@ -24,6 +32,25 @@ fn finding(report: &Report, f: &Finding) -> Markup {
             }
             p { strong { "Likely cause: " } (f.cause) }
             p { strong { "First action: " } (f.action) }
+            @if !rows.is_empty() {
+                p { "See troubleshooting " @for (k, n) in rows.iter().enumerate() { @if k > 0 { ", " } a href={ "#troubleshooting-" (n) } { "[" (n) "]" } } "." }
+            }
+        }
+    }
+}
+
+/// The troubleshooting table's entries that explain some of the findings, each once.
+fn troubleshooting(r: &Report) -> Markup {
+    html! {
+        @if !r.troubleshooting.is_empty() {
+            h3 id="troubleshooting" { "Troubleshooting" }
+            @for (n, row) in r.troubleshooting.iter().enumerate() {
+                div class="finding" id={ "troubleshooting-" (n + 1) } {
+                    p { "[" (n + 1) "] " strong { (row.symptom) } " — explains " @for (k, code) in row.codes.iter().enumerate() { @if k > 0 { ", " } code { (code) } } }
+                    p { strong { "Most likely cause: " } (row.cause) }
+                    p { strong { "First action: " } (row.action) }
+                }
+            }
         }
     }
 }
@@ -34,7 +61,8 @@ pub(super) fn findings(r: &Report) -> Markup {
         @if r.findings.is_empty() {
             p { "Nothing to report: no loss, retransmission, congestion, pause or marking problem was found." }
         }
-        @for f in &r.findings { (finding(r, f)) }
+        @for (i, f) in r.findings.iter().enumerate() { (finding(r, i, f)) }
+        (troubleshooting(r))
         @if !r.findings.is_empty() { (legend(r)) }
     }
 }

@@ -1,4 +1,5 @@
-//! The summary's findings: severity, code and message, the frames, cause and action.
+//! The summary's findings: severity, code and message, the frames, cause and action; then the
+//! troubleshooting table's entries that explain them, each once.
 
 use std::io::{self, Write};
 
@@ -8,9 +9,13 @@ use super::TextKeys;
 use crate::analyze::finding::Finding;
 use crate::analyze::finding::Severity;
 use crate::analyze::id::FrameNumber;
+use crate::analyze::report::troubleshooting::Row;
 
 /// The findings' keys: the summary lists the frames, not how many there were.
 pub const FINDING_KEYS: TextKeys = TextKeys { table: "findings", shown: &[], hidden: &["evidence_count"] };
+
+/// Where a finding's frames, cause and action begin: under its code.
+const DETAIL: &str = "          ";
 
 /// The style of a severity's label when colour is on: errors red, warnings yellow, info blue.
 fn severity_style(severity: Severity, colour: bool) -> Style {
@@ -25,25 +30,51 @@ fn severity_style(severity: Severity, colour: bool) -> Style {
     Style::new().fg_color(Some(fg.into())).bold()
 }
 
-/// Writes `findings`: each with its frames and configuration lines, cause and action.
-pub fn write_findings(out: &mut impl Write, findings: &[Finding], colour: bool) -> io::Result<()> {
+/// Writes a detail line, `label` (`cause:  `) then `text`.
+fn write_detail(out: &mut impl Write, label: &str, text: &str) -> io::Result<()> {
+    writeln!(out, "{DETAIL}{label}{text}")
+}
+
+/// Writes `findings`: each with its frames and configuration lines, cause and action, and the
+/// numbers of the troubleshooting `rows` that explain it; then the rows, each once, with the
+/// codes of the findings it explains.
+pub fn write_findings(out: &mut impl Write, findings: &[Finding], rows: &[Row], colour: bool) -> io::Result<()> {
     if findings.is_empty() {
-        writeln!(out, "Findings: none")?;
-    } else {
-        writeln!(out, "Findings ({})", findings.len())?;
-        for f in findings {
-            let style = severity_style(f.severity, colour);
-            let label = format!("{:<7}", f.severity.name().to_uppercase());
-            writeln!(out, "  {style}{label}{style:#} {:<20} {}", f.code, f.message)?;
-            if !f.evidence.frames.is_empty() {
-                let frames: Vec<String> = f.evidence.frames.iter().map(FrameNumber::to_string).collect();
-                writeln!(out, "          frames: {}", frames.join(", "))?;
-            }
-            if !f.evidence.config_lines.is_empty() {
-                writeln!(out, "          config: {}", f.evidence.config_lines.join(", "))?;
-            }
-            writeln!(out, "          cause:  {}", f.cause)?;
-            writeln!(out, "          action: {}", f.action)?;
+        return writeln!(out, "Findings: none");
+    }
+    writeln!(out, "Findings ({})", findings.len())?;
+    for (i, f) in findings.iter().enumerate() {
+        let style = severity_style(f.severity, colour);
+        let label = format!("{:<7}", f.severity.name().to_uppercase());
+        writeln!(out, "  {style}{label}{style:#} {:<20} {}", f.code, f.message)?;
+        if !f.evidence.frames.is_empty() {
+            let frames: Vec<String> = f.evidence.frames.iter().map(FrameNumber::to_string).collect();
+            write_detail(out, "frames: ", &frames.join(", "))?;
+        }
+        if !f.evidence.config_lines.is_empty() {
+            write_detail(out, "config: ", &f.evidence.config_lines.join(", "))?;
+        }
+        write_detail(out, "cause:  ", &f.cause)?;
+        write_detail(out, "action: ", &f.action)?;
+        let explained: Vec<String> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.findings.contains(&i))
+            .map(|(n, _)| format!("[{}]", n + 1))
+            .collect();
+        if !explained.is_empty() {
+            write_detail(out, "see:    ", &format!("troubleshooting {}", explained.join(", ")))?;
+        }
+    }
+    if !rows.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Troubleshooting ({})", rows.len())?;
+        for (n, row) in rows.iter().enumerate() {
+            let number = format!("  {:<7} ", format!("[{}]", n + 1));
+            writeln!(out, "{number}{}", row.symptom)?;
+            write_detail(out, "for:    ", &row.codes.join(", "))?;
+            write_detail(out, "cause:  ", row.cause)?;
+            write_detail(out, "action: ", row.action)?;
         }
     }
     Ok(())

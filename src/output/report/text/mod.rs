@@ -93,5 +93,5 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
         fabric::write_fabric(out, configured)?;
     }
     writeln!(out)?;
-    findings::write_findings(out, &r.findings, colour)
+    findings::write_findings(out, &r.findings, &r.troubleshooting, colour)
 }
