@@ -131,3 +131,39 @@ fn fan_in_counts_source_addresses_not_qps() {
     let finding = k3["findings"].as_array().expect("findings").iter().find(|f| f["code"] == json!("INCAST"));
     assert_eq!(finding.map(|f| &f["severity"]), Some(&json!("info")));
 }
+
+#[test]
+fn incast_at_several_receivers_is_one_finding_naming_them() {
+    let mut c = Capture::new();
+    // three hosts send to each of three receivers, a packet each every 10 µs; the third
+    // receiver has a fourth sender
+    for step in 0..10 {
+        for (r, n) in [9u8, 10, 11].into_iter().enumerate() {
+            let senders: &[u8] = if n == 11 { &[1, 2, 3, 4] } else { &[1, 2, 3] };
+            for (i, &s) in senders.iter().enumerate() {
+                let from = Side { n: s, qpn: 0x100 * u32::from(n) + i as u32 };
+                let to = Side { n, qpn: 0x900 * u32::from(n) + i as u32 };
+                let t = T0 + (step * 10) * US + (r * 4 + i) as i64 * 100;
+                c.add(t, &write_only(from, to, 0x10 + step as u32, false));
+            }
+        }
+    }
+    c.by_time();
+    let report = c.analyze(&["--incast-senders", "3"]);
+    let periods = report["congestion"]["incast"]["periods"].as_array().expect("periods");
+    assert_eq!(periods.len(), 3, "{periods:?}");
+    let incast: Vec<&Value> =
+        report["findings"].as_array().expect("findings").iter().filter(|f| f["code"] == json!("INCAST")).collect();
+    assert_eq!(incast.len(), 1, "{incast:?}");
+    let message = incast[0]["message"].as_str().expect("a message");
+    assert!(
+        message.starts_with(
+            "Incast at 3 receivers (3 incast periods): 10.0.0.11 (4 senders), 10.0.0.9 (3 senders), 10.0.0.10 (3 senders); the largest, 4 senders on 10.0.0.11"
+        ),
+        "{message}"
+    );
+    assert_eq!(incast[0]["evidence"]["count"], json!(3));
+    let first_frames: Vec<&Value> = periods.iter().map(|p| &p["first_frame"]).collect();
+    let frames: Vec<&Value> = incast[0]["evidence"]["frames"].as_array().expect("frames").iter().collect();
+    assert_eq!(frames, first_frames);
+}

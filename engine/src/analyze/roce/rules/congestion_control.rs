@@ -3,6 +3,7 @@
 //! (docs/analysis.md, "Congestion control").
 
 use super::{About, EVIDENCE_KEPT, Evidence, FlowReport, Kind, RoceReport, Rules, Severity, kinds, names, plural};
+use crate::analyze::roce::congestion::incast::IncastPeriod;
 use crate::decode::Endpoint;
 
 /// Measured bursts, recoveries or reactions a flow needs before it is judged.
@@ -86,49 +87,85 @@ pub(super) fn tail_latency(r: &mut Rules<'_, RoceReport>) {
     );
 }
 
-/// INCAST: one finding per receiver with incast periods.
+/// Receivers and senders an INCAST message names before "and N more".
+const NAMED: usize = 8;
+
+/// INCAST: one finding for every receiver with incast periods, the receivers listed (those
+/// with the largest fan-in first), the largest period described.
 pub(super) fn incast(r: &mut Rules<'_, RoceReport>) {
     let incast = &r.report.congestion.incast;
-    let mut receivers: Vec<Endpoint> = Vec::new();
-    for p in &incast.periods {
-        if !receivers.contains(&p.receiver) {
-            receivers.push(p.receiver);
+    let periods = &incast.periods;
+    // each receiver with its largest period, in the order of their first periods
+    let mut receivers: Vec<(Endpoint, usize, &IncastPeriod)> = Vec::new();
+    for p in periods {
+        match receivers.iter_mut().find(|(receiver, _, _)| *receiver == p.receiver) {
+            Some((_, count, peak)) => {
+                *count += 1;
+                if p.peak_fan_in > peak.peak_fan_in {
+                    *peak = p;
+                }
+            }
+            None => receivers.push((p.receiver, 1, p)),
         }
     }
-    for receiver in receivers {
-        let periods: Vec<_> = incast.periods.iter().filter(|p| p.receiver == receiver).collect();
-        let Some(peak) = periods.iter().max_by_key(|p| (p.peak_fan_in, std::cmp::Reverse(p.first_frame))) else {
-            continue;
-        };
-        let signs: u64 = periods.iter().map(|p| p.ce_marks + p.cnps + p.pauses).sum();
-        let (ce, cnps, pauses) =
-            periods.iter().fold((0, 0, 0), |(c, n, p), x| (c + x.ce_marks, n + x.cnps, p + x.pauses));
-        let senders: Vec<String> = peak.senders.iter().take(8).map(ToString::to_string).collect();
-        let first_ns = r.report.capture.first_ts_ns.unwrap_or(0);
-        let more = peak.senders.len().saturating_sub(8);
-        let message = format!(
-            "{} senders converged on {receiver} ({}, the largest {:.3} ms into the capture for {:.1} µs): {}{}; during them {}, {}, {}",
+    receivers.sort_by_key(|(_, _, peak)| std::cmp::Reverse(peak.peak_fan_in));
+    let Some(&(receiver, count, peak)) = receivers.first() else {
+        return;
+    };
+    let (ce, cnps, pauses) = periods.iter().fold((0, 0, 0), |(c, n, p), x| (c + x.ce_marks, n + x.cnps, p + x.pauses));
+    let first_ns = r.report.capture.first_ts_ns.unwrap_or(0);
+    let largest = format!(
+        "{:.3} ms into the capture for {:.1} µs",
+        (peak.start_ns - first_ns) as f64 / 1e6,
+        (peak.end_ns - peak.start_ns) as f64 / 1_000.0
+    );
+    let senders = named(peak.senders.iter().map(ToString::to_string), peak.senders.len());
+    let during = format!(
+        "during them {}, {}, {}",
+        plural(ce as usize, "CE mark"),
+        plural(cnps as usize, "CNP"),
+        plural(pauses as usize, "pause")
+    );
+    let message = if receivers.len() == 1 {
+        format!(
+            "{} senders converged on {receiver} ({}, the largest {largest}): {senders}; {during}",
             peak.peak_fan_in,
+            plural(count, "incast period"),
+        )
+    } else {
+        let each = receivers.iter().map(|(receiver, _, peak)| format!("{receiver} ({} senders)", peak.peak_fan_in));
+        format!(
+            "Incast at {} receivers ({}): {}; the largest, {} senders on {receiver} {largest}: {senders}; {during}",
+            receivers.len(),
             plural(periods.len(), "incast period"),
-            (peak.start_ns - first_ns) as f64 / 1e6,
-            (peak.end_ns - peak.start_ns) as f64 / 1_000.0,
-            senders.join(", "),
-            if more > 0 { format!(" and {more} more") } else { String::new() },
-            plural(ce as usize, "CE mark"),
-            plural(cnps as usize, "CNP"),
-            plural(pauses as usize, "pause"),
-        );
-        let e = Evidence {
-            count: periods.len() as u64,
-            frames: periods.iter().take(EVIDENCE_KEPT).map(|p| p.first_frame).collect(),
-            ..Evidence::default()
-        };
-        let severity = if signs > 0 { Severity::Warning } else { Severity::Info };
-        let about = About {
-            kind: Kind { severity, ..kinds::INCAST },
-            cause: "Many senders send to one receiver at once (a collective's all-to-one step, a parameter server, storage reads): the receiver's switch port queues, marks CE and pauses, and every sender slows down.",
-            action: "Spread the senders in time or over receivers (the collective's algorithm, its chunk size), and check that ECN marking starts before the port's PFC threshold.",
-        };
-        r.add(about, message, e);
+            named(each, receivers.len()),
+            peak.peak_fan_in,
+        )
+    };
+    // each receiver's largest period first, then the others in order, each once
+    let mut frames: Vec<_> = receivers.iter().map(|(_, _, peak)| peak.first_frame).take(EVIDENCE_KEPT).collect();
+    for p in periods {
+        if frames.len() >= EVIDENCE_KEPT {
+            break;
+        }
+        if !frames.contains(&p.first_frame) {
+            frames.push(p.first_frame);
+        }
     }
+    frames.sort();
+    let e = Evidence { count: periods.len() as u64, frames, ..Evidence::default() };
+    let severity = if ce + cnps + pauses > 0 { Severity::Warning } else { Severity::Info };
+    let about = About {
+        kind: Kind { severity, ..kinds::INCAST },
+        cause: "Many senders send to one receiver at once (a collective's all-to-one step, a parameter server, storage reads): the receiver's switch port queues, marks CE and pauses, and every sender slows down.",
+        action: "Spread the senders in time or over receivers (the collective's algorithm, its chunk size), and check that ECN marking starts before the port's PFC threshold.",
+    };
+    r.add(about, message, e);
+}
+
+/// The first [`NAMED`] of `items` (`total` of them), then "and N more".
+fn named(items: impl Iterator<Item = String>, total: usize) -> String {
+    let listed: Vec<String> = items.take(NAMED).collect();
+    let more = total.saturating_sub(NAMED);
+    if more > 0 { format!("{} and {more} more", listed.join(", ")) } else { listed.join(", ") }
 }
