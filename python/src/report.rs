@@ -30,7 +30,8 @@ impl NativeReport {
     /// The text summary, as `analyze` prints it (without colour).
     fn summary(&self) -> PyResult<String> {
         let mut text = Vec::new();
-        text::write_summary(&mut text, &self.report, false).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        text::write_summary(&mut text, &self.report, false, text::PIPE_WIDTH)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(String::from_utf8_lossy(&text).into_owned())
     }
 

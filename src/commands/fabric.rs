@@ -8,7 +8,7 @@ use crate::analyze::assemble;
 use crate::analyze::counters;
 use crate::analyze::fabric::{self, devices::Device};
 use crate::cli::{DeviceFile, FabricArgs};
-use crate::output::report::text::{fabric::write_fabric, findings::write_findings};
+use crate::output::report::text::{fabric::write_fabric, findings::write_findings, stdout_width};
 
 /// The devices of the configuration files `files` (given with `option`), in the order first
 /// named. A file that cannot be read, holds more than 16 MiB, is of no format read here or
@@ -36,7 +36,7 @@ pub fn run(args: &FabricArgs) -> Outcome {
     } else {
         write_fabric(&mut out, &report)
             .and_then(|()| writeln!(out))
-            .and_then(|()| write_findings(&mut out, &findings, &[], args.color.enabled()))
+            .and_then(|()| write_findings(&mut out, &findings, &[], args.color.enabled(), stdout_width()))
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
     fail_on(&findings, args.fail_on)

@@ -124,7 +124,7 @@ pub fn report(
     let result = if reporting.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
     } else {
-        text::write_summary(&mut out, &report, reporting.color)
+        text::write_summary(&mut out, &report, reporting.color, text::stdout_width())
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
     fail_on(&report.findings, reporting.fail_on)

@@ -202,7 +202,7 @@ fn final_report(out: &mut impl Write, report: &Report, args: &CaptureArgs) -> Ou
     let result = if args.json {
         serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::from).and_then(|()| writeln!(out))
     } else {
-        writeln!(out).and_then(|()| text::write_summary(&mut *out, report, false))
+        writeln!(out).and_then(|()| text::write_summary(&mut *out, report, false, text::stdout_width()))
     };
     written(result.and_then(|()| out.flush()), |e| format!("cannot write the report: {e}"))?;
     fail_on(&report.findings, args.fail_on)

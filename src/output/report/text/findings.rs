@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use super::TextKeys;
+use super::{TextKeys, write_wrapped};
 use crate::analyze::finding::Finding;
 use crate::analyze::finding::Severity;
 use crate::analyze::id::FrameNumber;
@@ -30,15 +30,22 @@ fn severity_style(severity: Severity, colour: bool) -> Style {
     Style::new().fg_color(Some(fg.into())).bold()
 }
 
-/// Writes a detail line, `label` (`cause:  `) then `text`.
-fn write_detail(out: &mut impl Write, label: &str, text: &str) -> io::Result<()> {
-    writeln!(out, "{DETAIL}{label}{text}")
+/// Writes a detail line, `label` (`cause:  `) then `text`, wrapped to `width` under the text.
+fn write_detail(out: &mut impl Write, label: &str, text: &str, width: usize) -> io::Result<()> {
+    let prefix = format!("{DETAIL}{label}");
+    write_wrapped(out, &prefix, prefix.chars().count(), text, width)
 }
 
-/// Writes `findings`: each with its frames and configuration lines, cause and action, and the
-/// numbers of the troubleshooting `rows` that explain it; then the rows, each once, with the
-/// codes of the findings it explains.
-pub fn write_findings(out: &mut impl Write, findings: &[Finding], rows: &[Row], colour: bool) -> io::Result<()> {
+/// Writes `findings`, wrapped to `width`: each with its frames and configuration lines, cause
+/// and action, and the numbers of the troubleshooting `rows` that explain it; then the rows,
+/// each once, with the codes of the findings it explains.
+pub fn write_findings(
+    out: &mut impl Write,
+    findings: &[Finding],
+    rows: &[Row],
+    colour: bool,
+    width: usize,
+) -> io::Result<()> {
     if findings.is_empty() {
         return writeln!(out, "Findings: none");
     }
@@ -46,16 +53,18 @@ pub fn write_findings(out: &mut impl Write, findings: &[Finding], rows: &[Row], 
     for (i, f) in findings.iter().enumerate() {
         let style = severity_style(f.severity, colour);
         let label = format!("{:<7}", f.severity.name().to_uppercase());
-        writeln!(out, "  {style}{label}{style:#} {:<20} {}", f.code, f.message)?;
+        let code = format!("{:<20}", f.code);
+        let indent = format!("  {label} {code} ").chars().count();
+        write_wrapped(out, &format!("  {style}{label}{style:#} {code} "), indent, &f.message, width)?;
         if !f.evidence.frames.is_empty() {
             let frames: Vec<String> = f.evidence.frames.iter().map(FrameNumber::to_string).collect();
-            write_detail(out, "frames: ", &frames.join(", "))?;
+            write_detail(out, "frames: ", &frames.join(", "), width)?;
         }
         if !f.evidence.config_lines.is_empty() {
-            write_detail(out, "config: ", &f.evidence.config_lines.join(", "))?;
+            write_detail(out, "config: ", &f.evidence.config_lines.join(", "), width)?;
         }
-        write_detail(out, "cause:  ", &f.cause)?;
-        write_detail(out, "action: ", &f.action)?;
+        write_detail(out, "cause:  ", &f.cause, width)?;
+        write_detail(out, "action: ", &f.action, width)?;
         let explained: Vec<String> = rows
             .iter()
             .enumerate()
@@ -63,7 +72,7 @@ pub fn write_findings(out: &mut impl Write, findings: &[Finding], rows: &[Row], 
             .map(|(n, _)| format!("[{}]", n + 1))
             .collect();
         if !explained.is_empty() {
-            write_detail(out, "see:    ", &format!("troubleshooting {}", explained.join(", ")))?;
+            write_detail(out, "see:    ", &format!("troubleshooting {}", explained.join(", ")), width)?;
         }
     }
     if !rows.is_empty() {
@@ -71,10 +80,10 @@ pub fn write_findings(out: &mut impl Write, findings: &[Finding], rows: &[Row], 
         writeln!(out, "Troubleshooting ({})", rows.len())?;
         for (n, row) in rows.iter().enumerate() {
             let number = format!("  {:<7} ", format!("[{}]", n + 1));
-            writeln!(out, "{number}{}", row.symptom)?;
-            write_detail(out, "for:    ", &row.codes.join(", "))?;
-            write_detail(out, "cause:  ", row.cause)?;
-            write_detail(out, "action: ", row.action)?;
+            write_wrapped(out, &number, number.chars().count(), row.symptom, width)?;
+            write_detail(out, "for:    ", &row.codes.join(", "), width)?;
+            write_detail(out, "cause:  ", row.cause, width)?;
+            write_detail(out, "action: ", row.action, width)?;
         }
     }
     Ok(())

@@ -13,7 +13,7 @@ pub mod path;
 mod pauses;
 mod uet;
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
 use crate::analyze::report::Report;
 
@@ -78,8 +78,58 @@ const EPISODE_KEYS: TextKeys = TextKeys {
     ],
 };
 
-/// Writes the summary; `colour` styles the findings' severities with ANSI escapes.
-pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Result<()> {
+/// The width the summary's findings wrap to in files and pipes, whatever the terminal, so that
+/// a summary written there reads the same everywhere.
+pub const PIPE_WIDTH: usize = 100;
+
+/// The narrowest width the findings wrap to, however narrow the terminal says it is.
+const MIN_WIDTH: usize = 40;
+
+/// The width to wrap a summary written to standard output to: the terminal's when it is one
+/// (what the terminal says, else `COLUMNS`), [`PIPE_WIDTH`] otherwise.
+pub fn stdout_width() -> usize {
+    if !io::stdout().is_terminal() {
+        return PIPE_WIDTH;
+    }
+    #[cfg(feature = "browse")]
+    let said = ratatui::crossterm::terminal::size().ok().map(|(w, _)| usize::from(w)).filter(|&w| w > 0);
+    #[cfg(not(feature = "browse"))]
+    let said = None;
+    let columns = || std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok());
+    said.or_else(columns).unwrap_or(PIPE_WIDTH).max(MIN_WIDTH)
+}
+
+/// Writes `text` after `prefix`, which is `indent` columns wide as shown (escapes aside),
+/// wrapped at spaces so that no line is wider than `width` but for a word longer than a line
+/// on its own; each further line is indented by `indent` spaces, under the text.
+pub fn write_wrapped(out: &mut impl Write, prefix: &str, indent: usize, text: &str, width: usize) -> io::Result<()> {
+    let room = width.saturating_sub(indent).max(1);
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("a line");
+        let wide = line.chars().count();
+        if wide == 0 {
+            line.push_str(word);
+        } else if wide + 1 + word.chars().count() <= room {
+            line.push(' ');
+            line.push_str(word);
+        } else {
+            lines.push(word.to_string());
+        }
+    }
+    for (i, line) in lines.iter().enumerate() {
+        if i == 0 {
+            writeln!(out, "{prefix}{line}")?;
+        } else {
+            writeln!(out, "{:indent$}{line}", "")?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the summary; `colour` styles the findings' severities with ANSI escapes, and the
+/// findings wrap to `width` columns.
+pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool, width: usize) -> io::Result<()> {
     capture::write_capture(out, r)?;
     flows::write_flows(out, r)?;
     pauses::write_pauses(out, r)?;
@@ -93,5 +143,5 @@ pub fn write_summary(out: &mut impl Write, r: &Report, colour: bool) -> io::Resu
         fabric::write_fabric(out, configured)?;
     }
     writeln!(out)?;
-    findings::write_findings(out, &r.findings, &r.troubleshooting, colour)
+    findings::write_findings(out, &r.findings, &r.troubleshooting, colour, width)
 }
