@@ -64,6 +64,16 @@ fn the_page_is_self_contained_and_has_every_section() {
 }
 
 #[test]
+fn a_troubleshooting_entry_is_shown_once_and_linked_from_each_finding_it_explains() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, text) = page(dir.path(), "loss_go_back_n");
+    // three findings explained by one entry: its cause once, a link from each finding
+    assert_eq!(text.matches("ECN under-tuning").count(), 1);
+    assert_eq!(text.matches(r##"See troubleshooting <a href="#troubleshooting-1">[1]</a>."##).count(), 3);
+    assert_eq!(text.matches(r#"id="troubleshooting-1""#).count(), 1);
+}
+
+#[test]
 fn storms_are_shaded_and_pause_priorities_drawn() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (_, text) = page(dir.path(), "pfc_storm");
