@@ -4,7 +4,7 @@ use std::net::IpAddr;
 
 use rocescope_parsers::cm::CmMessage;
 
-use crate::decode::{Body, DecodedFrame, IcrcStatus};
+use crate::decode::{Body, DecodedFrame, IcrcStatus, UetCrc};
 
 /// Frame classes selectable with `--only`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl Only {
             Only::Roce => "RoCE packets (v1 and v2, CM included)",
             Only::Pfc => "PFC and 802.3x PAUSE frames",
             Only::Cm => "RDMA CM messages",
-            Only::Errors => "Malformed frames and RoCE packets whose ICRC is bad",
+            Only::Errors => "Malformed frames, RoCE packets whose ICRC is bad and UET packets whose CRC is bad",
         }
     }
 }
@@ -120,6 +120,7 @@ impl Filter {
             Some(Only::Errors) => match &p.body {
                 Body::Malformed(_) => true,
                 Body::Roce(r) => r.icrc == IcrcStatus::Bad,
+                Body::Uet(u) => matches!(u.crc, UetCrc::NoVariant { .. }),
                 _ => false,
             },
         }

@@ -56,8 +56,9 @@ pub fn comment(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> 
         Body::Roce(r) if r.icrc == IcrcStatus::Bad => {
             parts.push("rocescope.icrc.status=bad: the invariant CRC does not match the bytes".into())
         }
-        Body::Uet(u) if matches!(u.crc, UetCrc::NoVariant { .. }) => parts
-            .push("rocescope.uet.crc.status=no_variant: the CRC32C trailer matches none of its four readings".into()),
+        Body::Uet(u) if matches!(u.crc, UetCrc::NoVariant { .. }) => {
+            parts.push("rocescope.uet.crc.status=bad: the CRC32C trailer matches none of its four readings".into())
+        }
         Body::Malformed(m) => parts.push(format!("rocescope.malformed={}: {}", m.error.layer.name(), m.error)),
         _ => {}
     }

@@ -34,14 +34,15 @@ fn uet_sample_decodes_and_reports_its_crcs() {
     let list = common::run_ok(&["packets", sample().to_str().expect("UTF-8")]);
     let info: Vec<&str> = list.lines().map(|l| l.split_once("UET").map_or("", |(_, rest)| rest.trim())).collect();
     assert_eq!(info.len(), 21);
-    assert_eq!(info[0], "166 RUD_REQ PSN=1000 Start_PSN=1000 SPDCID=7 [AR] [SYN] | UET_WRITE");
-    assert_eq!(info[1], "70 ACK CACK_PSN=1000 ACK_PSN=1000 SPDCID=9 DPDCID=7 | UET_DEFAULT_RESPONSE RC_OK");
-    assert_eq!(info[5], "62 NACK TRIMMED NACK_PSN=1001 SPDCID=9 DPDCID=7");
-    assert_eq!(info[6], "78 ACK_CC CACK_PSN=1000 ACK_PSN=1002 SACK_BASE=1002 SPDCID=9 DPDCID=7 [M]");
-    assert_eq!(info[7], "1126 RUD_REQ PSN=1001 SPDCID=7 DPDCID=9 [RETX] [AR] | UET_SEND [retransmission]");
-    assert_eq!(info[11], "62 CONTROL CLOSE PSN=1005 SPDCID=7 DPDCID=9 [AR]");
-    assert_eq!(info[15], "202 RUDI_REQ PKT_ID=77 | UET_WRITE");
+    assert_eq!(info[0], "166 RUD_REQ PSN=1000 Start_PSN=1000 SPDCID=7 [AR] [SYN] CRC ok | UET_WRITE");
+    assert_eq!(info[1], "70 ACK CACK_PSN=1000 ACK_PSN=1000 SPDCID=9 DPDCID=7 CRC ok | UET_DEFAULT_RESPONSE RC_OK");
+    assert_eq!(info[5], "62 NACK TRIMMED NACK_PSN=1001 SPDCID=9 DPDCID=7 CRC ok");
+    assert_eq!(info[6], "78 ACK_CC CACK_PSN=1000 ACK_PSN=1002 SACK_BASE=1002 SPDCID=9 DPDCID=7 [M] CRC ok");
+    assert_eq!(info[7], "1126 RUD_REQ PSN=1001 SPDCID=7 DPDCID=9 [RETX] [AR] CRC ok | UET_SEND [retransmission]");
+    assert_eq!(info[11], "62 CONTROL CLOSE PSN=1005 SPDCID=7 DPDCID=9 [AR] CRC ok");
+    assert_eq!(info[15], "202 RUDI_REQ PKT_ID=77 CRC ok | UET_WRITE");
     assert_eq!(info[19], "118 TSS SDI=258 (encrypted)");
+    assert_eq!(info[20], "166 RUD_REQ PSN=1006 SPDCID=7 DPDCID=9 CRC bad | UET_WRITE");
     let kinds = common::jsonl(&sample(), &[]);
     assert!(kinds.len() == 21 && kinds.iter().all(|f| f["kind"] == "uet"), "every frame is UET");
     let report = analyze_file(&sample(), &[]);
@@ -141,10 +142,7 @@ fn fields_and_filters_read_every_layer() {
         fields(&path, "uet.tss", &["uet.tss.sdi", "uet.tss.sp", "uet.tss.tsc", "rocescope.uet.crc.status"]),
         ["258\t0\t0x0000000000000005\tunchecked"]
     );
-    assert_eq!(
-        fields(&path, "rocescope.uet.crc.status == \"no_variant\"", &["frame.number", "uet.pds.psn"]),
-        ["21\t1006"]
-    );
+    assert_eq!(fields(&path, "rocescope.uet.crc.status == \"bad\"", &["frame.number", "uet.pds.psn"]), ["21\t1006"]);
     let tree = common::run_ok(&["packets", "-V", "-c", "7", path.to_str().expect("UTF-8")]);
     for line in [
         "UET Packet Delivery Sublayer, PSN: 1000",
@@ -155,6 +153,41 @@ fn fields_and_filters_read_every_layer() {
     ] {
         assert!(tree.contains(line), "{line}");
     }
+}
+
+/// The frames of the finding `code` names.
+fn finding_frames(report: &Value, code: &str) -> Vec<u64> {
+    let findings = report["findings"].as_array().expect("findings");
+    let finding = findings.iter().find(|f| f["code"] == code).unwrap_or_else(|| panic!("no {code}"));
+    finding["evidence"]["frames"].as_array().expect("frames").iter().filter_map(Value::as_u64).collect()
+}
+
+/// Issue 53, item 2: the packet with a bad CRC is found frame by frame (its status, the
+/// packet line, `--only errors`, the finding's frames), and the trimming finding names the
+/// NACKs of the trimmed packets, not the PDC's SYN.
+#[test]
+fn a_bad_crc_and_trimmed_packets_are_found_frame_by_frame() {
+    let path = sample();
+    let path = path.to_str().expect("UTF-8");
+    let errors = common::run_ok(&["packets", "--only", "errors", path]);
+    let lines: Vec<&str> = errors.lines().collect();
+    assert!(lines.len() == 1 && lines[0].trim_start().starts_with("21 "), "{errors}");
+    assert!(lines[0].contains("RUD_REQ PSN=1006 SPDCID=7 DPDCID=9 CRC bad"), "{errors}");
+    assert_eq!(
+        fields(&sample(), "rocescope.uet.crc.status", &["rocescope.uet.crc.status"])
+            .iter()
+            .filter(|s| *s != "ok")
+            .collect::<Vec<_>>(),
+        ["unchecked", "bad"]
+    );
+    let report = analyze_file(&sample(), &[]);
+    assert_eq!(finding_frames(&report, "UET_CRC_BAD"), [21]);
+    assert_eq!(finding_frames(&report, "UET_TRIMMING"), [6], "the NACK TRIMMED, not the SYN (frame 1)");
+    let trimmed = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/uet_trimmed.pcap");
+    let nacks = fields(&trimmed, "uet.pds.nack.code == 1", &["frame.number"]);
+    let report = analyze_file(&trimmed, &[]);
+    let named: Vec<String> = finding_frames(&report, "UET_TRIMMING").iter().map(u64::to_string).collect();
+    assert!(nacks.len() == 2 && named == nacks, "{named:?} are the NACKs {nacks:?}");
 }
 
 fn hosts() -> (L2, ([u8; 4], [u8; 4])) {

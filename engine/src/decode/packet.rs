@@ -371,6 +371,19 @@ pub enum UetCrc {
     Unchecked,
 }
 
+impl UetCrc {
+    /// The frame's own verdict (`rocescope.uet.crc.status`): `ok` where the trailer matched a
+    /// reading of the CRC, `bad` where it matched none of the four (so it is wrong under any
+    /// reading the capture may have), `unchecked` where nothing was checked.
+    pub fn name(self) -> &'static str {
+        match self {
+            UetCrc::Matched(_) => "ok",
+            UetCrc::NoVariant { .. } => "bad",
+            UetCrc::Unchecked => "unchecked",
+        }
+    }
+}
+
 impl<'a> UetFrame<'a> {
     /// The PDS header, unless the packet is encrypted.
     pub fn pds(&self) -> Option<rocescope_parsers::uet::Pds<'a>> {

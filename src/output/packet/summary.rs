@@ -152,6 +152,7 @@ fn write_uet(out: &mut impl Write, uet: &UetFrame<'_>) -> fmt::Result {
             write!(out, " [{name}]")?;
         }
     }
+    write!(out, " CRC {}", uet.crc.name())?;
     match uet.ses() {
         Some(Ses::Request(r)) => write!(out, " | {}", names::request_opcode(r.opcode()).unwrap_or("reserved opcode")),
         Some(Ses::Response(r)) => write!(

@@ -69,7 +69,7 @@ impl Report {
             counters: Vec::new(),
             identity: IdentityReport::default(),
             fabric: None,
-            uet: UetReport::of(t.frames.uet_packets, t.uet_crc, &a.uet),
+            uet: UetReport::of(t.frames.uet_packets, t.uet_crc, &t.uet_crc_frames, &a.uet),
         }
     }
 }

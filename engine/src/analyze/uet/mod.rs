@@ -178,7 +178,7 @@ impl UetAnalysis {
             *self.datagrams(s, (dst, src, DatagramMode::Rudi)).nacks.entry(code).or_default() += 1;
             return;
         }
-        self.with_pdc(s, (dst, src, pds.dpdcid), |p, _| p.nack(pds, s.ts_ns));
+        self.with_pdc(s, (dst, src, pds.dpdcid), |p, _| p.nack(pds, s.number, s.ts_ns));
     }
 
     /// A control packet, CE-marked (`ce`) or not: the initiator's (its SPDCID names a PDC it

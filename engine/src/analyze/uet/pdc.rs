@@ -2,6 +2,7 @@
 //! appearances, resends, order), what its ACKs acknowledged (cumulatively and by SACK), its
 //! NACKs and ECN marks. The definitions are docs/analysis.md's, "UET".
 
+use crate::analyze::finding::EVIDENCE_KEPT;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::renumber::Renumber;
 use std::collections::BTreeMap;
@@ -95,6 +96,9 @@ pub struct Pdc {
     /// ACKs with M whose named packet (ACK_PSN) arrived unmarked.
     pub ecn_echoes_without_mark: u64,
     pub nacks: BTreeMap<u8, u64>,
+    /// The first NACKs of each code (at most [`EVIDENCE_KEPT`]): their frames.
+    #[serde(default)]
+    pub nack_frames: BTreeMap<u8, Vec<FrameNumber>>,
     /// The highest cumulative ACK PSN.
     cumulative: Option<u32>,
     /// The initiator's sequence (requests and control packets) from its first PSN seen.
@@ -222,11 +226,15 @@ impl Pdc {
         }
     }
 
-    /// A NACK from the target, at `ts_ns`.
-    pub fn nack(&mut self, pds: &PdsFacts, ts_ns: i64) {
+    /// A NACK from the target, in frame `frame` at `ts_ns`.
+    pub fn nack(&mut self, pds: &PdsFacts, frame: FrameNumber, ts_ns: i64) {
         self.acks_marked += u64::from(pds.ecn_marked);
         if let Some(code) = pds.nack_code {
             *self.nacks.entry(code).or_default() += 1;
+            let frames = self.nack_frames.entry(code).or_default();
+            if frames.len() < EVIDENCE_KEPT {
+                frames.push(frame);
+            }
         }
         if let (Some(trace), Some(psn)) = (&mut self.trace, pds.nack_psn) {
             trace.event(Event { ts_ns, psn, kind: EventKind::Nak { rnr: false } });
@@ -266,6 +274,13 @@ impl Pdc {
         self.ecn_echoes_without_mark += other.ecn_echoes_without_mark;
         for (code, n) in &other.nacks {
             *self.nacks.entry(*code).or_default() += n;
+        }
+        for (code, frames) in &other.nack_frames {
+            let mine = self.nack_frames.entry(*code).or_default();
+            mine.extend(frames);
+            mine.sort_unstable();
+            mine.dedup();
+            mine.truncate(EVIDENCE_KEPT);
         }
         self.coverage.add_samples(&other.coverage);
         self.syn_seen |= other.syn_seen;

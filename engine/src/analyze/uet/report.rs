@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use crate::analyze::counts::UetCrcCounts;
 use crate::analyze::exemplar::{ENDPOINT, Exemplar};
+use crate::analyze::finding::EVIDENCE_KEPT;
 use crate::analyze::id::FrameNumber;
+use crate::analyze::roce::wide::facts::UetCrcFrames;
 use crate::analyze::uet::pdc::TRIM_CODES;
 use crate::analyze::uet::{DatagramMode, Datagrams, Pdc, PdcKey, UetAnalysis};
 use crate::decode::Endpoint;
@@ -62,6 +64,10 @@ pub struct PdcReport {
     pub untracked: u64,
     /// NACKs by code name.
     pub nacks: BTreeMap<&'static str, u64>,
+    /// The frames of the first NACKs of each code (at most [`EVIDENCE_KEPT`]), by its name:
+    /// what the NACK findings name.
+    #[serde(skip)]
+    pub nack_frames: BTreeMap<&'static str, Vec<FrameNumber>>,
     pub trimmed: u64,
     /// Requests that arrived CE-marked.
     pub ecn_ce: u64,
@@ -95,6 +101,18 @@ fn named(nacks: &BTreeMap<u8, u64>) -> BTreeMap<&'static str, u64> {
     by_name
 }
 
+/// The first NACK frames of `frames`, by the codes' names.
+fn frames_named(frames: &BTreeMap<u8, Vec<FrameNumber>>) -> BTreeMap<&'static str, Vec<FrameNumber>> {
+    let mut by_name = BTreeMap::<&'static str, Vec<FrameNumber>>::new();
+    for (code, f) in frames {
+        let kept = by_name.entry(rocescope_parsers::uet::names::nack_code(*code).unwrap_or("unassigned")).or_default();
+        kept.extend(f);
+        kept.sort_unstable();
+        kept.truncate(EVIDENCE_KEPT);
+    }
+    by_name
+}
+
 impl PdcReport {
     fn of(key: &PdcKey, p: &Pdc) -> PdcReport {
         let (capture_missed, missing) = p.never_seen();
@@ -120,6 +138,7 @@ impl PdcReport {
             missing,
             untracked: p.untracked,
             nacks: named(&p.nacks),
+            nack_frames: frames_named(&p.nack_frames),
             trimmed: p.trimmed(),
             ecn_ce: p.requests_ce,
             ecn_echoed: p.acks_marked,
@@ -166,6 +185,7 @@ impl PdcReport {
             missing: 0,
             untracked: 0,
             nacks: named(&d.nacks),
+            nack_frames: BTreeMap::new(),
             trimmed: d.nacks.iter().filter(|(code, _)| TRIM_CODES.contains(code)).map(|(_, n)| n).sum(),
             ecn_ce: 0,
             ecn_echoed: 0,
@@ -207,12 +227,15 @@ pub struct UetCrcReport {
     pub unchecked: u64,
     /// Packets by the reading their trailer matched.
     pub readings: UetCrcCounts,
+    /// The first bad packets' frames (at most [`EVIDENCE_KEPT`]), which `UET_CRC_BAD` names.
+    #[serde(skip)]
+    pub bad_frames: Vec<FrameNumber>,
 }
 
 impl UetReport {
     /// The section of a capture with `packets` UET packets whose trailers matched `readings`,
     /// analysed in `uet`; none without UET packets.
-    pub fn of(packets: u64, readings: UetCrcCounts, uet: &UetAnalysis) -> Option<UetReport> {
+    pub fn of(packets: u64, readings: UetCrcCounts, frames: &UetCrcFrames, uet: &UetAnalysis) -> Option<UetReport> {
         (packets > 0).then(|| {
             let pdcs = uet.pdcs().into_iter().map(|(key, p)| PdcReport::of(key, p));
             let datagrams = uet.datagram_entries().into_iter().map(|(&(initiator, target, mode), d)| {
@@ -222,7 +245,7 @@ impl UetReport {
             pdcs.sort_by_key(|p| p.first_frame);
             UetReport {
                 packets,
-                crc: UetCrcReport::of(readings),
+                crc: UetCrcReport::of(readings, frames),
                 pdcs_untracked_packets: uet.untracked_packets,
                 encrypted: uet.encrypted,
                 mirror_duplicates: uet.mirror_duplicates,
@@ -235,7 +258,7 @@ impl UetReport {
 }
 
 impl UetCrcReport {
-    fn of(r: UetCrcCounts) -> UetCrcReport {
+    fn of(r: UetCrcCounts, frames: &UetCrcFrames) -> UetCrcReport {
         let matched = [
             ("crc32c_le", r.crc32c_le),
             ("crc32c_be", r.crc32c_be),
@@ -244,17 +267,31 @@ impl UetCrcReport {
         ];
         let total: u64 = matched.iter().map(|m| m.1).sum();
         // the most matched reading, the first of equals
-        let best = matched.iter().copied().filter(|m| m.1 > 0).rev().max_by_key(|m| m.1);
+        let best = matched.iter().copied().enumerate().filter(|(_, m)| m.1 > 0).rev().max_by_key(|(_, m)| m.1);
         match best {
-            Some((variant, ok)) => UetCrcReport {
-                variant: Some(variant),
-                ok,
-                bad: r.no_variant + (total - ok),
-                unchecked: r.unchecked,
-                readings: r,
-            },
+            Some((at, (variant, ok))) => {
+                let others = frames.readings.iter().enumerate().filter(|(i, _)| *i != at).flat_map(|(_, f)| f);
+                let mut bad_frames: Vec<FrameNumber> = frames.no_variant.iter().chain(others).copied().collect();
+                bad_frames.sort_unstable();
+                bad_frames.truncate(EVIDENCE_KEPT);
+                UetCrcReport {
+                    variant: Some(variant),
+                    ok,
+                    bad: r.no_variant + (total - ok),
+                    unchecked: r.unchecked,
+                    readings: r,
+                    bad_frames,
+                }
+            }
             // never bad before a reading matched: nothing to check against
-            None => UetCrcReport { variant: None, ok: 0, bad: 0, unchecked: r.unchecked + r.no_variant, readings: r },
+            None => UetCrcReport {
+                variant: None,
+                ok: 0,
+                bad: 0,
+                unchecked: r.unchecked + r.no_variant,
+                readings: r,
+                bad_frames: Vec::new(),
+            },
         }
     }
 }
@@ -282,6 +319,7 @@ impl Exemplar for PdcReport {
             missing: 0,
             untracked: 0,
             nacks: BTreeMap::new(),
+            nack_frames: BTreeMap::new(),
             trimmed: 0,
             ecn_ce: 0,
             ecn_echoed: 0,
@@ -305,13 +343,18 @@ mod tests {
 
     #[test]
     fn the_capture_reading_is_the_most_matched_and_no_packet_is_bad_without_one() {
+        let n = FrameNumber::new;
+        let frames =
+            UetCrcFrames { readings: [vec![n(1), n(2)], vec![n(9)], vec![], vec![]], no_variant: vec![n(4), n(12)] };
         let r = UetCrcCounts { crc32c_le: 90, crc32c_be: 1, no_variant: 4, unchecked: 5, ..UetCrcCounts::default() };
-        let crc = UetCrcReport::of(r);
+        let crc = UetCrcReport::of(r, &frames);
         assert_eq!((crc.variant, crc.ok, crc.bad, crc.unchecked), (Some("crc32c_le"), 90, 5, 5));
-        let tie = UetCrcReport::of(UetCrcCounts { crc32c_be: 3, crc32c_raw_le: 3, ..UetCrcCounts::default() });
+        assert_eq!(crc.bad_frames, [n(4), n(9), n(12)], "none's and another reading's, in frame order");
+        let tie = UetCrcReport::of(UetCrcCounts { crc32c_be: 3, crc32c_raw_le: 3, ..UetCrcCounts::default() }, &frames);
         assert_eq!((tie.variant, tie.ok, tie.bad), (Some("crc32c_be"), 3, 3), "the first of equals");
-        let none = UetCrcReport::of(UetCrcCounts { no_variant: 7, unchecked: 2, ..UetCrcCounts::default() });
+        let none = UetCrcReport::of(UetCrcCounts { no_variant: 7, unchecked: 2, ..UetCrcCounts::default() }, &frames);
         assert_eq!((none.variant, none.ok, none.bad, none.unchecked), (None, 0, 0, 9));
-        assert!(UetReport::of(0, UetCrcCounts::default(), &UetAnalysis::default()).is_none());
+        assert!(none.bad_frames.is_empty());
+        assert!(UetReport::of(0, UetCrcCounts::default(), &UetCrcFrames::default(), &UetAnalysis::default()).is_none());
     }
 }

@@ -2,6 +2,7 @@
 //! ACKs and NACKs say (docs/analysis.md, "UET").
 
 use crate::analyze::finding::{EVIDENCE_KEPT, Evidence, kinds};
+use crate::analyze::id::FrameNumber;
 use crate::analyze::rules::{About, Rules, plural};
 use crate::analyze::uet::report::{PdcReport, UetReport};
 
@@ -21,14 +22,23 @@ pub(crate) fn uet(r: &mut Rules<'_, Option<UetReport>>) {
         LOSS,
         |p| p.missing + p.lost_before_tap,
         |p| format!("{} missing, {} lost before the tap", p.missing, p.lost_before_tap),
+        |p| vec![p.first_frame],
     );
-    pdc_rule(r, uet, TRIMMED, |p| p.trimmed, |p| format!("{} trimmed", p.trimmed));
+    pdc_rule(
+        r,
+        uet,
+        TRIMMED,
+        |p| p.trimmed,
+        |p| format!("{} trimmed", p.trimmed),
+        |p| nack_frames(p, |code| TRIMMING.contains(&code)),
+    );
     pdc_rule(
         r,
         uet,
         NACKS,
         |p| nacks(p, |code| !TRIMMING.contains(&code)),
         |p| named_nacks(p, |code| !TRIMMING.contains(&code)),
+        |p| nack_frames(p, |code| !TRIMMING.contains(&code)),
     );
     pdc_rule(
         r,
@@ -36,6 +46,7 @@ pub(crate) fn uet(r: &mut Rules<'_, Option<UetReport>>) {
         ROD_OUT_OF_ORDER,
         |p| if p.ordered() { p.out_of_order } else { 0 },
         |p| format!("{} out of order", p.out_of_order),
+        |p| vec![p.first_frame],
     );
     pdc_rule(
         r,
@@ -48,6 +59,7 @@ pub(crate) fn uet(r: &mut Rules<'_, Option<UetReport>>) {
                 p.ecn_marks_not_echoed, p.ecn_echoes_without_mark
             )
         },
+        |p| vec![p.first_frame],
     );
     pdc_rule(
         r,
@@ -55,7 +67,16 @@ pub(crate) fn uet(r: &mut Rules<'_, Option<UetReport>>) {
         PDC_ERRORS_FINDING,
         |p| nacks(p, |code| PDC_ERRORS.contains(&code)),
         |p| named_nacks(p, |code| PDC_ERRORS.contains(&code)),
+        |p| nack_frames(p, |code| PDC_ERRORS.contains(&code)),
     );
+}
+
+/// The frames of the first NACKs of `p` whose code name `wanted` picks.
+fn nack_frames(p: &PdcReport, wanted: impl Fn(&str) -> bool) -> Vec<FrameNumber> {
+    let mut frames: Vec<FrameNumber> =
+        p.nack_frames.iter().filter(|(code, _)| wanted(code)).flat_map(|(_, f)| f).copied().collect();
+    frames.sort_unstable();
+    frames
 }
 
 /// The NACKs of `p` whose code name `wanted` picks.
@@ -136,13 +157,15 @@ const PDC_ERRORS_FINDING: PdcFinding = PdcFinding {
     unit: "NACK",
 };
 
-/// One finding over the PDCs where `count` is not zero, each named with `detail`.
+/// One finding over the PDCs where `count` is not zero, each named with `detail`; its frames
+/// are the first of those `picked` picks (the packets it is about, or a PDC's first frame).
 fn pdc_rule(
     r: &mut Rules<'_, Option<UetReport>>,
     uet: &UetReport,
     finding: PdcFinding,
     count: impl Fn(&PdcReport) -> u64,
     detail: impl Fn(&PdcReport) -> String,
+    picked: impl Fn(&PdcReport) -> Vec<FrameNumber>,
 ) {
     // the PDCs: RUDI and UUD packets raise none
     let hit: Vec<&PdcReport> = uet.pdcs.iter().filter(|p| p.is_pdc() && count(p) > 0).collect();
@@ -163,7 +186,9 @@ fn pdc_rule(
         plural(hit.len(), "PDC"),
         named.join("; ")
     );
-    let frames = hit.iter().take(EVIDENCE_KEPT).map(|p| p.first_frame).collect();
+    let mut frames: Vec<FrameNumber> = hit.iter().flat_map(|p| picked(p)).collect();
+    frames.sort_unstable();
+    frames.truncate(EVIDENCE_KEPT);
     r.add(finding.about, message, Evidence { count: total, frames, ..Evidence::default() });
 }
 
@@ -186,6 +211,6 @@ fn crc(r: &mut Rules<'_, Option<UetReport>>, uet: &UetReport) {
             crc.ok,
             crc.ok + crc.bad
         ),
-        Evidence { count: crc.bad, ..Evidence::default() },
+        Evidence { count: crc.bad, frames: crc.bad_frames.clone(), ..Evidence::default() },
     );
 }

@@ -463,15 +463,11 @@ pub static FIELDS: &[Field] = &[
         base: Base::None,
         mask: 0,
         label: "CRC32C",
-        blurb: "what the trailer matched: ok (a reading of the CRC, in rocescope.uet.crc.variant), no_variant (none; the report calls it bad once the capture has a reading) or unchecked (encrypted, cut, no IP header)",
+        blurb: "the frame's CRC verdict: ok (the trailer matched a reading of the CRC, in rocescope.uet.crc.variant), bad (it matched none of the four readings, so it is wrong whichever the capture uses) or unchecked (encrypted, cut, no IP header)",
         shown: Shown::Line,
         get: |f, out| {
             if let Some(u) = f.packet.uet() {
-                out(Value::Str(match u.crc {
-                    UetCrc::Matched(_) => "ok",
-                    UetCrc::NoVariant { .. } => "no_variant",
-                    UetCrc::Unchecked => "unchecked",
-                }))
+                out(Value::Str(u.crc.name()))
             }
         },
     },

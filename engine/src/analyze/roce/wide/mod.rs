@@ -182,6 +182,18 @@ impl CaptureWide {
         use rocescope_parsers::uet::crc::Variant;
         self.totals.frames.uet_packets += 1;
         let crc = &mut self.totals.uet_crc;
+        let frames = &mut self.totals.uet_crc_frames;
+        let kept = match check {
+            UetCheck::Matched(Variant::Le) => Some(&mut frames.readings[0]),
+            UetCheck::Matched(Variant::Be) => Some(&mut frames.readings[1]),
+            UetCheck::Matched(Variant::RawLe) => Some(&mut frames.readings[2]),
+            UetCheck::Matched(Variant::RawBe) => Some(&mut frames.readings[3]),
+            UetCheck::NoVariant => Some(&mut frames.no_variant),
+            UetCheck::Unchecked => None,
+        };
+        if let Some(list) = kept {
+            crate::analyze::roce::wide::facts::UetCrcFrames::keep(list, s.number);
+        }
         *match check {
             UetCheck::Matched(Variant::Le) => &mut crc.crc32c_le,
             UetCheck::Matched(Variant::Be) => &mut crc.crc32c_be,
