@@ -190,6 +190,38 @@ fn a_bad_crc_and_trimmed_packets_are_found_frame_by_frame() {
     assert!(nacks.len() == 2 && named == nacks, "{named:?} are the NACKs {nacks:?}");
 }
 
+/// Issue 53, item 3: a UET capture's summaries count its packets as UET, say where its PDCs
+/// are, title the page by what the capture holds and keep the PDC table within the page.
+#[test]
+fn a_uet_capture_s_summaries_show_uet_not_an_empty_roce_capture() {
+    let path = sample();
+    let path = path.to_str().expect("UTF-8");
+    let text = common::run_ok(&["analyze", path]);
+    assert!(text.contains("  RoCE 0 (v2 0, v1 0), UET 21, other 0 (PFC 0, PAUSE 0)"), "{text}");
+    assert!(text.contains("Flows: no RoCE flow; UET PDCs (2), RUDI/UUD streams (2): listed under UET above"), "{text}");
+    assert!(!text.contains("Flows (0") && !text.contains("ICRC:") && !text.contains("ECN:"), "{text}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let page = dir.path().join("uet.html");
+    common::run_ok(&["analyze", "--html", page.to_str().expect("UTF-8"), path]);
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.contains("<h1>UET capture report</h1>"));
+    assert!(html.contains("<dt>UET</dt><dd>21 packets (100.0 %); 2 PDCs; CRC32C 19 ok, <strong>1 bad</strong>"));
+    assert!(
+        !html.contains("RoCE capture report") && !html.contains("<dt>RoCE</dt>") && !html.contains("<dt>ICRC</dt>")
+    );
+    // nine columns, their headers wrapped, in a container that scrolls on a narrow screen
+    let table = &html[html.find("<table class=\"pdcs\">").expect("the PDC table")..];
+    let header = &table[..table.find("</tr>").expect("a header row")];
+    assert_eq!(header.matches("<th").count(), 9, "{header}");
+    assert!(html.contains("<div class=\"wide\"><table class=\"pdcs\">"));
+    assert!(html.contains(".wide { overflow-x: auto; }") && !html.contains("<script"));
+    // a capture of both says so
+    let both = dir.path().join("both.html");
+    let roce = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/loss_go_back_n.pcap");
+    common::run_ok(&["analyze", "--html", both.to_str().expect("UTF-8"), roce.to_str().expect("UTF-8"), path]);
+    assert!(std::fs::read_to_string(&both).expect("the page").contains("<h1>RoCE and UET capture report</h1>"));
+}
+
 fn hosts() -> (L2, ([u8; 4], [u8; 4])) {
     (L2::new([2, 0, 0, 0, 0x10, 1], [2, 0, 0, 0, 0x10, 2]), ([10, 0, 1, 1], [10, 0, 1, 2]))
 }

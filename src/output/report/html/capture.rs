@@ -1,5 +1,5 @@
-//! The page's header facts: duration, frames by kind, ICRC, ECN, DSCP, encapsulations and
-//! damage.
+//! The page's header facts: duration, frames by kind (UET and RoCE), ICRC, ECN, DSCP,
+//! encapsulations and damage.
 
 use maud::{Markup, html};
 
@@ -16,15 +16,31 @@ pub(super) fn facts(r: &Report) -> Markup {
             i.damage.as_ref().map(|d| format!("{} at byte {}: {}", i.file, d.offset.unwrap_or(0), d.message))
         })
         .collect();
+    // UET packets are non-RoCE frames, shown on their own line
+    let uet = r.uet.as_ref().map_or(0, |u| u.packets);
+    // a UET capture without RoCE leaves out the RoCE lines, all zeros
+    let roce = uet == 0 || t.roce_packets + t.infiniband > 0;
     let encaps: Vec<String> = r.roce.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();
     html! {
         dl.facts {
             dt { "Duration" } dd { (ms(r.roce.capture.duration_ns)) }
             dt { "Frames" } dd { (t.frames) " frames, " (t.bytes) " bytes" }
-            dt { "RoCE" } dd { (t.roce_packets) " packets (" (percent(t.roce_packets, t.frames)) "): v2 " (t.roce_v2) ", v1 " (t.roce_v1) ", native InfiniBand " (t.infiniband) "; " (r.roce.flows.len()) " flows" }
-            dt { "Other frames" } dd { "PFC " (t.pfc_frames) ", PAUSE " (t.pause_frames) ", other " (t.non_roce.saturating_sub(t.pfc_frames + t.pause_frames)) ", malformed " (t.malformed) @if t.headers_cut > 0 { ", cut inside their headers " (t.headers_cut) } }
-            dt { "ICRC" } dd { (r.roce.icrc.ok) " ok, " strong { (r.roce.icrc.bad) " bad" } ", " (r.roce.icrc.unverifiable) " unverifiable" }
-            dt { "ECN" } dd { (r.roce.ecn.ce) " CE-marked of " (t.roce_v2) " RoCEv2 packets" @if r.roce.ecn.outer_ce > 0 { " (and " (r.roce.ecn.outer_ce) " in a VXLAN overlay's outer header only)" } "; " (r.roce.cnps) " CNPs" }
+            @if let Some(u) = r.uet.as_ref() {
+                @let pdcs = u.pdcs.iter().filter(|p| p.is_pdc()).count();
+                dt { "UET" } dd {
+                    (u.packets) " packets (" (percent(u.packets, t.frames)) "); " (pdcs) @if pdcs == 1 { " PDC" } @else { " PDCs" } "; CRC32C "
+                    (u.crc.ok) " ok, " strong { (u.crc.bad) " bad" } ", " (u.crc.unchecked) " unchecked: "
+                    a href="#uet" { "the UET section" }
+                }
+            }
+            @if roce {
+                dt { "RoCE" } dd { (t.roce_packets) " packets (" (percent(t.roce_packets, t.frames)) "): v2 " (t.roce_v2) ", v1 " (t.roce_v1) ", native InfiniBand " (t.infiniband) "; " (r.roce.flows.len()) " flows" }
+            }
+            dt { "Other frames" } dd { "PFC " (t.pfc_frames) ", PAUSE " (t.pause_frames) ", other " (t.non_roce.saturating_sub(t.pfc_frames + t.pause_frames + uet)) ", malformed " (t.malformed) @if t.headers_cut > 0 { ", cut inside their headers " (t.headers_cut) } }
+            @if roce {
+                dt { "ICRC" } dd { (r.roce.icrc.ok) " ok, " strong { (r.roce.icrc.bad) " bad" } ", " (r.roce.icrc.unverifiable) " unverifiable" }
+                dt { "ECN" } dd { (r.roce.ecn.ce) " CE-marked of " (t.roce_v2) " RoCEv2 packets" @if r.roce.ecn.outer_ce > 0 { " (and " (r.roce.ecn.outer_ce) " in a VXLAN overlay's outer header only)" } "; " (r.roce.cnps) " CNPs" }
+            }
             @if t.infiniband + t.infiniband_link > 0 {
                 dt { "InfiniBand" } dd {
                     (t.infiniband) " packets, " (t.infiniband_link) " link packets; VCRC " (r.roce.infiniband.vcrc_ok) " ok, "

@@ -44,12 +44,13 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th { background: #eef1f5; position: sticky; top: 0; } td.l, th.l { text-align: left; }
+.wide { overflow-x: auto; } table.pdcs th { white-space: normal; vertical-align: bottom; }
 tr.trouble td:first-child { box-shadow: inset 4px 0 var(--warning); }
 figure.chart { margin: 10px 0; break-inside: avoid; } figure.chart svg { max-width: 100%; height: auto; border: 1px solid var(--line); }
 figcaption { font-weight: 600; margin-bottom: 4px; } p.nothing { color: var(--muted); margin: 4px 0 12px; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 8px 20px; }
 section.flow { break-before: auto; border-top: 1px solid var(--line); margin-top: 18px; }
-@media print { body { max-width: none; padding: 0; } th { position: static; } a { color: inherit; text-decoration: none; } }
+@media print { body { max-width: none; padding: 0; } th { position: static; } .wide { overflow: visible; } a { color: inherit; text-decoration: none; } }
 "#;
 
 /// The page.
@@ -71,7 +72,7 @@ pub fn render(report: &Report) -> String {
             }
             body {
                 header {
-                    h1 { "RoCE capture report" }
+                    h1 { (heading(report)) }
                     p.muted { (files(report)) " · rocescope " (report.tool.version) " · report schema " (report.schema_version) }
                     (capture::facts(report))
                 }
@@ -98,6 +99,18 @@ pub fn render(report: &Report) -> String {
         }
     }
     .into_string()
+}
+
+/// The page's heading, by what the capture holds: RoCE (or native InfiniBand) packets, UET
+/// packets or both (a capture with neither is a RoCE capture that has none).
+fn heading(report: &Report) -> &'static str {
+    let t = &report.roce.totals;
+    let uet = report.uet.as_ref().is_some_and(|u| u.packets > 0);
+    match (t.roce_packets + t.infiniband > 0, uet) {
+        (true, true) => "RoCE and UET capture report",
+        (false, true) => "UET capture report",
+        (_, false) => "RoCE capture report",
+    }
 }
 
 fn files(report: &Report) -> String {

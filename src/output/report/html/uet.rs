@@ -48,24 +48,28 @@ pub fn section(uet: Option<&UetReport>, a: &ChartData, t0: i64) -> Markup {
             @if let Some(v) = crc.variant { " (reading " (v) ")" }
             @if uet.encrypted > 0 { "; " (uet.encrypted) " encrypted" }
         }
-        table {
-            tr {
-                th.l { "initiator → target" } th.l { "PDC" } th.l { "mode" } th { "requests" } th { "ACKs" }
-                th { "out of order" } th { "resent" } th { "lost before tap" } th { "missing" } th { "capture missed" }
-                th { "trimmed" } th.l { "NACKs" } th { "CE / echoed" }
-                th { "marks not echoed / echoes without a mark" } th { "PSNs per ACK p50 / max" }
-            }
-            @for p in uet.pdcs.iter().take(PDCS_SHOWN) {
+        // nine columns that fit the page, their headers wrapped; a narrow window scrolls the
+        // table alone
+        div.wide {
+            table.pdcs {
                 tr {
-                    td.l { (p.initiator) " → " (p.target) }
-                    td.l { (number(p.spdcid)) " / " (number(p.dpdcid)) }
-                    td.l { (p.mode.unwrap_or("?")) @if p.cc { " CC" } }
-                    td { (p.requests) } td { (p.acks) } td { (p.out_of_order) } td { (p.retransmitted) }
-                    td { (p.lost_before_tap) } td { (p.missing) } td { (p.capture_missed) } td { (p.trimmed) }
-                    td.l { @for (code, n) in &p.nacks { (code) " " (n) " " } }
-                    td { (p.ecn_ce) " / " (p.ecn_echoed) }
-                    td { (p.ecn_marks_not_echoed) " / " (p.ecn_echoes_without_mark) }
-                    td { (number(p.ack_psns_p50)) " / " (number(p.ack_psns_max)) }
+                    th.l { "PDC: initiator → target, SPDCID / DPDCID, mode" } th { "requests / ACKs" }
+                    th { "out of order" } th { "resent" } th { "missing / lost before tap / capture missed" }
+                    th { "trimmed" } th.l { "NACKs" }
+                    th { "CE / echoed; marks not echoed / echoes without a mark" } th { "PSNs per ACK p50 / max" }
+                }
+                @for p in uet.pdcs.iter().take(PDCS_SHOWN) {
+                    tr {
+                        td.l {
+                            (p.initiator) " → " (p.target) br;
+                            span.muted { (number(p.spdcid)) " / " (number(p.dpdcid)) " " (p.mode.unwrap_or("?")) @if p.cc { " CC" } }
+                        }
+                        td { (p.requests) " / " (p.acks) } td { (p.out_of_order) } td { (p.retransmitted) }
+                        td { (p.missing) " / " (p.lost_before_tap) " / " (p.capture_missed) } td { (p.trimmed) }
+                        td.l { @for (code, n) in &p.nacks { (code) " " (n) br; } }
+                        td { (p.ecn_ce) " / " (p.ecn_echoed) "; " (p.ecn_marks_not_echoed) " / " (p.ecn_echoes_without_mark) }
+                        td { (number(p.ack_psns_p50)) " / " (number(p.ack_psns_max)) }
+                    }
                 }
             }
         }

@@ -12,21 +12,32 @@ pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> 
     let files: Vec<&str> = r.roce.inputs.iter().map(|i| i.file.as_str()).collect();
     writeln!(out, "Capture: {}", files.join(", "))?;
     writeln!(out, "  duration {} ms, {} frames, {} bytes", ms(r.roce.capture.duration_ns as u64), t.frames, t.bytes)?;
+    // UET packets are non-RoCE frames, counted apart from the other ones
+    let uet = r.uet.as_ref().map_or(0, |u| u.packets);
     writeln!(
         out,
-        "  RoCE {} (v2 {}, v1 {}{}), other {} (PFC {}, PAUSE {}), malformed {}{}, mirror duplicates {}",
+        "  RoCE {} (v2 {}, v1 {}{}),{} other {} (PFC {}, PAUSE {}), malformed {}{}, mirror duplicates {}",
         t.roce_packets,
         t.roce_v2,
         t.roce_v1,
         if t.infiniband > 0 { format!(", native InfiniBand {}", t.infiniband) } else { String::new() },
-        t.non_roce,
+        if uet > 0 { format!(" UET {uet},") } else { String::new() },
+        t.non_roce.saturating_sub(uet),
         t.pfc_frames,
         t.pause_frames,
         t.malformed,
         if t.headers_cut > 0 { format!(", cut inside their headers {}", t.headers_cut) } else { String::new() },
         t.mirror_duplicates
     )?;
-    writeln!(out, "  ICRC: {} ok, {} bad, {} unverifiable", r.roce.icrc.ok, r.roce.icrc.bad, r.roce.icrc.unverifiable)?;
+    // a UET capture without RoCE leaves out the RoCE lines, all zeros
+    let roce = uet == 0 || t.roce_packets + t.infiniband > 0;
+    if roce {
+        writeln!(
+            out,
+            "  ICRC: {} ok, {} bad, {} unverifiable",
+            r.roce.icrc.ok, r.roce.icrc.bad, r.roce.icrc.unverifiable
+        )?;
+    }
     if let Some(uet) = &r.uet {
         let c = &uet.crc;
         let reading = c.variant.map_or_else(|| "no reading matched".to_string(), |v| format!("reading {v}"));
@@ -56,20 +67,9 @@ pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> 
             ib.erf_records_lost
         )?;
     }
-    writeln!(
-        out,
-        "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE{}; CNPs {}",
-        r.roce.ecn.not_ect,
-        r.roce.ecn.ect0,
-        r.roce.ecn.ect1,
-        r.roce.ecn.ce,
-        if r.roce.ecn.outer_ce > 0 {
-            format!(" (and {} CE in a VXLAN overlay's outer header only)", r.roce.ecn.outer_ce)
-        } else {
-            String::new()
-        },
-        r.roce.cnps
-    )?;
+    if roce {
+        write_ecn(out, r)?;
+    }
     if !r.roce.capture.encapsulations.is_empty() {
         let e: Vec<String> = r.roce.capture.encapsulations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         writeln!(out, "  encapsulations: {}", e.join(", "))?;
@@ -85,5 +85,24 @@ pub(super) fn write_capture(out: &mut impl Write, r: &Report) -> io::Result<()> 
         writeln!(out, "  management (QP 0/1, not policy-checked data): {} packets", r.roce.management.packets)?;
     }
     writeln!(out)?;
+    Ok(())
+}
+
+/// The RoCE packets' ECN marks and the CNPs.
+fn write_ecn(out: &mut impl Write, r: &Report) -> io::Result<()> {
+    writeln!(
+        out,
+        "  ECN: {} Not-ECT, {} ECT(0), {} ECT(1), {} CE{}; CNPs {}",
+        r.roce.ecn.not_ect,
+        r.roce.ecn.ect0,
+        r.roce.ecn.ect1,
+        r.roce.ecn.ce,
+        if r.roce.ecn.outer_ce > 0 {
+            format!(" (and {} CE in a VXLAN overlay's outer header only)", r.roce.ecn.outer_ce)
+        } else {
+            String::new()
+        },
+        r.roce.cnps
+    )?;
     Ok(())
 }

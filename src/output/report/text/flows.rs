@@ -149,6 +149,15 @@ fn flow_columns(counts: [String; 12], rest: [String; 3]) -> String {
 pub(super) fn write_flows(out: &mut impl Write, r: &Report) -> io::Result<()> {
     let flows = r.roce.flows_by_trouble();
     let owned = r.roce.flows.iter().any(|f| f.owner.is_some() || f.dst_owner.is_some());
+    if let Some(uet) = r.uet.as_ref().filter(|_| r.roce.flows.is_empty()) {
+        // a UET capture: its PDCs are its flows, listed with its UET line
+        let pdcs = uet.pdcs.iter().filter(|p| p.is_pdc()).count();
+        let streams = match uet.pdcs.len() - pdcs {
+            0 => String::new(),
+            n => format!(", RUDI/UUD streams ({n})"),
+        };
+        return writeln!(out, "Flows: no RoCE flow; UET PDCs ({pdcs}){streams}: listed under UET above");
+    }
     writeln!(out, "Flows ({}, most troubled first)", r.roce.flows.len())?;
     writeln!(out, "  {}{}", flow_header(), if owned { "  owner → dst owner" } else { "" })?;
     for f in flows.iter().take(FLOWS_SHOWN) {
