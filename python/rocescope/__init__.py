@@ -144,13 +144,13 @@ def _typed(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 # The options of `rocescope packets` that shape its printed output: not options here.
-_NOT_PACKETS_OPTIONS = {"verbose", "hex", "format", "json", "time", "display_filter"}
+_NOT_PACKETS_OPTIONS = {"verbose", "hex", "format", "json", "time"}
 
 
 def packets(
     path_or_paths: Union[PathLike, Sequence[PathLike]],
     *,
-    filter: Optional[str] = None,
+    display_filter: Optional[str] = None,
     fields: Optional[Sequence[str]] = None,
     threads: Optional[int] = None,
     progress: Optional[Progress] = None,
@@ -159,7 +159,7 @@ def packets(
     """One row per frame, one column per field: the rows ``rocescope packets -Y FILTER -T fields``
     prints.
 
-    ``filter`` is a Wireshark display filter (``infiniband.bth.psn > 100``); the analysis sees
+    ``display_filter`` (as :func:`analyze` names it) is a Wireshark display filter (``infiniband.bth.psn > 100``); the analysis sees
     every frame, so the ``rocescope.analysis.*`` columns are those of the whole capture.
     ``fields`` names any registered fields (:func:`fields` lists them), :data:`DEFAULT_FIELDS`
     when not given. Each column holds the field's innermost occurrence (the RoCE packet's own
@@ -175,10 +175,12 @@ def packets(
     names = list(DEFAULT_FIELDS if fields is None else fields)
     if not names:
         raise OptionError("fields: name one field at least")
+    if "filter" in options:
+        raise OptionError("filter: say display_filter=…, as rocescope.analyze names it")
     _refuse(options, _NOT_PACKETS_OPTIONS, "packets", "the rows are returned, not printed")
     args = _paths(path_or_paths) + _option_args(options)
-    if filter is not None:
-        args += ["-Y", filter]
+    if display_filter is not None:
+        args += ["-Y", display_filter]
     if threads is not None:
         args += ["--threads", str(threads)]
     try:
@@ -196,6 +198,29 @@ def fields() -> pl.DataFrame:
     rows = _rocescope.field_registry()
     columns = ["name", "label", "type", "protocol", "base", "description"]
     return pl.DataFrame(rows, schema=columns, orient="row")
+
+
+# The findings table's list columns, and their items' type.
+_FINDING_LISTS = {
+    "evidence_flows": pl.UInt64,
+    "evidence_frames": pl.UInt64,
+    "evidence_lines": pl.Utf8,
+    "evidence_devices": pl.Utf8,
+    "evidence_config_lines": pl.Utf8,
+}
+
+
+def _listed(frame: pl.DataFrame, lists: Mapping[str, Any]) -> pl.DataFrame:
+    """``frame`` with each of ``lists``' text columns (items joined by ``;``) as a list column."""
+    present = [name for name in lists if name in frame.columns]
+    split = [
+        pl.when(pl.col(name).fill_null("") == "")
+        .then(pl.lit([], dtype=pl.List(lists[name])))
+        .otherwise(pl.col(name).str.split(";").cast(pl.List(lists[name])))
+        .alias(name)
+        for name in present
+    ]
+    return frame.with_columns(split) if split else frame
 
 
 # The options of `rocescope analyze` that write files or choose an output: not options here.
@@ -276,8 +301,11 @@ class Report:
 
     @property
     def findings(self) -> pl.DataFrame:
-        """One row per finding, with its evidence, cause and first action."""
-        return self.table("findings")
+        """One row per finding, with its evidence, cause and first action; the evidence's
+        lists (``evidence_flows``, ``evidence_frames``, ``evidence_lines``, ``evidence_devices``,
+        ``evidence_config_lines``) as lists, where the CSV and Parquet tables hold them as text
+        joined by ``;``."""
+        return _listed(self.table("findings"), _FINDING_LISTS)
 
     @property
     def pause_sources(self) -> pl.DataFrame:

@@ -109,7 +109,7 @@ def test_every_frame_has_the_values_the_command_prints(path):
 def test_a_display_filter_chooses_the_rows_the_command_prints(display_filter):
     chosen = 0
     for path in captures():
-        frame = rocescope.packets(path, filter=display_filter, fields=FIELDS)
+        frame = rocescope.packets(path, display_filter=display_filter, fields=FIELDS)
         assert_same_rows(frame, cli_rows(path, FIELDS, display_filter), FIELDS, f"{path.name} -Y {display_filter}")
         chosen += frame.height
     assert chosen > 0, f"-Y {display_filter} chose no frame of any capture"
@@ -144,8 +144,10 @@ def test_errors_are_the_commands(tmp_path):
     with pytest.raises(rocescope.CaptureError, match="not a pcap or pcapng capture"):
         rocescope.packets(text)
     with pytest.raises(rocescope.FilterError, match="display filter") as raised:
-        rocescope.packets(captures()[0], filter="ip.src ==")
+        rocescope.packets(captures()[0], display_filter="ip.src ==")
     assert isinstance(raised.value, ValueError) and raised.value.status == 2
+    with pytest.raises(rocescope.OptionError, match="filter: say display_filter="):
+        rocescope.packets(captures()[0], filter="ip.src == 10.0.0.1")
     with pytest.raises(rocescope.OptionError, match="did you mean ip.src"):
         rocescope.packets(captures()[0], fields=["ip.srcc"])
     with pytest.raises(rocescope.OptionError):
