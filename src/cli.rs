@@ -1268,14 +1268,18 @@ fn roce_port_of_decode_as(flag: &str, arguments: &[String]) -> Option<String> {
 /// The command line, parsed; where it is wrong, clap's message (exit status 2), and where the
 /// mistake is a tshark habit, rocescope's spelling of it in place of clap's tip.
 pub fn parse() -> Cli {
+    parse_from(std::env::args().collect())
+}
+
+/// `arguments` (the program's name first) parsed as [`parse`] parses the command line.
+pub fn parse_from(arguments: Vec<String>) -> Cli {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    Cli::try_parse().unwrap_or_else(|mut e| {
+    Cli::try_parse_from(&arguments).unwrap_or_else(|mut e| {
         let unknown = match e.get(ContextKind::InvalidArg) {
             Some(ContextValue::String(arg)) if e.kind() == ErrorKind::UnknownArgument => arg.clone(),
             _ => e.exit(),
         };
         let flag: String = unknown.chars().take(2).collect();
-        let arguments: Vec<String> = std::env::args().collect();
         let spelling = roce_port_of_decode_as(&flag, &arguments)
             .or_else(|| TSHARK_SPELLINGS.iter().find(|(f, _)| *f == flag).map(|(_, spelling)| spelling.to_string()));
         if let Some(spelling) = spelling {

@@ -107,6 +107,16 @@ fn analyze(py: Python<'_>, args: Vec<String>, progress: Option<Py<PyAny>>) -> Py
     finished(watch, report).map(|(report, warnings)| (NativeReport::new(report), warnings))
 }
 
+/// The command line `args` (the program's name first) run as the `rocescope` command runs it:
+/// its output on standard output and error, its exit status returned (a usage error clap
+/// reports ends the process with status 2, as the command does). `python -m rocescope` and
+/// the `rocescope` script pip installs.
+#[pyfunction]
+fn main(py: Python<'_>, args: Vec<String>) -> u8 {
+    let cli = rocescope::cli::parse_from(args);
+    py.detach(|| rocescope::commands::exit::status(rocescope::commands::run(&cli.command)))
+}
+
 /// The field registry, one tuple a field: name, label, type, protocol, base, description
 /// (what `rocescope fields` lists; a protocol's type is `FT_PROTOCOL`).
 #[pyfunction]
@@ -121,6 +131,7 @@ fn _rocescope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(packets, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(field_registry, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_class::<ArrowStream>()?;
     m.add_class::<NativeReport>()?;
     m.add("NativeFailure", m.py().get_type::<NativeFailure>())?;

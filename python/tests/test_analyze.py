@@ -1,6 +1,9 @@
 """`rocescope.analyze` reports what `rocescope analyze --json` reports, its tables are the ones
 `--out` writes, its options are the command's and are refused as the command refuses them."""
 
+import subprocess
+import sys
+
 import polars as pl
 import pytest
 
@@ -160,3 +163,14 @@ def test_the_hosts_qp_tables_pair_the_flows_and_name_their_owners_in_the_datafra
     assert sent_by_a["owner_rank"].to_list() == [0, 0]
     assert sent_by_a["owner_comm"].to_list() == ["python3", "python3"]
     assert sent_by_a["dst_owner_pid"].to_list() == [None, None]
+
+
+def test_python_m_rocescope_runs_the_command_line():
+    path = str(ROOT / "samples" / "loss_go_back_n.pcap")
+    ran = subprocess.run([sys.executable, "-m", "rocescope", "packets", "-c", "3", path], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == run("packets", "-c", "3", path)
+    failing = subprocess.run([sys.executable, "-m", "rocescope", "analyze", "-q", "--fail-on", "warning", path], capture_output=True)
+    assert failing.returncode == 4
+    usage = subprocess.run([sys.executable, "-m", "rocescope", "packets", "-c", "0", path], capture_output=True, text=True)
+    assert usage.returncode == 2 and "0 frames" in usage.stderr

@@ -2,7 +2,6 @@
 //! a message on standard error and a documented exit status.
 
 use std::io;
-use std::process::ExitCode;
 
 use crate::analyze::finding::Finding;
 use crate::analyze::finding::Severity;
@@ -49,17 +48,17 @@ impl Failure {
     }
 }
 
-/// Ends a command: prints the failure's message, if it has one, and gives its exit status.
-pub fn exit(outcome: Outcome) -> ExitCode {
+/// The exit status of `outcome`, its failure's message written on standard error.
+pub fn status(outcome: Outcome) -> u8 {
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(failure) => {
             if let Failure::NoInput(m) | Failure::Usage(m) | Failure::Output(m) = &failure
                 && !m.is_empty()
             {
                 eprintln!("rocescope: {m}");
             }
-            ExitCode::from(failure.status())
+            failure.status()
         }
     }
 }

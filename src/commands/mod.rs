@@ -17,6 +17,66 @@ pub mod passes;
 pub mod reporting;
 pub mod saved_run;
 
+use crate::cli::Command;
+use exit::{Outcome, written};
+
+/// Runs `command` as the command line does.
+pub fn run(command: &Command) -> Outcome {
+    match command {
+        Command::Packets(args) => packets::run(args),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Merge(args) => merge::run(args),
+        Command::Fabric(args) => fabric::run(args),
+        Command::Export(args) => export(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Fields => list_fields(),
+        Command::Annotate(args) => annotate::run(args),
+        Command::Browse(args) => browse(args),
+        Command::Capture(args) => capture(args),
+    }
+}
+
+/// `rocescope fields`: the field registry, as `tshark -G fields` prints its own.
+fn list_fields() -> Outcome {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = crate::fields::write_glossary(&mut out).and_then(|()| std::io::Write::flush(&mut out));
+    written(result, |e| format!("cannot write the output: {e}"))
+}
+
+#[cfg(feature = "tables")]
+fn export(args: &crate::cli::ExportArgs) -> Outcome {
+    crate::commands::export::run(args)
+}
+
+#[cfg(not(feature = "tables"))]
+fn export(_: &crate::cli::ExportArgs) -> Outcome {
+    Err(exit::Failure::Usage(format!("export: {}", crate::commands::reporting::NO_TABLES)))
+}
+
+#[cfg(feature = "browse")]
+fn browse(args: &crate::cli::BrowseArgs) -> Outcome {
+    crate::browse::run(args)
+}
+
+#[cfg(not(feature = "browse"))]
+fn browse(_: &crate::cli::BrowseArgs) -> Outcome {
+    Err(exit::Failure::Usage("this build has no browser; build with the default features".into()))
+}
+
+#[cfg(feature = "live")]
+fn capture(args: &crate::cli::CaptureArgs) -> Outcome {
+    crate::commands::capture::run(args)
+}
+
+#[cfg(not(feature = "live"))]
+fn capture(_: &crate::cli::CaptureArgs) -> Outcome {
+    Err(exit::Failure::Usage(
+        "this build has no live capture; build with `cargo build --release --features live` \
+         (needs libpcap's development files, e.g. apt-get install libpcap-dev)"
+            .into(),
+    ))
+}
+
 /// An error when `target` is one of the input `files`, which `what` would overwrite.
 fn refuse_input(target: &std::path::Path, files: &[std::path::PathBuf], what: &str) -> Result<(), String> {
     let existing = std::fs::canonicalize(target).ok();
