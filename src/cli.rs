@@ -55,8 +55,8 @@ macro_rules! choice {
 
 choice!(Only, describe);
 choice!(TimeFormat, describe; aliases tshark_names);
-choice!(Severity);
-choice!(BenchKind);
+choice!(Severity, describe);
+choice!(BenchKind, describe);
 choice!(TimeSource, describe);
 
 /// The value parser of a [`Choice`]: its names, with their help, are the possible values.
@@ -225,8 +225,9 @@ partitions, and only its own.",
     #[command(long_about = "List the field registry, one field a line, tab-separated as `tshark -G fields` \
 prints it: F, label, name, type, protocol, base, bitmask, description. The names are Wireshark's \
 wherever Wireshark has the field; fields of rocescope's own are under rocescope.*. Use them with \
-`packets -T fields -e NAME`.")]
-    Fields,
+`packets -T fields -e NAME`. A PREFIX lists the fields whose names begin with it (`rocescope fields \
+infiniband.bth`).")]
+    Fields(FieldsArgs),
     /// Write the deterministic sample captures (the ones in samples/)
     #[command(long_about = "Write the sample captures that ship in samples/, built by rocescope's own \
 deterministic frame generator (every run writes identical bytes). See docs/samples.md for what \
@@ -1010,6 +1011,13 @@ pub struct FabricArgs {
     pub fail_on: Option<Severity>,
 }
 
+#[derive(Debug, Args)]
+pub struct FieldsArgs {
+    /// Only the fields (and protocols) whose names begin with PREFIX (`infiniband.bth`, `rocescope.`)
+    #[arg(value_name = "PREFIX")]
+    pub prefix: Option<String>,
+}
+
 /// `--config NAME=FILE` (and `fabric NAME=FILE`): a device and a file of its configuration.
 #[derive(Debug, Clone)]
 pub struct DeviceFile {
@@ -1137,9 +1145,7 @@ pub struct GenerateArgs {
     #[arg(value_name = "PATH", default_value = "samples")]
     pub dir: PathBuf,
 
-    /// Write one benchmark capture instead: 64 RC connections of 1 KiB WRITEs with CE marks,
-    /// CNPs, go-back-N losses and PFC frames (mixed), ACK and CNP frames only (small), or
-    /// small frames to a random destination QP each (random-qpn)
+    /// Write one benchmark capture of this kind instead
     #[arg(long, value_parser = choice::<BenchKind>(), value_name = "KIND")]
     pub benchmark: Option<BenchKind>,
 

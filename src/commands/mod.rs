@@ -17,6 +17,8 @@ pub mod passes;
 pub mod reporting;
 pub mod saved_run;
 
+use std::io::Write as _;
+
 use crate::cli::Command;
 use exit::{Outcome, written};
 
@@ -29,17 +31,23 @@ pub fn run(command: &Command) -> Outcome {
         Command::Fabric(args) => fabric::run(args),
         Command::Export(args) => export(args),
         Command::Generate(args) => generate::run(args),
-        Command::Fields => list_fields(),
+        Command::Fields(args) => list_fields(args.prefix.as_deref().unwrap_or_default()),
         Command::Annotate(args) => annotate::run(args),
         Command::Browse(args) => browse(args),
         Command::Capture(args) => capture(args),
     }
 }
 
-/// `rocescope fields`: the field registry, as `tshark -G fields` prints its own.
-fn list_fields() -> Outcome {
+/// `rocescope fields [PREFIX]`: the field registry, as `tshark -G fields` prints its own; the
+/// fields and protocols whose names begin with `prefix`.
+fn list_fields(prefix: &str) -> Outcome {
+    let mut glossary = Vec::new();
+    let _ = crate::fields::write_glossary(&mut glossary);
+    let text = String::from_utf8_lossy(&glossary);
+    // a line's name is its third column: `F<TAB>label<TAB>name…`, `P<TAB>label<TAB>name`
+    let mut chosen = text.lines().filter(|line| line.split('\t').nth(2).is_some_and(|name| name.starts_with(prefix)));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let result = crate::fields::write_glossary(&mut out).and_then(|()| std::io::Write::flush(&mut out));
+    let result = chosen.try_for_each(|line| writeln!(out, "{line}")).and_then(|()| out.flush());
     written(result, |e| format!("cannot write the output: {e}"))
 }
 

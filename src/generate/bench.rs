@@ -41,6 +41,17 @@ impl BenchKind {
             BenchKind::RandomQpn => "random-qpn",
         }
     }
+
+    /// What the capture holds, for the command's help.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BenchKind::Mixed => {
+                "64 RC connections of 1 KiB WRITEs with CE marks, CNPs, go-back-N losses and PFC frames"
+            }
+            BenchKind::Small => "ACK and CNP frames only: the most frames a byte",
+            BenchKind::RandomQpn => "small frames to a random destination QP each: as many flows as the capture holds",
+        }
+    }
 }
 
 const CONNECTIONS: u32 = 64;

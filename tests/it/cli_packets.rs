@@ -390,3 +390,24 @@ fn a_misspelled_name_is_refused_with_the_names_and_tshark_habits_get_the_rocesco
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 frames: give a count of at least 1"));
 }
+
+#[test]
+fn fields_with_a_prefix_lists_the_fields_whose_names_begin_with_it() {
+    let all = common::run_ok(&["fields"]);
+    let name = |line: &str| line.split('\t').nth(2).unwrap_or_default().to_string();
+    let expected: Vec<&str> = all.lines().filter(|l| name(l).starts_with("infiniband.bth")).collect();
+    let listed = common::run_ok(&["fields", "infiniband.bth"]);
+    assert_eq!(listed.lines().collect::<Vec<_>>(), expected);
+    assert!(expected.len() > 10 && expected.len() < all.lines().count());
+    assert_eq!(common::run_ok(&["fields", "no.such.protocol"]), "");
+}
+
+#[test]
+fn every_possible_value_in_the_help_says_what_it_is() {
+    for command in ["packets", "analyze", "merge", "fabric", "export", "annotate", "generate", "browse", "capture"] {
+        let help = common::run_ok(&[command, "--help"]);
+        // clap lists a value as `- NAME: DESCRIPTION`; one without a description ends at its colon
+        let bare: Vec<&str> = help.lines().map(str::trim).filter(|l| l.starts_with("- ") && l.ends_with(':')).collect();
+        assert!(bare.is_empty(), "{command}: values without a description: {bare:?}");
+    }
+}

@@ -27,6 +27,15 @@ impl Severity {
             Severity::Error => "error",
         }
     }
+
+    /// What `--fail-on` with this severity fails on.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Severity::Info => "any finding",
+            Severity::Warning => "a warning or an error",
+            Severity::Error => "an error",
+        }
+    }
 }
 
 /// Where a finding shows: flow ids and frame numbers (at most [`EVIDENCE_KEPT`] each), how
