@@ -20,7 +20,7 @@ pub fn run(args: &MergeArgs) -> Outcome {
         html: args.html.as_deref(),
         fail_on: args.fail_on,
     };
-    reporting::check_build(&reporting)?;
+    reporting::warn_without_tables(&reporting);
     reporting::prepare(&reporting, &args.states)
         .and_then(|()| {
             args.state.as_deref().map_or(Ok(()), |s| super::refuse_input(s, &args.states, "the merged analysis"))

@@ -11,7 +11,7 @@ use crate::analyze::finding::Severity;
 use crate::analyze::report::Report;
 use crate::analyze::roce::report::inputs::InputReport;
 use crate::analyze::{Analyzer, assemble};
-use crate::output::atomic::{Written, write_text, write_whole};
+use crate::output::atomic::{Written, write_json, write_text, write_whole};
 #[cfg(feature = "tables")]
 use crate::output::report::tables;
 use crate::output::report::{html, text};
@@ -54,11 +54,10 @@ const OUT_FILES: &[&str] = &[
 pub const NO_TABLES: &str =
     "this quick build writes no CSV or Parquet tables; build with the default features (cargo build --release)";
 
-/// Refuses, in a build without tables, the reports that hold them (`--out`).
-pub fn check_build(reporting: &Reporting<'_>) -> Result<(), Failure> {
-    match reporting.out {
-        Some(_) if !cfg!(feature = "tables") => Err(Failure::Usage(format!("--out: {NO_TABLES}"))),
-        _ => Ok(()),
+/// Says, in a build without tables, that `--out` writes the JSON report and the page only.
+pub fn warn_without_tables(reporting: &Reporting<'_>) {
+    if reporting.out.is_some() && !cfg!(feature = "tables") {
+        eprintln!("rocescope: warning: --out writes report.json and index.html only: {NO_TABLES}");
     }
 }
 
@@ -110,8 +109,9 @@ pub fn report(
     if let Some(dir) = reporting.out {
         more_files
             .and_then(|mut files| {
+                files.append(write_json(dir, "report.json", &report)?);
                 #[cfg(feature = "tables")]
-                files.append(tables::write_report(dir, &report)?);
+                files.append(tables::write_tables(dir, &report)?);
                 files.append(write_text(dir, "index.html", page.as_deref().unwrap_or_default())?);
                 files.commit()
             })

@@ -218,6 +218,17 @@ pub fn write_text(dir: &Path, name: &str, text: &str) -> io::Result<Written> {
     Ok(Written(vec![atomic]))
 }
 
+/// Writes `value` as pretty JSON, a line, into the file `name` in `dir`, whole.
+pub fn write_json(dir: &Path, name: &str, value: &impl serde::Serialize) -> io::Result<Written> {
+    let (atomic, file) = AtomicFile::create(dir, name)?;
+    let mut out = io::BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut out, value)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    drop(out);
+    Ok(Written(vec![atomic]))
+}
+
 /// Writes `text` as the file `path`, whole (see [`AtomicFile`]).
 pub fn write_whole(path: &Path, text: &str) -> io::Result<()> {
     let (atomic, mut file) = AtomicFile::create_at(path)?;

@@ -91,15 +91,9 @@ fn write_table(dir: &Path, name: &str, df: &mut DataFrame, written: &mut Written
     Ok(())
 }
 
-/// Writes report.json and the tables.
-pub fn write_report(dir: &Path, report: &Report) -> io::Result<Written> {
+/// Writes the report's tables.
+pub fn write_tables(dir: &Path, report: &Report) -> io::Result<Written> {
     let mut written = Written::default();
-    let (atomic, file) = AtomicFile::create(dir, "report.json")?;
-    let mut out = BufWriter::new(file);
-    serde_json::to_writer_pretty(&mut out, report)?;
-    out.write_all(b"\n")?;
-    out.flush()?;
-    written.0.push(atomic);
     for (name, mut df) in report_tables(report)? {
         write_table(dir, name, &mut df, &mut written)?;
     }
