@@ -402,12 +402,20 @@ impl App {
         let text = match prompt {
             Prompt::Filter(text) | Prompt::GoTo(text) | Prompt::Write(text) => text,
         };
+        let control = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => self.prompt = None,
             KeyCode::Backspace => {
                 text.pop();
             }
             KeyCode::Tab if is_filter => complete_field(text),
+            // as a shell's line: Ctrl-U clears it, Ctrl-W takes back its last word
+            KeyCode::Char('u') if control => text.clear(),
+            KeyCode::Char('w') if control => {
+                let kept = text.trim_end().rfind(' ').map_or(0, |space| space + 1);
+                text.truncate(kept);
+            }
+            KeyCode::Char(_) if control => {}
             KeyCode::Char(c) => text.push(c),
             KeyCode::Enter => self.submit(),
             _ => {}

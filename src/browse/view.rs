@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::app::{App, Drawn, Pane, Prompt, View};
 use crate::analyze::finding::Severity;
@@ -47,7 +47,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         Constraint::Percentage(30),
         Constraint::Fill(1),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(bottom_height(app, frame.area().width)),
     ])
     .areas(frame.area());
     let list_top = match app.view {
@@ -303,6 +303,18 @@ fn highlighted_row(text: String, row: usize, highlight: &std::ops::Range<usize>)
     Line::from(spans)
 }
 
+/// The bottom lines: one, or as many as a filter's error needs to show whole (its "did you
+/// mean" included) on a terminal `width` columns wide, three at most.
+fn bottom_height(app: &App, width: u16) -> u16 {
+    let Some(Err(message)) = app.prompt_check() else { return 1 };
+    let text = match &app.prompt {
+        Some(Prompt::Filter(text)) => text.chars().count(),
+        _ => 0,
+    };
+    let columns = "Filter: ".len() + text + 2 + message.chars().count();
+    u16::try_from(columns.div_ceil(usize::from(width.max(1)))).unwrap_or(3).clamp(1, 3)
+}
+
 /// The bottom line: what is being typed, or the applied filter and a hint.
 fn bottom_line(app: &App) -> Paragraph<'static> {
     match &app.prompt {
@@ -312,6 +324,7 @@ fn bottom_line(app: &App) -> Paragraph<'static> {
                 _ => (Style::new().fg(Color::Black).bg(Color::Green), String::new()),
             };
             Paragraph::new(Line::from(vec![Span::raw("Filter: "), Span::styled(format!("{text}{note}"), style)]))
+                .wrap(Wrap { trim: false })
         }
         Some(Prompt::GoTo(text)) => Paragraph::new(format!("Go to frame: {text}")),
         Some(Prompt::Write(text)) => {

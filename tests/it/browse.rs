@@ -120,6 +120,23 @@ fn a_filter_is_red_while_invalid_and_displays_what_packets_keeps_once_applied() 
 }
 
 #[test]
+fn a_filters_error_shows_whole_on_80_columns_and_ctrl_u_and_ctrl_w_edit_the_line() {
+    let mut app = opened(&sample("loss_go_back_n.pcap"));
+    let control = |app: &mut App, c: char| app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    press(&mut app, "/ip.src == 10.0.0.1 && junk");
+    control(&mut app, 'w');
+    assert!(app.prompt_check().is_some_and(|c| c.is_err()), "`&&` is left, with nothing after it");
+    control(&mut app, 'u');
+    assert_eq!(app.prompt_check(), Some(Ok(())), "Ctrl-U cleared the line, and inserted no `u`");
+    press(&mut app, "infiniband.bth.pns == 5");
+    let Some(Err(message)) = app.prompt_check() else { panic!("a misspelled field") };
+    assert!(message.contains("did you mean infiniband.bth.psn"), "{message}");
+    let shown = text_of(&drawn_on(&mut app, 80, 30));
+    let bottom: String = shown.lines().skip_while(|l| !l.starts_with("Filter: ")).collect::<Vec<_>>().concat();
+    assert!(bottom.contains("infiniband.bth.psn"), "the suggestion is on screen:\n{shown}");
+}
+
+#[test]
 fn a_filter_nested_too_deep_is_refused_in_the_bar_and_the_browser_stays_up() {
     let file = sample("loss_go_back_n.pcap");
     let mut app = opened(&file);
