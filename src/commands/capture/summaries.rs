@@ -10,7 +10,7 @@ use crate::analyze::report::Report;
 use crate::analyze::roce::report::inputs::LiveReport;
 use crate::analyze::{Analyzer, assemble};
 
-rocescope_engine::analyze::counters! {
+rocescope_engine::counters! {
     /// Counters of the rolling summary, cumulative since the start.
     pub struct Counters {
         frames,
