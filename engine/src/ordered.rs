@@ -22,12 +22,23 @@ pub struct Decided<'p, 'a> {
     pub verdict: &'p Verdict,
     /// The time of the capture's first frame (Wireshark's relative times count from it).
     pub first_ts_ns: i64,
+    /// The time of the frame captured before it (`None` for the first).
+    pub previous_ts_ns: Option<i64>,
+    /// The time of the frame handed on before it (`None` for the first).
+    pub previous_shown_ts_ns: Option<i64>,
 }
 
 impl<'p, 'a> Decided<'p, 'a> {
     /// The frame as the field registry reads it, with its verdict.
     pub fn frame(&self) -> Frame<'p, 'a> {
-        Frame { number: self.number, packet: self.packet, first_ts_ns: self.first_ts_ns, verdict: Some(self.verdict) }
+        Frame {
+            number: self.number,
+            packet: self.packet,
+            first_ts_ns: self.first_ts_ns,
+            previous_ts_ns: self.previous_ts_ns,
+            previous_shown_ts_ns: self.previous_shown_ts_ns,
+            verdict: Some(self.verdict),
+        }
     }
 }
 
@@ -42,6 +53,8 @@ struct Waiting {
     number: u64,
     file: usize,
     ts_ns: i64,
+    /// The time of the frame captured before it.
+    previous_ts_ns: Option<i64>,
     orig_len: u32,
     link_type: LinkType,
     offset: u64,
@@ -69,6 +82,12 @@ pub struct InOrder<S: FrameSink> {
     /// `-Y`: a frame is handed on only when it matches.
     display: Option<DisplayFilter>,
     first_ts_ns: Option<i64>,
+    /// The time of the last frame taken, and of the last handed on.
+    last_ts_ns: Option<i64>,
+    last_shown_ts_ns: Option<i64>,
+    /// The time of the last frame the display filter passed, before its verdict was final:
+    /// the previous displayed frame of `frame.time_delta_displayed` in a filter.
+    last_passed_ts_ns: Option<i64>,
     waiting: VecDeque<Waiting>,
     /// Byte buffers of frames handed on, for reuse.
     spare: Vec<Vec<u8>>,
@@ -79,7 +98,18 @@ pub struct InOrder<S: FrameSink> {
 impl<S: FrameSink> InOrder<S> {
     /// Hands on the frames `display` matches (all without one), `limit` of them at most.
     pub fn new(sink: S, display: Option<DisplayFilter>, limit: Option<u64>) -> Self {
-        InOrder { sink, display, first_ts_ns: None, waiting: VecDeque::new(), spare: Vec::new(), shown: 0, limit }
+        InOrder {
+            sink,
+            display,
+            first_ts_ns: None,
+            last_ts_ns: None,
+            last_shown_ts_ns: None,
+            last_passed_ts_ns: None,
+            waiting: VecDeque::new(),
+            spare: Vec::new(),
+            shown: 0,
+            limit,
+        }
     }
 
     /// Have `limit` frames been handed on?
@@ -100,12 +130,17 @@ impl<S: FrameSink> InOrder<S> {
     ) -> io::Result<()> {
         let InputFrame { number, file, ref record } = *frame;
         self.first_ts_ns.get_or_insert(packet.ts_ns);
+        let previous_ts_ns = self.last_ts_ns.replace(packet.ts_ns);
         // a filter on the analysis's verdicts waits for them; any other is decided now
-        let shown = shown && (self.filters_on_verdicts() || self.passes(number, packet, None));
+        let shown = shown && (self.filters_on_verdicts() || self.passes(number, packet, previous_ts_ns, None));
+        if shown && !self.filters_on_verdicts() {
+            self.last_passed_ts_ns = Some(packet.ts_ns);
+        }
         if self.waiting.is_empty() {
             match analyzer.next_verdict() {
                 Some((n, verdict)) if n == number => {
-                    return if shown { self.show(number, file, record, packet, &verdict) } else { Ok(()) };
+                    let frame = (number, file, previous_ts_ns);
+                    return if shown { self.show(frame, record, packet, &verdict) } else { Ok(()) };
                 }
                 _ => {}
             }
@@ -117,7 +152,7 @@ impl<S: FrameSink> InOrder<S> {
             bytes
         });
         let (ts_ns, orig_len, link_type, offset) = (record.ts_ns, record.orig_len, record.link_type, record.offset);
-        self.waiting.push_back(Waiting { number, file, ts_ns, orig_len, link_type, offset, data });
+        self.waiting.push_back(Waiting { number, file, ts_ns, previous_ts_ns, orig_len, link_type, offset, data });
         self.write_decided(analyzer, decoder)
     }
 
@@ -131,7 +166,7 @@ impl<S: FrameSink> InOrder<S> {
                 if let Some(record) = w.record()
                     && !self.is_full()
                 {
-                    self.show(number, w.file, &record, &decoder.decode(&record), &verdict)?;
+                    self.show((number, w.file, w.previous_ts_ns), &record, &decoder.decode(&record), &verdict)?;
                 }
                 self.spare.extend(w.data);
                 break;
@@ -145,28 +180,46 @@ impl<S: FrameSink> InOrder<S> {
     }
 
     /// Does the frame match the display filter (with its verdict when the filter reads it)?
-    fn passes(&self, number: u64, packet: &DecodedFrame<'_>, verdict: Option<&Verdict>) -> bool {
+    fn passes(
+        &self,
+        number: u64,
+        packet: &DecodedFrame<'_>,
+        previous_ts_ns: Option<i64>,
+        verdict: Option<&Verdict>,
+    ) -> bool {
         let Some(display) = &self.display else { return true };
         let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
-        display.matches(&Frame { number, packet, first_ts_ns, verdict })
+        let previous_shown_ts_ns = if verdict.is_some() { self.last_shown_ts_ns } else { self.last_passed_ts_ns };
+        display.matches(&Frame { number, packet, first_ts_ns, previous_ts_ns, previous_shown_ts_ns, verdict })
     }
 
     /// Hands on a frame the other filters let through, once the display filter on its verdict
-    /// (if any) agrees.
+    /// (if any) agrees. `frame`: its number, input file and the time of the frame captured
+    /// before it.
     fn show(
         &mut self,
-        number: u64,
-        file: usize,
+        frame: (u64, usize, Option<i64>),
         record: &Record<'_>,
         packet: &DecodedFrame<'_>,
         verdict: &Verdict,
     ) -> io::Result<()> {
-        if self.filters_on_verdicts() && !self.passes(number, packet, Some(verdict)) {
+        let (number, file, previous_ts_ns) = frame;
+        if self.filters_on_verdicts() && !self.passes(number, packet, previous_ts_ns, Some(verdict)) {
             return Ok(());
         }
         self.shown += 1;
         let first_ts_ns = self.first_ts_ns.unwrap_or(packet.ts_ns);
-        self.sink.write(Decided { number, file, record, packet, verdict, first_ts_ns })
+        let previous_shown_ts_ns = self.last_shown_ts_ns.replace(packet.ts_ns);
+        self.sink.write(Decided {
+            number,
+            file,
+            record,
+            packet,
+            verdict,
+            first_ts_ns,
+            previous_ts_ns,
+            previous_shown_ts_ns,
+        })
     }
 
     /// The end of the input: ends the analysis, so that every verdict is decided, and hands

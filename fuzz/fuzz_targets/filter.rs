@@ -27,7 +27,14 @@ fuzz_target!(|data: &[u8]| {
     let decoder = Decoder::new(&[]);
     while let Some(frame) = inputs.next_frame() {
         let packet = decoder.decode(&frame.record);
-        let _ = filter.matches(&Frame { number: frame.number, packet: &packet, first_ts_ns: 0, verdict: None });
+        let _ = filter.matches(&Frame {
+            number: frame.number,
+            packet: &packet,
+            first_ts_ns: 0,
+            previous_ts_ns: None,
+            previous_shown_ts_ns: None,
+            verdict: None,
+        });
         let _ = selection.keeps(frame.number, &packet);
     }
 });

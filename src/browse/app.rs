@@ -175,14 +175,27 @@ impl App {
         let from = d.filtered_to;
         let entries = self.index.entries_from(from, FILTERED_PER_STEP);
         let first_ts_ns = self.first_ts_ns();
+        let time_of = |position: usize| self.with_frame(position, |_, packet| packet.ts_ns);
+        let mut previous_ts_ns = from.checked_sub(1).and_then(time_of);
+        let mut previous_shown_ts_ns = d.positions.last().and_then(|&p| time_of(p as usize));
         let kept: Vec<u32> = entries
             .iter()
             .enumerate()
             .filter(|(i, e)| {
                 let packet = self.decoder.decode(&e.location.record(&self.mappings));
-                let frame =
-                    Frame { number: (from + i + 1) as u64, packet: &packet, first_ts_ns, verdict: Some(&e.verdict) };
-                d.filter.matches(&frame)
+                let frame = Frame {
+                    number: (from + i + 1) as u64,
+                    packet: &packet,
+                    first_ts_ns,
+                    previous_ts_ns: previous_ts_ns.replace(packet.ts_ns),
+                    previous_shown_ts_ns,
+                    verdict: Some(&e.verdict),
+                };
+                let kept = d.filter.matches(&frame);
+                if kept {
+                    previous_shown_ts_ns = Some(packet.ts_ns);
+                }
+                kept
             })
             .map(|(i, _)| (from + i) as u32)
             .collect();
@@ -517,9 +530,19 @@ impl App {
     fn shown_tree(&self) -> Vec<(String, TreeLine)> {
         let Some(position) = self.position(self.selected) else { return Vec::new() };
         let first_ts_ns = self.first_ts_ns();
+        let time_of = |position: usize| self.with_frame(position, |_, packet| packet.ts_ns);
+        let previous_ts_ns = position.checked_sub(1).and_then(time_of);
+        let previous_shown_ts_ns = self.selected.checked_sub(1).and_then(|row| self.position(row)).and_then(time_of);
         let tree = self
             .with_frame(position, |entry, packet| {
-                let frame = Frame { number: position as u64 + 1, packet, first_ts_ns, verdict: Some(&entry.verdict) };
+                let frame = Frame {
+                    number: position as u64 + 1,
+                    packet,
+                    first_ts_ns,
+                    previous_ts_ns,
+                    previous_shown_ts_ns,
+                    verdict: Some(&entry.verdict),
+                };
                 tree::tree(&frame)
             })
             .unwrap_or_default();

@@ -119,8 +119,9 @@ impl<W: Write> ListSink<W> {
 
 impl<W: Write> FrameSink for ListSink<W> {
     fn write(&mut self, frame: Decided<'_, '_>) -> io::Result<()> {
-        let Decided { number, packet, verdict, first_ts_ns, .. } = frame;
-        self.writer.write(&mut self.out, Shown { number, packet, verdict, first_ts_ns })?;
+        let Decided { number, packet, verdict, first_ts_ns, previous_ts_ns, previous_shown_ts_ns, .. } = frame;
+        let shown = Shown { number, packet, verdict, first_ts_ns, previous_ts_ns, previous_shown_ts_ns };
+        self.writer.write(&mut self.out, shown)?;
         if self.flush_each {
             self.out.flush()?;
         }
@@ -134,6 +135,8 @@ struct Shown<'p, 'a> {
     packet: &'p DecodedFrame<'a>,
     verdict: &'p Verdict,
     first_ts_ns: i64,
+    previous_ts_ns: Option<i64>,
+    previous_shown_ts_ns: Option<i64>,
 }
 
 /// tshark's `-T` outputs.
@@ -179,10 +182,10 @@ impl FrameWriter {
     }
 
     fn write(&mut self, out: &mut impl Write, shown: Shown<'_, '_>) -> io::Result<()> {
-        let Shown { number, packet, verdict, first_ts_ns } = shown;
+        let Shown { number, packet, verdict, first_ts_ns, previous_ts_ns, previous_shown_ts_ns } = shown;
+        let frame = Frame { number, packet, first_ts_ns, previous_ts_ns, previous_shown_ts_ns, verdict: Some(verdict) };
         if let Some(export) = &mut self.export {
             self.line.clear();
-            let frame = Frame { number, packet, first_ts_ns, verdict: Some(verdict) };
             match export {
                 Export::Fields(export) => export.write_line(&mut self.line, &frame),
                 Export::Json(export) => export.write_frame(&mut self.line, &frame),
@@ -197,7 +200,6 @@ impl FrameWriter {
         }
         self.line.clear();
         let formatted = if self.verbose {
-            let frame = Frame { number, packet, first_ts_ns, verdict: Some(verdict) };
             tree::write_tree(&mut self.line, &frame)
         } else {
             self.clock.start_at(first_ts_ns);

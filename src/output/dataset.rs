@@ -333,6 +333,7 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf, start: Start) -> (Fra
         times: Vec::with_capacity(ROWS_RESERVED),
         day: None,
         last_ts_ns: i64::MIN,
+        previous_ts_ns: None,
         sorted: true,
         segments: Some(segments),
     };
@@ -387,6 +388,9 @@ pub struct FrameRows {
     /// The UTC day (days since the epoch) of the open segment's rows.
     day: Option<i64>,
     last_ts_ns: i64,
+    /// The time of the frame before (the dataset holds every frame: it is also the one
+    /// displayed before), for `frame.time_delta`.
+    previous_ts_ns: Option<i64>,
     /// The open segment's rows are in time order.
     sorted: bool,
     segments: Option<mpsc::Sender<Segment>>,
@@ -424,7 +428,9 @@ impl Beside for FrameRows {
         self.sorted &= ts >= self.last_ts_ns;
         self.last_ts_ns = ts;
         self.times.push(ts);
-        self.headers.push(&Frame { number, packet, first_ts_ns, verdict: None });
+        let previous_ts_ns = self.previous_ts_ns.replace(ts);
+        let previous_shown_ts_ns = previous_ts_ns;
+        self.headers.push(&Frame { number, packet, first_ts_ns, previous_ts_ns, previous_shown_ts_ns, verdict: None });
         Ok(())
     }
 }
@@ -452,7 +458,14 @@ impl VerdictRows {
         // the rows before this one may complete a segment: it was sent before this frame was
         // read, so it is here now
         self.write_complete()?;
-        self.verdicts.push(&Frame { number: 0, packet: &self.empty, first_ts_ns: 0, verdict: Some(verdict) });
+        self.verdicts.push(&Frame {
+            number: 0,
+            packet: &self.empty,
+            first_ts_ns: 0,
+            previous_ts_ns: None,
+            previous_shown_ts_ns: None,
+            verdict: Some(verdict),
+        });
         Ok(())
     }
 

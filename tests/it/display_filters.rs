@@ -112,6 +112,22 @@ const FILTERS: &[&str] = &[
     "infiniband.mad.attributeid == 0x0010",
     "infiniband.cm.req.localqpn == 0x11 or infiniband.cm.rep.localqpn",
     "infiniband.mad.method == 0x03 && infiniband.mad.mgmtclass == 7",
+    // protocols as fields: their bytes
+    "frame contains 12:b7",
+    "frame contains \"abc\"",
+    "len(frame) > 300",
+    "len(ip) == 20",
+    "len(udp) == 8 && len(eth) == 14",
+    "len(infiniband) > 40",
+    "len(infiniband) == 20",
+    "ip[0] == 45",
+    "udp[2:2] == 12:b7",
+    "frame[12:2] == 81:00",
+    "infiniband[0] == 0x0a",
+    // the capture's own fields
+    "frame.time_delta > 0.001",
+    "frame.time_delta_displayed < 0.00001",
+    "frame.protocols contains \"vlan\"",
 ];
 
 /// Filters tshark 4.0 cannot read (it has no `xor`), with the equivalent it can.

@@ -104,7 +104,13 @@ impl DisplayFilter {
     /// `frame.time_relative`), which a part of a capture analysed on its own counts from its
     /// own first frame?
     pub fn uses_position(&self) -> bool {
-        self.root.any_field(&|f| matches!(f.name, "frame.number" | "frame.time_relative"))
+        self.root.any_field(&|f| matches!(f.name, "frame.number" | "frame.time_relative")) || self.uses_previous_frame()
+    }
+
+    /// Does the filter read the time of the frame before (`frame.time_delta`,
+    /// `frame.time_delta_displayed`), which a thread that sees some frames only lacks?
+    pub fn uses_previous_frame(&self) -> bool {
+        self.root.any_field(&|f| matches!(f.name, "frame.time_delta" | "frame.time_delta_displayed"))
     }
 
     /// Does the filter `text` read where a frame falls ([`DisplayFilter::uses_position`])? A
@@ -126,6 +132,10 @@ pub struct Selection {
     options: Filter,
     /// The time of the capture's first frame, for `frame.time_relative`.
     first_ts_ns: Option<i64>,
+    /// The times of the frame asked about last and of the last kept, for `frame.time_delta`
+    /// and `frame.time_delta_displayed`.
+    previous_ts_ns: Option<i64>,
+    previous_kept_ts_ns: Option<i64>,
 }
 
 impl Selection {
@@ -137,7 +147,13 @@ impl Selection {
                 named(f.text())
             ));
         }
-        Ok(Selection { filter, options: Filter::default(), first_ts_ns: None })
+        Ok(Selection {
+            filter,
+            options: Filter::default(),
+            first_ts_ns: None,
+            previous_ts_ns: None,
+            previous_kept_ts_ns: None,
+        })
     }
 
     /// The selection, of the frames `options` also choose.
@@ -159,14 +175,45 @@ impl Selection {
     /// Is the frame analysed? (Every frame is asked, in capture order.)
     pub fn keeps(&mut self, number: u64, packet: &DecodedFrame<'_>) -> bool {
         let first_ts_ns = *self.first_ts_ns.get_or_insert(packet.ts_ns);
-        self.keeps_after(first_ts_ns, number, packet)
+        let previous = (self.previous_ts_ns.replace(packet.ts_ns), self.previous_kept_ts_ns);
+        let kept = self.keeps_with(first_ts_ns, previous, number, packet);
+        if kept {
+            self.previous_kept_ts_ns = Some(packet.ts_ns);
+        }
+        kept
+    }
+
+    /// Does the selection read the frame before ([`DisplayFilter::uses_previous_frame`])? Then
+    /// only [`Selection::keeps`], asked about every frame in order, answers it.
+    pub fn reads_previous_frame(&self) -> bool {
+        self.filter.as_ref().is_some_and(DisplayFilter::uses_previous_frame)
     }
 
     /// Is the frame analysed, in a capture whose first frame was captured at `first_ts_ns`?
     /// For threads that are each asked about some frames only.
     pub fn keeps_after(&self, first_ts_ns: i64, number: u64, packet: &DecodedFrame<'_>) -> bool {
+        self.keeps_with(first_ts_ns, (None, None), number, packet)
+    }
+
+    /// `previous`: the times of the frame before and of the last kept.
+    fn keeps_with(
+        &self,
+        first_ts_ns: i64,
+        previous: (Option<i64>, Option<i64>),
+        number: u64,
+        packet: &DecodedFrame<'_>,
+    ) -> bool {
         self.options.matches(packet)
-            && self.filter.as_ref().is_none_or(|f| f.matches(&Frame { number, packet, first_ts_ns, verdict: None }))
+            && self.filter.as_ref().is_none_or(|f| {
+                f.matches(&Frame {
+                    number,
+                    packet,
+                    first_ts_ns,
+                    previous_ts_ns: previous.0,
+                    previous_shown_ts_ns: previous.1,
+                    verdict: None,
+                })
+            })
     }
 
     /// Does the filter need ICRCs computed while decoding?
@@ -284,9 +331,18 @@ fn value(o: &Operand, target: &Target) -> Result<Literal, FilterError> {
     })
 }
 
-/// Can the field's values be cut into bytes (sliced, measured by `len()`)?
+/// Can the field's values be cut into bytes (sliced, measured by `len()`)? A protocol's
+/// bytes are those it takes in the frame (`len(ip)`: the IPv4 header's length).
 fn has_bytes(f: &Field) -> bool {
-    matches!(f.ty, FieldType::Bytes | FieldType::Ether | FieldType::Ipv4 | FieldType::Ipv6 | FieldType::String)
+    matches!(
+        f.ty,
+        FieldType::Bytes
+            | FieldType::Ether
+            | FieldType::Ipv4
+            | FieldType::Ipv6
+            | FieldType::String
+            | FieldType::Protocol
+    )
 }
 
 fn check(t: &Test) -> Result<Check, FilterError> {
@@ -320,7 +376,13 @@ fn check(t: &Test) -> Result<Check, FilterError> {
         return refuse(format!("{}() needs a comparison", if measure == Measure::Len { "len" } else { "count" }));
     }
     let measured = measure != Measure::Values;
-    let target = Target { field: f, ty: if measured { FieldType::Uint(32) } else { f.ty }, sliced, measured };
+    // a protocol compares as its bytes
+    let ty = match f.ty {
+        _ if measured => FieldType::Uint(32),
+        FieldType::Protocol => FieldType::Bytes,
+        ty => ty,
+    };
+    let target = Target { field: f, ty, sliced, measured };
     let per_layer = if PAIRED.contains(&f.name) { 2 } else { 1 };
     let layer = subject.layer.clone().map(|layers| LayerOf { layers, per_layer });
     Ok(Check { field: f, slice: subject.slice, layer, measure, kind: kind_of(t, &target)? })
@@ -535,6 +597,26 @@ impl Check {
         }
     }
 
+    /// Does the check read a protocol's bytes (`len(ip)`, `frame contains "abc"`, `udp[0:2]`),
+    /// not whether it is present?
+    fn reads_protocol_bytes(&self) -> bool {
+        self.field.ty == FieldType::Protocol && (self.measure == Measure::Len || !matches!(self.kind, Kind::Present))
+    }
+
+    /// The values the check tests: the field's, or a protocol's bytes, one value for each
+    /// occurrence.
+    fn values<'a>(&self, frame: &Frame<'_, 'a>, sink: &mut dyn FnMut(Value<'a>)) {
+        if !self.reads_protocol_bytes() {
+            return self.field.values(frame, sink);
+        }
+        let data = frame.packet.data;
+        crate::fields::protocols::protocols(frame, &mut |name, span| {
+            if name == self.field.name {
+                sink(Value::Bytes(data.get(span).unwrap_or_default()));
+            }
+        });
+    }
+
     /// How many layers of the field `frame` has, where a layer range counts from the last.
     fn layers_in(&self, frame: &Frame<'_, '_>) -> usize {
         let Some(l) = self.layer.as_ref().filter(|l| l.layers.count_from_the_end()) else { return 0 };
@@ -547,7 +629,7 @@ impl Check {
         let (mut seen, mut any, mut all) = (false, false, true);
         let (mut index, mut count) = (0usize, 0u64);
         let layers = self.layers_in(frame);
-        self.field.values(frame, &mut |v| {
+        self.values(frame, &mut |v| {
             let in_layer = self.layer.as_ref().is_none_or(|l| l.layers.covers(index / l.per_layer + 1, layers));
             index += 1;
             if !in_layer {
@@ -615,7 +697,14 @@ mod tests {
             offset: 0,
         };
         let packet = crate::decode::Decoder::default().decode(&record);
-        let frame = Frame { number: 7, packet: &packet, first_ts_ns: 0, verdict: None };
+        let frame = Frame {
+            number: 7,
+            packet: &packet,
+            first_ts_ns: 0,
+            previous_ts_ns: None,
+            previous_shown_ts_ns: None,
+            verdict: None,
+        };
         let others = || 100..100_100;
         let matches = |text: &str| DisplayFilter::compile(text).expect("compiles").matches(&frame);
         assert!(matches(&numbers_filter(others().chain([7]), " || ")));

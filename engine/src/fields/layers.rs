@@ -29,6 +29,12 @@ pub struct Frame<'p, 'a> {
     pub packet: &'p DecodedFrame<'a>,
     /// The time of the capture's first frame, for `frame.time_relative`.
     pub first_ts_ns: i64,
+    /// The time of the frame captured before this one, for `frame.time_delta` (`None` for the
+    /// first frame: a delta of 0).
+    pub previous_ts_ns: Option<i64>,
+    /// The time of the frame displayed before this one (the last that passed the filters),
+    /// for `frame.time_delta_displayed`.
+    pub previous_shown_ts_ns: Option<i64>,
     /// The analysis's verdict, where one was made.
     pub verdict: Option<&'p Verdict>,
 }

@@ -9,6 +9,7 @@
 mod layers;
 pub mod names;
 pub mod position;
+pub mod protocols;
 mod tables;
 mod value;
 
@@ -199,7 +200,7 @@ const PROTOCOL_ALIASES: &[(&str, &str)] = &[
 
 /// The registered name nearest to `name` (for "did you mean"): the name with a protocol alias
 /// replaced (`roce` is `infiniband`, `ib.bth.psn` is `infiniband.bth.psn`); a protocol's first
-/// field where the protocol is no field itself (`frame` → `frame.number`); else the nearest by
+/// field where the protocol is no field itself; else the nearest by
 /// edit distance (a swap of two letters one edit), the nearer last component first among equals.
 pub fn nearest(name: &str) -> Option<&'static str> {
     let (first, rest) = name.split_once('.').map_or((name, None), |(first, rest)| (first, Some(rest)));
@@ -266,7 +267,7 @@ mod tests {
         assert_eq!(nearest("roce"), Some("infiniband"));
         assert_eq!(nearest("ib.bth.psn"), Some("infiniband.bth.psn"));
         assert_eq!(nearest("ROCE.bth.destqp"), Some("infiniband.bth.destqp"));
-        assert_eq!(nearest("frame"), Some("frame.number"));
+        assert_eq!(nearest("frame"), Some("frame"));
         assert_eq!(nearest("ip.dsfeld.dscp"), Some("ip.dsfield.dscp"));
     }
 }

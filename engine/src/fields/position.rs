@@ -43,7 +43,14 @@ pub fn field_bytes(
         return None;
     }
     let packet = decoder.decode(record);
-    let frame = Frame { number: 1, packet: &packet, first_ts_ns: 0, verdict: None };
+    let frame = Frame {
+        number: 1,
+        packet: &packet,
+        first_ts_ns: 0,
+        previous_ts_ns: None,
+        previous_shown_ts_ns: None,
+        verdict: None,
+    };
     let value = field.nth(&frame, occurrence)?;
     let layers = layers_of(&frame);
     let at = layers.iter().enumerate().filter(|(_, (l, _))| *l == layer).nth(occurrence)?.0;
@@ -145,7 +152,14 @@ fn probe(
     changed: impl Fn(&Frame<'_, '_>) -> bool,
 ) -> Probed {
     let packet = decoder.decode(record);
-    let frame = Frame { number: 1, packet: &packet, first_ts_ns: 0, verdict: None };
+    let frame = Frame {
+        number: 1,
+        packet: &packet,
+        first_ts_ns: 0,
+        previous_ts_ns: None,
+        previous_shown_ts_ns: None,
+        verdict: None,
+    };
     let layers = layers_of(&frame);
     let at = through.len() - 1;
     let (layer, span) = &through[at];

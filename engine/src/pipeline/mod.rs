@@ -171,7 +171,12 @@ pub fn analyse(
     progress: &dyn Fn(u64),
 ) -> Ran<()> {
     let fresh = !analysis.analyzer().has_observed();
-    let shardable = fresh && !analysis.goes_on() && !analysis.wants_bytes() && !analysis.analyzer().gives_verdicts();
+    // a selection that reads the frame before is asked about every frame, in order
+    let shardable = fresh
+        && !analysis.goes_on()
+        && !analysis.wants_bytes()
+        && !analysis.analyzer().gives_verdicts()
+        && !selection.reads_previous_frame();
     if threads > 1
         && shardable
         && let Some(ran) = sharded::analyse(inputs, decoder, selection, analysis, threads, progress)

@@ -86,7 +86,11 @@ impl JsonExport {
             JsonStyle::Ek => {
                 let _ = writeln!(out, "{{\"index\":{{\"_index\":\"{index}\",\"_type\":\"doc\"}}}}");
                 let _ = write!(out, "{{\"timestamp\":\"{}\",\"layers\":", frame.packet.ts_ns.div_euclid(1_000_000));
-                let flat = if self.fields.is_empty() { flatten_layers(layers) } else { ek_keys(layers) };
+                let flat = if self.fields.is_empty() {
+                    with_iso_time(flatten_layers(layers), frame.packet.ts_ns)
+                } else {
+                    ek_keys(layers)
+                };
                 write_compact(out, &flat);
                 out.push_str("}\n");
             }
@@ -402,6 +406,22 @@ fn merge_repeats(node: Node) -> Node {
         *first = Node::Values(values);
     }
     Node::Object(merged)
+}
+
+/// tshark's `-T ek` without `-e` writes `frame.time` in ISO 8601 (`2023-11-14T22:13:20.000000000Z`,
+/// UTC), with `-e` as `-T fields` does.
+fn with_iso_time(layers: Node, ts_ns: i64) -> Node {
+    let Node::Object(mut protocols) = layers else { return layers };
+    let Some(Node::Object(frame)) = protocols.iter_mut().find(|(p, _)| p == "frame").map(|(_, n)| n) else {
+        return Node::Object(protocols);
+    };
+    if let (Some((_, Node::Value(text, _))), Ok(ns)) =
+        (frame.iter_mut().find(|(k, _)| k == "frame_frame_time"), u64::try_from(ts_ns))
+    {
+        let time = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
+        *text = humantime::format_rfc3339_nanos(time).to_string();
+    }
+    Node::Object(protocols)
 }
 
 /// `-T ek` with `-e`: the fields keyed by their names with `_` for `.`.

@@ -4,7 +4,7 @@ use super::declare::*;
 use crate::decode::Link;
 use crate::fields::FieldType::{self, Protocol};
 use crate::fields::names::meaning;
-use crate::fields::{Field, Frame, Value, named};
+use crate::fields::{Field, Frame, Value, hidden, named, protocols};
 
 /// The ERF record header, when the frame is an ERF record.
 fn erf<'a>(f: &Frame<'_, 'a>) -> Option<rocescope_parsers::erf::ErfHeader<'a>> {
@@ -32,10 +32,35 @@ pub static FIELDS: &[Field] = &[
     ws!("frame.cap_len", U32, Dec, 0, "Frame length stored into the capture file", |f, out| out(uint(
         f.packet.data.len() as u64
     ))),
+    ws!("frame", Protocol, None, 0, "Frame", |_, out| out(Value::Present)),
+    // the decode tree's heading shows it
+    hidden(ws!("frame.time", FieldType::AbsoluteTime, None, 0, "Arrival Time", |f, out| out(Value::Time(
+        f.packet.ts_ns
+    )))),
+    ws!("frame.time_delta", FieldType::RelativeTime, None, 0, "Time delta from previous captured frame", |f, out| {
+        out(Value::Time(f.packet.ts_ns.saturating_sub(f.previous_ts_ns.unwrap_or(f.packet.ts_ns))))
+    }),
+    ws!(
+        "frame.time_delta_displayed",
+        FieldType::RelativeTime,
+        None,
+        0,
+        "Time delta from previous displayed frame",
+        |f, out| { out(Value::Time(f.packet.ts_ns.saturating_sub(f.previous_shown_ts_ns.unwrap_or(f.packet.ts_ns)))) }
+    ),
     ws!("frame.time_epoch", FieldType::RelativeTime, None, 0, "Epoch Time", |f, out| out(Value::Time(f.packet.ts_ns))),
     ws!("frame.time_relative", FieldType::RelativeTime, None, 0, "Time since reference or first frame", |f, out| {
         out(Value::Time(f.packet.ts_ns.saturating_sub(f.first_ts_ns)))
     }),
+    ws!("frame.protocols", FieldType::String, None, 0, "Protocols in frame", |f, out| {
+        let mut chain = String::with_capacity(64);
+        protocols::write_chain(f, &mut chain);
+        out(Value::Str(protocols::interned(&chain)))
+    }),
+    // a column, not a line of the decode tree
+    hidden(ws!("_ws.col.Protocol", FieldType::String, None, 0, "Protocol", |f, out| out(Value::Str(
+        protocols::column(f)
+    )))),
     own!(
         "rocescope.frame.hardware_time",
         FieldType::AbsoluteTime,
