@@ -291,6 +291,24 @@ fn capture_fields_print_as_tshark_prints_them() {
 }
 
 #[test]
+fn misspelled_capture_fields_suggest_their_neighbours() {
+    for (typed, meant) in [
+        ("frame.protocol", "frame.protocols"),
+        ("frame.time_delta_display", "frame.time_delta_displayed"),
+        ("_ws.col.Info", "_ws.col.Protocol"),
+        ("_ws.col.protocol", "_ws.col.Protocol"),
+    ] {
+        let out = common::run(&["packets", "-T", "fields", "-e", typed, "samples/bad_icrc.pcap"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("did you mean {meant}?")), "{typed}: {err}");
+        let out = common::run(&["packets", "-Y", &format!("{typed} == 1"), "samples/bad_icrc.pcap"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("did you mean {meant}?")), "{typed}: {err}");
+    }
+}
+
+#[test]
 fn protocols_as_fields_select_the_frames_tshark_selects() {
     if !common::tshark_available() {
         return;

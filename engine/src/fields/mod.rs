@@ -200,8 +200,10 @@ const PROTOCOL_ALIASES: &[(&str, &str)] = &[
 
 /// The registered name nearest to `name` (for "did you mean"): the name with a protocol alias
 /// replaced (`roce` is `infiniband`, `ib.bth.psn` is `infiniband.bth.psn`); a protocol's first
-/// field where the protocol is no field itself; else the nearest by
-/// edit distance (a swap of two letters one edit), the nearer last component first among equals.
+/// field where the protocol is no field itself; else the nearest by edit distance (a swap of
+/// two letters one edit), the nearer last component first among equals, among the fields of
+/// the name's parent if it has any (`_ws.col.Info` → `_ws.col.Protocol`), else of its
+/// protocol, else among all.
 pub fn nearest(name: &str) -> Option<&'static str> {
     let (first, rest) = name.split_once('.').map_or((name, None), |(first, rest)| (first, Some(rest)));
     let protocol = PROTOCOL_ALIASES.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(first)).map_or(first, |a| a.1);
@@ -216,7 +218,17 @@ pub fn nearest(name: &str) -> Option<&'static str> {
     let last = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
     let distance =
         |f: &Field| (strsim::osa_distance(&wanted, f.name), strsim::osa_distance(&last(&wanted), &last(f.name)));
-    all().min_by_key(|f| distance(f)).map(|f| f.name)
+    // the nearest among the fields of the same parent (`_ws.col.Info`: `_ws.col.*`), else of
+    // the same protocol, else among all: a misspelled field is rarely another protocol's
+    let parent = wanted.rsplit_once('.').map(|(parent, _)| parent);
+    let protocol = wanted.split('.').next().filter(|_| parent.is_some());
+    let under = |prefix: &str, f: &Field| f.name.strip_prefix(prefix).is_some_and(|r| r.starts_with('.'));
+    [parent, protocol]
+        .into_iter()
+        .flatten()
+        .find_map(|prefix| all().filter(|f| under(prefix, f)).min_by_key(|f| distance(f)))
+        .or_else(|| all().min_by_key(|f| distance(f)))
+        .map(|f| f.name)
 }
 
 /// The field named `name` as an option (`-e`) names it; an error names the nearest field
@@ -268,6 +280,11 @@ mod tests {
         assert_eq!(nearest("ib.bth.psn"), Some("infiniband.bth.psn"));
         assert_eq!(nearest("ROCE.bth.destqp"), Some("infiniband.bth.destqp"));
         assert_eq!(nearest("frame"), Some("frame"));
+        assert_eq!(nearest("frame.protocol"), Some("frame.protocols"));
+        assert_eq!(nearest("frame.time_delt"), Some("frame.time_delta"));
+        assert_eq!(nearest("_ws.col.Info"), Some("_ws.col.Protocol"));
+        assert_eq!(nearest("_ws.col.protocol"), Some("_ws.col.Protocol"));
+        assert_eq!(nearest("udp.prot"), Some("udp.port"));
         assert_eq!(nearest("ip.dsfeld.dscp"), Some("ip.dsfield.dscp"));
     }
 }
