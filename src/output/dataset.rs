@@ -333,7 +333,6 @@ pub fn frame_rows(fields: &[&'static Field], dir: PathBuf, start: Start) -> (Fra
         times: Vec::with_capacity(ROWS_RESERVED),
         day: None,
         last_ts_ns: i64::MIN,
-        previous_ts_ns: None,
         sorted: true,
         segments: Some(segments),
     };
@@ -388,9 +387,6 @@ pub struct FrameRows {
     /// The UTC day (days since the epoch) of the open segment's rows.
     day: Option<i64>,
     last_ts_ns: i64,
-    /// The time of the frame before (the dataset holds every frame: it is also the one
-    /// displayed before), for `frame.time_delta`.
-    previous_ts_ns: Option<i64>,
     /// The open segment's rows are in time order.
     sorted: bool,
     segments: Option<mpsc::Sender<Segment>>,
@@ -417,7 +413,13 @@ impl FrameRows {
 }
 
 impl Beside for FrameRows {
-    fn frame(&mut self, number: u64, packet: &DecodedFrame<'_>, first_ts_ns: i64) -> io::Result<()> {
+    fn frame(
+        &mut self,
+        number: u64,
+        packet: &DecodedFrame<'_>,
+        first_ts_ns: i64,
+        previous: (Option<i64>, Option<i64>),
+    ) -> io::Result<()> {
         let ts = packet.ts_ns;
         let day = ts.div_euclid(NS_PER_DAY);
         if self.day != Some(day) || self.headers.rows() >= ROW_GROUP_ROWS {
@@ -428,8 +430,7 @@ impl Beside for FrameRows {
         self.sorted &= ts >= self.last_ts_ns;
         self.last_ts_ns = ts;
         self.times.push(ts);
-        let previous_ts_ns = self.previous_ts_ns.replace(ts);
-        let previous_shown_ts_ns = previous_ts_ns;
+        let (previous_ts_ns, previous_shown_ts_ns) = previous;
         self.headers.push(&Frame { number, packet, first_ts_ns, previous_ts_ns, previous_shown_ts_ns, verdict: None });
         Ok(())
     }

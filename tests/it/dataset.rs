@@ -369,8 +369,9 @@ fn relative_times_count_from_the_captures_first_frame_under_a_display_filter() {
     // as tshark's do: frame.time_relative counts from the capture's first frame, kept or not
     let sample = common::samples().into_iter().find(|p| name_of(p) == "reordering").expect("the sample");
     let dir = tempfile::tempdir().expect("temp dir");
-    let filter = "frame.number >= 10";
-    export(dir.path(), &sample, &["--capture-name", "r", "-Y", filter, "-e", "frame.time_relative"]);
+    let filter = "frame.number >= 10 && frame.number != 12";
+    let fields = ["-e", "frame.time_relative", "-e", "frame.time_delta", "-e", "frame.time_delta_displayed"];
+    export(dir.path(), &sample, &[&["--capture-name", "r", "-Y", filter][..], &fields].concat());
     let frames = all_frames(dir.path(), "r");
     let column = |name: &str| -> Vec<i64> {
         let values = frames.column(name).unwrap().cast(&DataType::Int64).unwrap();
@@ -385,15 +386,22 @@ fn relative_times_count_from_the_captures_first_frame_under_a_display_filter() {
     let expected: Vec<i64> = times.iter().map(|t| t - first).collect();
     assert_eq!(relative, expected);
     if common::tshark_available() {
+        // and the deltas from the frame captured before and the one kept before, as tshark's
         let out = Command::new("tshark")
-            .args(["-r", sample.to_str().unwrap(), "-Y", filter, "-T", "fields", "-e", "frame.time_relative"])
+            .args(["-r", sample.to_str().unwrap(), "-Y", filter, "-T", "fields"])
+            .args(fields)
             .output()
             .expect("tshark runs");
-        let tshark: Vec<i64> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| (l.trim().parse::<f64>().expect("seconds") * 1e9).round() as i64)
-            .collect();
-        assert_eq!(relative, tshark);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let tshark = |n: usize| -> Vec<i64> {
+            text.lines()
+                .map(|l| l.split('\t').nth(n).expect("a column"))
+                .map(|v| (v.trim().parse::<f64>().expect("seconds") * 1e9).round() as i64)
+                .collect()
+        };
+        assert_eq!(relative, tshark(0));
+        assert_eq!(column("frame_time_delta"), tshark(1));
+        assert_eq!(column("frame_time_delta_displayed"), tshark(2));
     }
 }
 

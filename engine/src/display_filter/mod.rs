@@ -136,6 +136,8 @@ pub struct Selection {
     /// and `frame.time_delta_displayed`.
     previous_ts_ns: Option<i64>,
     previous_kept_ts_ns: Option<i64>,
+    /// Those two times as the last frame asked about saw them.
+    previous_times: (Option<i64>, Option<i64>),
 }
 
 impl Selection {
@@ -153,6 +155,7 @@ impl Selection {
             first_ts_ns: None,
             previous_ts_ns: None,
             previous_kept_ts_ns: None,
+            previous_times: (None, None),
         })
     }
 
@@ -176,11 +179,18 @@ impl Selection {
     pub fn keeps(&mut self, number: u64, packet: &DecodedFrame<'_>) -> bool {
         let first_ts_ns = *self.first_ts_ns.get_or_insert(packet.ts_ns);
         let previous = (self.previous_ts_ns.replace(packet.ts_ns), self.previous_kept_ts_ns);
+        self.previous_times = previous;
         let kept = self.keeps_with(first_ts_ns, previous, number, packet);
         if kept {
             self.previous_kept_ts_ns = Some(packet.ts_ns);
         }
         kept
+    }
+
+    /// The times of the frame before the one [`Selection::keeps`] was last asked about, and of
+    /// the last kept before it (`frame.time_delta`, `frame.time_delta_displayed`).
+    pub fn previous_times(&self) -> (Option<i64>, Option<i64>) {
+        self.previous_times
     }
 
     /// Does the selection read the frame before ([`DisplayFilter::uses_previous_frame`])? Then

@@ -189,9 +189,16 @@ pub fn analyse(
 /// Work done on every frame the analysis keeps, where the frame is decoded, before the
 /// analysis gets it: on the reading thread when the analysis has a thread of its own, so that
 /// the two share the work. Frames come in order, their ICRCs computed, with the time of the
-/// capture's first frame (kept or not: `frame.time_relative` counts from it).
+/// capture's first frame (kept or not: `frame.time_relative` counts from it) and `previous`, the
+/// times of the frame before (kept or not) and of the last kept ([`Selection::previous_times`]).
 pub trait Beside: Send {
-    fn frame(&mut self, number: u64, packet: &DecodedFrame<'_>, first_ts_ns: i64) -> io::Result<()>;
+    fn frame(
+        &mut self,
+        number: u64,
+        packet: &DecodedFrame<'_>,
+        first_ts_ns: i64,
+        previous: (Option<i64>, Option<i64>),
+    ) -> io::Result<()>;
 }
 
 /// [`analyse`] on one thread, or on two (one reading and decoding, the other analysing),
@@ -226,7 +233,8 @@ impl Stage for Analysing<'_, '_, '_> {
             return Ok(Step::Continue);
         }
         if let Some(beside) = &mut self.beside {
-            beside.frame(frame.number, packet, self.selection.first_ts_ns().unwrap_or(packet.ts_ns))?;
+            let first_ts_ns = self.selection.first_ts_ns().unwrap_or(packet.ts_ns);
+            beside.frame(frame.number, packet, first_ts_ns, self.selection.previous_times())?;
         }
         let summary = FrameSummary::of(frame.number, packet);
         if self.analysis.wants_bytes() {

@@ -84,7 +84,7 @@ pub fn analyse(
             if selection.keeps(frame.number, &packet) {
                 let first_ts_ns = selection.first_ts_ns().unwrap_or(packet.ts_ns);
                 if let Some(beside) = &mut beside
-                    && let Err(e) = beside.frame(frame.number, &packet, first_ts_ns)
+                    && let Err(e) = beside.frame(frame.number, &packet, first_ts_ns, selection.previous_times())
                 {
                     beside_result = Err(e);
                     break;
