@@ -27,12 +27,12 @@ const ARPHRD_IPGRE: u16 = 778;
 
 pub static FIELDS: &[Field] = &[
     // frame
+    ws!("frame", Protocol, None, 0, "Frame", |_, out| out(Value::Present)),
     ws!("frame.number", U32, Dec, 0, "Frame Number", |f, out| out(uint(f.number))),
     ws!("frame.len", U32, Dec, 0, "Frame length on the wire", |f, out| out(uint(f.packet.orig_len))),
     ws!("frame.cap_len", U32, Dec, 0, "Frame length stored into the capture file", |f, out| out(uint(
         f.packet.data.len() as u64
     ))),
-    ws!("frame", Protocol, None, 0, "Frame", |_, out| out(Value::Present)),
     // the decode tree's heading shows it
     hidden(ws!("frame.time", FieldType::AbsoluteTime, None, 0, "Arrival Time", |f, out| out(Value::Time(
         f.packet.ts_ns
