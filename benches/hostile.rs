@@ -53,14 +53,7 @@ fn hostile(c: &mut Criterion) {
             b.iter(|| {
                 text.clear();
                 let packet = decoder.decode(&record);
-                let frame = Frame {
-                    number: 1,
-                    packet: &packet,
-                    first_ts_ns: 0,
-                    previous_ts_ns: None,
-                    previous_shown_ts_ns: None,
-                    verdict: None,
-                };
+                let frame = Frame::alone(1, &packet);
                 tree::write_tree(&mut text, &frame).ok();
                 black_box(text.len())
             })

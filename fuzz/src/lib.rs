@@ -17,14 +17,7 @@ use rocescope::output::packet::{hexdump, summary, tree};
 pub fn decode_and_observe(decoder: &Decoder, analyzer: &mut Analyzer, number: u64, record: &Record<'_>) {
     let packet = decoder.decode(record);
     let mut text = String::new();
-    let frame = Frame {
-        number,
-        packet: &packet,
-        first_ts_ns: 0,
-        previous_ts_ns: None,
-        previous_shown_ts_ns: None,
-        verdict: None,
-    };
+    let frame = Frame::alone(number, &packet);
     let _ = tree::write_tree(&mut text, &frame);
     let _ = summary::write_info(&mut text, &packet);
     let (mut src, mut dst) = (String::new(), String::new());

@@ -459,14 +459,7 @@ impl VerdictRows {
         // the rows before this one may complete a segment: it was sent before this frame was
         // read, so it is here now
         self.write_complete()?;
-        self.verdicts.push(&Frame {
-            number: 0,
-            packet: &self.empty,
-            first_ts_ns: 0,
-            previous_ts_ns: None,
-            previous_shown_ts_ns: None,
-            verdict: Some(verdict),
-        });
+        self.verdicts.push(&Frame { verdict: Some(verdict), ..Frame::alone(0, &self.empty) });
         Ok(())
     }
 

@@ -235,14 +235,7 @@ fn cut_and_corrupted_frames_never_panic() {
                     bytes[at] = rng.next_u64() as u8;
                 }
                 let p = decode(&bytes);
-                let frame = rocescope::fields::Frame {
-                    number: 1,
-                    packet: &p,
-                    first_ts_ns: 0,
-                    previous_ts_ns: None,
-                    previous_shown_ts_ns: None,
-                    verdict: None,
-                };
+                let frame = rocescope::fields::Frame::alone(1, &p);
                 let _ = rocescope::output::packet::tree::write_tree(&mut String::new(), &frame);
                 decoded += 1;
             }

@@ -76,14 +76,7 @@ fn every_fields_bytes_are_where_tshark_puts_them() {
         let (mut inputs, _) = Inputs::open(std::slice::from_ref(&file), false);
         while let Some(f) = inputs.next_frame() {
             let packet = decoder.decode(&f.record);
-            let frame = Frame {
-                number: f.number,
-                packet: &packet,
-                first_ts_ns: 0,
-                previous_ts_ns: None,
-                previous_shown_ts_ns: None,
-                verdict: None,
-            };
+            let frame = Frame::alone(f.number, &packet);
             let Some(tshark) = expected.get(f.number as usize - 1) else { break };
             // tshark 4.0 reads the RD transport's headers 8 bytes off (docs/wireshark-fields.md),
             // and does not decode some mirror formats

@@ -411,7 +411,7 @@ proptest! {
         let text = format!("{field}{slice} {op} {value}");
         if let Ok(filter) = rocescope::display_filter::DisplayFilter::compile(&text) {
             let packet = decode(&frame);
-            let _ = filter.matches(&rocescope::fields::Frame { number: 1, packet: &packet, first_ts_ns: 0, previous_ts_ns: None, previous_shown_ts_ns: None, verdict: None });
+            let _ = filter.matches(&rocescope::fields::Frame::alone(1, &packet));
         }
     }
 }

@@ -707,14 +707,7 @@ mod tests {
             offset: 0,
         };
         let packet = crate::decode::Decoder::default().decode(&record);
-        let frame = Frame {
-            number: 7,
-            packet: &packet,
-            first_ts_ns: 0,
-            previous_ts_ns: None,
-            previous_shown_ts_ns: None,
-            verdict: None,
-        };
+        let frame = Frame::alone(7, &packet);
         let others = || 100..100_100;
         let matches = |text: &str| DisplayFilter::compile(text).expect("compiles").matches(&frame);
         assert!(matches(&numbers_filter(others().chain([7]), " || ")));

@@ -39,6 +39,14 @@ pub struct Frame<'p, 'a> {
     pub verdict: Option<&'p Verdict>,
 }
 
+impl<'p, 'a> Frame<'p, 'a> {
+    /// Frame `number` on its own: the capture starting at time 0, no frame before it, no
+    /// verdict (a probe of its fields, a test, a fuzzed frame).
+    pub fn alone(number: u64, packet: &'p DecodedFrame<'a>) -> Frame<'p, 'a> {
+        Frame { number, packet, first_ts_ns: 0, previous_ts_ns: None, previous_shown_ts_ns: None, verdict: None }
+    }
+}
+
 /// TPIDs Wireshark's `vlan` dissector takes (802.1ad S-tags are `ieee8021ad.*` there).
 pub const TPID_8021Q: u16 = 0x8100;
 

@@ -43,14 +43,7 @@ pub fn field_bytes(
         return None;
     }
     let packet = decoder.decode(record);
-    let frame = Frame {
-        number: 1,
-        packet: &packet,
-        first_ts_ns: 0,
-        previous_ts_ns: None,
-        previous_shown_ts_ns: None,
-        verdict: None,
-    };
+    let frame = Frame::alone(1, &packet);
     let value = field.nth(&frame, occurrence)?;
     let layers = layers_of(&frame);
     let at = layers.iter().enumerate().filter(|(_, (l, _))| *l == layer).nth(occurrence)?.0;
@@ -152,14 +145,7 @@ fn probe(
     changed: impl Fn(&Frame<'_, '_>) -> bool,
 ) -> Probed {
     let packet = decoder.decode(record);
-    let frame = Frame {
-        number: 1,
-        packet: &packet,
-        first_ts_ns: 0,
-        previous_ts_ns: None,
-        previous_shown_ts_ns: None,
-        verdict: None,
-    };
+    let frame = Frame::alone(1, &packet);
     let layers = layers_of(&frame);
     let at = through.len() - 1;
     let (layer, span) = &through[at];

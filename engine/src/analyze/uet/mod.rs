@@ -3,6 +3,7 @@
 //! joined to it; RUDI requests paired with their responses by packet id; UUD datagrams and
 //! encrypted packets counted. The definitions are docs/analysis.md's, "UET".
 
+pub mod crc;
 pub mod pdc;
 pub mod report;
 pub mod rules;

@@ -9,7 +9,7 @@ use crate::analyze::counts::UetCrcCounts;
 use crate::analyze::exemplar::{ENDPOINT, Exemplar};
 use crate::analyze::finding::EVIDENCE_KEPT;
 use crate::analyze::id::FrameNumber;
-use crate::analyze::roce::wide::facts::UetCrcFrames;
+use crate::analyze::uet::crc::UetCrcFrames;
 use crate::analyze::uet::pdc::TRIM_CODES;
 use crate::analyze::uet::{DatagramMode, Datagrams, Pdc, PdcKey, UetAnalysis};
 use crate::decode::Endpoint;

@@ -192,7 +192,7 @@ impl CaptureWide {
             UetCheck::Unchecked => None,
         };
         if let Some(list) = kept {
-            crate::analyze::roce::wide::facts::UetCrcFrames::keep(list, s.number);
+            crate::analyze::uet::crc::UetCrcFrames::keep(list, s.number);
         }
         *match check {
             UetCheck::Matched(Variant::Le) => &mut crc.crc32c_le,
