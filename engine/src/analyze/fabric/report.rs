@@ -86,12 +86,6 @@ pub fn fabric_report(devices: &[Device], policy: &FabricPolicy, checks: Vec<Mism
     FabricReport { devices: devices.iter().map(device_report).collect(), policy: policy.clone(), checks }
 }
 
-/// Numbers (priorities, DSCPs) as a message or a table lists them: `3, 4` (`none` when empty).
-pub fn listed<'a>(numbers: impl IntoIterator<Item = &'a u8>) -> String {
-    let numbers: Vec<String> = numbers.into_iter().map(u8::to_string).collect();
-    if numbers.is_empty() { "none".to_string() } else { numbers.join(", ") }
-}
-
 fn value<T: Clone>(read: &Option<Read<T>>) -> Option<T> {
     read.as_ref().map(|read| read.value.clone())
 }

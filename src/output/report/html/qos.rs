@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use maud::{Markup, html};
 
-use crate::analyze::fabric::report::{DeviceReport, FabricReport, listed};
+use crate::analyze::fabric::checks::listed;
+use crate::analyze::fabric::report::{DeviceReport, FabricReport};
 
 const PRIORITIES: std::ops::RangeInclusive<u8> = 0..=7;
 

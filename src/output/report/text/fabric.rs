@@ -3,7 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::analyze::fabric::report::{DeviceReport, EcnReport, FabricReport, listed};
+use crate::analyze::fabric::checks::listed;
+use crate::analyze::fabric::report::{DeviceReport, EcnReport, FabricReport};
 
 pub fn write_fabric(out: &mut impl Write, fabric: &FabricReport) -> io::Result<()> {
     let p = &fabric.policy;

@@ -32,7 +32,6 @@ use crate::analyze::finding::Severity;
 use crate::analyze::fabric::devices::Device;
 use crate::analyze::fabric::model::{At, Read};
 use crate::analyze::fabric::policy::{FabricPolicy, most_given};
-use crate::analyze::fabric::report::listed;
 
 /// What the capture shows of the marking, as these checks take it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -208,6 +207,12 @@ impl<'a> Fabric<'a> {
 /// A device's priority for `dscp`, where it classifies it.
 fn mapping(dscp: u8) -> impl Fn(&Device) -> Option<&Read<u8>> {
     move |device| device.config.dscp_to_priority.get(&dscp)
+}
+
+/// Numbers (priorities, DSCPs) as a message or a table lists them: `3, 4` (`none` when empty).
+pub fn listed<'a>(numbers: impl IntoIterator<Item = &'a u8>) -> String {
+    let numbers: Vec<String> = numbers.into_iter().map(u8::to_string).collect();
+    if numbers.is_empty() { "none".to_string() } else { numbers.join(", ") }
 }
 
 /// The devices that have a value (`value_of`) which `differs`, each with that value.
