@@ -41,13 +41,8 @@ pub fn run(command: &Command) -> Outcome {
 /// `rocescope fields [PREFIX]`: the field registry, as `tshark -G fields` prints its own; the
 /// fields and protocols whose names begin with `prefix`.
 fn list_fields(prefix: &str) -> Outcome {
-    let mut glossary = Vec::new();
-    let _ = crate::fields::write_glossary(&mut glossary);
-    let text = String::from_utf8_lossy(&glossary);
-    // a line's name is its third column: `F<TAB>label<TAB>name…`, `P<TAB>label<TAB>name`
-    let mut chosen = text.lines().filter(|line| line.split('\t').nth(2).is_some_and(|name| name.starts_with(prefix)));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let result = chosen.try_for_each(|line| writeln!(out, "{line}")).and_then(|()| out.flush());
+    let result = crate::fields::write_glossary(&mut out, prefix).and_then(|()| out.flush());
     written(result, |e| format!("cannot write the output: {e}"))
 }
 

@@ -242,8 +242,9 @@ pub fn for_option(option: &str, name: &str) -> Result<&'static Field, String> {
 
 /// Writes the registry as `tshark -G fields` does: one line per field, tab-separated: `F`,
 /// label, name, type, protocol, base, bitmask, description; a protocol is `P`, label, name.
-pub fn write_glossary(out: &mut impl std::io::Write) -> std::io::Result<()> {
-    for f in all() {
+/// Only the fields and protocols whose names begin with `prefix` (`""`: all of them).
+pub fn write_glossary(out: &mut impl std::io::Write, prefix: &str) -> std::io::Result<()> {
+    for f in all().filter(|f| f.name.starts_with(prefix)) {
         if f.ty == FieldType::Protocol {
             writeln!(out, "P\t{}\t{}", f.label, f.name)?;
             continue;

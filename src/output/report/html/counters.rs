@@ -43,7 +43,8 @@ pub fn section(hosts: &[HostCounters]) -> Markup {
     }
 }
 
-fn number(v: Option<u64>) -> String {
+/// A value, or "–" where there is none.
+pub(super) fn number<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "–".to_string(), |v| v.to_string())
 }
 

@@ -7,6 +7,8 @@ use std::collections::BTreeSet;
 
 use maud::{Markup, html};
 
+use super::counters::number;
+
 use crate::analyze::fabric::checks::listed;
 use crate::analyze::fabric::report::{DeviceReport, FabricReport};
 
@@ -56,8 +58,4 @@ fn cell(device: &DeviceReport, priority: u8) -> Markup {
         @if let Some(e) = ecn { "ECN " (number(e.min_bytes)) "–" (number(e.max_bytes)) @if let Some(p) = e.probability { " " (p) "%" } br; }
         @if device.cnp_priority == Some(priority) { "CNPs" @if let Some(d) = device.cnp_dscp { " (DSCP " (d) ")" } }
     }
-}
-
-fn number<T: ToString>(v: Option<T>) -> String {
-    v.map_or_else(|| "–".to_string(), |v| v.to_string())
 }
