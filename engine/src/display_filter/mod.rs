@@ -646,6 +646,15 @@ impl Check {
                 return;
             }
             count += 1;
+            // composed text is written out to be compared
+            let mut text = String::new();
+            let v = match v {
+                Value::Composed(composed) => {
+                    composed.write(&mut text, frame);
+                    Value::Str(&text)
+                }
+                v => v,
+            };
             let v = match self.measure {
                 Measure::Values => v,
                 Measure::Len => Value::Uint(bytes_of(&v, &mut [0; 16]).map_or(0, |b| b.len() as u64)),

@@ -6,6 +6,7 @@
 //! Names, types, bases and bitmasks are Wireshark's (tshark 4.0, `tshark -G fields`) wherever
 //! Wireshark has the field; what Wireshark cannot show is under `rocescope.*`.
 
+mod info;
 mod layers;
 pub mod names;
 pub mod position;
@@ -14,7 +15,7 @@ mod tables;
 mod value;
 
 pub use layers::{Frame, Layer};
-pub use value::{Value, write_tshark};
+pub use value::{Composed, Value, write_tshark};
 
 /// A field's type, as Wireshark names it (`FT_*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,7 +203,7 @@ const PROTOCOL_ALIASES: &[(&str, &str)] = &[
 /// replaced (`roce` is `infiniband`, `ib.bth.psn` is `infiniband.bth.psn`); a protocol's first
 /// field where the protocol is no field itself; else the nearest by edit distance (a swap of
 /// two letters one edit), the nearer last component first among equals, among the fields of
-/// the name's parent if it has any (`_ws.col.Info` → `_ws.col.Protocol`), else of its
+/// the name's parent if it has any (`_ws.col.Inf` → `_ws.col.Info`), else of its
 /// protocol, else among all.
 pub fn nearest(name: &str) -> Option<&'static str> {
     let (first, rest) = name.split_once('.').map_or((name, None), |(first, rest)| (first, Some(rest)));
@@ -218,7 +219,7 @@ pub fn nearest(name: &str) -> Option<&'static str> {
     let last = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
     let distance =
         |f: &Field| (strsim::osa_distance(&wanted, f.name), strsim::osa_distance(&last(&wanted), &last(f.name)));
-    // the nearest among the fields of the same parent (`_ws.col.Info`: `_ws.col.*`), else of
+    // the nearest among the fields of the same parent (`_ws.col.Inf`: `_ws.col.*`), else of
     // the same protocol, else among all: a misspelled field is rarely another protocol's
     let parent = wanted.rsplit_once('.').map(|(parent, _)| parent);
     let protocol = wanted.split('.').next().filter(|_| parent.is_some());
@@ -283,7 +284,7 @@ mod tests {
         assert_eq!(nearest("frame"), Some("frame"));
         assert_eq!(nearest("frame.protocol"), Some("frame.protocols"));
         assert_eq!(nearest("frame.time_delt"), Some("frame.time_delta"));
-        assert_eq!(nearest("_ws.col.Info"), Some("_ws.col.Protocol"));
+        assert_eq!(nearest("_ws.col.Inf"), Some("_ws.col.Info"));
         assert_eq!(nearest("_ws.col.protocol"), Some("_ws.col.Protocol"));
         assert_eq!(nearest("udp.prot"), Some("udp.port"));
         assert_eq!(nearest("ip.dsfeld.dscp"), Some("ip.dsfield.dscp"));

@@ -2,7 +2,7 @@
 //! (`BASE_DEC`, `BASE_DEC_HEX`) or as `0x` and hex digits zero-padded to the declared type's
 //! width (`BASE_HEX`, `BASE_HEX_DEC`: `infiniband.bth.destqp` is `0x000202`); booleans as 1 or
 //! 0; bytes as lower-case hex without separators; MAC addresses with colons; times as seconds
-//! with nine decimals.
+//! with nine decimals; text composed from the frame (tshark's Info column) as tshark writes it.
 
 use std::fmt::Write as _;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -10,7 +10,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use rocescope_parsers::ethernet::MacAddr;
 
 use super::names::{write_date, write_seconds};
-use super::{Base, Field, FieldType};
+use super::{Base, Field, FieldType, Frame, info};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value<'a> {
@@ -27,6 +27,25 @@ pub enum Value<'a> {
     Error(rocescope_parsers::Error),
     /// A protocol or header is present.
     Present,
+    /// Text tshark composes from the frame, written from it when shown ([`write_tshark`]):
+    /// composing it costs more than any other value, so a field has it only when asked.
+    Composed(Composed),
+}
+
+/// What composed text a value stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Composed {
+    /// tshark's Info column ([`info::write`]).
+    Info,
+}
+
+impl Composed {
+    /// Appends the text, composed from `frame`.
+    pub fn write(self, out: &mut String, frame: &Frame<'_, '_>) {
+        match self {
+            Composed::Info => info::write(out, frame),
+        }
+    }
 }
 
 impl Value<'_> {
@@ -40,8 +59,8 @@ impl Value<'_> {
     }
 }
 
-/// Appends `value` of `field` as tshark's `-T fields` prints it.
-pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
+/// Appends `value` of `field` in `frame` as tshark's `-T fields` prints it.
+pub fn write_tshark(out: &mut String, frame: &Frame<'_, '_>, field: &Field, value: &Value<'_>) {
     match *value {
         Value::Uint(v) => match (field.base, field.ty) {
             (Base::Hex | Base::HexDec, FieldType::Uint(bits)) => {
@@ -77,6 +96,7 @@ pub fn write_tshark(out: &mut String, field: &Field, value: &Value<'_>) {
             let _ = write!(out, "{e}");
         }
         Value::Present => {}
+        Value::Composed(text) => text.write(out, frame),
     }
 }
 
@@ -89,8 +109,17 @@ mod tests {
     }
 
     fn shown(ty: FieldType, base: Base, value: Value<'_>) -> String {
+        let bytes = [0u8; 60];
+        let record = crate::capture::Record {
+            ts_ns: 0,
+            orig_len: 60,
+            data: &bytes,
+            link_type: crate::capture::LinkType::ETHERNET,
+            offset: 0,
+        };
+        let packet = crate::decode::Decoder::default().decode(&record);
         let mut s = String::new();
-        write_tshark(&mut s, &field(ty, base), &value);
+        write_tshark(&mut s, &Frame::alone(1, &packet), &field(ty, base), &value);
         s
     }
 

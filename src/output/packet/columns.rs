@@ -120,7 +120,7 @@ impl Values {
     }
 
     /// Appends the field's value (or null); `scratch` is reused for text.
-    fn push(&mut self, field: &Field, value: Option<Value<'_>>, scratch: &mut String) {
+    fn push(&mut self, frame: &Frame<'_, '_>, field: &Field, value: Option<Value<'_>>, scratch: &mut String) {
         let uint = value.and_then(|x| x.as_uint());
         let time = || value.and_then(|x| if let Value::Time(t) = x { Some(t) } else { None });
         match self {
@@ -141,14 +141,14 @@ impl Values {
                         }
                         let text = memo.entry(key).or_insert_with(|| {
                             scratch.clear();
-                            write_tshark(scratch, field, &x);
+                            write_tshark(scratch, frame, field, &x);
                             scratch.as_str().into()
                         });
                         b.append_value(&**text);
                     }
                     None => {
                         scratch.clear();
-                        write_tshark(scratch, field, &x);
+                        write_tshark(scratch, frame, field, &x);
                         b.append_value(scratch.as_str());
                     }
                 },
@@ -221,7 +221,7 @@ impl FrameColumns {
         for column in &mut self.columns {
             let mut innermost = None;
             column.field.values(frame, &mut |v| innermost = Some(v));
-            column.values.push(column.field, innermost, &mut self.scratch);
+            column.values.push(frame, column.field, innermost, &mut self.scratch);
         }
         self.rows += 1;
     }

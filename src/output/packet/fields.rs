@@ -113,16 +113,16 @@ impl FieldExport {
                         if count > 0 {
                             out.push(self.aggregator);
                         }
-                        write_tshark(out, field, &value);
+                        write_tshark(out, frame, field, &value);
                     }
-                    Occurrence::First if count == 0 => write_tshark(out, field, &value),
+                    Occurrence::First if count == 0 => write_tshark(out, frame, field, &value),
                     Occurrence::First => {}
                     Occurrence::Last => last = Some(value),
                 }
                 count += 1;
             });
             if let Some(value) = last {
-                write_tshark(out, field, &value);
+                write_tshark(out, frame, field, &value);
             }
             if let Some(q) = self.quote.filter(|_| count > 0) {
                 out.insert(start, q);

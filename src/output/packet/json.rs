@@ -112,7 +112,7 @@ fn named_fields(names: &[&'static Field], frame: &Frame<'_, '_>) -> Node {
     let mut layers = Vec::new();
     for field in names {
         let mut values = Vec::new();
-        field.values(frame, &mut |v| values.push(text(field, &v)));
+        field.values(frame, &mut |v| values.push(text(frame, field, &v)));
         if !values.is_empty() {
             layers.push((field.name.to_string(), Node::Values(values)));
         }
@@ -121,12 +121,12 @@ fn named_fields(names: &[&'static Field], frame: &Frame<'_, '_>) -> Node {
 }
 
 /// A value as tshark's JSON writes it: as `-T fields` does, bytes with colons.
-fn text(field: &Field, value: &Value<'_>) -> String {
+fn text(frame: &Frame<'_, '_>, field: &Field, value: &Value<'_>) -> String {
     match value {
         Value::Bytes(bytes) => colon_hex(bytes),
         _ => {
             let mut out = String::new();
-            write_tshark(&mut out, field, value);
+            write_tshark(&mut out, frame, field, value);
             out
         }
     }
@@ -222,7 +222,7 @@ fn all_layers(frame: &Frame<'_, '_>) -> Node {
             continue;
         }
         // a CM message's fields are one level, whatever their names
-        let nodes = if layer == Layer::Cm { flat(&fields) } else { nest(&fields) };
+        let nodes = if layer == Layer::Cm { flat(frame, &fields) } else { nest(frame, &fields) };
         let nodes = match header_key(layer) {
             Some(key) => {
                 let bytes = header_bytes(frame, layer, span.clone());
@@ -303,11 +303,11 @@ const ALIASES_IN_TREES: &[(&str, &[&str])] = &[("eth.addr", &["eth.dst", "eth.sr
 
 /// A layer's fields as tshark nests them: the fields named `NAME.*` that follow a field
 /// `NAME` go into the object `NAME_tree` after it, those of a [`GROUPS`] entry into its object.
-fn nest(fields: &[(&'static Field, Value<'_>)]) -> Vec<(String, Node)> {
+fn nest(frame: &Frame<'_, '_>, fields: &[(&'static Field, Value<'_>)]) -> Vec<(String, Node)> {
     let aliases: Vec<(&str, String)> = ALIASES_IN_TREES
         .iter()
         .flat_map(|(alias, owners)| {
-            let values = fields.iter().filter(|(f, _)| f.name == *alias).map(|(f, v)| text(f, v));
+            let values = fields.iter().filter(|(f, _)| f.name == *alias).map(|(f, v)| text(frame, f, v));
             owners.iter().copied().zip(values).collect::<Vec<_>>()
         })
         .collect();
@@ -319,15 +319,15 @@ fn nest(fields: &[(&'static Field, Value<'_>)]) -> Vec<(String, Node)> {
         if let Some((group, members)) = GROUPS.iter().find(|(_, members)| named_by(field.name, members)) {
             let count = fields[i..].iter().take_while(|(f, _)| named_by(f.name, members)).count();
             let inner: Vec<_> = fields[i..i + count].iter().map(|(f, v)| (*f, *v)).collect();
-            nodes.push((group.to_string(), Node::Object(flat(&inner))));
+            nodes.push((group.to_string(), Node::Object(flat(frame, &inner))));
             i += count;
             continue;
         }
-        nodes.push((field.name.to_string(), Node::Value(text(field, value), as_bool(value))));
+        nodes.push((field.name.to_string(), Node::Value(text(frame, field, value), as_bool(value))));
         let prefix = format!("{}.", field.name);
         let count = fields[i + 1..].iter().take_while(|(f, _)| f.name.starts_with(&prefix)).count();
         let inner: Vec<_> = fields[i + 1..=i + count].iter().map(|(f, v)| (*f, *v)).collect();
-        let mut children = nest(&inner);
+        let mut children = nest(frame, &inner);
         if let Some((_, v)) = aliases.iter().find(|(owner, _)| *owner == field.name) {
             let alias = ALIASES_IN_TREES.iter().find(|(_, owners)| owners.contains(&field.name)).map_or("", |a| a.0);
             children.push((alias.to_string(), Node::Value(v.clone(), None)));
@@ -346,8 +346,8 @@ fn named_by(name: &str, members: &[&str]) -> bool {
 }
 
 /// Fields one level deep.
-fn flat(fields: &[(&'static Field, Value<'_>)]) -> Vec<(String, Node)> {
-    fields.iter().map(|(f, v)| (f.name.to_string(), Node::Value(text(f, v), as_bool(v)))).collect()
+fn flat(frame: &Frame<'_, '_>, fields: &[(&'static Field, Value<'_>)]) -> Vec<(String, Node)> {
+    fields.iter().map(|(f, v)| (f.name.to_string(), Node::Value(text(frame, f, v), as_bool(v)))).collect()
 }
 
 fn as_bool(value: &Value<'_>) -> Option<bool> {

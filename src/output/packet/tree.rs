@@ -295,7 +295,7 @@ fn section_lines(
     for field in fields::all().filter(|f| lists(&section, f)) {
         if let Some(value) = values.nth(field, occurrence) {
             let mut text = String::new();
-            write_field_line(&mut text, field, &value)?;
+            write_field_line(&mut text, values.frame, field, &value)?;
             fields.push(line(text, LineKind::Field(field)));
         }
     }
@@ -311,7 +311,7 @@ fn section_lines(
                 write!(heading, ", {label}: ")?;
                 if let Some((field, value)) = fields::by_name(name).and_then(|f| Some((f, values.nth(f, occurrence)?)))
                 {
-                    write_value(&mut heading, field, &value)?;
+                    write_value(&mut heading, values.frame, field, &value)?;
                 }
             }
         }
@@ -324,17 +324,17 @@ fn section_lines(
     Ok(())
 }
 
-fn write_field_line(out: &mut String, field: &Field, value: &Value<'_>) -> fmt::Result {
+fn write_field_line(out: &mut String, frame: &Frame<'_, '_>, field: &Field, value: &Value<'_>) -> fmt::Result {
     write!(out, "{}: ", field.label)?;
     let mut meaning = String::new();
     if let (Shown::Named(name), Some(v)) = (field.shown, value.as_uint()) {
         name(&mut meaning, v);
     }
     if meaning.is_empty() {
-        write_value(out, field, value)?;
+        write_value(out, frame, field, value)?;
     } else {
         write!(out, "{meaning} (")?;
-        write_value(out, field, value)?;
+        write_value(out, frame, field, value)?;
         out.write_char(')')?;
     }
     write!(out, " [{}]", field.name)
@@ -342,7 +342,7 @@ fn write_field_line(out: &mut String, field: &Field, value: &Value<'_>) -> fmt::
 
 /// A value as Wireshark's details pane shows it: integers in their field's base (`BASE_DEC_HEX`
 /// as `768 (0x00000300)`), booleans as True or False, the rest as `-T fields` prints them.
-fn write_value(out: &mut impl Write, field: &Field, value: &Value<'_>) -> fmt::Result {
+fn write_value(out: &mut impl Write, frame: &Frame<'_, '_>, field: &Field, value: &Value<'_>) -> fmt::Result {
     let width = match field.ty {
         FieldType::Uint(bits) => usize::from(bits.div_ceil(4)),
         _ => 0,
@@ -354,7 +354,7 @@ fn write_value(out: &mut impl Write, field: &Field, value: &Value<'_>) -> fmt::R
         (Value::Bool(b), _) => out.write_str(if b { "True" } else { "False" }),
         (v, _) => {
             let mut text = String::new();
-            fields::write_tshark(&mut text, field, &v);
+            fields::write_tshark(&mut text, frame, field, &v);
             out.write_str(&text)
         }
     }

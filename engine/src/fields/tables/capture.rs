@@ -4,7 +4,7 @@ use super::declare::*;
 use crate::decode::Link;
 use crate::fields::FieldType::{self, Protocol};
 use crate::fields::names::meaning;
-use crate::fields::{Field, Frame, Value, hidden, named, protocols};
+use crate::fields::{Composed, Field, Frame, Value, hidden, named, protocols};
 
 /// The ERF record header, when the frame is an ERF record.
 fn erf<'a>(f: &Frame<'_, 'a>) -> Option<rocescope_parsers::erf::ErfHeader<'a>> {
@@ -57,9 +57,12 @@ pub static FIELDS: &[Field] = &[
         protocols::write_chain(f, &mut chain);
         out(Value::Str(protocols::interned(&chain)))
     }),
-    // a column, not a line of the decode tree
+    // columns, not lines of the decode tree
     hidden(ws!("_ws.col.Protocol", FieldType::String, None, 0, "Protocol", |f, out| out(Value::Str(
         protocols::column(f)
+    )))),
+    hidden(ws!("_ws.col.Info", FieldType::String, None, 0, "Information", |_, out| out(Value::Composed(
+        Composed::Info
     )))),
     own!(
         "rocescope.frame.hardware_time",
