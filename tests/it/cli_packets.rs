@@ -159,6 +159,7 @@ fn the_decode_tree_lists_every_field_the_frame_has() {
         // the frame's heading shows its time; a column is no field of the tree
         "frame.time",
         "_ws.col.Protocol",
+        "_ws.col.Info",
     ];
     // Wireshark adds these twice per header (the header item, then its value)
     const DOUBLED: &[&str] = &["infiniband.immdt", "infiniband.ieth"];
