@@ -650,7 +650,7 @@ impl Check {
             let mut text = String::new();
             let v = match v {
                 Value::Composed(composed) => {
-                    composed.write(&mut text, frame);
+                    composed.write(&mut text, frame, self.field);
                     Value::Str(&text)
                 }
                 v => v,

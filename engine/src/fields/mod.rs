@@ -7,6 +7,7 @@
 //! Wireshark has the field; what Wireshark cannot show is under `rocescope.*`.
 
 mod info;
+mod label;
 mod layers;
 pub mod names;
 pub mod position;
@@ -14,6 +15,7 @@ pub mod protocols;
 mod tables;
 mod value;
 
+pub use label::{IPV4, IPV6, MPLS, Summary, UDP, VLAN};
 pub use layers::{Frame, Layer};
 pub use value::{Composed, Value, write_tshark};
 

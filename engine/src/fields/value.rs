@@ -2,7 +2,8 @@
 //! (`BASE_DEC`, `BASE_DEC_HEX`) or as `0x` and hex digits zero-padded to the declared type's
 //! width (`BASE_HEX`, `BASE_HEX_DEC`: `infiniband.bth.destqp` is `0x000202`); booleans as 1 or
 //! 0; bytes as lower-case hex without separators; MAC addresses with colons; times as seconds
-//! with nine decimals; text composed from the frame (tshark's Info column) as tshark writes it.
+//! with nine decimals; text composed from the frame (tshark's Info column, a protocol's item) as
+//! tshark writes it.
 
 use std::fmt::Write as _;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -10,7 +11,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use rocescope_parsers::ethernet::MacAddr;
 
 use super::names::{write_date, write_seconds};
-use super::{Base, Field, FieldType, Frame, info};
+use super::{Base, Field, FieldType, Frame, info, label};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value<'a> {
@@ -25,8 +26,6 @@ pub enum Value<'a> {
     Time(i64),
     /// A decoding failure, shown as "layer: reason".
     Error(rocescope_parsers::Error),
-    /// A protocol or header is present.
-    Present,
     /// Text tshark composes from the frame, written from it when shown ([`write_tshark`]):
     /// composing it costs more than any other value, so a field has it only when asked.
     Composed(Composed),
@@ -37,13 +36,17 @@ pub enum Value<'a> {
 pub enum Composed {
     /// tshark's Info column ([`info::write`]).
     Info,
+    /// The item of the field's protocol ([`label::write`]): its `occurrence`-th instance in
+    /// the frame (0: the outermost).
+    Label { occurrence: usize },
 }
 
 impl Composed {
-    /// Appends the text, composed from `frame`.
-    pub fn write(self, out: &mut String, frame: &Frame<'_, '_>) {
+    /// Appends the text of `field`, composed from `frame`.
+    pub fn write(self, out: &mut String, frame: &Frame<'_, '_>, field: &Field) {
         match self {
             Composed::Info => info::write(out, frame),
+            Composed::Label { occurrence } => label::write(out, frame, field, occurrence),
         }
     }
 }
@@ -95,8 +98,7 @@ pub fn write_tshark(out: &mut String, frame: &Frame<'_, '_>, field: &Field, valu
         Value::Error(e) => {
             let _ = write!(out, "{e}");
         }
-        Value::Present => {}
-        Value::Composed(text) => text.write(out, frame),
+        Value::Composed(text) => text.write(out, frame, field),
     }
 }
 

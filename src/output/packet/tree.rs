@@ -18,8 +18,9 @@ const IND: &str = "    ";
 enum Heading {
     /// The label of this registry field (a protocol or a header).
     Label(&'static str),
-    /// A title, then `, Label: value` for each of these registry fields.
-    Summary(&'static str, &'static [(&'static str, &'static str)]),
+    /// A title, then `, Label: value` for each of its registry fields (the text tshark's
+    /// `-T fields` prints for some protocols too).
+    Summary(fields::Summary),
     /// Written from the decoded frame by [`write_own_heading`].
     Own,
 }
@@ -31,6 +32,11 @@ struct Section {
     fields: &'static [&'static str],
 }
 
+/// A summary heading: `title`, then `, Label: value` for each (label, field name) of `parts`.
+const fn titled(title: &'static str, parts: &'static [(&'static str, &'static str)]) -> Heading {
+    Heading::Summary(fields::Summary { title, parts })
+}
+
 const fn section(heading: Heading, fields: &'static [&'static str]) -> Section {
     Section { heading, fields }
 }
@@ -39,51 +45,35 @@ fn section_of(layer: Layer) -> Section {
     use Heading::{Label, Own, Summary};
     match layer {
         Layer::Frame => section(Own, &["frame.", "rocescope.frame."]),
-        Layer::Sll => section(Summary("Linux cooked capture", &[]), &["sll."]),
+        Layer::Sll => section(titled("Linux cooked capture", &[]), &["sll."]),
         Layer::Erf => section(Label("erf"), &["erf."]),
         Layer::Lrh => section(
-            Summary(
+            titled(
                 "InfiniBand Local Route Header",
                 &[("SLID", "infiniband.lrh.slid"), ("DLID", "infiniband.lrh.dlid")],
             ),
             &["infiniband.lrh."],
         ),
         Layer::RawIp | Layer::UnsupportedLink | Layer::OtherVlan(_) | Layer::ExtCut | Layer::Other => section(Own, &[]),
-        Layer::Ethernet => section(Summary("Ethernet II", &[("Src", "eth.src"), ("Dst", "eth.dst")]), &["eth."]),
-        Layer::Vlan => section(
-            Summary("802.1Q Virtual LAN", &[("PRI", "vlan.priority"), ("DEI", "vlan.dei"), ("ID", "vlan.id")]),
-            &["vlan."],
-        ),
+        Layer::Ethernet => section(titled("Ethernet II", &[("Src", "eth.src"), ("Dst", "eth.dst")]), &["eth."]),
+        Layer::Vlan => section(Summary(fields::VLAN), &["vlan."]),
         Layer::VnTag => section(Label("vntag"), &["vntag."]),
         Layer::ETag => section(Label("etag"), &["etag."]),
-        Layer::Mpls => section(
-            Summary(
-                "MultiProtocol Label Switching Header",
-                &[("Label", "mpls.label"), ("Exp", "mpls.exp"), ("S", "mpls.bottom"), ("TTL", "mpls.ttl")],
-            ),
-            &["mpls."],
-        ),
+        Layer::Mpls => section(Summary(fields::MPLS), &["mpls."]),
         Layer::PwControlWord => section(Label("pwethcw"), &["pweth."]),
         Layer::Arista => section(
-            Summary("Arista Vendor Specific Protocol", &[("Seconds", "avsp.64sec"), ("Seconds", "avsp.48sec")]),
+            titled("Arista Vendor Specific Protocol", &[("Seconds", "avsp.64sec"), ("Seconds", "avsp.48sec")]),
             &["avsp."],
         ),
-        Layer::Ipv4 => {
-            section(Summary("Internet Protocol Version 4", &[("Src", "ip.src"), ("Dst", "ip.dst")]), &["ip."])
-        }
-        Layer::Ipv6 => {
-            section(Summary("Internet Protocol Version 6", &[("Src", "ipv6.src"), ("Dst", "ipv6.dst")]), &["ipv6."])
-        }
-        Layer::Udp => section(
-            Summary("User Datagram Protocol", &[("Src Port", "udp.srcport"), ("Dst Port", "udp.dstport")]),
-            &["udp."],
-        ),
+        Layer::Ipv4 => section(Summary(fields::IPV4), &["ip."]),
+        Layer::Ipv6 => section(Summary(fields::IPV6), &["ipv6."]),
+        Layer::Udp => section(Summary(fields::UDP), &["udp."]),
         Layer::Gre => section(Label("gre"), &["gre."]),
         Layer::Erspan => section(Label("erspan"), &["erspan."]),
-        Layer::Spectrum => section(Summary("NVIDIA Spectrum mirror header", &[]), &["rocescope.spectrum."]),
+        Layer::Spectrum => section(titled("NVIDIA Spectrum mirror header", &[]), &["rocescope.spectrum."]),
         Layer::Vxlan => section(Label("vxlan"), &["vxlan."]),
         Layer::Grh => section(
-            Summary(
+            titled(
                 "InfiniBand Global Route Header",
                 &[("SGID", "infiniband.grh.sgid"), ("DGID", "infiniband.grh.dgid")],
             ),
@@ -93,24 +83,24 @@ fn section_of(layer: Layer) -> Section {
             section(Label("infiniband.bth"), &["infiniband.bth.", "rocescope.bth.", "rocescope.cnp", "rocescope.roce."])
         }
         Layer::Ext(header) => ext_section(header),
-        Layer::Mad => section(Summary("MAD (Management Datagram) Common Header", &[]), &["infiniband.mad."]),
+        Layer::Mad => section(titled("MAD (Management Datagram) Common Header", &[]), &["infiniband.mad."]),
         Layer::Cm => section(Own, &["infiniband.cm."]),
-        Layer::Payload => section(Summary("Payload", &[]), &["rocescope.payload."]),
-        Layer::Icrc => section(Summary("Invariant CRC", &[]), &["infiniband.invariant.crc", "rocescope.icrc."]),
-        Layer::Vcrc => section(Summary("Variant CRC", &[]), &["infiniband.variant.crc", "rocescope.vcrc."]),
+        Layer::Payload => section(titled("Payload", &[]), &["rocescope.payload."]),
+        Layer::Icrc => section(titled("Invariant CRC", &[]), &["infiniband.invariant.crc", "rocescope.icrc."]),
+        Layer::Vcrc => section(titled("Variant CRC", &[]), &["infiniband.variant.crc", "rocescope.vcrc."]),
         Layer::MacControl => section(Label("macc"), &["macc."]),
         Layer::Malformed => section(Own, &["rocescope.malformed", "rocescope.malformed."]),
-        Layer::Trailer => section(Summary("Trailer", &[]), &["rocescope.trailer", "rocescope.trailer."]),
+        Layer::Trailer => section(titled("Trailer", &[]), &["rocescope.trailer", "rocescope.trailer."]),
         Layer::Metamako => section(Label("metamako"), &["metamako."]),
-        Layer::Analysis => section(Summary("rocescope analysis", &[]), &["rocescope.analysis."]),
-        Layer::UetEntropy => section(Summary("UET entropy header", &[]), &["uet.pds.entropy", "uet.pds.entropy."]),
-        Layer::UetTss => section(Summary("UET Transport Security Sublayer", &[("SDI", "uet.tss.sdi")]), &["uet.tss."]),
-        Layer::UetPds => section(Summary("UET Packet Delivery Sublayer", &[("PSN", "uet.pds.psn")]), UET_PDS_FIELDS),
+        Layer::Analysis => section(titled("rocescope analysis", &[]), &["rocescope.analysis."]),
+        Layer::UetEntropy => section(titled("UET entropy header", &[]), &["uet.pds.entropy", "uet.pds.entropy."]),
+        Layer::UetTss => section(titled("UET Transport Security Sublayer", &[("SDI", "uet.tss.sdi")]), &["uet.tss."]),
+        Layer::UetPds => section(titled("UET Packet Delivery Sublayer", &[("PSN", "uet.pds.psn")]), UET_PDS_FIELDS),
         Layer::UetSes => section(
-            Summary("UET Semantic Sublayer", &[]),
+            titled("UET Semantic Sublayer", &[]),
             &["uet.ses.", "rocescope.uet.original_request_psn", "rocescope.uet.response_format"],
         ),
-        Layer::UetTrailer => section(Summary("UET trailer", &[]), &["rocescope.uet.trailer", "rocescope.uet.crc."]),
+        Layer::UetTrailer => section(titled("UET trailer", &[]), &["rocescope.uet.trailer", "rocescope.uet.crc."]),
     }
 }
 
@@ -139,12 +129,12 @@ const UET_PDS_FIELDS: &[&str] = &[
 ];
 
 fn ext_section(header: ExtHeader) -> Section {
-    use Heading::{Label, Summary};
+    use Heading::Label;
     match header {
         ExtHeader::Rdeth => section(Label("infiniband.rdeth"), &["infiniband.rdeth."]),
         ExtHeader::Deth => section(Label("infiniband.deth"), &["infiniband.deth."]),
-        ExtHeader::Xrceth => section(Summary("XRC Extended Transport Header", &[]), &["rocescope.xrceth."]),
-        ExtHeader::Feth => section(Summary("FLUSH Extended Transport Header", &[]), &["rocescope.feth."]),
+        ExtHeader::Xrceth => section(titled("XRC Extended Transport Header", &[]), &["rocescope.xrceth."]),
+        ExtHeader::Feth => section(titled("FLUSH Extended Transport Header", &[]), &["rocescope.feth."]),
         ExtHeader::Reth => section(Label("infiniband.reth"), &["infiniband.reth."]),
         // Wireshark's quirk: the AtomicETH's address and key are the RETH's fields
         ExtHeader::AtomicEth => section(
@@ -154,8 +144,8 @@ fn ext_section(header: ExtHeader) -> Section {
         ExtHeader::Aeth => section(Label("infiniband.aeth"), &["infiniband.aeth."]),
         ExtHeader::AtomicAckEth => section(Label("infiniband.atomicacketh"), &["infiniband.atomicacketh."]),
         ExtHeader::ImmDt => section(Label("infiniband.immdt"), &["infiniband.immdt"]),
-        ExtHeader::Ieth => section(Summary("Invalidate Extended Transport Header", &[]), &["infiniband.ieth"]),
-        ExtHeader::CnpReserved => section(Summary("CNP reserved", &[]), &[]),
+        ExtHeader::Ieth => section(titled("Invalidate Extended Transport Header", &[]), &["infiniband.ieth"]),
+        ExtHeader::CnpReserved => section(titled("CNP reserved", &[]), &[]),
     }
 }
 
@@ -305,15 +295,11 @@ fn section_lines(
     let mut heading = String::new();
     match section.heading {
         Heading::Label(name) => heading.push_str(fields::by_name(name).map_or(name, |f| f.label)),
-        Heading::Summary(title, summary) => {
-            heading.push_str(title);
-            for (label, name) in summary {
-                write!(heading, ", {label}: ")?;
-                if let Some((field, value)) = fields::by_name(name).and_then(|f| Some((f, values.nth(f, occurrence)?)))
-                {
-                    write_value(&mut heading, values.frame, field, &value)?;
-                }
-            }
+        Heading::Summary(summary) => {
+            let frame = values.frame;
+            summary.write(&mut heading, frame, occurrence, &mut |out, field, value| {
+                let _ = write_value(out, frame, field, value);
+            })
         }
         Heading::Own => write_own_heading(&mut heading, values.frame, layer)?,
     }

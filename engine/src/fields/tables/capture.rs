@@ -27,7 +27,7 @@ const ARPHRD_IPGRE: u16 = 778;
 
 pub static FIELDS: &[Field] = &[
     // frame
-    ws!("frame", Protocol, None, 0, "Frame", |_, out| out(Value::Present)),
+    ws!("frame", Protocol, None, 0, "Frame", |_, out| out(ITEM)),
     ws!("frame.number", U32, Dec, 0, "Frame Number", |f, out| out(uint(f.number))),
     ws!("frame.len", U32, Dec, 0, "Frame length on the wire", |f, out| out(uint(f.packet.orig_len))),
     ws!("frame.cap_len", U32, Dec, 0, "Frame length stored into the capture file", |f, out| out(uint(
@@ -101,7 +101,7 @@ pub static FIELDS: &[Field] = &[
     }),
     // ERF records (Endace cards, ibdump)
     ws!("erf", Protocol, None, 0, "Extensible Record Format", |f, out| if erf(f).is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!("erf.ts", U64, Hex, 0, "Timestamp", |f, out| if let Some(h) = erf(f) {
         out(uint(h.timestamp))

@@ -1,7 +1,7 @@
 //! What every table of fields declares with: the field types by width, and the macros that
 //! build a [`Field`](crate::fields::Field).
 
-use crate::fields::{FieldType, Value};
+use crate::fields::{Composed, FieldType, Value};
 
 pub const U8: FieldType = FieldType::Uint(8);
 pub const U16: FieldType = FieldType::Uint(16);
@@ -16,6 +16,19 @@ pub const BOOL32: FieldType = FieldType::Bool(32);
 
 pub fn uint(v: impl Into<u64>) -> Value<'static> {
     Value::Uint(v.into())
+}
+
+/// The item of a protocol a frame has once (its text is written when shown).
+pub const ITEM: Value<'static> = Value::Composed(Composed::Label { occurrence: 0 });
+
+/// A protocol's items, one for each call of the closure returned, numbered from the
+/// outermost instance of the protocol.
+pub fn items<'o, 'a>(out: &'o mut dyn FnMut(Value<'a>)) -> impl FnMut() + 'o {
+    let mut occurrence = 0;
+    move || {
+        out(Value::Composed(Composed::Label { occurrence }));
+        occurrence += 1;
+    }
 }
 
 /// A Wireshark field.

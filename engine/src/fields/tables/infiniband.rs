@@ -19,7 +19,7 @@ fn aeth_value<'a>(f: &Frame<'_, 'a>, class: u8, out: &mut dyn FnMut(Value<'a>)) 
 pub static FIELDS: &[Field] = &[
     // InfiniBand transport
     ws!("infiniband", Protocol, None, 0, "InfiniBand", |f, out| if f.bth().is_some() || f.packet.lrh.is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!("infiniband.bth", Bytes, None, 0, "Base Transport Header", |f, out| if let Some(b) = f.bth() {
         out(Value::Bytes(b.as_bytes()))

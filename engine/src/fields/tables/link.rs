@@ -27,7 +27,7 @@ fn mpls_labels(f: &Frame<'_, '_>, sink: &mut dyn FnMut(rocescope_parsers::mpls::
 pub static FIELDS: &[Field] = &[
     // port-extender tags: Cisco's VN-Tag, 802.1BR's E-tag
     ws!("vntag", Protocol, None, 0, "VN-Tag", |f, out| if f.port_tag(PortTagKind::VnTag).is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!("vntag.dir", BOOL32, None, 0x8000_0000, "Direction", |f, out| if let Some(w) = vntag(f) {
         out(Value::Bool(w & 0x8000_0000 != 0))
@@ -57,7 +57,7 @@ pub static FIELDS: &[Field] = &[
         meaning::ethertype,
     ),
     ws!("etag", Protocol, None, 0, "802.1BR E-Tag", |f, out| if f.port_tag(PortTagKind::ETag).is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!("etag.pcp", U16, Dec, 0xe000, "E-PCP", |f, out| if let Some((a, ..)) = etag(f) {
         out(uint(a >> 13))
@@ -91,7 +91,7 @@ pub static FIELDS: &[Field] = &[
     ),
     // Arista's timestamp header (Wireshark's AVSP)
     ws!("avsp", Protocol, None, 0, "Arista Vendor Specific Protocol", |f, out| if f.arista().is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!("avsp.sub_type", U16, Dec, 0, "Sub Type", |f, out| if let Some(a) = f.arista() {
         out(uint(a.subtype()))
@@ -118,9 +118,11 @@ pub static FIELDS: &[Field] = &[
         meaning::ethertype,
     ),
     // MPLS label stacks and Ethernet pseudowires' control words
-    ws!("mpls", Protocol, None, 0, "MultiProtocol Label Switching Header", |f, out| mpls_labels(f, &mut |_| {
-        out(Value::Present)
-    })),
+    // an item for each label, as in Wireshark
+    ws!("mpls", Protocol, None, 0, "MultiProtocol Label Switching Header", |f, out| {
+        let mut item = items(out);
+        mpls_labels(f, &mut |_| item())
+    }),
     ws!("mpls.label", U32, DecHex, 0xffff_f000, "MPLS Label", |f, out| mpls_labels(f, &mut |l| out(uint(l.label)))),
     ws!("mpls.exp", U32, Dec, 0xe00, "MPLS Experimental Bits", |f, out| mpls_labels(f, &mut |l| out(uint(l.tc)))),
     ws!("mpls.bottom", U32, Dec, 0x100, "MPLS Bottom Of Label Stack", |f, out| mpls_labels(f, &mut |l| {
@@ -131,7 +133,7 @@ pub static FIELDS: &[Field] = &[
         .mpls()
         .is_some_and(|m| m.control_word().is_some())
     {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!("pweth.cw.sequence_number", U16, Dec, 0, "PW sequence number (ethernet)", |f, out| if let Some(n) =
         f.mpls().and_then(|m| m.sequence_number())
@@ -139,7 +141,10 @@ pub static FIELDS: &[Field] = &[
         out(uint(n))
     }),
     // Ethernet
-    ws!("eth", Protocol, None, 0, "Ethernet", |f, out| f.ethernets(&mut |_| out(Value::Present))),
+    ws!("eth", Protocol, None, 0, "Ethernet", |f, out| {
+        let mut item = items(out);
+        f.ethernets(&mut |_| item())
+    }),
     ws!("eth.dst", Ether, None, 0, "Destination", |f, out| f
         .ethernets(&mut |e| out(Value::Ether(e.header.destination().0)))),
     ws!("eth.src", Ether, None, 0, "Source", |f, out| f.ethernets(&mut |e| out(Value::Ether(e.header.source().0)))),
@@ -152,7 +157,10 @@ pub static FIELDS: &[Field] = &[
         meaning::ethertype,
     ),
     // 802.1Q
-    ws!("vlan", Protocol, None, 0, "802.1Q Virtual LAN", |f, out| f.vlan_tags(&mut |_, _| out(Value::Present))),
+    ws!("vlan", Protocol, None, 0, "802.1Q Virtual LAN", |f, out| {
+        let mut item = items(out);
+        f.vlan_tags(&mut |_, _| item())
+    }),
     ws!("vlan.priority", U16, Dec, 0xe000, "Priority", |f, out| f.vlan_tags(&mut |t, _| out(uint(t.pcp())))),
     ws!("vlan.dei", BOOL16, None, 0x1000, "DEI", |f, out| f.vlan_tags(&mut |t, _| out(Value::Bool(t.dei())))),
     ws!("vlan.id", U16, Dec, 0xfff, "ID", |f, out| f.vlan_tags(&mut |t, _| out(uint(t.vid())))),

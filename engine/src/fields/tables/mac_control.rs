@@ -40,7 +40,7 @@ fn pfc_time<'a>(f: &Frame<'_, 'a>, c: usize, out: &mut dyn FnMut(Value<'a>)) {
 pub static FIELDS: &[Field] = &[
     // MAC control: PAUSE and PFC
     ws!("macc", Protocol, None, 0, "MAC Control", |f, out| if mac_control(f).is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     named(
         ws!("macc.opcode", U16, Hex, 0, "Opcode", |f, out| match mac_control(f) {

@@ -27,7 +27,10 @@ fn platform_seconds<'a>(f: &Frame<'_, 'a>, id: u8, out: &mut dyn FnMut(Value<'a>
 
 pub static FIELDS: &[Field] = &[
     // IPv4
-    ws!("ip", Protocol, None, 0, "Internet Protocol Version 4", |f, out| f.ipv4s(&mut |_| out(Value::Present))),
+    ws!("ip", Protocol, None, 0, "Internet Protocol Version 4", |f, out| {
+        let mut item = items(out);
+        f.ipv4s(&mut |_| item())
+    }),
     // the section heading names the version; IPv6 headers have one too
     hidden(ws!("ip.version", U8, Dec, 0, "Version", |f, out| f.ip_versions(&mut |v| out(uint(v))))),
     ws!("ip.hdr_len", U8, Dec, 0, "Header Length", |f, out| f.ipv4s(&mut |h| out(uint(h.header_len() as u64)))),
@@ -67,7 +70,10 @@ pub static FIELDS: &[Field] = &[
         out(Value::Ipv4(h.destination()));
     }))),
     // IPv6
-    ws!("ipv6", Protocol, None, 0, "Internet Protocol Version 6", |f, out| f.ipv6s(&mut |_| out(Value::Present))),
+    ws!("ipv6", Protocol, None, 0, "Internet Protocol Version 6", |f, out| {
+        let mut item = items(out);
+        f.ipv6s(&mut |_| item())
+    }),
     ws!("ipv6.version", U8, Dec, 0, "Version", |f, out| f.ipv6s(&mut |_| out(uint(6u8)))),
     ws!("ipv6.tclass", U32, Hex, 0x0ff0_0000, "Traffic Class", |f, out| f.ipv6s(&mut |h| out(uint(h.traffic_class())))),
     named(
@@ -94,7 +100,10 @@ pub static FIELDS: &[Field] = &[
         out(Value::Ipv6(h.destination()));
     }))),
     // UDP
-    ws!("udp", Protocol, None, 0, "User Datagram Protocol", |f, out| f.udps(&mut |_| out(Value::Present))),
+    ws!("udp", Protocol, None, 0, "User Datagram Protocol", |f, out| {
+        let mut item = items(out);
+        f.udps(&mut |_| item())
+    }),
     ws!("udp.srcport", U16, PtUdp, 0, "Source Port", |f, out| f.udps(&mut |u| out(uint(u.source_port())))),
     ws!("udp.dstport", U16, PtUdp, 0, "Destination Port", |f, out| f.udps(&mut |u| out(uint(u.destination_port())))),
     hidden(ws!("udp.port", U16, PtUdp, 0, "Source or Destination Port", |f, out| f.udps(&mut |u| {
@@ -104,11 +113,10 @@ pub static FIELDS: &[Field] = &[
     ws!("udp.length", U16, Dec, 0, "Length", |f, out| f.udps(&mut |u| out(uint(u.length())))),
     ws!("udp.checksum", U16, Hex, 0, "Checksum", |f, out| f.udps(&mut |u| out(uint(u.checksum())))),
     // mirror encapsulations
-    ws!("gre", Protocol, None, 0, "Generic Routing Encapsulation", |f, out| f.encaps(&mut |k| {
-        if !matches!(k, EncapKind::Vxlan { .. }) {
-            out(Value::Present)
-        }
-    })),
+    ws!("gre", Protocol, None, 0, "Generic Routing Encapsulation", |f, out| {
+        let mut item = items(out);
+        f.gre_headers(&mut |_| item())
+    }),
     named(
         ws!("gre.proto", U16, Hex, 0, "Protocol Type", |f, out| f.gre_headers(&mut |h| out(uint(h.protocol)))),
         meaning::gre_protocol,
@@ -116,11 +124,15 @@ pub static FIELDS: &[Field] = &[
     ws!("gre.key", U32, Hex, 0, "Key", |f, out| f.encaps(&mut |k| if let EncapKind::Gre { key: Some(key), .. } = k {
         out(uint(*key))
     })),
-    ws!("erspan", Protocol, None, 0, "Encapsulated Remote Switch Packet ANalysis", |f, out| f.encaps(&mut |k| {
-        if matches!(k, EncapKind::Erspan2(_) | EncapKind::Erspan3(_)) {
-            out(Value::Present)
-        }
-    })),
+    // type I has no header of its own, but Wireshark shows its protocol
+    ws!("erspan", Protocol, None, 0, "Encapsulated Remote Switch Packet ANalysis", |f, out| {
+        let mut item = items(out);
+        f.encaps(&mut |k| {
+            if matches!(k, EncapKind::Erspan1 | EncapKind::Erspan2(_) | EncapKind::Erspan3(_)) {
+                item()
+            }
+        })
+    }),
     ws!("erspan.version", U16, Dec, 0xf000, "Version", |f, out| erspans(f, &mut |h| out(uint(h.version)))),
     ws!("erspan.vlan", U16, Dec, 0xfff, "Vlan", |f, out| erspans(f, &mut |h| out(uint(h.vlan)))),
     ws!("erspan.cos", U16, Dec, 0xe000, "COS", |f, out| erspans(f, &mut |h| out(uint(h.cos)))),
@@ -186,11 +198,14 @@ pub static FIELDS: &[Field] = &[
             out(uint(h.len() as u64))
         }
     ),
-    ws!("vxlan", Protocol, None, 0, "Virtual eXtensible Local Area Network", |f, out| f.encaps(&mut |k| {
-        if matches!(k, EncapKind::Vxlan { .. }) {
-            out(Value::Present)
-        }
-    })),
+    ws!("vxlan", Protocol, None, 0, "Virtual eXtensible Local Area Network", |f, out| {
+        let mut item = items(out);
+        f.encaps(&mut |k| {
+            if matches!(k, EncapKind::Vxlan { .. }) {
+                item()
+            }
+        })
+    }),
     ws!("vxlan.vni", U24, Dec, 0, "VXLAN Network Identifier (VNI)", |f, out| f.encaps(&mut |k| {
         if let EncapKind::Vxlan { vni } = k {
             out(uint(*vni))

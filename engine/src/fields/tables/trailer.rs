@@ -7,7 +7,7 @@ use crate::fields::{Field, Value};
 pub static FIELDS: &[Field] = &[
     // a Metamako (Arista 7130) tap's trailer
     ws!("metamako", Protocol, None, 0, "Metamako ethernet trailer", |f, out| if f.metamako().is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!("metamako.orig_fcs", U32, Hex, 0, "Original FCS", |f, out| if let Some(m) = f.metamako() {
         out(uint(m.original_fcs()))

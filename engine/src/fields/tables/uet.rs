@@ -173,7 +173,7 @@ fn not_uud(p: &Pds<'_>) -> bool {
 
 pub static FIELDS: &[Field] = &[
     ws!("uet", Protocol, None, 0, "Ultra Ethernet Transport", |f, out| if f.packet.uet().is_some() {
-        out(Value::Present)
+        out(ITEM)
     }),
     ws!(
         "uet.pds.entropy",
