@@ -26,11 +26,12 @@
 use std::fmt::{self, Write};
 use std::net::Ipv4Addr;
 
+use rocescope_parsers::bth::Bth;
 use rocescope_parsers::ethernet::MacAddr;
 use rocescope_parsers::mac_control::MacControl;
 use rocescope_parsers::spectrum::GRE_PROTO_SPECTRUM;
 
-use crate::decode::{Body, EncapKind, Network, Other, Roce};
+use crate::decode::{Body, EncapKind, Malformed, Network, Other, Roce};
 
 use super::{Frame, Layer};
 
@@ -50,6 +51,8 @@ fn write_info(out: &mut String, frame: &Frame<'_, '_>) -> fmt::Result {
     let p = frame.packet;
     match &p.body {
         Body::Roce(roce) => write_infiniband(out, roce),
+        // what tshark writes before it finds a reserved opcode or a length wrong
+        Body::Malformed(Malformed { bth: Some(bth), .. }) => write_bth(out, bth),
         Body::Uet(_) if p.udp.is_some() => write_udp(out, frame),
         Body::Uet(_) => write_ip_protocol(out, frame),
         Body::MacControl(control) => write_mac_control(out, control),
@@ -81,9 +84,7 @@ fn write_infiniband(out: &mut String, roce: &Roce<'_>) -> fmt::Result {
     if let Some(mad) = roce.mad.filter(|_| roce.cm.is_some()) {
         return write!(out, "CM: {}", cm_attribute(mad.attribute_id()).unwrap_or("Unknown Attribute"));
     }
-    let bth = roce.ib.bth;
-    out.write_str(opcode_name(bth.opcode()).unwrap_or("Unknown OpCode"))?;
-    write!(out, "QP=0x{:06x} ", bth.dest_qp())?;
+    write_bth(out, &roce.ib.bth)?;
     if let Some(aeth) = roce.ib.ext().and_then(|ext| ext.aeth) {
         write_nak(out, aeth.syndrome)?;
     }
@@ -92,6 +93,12 @@ fn write_infiniband(out: &mut String, roce: &Roce<'_>) -> fmt::Result {
         write_subnet_mad(out, mad.mgmt_class(), method, mad.attribute_id())?;
     }
     Ok(())
+}
+
+/// The opcode's name and the destination QP (`RC Send Only QP=0x000202 `).
+fn write_bth(out: &mut String, bth: &Bth<'_>) -> fmt::Result {
+    out.write_str(opcode_name(bth.opcode()).unwrap_or("Unknown OpCode"))?;
+    write!(out, "QP=0x{:06x} ", bth.dest_qp())
 }
 
 /// Wireshark's `OpCodeMap`: the opcode's transport and name, then (but for one) a space.
