@@ -79,14 +79,17 @@ pub fn write(out: &mut String, frame: &Frame<'_, '_>, protocol: &Field, occurren
 }
 
 /// `packet-frame.c`'s item (a pcapng or ERF record's interface, which tshark adds, is not
-/// kept).
+/// kept): `1 byte` but `2 bytes`, as tshark has it.
 fn write_frame(out: &mut String, frame: &Frame<'_, '_>) {
     let (wire, captured) = (u64::from(frame.packet.orig_len), frame.packet.data.len() as u64);
+    let bytes = |n: u64| if n == 1 { "byte" } else { "bytes" };
     let _ = write!(
         out,
-        "Frame {}: {wire} bytes on wire ({} bits), {captured} bytes captured ({} bits)",
+        "Frame {}: {wire} {} on wire ({} bits), {captured} {} captured ({} bits)",
         frame.number,
+        bytes(wire),
         wire * 8,
+        bytes(captured),
         captured * 8
     );
 }
