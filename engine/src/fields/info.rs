@@ -79,10 +79,14 @@ fn body_bytes<'a>(frame: &Frame<'_, 'a>) -> &'a [u8] {
 }
 
 /// An InfiniBand packet (RoCE or native): a CM MAD by its attribute, else the opcode's name,
-/// the destination QP and what the AETH or the MAD says.
+/// the destination QP and what the AETH or the MAD says. What tshark writes for an attribute or
+/// method its tables lack is not composed: nothing is written for it.
 fn write_infiniband(out: &mut String, roce: &Roce<'_>) -> fmt::Result {
     if let Some(mad) = roce.mad.filter(|_| roce.cm.is_some()) {
-        return write!(out, "CM: {}", cm_attribute(mad.attribute_id()).unwrap_or("Unknown Attribute"));
+        return match cm_attribute(mad.attribute_id()) {
+            Some(name) => write!(out, "CM: {name}"),
+            None => Ok(()),
+        };
     }
     write_bth(out, &roce.ib.bth)?;
     if let Some(aeth) = roce.ib.ext().and_then(|ext| ext.aeth) {
@@ -209,7 +213,8 @@ const SUBNET_MANAGEMENT_DIRECTED_ROUTE: u8 = 0x81;
 const SUBNET_ADMINISTRATION: u8 = 0x03;
 
 /// A subnet manager's or subnet administration's MAD: its method, then its attribute in
-/// parentheses (`SubnGet(SMInfo)`); nothing for another class.
+/// parentheses (`SubnGet(SMInfo)`); nothing for another class, or a method or attribute
+/// Wireshark's tables lack.
 fn write_subnet_mad(out: &mut String, class: u8, method: u8, attribute: u16) -> fmt::Result {
     let (method, attribute) = match class {
         SUBNET_MANAGEMENT_LID_ROUTED | SUBNET_MANAGEMENT_DIRECTED_ROUTE => {
@@ -218,10 +223,10 @@ fn write_subnet_mad(out: &mut String, class: u8, method: u8, attribute: u16) -> 
         SUBNET_ADMINISTRATION => (subnet_administration_method(method), subnet_administration_attribute(attribute)),
         _ => return Ok(()),
     };
-    out.write_str(method.unwrap_or("Unknown Method"))?;
-    out.write_char('(')?;
-    out.write_str(attribute.unwrap_or("Unknown Attribute"))?;
-    out.write_char(')')
+    match (method, attribute) {
+        (Some(method), Some(attribute)) => write!(out, "{method}({attribute})"),
+        _ => Ok(()),
+    }
 }
 
 /// Wireshark's `SUBM_Methods`, without the parenthesis.
@@ -396,5 +401,29 @@ fn write_icmpv6(out: &mut String, frame: &Frame<'_, '_>) -> fmt::Result {
             None => Ok(()),
         },
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nak(syndrome: u8) -> String {
+        let mut out = String::new();
+        write_nak(&mut out, syndrome).expect("writes");
+        out
+    }
+
+    #[test]
+    fn opcodes_and_naks_read_as_wiresharks_tables_spell_them() {
+        assert_eq!(opcode_name(6), Some("RC RDMA Write First "));
+        assert_eq!(opcode_name(38), Some("UC RDMA Write First"), "Wireshark's name lacks its space");
+        assert_eq!(opcode_name(67), Some("DC Last Immediate "));
+        assert_eq!(opcode_name(0x81), None, "a CNP is an opcode Wireshark 4.0 does not know");
+        assert_eq!(nak(0x60), "[PSN Sequence Error] ");
+        assert_eq!(nak(0x62), "[Remote Access Error] ");
+        assert_eq!(nak(0x65), "[Unknown (5)] ");
+        assert_eq!(nak(0x00), "", "an ACK");
+        assert_eq!(nak(0x2e), "", "an RNR NAK");
     }
 }
