@@ -65,6 +65,16 @@ pub struct Record<'a> {
     pub offset: u64,
 }
 
+#[cfg(test)]
+impl<'a> Record<'a> {
+    /// An Ethernet frame of these bytes at time 0, whole, at the file's start: a record for
+    /// the engine's own tests.
+    pub(crate) fn ethernet(data: &'a [u8]) -> Record<'a> {
+        let orig_len = u32::try_from(data.len()).unwrap_or(u32::MAX);
+        Record { ts_ns: 0, orig_len, data, link_type: LinkType::ETHERNET, offset: 0 }
+    }
+}
+
 /// Container formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Container {

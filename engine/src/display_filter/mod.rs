@@ -708,14 +708,7 @@ mod tests {
     #[test]
     fn a_filter_of_100k_terms_compiles_and_matches() {
         let bytes = [0u8; 60];
-        let record = crate::capture::Record {
-            ts_ns: 0,
-            orig_len: 60,
-            data: &bytes,
-            link_type: crate::capture::LinkType::ETHERNET,
-            offset: 0,
-        };
-        let packet = crate::decode::Decoder::default().decode(&record);
+        let packet = crate::decode::Decoder::default().decode(&crate::capture::Record::ethernet(&bytes));
         let frame = Frame::alone(7, &packet);
         let others = || 100..100_100;
         let matches = |text: &str| DisplayFilter::compile(text).expect("compiles").matches(&frame);

@@ -112,14 +112,7 @@ mod tests {
 
     fn shown(ty: FieldType, base: Base, value: Value<'_>) -> String {
         let bytes = [0u8; 60];
-        let record = crate::capture::Record {
-            ts_ns: 0,
-            orig_len: 60,
-            data: &bytes,
-            link_type: crate::capture::LinkType::ETHERNET,
-            offset: 0,
-        };
-        let packet = crate::decode::Decoder::default().decode(&record);
+        let packet = crate::decode::Decoder::default().decode(&crate::capture::Record::ethernet(&bytes));
         let mut s = String::new();
         write_tshark(&mut s, &Frame::alone(1, &packet), &field(ty, base), &value);
         s
