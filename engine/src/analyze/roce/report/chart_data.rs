@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use crate::analyze::histogram::{FineHistogram, LogHistogram};
 use crate::analyze::id::FlowId;
 use crate::analyze::roce::analyzer::Analyzer;
+use crate::analyze::roce::report::paused::Paused;
 use crate::analyze::timeline::Timeline;
 use crate::analyze::trace::FlowTrace;
 use crate::analyze::uet::PdcKey;
@@ -19,6 +20,7 @@ pub struct ChartData {
     timeline: Timeline,
     paused: Timeline,
     storms: Vec<(usize, i64, i64)>,
+    pauses: Paused,
     /// Per traced flow: its PSN events and ACK latencies.
     traced: FxHashMap<u32, (FlowTrace, LogHistogram)>,
     uet_traces: FxHashMap<PdcKey, FlowTrace>,
@@ -38,6 +40,7 @@ impl ChartData {
             timeline: a.wide.timeline().clone(),
             paused: a.wide.pauses().ended.paused.clone(),
             storms: a.wide.pauses().ended.storms.clone(),
+            pauses: Paused::of(&a.wide.pauses().ended.periods),
             traced: traced.collect(),
             uet_traces: a.uet.traces().map(|(k, t)| (*k, t.clone())).collect(),
             completion_times: a.congestion.fct().all.clone(),
@@ -60,6 +63,12 @@ impl ChartData {
     /// Pause storms: (priority channel, start, end).
     pub fn storms(&self) -> &[(usize, i64, i64)] {
         &self.storms
+    }
+
+    /// When each priority (or [`crate::analyze::roce::wide::pfc::PAUSE_CHANNEL`] for PAUSE)
+    /// was paused by any source, from the pause periods the analysis kept.
+    pub fn pauses(&self) -> &Paused {
+        &self.pauses
     }
 
     /// The PSN events of flow `id`, for the first traced flows.

@@ -31,10 +31,12 @@ pub fn episodes(a: &Analyzer) -> Vec<Episode> {
 /// When each channel (a PFC priority, or [`PAUSE_CHANNEL`]) was paused by any source: the
 /// union of its periods, as disjoint intervals `(start_ns, end_ns, first XOFF frame)` in time
 /// order.
-struct Paused([Vec<(i64, i64, FrameNumber)>; PAUSE_CHANNEL + 1]);
+#[derive(Debug, Clone)]
+pub struct Paused([Vec<(i64, i64, FrameNumber)>; PAUSE_CHANNEL + 1]);
 
 impl Paused {
-    fn of(periods: &[PausePeriod]) -> Paused {
+    /// The union of `periods`, channel by channel.
+    pub fn of(periods: &[PausePeriod]) -> Paused {
         let mut by_start = periods.to_vec();
         by_start.sort_by_key(|p| (p.period.start_ns, p.period.start_frame));
         let mut paused = Paused(Default::default());
@@ -47,6 +49,12 @@ impl Paused {
             }
         }
         paused
+    }
+
+    /// When `channel` was paused: disjoint `(start_ns, end_ns, first XOFF frame)` in time
+    /// order; none for a channel beyond [`PAUSE_CHANNEL`].
+    pub fn intervals(&self, channel: usize) -> &[(i64, i64, FrameNumber)] {
+        self.0.get(channel).map_or(&[], Vec::as_slice)
     }
 
     /// The first XOFF of the latest pause of `priority` (or of every priority) that began
