@@ -461,6 +461,12 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
+    /// Also write the analysis's timeline as a Chrome trace (Perfetto, chrome://tracing): flows,
+    /// retransmit episodes, pauses and counters in µs since the capture's first frame
+    /// (docs/trace.md); `-` writes it on stdout instead of the summary
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+
     /// No progress bar (it is shown on standard error only when that is a terminal)
     #[arg(long, short)]
     pub quiet: bool,

@@ -224,7 +224,7 @@ def _listed(frame: pl.DataFrame, lists: Mapping[str, Any]) -> pl.DataFrame:
 
 
 # The options of `rocescope analyze` that write files or choose an output: not options here.
-_NOT_ANALYZE_OPTIONS = {"json", "out", "html", "state", "resume", "fail_on", "quiet", "color", "packets", "count"}
+_NOT_ANALYZE_OPTIONS = {"json", "out", "html", "trace", "state", "resume", "fail_on", "quiet", "color", "packets", "count"}
 # The policy file's keys, as `analyze`'s flags.
 _POLICY_KEYS = {"data_dscp", "cnp_dscp", "data_pcp", "cnp_pcp", "lossless_priority", "cm_dscp", "require_ect"}
 

@@ -106,6 +106,7 @@ pub fn analyse(args: &AnalyzeArgs, watch: &dyn Watch) -> Result<Analysed, Failur
             "--qp, --ip and --opcode cannot choose the frames of a saved analysis, which records -Y only: say it with -Y (infiniband.bth.destqp == 0x12a, ip.addr == 10.0.0.1, infiniband.bth.opcode == 10)".into(),
         ));
     }
+    reporting::check_stdout(args.json, args.trace.as_deref()).map_err(Failure::Usage)?;
     // the fabric's configurations give the marking policy the capture is judged by
     let fabric = fabric::read_configs(&args.configs, "--config")?;
     let fabric_policy = (!fabric.is_empty()).then(|| fabric_policy(&fabric));
@@ -358,6 +359,7 @@ fn reporting_of<'a>(args: &'a AnalyzeArgs, joined: &'a Joined) -> Reporting<'a> 
         color: args.color.enabled(),
         out: args.out.as_deref(),
         html: args.html.as_deref(),
+        trace: args.trace.as_deref(),
         fail_on: args.fail_on,
     }
 }

@@ -18,6 +18,7 @@ pub fn run(args: &MergeArgs) -> Outcome {
         color: args.color.enabled(),
         out: args.out.as_deref(),
         html: args.html.as_deref(),
+        trace: None,
         fail_on: args.fail_on,
     };
     reporting::warn_without_tables(&reporting);

@@ -1,5 +1,6 @@
 //! What `analyze` and `merge` do with a finished analysis: the summary or the JSON report on
-//! standard output, the report's files (`--out`), its page (`--html`) and `--fail-on`.
+//! standard output, the report's files (`--out`), its page (`--html`), its Chrome trace
+//! (`--trace`) and `--fail-on`.
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use crate::analyze::{Analyzer, assemble};
 use crate::output::atomic::{Written, write_json, write_text, write_whole};
 #[cfg(feature = "tables")]
 use crate::output::report::tables;
-use crate::output::report::{html, text};
+use crate::output::report::{html, text, trace_events};
 
 /// Where the report goes.
 pub struct Reporting<'a> {
@@ -26,6 +27,8 @@ pub struct Reporting<'a> {
     pub color: bool,
     pub out: Option<&'a Path>,
     pub html: Option<&'a Path>,
+    /// The Chrome trace's file; `-` for standard output, in place of the summary.
+    pub trace: Option<&'a Path>,
     pub fail_on: Option<Severity>,
 }
 
@@ -54,11 +57,39 @@ const OUT_FILES: &[&str] = &[
 pub const NO_TABLES: &str =
     "this quick build writes no CSV or Parquet tables; build with the default features (cargo build --release)";
 
+/// The `--trace` that names standard output.
+const TRACE_ON_STDOUT: &str = "-";
+
+/// Does `--trace` name standard output?
+fn on_stdout(trace: Option<&Path>) -> bool {
+    trace == Some(Path::new(TRACE_ON_STDOUT))
+}
+
+impl Reporting<'_> {
+    /// Does the Chrome trace go to standard output (`--trace -`)?
+    fn trace_on_stdout(&self) -> bool {
+        on_stdout(self.trace)
+    }
+
+    /// The file the Chrome trace is written to, unless it goes to standard output.
+    fn trace_file(&self) -> Option<&Path> {
+        self.trace.filter(|_| !self.trace_on_stdout())
+    }
+}
+
 /// Says, in a build without tables, that `--out` writes the JSON report and the page only.
 pub fn warn_without_tables(reporting: &Reporting<'_>) {
     if reporting.out.is_some() && !cfg!(feature = "tables") {
         eprintln!("rocescope: warning: --out writes report.json and index.html only: {NO_TABLES}");
     }
+}
+
+/// Refuses `--trace -` beside `--json`, which both want standard output.
+pub fn check_stdout(json: bool, trace: Option<&Path>) -> Result<(), String> {
+    if json && on_stdout(trace) {
+        return Err("--json and --trace - both write to standard output: name a file for --trace".into());
+    }
+    Ok(())
 }
 
 /// Creates `--out`'s directory and refuses to write the report over an input, or over
@@ -78,7 +109,10 @@ pub fn prepare(reporting: &Reporting<'_>, inputs: &[PathBuf]) -> Result<(), Stri
         }
         OUT_FILES.iter().try_for_each(|name| refuse_input(&dir.join(name), inputs, "a report file"))?;
     }
-    reporting.html.map_or(Ok(()), |page| refuse_input(page, inputs, "a report file"))
+    [reporting.html, reporting.trace_file()]
+        .into_iter()
+        .flatten()
+        .try_for_each(|file| refuse_input(file, inputs, "a report file"))
 }
 
 /// A warning for each host whose counters `--counters` reconciles but that no RoCE frame of
@@ -120,8 +154,14 @@ pub fn report(
     if let (Some(path), Some(page)) = (reporting.html, &page) {
         write_whole(path, page).map_err(|e| Failure::Output(format!("cannot write {}: {e}", path.display())))?;
     }
+    let trace = reporting.trace.is_some().then(|| trace_events::render(&report));
+    if let (Some(path), Some(trace)) = (reporting.trace_file(), &trace) {
+        write_whole(path, trace).map_err(|e| Failure::Output(format!("cannot write {}: {e}", path.display())))?;
+    }
     let mut out = BufWriter::new(io::stdout().lock());
-    let result = if reporting.json {
+    let result = if let (true, Some(trace)) = (reporting.trace_on_stdout(), &trace) {
+        out.write_all(trace.as_bytes())
+    } else if reporting.json {
         serde_json::to_writer_pretty(&mut out, &report).map_err(io::Error::from).and_then(|()| out.write_all(b"\n"))
     } else {
         text::write_summary(&mut out, &report, reporting.color, text::stdout_width())

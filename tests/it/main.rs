@@ -52,6 +52,7 @@ mod simulator_properties;
 mod spark_example;
 mod terminal;
 mod threads;
+mod trace_events;
 mod tshark_json;
 mod uet;
 mod wireshark_fields;
