@@ -254,6 +254,32 @@ like tcpdump), and the final report equals `rocescope analyze` of that file. Nee
         )
     )]
     Capture(CaptureArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    #[command(
+        long_about = "Print the completion script of SHELL on standard output, generated from the command \
+line's own definition, so it completes every command, option and possible value of this build. \
+Where to put it for each shell: README.md, \"Install\".",
+        after_help = concat!(
+            "EXAMPLES:\n",
+            "    rocescope completions bash > ~/.local/share/bash-completion/completions/rocescope\n",
+            "    rocescope completions zsh > ~/.zfunc/_rocescope\n",
+            "    rocescope completions fish > ~/.config/fish/completions/rocescope.fish\n",
+        )
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command with --out
+    #[command(
+        long_about = "Print rocescope(1), the manual page of the command line, in roff on standard output \
+(read it with `rocescope man | man -l -`). With --out DIR, write instead one page per command into \
+DIR: rocescope.1 and rocescope-COMMAND.1 for each command (rocescope-analyze.1, …), for a man \
+directory such as /usr/local/share/man/man1.",
+        after_help = concat!(
+            "EXAMPLES:\n",
+            "    rocescope man | man -l -\n",
+            "    rocescope man --out /usr/local/share/man/man1\n",
+        )
+    )]
+    Man(ManArgs),
 }
 
 /// Output format of `packets`.
@@ -1015,6 +1041,20 @@ pub struct FabricArgs {
     /// Exit with status 4 when a finding of this severity or worse is found
     #[arg(long, value_parser = choice::<Severity>(), value_name = "SEVERITY")]
     pub fail_on: Option<Severity>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell whose completion script to print
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write one page per command into DIR (created if missing) instead of printing rocescope(1)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

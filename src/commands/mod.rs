@@ -11,6 +11,7 @@ pub mod exit;
 pub mod export;
 pub mod fabric;
 pub mod generate;
+pub mod install;
 pub mod merge;
 pub mod packets;
 pub mod passes;
@@ -35,6 +36,8 @@ pub fn run(command: &Command) -> Outcome {
         Command::Annotate(args) => annotate::run(args),
         Command::Browse(args) => browse(args),
         Command::Capture(args) => capture(args),
+        Command::Completions(args) => install::completions(args),
+        Command::Man(args) => install::man(args),
     }
 }
 

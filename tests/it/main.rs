@@ -25,6 +25,7 @@ mod fabric;
 mod field_positions;
 mod hostile_input;
 mod html_report;
+mod install;
 mod layering;
 mod live_capture;
 mod malformed;
