@@ -714,8 +714,9 @@ pub struct CaptureArgs {
     #[arg(long = "counters", value_name = "DEV", requires = "write")]
     pub counters: Option<String>,
 
-    /// Where sysfs is mounted, for --counters (a copy of its tree, in tests)
-    #[arg(long, value_name = "DIR", default_value = "/", requires = "counters")]
+    /// Where sysfs is mounted, for --counters and for the RDMA device and port that label the
+    /// --metrics series (a copy of its tree, in tests)
+    #[arg(long, value_name = "DIR", default_value = "/")]
     pub sysfs_root: PathBuf,
 
     /// With -w FILE: take this host's QP table at the start and the end, into

@@ -204,7 +204,8 @@ fn missing_permission_names_the_capabilities() {
 fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
     let Some(ns) = Namespace::for_replay("metrics") else { return };
     let sample = format!("{}/samples/loss_go_back_n.pcap", root());
-    // an RDMA device's counters in a copy of sysfs's tree: its CNPs sent go from 5 to 12
+    // an RDMA device's counters in a copy of sysfs's tree: its CNPs sent go from 5 to 12; the
+    // series are labelled with its device and port, and the interface as netdev
     let dir = tempfile::tempdir().expect("temp dir");
     let cnps = dir.path().join("sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent");
     std::fs::create_dir_all(cnps.parent().expect("a parent")).expect("dirs");
@@ -240,13 +241,13 @@ fn prometheus_reads_the_rolling_counters_and_ctrl_c_ends_with_the_report() {
     assert!(summary.contains("Findings (3)") && summary.contains("PSN_GAP"), "{summary}");
     let text = String::from_utf8_lossy(&metrics.stdout);
     for expected in [
-        "rocescope_frames_total{interface=\"vb\"} 40",
-        "rocescope_out_of_sequence_total{interface=\"vb\"} 1",
-        "rocescope_missing_psns_total{interface=\"vb\"} 3",
-        "rocescope_resent_total{interface=\"vb\"} 6",
-        "rocescope_packet_seq_err_total{interface=\"vb\"} 1",
+        "rocescope_frames_total{device=\"mlx5_0\",port=\"1\",netdev=\"vb\"} 40",
+        "rocescope_out_of_sequence_total{device=\"mlx5_0\",port=\"1\",netdev=\"vb\"} 1",
+        "rocescope_missing_psns_total{device=\"mlx5_0\",port=\"1\",netdev=\"vb\"} 3",
+        "rocescope_resent_total{device=\"mlx5_0\",port=\"1\",netdev=\"vb\"} 6",
+        "rocescope_packet_seq_err_total{device=\"mlx5_0\",port=\"1\",netdev=\"vb\"} 1",
         "# TYPE rocescope_np_cnp_sent_total counter",
-        "rocescope_nic_np_cnp_sent_total{interface=\"vb\",device=\"mlx5_0\"} 7",
+        "rocescope_nic_np_cnp_sent_total{device=\"mlx5_0\",port=\"1\",netdev=\"vb\"} 7",
     ] {
         assert!(text.contains(expected), "{expected} not in {text}");
     }

@@ -17,8 +17,10 @@ use std::sync::{Arc, Mutex};
 
 use super::exit::{Failure, Outcome, fail_on, written};
 use crate::analyze::counters::Snapshot;
+use crate::analyze::counters::sysfs::{RdmaPort, rdma_port};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::report::Report;
+use crate::analyze::roce::report::PauseReport;
 use crate::analyze::roce::report::inputs::{InputReport, LiveReport};
 use crate::analyze::{Analyzer, assemble};
 use crate::capture::{CaptureInfo, Compression, Container, Frame as InputFrame, PER_INTERFACE};
@@ -64,6 +66,7 @@ pub fn run(args: &CaptureArgs) -> Outcome {
     // like tcpdump's "listening on": the capture is open from here on
     eprintln!("rocescope: capturing on {} (link type {link_type}), filter: {filter}", args.interface);
     let metrics = args.metrics.as_deref().map(metrics::serve).transpose().map_err(Failure::Usage)?;
+    let place = rdma_port(&args.sysfs_root, &args.interface, args.counters.as_deref());
     let mut live = Live {
         args,
         selection,
@@ -75,8 +78,9 @@ pub fn run(args: &CaptureArgs) -> Outcome {
         stats: Rc::clone(&interface.stats),
         metrics,
         nic_start,
+        place,
     };
-    live.export(&Counters::default());
+    live.export(&Counters::default(), &[]);
     let decoder = args.analysis.ports.decoder().with_time_source(config.time_source);
     let ran = pipeline::run(&mut interface, &decoder, &mut live, &|_| {});
     ran.result.map_err(|e| Failure::Output(format!("cannot write the capture file: {e}")))?;
@@ -130,19 +134,21 @@ struct Live<'a> {
     metrics: Option<Arc<Mutex<String>>>,
     /// With `--counters DEV`: the device's counters when the capture began.
     nic_start: Option<Snapshot>,
+    /// The interface's RDMA device and port, which label the exported series.
+    place: RdmaPort,
 }
 
 impl Live<'_> {
-    fn export(&self, counters: &Counters) {
+    fn export(&self, counters: &Counters, pauses: &[PauseReport]) {
         if let Some(text) = &self.metrics
             && let Ok(mut text) = text.lock()
         {
-            *text = metrics::exposition(&self.args.interface, counters, self.nic_growth().as_ref());
+            *text = metrics::exposition(&self.place, counters, pauses, self.nic_growth().as_ref());
         }
     }
 
-    /// With `--counters DEV`: the device and how much each of its counters grew since the
-    /// capture began (none that cannot be read now).
+    /// With `--counters DEV`: how much each of the device's counters grew since the capture
+    /// began (none that cannot be read now).
     fn nic_growth(&self) -> Option<metrics::NicGrowth> {
         let (start, device) = (self.nic_start.as_ref()?, self.args.counters.as_deref()?);
         let now = crate::analyze::counters::parse(device, &beside::read_counters(self.args, device).ok()?).ok()?;
@@ -151,7 +157,7 @@ impl Live<'_> {
             .iter()
             .filter_map(|(name, before)| Some((name.clone(), now.get(name)?.checked_sub(*before)?)))
             .collect();
-        Some(metrics::NicGrowth { device: device.to_string(), counters: grown })
+        Some(metrics::NicGrowth { counters: grown })
     }
 
     /// Stops at Ctrl-C or `--duration`; writes the rolling summary when one is due (a closed
@@ -165,7 +171,7 @@ impl Live<'_> {
             // a live capture cannot wait for its first RoCE frames to decide on doubling
             self.analyzer.decide_doubling();
             let interval = self.rolling.next(&self.analyzer, self.stats.get());
-            self.export(&interval.total);
+            self.export(&interval.total, &interval.pauses);
             if write_interval(&mut self.out, &interval, args.json).is_err() {
                 return Step::Stop;
             }

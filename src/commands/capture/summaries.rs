@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::analyze::report::Report;
+use crate::analyze::roce::report::PauseReport;
 use crate::analyze::roce::report::inputs::LiveReport;
 use crate::analyze::{Analyzer, assemble};
 
@@ -71,6 +72,9 @@ pub struct Interval {
     flows: usize,
     /// Finding codes first raised during the interval.
     new_findings: Vec<&'static str>,
+    /// The PFC and PAUSE sources since the start (`--metrics` exposes them per priority).
+    #[serde(skip)]
+    pub pauses: Vec<PauseReport>,
 }
 
 pub fn write_interval(out: &mut impl Write, i: &Interval, json: bool) -> io::Result<()> {
@@ -140,6 +144,7 @@ impl Rolling {
             total: now,
             flows: report.roce.flows.len(),
             new_findings,
+            pauses: report.roce.pfc.iter().chain(&report.roce.pause).cloned().collect(),
         };
         (self.last, self.last_counters) = (Instant::now(), now);
         interval

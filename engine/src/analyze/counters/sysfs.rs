@@ -25,6 +25,56 @@ pub fn read(root: &Path, device: &str, time: &str) -> io::Result<String> {
     Ok(text)
 }
 
+/// Where a capture interface sits among the RDMA ports: the labels the NIC exporters put on
+/// their series (`device`, `port`, `netdev`), and the network device's own MAC address.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RdmaPort {
+    /// The RDMA device (`mlx5_0`), where the interface has one.
+    pub device: Option<String>,
+    /// The device's port the network device is (`1`), where there is one.
+    pub port: Option<String>,
+    /// The network device (`ens1f0np0`); the interface's own name where it is none.
+    pub netdev: String,
+    /// The network device's MAC address as sysfs writes it (`0c:42:a1:00:00:01`).
+    pub mac: Option<String>,
+}
+
+/// The RDMA port of capture interface `interface` under `root` (`/` on a host). The interface
+/// is a network device, whose RDMA device is the entry of `class/net/IF/device/infiniband/`,
+/// or an RDMA device itself (`capture -i mlx5_0`), whose network device is the entry of
+/// `class/infiniband/DEV/device/net/`; `device` (`capture --counters DEV`) names the RDMA
+/// device instead of the one found. The port is the device's port whose first GID's network
+/// device (`ports/N/gid_attrs/ndevs/0`, kernel ABI sysfs-class-infiniband) is the interface,
+/// else the device's first port. What sysfs does not say is left out.
+pub fn rdma_port(root: &Path, interface: &str, device: Option<&str>) -> RdmaPort {
+    let class = root.join("sys/class");
+    let own_device = class.join("infiniband").join(interface);
+    let (device, netdev) = if own_device.is_dir() {
+        let netdev = first_name(&own_device.join("device/net")).unwrap_or_else(|| interface.to_string());
+        (Some(device.map_or_else(|| interface.to_string(), str::to_string)), netdev)
+    } else {
+        let found = || first_name(&class.join("net").join(interface).join("device/infiniband"));
+        (device.map(str::to_string).or_else(found), interface.to_string())
+    };
+    let port = device.as_deref().and_then(|d| port_of(&class.join("infiniband").join(d), &netdev));
+    let mac = fs::read_to_string(class.join("net").join(&netdev).join("address")).ok().map(|a| a.trim().to_string());
+    RdmaPort { device, port, netdev, mac }
+}
+
+/// The port of the RDMA device at `device` whose first GID is on `netdev`, else its first.
+fn port_of(device: &Path, netdev: &str) -> Option<String> {
+    let ports = sorted(&device.join("ports")).ok()?;
+    let on_netdev = |p: &&PathBuf| fs::read_to_string(p.join("gid_attrs/ndevs/0")).is_ok_and(|n| n.trim() == netdev);
+    let port = ports.iter().find(on_netdev).or(ports.first())?;
+    Some(port.file_name()?.to_str()?.to_string())
+}
+
+/// The name of the first entry of `dir`, if it has any.
+fn first_name(dir: &Path) -> Option<String> {
+    let entries = sorted(dir).ok()?;
+    Some(entries.first()?.file_name()?.to_str()?.to_string())
+}
+
 /// The entries of `dir` by name; none when it is not there.
 fn sorted(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut entries: Vec<PathBuf> = match fs::read_dir(dir) {
@@ -77,5 +127,54 @@ mod tests {
         assert_eq!(snapshot.time.map(|t| t.0), Some("2026-12-05T10:00:00Z".to_string()));
         let missing = read(root.path(), "mlx5_9", "2026-12-05T10:00:00Z").unwrap_err();
         assert!(missing.to_string().contains("no RDMA device mlx5_9"), "{missing}");
+    }
+
+    /// A host with two RDMA devices, the second with two ports on two network devices.
+    fn two_devices() -> tempfile::TempDir {
+        let root = tempfile::tempdir().expect("temp dir");
+        let class = root.path().join("sys/class");
+        write(&class.join("net/ens1f0np0/address"), "0c:42:a1:00:00:01\n");
+        write(&class.join("net/ens1f0np0/device/infiniband/mlx5_0/node_type"), "1\n");
+        write(&class.join("infiniband/mlx5_0/device/net/ens1f0np0/address"), "0c:42:a1:00:00:01\n");
+        write(&class.join("infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0"), "ens1f0np0\n");
+        write(&class.join("net/ib1/device/infiniband/mlx5_1/node_type"), "1\n");
+        write(&class.join("infiniband/mlx5_1/ports/1/gid_attrs/ndevs/0"), "ib0\n");
+        write(&class.join("infiniband/mlx5_1/ports/2/gid_attrs/ndevs/0"), "ib1\n");
+        root
+    }
+
+    #[test]
+    fn a_network_device_finds_its_rdma_device_and_port() {
+        let root = two_devices();
+        let port = rdma_port(root.path(), "ens1f0np0", None);
+        assert_eq!(
+            port,
+            RdmaPort {
+                device: Some("mlx5_0".into()),
+                port: Some("1".into()),
+                netdev: "ens1f0np0".into(),
+                mac: Some("0c:42:a1:00:00:01".into()),
+            }
+        );
+        let second = rdma_port(root.path(), "ib1", None);
+        assert_eq!((second.device.as_deref(), second.port.as_deref()), (Some("mlx5_1"), Some("2")));
+    }
+
+    #[test]
+    fn an_rdma_device_finds_its_network_device() {
+        let root = two_devices();
+        let port = rdma_port(root.path(), "mlx5_0", None);
+        assert_eq!(port.netdev, "ens1f0np0");
+        assert_eq!((port.device.as_deref(), port.port.as_deref()), (Some("mlx5_0"), Some("1")));
+        assert_eq!(port.mac.as_deref(), Some("0c:42:a1:00:00:01"));
+    }
+
+    #[test]
+    fn the_device_named_overrides_and_a_plain_interface_has_none() {
+        let root = two_devices();
+        let named = rdma_port(root.path(), "ens1f0np0", Some("mlx5_1"));
+        assert_eq!((named.device.as_deref(), named.port.as_deref()), (Some("mlx5_1"), Some("1")));
+        let plain = rdma_port(root.path(), "eth0", None);
+        assert_eq!(plain, RdmaPort { netdev: "eth0".into(), ..RdmaPort::default() });
     }
 }
