@@ -7,7 +7,7 @@
 //! per `direction` and `priority`, their time in microseconds as ethtool's
 //! `rx_prioN_pause_duration`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
@@ -42,9 +42,9 @@ const METRICS: [Metric; 13] = [
     ("interface_dropped", "Packets libpcap reports dropped by the interface or its driver.", |c| c.interface_dropped),
 ];
 
-/// The pause frames' series: frames, and time paused in microseconds (ethtool's
-/// `rx_prioN_pause`, `rx_prioN_pause_duration`).
+/// The pause frames per direction and priority (ethtool's `rx_prioN_pause`).
 const PAUSE_FRAMES: &str = "rocescope_pause_frames_total";
+/// The time they paused, in microseconds (ethtool's `rx_prioN_pause_duration`).
 const PAUSE_DURATION: &str = "rocescope_pause_duration_microseconds_total";
 
 /// With `capture --counters DEV`: how much each of the device's counters grew since the
@@ -94,9 +94,15 @@ pub fn exposition(place: &RdmaPort, counters: &Counters, pauses: &[PauseReport],
         sample(&mut out, &name, &labels, value(counters));
     }
     write_pauses(&mut out, place, &labels, pauses);
+    // a family is given once: of two counters whose names differ only in characters made `_`
+    // (`rx-a`, `rx_a`), the first
+    let mut written = BTreeSet::new();
     for (name, grown) in nic.map(|n| n.counters.as_slice()).unwrap_or_default() {
         let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
         let name = format!("rocescope_nic_{name}_total");
+        if !written.insert(name.clone()) {
+            continue;
+        }
         family(&mut out, &name, "The RDMA device's counter of this name: its growth since the capture began.");
         sample(&mut out, &name, &labels, *grown);
     }
@@ -338,11 +344,14 @@ mod tests {
 
     #[test]
     fn a_devices_counters_are_exposed_by_their_own_names() {
-        let nic = NicGrowth { counters: vec![("np_cnp_sent".into(), 24), ("rx-odd.name".into(), 1)] };
+        let nic = NicGrowth {
+            counters: vec![("np_cnp_sent".into(), 24), ("rx-odd.name".into(), 1), ("rx_odd_name".into(), 2)],
+        };
         let samples = parse(&exposition(&mlx5_0(), &Counters::default(), &[], Some(&nic))).expect("valid");
         let place = [("device", "mlx5_0"), ("port", "1"), ("netdev", "ens1f0np0")];
         assert_eq!(value(&samples, "rocescope_nic_np_cnp_sent_total", &place), Some(24.0));
         assert_eq!(value(&samples, "rocescope_nic_rx_odd_name_total", &place), Some(1.0));
+        assert_eq!(samples.len(), METRICS.len() + 2, "a name made the same as another's is given once");
     }
 
     #[test]
