@@ -259,11 +259,15 @@ like tcpdump), and the final report equals `rocescope analyze` of that file. Nee
         long_about = "Print the completion script of SHELL on standard output, generated from the command \
 line's own definition, so it completes every command, option and possible value of this build. \
 Where to put it for each shell: README.md, \"Install\".",
-        after_help = concat!(
-            "EXAMPLES:\n",
-            "    rocescope completions bash > ~/.local/share/bash-completion/completions/rocescope\n",
-            "    rocescope completions zsh > ~/.zfunc/_rocescope\n",
-            "    rocescope completions fish > ~/.config/fish/completions/rocescope.fish\n",
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope completions bash > ~/.local/share/bash-completion/completions/rocescope\n",
+                "    rocescope completions zsh > ~/.zfunc/_rocescope\n",
+                "    rocescope completions fish > ~/.config/fish/completions/rocescope.fish\n\n",
+            ),
+            help_section(&[0, 2, 3])
         )
     )]
     Completions(CompletionsArgs),
@@ -273,10 +277,14 @@ Where to put it for each shell: README.md, \"Install\".",
 (read it with `rocescope man | man -l -`). With --out DIR, write instead one page per command into \
 DIR: rocescope.1 and rocescope-COMMAND.1 for each command (rocescope-analyze.1, …), for a man \
 directory such as /usr/local/share/man/man1.",
-        after_help = concat!(
-            "EXAMPLES:\n",
-            "    rocescope man | man -l -\n",
-            "    rocescope man --out /usr/local/share/man/man1\n",
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope man | man -l -\n",
+                "    rocescope man --out /usr/local/share/man/man1\n\n",
+            ),
+            help_section(&[0, 2, 3])
         )
     )]
     Man(ManArgs),

@@ -416,8 +416,9 @@ fn fields_with_a_prefix_lists_the_fields_whose_names_begin_with_it() {
 
 #[test]
 fn every_possible_value_in_the_help_says_what_it_is() {
-    for command in ["packets", "analyze", "merge", "fabric", "export", "annotate", "generate", "browse", "capture"] {
-        let help = common::run_ok(&[command, "--help"]);
+    use clap::CommandFactory;
+    for command in rocescope::cli::Cli::command().get_subcommands().map(|c| c.get_name().to_string()) {
+        let help = common::run_ok(&[&command, "--help"]);
         // clap lists a value as `- NAME: DESCRIPTION`; one without a description ends at its colon
         let bare: Vec<&str> = help.lines().map(str::trim).filter(|l| l.starts_with("- ") && l.ends_with(':')).collect();
         assert!(bare.is_empty(), "{command}: values without a description: {bare:?}");
