@@ -1,16 +1,19 @@
 //! The `annotate` command: every input frame, unchanged, into one pcapng file, with a packet
 //! comment on each frame the analysis has something to say about and a section comment that
 //! summarises the findings, for reading in Wireshark (`frame.comment contains
-//! "rocescope.analysis.retransmission"`).
+//! "rocescope.analysis.retransmission"`, or as fields with the plugin of
+//! `rocescope wireshark-plugin`, which reads the comments' records: docs/wireshark-plugin.md).
 //!
-//! The comments are written as the frames' verdicts become final; the section comment, which
-//! needs the whole analysis, is known only at the end, so the packets go to a scratch file
-//! first and the output is its header, the interfaces and then those packets. The output is
+//! The comments are written as the frames' verdicts become final; the section comment and the
+//! findings' records on the frames they name need the whole analysis and are known only at the
+//! end, so the packets go to a scratch file first and the output is its header, the interfaces
+//! and then those packets, a finding's record added to each frame it names. The output is
 //! written under a temporary name and renamed when complete.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::exit::{Failure, Outcome};
@@ -25,44 +28,107 @@ use crate::decode::{Body, DecodedFrame, Decoder, IcrcStatus, UetCrc};
 use crate::ordered::{Decided, FrameSink, InOrder};
 use crate::output::atomic::AtomicFile;
 use crate::output::packet::capture_file::{
-    EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
+    EnhancedPacket, Interface, read_block, with_comment_added, write_enhanced_packet, write_interface,
+    write_section_header,
 };
+use crate::output::wireshark::Record;
 use crate::pipeline::{self, Stage, Step};
 
-/// What the analysis says of a frame, as a packet comment: the analysis fields that are set,
-/// then a short phrase; `None` when it says nothing.
+/// What the analysis says of a frame, as a packet comment: a record (docs/wireshark-plugin.md)
+/// of every per-frame analysis field that is set, then a phrase a line for each that is worth
+/// a word; `None` when it says nothing (no flow, no verdict, nothing wrong with the frame).
 pub fn comment(packet: &DecodedFrame<'_>, verdict: &crate::analyze::Verdict) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
-    if verdict.mirror_duplicate {
-        parts.push("rocescope.analysis.mirror_duplicate: a second copy of a packet seen at another tap".into());
+    let mut record = Record::default();
+    if let Some(flow) = verdict.flow {
+        record.value("analysis.flow", flow.get());
+    }
+    sequence(&mut record, verdict);
+    integrity(&mut record, packet);
+    (!record.is_empty()).then(|| record.text())
+}
+
+/// The verdicts of the analysis: the sequence class and what it found of the frame.
+fn sequence(record: &mut Record, verdict: &crate::analyze::Verdict) {
+    if let Some(class) = verdict.seq {
+        record.value("analysis.seq_class", class.name());
     }
     match verdict.seq {
         Some(SeqClass::Gap { missing }) => {
-            parts.push(format!("rocescope.analysis.gap missing_psns={missing}: {missing} PSNs before it never arrived"))
+            record.flag("analysis.gap");
+            record.value("analysis.missing_psns", missing);
+            record.phrase(&format!(
+                "rocescope.analysis.gap missing_psns={missing}: {missing} PSNs before it never arrived"
+            ));
         }
-        Some(SeqClass::Retransmission) => parts.push("rocescope.analysis.retransmission: a PSN sent again".into()),
+        Some(SeqClass::Retransmission) => {
+            record.flag("analysis.retransmission");
+            record.phrase("rocescope.analysis.retransmission: a PSN sent again");
+        }
         Some(SeqClass::LateArrival) => {
-            parts.push("rocescope.analysis.late_arrival: reordered, arrived after later PSNs, not resent".into())
+            record.flag("analysis.late_arrival");
+            record.phrase("rocescope.analysis.late_arrival: reordered, arrived after later PSNs, not resent");
         }
         Some(SeqClass::Ahead) => {
-            parts.push("rocescope.analysis.ahead: overtook PSNs that all arrived late (a reorder event)".into())
+            record.flag("analysis.ahead");
+            record.phrase("rocescope.analysis.ahead: overtook PSNs that all arrived late (a reorder event)");
         }
         _ => {}
+    }
+    if verdict.capture_missed > 0 {
+        let missed = verdict.capture_missed;
+        record.value("analysis.capture_missed", missed);
+        record.phrase(&format!(
+            "rocescope.analysis.capture_missed={missed}: the responder received them, the capture missed them"
+        ));
     }
     if verdict.lost_before_tap {
-        parts.push("rocescope.analysis.lost_before_tap: a resend whose original never reached the tap".into());
+        record.flag("analysis.lost_before_tap");
+        record.phrase("rocescope.analysis.lost_before_tap: a resend whose original never reached the tap");
     }
+    if verdict.mirror_duplicate {
+        record.flag("analysis.mirror_duplicate");
+        record.phrase("rocescope.analysis.mirror_duplicate: a second copy of a packet seen at another tap");
+    }
+}
+
+/// The frame's own checks where they failed or could not be made: its CRCs, its decoding.
+fn integrity(record: &mut Record, packet: &DecodedFrame<'_>) {
     match &packet.body {
-        Body::Roce(r) if r.icrc == IcrcStatus::Bad => {
-            parts.push("rocescope.icrc.status=bad: the invariant CRC does not match the bytes".into())
+        Body::Roce(r) => {
+            let vcrc = r.vcrc.map(|v| v.status);
+            for (key, status) in [("icrc.status", Some(r.icrc)), ("vcrc.status", vcrc)] {
+                match status {
+                    Some(IcrcStatus::Bad) => {
+                        record.value(key, "bad");
+                        record.phrase(&format!("rocescope.{key}=bad: the CRC does not match the bytes"));
+                    }
+                    Some(IcrcStatus::Unverifiable) => {
+                        record.value(key, "unverifiable");
+                        record
+                            .phrase(&format!("rocescope.{key}=unverifiable: the capture does not hold the whole CRC"));
+                    }
+                    _ => {}
+                }
+            }
         }
-        Body::Uet(u) if matches!(u.crc, UetCrc::NoVariant { .. }) => {
-            parts.push("rocescope.uet.crc.status=bad: the CRC32C trailer matches none of its four readings".into())
+        Body::Uet(u) => match u.crc {
+            UetCrc::NoVariant { .. } => {
+                record.value("uet.crc.status", "bad");
+                record.phrase("rocescope.uet.crc.status=bad: the CRC32C trailer matches none of its four readings");
+            }
+            UetCrc::Unchecked => {
+                record.value("uet.crc.status", "unchecked");
+                record.phrase("rocescope.uet.crc.status=unchecked: encrypted, cut, or without an IP header");
+            }
+            UetCrc::Matched(_) => {}
+        },
+        Body::Malformed(m) => {
+            record.value("malformed", m.error);
+            record.value("malformed.layer", m.error.layer.name());
+            record.phrase(&format!("rocescope.malformed={}: {}", m.error.layer.name(), m.error));
         }
-        Body::Malformed(m) => parts.push(format!("rocescope.malformed={}: {}", m.error.layer.name(), m.error)),
         _ => {}
     }
-    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The output's interfaces: one per input file and link type, with that file's time
@@ -134,15 +200,41 @@ fn scratch_name(out: &Path, suffix: &str) -> io::Result<PathBuf> {
     Ok(dir.join(format!(".{name}.{}.{suffix}", std::process::id())))
 }
 
-/// Writes the output: header, interfaces, then the scratch file's packets; named when whole.
-fn assemble(out: &Path, section: &str, interfaces: &[Interface], body: &Path) -> io::Result<()> {
+/// The records of the findings that name frames (their exemplars), by frame number: the
+/// finding's code and severity, and its message as the phrase.
+fn finding_records(report: &Report) -> BTreeMap<u64, Vec<String>> {
+    let mut records: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for finding in &report.findings {
+        let mut record = Record::default();
+        record.value("finding", finding.code);
+        record.value("finding.severity", finding.severity.name());
+        record.phrase(&format!("{} ({}): {}", finding.code, finding.severity.name(), finding.message));
+        for frame in &finding.evidence.frames {
+            records.entry(frame.get()).or_default().push(record.text());
+        }
+    }
+    records
+}
+
+/// Writes the output: header, interfaces, then the scratch file's packets, each a frame a
+/// finding names with the finding's record added to its comment; named when whole.
+fn assemble(out: &Path, report: &Report, section: &str, interfaces: &[Interface], body: &Path) -> io::Result<()> {
     let (atomic, file) = AtomicFile::create_at(out)?;
     let mut file = BufWriter::new(file);
     write_section_header(&mut file, Some(section))?;
     for iface in interfaces {
         write_interface(&mut file, iface)?;
     }
-    io::copy(&mut File::open(body)?, &mut file)?;
+    let findings = finding_records(report);
+    let mut packets = BufReader::new(File::open(body)?);
+    let mut number = 0u64;
+    while let Some(block) = read_block(&mut packets)? {
+        number += 1;
+        match findings.get(&number) {
+            Some(records) => file.write_all(&with_comment_added(&block, &records.join("\n"))?)?,
+            None => file.write_all(&block)?,
+        }
+    }
     let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
     // a device or a FIFO has nothing to sync (and some refuse)
     if file.metadata()?.is_file() {
@@ -176,7 +268,8 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
     let (damage, Annotating { analyzer, ordered }) = (ran.damage, stage);
     let written = ran.result.and_then(|()| {
         let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
-        assemble(&args.output, &summary(&report, ordered.sink.comments), &ordered.sink.interfaces.described, &body_path)
+        let section = summary(&report, ordered.sink.comments);
+        assemble(&args.output, &report, &section, &ordered.sink.interfaces.described, &body_path)
     });
     let _ = std::fs::remove_file(&body_path);
     report_damage(&damage);

@@ -7,3 +7,4 @@ pub mod atomic;
 pub mod dataset;
 pub mod packet;
 pub mod report;
+pub mod wireshark;

@@ -2,7 +2,7 @@
 //! pcap (µs or ns, either byte order, any snap length) and pcapng (any number of interfaces with
 //! their own link type, snap length and time resolution; enhanced or simple packet blocks).
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 
 /// One pcapng interface.
 #[derive(Debug, Clone, Default)]
@@ -178,6 +178,63 @@ pub fn write_enhanced_packet(
     write_block(out, 6, &epb)
 }
 
+/// The next pcapng block of `input`, whole (type, length, body, length), or `None` at its end.
+pub fn read_block(input: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
+    let mut head = [0u8; 8];
+    match input.read_exact(&mut head) {
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        other => other?,
+    }
+    let total = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+    if total < 12 || !total.is_multiple_of(4) {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("a pcapng block of {total} bytes")));
+    }
+    let mut block = head.to_vec();
+    block.resize(total, 0);
+    input.read_exact(&mut block[8..])?;
+    Ok(Some(block))
+}
+
+/// An enhanced packet block as [`write_enhanced_packet`] writes it, with `more` added to its
+/// comment on a line of its own (or as its comment where it has none). pcapng: the block's
+/// body is 20 bytes of interface, timestamp and lengths, the captured bytes padded to 4, then
+/// its options (code, length, value padded to 4) up to opt_endofopt.
+pub fn with_comment_added(block: &[u8], more: &str) -> io::Result<Vec<u8>> {
+    let invalid = || io::Error::new(io::ErrorKind::InvalidData, "not an enhanced packet block");
+    let word = |at: usize| block.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    if word(0) != Some(6) {
+        return Err(invalid());
+    }
+    let body = block.get(8..block.len().saturating_sub(4)).ok_or_else(invalid)?;
+    let captured = word(20).ok_or_else(invalid)? as usize;
+    let options_at = 20 + captured.div_ceil(4) * 4;
+    let mut kept: Vec<(u16, &[u8])> = Vec::new();
+    let mut comment = String::new();
+    let mut at = options_at;
+    while let Some(option) = body.get(at..at + 4) {
+        let code = u16::from_le_bytes([option[0], option[1]]);
+        let len = usize::from(u16::from_le_bytes([option[2], option[3]]));
+        if code == 0 {
+            break;
+        }
+        let value = body.get(at + 4..at + 4 + len).ok_or_else(invalid)?;
+        if code == OPT_COMMENT && comment.is_empty() {
+            comment = String::from_utf8_lossy(value).into_owned();
+            comment.push('\n');
+        } else {
+            kept.push((code, value));
+        }
+        at += 4 + len.div_ceil(4) * 4;
+    }
+    comment.push_str(more);
+    kept.insert(0, (OPT_COMMENT, comment.as_bytes()));
+    let mut epb = body.get(..options_at).ok_or_else(invalid)?.to_vec();
+    push_options(&mut epb, &kept);
+    let mut out = Vec::with_capacity(epb.len() + 12);
+    write_block(&mut out, 6, &epb)?;
+    Ok(out)
+}
+
 /// A pcapng block: type, total length, body padded to 4 bytes, total length again.
 fn write_block(out: &mut impl Write, block_type: u32, body: &[u8]) -> io::Result<()> {
     let padded = body.len().div_ceil(4) * 4;
@@ -187,4 +244,38 @@ fn write_block(out: &mut impl Write, block_type: u32, body: &[u8]) -> io::Result
     out.write_all(body)?;
     out.write_all(&vec![0u8; padded - body.len()])?;
     out.write_all(&total.to_le_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An enhanced packet block of 5 bytes (padded to 8) with `comment`.
+    fn block(comment: Option<&str>) -> Vec<u8> {
+        let packet = EnhancedPacket { interface: 1, ts_ns: 1_500, captured: &[1, 2, 3, 4, 5], orig_len: 9 };
+        let mut out = Vec::new();
+        write_enhanced_packet(&mut out, &packet, 9, comment).expect("written");
+        out
+    }
+
+    #[test]
+    fn a_comment_is_added_on_a_line_of_its_own_or_as_the_comment() {
+        assert_eq!(with_comment_added(&block(None), "more").expect("a block"), block(Some("more")));
+        assert_eq!(with_comment_added(&block(Some("first")), "more").expect("a block"), block(Some("first\nmore")));
+        let mut section = Vec::new();
+        write_section_header(&mut section, None).expect("written");
+        assert!(with_comment_added(&section, "more").is_err());
+        assert!(with_comment_added(&[6, 0, 0, 0], "more").is_err());
+    }
+
+    #[test]
+    fn blocks_are_read_back_whole_until_the_end() {
+        let mut file = block(None);
+        file.extend(block(Some("a comment")));
+        let mut input = file.as_slice();
+        assert_eq!(read_block(&mut input).expect("read"), Some(block(None)));
+        assert_eq!(read_block(&mut input).expect("read"), Some(block(Some("a comment"))));
+        assert_eq!(read_block(&mut input).expect("read"), None);
+        assert!(read_block(&mut [6u8, 0, 0, 0, 7, 0, 0, 0].as_slice()).is_err());
+    }
 }
