@@ -178,11 +178,13 @@ capture's marking too. docs/fabric.md says more.",
     /// Write the frames into a pcapng file with the analysis as packet comments, for Wireshark
     #[command(
         long_about = "Write every input frame, unchanged, into one pcapng file, with a packet comment on \
-each frame the analysis has something to say about (the rocescope.analysis.* fields that are set, \
-e.g. 'rocescope.analysis.gap missing_psns=3', 'rocescope.analysis.retransmission', \
-'rocescope.icrc.status=bad', and a short phrase) and a section comment that summarises the findings. \
-In Wireshark, frame.comment contains \"rocescope.analysis.retransmission\" then finds every \
-retransmission.",
+each frame the analysis has something to say about (a record of the per-frame analysis fields that are \
+set, 'rocescope/1 analysis.flow=7 analysis.seq_class=gap analysis.gap=1 analysis.missing_psns=3', the \
+findings that name the frame, and short phrases: 'rocescope.analysis.gap missing_psns=3: …', \
+'rocescope.icrc.status=bad: …') and a section comment that summarises the findings. In Wireshark, \
+frame.comment contains \"rocescope.analysis.retransmission\" then finds every retransmission; with \
+the plugin of `rocescope wireshark-plugin` the records are fields (rocescope.analysis.retransmission) \
+and expert items (docs/wireshark-plugin.md).",
         after_help = format!(
             "{}{}",
             concat!(
@@ -194,6 +196,26 @@ retransmission.",
         )
     )]
     Annotate(AnnotateArgs),
+    /// Print or install the Wireshark plugin that shows annotate's comments as fields
+    #[command(
+        long_about = "Print the Lua post-dissector that reads the records `rocescope annotate` writes in \
+packet comments and shows them in Wireshark as fields named as rocescope's own \
+(rocescope.analysis.gap, rocescope.analysis.missing_psns, rocescope.icrc.status, …) and the findings \
+that name a frame as expert items (error, warning, note). --install writes it into the personal Lua \
+plugin folder instead (~/.local/lib/wireshark/plugins; %APPDATA%\\Wireshark\\plugins on Windows) and \
+prints where. docs/wireshark-plugin.md says more.",
+        after_help = format!(
+            "{}{}",
+            concat!(
+                "EXAMPLES:\n",
+                "    rocescope wireshark-plugin > rocescope.lua\n",
+                "    tshark -X lua_script:rocescope.lua -r annotated.pcapng -Y rocescope.analysis.gap\n",
+                "    rocescope wireshark-plugin --install\n\n",
+            ),
+            help_section(&[0, 2, 3])
+        )
+    )]
+    WiresharkPlugin(WiresharkPluginArgs),
     /// Write the frames and the report's tables as a Parquet dataset for Spark, DuckDB, Trino
     #[command(
         long_about = "Write the captures as a Hive-partitioned Parquet dataset that the engines a fabric team \
@@ -391,6 +413,13 @@ pub struct AnnotateArgs {
 
     #[command(flatten)]
     pub times: Times,
+}
+
+#[derive(Debug, Args)]
+pub struct WiresharkPluginArgs {
+    /// Write it into the personal Lua plugin folder instead of printing it
+    #[arg(long)]
+    pub install: bool,
 }
 
 #[derive(Debug, Args)]

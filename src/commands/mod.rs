@@ -17,6 +17,7 @@ pub mod packets;
 pub mod passes;
 pub mod reporting;
 pub mod saved_run;
+pub mod wireshark_plugin;
 
 use std::io::Write as _;
 
@@ -34,6 +35,7 @@ pub fn run(command: &Command) -> Outcome {
         Command::Generate(args) => generate::run(args),
         Command::Fields(args) => list_fields(args.prefix.as_deref().unwrap_or_default()),
         Command::Annotate(args) => annotate::run(args),
+        Command::WiresharkPlugin(args) => wireshark_plugin::run(args),
         Command::Browse(args) => browse(args),
         Command::Capture(args) => capture(args),
         Command::Completions(args) => install::completions(args),

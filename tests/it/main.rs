@@ -57,3 +57,4 @@ mod trace_events;
 mod tshark_json;
 mod uet;
 mod wireshark_fields;
+mod wireshark_plugin;

@@ -1,5 +1,12 @@
-//! rocescope's analysis inside Wireshark: the machine-readable records of the packet comments
-//! `annotate` writes.
+//! rocescope's analysis inside Wireshark: the Lua post-dissector shipped with rocescope and the
+//! machine-readable records it reads from the packet comments `annotate` writes
+//! (docs/wireshark-plugin.md gives their grammar).
+
+/// The Lua post-dissector, as `rocescope wireshark-plugin` prints and installs it.
+pub const PLUGIN: &str = include_str!("rocescope.lua");
+
+/// The file name the plugin is installed under.
+pub const PLUGIN_FILE: &str = "rocescope.lua";
 
 /// The version of the records' grammar: a record's first word is `rocescope/VERSION`; the
 /// plugin reads the versions it knows and ignores the others. Adding a key keeps the version;
