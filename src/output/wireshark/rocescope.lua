@@ -108,11 +108,13 @@ local function read_records(text, records)
     end
 end
 
--- A record's value of `kind` as its field takes it; nil where it is not one.
+-- A record's value of `kind` as its field takes it; nil where it is not one. A boolean is
+-- given as the number 1: TreeItem:add has read an FT_BOOLEAN's value as a number in every
+-- Wireshark, and as a Lua boolean only in some.
 local function typed(value, kind)
     if kind == "bool" then
         if value == "1" then
-            return true
+            return 1
         end
         return nil
     elseif kind == "uint" then
@@ -125,13 +127,14 @@ local function typed(value, kind)
     return value
 end
 
--- Adds one record's fields, and its expert item where it is a finding's.
-local function add_record(tree, record)
+-- Adds one record's fields, and its expert item where it is a finding's; `bytes` is the empty
+-- range the items stand on (they describe the frame, no bytes of it).
+local function add_record(tree, bytes, record)
     for _, key in ipairs(KEYS) do
         local value = record.values[key[1]]
         local typed_value = value and typed(value, key[3])
         if typed_value ~= nil then
-            tree:add(key[2], typed_value)
+            tree:add(key[2], bytes, typed_value)
         end
     end
     local code = record.values["finding"]
@@ -153,9 +156,10 @@ function rocescope.dissector(tvb, pinfo, tree)
     if #records == 0 then
         return
     end
-    local subtree = tree:add(rocescope, tvb:range(0, 0))
+    local bytes = tvb:range(0, 0)
+    local subtree = tree:add(rocescope, bytes)
     for _, record in ipairs(records) do
-        add_record(subtree, record)
+        add_record(subtree, bytes, record)
     end
 end
 
