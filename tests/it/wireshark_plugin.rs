@@ -114,27 +114,23 @@ fn findings_by_frame(input: &Path) -> BTreeMap<u64, Vec<(String, String)>> {
     named
 }
 
-/// The plugin's expert items on each frame: the code their text begins with and their severity.
-fn experts_by_frame(plugin: &Path, annotated: &Path) -> BTreeMap<u64, Vec<(String, String)>> {
-    let mut args = field_args(&["_ws.expert.message", "_ws.expert.severity"]);
-    args.extend(["-E", "aggregator=\u{1f}", "-Y", "_ws.expert"]);
-    let mut named: BTreeMap<u64, Vec<(String, String)>> = BTreeMap::new();
-    for line in tshark(plugin, annotated, &args).lines() {
-        let mut cells = line.split('\t');
-        let (Some(number), Some(messages), Some(severities)) = (cells.next(), cells.next(), cells.next()) else {
-            continue;
-        };
-        assert!(!messages.contains("Lua Error"), "{}: frame {number}: {messages}", annotated.display());
-        for (message, severity) in messages.split('\u{1f}').zip(severities.split('\u{1f}')) {
+/// The expert items' messages and severities tshark prints, each list joined by this.
+const AGGREGATOR: char = '\u{1f}';
+
+/// The plugin's expert items on a frame, from tshark's `_ws.expert.message` and
+/// `_ws.expert.severity` of it: the code their text begins with and their severity.
+fn experts(messages: &str, severities: &str) -> Vec<(String, String)> {
+    assert!(!messages.contains("Lua Error"), "{messages}");
+    let mut found: Vec<(String, String)> = messages
+        .split(AGGREGATOR)
+        .zip(severities.split(AGGREGATOR))
+        .filter_map(|(message, severity)| {
             let code = message.split(" (").next().unwrap_or_default();
-            if FINDING_KINDS.iter().any(|k| k.code == code) {
-                let frame = number.parse().expect("a frame number");
-                named.entry(frame).or_default().push((code.to_string(), severity_of(severity).to_string()));
-            }
-        }
-    }
-    named.values_mut().for_each(|v| v.sort());
-    named
+            FINDING_KINDS.iter().any(|k| k.code == code).then(|| (code.to_string(), severity_of(severity).to_string()))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 #[test]
@@ -145,6 +141,10 @@ fn the_plugin_shows_what_packets_shows_for_every_capture() {
     let dir = tempfile::tempdir().expect("temp dir");
     let plugin = plugin(dir.path());
     let fields = field_args(&FIELDS);
+    let mut with_experts = fields.clone();
+    with_experts.extend(["-e", "_ws.expert.message", "-e", "_ws.expert.severity"]);
+    let aggregator = format!("aggregator={AGGREGATOR}");
+    with_experts.extend(["-E", &aggregator]);
     for input in common::samples_and_shared_captures() {
         let out = annotated(&input, dir.path());
         let name = input.display();
@@ -152,19 +152,31 @@ fn the_plugin_shows_what_packets_shows_for_every_capture() {
         ours.extend_from_slice(&fields);
         ours.push(input.to_str().expect("UTF-8"));
         let expected = normalised(&common::run_ok(&ours));
-        let shown = normalised(&tshark(&plugin, &out, &fields));
+        let mut expert_items = BTreeMap::new();
+        let mut shown = Vec::new();
+        for line in tshark(&plugin, &out, &with_experts).lines() {
+            // the frame's fields, then the two columns of its expert items
+            let cells: Vec<&str> = line.split('\t').collect();
+            let (own, [messages, severities]) = cells.split_at(cells.len().saturating_sub(2)) else {
+                panic!("{name}: no expert columns in {line:?}");
+            };
+            let items = experts(messages, severities);
+            if !items.is_empty() {
+                expert_items.insert(own.first().and_then(|n| n.parse::<u64>().ok()).expect("a frame number"), items);
+            }
+            shown.extend(normalised(&own.join("\t")));
+        }
         for (theirs, ours) in shown.iter().zip(&expected) {
             assert_eq!(theirs, ours, "{name}: frame.number and {FIELDS:?}");
         }
         assert_eq!(shown.len(), expected.len(), "{name}: frames");
+        assert_eq!(expert_items, findings_by_frame(&input), "{name}: expert items");
 
         let selected: Vec<u64> = tshark(&plugin, &out, &["-Y", FILTER, "-T", "fields", "-e", "frame.number"])
             .lines()
             .map(|l| l.trim().parse().expect("a frame number"))
             .collect();
         assert_eq!(selected, common::frames_selected(&input, FILTER), "{name}: -Y {FILTER}");
-
-        assert_eq!(experts_by_frame(&plugin, &out), findings_by_frame(&input), "{name}: expert items");
     }
 }
 
