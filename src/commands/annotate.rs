@@ -181,7 +181,7 @@ impl FrameSink for Annotator {
 /// The section comment: the findings, one a line.
 fn summary(report: &Report, comments: u64) -> String {
     let mut s = format!(
-        "rocescope {} analysis: {} frames, {comments} with comments (frame.comment contains \"rocescope.\"); {} findings",
+        "rocescope {} analysis: {} frames, {comments} with comments (frame.comment contains \"rocescope/\"; rocescope wireshark-plugin reads them as fields); {} findings",
         env!("CARGO_PKG_VERSION"),
         report.roce.totals.frames,
         report.findings.len()
