@@ -438,6 +438,18 @@ fn each_frame_says_where_its_psn_stood_and_annotate_writes_it() {
     assert_eq!(commented("rocescope.analysis.lost_before_tap"), ["5"]);
     assert_eq!(commented("rocescope.analysis.retransmission"), ["5", "9"]);
     assert_eq!(commented("rocescope.analysis.late_arrival"), ["4"]);
+    // and the Wireshark plugin reads them as the fields themselves
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plugin = common::wireshark_plugin(dir.path());
+    let shown = std::process::Command::new("tshark")
+        .arg("-X")
+        .arg(format!("lua_script:{}", plugin.display()))
+        .arg("-r")
+        .arg(&out)
+        .args(["-Y", "rocescope.analysis.lost_before_tap", "-T", "fields", "-e", "frame.number"])
+        .output()
+        .expect("tshark runs");
+    assert_eq!(String::from_utf8_lossy(&shown.stdout).split_whitespace().collect::<Vec<_>>(), ["5"]);
 }
 
 #[test]

@@ -38,13 +38,6 @@ const FILTER: &str = "rocescope.analysis.missing_psns >= 2 || rocescope.analysis
     || rocescope.analysis.flow == 2 || rocescope.analysis.retransmission || rocescope.analysis.late_arrival \
     || rocescope.analysis.mirror_duplicate || rocescope.icrc.status == \"bad\" || rocescope.malformed";
 
-/// The plugin, written where tshark can load it.
-fn plugin(dir: &Path) -> PathBuf {
-    let path = dir.join("rocescope.lua");
-    std::fs::write(&path, common::run_ok(&["wireshark-plugin"])).expect("write the plugin");
-    path
-}
-
 /// tshark with the plugin loaded over `file`, asserting that it ran without complaint on
 /// standard error (where a plugin that cannot load says so).
 fn tshark(plugin: &Path, file: &Path, args: &[&str]) -> String {
@@ -139,13 +132,16 @@ fn the_plugin_shows_what_packets_shows_for_every_capture() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let plugin = plugin(dir.path());
+    let plugin = common::wireshark_plugin(dir.path());
     let fields = field_args(&FIELDS);
     let mut with_experts = fields.clone();
     with_experts.extend(["-e", "_ws.expert.message", "-e", "_ws.expert.severity"]);
     let aggregator = format!("aggregator={AGGREGATOR}");
     with_experts.extend(["-E", &aggregator]);
-    for input in common::samples_and_shared_captures() {
+    let malformed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    let mut inputs = common::samples_and_shared_captures();
+    inputs.extend(["cut_at_every_header_boundary.pcap", "runt_frames.pcap"].map(|name| malformed.join(name)));
+    for input in inputs {
         let out = annotated(&input, dir.path());
         let name = input.display();
         let mut ours = vec!["packets"];
@@ -204,7 +200,7 @@ fn the_plugin_says_nothing_of_other_comments_or_other_versions() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let plugin = plugin(dir.path());
+    let plugin = common::wireshark_plugin(dir.path());
     let uncommented = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/reordering.pcap");
     assert_eq!(tshark(&plugin, &uncommented, &["-Y", ANYTHING]), "", "a capture without comments");
 

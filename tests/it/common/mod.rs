@@ -149,6 +149,14 @@ pub fn tshark_available() -> bool {
     found
 }
 
+/// The Wireshark plugin `wireshark-plugin` prints, written into `dir` for `tshark -X
+/// lua_script:`.
+pub fn wireshark_plugin(dir: &std::path::Path) -> PathBuf {
+    let path = dir.join("rocescope.lua");
+    std::fs::write(&path, run_ok(&["wireshark-plugin"])).expect("write the plugin");
+    path
+}
+
 /// The bundled samples (`samples/`, not the taps of `samples/path/`), sorted.
 pub fn samples() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples");
