@@ -95,33 +95,24 @@ fn sequence(record: &mut Record, verdict: &crate::analyze::Verdict) {
 fn integrity(record: &mut Record, packet: &DecodedFrame<'_>) {
     match &packet.body {
         Body::Roce(r) => {
-            let vcrc = r.vcrc.map(|v| v.status);
-            for (key, status) in [("icrc.status", Some(r.icrc)), ("vcrc.status", vcrc)] {
-                match status {
-                    Some(IcrcStatus::Bad) => {
-                        record.value(key, "bad");
-                        record.phrase(&format!("rocescope.{key}=bad: the CRC does not match the bytes"));
-                    }
-                    Some(IcrcStatus::Unverifiable) => {
-                        record.value(key, "unverifiable");
-                        record
-                            .phrase(&format!("rocescope.{key}=unverifiable: the capture does not hold the whole CRC"));
-                    }
-                    _ => {}
-                }
+            let checks = [("icrc.status", Some(r.icrc)), ("vcrc.status", r.vcrc.map(|v| v.status))];
+            for (key, status) in checks.into_iter().filter_map(|(key, status)| Some((key, status?))) {
+                let why = match status {
+                    IcrcStatus::Bad => "the CRC does not match the bytes",
+                    IcrcStatus::Unverifiable => "the capture does not hold the whole CRC",
+                    IcrcStatus::Ok => continue,
+                };
+                unsound(record, key, status.name(), why);
             }
         }
-        Body::Uet(u) => match u.crc {
-            UetCrc::NoVariant { .. } => {
-                record.value("uet.crc.status", "bad");
-                record.phrase("rocescope.uet.crc.status=bad: the CRC32C trailer matches none of its four readings");
-            }
-            UetCrc::Unchecked => {
-                record.value("uet.crc.status", "unchecked");
-                record.phrase("rocescope.uet.crc.status=unchecked: encrypted, cut, or without an IP header");
-            }
-            UetCrc::Matched(_) => {}
-        },
+        Body::Uet(u) => {
+            let why = match u.crc {
+                UetCrc::NoVariant { .. } => "the CRC32C trailer matches none of its four readings",
+                UetCrc::Unchecked => "encrypted, cut, or without an IP header",
+                UetCrc::Matched(_) => return,
+            };
+            unsound(record, "uet.crc.status", u.crc.name(), why);
+        }
         Body::Malformed(m) => {
             record.value("malformed", m.error);
             record.value("malformed.layer", m.error.layer.name());
@@ -129,6 +120,12 @@ fn integrity(record: &mut Record, packet: &DecodedFrame<'_>) {
         }
         _ => {}
     }
+}
+
+/// A check that did not pass: its status field (`icrc.status=bad`) and why, as a phrase.
+fn unsound(record: &mut Record, key: &str, status: &str, why: &str) {
+    record.value(key, status);
+    record.phrase(&format!("rocescope.{key}={status}: {why}"));
 }
 
 /// The output's interfaces: one per input file and link type, with that file's time
