@@ -19,8 +19,8 @@ pub const STATE_MAGIC: &[u8; 8] = b"RSCSTATE";
 /// counts of its ACKs' ECN echoes compared with them, no count of frames cut inside their
 /// headers, no flow's first mirror duplicate, and a path MTU per host pair; version 11 kept
 /// no flow's first MACs; version 12 no hosts' QP tables; version 14 no union of the pauses in
-/// force per priority.
-pub const STATE_VERSION: u32 = 15;
+/// force per priority; version 15 kept no source of a pause period.
+pub const STATE_VERSION: u32 = 16;
 
 /// zstd's level for the state: fast, the state is written once per run.
 const LEVEL: i32 = 3;

@@ -35,7 +35,7 @@ pub fn episodes(a: &Analyzer) -> Vec<Episode> {
 pub struct Paused([Vec<(i64, i64, FrameNumber)>; PAUSE_CHANNEL + 1]);
 
 impl Paused {
-    /// The union of `periods`, channel by channel.
+    /// The union of `periods`, channel by channel, whatever their sources.
     pub fn of(periods: &[PausePeriod]) -> Paused {
         let mut by_start = periods.to_vec();
         by_start.sort_by_key(|p| (p.period.start_ns, p.period.start_frame));
@@ -90,10 +90,12 @@ fn priority_of(flow: &Flow, policy: &Policy) -> Option<u8> {
 mod tests {
     use super::*;
     use crate::analyze::roce::wide::pfc::Closed;
+    use rocescope_parsers::ethernet::MacAddr;
 
     fn period(channel: u8, start_ns: i64, end_ns: i64, start_frame: u64) -> PausePeriod {
         PausePeriod {
             channel,
+            source: MacAddr([2, 0, 0, 0, 0, start_frame as u8]),
             period: Closed { start_ns, end_ns, start_frame: FrameNumber::new(start_frame), storm: false },
         }
     }

@@ -64,6 +64,9 @@ pub struct Closed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
 pub struct PausePeriod {
     pub channel: u8,
+    /// The pausing MAC: with the channel, the key of the source in [`PauseTracker`]'s `pfc`
+    /// (or, on [`PAUSE_CHANNEL`], `pause`), as the report names its pause sources.
+    pub source: MacAddr,
     pub period: Closed,
 }
 
@@ -224,21 +227,22 @@ pub struct Ended {
     pub paused: Timeline,
     /// The first storm periods: (priority or [`PAUSE_CHANNEL`], start, end).
     pub storms: Vec<(usize, i64, i64)>,
-    /// The first [`PERIODS_KEPT`] periods, in order of their start once finished.
+    /// The first [`PERIODS_KEPT`] periods, each with its source, in order of their start once
+    /// finished.
     pub periods: Vec<PausePeriod>,
     /// Periods beyond [`PERIODS_KEPT`].
     pub periods_not_kept: u64,
 }
 
 impl Ended {
-    /// Records a period of `channel` that ended.
-    fn record(&mut self, channel: usize, closed: Option<Closed>) {
+    /// Records a period of `source` on `channel` that ended.
+    fn record(&mut self, channel: usize, source: MacAddr, closed: Option<Closed>) {
         let Some(c) = closed else { return };
         if c.storm && self.storms.len() < STORMS_KEPT {
             self.storms.push((channel, c.start_ns, c.end_ns));
         }
         if self.periods.len() < PERIODS_KEPT {
-            self.periods.push(PausePeriod { channel: channel as u8, period: c });
+            self.periods.push(PausePeriod { channel: channel as u8, source, period: c });
         } else {
             self.periods_not_kept += 1;
         }
@@ -272,7 +276,7 @@ impl Ended {
     /// Puts the periods in order of their start, whatever order their sources closed in.
     fn sort(&mut self) {
         self.storms.sort_by_key(|s| (s.1, s.0));
-        self.periods.sort_by_key(|p| (p.period.start_ns, p.channel, p.period.start_frame));
+        self.periods.sort_by_key(|p| (p.period.start_ns, p.channel, p.period.start_frame, p.source));
     }
 }
 
@@ -347,7 +351,7 @@ impl PauseTracker {
                             self.in_force[channel].frame(&mut self.ended.paused, channel, ts_ns, source, |s| {
                                 Self::update(s, frame, ts_ns, pause_ns, storm_ns)
                             });
-                        self.ended.record(channel, closed);
+                        self.ended.record(channel, src, closed);
                     }
                     None => refused = true,
                 }
@@ -365,7 +369,7 @@ impl PauseTracker {
                     self.in_force[PAUSE_CHANNEL].frame(&mut self.ended.paused, PAUSE_CHANNEL, ts_ns, source, |s| {
                         Self::update(s, frame, ts_ns, pause_ns, storm_ns)
                     });
-                self.ended.record(PAUSE_CHANNEL, closed);
+                self.ended.record(PAUSE_CHANNEL, src, closed);
             }
             None => self.not_kept += 1,
         }
@@ -378,15 +382,15 @@ impl PauseTracker {
         }
         let storm_ns = self.storm_ns;
         // by source, so that the periods' order does not depend on the hash maps'
-        let mut pfc: Vec<_> = self.pfc.iter_mut().map(|((mac, p), s)| ((mac.0, usize::from(*p)), s)).collect();
-        pfc.sort_by_key(|(k, _)| *k);
-        for ((_, priority), source) in pfc {
-            self.ended.record(priority, source.close(None, storm_ns));
+        let mut pfc: Vec<_> = self.pfc.iter_mut().map(|((mac, p), s)| ((*mac, usize::from(*p)), s)).collect();
+        pfc.sort_by_key(|((mac, priority), _)| (mac.0, *priority));
+        for ((mac, priority), source) in pfc {
+            self.ended.record(priority, mac, source.close(None, storm_ns));
         }
         let mut pause: Vec<_> = self.pause.iter_mut().collect();
         pause.sort_by_key(|(mac, _)| mac.0);
-        for (_, source) in pause {
-            self.ended.record(PAUSE_CHANNEL, source.close(None, storm_ns));
+        for (mac, source) in pause {
+            self.ended.record(PAUSE_CHANNEL, *mac, source.close(None, storm_ns));
         }
         self.ended.sort();
     }
@@ -560,6 +564,22 @@ mod tests {
         let mut union = vec![1_000; 28];
         union.extend([0; 12].into_iter().chain([1_000; 5]));
         assert_eq!(paused_per_us(&t, 3), union);
+    }
+
+    #[test]
+    fn overlapping_periods_of_two_sources_on_a_priority_keep_their_own_sources() {
+        const OTHER: MacAddr = MacAddr([2, 0, 0, 0, 0, 2]);
+        let mut t = PauseTracker::new(QUANTUM_NS, 100 * MS);
+        t.observe_pfc(FrameNumber::new(1), 0, MAC, &xoff(3, 10_000)); // MAC until 10 µs
+        t.observe_pfc(FrameNumber::new(2), 4_000, OTHER, &xoff(3, 20_000)); // OTHER until 24 µs
+        t.observe_pfc(FrameNumber::new(3), 6_000, MAC, &xoff(3, 0)); // MAC ends at 6 µs
+        t.finish();
+        let period = |source, start_ns, end_ns, start_frame| PausePeriod {
+            channel: 3,
+            source,
+            period: Closed { start_ns, end_ns, start_frame: FrameNumber::new(start_frame), storm: false },
+        };
+        assert_eq!(t.ended.periods, [period(MAC, 0, 6_000, 1), period(OTHER, 4_000, 24_000, 2)]);
     }
 
     #[test]
