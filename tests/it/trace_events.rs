@@ -1,6 +1,6 @@
 //! `analyze --trace`: the Chrome trace (Trace Event Format) of the report, checked against the
 //! JSON report of the same sample: well-formed events, times in µs from the first frame, the
-//! retransmit episodes, pauses and CNP bursts as spans, the capture-wide counters.
+//! retransmit episodes, each pause source's periods and CNP bursts as spans, the capture-wide counters.
 
 use crate::common;
 
@@ -123,30 +123,53 @@ fn retransmit_spans_are_the_reports_episodes() {
     }
 }
 
+/// The report's pause sources, PFC's and 802.3x PAUSE's, each with the name of its thread.
+fn pause_sources(report: &Value) -> Vec<(String, &Value)> {
+    let sources = report["pfc"].as_array().unwrap().iter().chain(report["pause"].as_array().unwrap());
+    let channel = |s: &Value| match s["priority"].as_u64() {
+        Some(priority) => format!("PFC priority {priority}"),
+        None => "PAUSE (802.3x)".to_string(),
+    };
+    sources.map(|s| (format!("{} from {}", channel(s), s["src_mac"].as_str().unwrap()), s)).collect()
+}
+
 #[test]
-fn pause_spans_add_up_to_the_reports_paused_time() {
+fn each_pause_sources_spans_are_its_own_paused_time() {
     let (report, trace) = report_and_trace("pfc_storm");
-    let sources = report["pfc"].as_array().unwrap();
+    let sources = pause_sources(&report);
     assert!(!sources.is_empty());
     assert_eq!(report["limits"]["pause_periods_not_kept"], 0);
     let found = spans(&trace, "pause");
     assert!(!found.is_empty());
-    for priority in 0..8u64 {
-        let of_priority: Vec<_> = sources.iter().filter(|s| s["priority"] == priority).collect();
-        let Some(tid) = thread(&trace, &format!("PFC priority {priority} paused")) else {
-            assert!(of_priority.iter().all(|s| s["paused_ns"] == 0), "priority {priority} paused");
+    for (name, s) in &sources {
+        let Some(tid) = thread(&trace, name) else {
+            assert_eq!(s["paused_ns"], 0, "{name} paused");
             continue;
         };
-        let paused_us: f64 = found.iter().filter(|s| s.2["tid"] == tid).map(|s| s.1).sum();
-        // one source: the union of its periods is its paused time
-        if let [only] = of_priority.as_slice() {
-            assert!(close(paused_us, only["paused_ns"].as_f64().unwrap() / 1e3), "priority {priority}");
-        }
-        let first = of_priority.iter().filter_map(|s| s["first_ts_ns"].as_i64()).min().unwrap();
-        let first_span = found.iter().find(|s| s.2["tid"] == tid).unwrap();
-        assert!(close(first_span.0, us(&report, &first.into())), "priority {priority} starts at its first XOFF");
-        let storm = of_priority.iter().any(|s| s["storm"] == true);
-        assert_eq!(found.iter().any(|s| s.2["tid"] == tid && s.2["args"]["storm"] == true), storm);
+        let own: Vec<_> = found.iter().filter(|f| f.2["tid"] == tid).collect();
+        let paused_us: f64 = own.iter().map(|f| f.1).sum();
+        assert!(close(paused_us, s["paused_ns"].as_f64().unwrap() / 1e3), "{name}: {paused_us} µs");
+        let first = own.first().expect("a span");
+        assert!(close(first.0, us(&report, &s["first_ts_ns"])), "{name} starts at its first XOFF");
+        assert_eq!(own.iter().any(|f| f.2["args"]["storm"] == true), s["storm"] == true, "{name}'s storm");
+    }
+}
+
+#[test]
+fn a_priority_two_sources_paused_has_a_thread_of_their_union() {
+    let (report, trace) = report_and_trace("pfc_storm");
+    let sources = pause_sources(&report);
+    let found = spans(&trace, "pause");
+    for priority in 0..8u64 {
+        let of_priority: Vec<_> =
+            sources.iter().filter(|(_, s)| s["priority"] == priority && s["paused_ns"] != 0).collect();
+        let union = thread(&trace, &format!("PFC priority {priority} paused"));
+        assert_eq!(union.is_some(), of_priority.len() > 1, "priority {priority}'s union");
+        let Some(tid) = union else { continue };
+        let paused_us: f64 = found.iter().filter(|f| f.2["tid"] == tid).map(|f| f.1).sum();
+        let own_us: Vec<f64> = of_priority.iter().map(|(_, s)| s["paused_ns"].as_f64().unwrap() / 1e3).collect();
+        assert!(paused_us <= own_us.iter().sum::<f64>() + 1e-6, "priority {priority}: at most the sum");
+        assert!(own_us.iter().all(|own| paused_us + 1e-6 >= *own), "priority {priority}: at least each source's");
     }
 }
 

@@ -7,11 +7,13 @@
 //! Times are µs of capture time since the capture's first frame, whose absolute time
 //! `otherData` gives, so that the trace can be shifted onto a profiler's. The capture is one
 //! process; each flow is a thread with its traffic as spans and its gaps and NAKs as
-//! instants, beside it threads of its retransmit episodes and CNP bursts, a thread per paused
-//! priority, a thread per UET PDC, and counters of the capture-wide series. What the report
+//! instants, beside it threads of its retransmit episodes and CNP bursts, a thread per pause
+//! source and priority (and one per priority two or more sources paused), a thread per UET PDC, and counters of the capture-wide series. What the report
 //! holds no time for is left out (docs/trace.md).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+
+use rocescope_parsers::ethernet::MacAddr;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -21,7 +23,7 @@ use crate::analyze::report::Report;
 use crate::analyze::roce::flow::episodes::Episode;
 use crate::analyze::roce::report::FlowReport;
 use crate::analyze::roce::report::chart_data::ChartData;
-use crate::analyze::roce::wide::pfc::PAUSE_CHANNEL;
+use crate::analyze::roce::wide::pfc::{Closed, PAUSE_CHANNEL, PausePeriod};
 use crate::analyze::timeline::Timeline;
 use crate::analyze::trace::{EventKind, FlowTrace};
 use crate::analyze::uet::PdcKey;
@@ -272,30 +274,61 @@ fn channel_name(channel: usize) -> String {
     if channel == PAUSE_CHANNEL { "PAUSE (802.3x)".to_string() } else { format!("PFC priority {channel}") }
 }
 
-/// A thread per paused priority (and one for 802.3x PAUSE): when any source paused it, the
-/// union of the sources' pause periods (the analysis keeps periods per priority, not per
-/// source), each naming the sources the report lists for the priority.
+/// The pause periods the analysis kept, per channel and pausing MAC (the report's pause
+/// source): each source's own periods, in time order.
+type BySource<'a> = BTreeMap<(usize, MacAddr), Vec<&'a Closed>>;
+
+/// Groups `periods` (in time order) by channel and source.
+fn by_source(periods: &[PausePeriod]) -> BySource<'_> {
+    let mut grouped = BySource::new();
+    for p in periods {
+        grouped.entry((usize::from(p.channel), p.source)).or_default().push(&p.period);
+    }
+    grouped
+}
+
+/// For each paused priority (and 802.3x PAUSE): where two or more sources paused it, a thread
+/// of when any of them did, then a thread per source with its own pause periods.
 fn pauses(trace: &mut Trace, report: &Report, charts: &ChartData) {
+    let grouped = by_source(charts.pause_periods());
     for channel in 0..=PAUSE_CHANNEL {
-        let intervals = charts.pauses().intervals(channel);
-        if intervals.is_empty() {
-            continue;
+        let sources: Vec<_> = grouped.iter().filter(|((c, _), _)| *c == channel).collect();
+        if sources.len() > 1 {
+            union_thread(trace, report, charts, channel);
         }
-        let priority = (channel != PAUSE_CHANNEL).then_some(channel as u8);
-        let sources: Vec<&str> = report
-            .roce
-            .pfc
-            .iter()
-            .chain(&report.roce.pause)
-            .filter(|p| p.priority == priority)
-            .map(|p| p.src_mac.as_str())
-            .collect();
-        let tid = trace.thread(format!("{} paused", channel_name(channel)));
-        for &(from_ns, to_ns, first_xoff) in intervals {
-            let storm = charts.storms().iter().any(|s| s.0 == channel && s.1 >= from_ns && s.2 <= to_ns);
-            let args = json!({ "first_xoff_frame": first_xoff, "storm": storm, "sources": sources });
-            trace.span(tid, "pause", "paused".into(), (from_ns, to_ns), args);
+        for ((_, mac), periods) in sources {
+            source_thread(trace, channel, *mac, periods);
         }
+    }
+}
+
+/// A thread of `channel`'s pauses by `source`, `PFC priority 3 from 02:00:00:00:00:09`: a
+/// span per period, from its first XOFF to the XON or the quanta's expiry.
+fn source_thread(trace: &mut Trace, channel: usize, source: MacAddr, periods: &[&Closed]) {
+    let tid = trace.thread(format!("{} from {source}", channel_name(channel)));
+    for p in periods {
+        let args = json!({ "first_xoff_frame": p.start_frame, "storm": p.storm });
+        trace.span(tid, "pause", "paused".into(), (p.start_ns, p.end_ns), args);
+    }
+}
+
+/// A thread of when any source paused `channel`: the union of the sources' pause periods,
+/// each span naming the sources the report lists for the channel.
+fn union_thread(trace: &mut Trace, report: &Report, charts: &ChartData, channel: usize) {
+    let priority = (channel != PAUSE_CHANNEL).then_some(channel as u8);
+    let sources: Vec<&str> = report
+        .roce
+        .pfc
+        .iter()
+        .chain(&report.roce.pause)
+        .filter(|p| p.priority == priority)
+        .map(|p| p.src_mac.as_str())
+        .collect();
+    let tid = trace.thread(format!("{} paused", channel_name(channel)));
+    for &(from_ns, to_ns, first_xoff) in charts.pauses().intervals(channel) {
+        let storm = charts.storms().iter().any(|s| s.0 == channel && s.1 >= from_ns && s.2 <= to_ns);
+        let args = json!({ "first_xoff_frame": first_xoff, "storm": storm, "sources": sources });
+        trace.span(tid, "pause", "paused".into(), (from_ns, to_ns), args);
     }
 }
 

@@ -9,6 +9,7 @@ use crate::analyze::histogram::{FineHistogram, LogHistogram};
 use crate::analyze::id::FlowId;
 use crate::analyze::roce::analyzer::Analyzer;
 use crate::analyze::roce::report::paused::Paused;
+use crate::analyze::roce::wide::pfc::PausePeriod;
 use crate::analyze::timeline::Timeline;
 use crate::analyze::trace::FlowTrace;
 use crate::analyze::uet::PdcKey;
@@ -21,6 +22,8 @@ pub struct ChartData {
     paused: Timeline,
     storms: Vec<(usize, i64, i64)>,
     pauses: Paused,
+    /// The pause periods the analysis kept, each with its source, in order of their start.
+    periods: Vec<PausePeriod>,
     /// Per traced flow: its PSN events and ACK latencies.
     traced: FxHashMap<u32, (FlowTrace, LogHistogram)>,
     uet_traces: FxHashMap<PdcKey, FlowTrace>,
@@ -41,6 +44,7 @@ impl ChartData {
             paused: a.wide.pauses().ended.paused.clone(),
             storms: a.wide.pauses().ended.storms.clone(),
             pauses: Paused::of(&a.wide.pauses().ended.periods),
+            periods: a.wide.pauses().ended.periods.clone(),
             traced: traced.collect(),
             uet_traces: a.uet.traces().map(|(k, t)| (*k, t.clone())).collect(),
             completion_times: a.congestion.fct().all.clone(),
@@ -69,6 +73,12 @@ impl ChartData {
     /// was paused by any source, from the pause periods the analysis kept.
     pub fn pauses(&self) -> &Paused {
         &self.pauses
+    }
+
+    /// Each source's pause periods the analysis kept (the first
+    /// [`crate::analyze::roce::wide::pfc::PERIODS_KEPT`]), in order of their start.
+    pub fn pause_periods(&self) -> &[PausePeriod] {
+        &self.periods
     }
 
     /// The PSN events of flow `id`, for the first traced flows.
