@@ -156,7 +156,8 @@ struct Annotator {
     /// `if_tsresol` of each input file: 6 for microseconds, 9 for nanoseconds (and for pcapng
     /// files, whose interfaces may differ: nanoseconds keep every timestamp exact).
     tsresol: Vec<u8>,
-    comments: u64,
+    /// The frames with records of their own.
+    with_records: u64,
 }
 
 impl FrameSink for Annotator {
@@ -164,7 +165,7 @@ impl FrameSink for Annotator {
         let tsresol = self.tsresol.get(frame.file).copied().unwrap_or(9);
         let interface = self.interfaces.index(frame.file, frame.record.link_type, tsresol);
         let note = comment(frame.packet, frame.verdict);
-        self.comments += u64::from(note.is_some());
+        self.with_records += u64::from(note.is_some());
         let packet = EnhancedPacket {
             interface,
             ts_ns: frame.record.ts_ns,
@@ -175,10 +176,11 @@ impl FrameSink for Annotator {
     }
 }
 
-/// The section comment: the findings, one a line.
-fn summary(report: &Report, comments: u64) -> String {
+/// The section comment: the frames with records of their own, those the findings name (the two
+/// may overlap), then the findings, one a line.
+fn summary(report: &Report, records: u64, named: usize) -> String {
     let mut s = format!(
-        "rocescope {} analysis: {} frames, {comments} with comments (frame.comment contains \"rocescope/\"; rocescope wireshark-plugin reads them as fields); {} findings",
+        "rocescope {} analysis: {} frames, {records} with analysis records, {named} named by findings (frame.comment contains \"rocescope/\"; rocescope wireshark-plugin reads them as fields); {} findings",
         env!("CARGO_PKG_VERSION"),
         report.roce.totals.frames,
         report.findings.len()
@@ -215,14 +217,19 @@ fn finding_records(report: &Report) -> BTreeMap<u64, Vec<String>> {
 
 /// Writes the output: header, interfaces, then the scratch file's packets, each a frame a
 /// finding names with the finding's record added to its comment; named when whole.
-fn assemble(out: &Path, report: &Report, section: &str, interfaces: &[Interface], body: &Path) -> io::Result<()> {
+fn assemble(
+    out: &Path,
+    findings: &BTreeMap<u64, Vec<String>>,
+    section: &str,
+    interfaces: &[Interface],
+    body: &Path,
+) -> io::Result<()> {
     let (atomic, file) = AtomicFile::create_at(out)?;
     let mut file = BufWriter::new(file);
     write_section_header(&mut file, Some(section))?;
     for iface in interfaces {
         write_interface(&mut file, iface)?;
     }
-    let findings = finding_records(report);
     let mut packets = BufReader::new(File::open(body)?);
     let mut number = 0u64;
     while let Some(block) = read_block(&mut packets)? {
@@ -258,15 +265,16 @@ pub fn run(args: &AnnotateArgs) -> Outcome {
     let body = File::create(&body_path)
         .map(BufWriter::new)
         .map_err(|e| Failure::Output(format!("cannot write {}: {e}", body_path.display())))?;
-    let annotator = Annotator { body, interfaces: Interfaces::default(), tsresol, comments: 0 };
+    let annotator = Annotator { body, interfaces: Interfaces::default(), tsresol, with_records: 0 };
     let mut stage =
         Annotating { analyzer: Analyzer::with_verdicts(config), ordered: InOrder::new(annotator, None, None) };
     let ran = pipeline::run(&mut inputs, &decoder, &mut stage, &|_| {});
     let (damage, Annotating { analyzer, ordered }) = (ran.damage, stage);
     let written = ran.result.and_then(|()| {
         let report = assemble::report_of_files(&analyzer, inputs.readers(), &damage);
-        let section = summary(&report, ordered.sink.comments);
-        assemble(&args.output, &report, &section, &ordered.sink.interfaces.described, &body_path)
+        let findings = finding_records(&report);
+        let section = summary(&report, ordered.sink.with_records, findings.len());
+        assemble(&args.output, &findings, &section, &ordered.sink.interfaces.described, &body_path)
     });
     let _ = std::fs::remove_file(&body_path);
     report_damage(&damage);

@@ -119,3 +119,33 @@ fn annotate_refuses_to_overwrite_its_input() {
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to overwrite"));
 }
+
+#[test]
+fn the_section_comment_counts_the_frames_with_records_and_those_the_findings_name() {
+    let capinfos = Command::new("capinfos").arg("-h").output().is_ok_and(|o| o.status.success());
+    if !common::tshark_available() || !capinfos {
+        eprintln!("SKIPPED: tshark or capinfos is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    // its findings name PFC and PAUSE frames, which have no record of their own
+    let input = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/pfc_storm.pcap");
+    let out = annotated(&input, dir.path());
+    let own = frames(&out, "tshark", "frame.comment && !(frame.comment matches \"^rocescope/1 finding=\")").len();
+    let report: serde_json::Value =
+        serde_json::from_str(&common::run_ok(&["analyze", "-q", "--json", input.to_str().expect("UTF-8")]))
+            .expect("JSON");
+    let mut named: Vec<u64> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .flat_map(|f| f["evidence"]["frames"].as_array().into_iter().flatten().filter_map(|n| n.as_u64()))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    assert!(!named.is_empty() && own > 0);
+    let info = Command::new("capinfos").arg("-k").arg(&out).output().expect("capinfos runs");
+    let info = String::from_utf8_lossy(&info.stdout);
+    let said = format!("{own} with analysis records, {} named by findings", named.len());
+    assert!(info.contains(&said), "{said:?} not in {info}");
+}
