@@ -14,24 +14,20 @@ use rocescope::output::packet::capture_file::{
     EnhancedPacket, Interface, write_enhanced_packet, write_interface, write_section_header,
 };
 
-/// Every per-frame field the comments carry, as `packets -T fields` and the plugin name them.
-const FIELDS: [&str; 15] = [
-    "rocescope.analysis.flow",
-    "rocescope.analysis.seq_class",
-    "rocescope.analysis.gap",
-    "rocescope.analysis.missing_psns",
-    "rocescope.analysis.capture_missed",
-    "rocescope.analysis.retransmission",
-    "rocescope.analysis.late_arrival",
-    "rocescope.analysis.ahead",
-    "rocescope.analysis.lost_before_tap",
-    "rocescope.analysis.mirror_duplicate",
-    "rocescope.icrc.status",
-    "rocescope.vcrc.status",
-    "rocescope.uet.crc.status",
-    "rocescope.malformed",
-    "rocescope.malformed.layer",
-];
+/// Every per-frame field the comments carry, as `packets -T fields` and the plugin name them:
+/// each field of the analysis (the registry's `rocescope.analysis.*`, so that a new one has to
+/// reach the plugin), the ICRC, VCRC and UET CRC verdicts and a malformed frame's error.
+fn fields() -> Vec<&'static str> {
+    let analysis = rocescope_engine::fields::all().map(|f| f.name).filter(|n| n.starts_with("rocescope.analysis."));
+    let verdicts = [
+        "rocescope.icrc.status",
+        "rocescope.vcrc.status",
+        "rocescope.uet.crc.status",
+        "rocescope.malformed",
+        "rocescope.malformed.layer",
+    ];
+    analysis.chain(verdicts).collect()
+}
 
 /// A filter of value comparisons and presences over the plugin's fields.
 const FILTER: &str = "rocescope.analysis.missing_psns >= 2 || rocescope.analysis.seq_class == \"ahead\" \
@@ -133,7 +129,9 @@ fn the_plugin_shows_what_packets_shows_for_every_capture() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let plugin = common::wireshark_plugin(dir.path());
-    let fields = field_args(&FIELDS);
+    let names = fields();
+    assert!(names.contains(&"rocescope.analysis.retransmission"), "{names:?}");
+    let fields = field_args(&names);
     let mut with_experts = fields.clone();
     with_experts.extend(["-e", "_ws.expert.message", "-e", "_ws.expert.severity"]);
     let aggregator = format!("aggregator={AGGREGATOR}");
@@ -163,7 +161,7 @@ fn the_plugin_shows_what_packets_shows_for_every_capture() {
             shown.extend(normalised(&own.join("\t")));
         }
         for (theirs, ours) in shown.iter().zip(&expected) {
-            assert_eq!(theirs, ours, "{name}: frame.number and {FIELDS:?}");
+            assert_eq!(theirs, ours, "{name}: frame.number and {names:?}");
         }
         assert_eq!(shown.len(), expected.len(), "{name}: frames");
         assert_eq!(expert_items, findings_by_frame(&input), "{name}: expert items");
@@ -218,7 +216,7 @@ fn the_plugin_says_nothing_of_other_comments_or_other_versions() {
     );
     let shown = tshark(&plugin, &foreign, &["-Y", ANYTHING, "-T", "fields", "-e", "frame.number"]);
     assert_eq!(shown, "6\n", "only the record of version 1 shows, and none of its values");
-    let fields = field_args(&FIELDS[..3]);
+    let fields = field_args(&fields()[..3]);
     assert_eq!(tshark(&plugin, &foreign, &fields).lines().nth(5), Some("6\t\t\t"));
 
     let mixed = dir.path().join("mixed.pcapng");
