@@ -16,10 +16,11 @@ enum Open {
 /// Parses the first YAML document of `text`; a syntax error is a `ConfigError` at its line.
 /// An empty document reads as an empty map.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Node, ConfigError> {
+    let lines = Lines::of(text);
     let mut open: Vec<Open> = Vec::new();
     for event in Parser::new_from_str(text) {
-        let (event, span) = event.map_err(|scan| syntax_error(file, &scan))?;
-        let line = span.start.line().max(1);
+        let (event, span) = event.map_err(|scan| syntax_error(file, &lines, &scan))?;
+        let line = lines.at(span.start.index());
         let done = match event {
             Event::Scalar(text, ..) => Node { line, value: Value::Scalar(text.into_owned()) },
             Event::Alias(_) => Node { line, value: Value::Scalar(String::new()) },
@@ -68,8 +69,27 @@ fn attach(open: &mut [Open], node: Node) -> Option<Node> {
     }
 }
 
-fn syntax_error(file: &str, scan: &ScanError) -> ConfigError {
-    error(file, scan.marker().line().max(1), format!("YAML syntax error: {}", scan.info()))
+fn syntax_error(file: &str, lines: &Lines, scan: &ScanError) -> ConfigError {
+    error(file, lines.at(scan.marker().index()), format!("YAML syntax error: {}", scan.info()))
+}
+
+/// Where the lines of a text begin, to number them as an editor does. The YAML scanner's own
+/// numbers count a lone carriage return as a line break too (YAML 1.2, 5.4), and would name a
+/// line past the file's last.
+struct Lines {
+    /// The character index of each line feed, in order.
+    feeds: Vec<usize>,
+}
+
+impl Lines {
+    fn of(text: &str) -> Lines {
+        Lines { feeds: text.chars().enumerate().filter(|(_, c)| *c == '\n').map(|(at, _)| at).collect() }
+    }
+
+    /// The line (from 1) of the character at `index`.
+    fn at(&self, index: usize) -> usize {
+        1 + self.feeds.partition_point(|feed| *feed < index)
+    }
 }
 
 #[cfg(test)]
@@ -92,6 +112,16 @@ mod tests {
         assert_eq!(err.line, 3, "{err}");
         let err = parse("f", "a:\n  b: [1, 2\nc: 3\n").unwrap_err();
         assert!(err.line >= 2, "{err}");
+    }
+
+    #[test]
+    fn lines_are_counted_by_line_feeds_alone() {
+        // a lone carriage return breaks a YAML line, not an editor's
+        let node = parse("f", "a: 1\rb: 2\r\nc: 3\n").unwrap();
+        let c = node.entry("c").unwrap();
+        assert_eq!(c.key_line, 2);
+        let err = parse("f", "a:\r  b: 1\r c: 2\n").unwrap_err();
+        assert_eq!(err.line, 1, "{err}");
     }
 
     #[test]
