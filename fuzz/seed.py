@@ -12,7 +12,9 @@ seeds/state also gets a compression bomb (run-length zstd blocks that inflate 32
 seeds/filter gets display filters: the grammar's every form, Wireshark operators rocescope
 refuses, a long run of one operator and nesting past the limit;
 seeds/frame and seeds/parsers get single frames (the frame target's first byte selects the
-link type: 0 is Ethernet, 1 LINKTYPE_INFINIBAND, 7 ERF) and, for the parsers, the same frame from its IP and UDP headers on.
+link type: 0 is Ethernet, 1 LINKTYPE_INFINIBAND, 7 ERF) and, for the parsers, the same frame from its IP and UDP headers on;
+seeds/plain_path the Ethernet ones of those frames, after a selector byte of 0 (the default
+decoder, the frame captured whole).
 """
 
 import gzip
@@ -75,6 +77,8 @@ def seed_capture(path):
             continue
         seen.add(kind)
         put("frame", bytes([selector]) + frame)
+        if selector == 0:
+            put("plain_path", bytes([0]) + frame)
         for start in (0, 14, 34, 42):
             put("parsers", frame[start:])
 
@@ -128,7 +132,7 @@ FILTER_SEEDS = [
 
 
 # the targets whose seeds this script writes; the others' seeds (counters, tap) are written by hand
-GENERATED = ["capture", "pipeline", "state", "filter", "frame", "parsers"]
+GENERATED = ["capture", "pipeline", "state", "filter", "frame", "plain_path", "parsers"]
 
 
 def main():

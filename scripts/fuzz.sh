@@ -14,7 +14,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(parsers frame capture pipeline state filter counters tap hosts fabric)
+    targets=(parsers frame plain_path capture pipeline state filter counters tap hosts fabric)
 fi
 
 cargo fuzz build -s none

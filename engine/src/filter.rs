@@ -107,6 +107,11 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Does the filter match every frame (no option given)?
+    pub fn matches_all(&self) -> bool {
+        self.only.is_none() && self.qps.is_empty() && self.opcodes.is_empty() && self.ips.is_empty()
+    }
+
     pub fn matches(&self, p: &DecodedFrame<'_>) -> bool {
         self.matches_only(p) && self.matches_qp(p) && self.matches_opcode(p) && self.matches_ip(p)
     }

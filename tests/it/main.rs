@@ -34,6 +34,7 @@ mod mirror_formats;
 mod native_infiniband;
 mod path;
 mod pipe_streaming;
+mod plain_path;
 mod production_patterns;
 mod properties;
 mod qp_identity;

@@ -10,8 +10,11 @@ use rocescope_parsers::opcode::{CNP, OpcodeInfo};
 use rocescope_parsers::uet::Uet;
 
 use crate::analyze::renumber::{FrameNumber, Renumber};
+use crate::capture::Record;
 use crate::decode::MAX_ENCAP_DEPTH;
-use crate::decode::{Body, DecodedFrame, DeferredIcrc, Endpoint, IcrcStatus, Link, Marks, Other, Roce};
+use crate::decode::{
+    Body, DecodedFrame, Decoder, DeferredIcrc, Endpoint, IcrcStatus, Link, Marks, Other, PlainRoce, Roce,
+};
 
 /// The CM message fields connection tracking uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Renumber)]
@@ -405,6 +408,75 @@ impl FrameSummary {
             },
             link: LinkKind::of(p),
             content,
+        }
+    }
+
+    /// The summary of `record`: from the fast path when it is a plain RoCEv2 frame
+    /// ([`Decoder::plain_roce`]), else from its whole decoding into `packet`, which then holds
+    /// it (and otherwise something else).
+    pub fn of_record<'a>(
+        number: u64,
+        record: &Record<'a>,
+        decoder: &Decoder,
+        packet: &mut DecodedFrame<'a>,
+    ) -> FrameSummary {
+        match decoder.plain_roce(record) {
+            Some(plain) => FrameSummary::of_plain(number, record, &plain),
+            None => {
+                decoder.decode_into(record, packet);
+                FrameSummary::of(number, packet)
+            }
+        }
+    }
+
+    /// The summary of a plain RoCEv2 frame: what [`FrameSummary::of`] gives its whole
+    /// decoding, where nothing but its Ethernet, IP, UDP and transport headers is set.
+    pub fn of_plain(number: u64, record: &Record<'_>, plain: &PlainRoce<'_>) -> FrameSummary {
+        let (net, ib) = (plain.net, plain.ib);
+        let (src_mac, dst_mac) = (plain.eth.header.source(), plain.eth.header.destination());
+        let pcp = plain.eth.vlans.outer().map(|t| t.pcp());
+        let roce = RoceFacts {
+            version: 2,
+            ttl: net.ttl().unwrap_or(0),
+            pcp,
+            src_mac: Some(src_mac),
+            dst_mac: Some(dst_mac),
+            udp_sport: Some(plain.udp.source_port()),
+            opcode: ib.bth.opcode(),
+            dest_qp: ib.bth.dest_qp(),
+            psn: ib.bth.psn(),
+            ack_req: ib.bth.ack_req(),
+            payload_len: ib.payload_len,
+            icrc: plain.icrc,
+            vcrc: None,
+            fecn: ib.bth.fecn(),
+            becn: ib.bth.becn(),
+            signature: plain.icrc_computed,
+            deferred_icrc: None,
+            aeth: ib.aeth(),
+            reth: ib.reth(),
+            deth: ib.deth(),
+            cm: None,
+        };
+        FrameSummary {
+            number: FrameNumber::new(number),
+            ts_ns: record.ts_ns,
+            orig_len: record.orig_len,
+            caplen: record.data.len() as u32,
+            encaps: [None; MAX_ENCAP_DEPTH],
+            mirror_truncated: false,
+            truncated_copy: false,
+            vlan_tags: plain.eth.vlans.len() as u8,
+            marks: Marks::default(),
+            hardware_time: false,
+            src: Some(net.source()),
+            dst: Some(net.destination()),
+            dscp: net.dscp(),
+            ecn: net.ecn(),
+            outer_ce: false,
+            erf_lost: 0,
+            link: LinkKind::Decoded,
+            content: Content::Roce(roce),
         }
     }
 

@@ -3,8 +3,10 @@
 //! verifying the ICRC. Nothing here allocates.
 
 mod packet;
+mod plain;
 
 pub use packet::*;
+pub use plain::PlainRoce;
 
 use rocescope_parsers::arista::{AristaHeader, ETHERTYPE_ARISTA};
 use rocescope_parsers::bth::Bth;

@@ -199,6 +199,12 @@ impl Selection {
         self.filter.as_ref().is_some_and(DisplayFilter::uses_previous_frame)
     }
 
+    /// Does the selection keep every frame (neither a filter nor an option)? Then no frame
+    /// needs to be decoded whole for it.
+    pub fn keeps_all(&self) -> bool {
+        self.filter.is_none() && self.options.matches_all()
+    }
+
     /// Is the frame analysed, in a capture whose first frame was captured at `first_ts_ns`?
     /// For threads that are each asked about some frames only.
     pub fn keeps_after(&self, first_ts_ns: i64, number: u64, packet: &DecodedFrame<'_>) -> bool {

@@ -253,28 +253,45 @@ impl Stage for Analysing<'_, '_, '_> {
 }
 
 /// One frame summary held back, so that the analyzer starts loading what it looks up for a
-/// frame while it analyses the frame before ([`Analyzer::prefetch`]).
+/// frame while it analyses the frame before ([`Analyzer::prefetch`]). Two slots, taken in
+/// turn: the next summary is written in the free one, so that no summary is moved.
 #[derive(Default)]
-struct OneAhead(Option<FrameSummary>);
+struct OneAhead {
+    slots: [Option<FrameSummary>; 2],
+    /// The slot of the frame held back.
+    held: usize,
+}
 
 impl OneAhead {
     /// Takes the next frame, and analyses the one before.
     fn observe(&mut self, analyzer: &mut Analyzer, next: FrameSummary) {
-        analyzer.prefetch(&next);
-        if let Some(current) = self.0.replace(next) {
-            analyzer.observe(&current);
-        }
+        self.observe_with(analyzer, || Some(next));
+    }
+
+    /// Takes the next frame's summary, which `summarise` gives (none for a frame not kept)
+    /// and which is written in its slot, and analyses the one before.
+    fn observe_with(&mut self, analyzer: &mut Analyzer, summarise: impl FnOnce() -> Option<FrameSummary>) {
+        let free = self.held ^ 1;
+        let Some(slot) = self.slots.get_mut(free) else { return };
+        *slot = summarise();
+        let Some(next) = slot else { return };
+        analyzer.prefetch(next);
+        self.flush(analyzer);
+        self.held = free;
     }
 
     /// The number of the frame held back, if one is.
     fn waiting(&self) -> Option<u64> {
-        self.0.as_ref().map(|s| s.number.get())
+        self.slots.get(self.held)?.as_ref().map(|s| s.number.get())
     }
 
     /// Analyses the frame held back.
     fn flush(&mut self, analyzer: &mut Analyzer) {
-        if let Some(last) = self.0.take() {
-            analyzer.observe(&last);
+        if let Some(slot) = self.slots.get_mut(self.held) {
+            if let Some(current) = slot {
+                analyzer.observe(current);
+            }
+            *slot = None;
         }
     }
 }

@@ -38,7 +38,7 @@ use crate::analyze::roce::congestion::incast::{Incast, Timed};
 use crate::analyze::{Analyzer, Config, ShardStart, combine::merge, partition};
 use crate::capture::mapped::{self, Location};
 use crate::capture::{Inputs, Record};
-use crate::decode::Decoder;
+use crate::decode::{DecodedFrame, Decoder};
 use crate::display_filter::Selection;
 use ranges::Split;
 
@@ -300,8 +300,25 @@ struct Kept<'s> {
 }
 
 impl Kept<'_> {
-    fn keeps(&self, number: u64, packet: &crate::decode::DecodedFrame<'_>) -> bool {
+    fn keeps(&self, number: u64, packet: &DecodedFrame<'_>) -> bool {
         self.selection.keeps_after(self.first_ts_ns, number, packet)
+    }
+
+    /// The summary of frame `number` of `record` when the selection keeps it: from the fast
+    /// path ([`FrameSummary::of_record`]) when the selection keeps every frame, else from its
+    /// whole decoding into `packet`.
+    fn summary<'a>(
+        &self,
+        number: u64,
+        record: &Record<'a>,
+        decoder: &Decoder,
+        packet: &mut DecodedFrame<'a>,
+    ) -> Option<FrameSummary> {
+        if self.selection.keeps_all() {
+            return Some(FrameSummary::of_record(number, record, decoder, packet));
+        }
+        decoder.decode_into(record, packet);
+        self.keeps(number, packet).then(|| FrameSummary::of(number, packet))
     }
 }
 
@@ -546,10 +563,9 @@ impl Worker<'_> {
                 if let Some(next) = batch.frames.get(i + PREFETCH_AHEAD) {
                     crate::prefetch::bytes(next.location.bytes(mappings));
                 }
-                let packet = self.decoder.decode(&frame.location.record(mappings));
-                if self.kept.keeps(frame.number, &packet) {
-                    ahead.observe(&mut shard, FrameSummary::of(frame.number, &packet));
-                }
+                let record = frame.location.record(mappings);
+                let mut packet = DecodedFrame::undecoded(&record);
+                ahead.observe_with(&mut shard, || self.kept.summary(frame.number, &record, self.decoder, &mut packet));
             }
             self.shared.finish(self.thread, &batch.read_to);
             // every frame of this thread up to `through` is analysed, but the one held back

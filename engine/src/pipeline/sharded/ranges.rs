@@ -24,7 +24,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::{Config, IncastMerge, Job, Kept, Owners, PREFETCH_AHEAD, Shared, Start, join, partition_of, read_ahead};
 use crate::analyze::Analyzer;
-use crate::analyze::frame::FrameSummary;
 use crate::analyze::identity::known::KnownQps;
 use crate::analyze::partition::PARTITIONS;
 use crate::capture::walk::{FileWalk, Walked};
@@ -363,13 +362,10 @@ impl Run<'_> {
             }
             let (Some(e), number) = (chunk.entries.get(i), chunk.base + i as u64 + 1) else { continue };
             let Walked::Record(record, _) = self.walk.record_at(e.at as usize) else { continue };
-            self.decoder.decode_into(&record, &mut packet);
-            if !self.kept.keeps(number, &packet) {
-                continue;
-            }
+            let mut summarise = || self.kept.summary(number, &record, self.decoder, &mut packet);
             match (&mut whole, e.partition) {
-                (Some((whole, _)), NO_PARTITION) => whole.observe(&FrameSummary::of(number, &packet)),
-                _ => ahead.observe(shard, FrameSummary::of(number, &packet)),
+                (Some((whole, _)), NO_PARTITION) => summarise().iter().for_each(|s| whole.observe(s)),
+                _ => ahead.observe_with(shard, summarise),
             }
         }
         let through = chunk.base + chunk.entries.len() as u64;
