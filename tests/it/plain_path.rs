@@ -2,7 +2,8 @@
 //! against the general decoder: on every frame of every sample, of the shared reference and
 //! real captures where they are there, and of the generated benchmark captures, and on frames
 //! altered byte by byte, a frame the fast path takes has the summary the general decoder gives
-//! it, field for field. The `plain_path` fuzz target does the same on random frames.
+//! it, field for field, and the hosts read at their offsets for the split analysis are the
+//! decoded frame's. The `plain_path` fuzz target does the same on random frames.
 
 use crate::common;
 
@@ -19,11 +20,18 @@ fn decoders() -> [Decoder; 3] {
     [Decoder::new(&[]), Decoder::new(&[4792]), Decoder::new(&[]).deferring_icrc()]
 }
 
-/// Compares the two paths on `record`; true when the fast path took it.
+/// Compares the two paths on `record`; true when the fast path took it. The hosts the split
+/// analysis places a frame by, read at their offsets (`Decoder::plain_hosts`), are the
+/// decoded frame's too.
 fn agree(decoder: &Decoder, record: &Record<'_>, what: &dyn Fn() -> String) -> bool {
+    let decoded = decoder.decode(record);
+    if let Some((src, dst)) = decoder.plain_hosts(record) {
+        assert_eq!((decoded.src_ip(), decoded.dst_ip()), (Some(src), Some(dst)), "{}: hosts", what());
+    }
     let Some(plain) = decoder.plain_roce(record) else { return false };
+    assert!(decoder.plain_hosts(record).is_some(), "{}: a plain frame without plain hosts", what());
     let fast = FrameSummary::of_plain(7, record, &plain);
-    let general = FrameSummary::of(7, &decoder.decode(record));
+    let general = FrameSummary::of(7, &decoded);
     assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{}", what());
     true
 }

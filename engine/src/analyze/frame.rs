@@ -432,16 +432,14 @@ impl FrameSummary {
     /// The summary of a plain RoCEv2 frame: what [`FrameSummary::of`] gives its whole
     /// decoding, where nothing but its Ethernet, IP, UDP and transport headers is set.
     pub fn of_plain(number: u64, record: &Record<'_>, plain: &PlainRoce<'_>) -> FrameSummary {
-        let (net, ib) = (plain.net, plain.ib);
-        let (src_mac, dst_mac) = (plain.eth.header.source(), plain.eth.header.destination());
-        let pcp = plain.eth.vlans.outer().map(|t| t.pcp());
+        let (ib, traffic_class) = (plain.ib, plain.traffic_class());
         let roce = RoceFacts {
             version: 2,
-            ttl: net.ttl().unwrap_or(0),
-            pcp,
-            src_mac: Some(src_mac),
-            dst_mac: Some(dst_mac),
-            udp_sport: Some(plain.udp.source_port()),
+            ttl: plain.ttl(),
+            pcp: plain.pcp(),
+            src_mac: Some(plain.src_mac()),
+            dst_mac: Some(plain.dst_mac()),
+            udp_sport: Some(plain.udp_source_port),
             opcode: ib.bth.opcode(),
             dest_qp: ib.bth.dest_qp(),
             psn: ib.bth.psn(),
@@ -466,13 +464,13 @@ impl FrameSummary {
             encaps: [None; MAX_ENCAP_DEPTH],
             mirror_truncated: false,
             truncated_copy: false,
-            vlan_tags: plain.eth.vlans.len() as u8,
+            vlan_tags: plain.vlan_tags() as u8,
             marks: Marks::default(),
             hardware_time: false,
-            src: Some(net.source()),
-            dst: Some(net.destination()),
-            dscp: net.dscp(),
-            ecn: net.ecn(),
+            src: Some(plain.source.into()),
+            dst: Some(plain.destination.into()),
+            dscp: Some(traffic_class >> 2),
+            ecn: Some(traffic_class & 0x03),
             outer_ce: false,
             erf_lost: 0,
             link: LinkKind::Decoded,

@@ -31,8 +31,6 @@ use rocescope_parsers::uet::{self, Entropy, Uet};
 use rocescope_parsers::vxlan::VxlanHeader;
 use rocescope_parsers::{Error, ErrorKind, Layer, icrc, vcrc};
 
-use std::net::IpAddr;
-
 use crate::capture::{LinkType, Record};
 
 const IPPROTO_ICMPV6: u8 = 58;
@@ -178,33 +176,6 @@ impl Decoder {
         {
             p.ts_ns = ts_ns;
         }
-    }
-
-    /// The source and destination hosts of a plain RoCEv2 frame (Ethernet, VLAN tags, IPv4 or
-    /// IPv6 without extension headers, not a fragment, UDP to a RoCE port), read without
-    /// decoding further: the addresses [`Decoder::decode`] gives the frame. `None` for any
-    /// other frame, which only a full decoding can place.
-    pub fn plain_hosts(&self, record: &Record<'_>) -> Option<(IpAddr, IpAddr)> {
-        if record.link_type != LinkType::ETHERNET {
-            return None;
-        }
-        let (frame, payload) = EthernetFrame::parse(record.data).ok()?;
-        let (hosts, protocol, upper) = match frame.ethertype {
-            eth::ETHERTYPE_IPV4 => {
-                let (ip, upper) = Ipv4Header::parse(payload).ok().filter(|(ip, _)| !ip.is_fragment())?;
-                ((IpAddr::from(ip.source()), IpAddr::from(ip.destination())), ip.protocol(), upper)
-            }
-            eth::ETHERTYPE_IPV6 => {
-                let (ip, upper) = Ipv6Header::parse(payload).ok()?;
-                ((IpAddr::from(ip.source()), IpAddr::from(ip.destination())), ip.next_header(), upper)
-            }
-            _ => return None,
-        };
-        let dport = match upper {
-            [_, _, high, low, ..] => u16::from_be_bytes([*high, *low]),
-            _ => return None,
-        };
-        (protocol == ipv4::PROTO_UDP && self.roce_ports.contains(&dport)).then_some(hosts)
     }
 
     /// An ERF record: InfiniBand packets and link packets, and Ethernet frames after their
