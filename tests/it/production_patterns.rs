@@ -338,6 +338,25 @@ fn nccl_qps_that_all_start_at_psn_0_are_paired_from_their_evidence() {
 }
 
 #[test]
+fn acks_that_fitted_no_flow_pair_once_the_flow_they_answer_starts_requesting() {
+    // B's ACKs to QP 0x100 come before any request of A to QP 0x200, whose flow an ACK of
+    // A's opened first: they fit nothing; then A's WRITEs begin, and the next ACK in their
+    // range pairs
+    let mut c = Capture::new();
+    c.add(T0, &ack(A, B, 7, 0));
+    for i in 0..3 {
+        c.add(T0 + (1 + i) * US, &ack(B, A, 50, 0));
+    }
+    for (i, psn) in (48..53u32).enumerate() {
+        c.add(T0 + 10 * US + i as i64 * US, &write_only(A, B, psn, psn == 52));
+    }
+    c.add(T0 + 20 * US, &ack(B, A, 52, 0));
+    let r = c.analyze(&[]);
+    let acks = flow(&r, 2, 0x100);
+    assert_eq!((&acks["pairing"], &acks["peer"]), (&json!("psn"), &flow(&r, 1, 0x200)["id"]));
+}
+
+#[test]
 fn a_sole_candidate_whose_psns_other_qps_share_is_not_paired() {
     // a spine mirror sees the WRITEs of QPs 0 and 1 and the ACKs of QPs 1 and 3: QP 3's
     // WRITEs and QP 0's ACKs took the other spine. QP 1's ACKs pair by its NAK; QP 3's fit

@@ -24,6 +24,11 @@ impl Analyzer {
         }
     }
 
+    /// Has flow `id` requested a PSN yet?
+    fn requested(&self, id: FlowId) -> bool {
+        self.flows.flow(id).is_some_and(Flow::has_requested)
+    }
+
     /// Do the hosts' tables name the QPs of flow `id` (so that its pairing is theirs, never the
     /// evidence's)?
     fn tabled(&self, id: FlowId) -> bool {
@@ -32,27 +37,32 @@ impl Analyzer {
 
     /// Pairs the unpaired response flow `fid` with the flow it answers once the PSNs of its
     /// responses (this one, naming `psn`, and those before) leave one candidate; then pairs
-    /// the flows that were left one candidate by that.
+    /// the flows that were left one candidate by that. A flow none of whose flows the other
+    /// way could fit (none unpaired has requested yet, or there are too many to scan) is not
+    /// tried again while the flow table's generation stays
+    /// ([`crate::analyze::roce::flow::table::FlowTable::generation`]): on a
+    /// capture of ACKs whose requests it lacks, every ACK would scan in vain.
     pub(crate) fn pair_by_evidence(&mut self, fid: FlowId, psn: u32) {
         let Some(f) = self.flows.flow(fid).filter(|f| f.peer.is_none()) else { return };
         if self.tabled(fid) {
             return;
         }
         let fresh = f.pairing_candidates().is_empty();
-        let pool: &[FlowId] = if fresh {
-            let between = self.flows.between(f.key.dst, f.key.src);
-            if between.len() > MAX_PAIRING_CANDIDATES {
-                return;
+        let generation = self.flows.generation();
+        // nothing the other way could fit, and nothing changed since
+        if fresh && f.unpairable_at() == Some(generation) {
+            return;
+        }
+        let pool: &[FlowId] = if fresh { self.flows.between(f.key.dst, f.key.src) } else { f.pairing_candidates() };
+        let available =
+            |c: &FlowId| *c != fid && !self.tabled(*c) && self.flows.flow(*c).is_some_and(|c| c.peer.is_none());
+        if fresh && (pool.len() > MAX_PAIRING_CANDIDATES || !pool.iter().any(|c| available(c) && self.requested(*c))) {
+            if let Some(f) = self.flows.flow_mut(fid) {
+                f.set_unpairable_at(Some(generation));
             }
-            between
-        } else {
-            f.pairing_candidates()
-        };
-        let fits = |c: &FlowId| {
-            *c != fid
-                && !self.tabled(*c)
-                && self.flows.flow(*c).is_some_and(|c| c.peer.is_none() && c.psn_in_range(psn))
-        };
+            return;
+        }
+        let fits = |c: &FlowId| available(c) && self.flows.flow(*c).is_some_and(|c| c.psn_in_range(psn));
         let left: Candidates = pool.iter().copied().filter(fits).collect();
         let method = if fresh { PairMethod::Psn } else { PairMethod::Ack };
         match left[..] {

@@ -51,6 +51,7 @@ impl Analyzer {
         let mut events = std::mem::take(&mut self.events);
         events.clear();
         let Some(f) = self.flows.flow_mut(fid) else { return };
+        let had_requested = f.has_requested();
         let idle_ns = f.sequenced_at(s.ts_ns);
         let held = match space {
             Space::Requests => {
@@ -72,10 +73,14 @@ impl Analyzer {
                 f.responses.seq.observe(arrival, &rules, &config, &mut events)
             }
         };
+        let started_requesting = !had_requested && f.has_requested();
         if held {
             f.hold(Held { frame: s.number, ts_ns: s.ts_ns, facts: *roce, idle_ns });
             self.packets_held += 1;
             self.packets_held_peak = self.packets_held_peak.max(self.packets_held);
+        }
+        if started_requesting {
+            self.flows.note_requesting();
         }
         if let Some(v) = &mut self.verdicts {
             v.hold(s.number);

@@ -116,6 +116,18 @@ impl Flow {
     pub(super) fn forget_candidate(&mut self, paired: FlowId) {
         self.run.pairing_candidates.retain(|c| *c != paired);
     }
+
+    /// The flow table's generation when no flow the other way could fit the flow's responses
+    /// ([`Flow::set_unpairable_at`]).
+    pub fn unpairable_at(&self) -> Option<u64> {
+        self.run.unpairable_at.0
+    }
+
+    /// No flow the other way can fit the flow's responses while the flow table stays at
+    /// `generation`.
+    pub fn set_unpairable_at(&mut self, generation: Option<u64>) {
+        self.run.unpairable_at = super::runtime::UnpairableAt(generation);
+    }
 }
 
 /// Messages, ACK latency and congestion marks, timed between packets.

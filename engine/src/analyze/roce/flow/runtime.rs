@@ -131,6 +131,13 @@ pub struct FlowRuntime {
     /// by each response (empty until a response leaves several; [`crate::analyze::roce::flow::pairing`]).
     #[combine(end)]
     pub(super) pairing_candidates: Candidates,
+    /// Unpaired, with no candidate: the flow table's generation
+    /// ([`crate::analyze::roce::flow::table::FlowTable::generation`]) when none of the flows
+    /// the other way could ever fit a response, so that no response tries again until that
+    /// changes. Not saved: a part read back tries once more.
+    #[serde(skip)]
+    #[combine(end)]
+    pub(super) unpairable_at: UnpairableAt,
     /// The NAKs it carried that no episode of the peer has answered yet.
     #[combine(end)]
     pub(super) naks: NakLog,
@@ -161,3 +168,18 @@ pub struct FlowRuntime {
     #[combine(end)]
     pub(super) last_sequenced_ts: Option<i64>,
 }
+
+/// When a flow's responses could fit no flow the other way ([`FlowRuntime::unpairable_at`]):
+/// work saved, which changes no result, so that two analyses of the same frames are alike
+/// whatever generations their tables went through (a merge compares flows where the parts
+/// meet): any two are equal.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UnpairableAt(pub Option<u64>);
+
+impl PartialEq for UnpairableAt {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+crate::holds_no_numbers!(UnpairableAt);

@@ -241,6 +241,11 @@ impl Flow {
         self.requested_distance(psn).is_some_and(|(d, span)| d <= span)
     }
 
+    /// Has the flow requested a PSN yet (so that a response may fall in its range)?
+    pub fn has_requested(&self) -> bool {
+        self.requested_distance(0).is_some()
+    }
+
     /// Was `psn` requested by this flow already, [first, highest]?
     pub fn psn_was_requested(&self, psn: u32) -> bool {
         self.requested_distance(psn).is_some_and(|(d, span)| d < span)
@@ -312,6 +317,10 @@ pub struct FlowTable {
     /// The last flow each retired key routed to.
     retired: FxHashMap<PackedKey, FlowId>,
     last: Option<(FlowKey, FlowId)>,
+    /// Moves on whenever a response could fit a flow it fitted none of before: a flow is
+    /// added or retired, or one starts requesting ([`FlowTable::generation`]). Not saved.
+    #[serde(skip)]
+    generation: u64,
 }
 
 impl FlowTable {
@@ -323,7 +332,20 @@ impl FlowTable {
             by_hosts: FxHashMap::default(),
             retired: FxHashMap::default(),
             last: None,
+            generation: 0,
         }
+    }
+
+    /// Where the table stands for pairing: the same generation means no flow was added or
+    /// retired and none started requesting since (a flow unpaired by evidence finds its
+    /// candidates unchanged, [`Flow::unpairable_at`]).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// A flow started requesting: its range of PSNs may fit responses now.
+    pub fn note_requesting(&mut self) {
+        self.generation += 1;
     }
 
     pub fn get(&self, key: &FlowKey) -> Option<FlowId> {
@@ -351,6 +373,7 @@ impl FlowTable {
                 self.flows.push(flow);
                 self.by_key.insert(packed, id);
                 self.by_hosts.entry((key.src, key.dst)).or_default().push(id);
+                self.generation += 1;
                 id
             }
         };
@@ -368,6 +391,7 @@ impl FlowTable {
             ids.retain(|i| *i != id);
         }
         self.last = None;
+        self.generation += 1;
         Some(id)
     }
 
@@ -540,7 +564,14 @@ impl FlowTable {
             table.by_hosts.entry((f.key.src, f.key.dst)).or_default().push(FlowId::at(id));
         }
         table.flows = flows;
+        table.forget_unpairable();
         table
+    }
+
+    /// Every flow's [`Flow::unpairable_at`] is forgotten: flows were joined from tables of
+    /// other generations.
+    fn forget_unpairable(&mut self) {
+        self.flows.iter_mut().for_each(|f| f.set_unpairable_at(None));
     }
 
     /// Routes keys as a table that went on from this one does (`by_key`, `retired`: its
@@ -565,6 +596,7 @@ impl FlowTable {
             }
         }
         self.last = None;
+        self.forget_unpairable();
     }
 
     /// Moves each open retransmit episode's place in the analysis's list of episodes as `moved`
