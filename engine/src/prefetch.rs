@@ -12,16 +12,6 @@ pub fn bytes(bytes: &[u8]) {
     }
 }
 
-/// Starts loading the cache lines `value` lies in.
-#[inline]
-pub fn value<T>(value: &T) {
-    let start = (value as *const T).cast::<u8>();
-    for offset in (0..size_of::<T>()).step_by(64) {
-        hint(start.wrapping_add(offset));
-    }
-    hint(start.wrapping_add(size_of::<T>().saturating_sub(1)));
-}
-
 #[inline]
 fn hint(address: *const u8) {
     #[cfg(target_arch = "x86_64")]

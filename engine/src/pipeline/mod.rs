@@ -215,7 +215,7 @@ pub fn analyse_beside(
     if threads > 1 {
         return parallel::analyse(inputs, decoder, selection, analysis, beside, progress);
     }
-    let mut stage = Analysing { selection, analysis, beside: beside.take(), ahead: OneAhead::default() };
+    let mut stage = Analysing { selection, analysis, beside: beside.take() };
     run(inputs, decoder, &mut stage, progress)
 }
 
@@ -224,7 +224,6 @@ struct Analysing<'s, 'a, 'b> {
     selection: &'s mut Selection,
     analysis: &'a mut dyn Analyse,
     beside: Option<&'b mut dyn Beside>,
-    ahead: OneAhead,
 }
 
 impl Stage for Analysing<'_, '_, '_> {
@@ -237,61 +236,12 @@ impl Stage for Analysing<'_, '_, '_> {
             beside.frame(frame.number, packet, first_ts_ns, self.selection.previous_times())?;
         }
         let summary = FrameSummary::of(frame.number, packet);
-        if self.analysis.wants_bytes() {
-            feed(self.analysis, &summary, Some(Raw { file: frame.file, record: frame.record }))?;
-        } else {
-            self.ahead.observe(self.analysis.analyzer(), summary);
-            self.analysis.observed()?;
-        }
+        let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
+        feed(self.analysis, &summary, raw)?;
         Ok(Step::Continue)
     }
 
     fn finish(&mut self, _: &Decoder) -> io::Result<()> {
-        self.ahead.flush(self.analysis.analyzer());
         Ok(())
-    }
-}
-
-/// One frame summary held back, so that the analyzer starts loading what it looks up for a
-/// frame while it analyses the frame before ([`Analyzer::prefetch`]). Two slots, taken in
-/// turn: the next summary is written in the free one, so that no summary is moved.
-#[derive(Default)]
-struct OneAhead {
-    slots: [Option<FrameSummary>; 2],
-    /// The slot of the frame held back.
-    held: usize,
-}
-
-impl OneAhead {
-    /// Takes the next frame, and analyses the one before.
-    fn observe(&mut self, analyzer: &mut Analyzer, next: FrameSummary) {
-        self.observe_with(analyzer, || Some(next));
-    }
-
-    /// Takes the next frame's summary, which `summarise` gives (none for a frame not kept)
-    /// and which is written in its slot, and analyses the one before.
-    fn observe_with(&mut self, analyzer: &mut Analyzer, summarise: impl FnOnce() -> Option<FrameSummary>) {
-        let free = self.held ^ 1;
-        let Some(slot) = self.slots.get_mut(free) else { return };
-        *slot = summarise();
-        let Some(next) = slot else { return };
-        analyzer.prefetch(next);
-        self.flush(analyzer);
-        self.held = free;
-    }
-
-    /// The number of the frame held back, if one is.
-    fn waiting(&self) -> Option<u64> {
-        self.slots.get(self.held)?.as_ref().map(|s| s.number.get())
-    }
-
-    /// Analyses the frame held back.
-    fn flush(&mut self, analyzer: &mut Analyzer) {
-        if let Some(slot) = self.slots.get_mut(self.held) {
-            if let Some(current) = slot {
-                analyzer.observe(current);
-            }
-            *slot = None;
-        }
     }
 }

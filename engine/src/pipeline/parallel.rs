@@ -140,20 +140,12 @@ fn analyse_batches(
 ) -> io::Result<()> {
     let mut released = vec![0usize; mappings.len()];
     for mut batch in received {
-        if let Some(first) = batch.first_mut() {
-            settle_deferred_icrc(mappings, first);
-        }
         for i in 0..batch.len() {
             if let Some(ahead) = batch.get(i + PREFETCH_AHEAD) {
                 prefetch_frame(mappings, ahead);
             }
-            // the next frame's ICRC (its content signature) first, so that the analyzer can
-            // start loading what it will look up for it
-            if let Some(next) = batch.get_mut(i + 1) {
-                settle_deferred_icrc(mappings, next);
-                analysis.analyzer().prefetch(&next.summary);
-            }
-            let work = &batch[i];
+            let Some(work) = batch.get_mut(i) else { continue };
+            settle_deferred_icrc(mappings, work);
             let raw = work.copy.as_ref().map(|c| c.raw(mappings, work.file, work.at));
             feed(analysis, &work.summary, raw)?;
         }

@@ -31,7 +31,7 @@ use std::sync::{Arc, mpsc};
 
 use memmap2::Mmap;
 
-use super::{Analyse, OneAhead, PROGRESS_EVERY, Ran};
+use super::{Analyse, PROGRESS_EVERY, Ran};
 use crate::analyze::frame::FrameSummary;
 use crate::analyze::identity::known::KnownQps;
 use crate::analyze::roce::congestion::incast::{Incast, Timed};
@@ -556,7 +556,6 @@ struct Worker<'a> {
 impl Worker<'_> {
     /// The frames of its partitions, decoded, verified and analysed in order.
     fn analyse_batches(self, batches: mpsc::Receiver<Batch>, mut shard: Analyzer) -> Analyzer {
-        let mut ahead = OneAhead::default();
         let mappings = &self.shared.mappings;
         for batch in batches {
             for (i, frame) in batch.frames.iter().enumerate() {
@@ -565,14 +564,14 @@ impl Worker<'_> {
                 }
                 let record = frame.location.record(mappings);
                 let mut packet = DecodedFrame::undecoded(&record);
-                ahead.observe_with(&mut shard, || self.kept.summary(frame.number, &record, self.decoder, &mut packet));
+                if let Some(summary) = self.kept.summary(frame.number, &record, self.decoder, &mut packet) {
+                    shard.observe(&summary);
+                }
             }
             self.shared.finish(self.thread, &batch.read_to);
-            // every frame of this thread up to `through` is analysed, but the one held back
-            let through = ahead.waiting().map_or(batch.through, |n| batch.through.min(n - 1));
-            let _ = self.parts.send((self.thread, shard.congestion.take_incast_events(), through));
+            // every frame of this thread up to `through` is analysed
+            let _ = self.parts.send((self.thread, shard.congestion.take_incast_events(), batch.through));
         }
-        ahead.flush(&mut shard);
         shard.finish();
         shard
     }

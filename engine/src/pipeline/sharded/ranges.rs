@@ -29,7 +29,6 @@ use crate::analyze::partition::PARTITIONS;
 use crate::capture::walk::{FileWalk, Walked};
 use crate::capture::{LinkType, Record};
 use crate::decode::{DecodedFrame, Decoder};
-use crate::pipeline::OneAhead;
 
 /// Bytes of the file per chunk.
 pub(super) const CHUNK: usize = 1 << 20;
@@ -217,20 +216,18 @@ impl Run<'_> {
     /// (`whole`) and reports progress. Its shard, finished.
     fn work(&self, t: usize, mut whole: Option<(&mut Analyzer, &dyn Fn(u64))>) -> Analyzer {
         let mut shard = Analyzer::shard(self.config, self.start.shard).with_known_qps(self.known_qps.clone());
-        let mut ahead = OneAhead::default();
         let mut next = 0;
         while let Some(task) = self.next_task(next) {
             match task {
                 Task::Walk(k) => self.commit(k, self.walk_chunk(k)),
                 Task::Analyse(chunk) => {
                     let whole = whole.as_mut().map(|(w, progress)| (&mut **w, *progress));
-                    self.analyse_chunk(t, &chunk, &mut shard, &mut ahead, whole);
+                    self.analyse_chunk(t, &chunk, &mut shard, whole);
                     next += 1;
                     self.analysed(t, next);
                 }
             }
         }
-        ahead.flush(&mut shard);
         shard.finish();
         shard
     }
@@ -345,7 +342,6 @@ impl Run<'_> {
         t: usize,
         chunk: &Committed,
         shard: &mut Analyzer,
-        ahead: &mut OneAhead,
         mut whole: Option<(&mut Analyzer, &dyn Fn(u64))>,
     ) {
         let analyses_whole = whole.is_some();
@@ -362,16 +358,15 @@ impl Run<'_> {
             }
             let (Some(e), number) = (chunk.entries.get(i), chunk.base + i as u64 + 1) else { continue };
             let Walked::Record(record, _) = self.walk.record_at(e.at as usize) else { continue };
-            let mut summarise = || self.kept.summary(number, &record, self.decoder, &mut packet);
+            let Some(summary) = self.kept.summary(number, &record, self.decoder, &mut packet) else { continue };
             match (&mut whole, e.partition) {
-                (Some((whole, _)), NO_PARTITION) => summarise().iter().for_each(|s| whole.observe(s)),
-                _ => ahead.observe_with(shard, summarise),
+                (Some((whole, _)), NO_PARTITION) => whole.observe(&summary),
+                _ => shard.observe(&summary),
             }
         }
         let through = chunk.base + chunk.entries.len() as u64;
         let mut merging = self.merging.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let held = ahead.waiting().map_or(through, |n| through.min(n - 1));
-        merging.add(t + 1, shard.congestion.take_incast_events(), held);
+        merging.add(t + 1, shard.congestion.take_incast_events(), through);
         if let Some((whole, progress)) = whole {
             merging.add(0, whole.congestion.take_incast_events(), through);
             progress(chunk.to as u64);

@@ -250,16 +250,6 @@ impl Analyzer {
         }
     }
 
-    /// Starts loading what [`Analyzer::observe`] will look up first for `next`, the frame
-    /// after the one observed next (its mirror-duplicate slot): a hint that overlaps that
-    /// memory access with the work on the frame before.
-    pub fn prefetch(&self, next: &FrameSummary) {
-        if let Content::Roce(roce) = &next.content {
-            let (src, dst) = next.endpoints();
-            self.wide.prefetch(&FlowKey { src, dst, dst_qp: roce.dest_qp }, roce.signature);
-        }
-    }
-
     /// Decides whether the capture is a doubled mirror with the frames seen so far (at the
     /// end of the input, or when a live capture reports) and analyses the frames held.
     pub fn decide_doubling(&mut self) {

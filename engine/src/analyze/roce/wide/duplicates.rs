@@ -6,8 +6,7 @@
 //!
 //! Recent frames are remembered in four-way set-associative tables, one per host-pair
 //! partition ([`crate::analyze::partition`]), each indexed by a hash of (flow, content signature): one
-//! memory access per frame (which the analysis starts a frame ahead, [`DuplicateWindow::prefetch`]),
-//! and memory that depends on neither the capture size nor the number of flows (a partition's
+//! memory access per frame, and memory that depends on neither the capture size nor the number of flows (a partition's
 //! table is allocated when its first frame comes, and grows, to 384 KiB at most, while frames
 //! pushed out of full sets crowd its overflow list). A frame pushed out of its set while still
 //! inside the window waits in that list until it leaves the window, so below
@@ -247,16 +246,6 @@ pub struct DuplicateWindow {
 impl DuplicateWindow {
     pub fn new(window_ns: i64) -> Self {
         DuplicateWindow { window_ns, span_window_ns: None, tables: (0..PARTITIONS).map(|_| None).collect(), lost: 0 }
-    }
-
-    /// Starts loading the set [`DuplicateWindow::check`] will look at for this packet.
-    pub fn prefetch(&self, flow: &FlowKey, signature: u32) {
-        let (partition, key) = slot_key(flow, signature);
-        if let Some(Some(table)) = self.tables.get(partition)
-            && let Some(set) = table.sets.get(table.index(key))
-        {
-            crate::prefetch::value(set);
-        }
     }
 
     /// The capture is a doubled mirror: byte-identical copies within `span_window_ns` count.

@@ -303,11 +303,6 @@ impl CaptureWide {
         self.untracked.first_frame.get_or_insert(frame);
     }
 
-    /// Starts loading the mirror-duplicate slot of a RoCE frame of flow `key` (a hint).
-    pub fn prefetch(&self, key: &FlowKey, signature: u32) {
-        self.duplicates.prefetch(key, signature);
-    }
-
     /// Is the RoCE frame a mirror duplicate (counted so when it is)? A resend through another
     /// port is none ([`Resends`]).
     pub fn is_mirror_duplicate(
