@@ -412,20 +412,11 @@ impl FrameSummary {
     }
 
     /// The summary of `record`: from the fast path when it is a plain RoCEv2 frame
-    /// ([`Decoder::plain_roce`]), else from its whole decoding into `packet`, which then holds
-    /// it (and otherwise something else).
-    pub fn of_record<'a>(
-        number: u64,
-        record: &Record<'a>,
-        decoder: &Decoder,
-        packet: &mut DecodedFrame<'a>,
-    ) -> FrameSummary {
+    /// ([`Decoder::plain_roce`]), else from its whole decoding.
+    pub fn of_record(number: u64, record: &Record<'_>, decoder: &Decoder) -> FrameSummary {
         match decoder.plain_roce(record) {
             Some(plain) => FrameSummary::of_plain(number, record, &plain),
-            None => {
-                decoder.decode_into(record, packet);
-                FrameSummary::of(number, packet)
-            }
+            None => FrameSummary::of(number, &decoder.decode(record)),
         }
     }
 

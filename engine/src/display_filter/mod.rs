@@ -177,12 +177,26 @@ impl Selection {
 
     /// Is the frame analysed? (Every frame is asked, in capture order.)
     pub fn keeps(&mut self, number: u64, packet: &DecodedFrame<'_>) -> bool {
-        let first_ts_ns = *self.first_ts_ns.get_or_insert(packet.ts_ns);
-        let previous = (self.previous_ts_ns.replace(packet.ts_ns), self.previous_kept_ts_ns);
+        self.note(packet.ts_ns, |selection, first_ts_ns, previous| {
+            selection.keeps_with(first_ts_ns, previous, number, packet)
+        })
+    }
+
+    /// [`Selection::keeps`] for a selection that keeps every frame ([`Selection::keeps_all`]),
+    /// which needs only the frame's time.
+    pub fn keep_at(&mut self, ts_ns: i64) {
+        self.note(ts_ns, |_, _, _| true);
+    }
+
+    /// Notes the times a frame of time `ts_ns` moves on, as `decide` (given the capture's first
+    /// time and the frame's `previous` times) keeps it or not.
+    fn note(&mut self, ts_ns: i64, decide: impl FnOnce(&Self, i64, (Option<i64>, Option<i64>)) -> bool) -> bool {
+        let first_ts_ns = *self.first_ts_ns.get_or_insert(ts_ns);
+        let previous = (self.previous_ts_ns.replace(ts_ns), self.previous_kept_ts_ns);
         self.previous_times = previous;
-        let kept = self.keeps_with(first_ts_ns, previous, number, packet);
+        let kept = decide(self, first_ts_ns, previous);
         if kept {
-            self.previous_kept_ts_ns = Some(packet.ts_ns);
+            self.previous_kept_ts_ns = Some(ts_ns);
         }
         kept
     }

@@ -75,6 +75,11 @@ pub enum Step {
 pub trait Stage {
     /// Takes one decoded frame; [`Step::Stop`] ends the run (`-c N` reached, Ctrl-C).
     fn frame(&mut self, frame: &Frame<'_>, packet: &DecodedFrame<'_>, decoder: &Decoder) -> io::Result<Step>;
+    /// Takes one frame as read: decoded whole and handed to [`Stage::frame`], unless the stage
+    /// needs less of it.
+    fn record(&mut self, frame: &Frame<'_>, decoder: &Decoder) -> io::Result<Step> {
+        self.frame(frame, &decoder.decode(&frame.record), decoder)
+    }
     /// The source has no frame waiting (a live interface): time for periodic work.
     fn idle(&mut self) -> io::Result<Step> {
         Ok(Step::Continue)
@@ -100,8 +105,7 @@ pub fn run(source: &mut dyn FrameSource, decoder: &Decoder, stage: &mut dyn Stag
         let (step, number) = match source.next() {
             Next::Frame(frame) => {
                 frames += 1;
-                let packet = decoder.decode(&frame.record);
-                (stage.frame(&frame, &packet, decoder), frame.number)
+                (stage.record(&frame, decoder), frame.number)
             }
             Next::Idle => (stage.idle(), 0),
             Next::End => break stage.finish(decoder),
@@ -219,6 +223,15 @@ pub fn analyse_beside(
     run(inputs, decoder, &mut stage, progress)
 }
 
+impl Analysing<'_, '_, '_> {
+    /// Feeds a kept frame's summary to the analysis (with its bytes, when it wants them).
+    fn analyse(&mut self, frame: &Frame<'_>, summary: &FrameSummary) -> io::Result<Step> {
+        let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
+        feed(self.analysis, summary, raw)?;
+        Ok(Step::Continue)
+    }
+}
+
 /// The one-thread analysis as a [`Stage`].
 struct Analysing<'s, 'a, 'b> {
     selection: &'s mut Selection,
@@ -235,10 +248,18 @@ impl Stage for Analysing<'_, '_, '_> {
             let first_ts_ns = self.selection.first_ts_ns().unwrap_or(packet.ts_ns);
             beside.frame(frame.number, packet, first_ts_ns, self.selection.previous_times())?;
         }
-        let summary = FrameSummary::of(frame.number, packet);
-        let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
-        feed(self.analysis, &summary, raw)?;
-        Ok(Step::Continue)
+        self.analyse(frame, &FrameSummary::of(frame.number, packet))
+    }
+
+    /// A selection that keeps every frame, with nothing beside, needs only the frame's summary:
+    /// a plain RoCEv2 frame's comes from the fast path ([`FrameSummary::of_record`]).
+    fn record(&mut self, frame: &Frame<'_>, decoder: &Decoder) -> io::Result<Step> {
+        if self.beside.is_some() || !self.selection.keeps_all() {
+            return self.frame(frame, &decoder.decode(&frame.record), decoder);
+        }
+        let summary = FrameSummary::of_record(frame.number, &frame.record, decoder);
+        self.selection.keep_at(summary.ts_ns);
+        self.analyse(frame, &summary)
     }
 
     fn finish(&mut self, _: &Decoder) -> io::Result<()> {

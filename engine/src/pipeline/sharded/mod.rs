@@ -315,7 +315,7 @@ impl Kept<'_> {
         packet: &mut DecodedFrame<'a>,
     ) -> Option<FrameSummary> {
         if self.selection.keeps_all() {
-            return Some(FrameSummary::of_record(number, record, decoder, packet));
+            return Some(FrameSummary::of_record(number, record, decoder));
         }
         decoder.decode_into(record, packet);
         self.keeps(number, packet).then(|| FrameSummary::of(number, packet))
