@@ -14,11 +14,12 @@ With --compare, builds REV (default: origin/main if there is one, else main; the
 in a worktree of its own under target/bench/ and the working tree, runs each figure's command
 with the two binaries in turn, and prints both medians, their ratio (working tree / landed) and
 whether the working tree is more than 5 % slower (then it exits with status 1): a change's
-cost is seen before it is submitted. With --ledger, prints what each stage costs per frame on
-one thread, the commands in turn: the floor (walk and CRC), reading and decoding with the
-ICRC (`analyze --threads 1 -Y 'frame.number == 0'`: every frame decoded, none analysed), and
-the analysis (`analyze --json --threads 1`), on the mixed capture and on the one of 64-byte frames; each
-stage's cost is the difference from the one before. Where perf works, it then splits
+cost is seen before it is submitted. With --ledger, prints what three commands cost per frame
+on one thread, in turn, and how much above the floor: the floor (walk and CRC), the general
+decoder with the ICRC on every frame (`analyze --threads 1 -Y 'frame.number == 0'`: every
+frame decoded whole, as a filter needs, none analysed), and the analysis
+(`analyze --json --threads 1`: plain RoCEv2 frames by the fast path), on the mixed capture
+and on the one of 64-byte frames. Where perf works, it then splits
 `analyze --json --threads 1` by feature (read, decode, ICRC, summary, flow lookup, PSN, mirror
 duplicates, congestion control, native InfiniBand, report): each one's share of the samples
 of `perf record --call-graph dwarf`, counting what its functions call (FEATURES names them),
@@ -192,9 +193,9 @@ def compare(rev, size, runs):
 # is the largest inclusive share among the functions named (inlined ones included).
 FEATURES = [
     ("read the records", ["Inputs::next_frame"]),
-    ("decode (every layer, the ICRC included)", ["Decoder::decode"]),
+    ("decode: the fast path, or every layer (the ICRC included)", ["Decoder>::plain_roce", "Decoder::decode"]),
     ("  of which the ICRC", ["rocescope_parsers::icrc::"]),
-    ("frame summary", ["FrameSummary::of"]),
+    ("frame summary", ["FrameSummary::of_plain", "FrameSummary::of"]),
     ("analysis of the frame (all of what follows)", ["Analyzer::process"]),
     ("  flow lookup", ["FlowTable::get_or_insert"]),
     ("  the flow's counters", ["Flow>::count_packet"]),
@@ -216,38 +217,40 @@ def feature_shares(argv):
     report = ["perf", "report", "-i", data, "--children", "--sort", "symbol", "--stdio", "-g", "none"]
     lines = subprocess.run(report, capture_output=True, text=True).stdout.splitlines()
     rows = [m.groups() for m in map(re.compile(r"^\s+([0-9.]+)%\s+[0-9.]+%\s+\[\.\]\s+(.*)$").match, lines) if m]
-    return [max((float(pct) / 100 for pct, symbol in rows if any(n in symbol for n in names)), default=0.0) for _, names in FEATURES]
+    # a name matches where it ends a word: `FrameSummary::of` is not `FrameSummary::of_record`
+    named = lambda symbol, names: any(re.search(re.escape(n) + r"(?!\w)", symbol) for n in names)
+    return [max((float(pct) / 100 for pct, symbol in rows if named(symbol, names)), default=0.0) for _, names in FEATURES]
 
 
 def ledger(size, runs):
-    """Nanoseconds per frame of each stage on one thread, by difference (see the module's help)."""
+    """Nanoseconds per frame of each command on one thread, and above the floor (see the module's help)."""
     mixed = capture(f"mixed_{size}.pcap", "mixed", size)
     small = capture("small_400M.pcap", "small", "400M")
     stages = [
         ("walk the records, CRC every frame (the floor)", lambda p: [FLOOR, p, "1"]),
         (
-            "+ decode every frame, ICRC (analyze -Y keeping no frame)",
+            "the general decoder on every frame, ICRC (analyze -Y keeping no frame: a filter takes no fast path)",
             lambda p: [BIN, "analyze", "--json", "--threads", "1", "-Y", "frame.number == 0", p],
         ),
-        ("+ summary, analysis, report (analyze --json --threads 1)", lambda p: [BIN, "analyze", "--json", "--threads", "1", p]),
+        ("decode (fast path), summary, analysis, report (analyze --json --threads 1)", lambda p: [BIN, "analyze", "--json", "--threads", "1", p]),
     ]
     print(f"{os.cpu_count()} cores; one thread; median of {runs}, the commands in turn\n")
-    print("| stage | " + " | ".join(f"{os.path.basename(p)}: ns/frame (total)" for p in (mixed, small)) + " |")
+    print("| command | " + " | ".join(f"{os.path.basename(p)}: ns/frame (above the floor)" for p in (mixed, small)) + " |")
     print("|---|---|---|")
     columns = []
     for path in (mixed, small):
         frames = frames_of(path)
-        times = [t for t, _, _ in measure_interleaved([argv(path) for _, argv in stages], runs)]
-        columns.append([(t - before) / frames * 1e9 for t, before in zip(times, [0.0, *times])] + [t / frames * 1e9 for t in times])
+        times = [t / frames * 1e9 for t, _, _ in measure_interleaved([argv(path) for _, argv in stages], runs)]
+        columns.append([(t, t - times[0]) for t in times])
     for i, (label, _) in enumerate(stages):
-        cells = [f"{c[i]:.1f} ({c[len(stages) + i]:.1f})" for c in columns]
+        cells = [f"{c[i][0]:.1f} ({c[i][1]:.1f})" for c in columns]
         print(f"| {label} | " + " | ".join(cells) + " |")
     shares = [feature_shares([BIN, "analyze", "--json", "--threads", "1", p]) for p in (mixed, small)]
     if None in shares:
         print("\n(perf is missing or refused: no split by feature)")
         return
     # ns per frame: a feature's share of the samples of the whole analysis, times its time per frame
-    totals = [c[-1] for c in columns]
+    totals = [c[-1][0] for c in columns]
     print("\n| feature, in `analyze --json --threads 1` (perf samples, inclusive) | " + " | ".join(f"{os.path.basename(p)}: ns/frame (share)" for p in (mixed, small)) + " |")
     print("|---|---|---|")
     for i, (label, _) in enumerate(FEATURES):
