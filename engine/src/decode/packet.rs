@@ -630,6 +630,12 @@ impl<'a> DecodedFrame<'a> {
         }
     }
 
+    /// A frame to decode into ([`super::Decoder::decode_into`]) before any is read.
+    pub fn scratch() -> DecodedFrame<'static> {
+        let nothing = Record { ts_ns: 0, orig_len: 0, data: &[], link_type: LinkType::ETHERNET, offset: 0 };
+        DecodedFrame::undecoded(&nothing)
+    }
+
     pub fn kind(&self) -> FrameKind {
         match &self.body {
             Body::Roce(_) => FrameKind::Roce,

@@ -223,15 +223,6 @@ pub fn analyse_beside(
     run(inputs, decoder, &mut stage, progress)
 }
 
-impl Analysing<'_, '_, '_> {
-    /// Feeds a kept frame's summary to the analysis (with its bytes, when it wants them).
-    fn analyse(&mut self, frame: &Frame<'_>, summary: &FrameSummary) -> io::Result<Step> {
-        let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
-        feed(self.analysis, summary, raw)?;
-        Ok(Step::Continue)
-    }
-}
-
 /// The one-thread analysis as a [`Stage`].
 struct Analysing<'s, 'a, 'b> {
     selection: &'s mut Selection,
@@ -264,5 +255,14 @@ impl Stage for Analysing<'_, '_, '_> {
 
     fn finish(&mut self, _: &Decoder) -> io::Result<()> {
         Ok(())
+    }
+}
+
+impl Analysing<'_, '_, '_> {
+    /// Feeds a kept frame's summary to the analysis (with its bytes, when it wants them).
+    fn analyse(&mut self, frame: &Frame<'_>, summary: &FrameSummary) -> io::Result<Step> {
+        let raw = self.analysis.wants_bytes().then_some(Raw { file: frame.file, record: frame.record });
+        feed(self.analysis, summary, raw)?;
+        Ok(Step::Continue)
     }
 }

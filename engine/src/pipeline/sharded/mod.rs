@@ -557,13 +557,13 @@ impl Worker<'_> {
     /// The frames of its partitions, decoded, verified and analysed in order.
     fn analyse_batches(self, batches: mpsc::Receiver<Batch>, mut shard: Analyzer) -> Analyzer {
         let mappings = &self.shared.mappings;
+        let mut packet = DecodedFrame::scratch();
         for batch in batches {
             for (i, frame) in batch.frames.iter().enumerate() {
                 if let Some(next) = batch.frames.get(i + PREFETCH_AHEAD) {
                     crate::prefetch::bytes(next.location.bytes(mappings));
                 }
                 let record = frame.location.record(mappings);
-                let mut packet = DecodedFrame::undecoded(&record);
                 if let Some(summary) = self.kept.summary(frame.number, &record, self.decoder, &mut packet) {
                     shard.observe(&summary);
                 }

@@ -27,7 +27,6 @@ use crate::analyze::Analyzer;
 use crate::analyze::identity::known::KnownQps;
 use crate::analyze::partition::PARTITIONS;
 use crate::capture::walk::{FileWalk, Walked};
-use crate::capture::{LinkType, Record};
 use crate::decode::{DecodedFrame, Decoder};
 
 /// Bytes of the file per chunk.
@@ -350,8 +349,7 @@ impl Run<'_> {
             None => analyses_whole,
         };
         let mine: Vec<usize> = chunk.entries.iter().enumerate().filter(|(_, e)| mine(e)).map(|(i, _)| i).collect();
-        let nothing = Record { ts_ns: 0, orig_len: 0, data: &[], link_type: LinkType::ETHERNET, offset: 0 };
-        let mut packet = DecodedFrame::undecoded(&nothing);
+        let mut packet = DecodedFrame::scratch();
         for (n, &i) in mine.iter().enumerate() {
             if let Some(e) = mine.get(n + PREFETCH_AHEAD).and_then(|&j| chunk.entries.get(j)) {
                 self.prefetch(e);

@@ -10,7 +10,9 @@ use crate::analyze::id::FlowId;
 use crate::analyze::id::FrameNumber;
 use crate::analyze::roce::flow::pairing::Candidates;
 use crate::analyze::roce::flow::responses::{Read, ReadQueue, ResponseCursor, ResponseRules};
-use crate::analyze::roce::flow::runtime::{Held, NakEvent, OUTSTANDING_KEPT, RereadEvent, UNADDRESSED_KEPT};
+use crate::analyze::roce::flow::runtime::{
+    Held, NakEvent, OUTSTANDING_KEPT, RereadEvent, UNADDRESSED_KEPT, UnpairableAt,
+};
 use crate::analyze::roce::flow::table::Flow;
 
 /// Sequencing: packets held for a decision, the silence before each, READs and responses.
@@ -126,7 +128,7 @@ impl Flow {
     /// No flow the other way can fit the flow's responses while the flow table stays at
     /// `generation`.
     pub fn set_unpairable_at(&mut self, generation: Option<u64>) {
-        self.run.unpairable_at = super::runtime::UnpairableAt(generation);
+        self.run.unpairable_at = UnpairableAt(generation);
     }
 }
 
