@@ -85,9 +85,9 @@ fn the_fast_path_summarises_every_frame_it_takes_as_the_general_decoder_does() {
 
 /// Alters a plain frame in every way that could move it off the fast path, or keep it on
 /// with other values, and compares each: every byte of its headers and the ICRC's first
-/// byte XORed with three masks, every opcode, the frame cut short (by the snap length or
-/// not) and lengthened by a trailer, and read as another link type. Returns the frames
-/// compared.
+/// byte XORed with four masks (0x20 alone sets IPv4's More Fragments), every opcode, the
+/// frame cut short (by the snap length or not) and lengthened by a trailer, and read as
+/// another link type. Returns the frames compared.
 fn alter_and_compare(record: &Record<'_>, what: &dyn Fn() -> String) -> u64 {
     let original = record.data;
     let mut compared = 0;
@@ -101,7 +101,7 @@ fn alter_and_compare(record: &Record<'_>, what: &dyn Fn() -> String) -> u64 {
     let headers = original.len().min(96);
     let icrc_at = original.len().saturating_sub(4);
     for at in (0..headers).chain([icrc_at]) {
-        for mask in [0x01u8, 0x80, 0xFF] {
+        for mask in [0x01u8, 0x20, 0x80, 0xFF] {
             let mut bytes = original.to_vec();
             bytes[at] ^= mask;
             compare(&bytes, original.len() as u32, LinkType::ETHERNET, &format!("byte {at} ^ {mask:#04x}"));
