@@ -40,14 +40,7 @@ fn agree(decoder: &Decoder, record: &Record<'_>, what: &dyn Fn() -> String) -> b
 /// the three kinds of generated benchmark capture, 2 MB each.
 fn captures(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut files = common::samples_and_shared_captures();
-    let taps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/path");
-    let mut tap_files: Vec<PathBuf> = std::fs::read_dir(taps)
-        .expect("samples/path")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
-        .collect();
-    tap_files.sort();
-    files.extend(tap_files);
+    files.extend(common::captures_in(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/path")));
     for (name, kind) in [("mixed", BenchKind::Mixed), ("small", BenchKind::Small), ("qpn", BenchKind::RandomQpn)] {
         let path = dir.join(format!("{name}.pcap"));
         write_benchmark(&path, kind, 2 << 20).expect("a generated capture");

@@ -12,13 +12,7 @@ fn samples_dir() -> PathBuf {
 }
 
 fn sample_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(samples_dir())
-        .expect("samples/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
-        .collect();
-    files.sort();
-    files
+    common::captures_in(&samples_dir())
 }
 
 #[test]

@@ -175,18 +175,19 @@ pub fn samples_and_shared_captures() -> Vec<PathBuf> {
 
 /// The reference and real captures under `shared/` (RoCE and native InfiniBand), sorted.
 pub fn shared_captures() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["reference-captures", "captures/real"] {
-        let Some(dir) = shared_subdir(dir) else { continue };
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-            .expect("listing")
-            .map(|e| e.expect("entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
-            .collect();
-        found.sort();
-        files.extend(found);
-    }
-    files
+    let dirs = ["reference-captures", "captures/real"].into_iter().filter_map(shared_subdir);
+    dirs.flat_map(|dir| captures_in(&dir)).collect()
+}
+
+/// The pcap and pcapng files in `dir`, sorted.
+pub fn captures_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("listing")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pcap" || e == "pcapng"))
+        .collect();
+    found.sort();
+    found
 }
 
 /// The numbers of the frames of `file` that `packets -Y filter` shows.
