@@ -42,7 +42,8 @@ pub fn is_known_ethertype(ethertype: u16) -> bool {
 /// Does an Ethernet frame with a [known EtherType](is_known_ethertype) start `at` bytes into
 /// `bytes`?
 pub fn frame_starts_at(bytes: &[u8], at: usize) -> bool {
-    matches!(bytes.get(at + 12..at + 14), Some(&[high, low]) if is_known_ethertype(be16([high, low])))
+    let ethertype = at.checked_add(12).and_then(|start| bytes.get(start..)?.first_chunk::<2>());
+    ethertype.is_some_and(|&[high, low]| is_known_ethertype(be16([high, low])))
 }
 
 /// Does a plausible Ethernet frame start `at` bytes into `bytes`: a [known
@@ -50,7 +51,7 @@ pub fn frame_starts_at(bytes: &[u8], at: usize) -> bool {
 /// IPv4 header length of at least 5 words) or another known EtherType after a VLAN tag? A
 /// vendor header of no known length is skipped by looking for one.
 pub fn frame_plausible_at(bytes: &[u8], at: usize) -> bool {
-    let byte = |i: usize| bytes.get(at + i).copied();
+    let byte = |i: usize| bytes.get(at.checked_add(i)?).copied();
     let ethertype = |i: usize| Some(be16([byte(i)?, byte(i + 1)?]));
     match ethertype(12) {
         Some(ETHERTYPE_IPV4) => byte(14).is_some_and(|b| b >> 4 == 4 && b & 0x0F >= 5),
@@ -235,6 +236,12 @@ impl VlanTag {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_looked_for_past_the_end_of_memory_is_none() {
+        let bytes = [0u8; 64];
+        assert!(!frame_starts_at(&bytes, usize::MAX) && !frame_plausible_at(&bytes, usize::MAX));
+    }
 
     const UNTAGGED: [u8; 16] = [
         0x02, 0, 0, 1, 0, 2, // dst

@@ -56,7 +56,7 @@ impl<'a> MetamakoTrailer<'a> {
         let (seconds, nanoseconds) = (word_at(bytes, seconds_at)?, word_at(bytes, seconds_at + 4)?);
         let plausible = nanoseconds < 1_000_000_000
             && seconds >= MIN_SECS
-            && (i64::from(seconds) - capture_secs).abs() <= MAX_CAPTURE_SKEW_SECS;
+            && i64::from(seconds).abs_diff(capture_secs) <= MAX_CAPTURE_SKEW_SECS.unsigned_abs();
         if !plausible {
             return None;
         }
@@ -199,6 +199,14 @@ mod tests {
         t.extend_from_slice(&nanoseconds.to_be_bytes());
         t.extend_from_slice(&[flags, 0x01, 0x02, 7]);
         t
+    }
+
+    #[test]
+    fn a_capture_time_at_the_ends_of_i64_finds_no_trailer_and_no_overflow() {
+        let bytes = trailer(&[], CAPTURED as u32, 123, 0x01);
+        for capture_secs in [i64::MIN, i64::MAX] {
+            assert!(MetamakoTrailer::find(&bytes, capture_secs).is_none());
+        }
     }
 
     #[test]
